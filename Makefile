@@ -1,0 +1,126 @@
+# Caldera's build: bin/jobserver and bin/jobctl, the sanitizer-built test suite,
+# benchmarks and fuzzers. Missing Debian packages are installed before anything builds.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+
+# --- dependencies ----------------------------------------------------------
+NO_DEPS_GOALS := clean help
+ifeq ($(filter $(NO_DEPS_GOALS),$(MAKECMDGOALS)),)
+DEPS_STATUS := $(shell ./tools/ensure-deps $(EXTRA_DEBS) >&2 && echo ok)
+ifneq ($(DEPS_STATUS),ok)
+$(error build dependencies are missing; see the message above)
+endif
+endif
+
+PKG_MODULES := libmicrohttpd jansson libcurl sqlite3 libwebsockets yaml-0.1
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKG_MODULES) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKG_MODULES) 2>/dev/null) -lpthread -lm
+
+CC ?= cc
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers -Wno-format-truncation
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -I. $(PKG_CFLAGS) -MMD -MP
+REL_CFLAGS := $(BASE_CFLAGS) -O2 -g
+ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+ASAN_LDFLAGS := -fsanitize=address,undefined
+
+# --- sources ---------------------------------------------------------------
+LIB_DIRS := common adapters scheduler scheduler/api scheduler/framework scheduler/actions \
+            scheduler/plugins scheduler/controller scheduler/runtime store gateway
+LIB_SRCS := $(filter-out gateway/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+JOBSERVER_SRCS := gateway/main.c
+JOBCTL_SRCS := $(wildcard tools/jobctl/*.c)
+TESTLIB_SRCS := $(wildcard tests/lib/*.c)
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+INTEGRATION_SRCS := $(wildcard tests/integration/*.c)
+BENCH_SRCS := $(wildcard tests/bench/*.c)
+
+obj = $(patsubst %.c,build/$(1)/%.o,$(2))
+
+REL_LIB := build/rel/libcaldera.a
+ASAN_LIB := build/asan/libcaldera.a
+ASAN_TESTLIB := build/asan/libtest.a
+REL_TESTLIB := build/rel/libtest.a
+
+UNIT_BINS := $(patsubst tests/unit/%.c,build/asan/tests/unit/%,$(UNIT_SRCS))
+INTEGRATION_BINS := $(patsubst tests/integration/%.c,build/asan/tests/integration/%,$(INTEGRATION_SRCS))
+BENCH_BINS := $(patsubst tests/bench/%.c,build/rel/tests/bench/%,$(BENCH_SRCS))
+
+# --- rules -----------------------------------------------------------------
+build/rel/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(REL_CFLAGS) -c $< -o $@
+
+build/asan/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CFLAGS) -c $< -o $@
+
+$(REL_LIB): $(call obj,rel,$(LIB_SRCS))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(ASAN_LIB): $(call obj,asan,$(LIB_SRCS))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(ASAN_TESTLIB): $(call obj,asan,$(TESTLIB_SRCS))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(REL_TESTLIB): $(call obj,rel,$(TESTLIB_SRCS))
+	@rm -f $@
+	ar rcs $@ $^
+
+bin/jobserver: $(call obj,rel,$(JOBSERVER_SRCS)) $(REL_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(PKG_LIBS)
+
+bin/jobctl: $(call obj,rel,$(JOBCTL_SRCS)) $(REL_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(PKG_LIBS)
+
+build/asan/bin/jobserver: $(call obj,asan,$(JOBSERVER_SRCS)) $(ASAN_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+build/asan/bin/jobctl: $(call obj,asan,$(JOBCTL_SRCS)) $(ASAN_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+build/asan/tests/%: build/asan/tests/%.o $(ASAN_TESTLIB) $(ASAN_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(PKG_LIBS)
+
+.SECONDARY:
+
+# --- goals -----------------------------------------------------------------
+.PHONY: all run test test-build bench fuzz clean help
+
+all: bin/jobserver bin/jobctl
+
+## make run: build and start the server with its embedded defaults on 127.0.0.1:8080
+run: all
+	./bin/jobserver --listen 127.0.0.1:8080 --data ./var $(ARGS)
+
+test-build: $(UNIT_BINS) $(INTEGRATION_BINS) build/asan/bin/jobserver build/asan/bin/jobctl all
+
+## make test: every unit and integration test, built with ASan+UBSan; prints "N passed, N failed"
+test: test-build
+	@./tests/run-tests build/asan/tests/unit build/asan/tests/integration
+
+## make bench [ONLY=prefix]: every benchmark, one "bench: <name> <value> <unit>" line per figure
+bench: $(BENCH_BINS) all
+	@./tests/bench/run-benches build/rel/tests/bench "$(ONLY)"
+
+clean:
+	rm -rf build bin
+
+help:
+	@grep -h '^## ' $(MAKEFILE_LIST) | sed 's/^## //'
+
+-include $(shell find build -name '*.d' 2>/dev/null)

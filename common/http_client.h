@@ -1,0 +1,30 @@
+/* One HTTP request with libcurl, answered as code + body: what jobctl, the tests and later the
+ * auth webhook and kube backend use to talk HTTP. Call curl_global_init() once in main. */
+#ifndef CALDERA_HTTP_CLIENT_H
+#define CALDERA_HTTP_CLIENT_H
+
+#include <stddef.h>
+
+struct http_request {
+    const char *method;       /* "GET" when NULL */
+    const char *url;
+    const char *body;         /* may be NULL */
+    size_t body_len;
+    const char *content_type; /* sent when body is set; default application/json */
+    const char *bearer;       /* Authorization: Bearer <token> when set */
+    long timeout_ms;          /* whole request; 0 means 30 s */
+};
+
+struct http_response {
+    long code;                /* HTTP status */
+    char *body;               /* NUL-terminated, never NULL after success */
+    size_t len;
+    char content_type[128];
+};
+
+/* Returns 0 when an HTTP answer came back (any status), or -1 with a sentence in err
+ * (connection refused, timeout, ...). */
+int http_do(const struct http_request *req, struct http_response *resp, char *err, size_t errlen);
+void http_response_free(struct http_response *resp);
+
+#endif

@@ -1,0 +1,123 @@
+/* All live state the core thread owns, with its indexes. Jobs are kept in creation order
+ * (FIFO placement and listing), by "ns/name" for the API and by uid for history and processes. */
+#include "scheduler/api/cluster.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct job *cluster_find_job(const struct cluster *c, const char *ns, const char *name)
+{
+    char key[512];
+    int n = snprintf(key, sizeof key, "%s/%s", ns, name);
+    if (n < 0 || n >= (int)sizeof key)
+        return NULL;
+    return strmap_get(&c->jobs_by_key, key);
+}
+
+struct job *cluster_find_job_uid(const struct cluster *c, const char *uid) { return strmap_get(&c->jobs_by_uid, uid); }
+
+int cluster_add_job(struct cluster *c, struct job *job)
+{
+    if (strmap_put(&c->jobs_by_key, job->key, job) != 0)
+        return -1;
+    if (strmap_put(&c->jobs_by_uid, job->uid, job) != 0) {
+        strmap_remove(&c->jobs_by_key, job->key);
+        return -1;
+    }
+    job->prev = c->last;
+    job->next = NULL;
+    if (c->last)
+        c->last->next = job;
+    else
+        c->first = job;
+    c->last = job;
+    c->njobs++;
+    return 0;
+}
+
+void cluster_unname_job(struct cluster *c, struct job *job)
+{
+    if (strmap_get(&c->jobs_by_key, job->key) == job)
+        strmap_remove(&c->jobs_by_key, job->key);
+}
+
+void cluster_remove_job(struct cluster *c, struct job *job)
+{
+    cluster_unname_job(c, job);
+    strmap_remove(&c->jobs_by_uid, job->uid);
+    if (job->prev)
+        job->prev->next = job->next;
+    else
+        c->first = job->next;
+    if (job->next)
+        job->next->prev = job->prev;
+    else
+        c->last = job->prev;
+    job->prev = job->next = NULL;
+    c->njobs--;
+}
+
+struct queue *cluster_find_queue(const struct cluster *c, const char *name)
+{
+    for (int i = 0; i < c->nqueues; i++)
+        if (strcmp(c->queues[i]->name, name) == 0)
+            return c->queues[i];
+    return NULL;
+}
+
+int cluster_add_queue(struct cluster *c, struct queue *q)
+{
+    struct queue **qs = realloc(c->queues, (size_t)(c->nqueues + 1) * sizeof *qs);
+    if (!qs)
+        return -1;
+    qs[c->nqueues++] = q;
+    c->queues = qs;
+    return 0;
+}
+
+int cluster_find_node(const struct cluster *c, const char *name)
+{
+    for (int i = 0; i < c->nnodes; i++)
+        if (strcmp(c->nodes[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+struct job *cluster_find_pod(const struct cluster *c, const char *ns, const char *pod, int *task, int *index)
+{
+    /* Pod names are "<job>-<task>-<index>" and names contain dashes: try each split point. */
+    char key[512];
+    int nslen = snprintf(key, sizeof key, "%s/", ns);
+    size_t plen = strlen(pod);
+    if (nslen < 0 || (size_t)nslen + plen >= sizeof key)
+        return NULL;
+    for (size_t i = 1; i < plen; i++) {
+        if (pod[i] != '-')
+            continue;
+        memcpy(key + nslen, pod, i);
+        key[(size_t)nslen + i] = '\0';
+        struct job *job = strmap_get(&c->jobs_by_key, key);
+        if (job && job_parse_pod_name(job, pod, task, index) == 0)
+            return job;
+    }
+    return NULL;
+}
+
+void cluster_free(struct cluster *c)
+{
+    struct job *j = c->first;
+    while (j) {
+        struct job *next = j->next;
+        job_free(j);
+        j = next;
+    }
+    hmap_free(&c->jobs_by_key);
+    hmap_free(&c->jobs_by_uid);
+    for (int i = 0; i < c->nnodes; i++)
+        node_clear(&c->nodes[i]);
+    free(c->nodes);
+    for (int i = 0; i < c->nqueues; i++)
+        queue_free(c->queues[i]);
+    free(c->queues);
+    memset(c, 0, sizeof *c);
+}

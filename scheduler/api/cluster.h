@@ -1,0 +1,42 @@
+/* All live state the core thread owns: nodes, queues and jobs, with the indexes to find them.
+ * Only the core thread touches a cluster; placement sees it through a session snapshot. */
+#ifndef CALDERA_CLUSTER_H
+#define CALDERA_CLUSTER_H
+
+#include <stdint.h>
+
+#include "common/hashmap.h"
+#include "scheduler/api/job.h"
+#include "scheduler/api/node.h"
+#include "scheduler/api/queue.h"
+
+struct cluster {
+    struct node *nodes;
+    int nnodes;
+    struct queue **queues;
+    int nqueues;
+    struct hmap jobs_by_key; /* "ns/name" -> live job */
+    struct hmap jobs_by_uid; /* uid -> job, deleted ones too until reaped */
+    struct job *first, *last; /* every job, in creation order */
+    int njobs;
+    uint64_t seq;            /* the last event sequence number handed out */
+};
+
+struct job *cluster_find_job(const struct cluster *c, const char *ns, const char *name);
+struct job *cluster_find_job_uid(const struct cluster *c, const char *uid);
+/* Indexes a job (key must be set); returns 0 or -1 on allocation failure. */
+int cluster_add_job(struct cluster *c, struct job *job);
+/* Takes a job out of the name index (its name can be reused); it stays listed by uid. */
+void cluster_unname_job(struct cluster *c, struct job *job);
+/* Takes a job out of every index; the caller frees it. */
+void cluster_remove_job(struct cluster *c, struct job *job);
+
+struct queue *cluster_find_queue(const struct cluster *c, const char *name);
+int cluster_add_queue(struct cluster *c, struct queue *q);
+int cluster_find_node(const struct cluster *c, const char *name);
+/* Finds the job and replica a pod name refers to; returns the job or NULL. */
+struct job *cluster_find_pod(const struct cluster *c, const char *ns, const char *pod, int *task, int *index);
+
+void cluster_free(struct cluster *c);
+
+#endif

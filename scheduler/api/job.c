@@ -1,0 +1,177 @@
+/* The job model: allocation, phase names, replica counts and pod names.
+ * Phase names are exactly Volcano's and Kubernetes' spellings; they go to the API and the database. */
+#include "scheduler/api/job.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strv.h"
+
+static const char *const job_phases[JOB_PHASE_COUNT] = {
+    "Pending", "Aborting", "Aborted", "Running", "Restarting", "Completing", "Completed",
+    "Terminating", "Terminated", "Failed",
+};
+static const char *const pod_phases[POD_PHASE_COUNT] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
+static const char *const pg_phases[PG_PHASE_COUNT] = {"Pending", "Inqueue", "Running", "Unknown", "Completed"};
+static const char *const term_reasons[TERM_REASON_COUNT] = {
+    "", "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Unknown",
+};
+
+const char *job_phase_name(enum job_phase p) { return p < JOB_PHASE_COUNT ? job_phases[p] : "Unknown"; }
+const char *pod_phase_name(enum pod_phase p) { return p < POD_PHASE_COUNT ? pod_phases[p] : "Unknown"; }
+const char *podgroup_phase_name(enum podgroup_phase p) { return p < PG_PHASE_COUNT ? pg_phases[p] : "Unknown"; }
+const char *term_reason_name(enum term_reason r) { return r < TERM_REASON_COUNT ? term_reasons[r] : ""; }
+
+static int find_name(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], s) == 0)
+            return i;
+    return -1;
+}
+
+int job_phase_parse(const char *s) { return find_name(job_phases, JOB_PHASE_COUNT, s); }
+int term_reason_parse(const char *s) { return find_name(term_reasons, TERM_REASON_COUNT, s); }
+
+bool job_phase_final(enum job_phase p) { return p == JOB_COMPLETED || p == JOB_FAILED || p == JOB_TERMINATED; }
+
+struct job *job_new(int ntasks)
+{
+    struct job *job = calloc(1, sizeof *job);
+    if (!job)
+        return NULL;
+    job->tasks = calloc((size_t)(ntasks > 0 ? ntasks : 1), sizeof *job->tasks);
+    if (!job->tasks) {
+        free(job);
+        return NULL;
+    }
+    job->ntasks = ntasks;
+    return job;
+}
+
+int job_alloc_replicas(struct job *job)
+{
+    int64_t total = 0;
+    for (int t = 0; t < job->ntasks; t++)
+        total += job->tasks[t].replicas;
+    if (total > INT32_MAX)
+        return -1;
+    free(job->replicas);
+    free(job->task_first);
+    job->replicas = calloc((size_t)(total > 0 ? total : 1), sizeof *job->replicas);
+    job->task_first = calloc((size_t)(job->ntasks > 0 ? job->ntasks : 1), sizeof *job->task_first);
+    if (!job->replicas || !job->task_first)
+        return -1;
+    int32_t at = 0;
+    for (int t = 0; t < job->ntasks; t++) {
+        job->task_first[t] = at;
+        at += job->tasks[t].replicas;
+    }
+    for (int32_t i = 0; i < at; i++) {
+        job->replicas[i].node = -1;
+        job->replicas[i].proc = -1;
+    }
+    job->total_replicas = at;
+    return 0;
+}
+
+static void task_spec_free(struct task_spec *t)
+{
+    free(t->name);
+    free(t->container_name);
+    free(t->image);
+    strv_free(t->argv);
+    strv_free(t->env);
+    free(t->working_dir);
+    free(t->restart_policy);
+    json_decref(t->template);
+}
+
+void job_free(struct job *job)
+{
+    if (!job)
+        return;
+    for (int t = 0; t < job->ntasks; t++)
+        task_spec_free(&job->tasks[t]);
+    free(job->tasks);
+    for (int32_t i = 0; job->replicas && i < job->total_replicas; i++)
+        free(job->replicas[i].message);
+    free(job->replicas);
+    free(job->task_first);
+    free(job->ns);
+    free(job->name);
+    free(job->key);
+    free(job->queue);
+    free(job->scheduler_name);
+    free(job->priority_class);
+    json_decref(job->manifest);
+    free(job->status.reason);
+    free(job->status.message);
+    free(job->pg.unschedulable);
+    free(job);
+}
+
+int job_task_of(const struct job *job, int flat_index)
+{
+    int lo = 0, hi = job->ntasks - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (job->task_first[mid] <= flat_index)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+void job_count_replicas(struct job *job)
+{
+    struct job_status *s = &job->status;
+    s->pending = s->running = s->succeeded = s->failed = s->unknown = s->terminating = 0;
+    for (int32_t i = 0; i < job->total_replicas; i++) {
+        const struct replica *r = &job->replicas[i];
+        if (r->stopping && r->phase == POD_RUNNING) {
+            s->terminating++;
+            continue;
+        }
+        switch (r->phase) {
+        case POD_PENDING: s->pending++; break;
+        case POD_RUNNING: s->running++; break;
+        case POD_SUCCEEDED: s->succeeded++; break;
+        case POD_FAILED: s->failed++; break;
+        default: s->unknown++; break;
+        }
+    }
+}
+
+const char *job_pod_name(const struct job *job, int task, int index, char *buf, int len)
+{
+    snprintf(buf, (size_t)len, "%s-%s-%d", job->name, job->tasks[task].name, index);
+    return buf;
+}
+
+int job_parse_pod_name(const struct job *job, const char *pod, int *task, int *index)
+{
+    size_t jl = strlen(job->name);
+    if (strncmp(pod, job->name, jl) != 0 || pod[jl] != '-')
+        return -1;
+    const char *rest = pod + jl + 1;
+    for (int t = 0; t < job->ntasks; t++) {
+        size_t tl = strlen(job->tasks[t].name);
+        if (strncmp(rest, job->tasks[t].name, tl) != 0 || rest[tl] != '-')
+            continue;
+        const char *digits = rest + tl + 1;
+        if (!isdigit((unsigned char)digits[0]) || (digits[0] == '0' && digits[1] != '\0'))
+            continue;
+        char *end;
+        long idx = strtol(digits, &end, 10);
+        if (*end != '\0' || idx < 0 || idx >= job->tasks[t].replicas)
+            continue;
+        *task = t;
+        *index = (int)idx;
+        return 0;
+    }
+    return -1;
+}

@@ -1,0 +1,151 @@
+/* The job model: a Volcano Job's spec as Caldera runs it, its tasks, every replica (pod) and the
+ * job's status and PodGroup. One struct replica per pod keeps a 5,000-replica job one object. */
+#ifndef CALDERA_JOB_H
+#define CALDERA_JOB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/uuid.h"
+#include "scheduler/api/resource.h"
+
+enum job_phase {
+    JOB_PENDING,
+    JOB_ABORTING,
+    JOB_ABORTED,
+    JOB_RUNNING,
+    JOB_RESTARTING,
+    JOB_COMPLETING,
+    JOB_COMPLETED,
+    JOB_TERMINATING,
+    JOB_TERMINATED,
+    JOB_FAILED,
+    JOB_PHASE_COUNT
+};
+
+enum pod_phase { POD_PENDING, POD_RUNNING, POD_SUCCEEDED, POD_FAILED, POD_UNKNOWN, POD_PHASE_COUNT };
+
+enum podgroup_phase { PG_PENDING, PG_INQUEUE, PG_RUNNING, PG_UNKNOWN, PG_COMPLETED, PG_PHASE_COUNT };
+
+/* Why a replica's last attempt ended (containerStatuses[0].state.terminated.reason). */
+enum term_reason {
+    TERM_NONE,
+    TERM_COMPLETED,  /* exit 0 */
+    TERM_ERROR,      /* non-zero exit or killed by a signal */
+    TERM_OOMKILLED,
+    TERM_START_ERROR,/* the command could not be started */
+    TERM_SHUTDOWN,   /* stopped because the server shut down; the replica runs again on restart */
+    TERM_DELETED,    /* stopped because its job was deleted */
+    TERM_UNKNOWN,    /* the server lost track of it (crash) */
+    TERM_REASON_COUNT
+};
+
+const char *job_phase_name(enum job_phase p);
+const char *pod_phase_name(enum pod_phase p);
+const char *podgroup_phase_name(enum podgroup_phase p);
+const char *term_reason_name(enum term_reason r);
+/* Inverse of the *_name functions; -1 when unknown. */
+int job_phase_parse(const char *s);
+int term_reason_parse(const char *s);
+bool job_phase_final(enum job_phase p);
+
+struct task_spec {
+    char *name;
+    int32_t replicas;
+    int32_t min_available;
+    struct resvec request;  /* one replica's requests (sum over containers), pods = 1 */
+    struct resvec limit;    /* one replica's limits; 0 where unlimited */
+    char *container_name;
+    char *image;            /* recorded, never pulled: the process runtime runs the command on the node */
+    char **argv;            /* command ++ args; NULL when the container has neither */
+    char **env;             /* "NAME=value" from the container's env, in order */
+    char *working_dir;      /* container workingDir, or NULL */
+    char *restart_policy;   /* "Never", "OnFailure", "Always" */
+    int32_t grace_seconds;  /* terminationGracePeriodSeconds (default 30) */
+    json_t *template;       /* the task's pod template as accepted (immutable, shared with renderings) */
+};
+
+struct replica {
+    uint8_t phase;     /* enum pod_phase */
+    uint8_t reason;    /* enum term_reason of the last attempt */
+    bool stopping;     /* a kill was sent; the exit is still to come */
+    int32_t node;      /* index into the cluster's nodes; -1 when not bound */
+    int32_t exit_code; /* of the last attempt */
+    uint32_t attempts; /* attempts started; the current or last attempt's number */
+    int32_t pid;       /* while running, else 0 */
+    int32_t proc;      /* runtime handle while running, else -1 */
+    int64_t start_ms, end_ms;
+    char *message;     /* terminated.message of the last attempt, or NULL */
+};
+
+struct job_status {
+    enum job_phase phase;
+    char *reason;      /* state.reason, or NULL */
+    char *message;     /* state.message, or NULL */
+    int64_t transition_ms;
+    int32_t retry_count;
+    int32_t version;
+    int32_t pending, running, succeeded, failed, unknown, terminating; /* derived from replicas */
+    int64_t running_since_ms; /* when the job last entered Running, 0 if never */
+};
+
+struct podgroup {
+    enum podgroup_phase phase;
+    char *unschedulable;    /* the Unschedulable condition's message while it holds, else NULL */
+    int64_t unschedulable_ms;
+    int64_t scheduled_ms;   /* when the gang was first placed, 0 if never */
+    int64_t transition_ms;
+    struct resvec min_resources;
+};
+
+struct job {
+    char *ns;
+    char *name;
+    char *key;              /* "ns/name", the live-name index key */
+    char uid[UUID_STR_LEN];
+    int64_t created_ms;
+    uint64_t resource_version; /* sequence number of the last event that changed it */
+    char *queue;
+    char *scheduler_name;
+    char *priority_class;
+    int32_t priority;
+    int32_t min_available;
+    int32_t max_retry;
+    int32_t min_success;    /* 0 when unset */
+    int ntasks;
+    struct task_spec *tasks;
+    struct replica *replicas; /* all replicas, task by task */
+    int32_t *task_first;      /* index of each task's first replica in `replicas` */
+    int32_t total_replicas;
+    json_t *manifest;         /* apiVersion, kind, metadata, spec as accepted (no status); immutable */
+    struct job_status status;
+    struct podgroup pg;
+
+    /* Bookkeeping of the core; not part of the object. */
+    struct job *prev, *next;  /* creation order */
+    bool deleted;             /* removed from the API; kept until its processes are reaped */
+    int32_t live_procs;       /* processes started and not yet reaped */
+};
+
+/* Allocates an empty job with ntasks zeroed task specs. Replicas come with job_alloc_replicas(). */
+struct job *job_new(int ntasks);
+/* Sizes `replicas` and `task_first` from the tasks' replica counts; all replicas Pending. */
+int job_alloc_replicas(struct job *job);
+void job_free(struct job *job);
+
+static inline struct replica *job_replica(struct job *job, int task, int index)
+{
+    return &job->replicas[job->task_first[task] + index];
+}
+/* The task a flat replica index belongs to. */
+int job_task_of(const struct job *job, int flat_index);
+
+/* Recomputes status.pending/running/succeeded/failed/unknown/terminating from the replicas. */
+void job_count_replicas(struct job *job);
+/* Writes "<job>-<task>-<index>" into buf; returns buf. */
+const char *job_pod_name(const struct job *job, int task, int index, char *buf, int len);
+/* Finds the task and index a pod name refers to; returns 0 or -1. */
+int job_parse_pod_name(const struct job *job, const char *pod, int *task, int *index);
+
+#endif

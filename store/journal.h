@@ -1,0 +1,80 @@
+/* What the core hands the store writer: one entry per state change. Every entry is an event
+ * (a row in `events`, with the global sequence number) and may carry one row change with it. */
+#ifndef CALDERA_JOURNAL_H
+#define CALDERA_JOURNAL_H
+
+#include <stdint.h>
+
+enum journal_op {
+    JOURNAL_EVENT,         /* only the event row */
+    JOURNAL_JOB_CREATE,    /* insert the jobs row: spec_json + status_json */
+    JOURNAL_JOB_STATUS,    /* update the jobs row's status_json and resource_version */
+    JOURNAL_JOB_DELETE,    /* mark the jobs row deleted (history stays) */
+    JOURNAL_ATTEMPT_START, /* insert an attempts row */
+    JOURNAL_ATTEMPT_END,   /* fill in the end of an attempts row */
+    JOURNAL_QUEUE_PUT,     /* insert or replace a queues row */
+};
+
+/* The event part: what happened to which object. Strings are owned by the entry. */
+struct journal_event {
+    uint64_t seq;      /* global, strictly increasing; also the changed object's resourceVersion */
+    int64_t time_ms;   /* wall clock */
+    char *kind;        /* "Job", "Pod", "PodGroup", "Queue", "Node" */
+    char *ns;          /* "" for cluster-scoped objects */
+    char *name;        /* object name (pod name for pods) */
+    char *job_uid;     /* the job this is about, "" when none: history queries go by it */
+    char *from_phase;  /* "" when the object is new */
+    char *to_phase;    /* "" when the object is gone */
+    char *reason;      /* short CamelCase, may be "" */
+    char *message;     /* a sentence, may be "" */
+};
+
+struct journal_attempt {
+    char *job_uid;
+    char *pod;         /* "<job>-<task>-<index>" */
+    char *task;
+    int32_t index;     /* replica index within the task */
+    int32_t attempt;   /* 1, 2, ... per pod */
+    int32_t job_version;
+    char *node;
+    int32_t pid;
+    int64_t pid_start; /* the process's start time in clock ticks since boot (/proc/<pid>/stat field 22) */
+    int64_t start_ms;
+    char *log_path;    /* relative to the data directory */
+    /* ATTEMPT_END only: */
+    int64_t end_ms;
+    int32_t exit_code;
+    char *reason;      /* "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Unknown" */
+    char *message;
+};
+
+struct journal_entry {
+    struct journal_entry *next;
+    enum journal_op op;
+    struct journal_event ev;
+    /* JOB_* ops */
+    char *job_uid, *ns, *name;
+    int64_t created_ms;
+    char *spec_json;   /* JOB_CREATE */
+    char *status_json; /* JOB_CREATE, JOB_STATUS */
+    /* ATTEMPT_* ops */
+    struct journal_attempt attempt;
+    /* QUEUE_PUT */
+    char *queue_name, *queue_json;
+};
+
+/* A new zeroed entry with op set; NULL when memory runs out. */
+struct journal_entry *journal_entry_new(enum journal_op op);
+/* Frees an entry and every string it owns (any field may be NULL). */
+void journal_entry_free(struct journal_entry *e);
+
+/* A FIFO of entries built on the core thread and handed to the store in one piece. */
+struct journal_list {
+    struct journal_entry *head, *tail;
+    int count;
+};
+
+void journal_list_push(struct journal_list *l, struct journal_entry *e);
+void journal_list_free(struct journal_list *l);
+
+#endif

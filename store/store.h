@@ -1,0 +1,75 @@
+/* The durable side of Caldera: one SQLite database in WAL mode, written only by the store's writer
+ * thread in group commits, and read back at start-up to rebuild the core's state. */
+#ifndef CALDERA_STORE_H
+#define CALDERA_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/journal.h"
+
+struct store;
+
+/* Opens (creating when missing) the database at path: PRAGMA quick_check, refuses a database
+ * whose user_version is newer than this build's schema (and writes nothing to it), applies the
+ * pending migrations, one transaction each, and switches to WAL with synchronous=FULL.
+ * Returns 0, or -1 with a sentence in err. */
+int store_open(const char *path, struct store **out, char *err, size_t errlen);
+
+/* Recovery rows, valid only during the callback. */
+struct store_queue_row {
+    const char *name;
+    const char *json;
+};
+
+struct store_job_row {
+    const char *uid, *ns, *name;
+    int64_t created_ms;
+    uint64_t resource_version;
+    const char *spec_json;
+    const char *status_json;
+};
+
+struct store_attempt_row {
+    const char *job_uid, *pod, *task;
+    int32_t index, attempt, job_version;
+    const char *node;
+    int32_t pid;
+    int64_t pid_start;
+    int64_t start_ms;
+    bool ended;           /* false: the server stopped (or crashed) while it ran */
+    int64_t end_ms;
+    int32_t exit_code;
+    const char *reason, *message, *log_path;
+};
+
+struct store_loader {
+    void *ctx;
+    /* Each returns 0 to go on, or -1 to stop the load (store_load then fails). */
+    int (*queue)(void *ctx, const struct store_queue_row *row);
+    int (*job)(void *ctx, const struct store_job_row *row);         /* live jobs, in creation order */
+    int (*attempt)(void *ctx, const struct store_attempt_row *row); /* their attempts, after all jobs,
+                                                                        by job, pod, attempt number */
+};
+
+/* Reads queues, live (not deleted) jobs and their attempts, in that order; sets *max_seq to the
+ * highest event sequence number ever committed. Call before store_start_writer(). */
+int store_load(struct store *s, const struct store_loader *loader, uint64_t *max_seq, char *err, size_t errlen);
+
+/* Starts the writer thread. Returns 0 or -1. */
+int store_start_writer(struct store *s);
+/* Hands entries to the writer (never blocks on I/O); the list is emptied. Entries must arrive in
+ * sequence order. */
+void store_append(struct store *s, struct journal_list *entries);
+/* Waits until every entry with ev.seq <= seq is committed. Returns 0, or -1 after timeout_ms
+ * (the database is failing; store_health() says why). */
+int store_wait(struct store *s, uint64_t seq, int timeout_ms);
+uint64_t store_committed_seq(struct store *s);
+/* NULL while writes succeed, else the last failure as a sentence written into buf. */
+const char *store_health(struct store *s, char *buf, size_t len);
+/* Commits what is queued (retrying a failing disk for a few seconds), stops the writer and
+ * closes the database. */
+void store_close(struct store *s);
+
+#endif
