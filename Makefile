@@ -36,6 +36,15 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 INTEGRATION_SRCS := $(wildcard tests/integration/*.c)
 BENCH_SRCS := $(wildcard tests/bench/*.c)
 
+# Quiet by default; `make V=1` prints every command.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-7s %s\n' $(1) $(2)
+endif
+
 obj = $(patsubst %.c,build/$(1)/%.o,$(2))
 
 REL_LIB := build/rel/libcaldera.a
@@ -50,51 +59,59 @@ BENCH_BINS := $(patsubst tests/bench/%.c,build/rel/tests/bench/%,$(BENCH_SRCS))
 # --- rules -----------------------------------------------------------------
 build/rel/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(REL_CFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(REL_CFLAGS) -c $< -o $@
 
 build/asan/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_CFLAGS) -c $< -o $@
+	$(call say,CC-ASAN,$<)
+	$(Q)$(CC) $(ASAN_CFLAGS) -c $< -o $@
 
 $(REL_LIB): $(call obj,rel,$(LIB_SRCS))
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(ASAN_LIB): $(call obj,asan,$(LIB_SRCS))
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(ASAN_TESTLIB): $(call obj,asan,$(TESTLIB_SRCS))
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(REL_TESTLIB): $(call obj,rel,$(TESTLIB_SRCS))
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 bin/jobserver: $(call obj,rel,$(JOBSERVER_SRCS)) $(REL_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(PKG_LIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(PKG_LIBS)
 
 bin/jobctl: $(call obj,rel,$(JOBCTL_SRCS)) $(REL_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(PKG_LIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(PKG_LIBS)
 
 build/asan/bin/jobserver: $(call obj,asan,$(JOBSERVER_SRCS)) $(ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 build/asan/bin/jobctl: $(call obj,asan,$(JOBCTL_SRCS)) $(ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 build/asan/tests/%: build/asan/tests/%.o $(ASAN_TESTLIB) $(ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(PKG_LIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(PKG_LIBS)
 
 .SECONDARY:
 

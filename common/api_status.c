@@ -42,8 +42,10 @@ void api_add_cause(struct api_status *st, const char *field, const char *reason,
 int api_fail_invalid(struct api_status *st, const char *kind_group, const char *name)
 {
     int shown = st->ncauses < API_MAX_CAUSES ? st->ncauses : API_MAX_CAUSES;
-    size_t n = (size_t)snprintf(st->message, sizeof st->message, "%s \"%s\" is invalid: %s", kind_group,
-                                name && *name ? name : "", shown > 1 ? "[" : "");
+    size_t n = name && *name ? (size_t)snprintf(st->message, sizeof st->message, "%s \"%s\" is invalid: %s",
+                                                 kind_group, name, shown > 1 ? "[" : "")
+                              : (size_t)snprintf(st->message, sizeof st->message, "%s is invalid: %s", kind_group,
+                                                 shown > 1 ? "[" : "");
     for (int i = 0; i < shown && n < sizeof st->message; i++) {
         const struct api_cause *c = &st->causes[i];
         n += (size_t)snprintf(st->message + n, sizeof st->message - n, "%s%s: %s", i ? ", " : "", c->field,

@@ -60,6 +60,23 @@ char **strv_dup(char *const *v)
     return out;
 }
 
+int strv_setenv(char ***v, const char *assignment)
+{
+    const char *eq = strchr(assignment, '=');
+    size_t name_len = eq ? (size_t)(eq - assignment) + 1 : strlen(assignment);
+    for (size_t i = 0; *v && (*v)[i]; i++) {
+        if (strncmp((*v)[i], assignment, name_len) == 0) {
+            char *copy = strdup(assignment);
+            if (!copy)
+                return -1;
+            free((*v)[i]);
+            (*v)[i] = copy;
+            return 0;
+        }
+    }
+    return strv_push(v, assignment);
+}
+
 void strv_free(char **v)
 {
     for (size_t i = 0; v && v[i]; i++)

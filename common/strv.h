@@ -9,6 +9,8 @@ size_t strv_len(char *const *v);
 int strv_push(char ***v, const char *s);
 int strv_pushf(char ***v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char **strv_dup(char *const *v);
+/* Sets "NAME=value" in an environment vector, replacing an earlier NAME; returns 0 or -1. */
+int strv_setenv(char ***v, const char *assignment);
 void strv_free(char **v);
 
 #endif

@@ -10,7 +10,7 @@ enum journal_op {
     JOURNAL_JOB_CREATE,    /* insert the jobs row: spec_json + status_json */
     JOURNAL_JOB_STATUS,    /* update the jobs row's status_json and resource_version */
     JOURNAL_JOB_DELETE,    /* mark the jobs row deleted (history stays) */
-    JOURNAL_ATTEMPT_START, /* insert an attempts row */
+    JOURNAL_ATTEMPT_START, /* insert an attempts row (with its end too when end_ms is set) */
     JOURNAL_ATTEMPT_END,   /* fill in the end of an attempts row */
     JOURNAL_QUEUE_PUT,     /* insert or replace a queues row */
 };
@@ -41,7 +41,7 @@ struct journal_attempt {
     int64_t pid_start; /* the process's start time in clock ticks since boot (/proc/<pid>/stat field 22) */
     int64_t start_ms;
     char *log_path;    /* relative to the data directory */
-    /* ATTEMPT_END only: */
+    /* ATTEMPT_END, or ATTEMPT_START of an attempt that could not start: */
     int64_t end_ms;
     int32_t exit_code;
     char *reason;      /* "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Unknown" */

@@ -14,7 +14,10 @@ struct store;
 /* Opens (creating when missing) the database at path: PRAGMA quick_check, refuses a database
  * whose user_version is newer than this build's schema (and writes nothing to it), applies the
  * pending migrations, one transaction each, and switches to WAL with synchronous=FULL.
- * Returns 0, or -1 with a sentence in err. */
+ * Returns 0, or -1 with a sentence in err. The directory must exist.
+ * Threading: store_open, store_load, store_start_writer and store_close belong to the thread that
+ * owns the store; store_append, store_wait, store_committed_seq and store_health may be called
+ * from any thread between store_open and store_close. */
 int store_open(const char *path, struct store **out, char *err, size_t errlen);
 
 /* Recovery rows, valid only during the callback. */
@@ -53,23 +56,26 @@ struct store_loader {
                                                                         by job, pod, attempt number */
 };
 
-/* Reads queues, live (not deleted) jobs and their attempts, in that order; sets *max_seq to the
- * highest event sequence number ever committed. Call before store_start_writer(). */
+/* Reads queues, live (not deleted) jobs and their attempts, in that order, from one snapshot,
+ * streaming rows (no query per job); a NULL callback skips its table. Sets *max_seq to the highest
+ * event sequence number ever committed (0 for a new database). Call before store_start_writer(). */
 int store_load(struct store *s, const struct store_loader *loader, uint64_t *max_seq, char *err, size_t errlen);
 
 /* Starts the writer thread. Returns 0 or -1. */
 int store_start_writer(struct store *s);
-/* Hands entries to the writer (never blocks on I/O); the list is emptied. Entries must arrive in
- * sequence order. */
+/* Hands entries to the writer (never blocks on I/O); the list is emptied and the store owns the
+ * entries. Entries must arrive in sequence order. Entries appended before the writer starts are
+ * committed once it runs (or by store_close). */
 void store_append(struct store *s, struct journal_list *entries);
 /* Waits until every entry with ev.seq <= seq is committed. Returns 0, or -1 after timeout_ms
- * (the database is failing; store_health() says why). */
+ * (the database is failing; store_health() says why). A negative timeout_ms waits without limit. */
 int store_wait(struct store *s, uint64_t seq, int timeout_ms);
 uint64_t store_committed_seq(struct store *s);
 /* NULL while writes succeed, else the last failure as a sentence written into buf. */
 const char *store_health(struct store *s, char *buf, size_t len);
-/* Commits what is queued (retrying a failing disk for a few seconds), stops the writer and
- * closes the database. */
+/* Commits what is queued (retrying a failing disk for a few seconds, then logging how many
+ * entries could not be written), stops the writer and closes the database. Safe when the writer
+ * never started; no store_append may run concurrently or after. */
 void store_close(struct store *s);
 
 #endif

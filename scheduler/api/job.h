@@ -37,6 +37,7 @@ enum term_reason {
     TERM_START_ERROR,/* the command could not be started */
     TERM_SHUTDOWN,   /* stopped because the server shut down; the replica runs again on restart */
     TERM_DELETED,    /* stopped because its job was deleted */
+    TERM_STOPPED,    /* stopped because its job finished (e.g. minSuccess reached) */
     TERM_UNKNOWN,    /* the server lost track of it (crash) */
     TERM_REASON_COUNT
 };
@@ -69,7 +70,7 @@ struct task_spec {
 struct replica {
     uint8_t phase;     /* enum pod_phase */
     uint8_t reason;    /* enum term_reason of the last attempt */
-    bool stopping;     /* a kill was sent; the exit is still to come */
+    bool stopping;     /* a kill was sent; the exit is still to come (reason says why) */
     int32_t node;      /* index into the cluster's nodes; -1 when not bound */
     int32_t exit_code; /* of the last attempt */
     uint32_t attempts; /* attempts started; the current or last attempt's number */

@@ -1,0 +1,303 @@
+/* Typed access to fields of a parsed document with Kubernetes-style causes. A cause's position is
+ * the value's own line and column when the document came as YAML, else none. */
+#include "adapters/fields.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strv.h"
+
+void field_path(char *out, const char *parent, const char *key)
+{
+    if (parent && *parent)
+        snprintf(out, FIELD_PATH_MAX, "%s.%s", parent, key);
+    else
+        snprintf(out, FIELD_PATH_MAX, "%s", key);
+}
+
+void field_path_index(char *out, const char *parent, size_t index)
+{
+    snprintf(out, FIELD_PATH_MAX, "%s[%zu]", parent, index);
+}
+
+static void locate(const struct fields *f, const json_t *obj, const char *key, struct intake_pos *pos)
+{
+    pos->line = pos->column = 0;
+    if (!f->doc || !obj)
+        return;
+    if (key && json_object_get(obj, key) && intake_member_pos(f->doc, obj, key, pos))
+        return;
+    intake_node_pos(f->doc, obj, pos);
+}
+
+static void add_cause(struct fields *f, struct intake_pos pos, const char *path, const char *reason, const char *fmt,
+                      va_list ap)
+{
+    char msg[384];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    api_add_cause(f->st, path, reason, pos.line, pos.column, "%s", msg);
+}
+
+void field_error(struct fields *f, const json_t *obj, const char *key, const char *path, const char *reason,
+                 const char *fmt, ...)
+{
+    struct intake_pos pos;
+    locate(f, obj, key, &pos);
+    va_list ap;
+    va_start(ap, fmt);
+    add_cause(f, pos, path, reason, fmt, ap);
+    va_end(ap);
+}
+
+void field_error_at_index(struct fields *f, const json_t *array, size_t index, const char *path, const char *reason,
+                          const char *fmt, ...)
+{
+    struct intake_pos pos = {0, 0};
+    if (f->doc && !intake_index_pos(f->doc, array, index, &pos))
+        intake_node_pos(f->doc, array, &pos);
+    va_list ap;
+    va_start(ap, fmt);
+    add_cause(f, pos, path, reason, fmt, ap);
+    va_end(ap);
+}
+
+void field_required(struct fields *f, const json_t *obj, const char *key, const char *path)
+{
+    field_error(f, obj, key, path, "FieldValueRequired", "Required value");
+}
+
+/* Kubernetes quotes the offending value: `Invalid value: "1.5GG": <detail>`. */
+static void describe_value(const json_t *v, char *buf, size_t len)
+{
+    char text[96];
+    if (v && intake_scalar_text(v, text, sizeof text))
+        snprintf(buf, len, json_is_string(v) ? "\"%s\"" : "%s", text);
+    else if (json_is_boolean(v))
+        snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+    else if (json_is_null(v) || !v)
+        snprintf(buf, len, "null");
+    else
+        snprintf(buf, len, json_is_object(v) ? "{...}" : "[...]");
+}
+
+void field_invalid(struct fields *f, const json_t *obj, const char *key, const char *path, const char *detail)
+{
+    char value[128];
+    describe_value(key ? json_object_get(obj, key) : obj, value, sizeof value);
+    field_error(f, obj, key, path, "FieldValueInvalid", "Invalid value: %s: %s", value, detail);
+}
+
+void field_unsupported(struct fields *f, const json_t *obj, const char *key, const char *path, const char *detail)
+{
+    char value[128];
+    describe_value(key ? json_object_get(obj, key) : obj, value, sizeof value);
+    field_error(f, obj, key, path, "FieldValueNotSupported", "Unsupported value: %s: %s", value, detail);
+}
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "a list";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+static json_t *member(const json_t *obj, const char *key)
+{
+    json_t *v = obj ? json_object_get(obj, key) : NULL;
+    return json_is_null(v) ? NULL : v; /* an explicit null means "not set", as in Kubernetes */
+}
+
+static bool wrong_type(struct fields *f, const json_t *obj, const char *key, const char *path, const char *want)
+{
+    char detail[96];
+    snprintf(detail, sizeof detail, "must be %s, not %s", want, type_name(json_object_get(obj, key)));
+    field_invalid(f, obj, key, path, detail);
+    return false;
+}
+
+bool field_string(struct fields *f, const json_t *obj, const char *key, const char *path, bool required,
+                  const char **out)
+{
+    json_t *v = member(obj, key);
+    *out = NULL;
+    if (!v) {
+        if (required) {
+            field_required(f, obj, key, path);
+            return false;
+        }
+        return true;
+    }
+    if (!json_is_string(v))
+        return wrong_type(f, obj, key, path, "a string");
+    *out = json_string_value(v);
+    return true;
+}
+
+bool field_int(struct fields *f, const json_t *obj, const char *key, const char *path, bool required, int64_t min,
+               int64_t max, int64_t *out)
+{
+    json_t *v = member(obj, key);
+    if (!v) {
+        if (required) {
+            field_required(f, obj, key, path);
+            return false;
+        }
+        return true;
+    }
+    if (!json_is_integer(v))
+        return wrong_type(f, obj, key, path, "an integer");
+    int64_t n = json_integer_value(v);
+    if (n < min || n > max) {
+        char detail[96];
+        if (max == INT32_MAX || max == INT64_MAX)
+            snprintf(detail, sizeof detail, "must be greater than or equal to %lld", (long long)min);
+        else
+            snprintf(detail, sizeof detail, "must be between %lld and %lld", (long long)min, (long long)max);
+        field_invalid(f, obj, key, path, detail);
+        return false;
+    }
+    *out = n;
+    return true;
+}
+
+bool field_bool(struct fields *f, const json_t *obj, const char *key, const char *path, bool *out)
+{
+    json_t *v = member(obj, key);
+    if (!v)
+        return true;
+    if (!json_is_boolean(v))
+        return wrong_type(f, obj, key, path, "a boolean");
+    *out = json_is_true(v);
+    return true;
+}
+
+bool field_object(struct fields *f, const json_t *obj, const char *key, const char *path, bool required, json_t **out)
+{
+    json_t *v = member(obj, key);
+    *out = NULL;
+    if (!v) {
+        if (required) {
+            field_required(f, obj, key, path);
+            return false;
+        }
+        return true;
+    }
+    if (!json_is_object(v))
+        return wrong_type(f, obj, key, path, "an object");
+    *out = v;
+    return true;
+}
+
+bool field_array(struct fields *f, const json_t *obj, const char *key, const char *path, bool required, json_t **out)
+{
+    json_t *v = member(obj, key);
+    *out = NULL;
+    if (!v) {
+        if (required) {
+            field_required(f, obj, key, path);
+            return false;
+        }
+        return true;
+    }
+    if (!json_is_array(v))
+        return wrong_type(f, obj, key, path, "a list");
+    *out = v;
+    return true;
+}
+
+bool field_string_map(struct fields *f, const json_t *obj, const char *key, const char *path, json_t **out)
+{
+    if (!field_object(f, obj, key, path, false, out))
+        return false;
+    if (!*out)
+        return true;
+    bool ok = true;
+    const char *k;
+    json_t *v;
+    json_object_foreach(*out, k, v) {
+        if (!json_is_string(v)) {
+            char sub[FIELD_PATH_MAX];
+            snprintf(sub, sizeof sub, "%s[%s]", path, k);
+            wrong_type(f, *out, k, sub, "a string");
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+bool field_string_list(struct fields *f, const json_t *obj, const char *key, const char *path, char ***out)
+{
+    json_t *arr;
+    *out = NULL;
+    if (!field_array(f, obj, key, path, false, &arr))
+        return false;
+    if (!arr)
+        return true;
+    char **v = NULL;
+    size_t i;
+    json_t *item;
+    json_array_foreach(arr, i, item) {
+        char text[32];
+        const char *s = json_is_string(item) ? json_string_value(item) : NULL;
+        if (!s && (json_is_integer(item) || json_is_real(item)) && intake_scalar_text(item, text, sizeof text))
+            s = text; /* YAML reads `- 100` as a number; Kubernetes would refuse it, we take its text */
+        char sub[FIELD_PATH_MAX];
+        field_path_index(sub, path, i);
+        if (!s) {
+            field_error_at_index(f, arr, i, sub, "FieldValueInvalid", "Invalid value: must be a string, not %s",
+                                 type_name(item));
+            strv_free(v);
+            return false;
+        }
+        if (strv_push(&v, s) != 0) {
+            strv_free(v);
+            api_fail(f->st, 500, "InternalError", "out of memory");
+            return false;
+        }
+    }
+    if (!v)
+        v = calloc(1, sizeof *v); /* an empty list is still a list */
+    *out = v;
+    return true;
+}
+
+static bool label_chars(const char *s, size_t n)
+{
+    if (n == 0 || n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!(islower(c) || isdigit(c) || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+bool dns1123_label(const char *s) { return label_chars(s, strlen(s)); }
+
+bool dns1123_subdomain(const char *s)
+{
+    size_t len = strlen(s);
+    if (len == 0 || len > 253)
+        return false;
+    const char *start = s;
+    for (const char *p = s;; p++) {
+        if (*p == '.' || *p == '\0') {
+            if (!label_chars(start, (size_t)(p - start)))
+                return false;
+            if (*p == '\0')
+                return true;
+            start = p + 1;
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/* Typed access to fields of a parsed document, turning every problem into a Kubernetes field
+ * cause with its path ("spec.tasks[0].replicas") and, for YAML, its line and column. */
+#ifndef CALDERA_FIELDS_H
+#define CALDERA_FIELDS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "adapters/intake.h"
+#include "common/api_status.h"
+
+#define FIELD_PATH_MAX 192
+
+/* The document being read and the status collecting its causes. */
+struct fields {
+    const struct intake_doc *doc;
+    struct api_status *st;
+};
+
+/* "parent.key" or "key" when parent is empty. */
+void field_path(char *out, const char *parent, const char *key);
+/* "parent[index]". */
+void field_path_index(char *out, const char *parent, size_t index);
+
+/* Adds a cause located at obj[key] (or at obj itself when key is NULL, or when obj lacks key:
+ * a missing field is reported where it should have been). */
+void field_error(struct fields *f, const json_t *obj, const char *key, const char *path, const char *reason,
+                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void field_error_at_index(struct fields *f, const json_t *array, size_t index, const char *path, const char *reason,
+                          const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Shorthands for the usual causes, worded as Kubernetes words them. */
+void field_required(struct fields *f, const json_t *obj, const char *key, const char *path);
+void field_invalid(struct fields *f, const json_t *obj, const char *key, const char *path, const char *detail);
+void field_unsupported(struct fields *f, const json_t *obj, const char *key, const char *path, const char *detail);
+
+/* Getters: a missing key gives the default (or a Required cause when required); a value of the
+ * wrong type gives an Invalid cause. They return false when they added a cause. */
+bool field_string(struct fields *f, const json_t *obj, const char *key, const char *path, bool required,
+                  const char **out);
+bool field_int(struct fields *f, const json_t *obj, const char *key, const char *path, bool required,
+               int64_t min, int64_t max, int64_t *out);
+bool field_bool(struct fields *f, const json_t *obj, const char *key, const char *path, bool *out);
+/* An object (or NULL when absent and not required). */
+bool field_object(struct fields *f, const json_t *obj, const char *key, const char *path, bool required,
+                  json_t **out);
+bool field_array(struct fields *f, const json_t *obj, const char *key, const char *path, bool required, json_t **out);
+/* A map of string values (labels, annotations, nodeSelector). */
+bool field_string_map(struct fields *f, const json_t *obj, const char *key, const char *path, json_t **out);
+/* A list of strings (command, args); *out is a new NULL-terminated vector or NULL when absent. */
+bool field_string_list(struct fields *f, const json_t *obj, const char *key, const char *path, char ***out);
+
+/* DNS-1123 label: lower-case alphanumerics and '-', starting and ending alphanumeric, <= 63. */
+bool dns1123_label(const char *s);
+/* DNS-1123 subdomain: labels joined by '.', <= 253. */
+bool dns1123_subdomain(const char *s);
+
+#endif

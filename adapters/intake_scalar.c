@@ -1,0 +1,266 @@
+/* YAML 1.1 scalar resolution as Kubernetes reads manifests (sigs.k8s.io/yaml over go-yaml v2): which
+ * plain scalars are null, booleans, integers or floats, and which explicit tags are understood. */
+#include "adapters/intake_internal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define YAML_TAG_PREFIX "tag:yaml.org,2002:"
+
+static const char *const null_words[] = {"", "~", "null", "Null", "NULL", NULL};
+static const char *const true_words[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", NULL};
+static const char *const false_words[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF",
+                                          NULL};
+static const char *const inf_words[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", NULL};
+static const char *const minus_inf_words[] = {"-.inf", "-.Inf", "-.INF", NULL};
+static const char *const nan_words[] = {".nan", ".NaN", ".NAN", NULL};
+
+static bool is_one_of(const char *text, size_t len, const char *const *words)
+{
+    for (; *words; words++)
+        if (strlen(*words) == len && memcmp(*words, text, len) == 0)
+            return true;
+    return false;
+}
+
+static size_t digit_run(const char *s)
+{
+    size_t n = 0;
+    while (s[n] >= '0' && s[n] <= '9')
+        n++;
+    return n;
+}
+
+static int digit_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A' + 10;
+    return 99;
+}
+
+/* strconv.ParseInt(s, 0, 64), and ParseUint for values above INT64_MAX (which JSON gets as reals):
+ * "0x" hex, "0b" binary, "0o" or a leading 0 octal, otherwise decimal. */
+static bool parse_go_integer(const char *s, struct yscalar *out)
+{
+    bool negative = *s == '-', signed_ = *s == '-' || *s == '+';
+    s += signed_;
+    if (!*s)
+        return false;
+    unsigned base = 10;
+    if (s[0] == '0') {
+        char c = (char)tolower((unsigned char)s[1]);
+        bool prefixed = s[1] && s[2] && (c == 'b' || c == 'o' || c == 'x');
+        base = !prefixed ? 8 : c == 'b' ? 2 : c == 'o' ? 8 : 16;
+        s += prefixed ? 2 : 1;
+    }
+    uint64_t u = 0;
+    for (; *s; s++) {
+        unsigned d = (unsigned)digit_value(*s);
+        if (d >= base || u > (UINT64_MAX - d) / base)
+            return false; /* not a number here, or beyond uint64: go-yaml then tries a float */
+        u = u * base + d;
+    }
+    if (negative && u > (uint64_t)INT64_MAX + 1)
+        return false;
+    if (negative || u <= (uint64_t)INT64_MAX) {
+        out->kind = YS_INT;
+        out->integer = negative ? (json_int_t)(0 - u) : (json_int_t)u;
+        return true;
+    }
+    if (signed_) /* ParseUint takes no sign */
+        return false;
+    out->kind = YS_REAL;
+    out->real = (double)u;
+    out->integral = true;
+    return true;
+}
+
+/* go-yaml's yamlStyleFloat: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ */
+static bool looks_like_float(const char *s)
+{
+    if (*s == '+' || *s == '-')
+        s++;
+    size_t whole = digit_run(s);
+    s += whole;
+    if (*s == '.') {
+        size_t frac = digit_run(++s);
+        if (whole == 0 && frac == 0)
+            return false;
+        s += frac;
+    } else if (whole == 0) {
+        return false;
+    }
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-')
+            s++;
+        size_t exp = digit_run(s);
+        if (exp == 0)
+            return false;
+        s += exp;
+    }
+    return *s == '\0';
+}
+
+/* The text with every '_' dropped, as go-yaml reads numbers ("1_000"); NULL when out of memory. */
+static char *without_underscores(const char *text, size_t len, char *small, size_t small_len)
+{
+    char *buf = len < small_len ? small : malloc(len + 1);
+    if (!buf)
+        return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        if (text[i] != '_')
+            buf[n++] = text[i];
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Integers, then floats; strtod reads '.' as the decimal point because the server never changes
+ * LC_NUMERIC from "C". A float too large for a double stays a string, as in go-yaml. */
+static int resolve_number(const char *text, size_t len, struct yscalar *out)
+{
+    char small[128];
+    char *clean = without_underscores(text, len, small, sizeof small);
+    if (!clean)
+        return -1;
+    if (!parse_go_integer(clean, out) && looks_like_float(clean)) {
+        double d = strtod(clean, NULL);
+        if (!isinf(d)) {
+            out->kind = YS_REAL;
+            out->real = d;
+        }
+    }
+    if (clean != small)
+        free(clean);
+    return 0;
+}
+
+/* Implicit resolution of an untagged plain scalar (and of tagged text that must resolve to the tag). */
+static int resolve_implicit(const char *text, size_t len, struct yscalar *out)
+{
+    out->kind = YS_STRING;
+    if (is_one_of(text, len, null_words)) {
+        out->kind = YS_NULL;
+    } else if (is_one_of(text, len, true_words) || is_one_of(text, len, false_words)) {
+        out->kind = YS_BOOL;
+        out->boolean = is_one_of(text, len, true_words);
+    } else if (is_one_of(text, len, inf_words) || is_one_of(text, len, minus_inf_words) ||
+               is_one_of(text, len, nan_words)) {
+        out->kind = YS_NONFINITE;
+        out->real = is_one_of(text, len, nan_words) ? NAN : is_one_of(text, len, inf_words) ? INFINITY : -INFINITY;
+    } else if (len == 2 && memcmp(text, "<<", 2) == 0) {
+        out->kind = YS_MERGE;
+    } else if (len > 0 && strchr("+-.0123456789", text[0]) && !memchr(text, '\0', len)) {
+        return resolve_number(text, len, out);
+    }
+    return 0;
+}
+
+/* "!!int" for the YAML core tags, the tag itself otherwise: how users wrote it. */
+static void tag_display(const char *tag, char *buf, size_t len)
+{
+    size_t prefix = strlen(YAML_TAG_PREFIX);
+    if (strncmp(tag, YAML_TAG_PREFIX, prefix) == 0)
+        snprintf(buf, len, "!!%s", tag + prefix);
+    else
+        snprintf(buf, len, "%s", tag);
+}
+
+static const char *core_tag_name(const char *tag)
+{
+    size_t prefix = strlen(YAML_TAG_PREFIX);
+    return strncmp(tag, YAML_TAG_PREFIX, prefix) == 0 ? tag + prefix : NULL;
+}
+
+static int unknown_tag(const char *tag, char *why, size_t why_len)
+{
+    char shown[128];
+    tag_display(tag, shown, sizeof shown);
+    snprintf(why, why_len, "unknown tag %s", shown);
+    return -1;
+}
+
+/* The text under an explicit core tag must resolve to that tag's type; !!float also takes integers. */
+static int resolve_tagged(const char *name, const char *tag, struct yscalar *out, char *why, size_t why_len)
+{
+    if (strcmp(name, "str") == 0 || strcmp(name, "binary") == 0) {
+        out->kind = YS_STRING; /* !!binary stays base64 text, as Kubernetes' []byte fields expect */
+        return 0;
+    }
+    if (strcmp(name, "map") == 0 || strcmp(name, "seq") == 0) {
+        snprintf(why, why_len, "tag !!%s cannot be used on a scalar", name);
+        return -1;
+    }
+    enum yscalar_kind want;
+    if (strcmp(name, "null") == 0)
+        want = YS_NULL;
+    else if (strcmp(name, "bool") == 0)
+        want = YS_BOOL;
+    else if (strcmp(name, "int") == 0)
+        want = YS_INT;
+    else if (strcmp(name, "float") == 0)
+        want = YS_REAL;
+    else
+        return unknown_tag(tag, why, why_len);
+    if (resolve_implicit(out->text, out->len, out) != 0)
+        return -1;
+    if (want == YS_REAL && out->kind == YS_INT) {
+        out->kind = YS_REAL;
+        out->real = (double)out->integer;
+    }
+    bool fits = out->kind == want || (want == YS_REAL && out->kind == YS_NONFINITE) ||
+                (want == YS_INT && out->kind == YS_REAL && out->integral);
+    if (!fits) {
+        snprintf(why, why_len, "\"%.*s\" is not a valid !!%s", out->len > 64 ? 64 : (int)out->len, out->text, name);
+        return -1;
+    }
+    return 0;
+}
+
+int yscalar_resolve(const char *tag, const char *text, size_t len, bool plain, struct yscalar *out, char *why,
+                    size_t why_len)
+{
+    *out = (struct yscalar){.kind = YS_STRING, .text = text, .len = len};
+    if (!tag)
+        return plain ? resolve_implicit(text, len, out) : 0;
+    if (strcmp(tag, "!") == 0) /* the non-specific tag: a string, whatever it looks like */
+        return 0;
+    const char *name = core_tag_name(tag);
+    if (!name)
+        return unknown_tag(tag, why, why_len);
+    return resolve_tagged(name, tag, out, why, why_len);
+}
+
+int ytag_check_collection(const char *tag, bool mapping, char *why, size_t why_len)
+{
+    if (!tag || strcmp(tag, "!") == 0)
+        return 0;
+    const char *name = core_tag_name(tag);
+    if (name && strcmp(name, mapping ? "map" : "seq") == 0)
+        return 0;
+    if (name && (strcmp(name, "map") == 0 || strcmp(name, "seq") == 0 || strcmp(name, "str") == 0 ||
+                 strcmp(name, "int") == 0 || strcmp(name, "float") == 0 || strcmp(name, "bool") == 0 ||
+                 strcmp(name, "null") == 0 || strcmp(name, "binary") == 0)) {
+        snprintf(why, why_len, "tag !!%s cannot be used on a %s", name, mapping ? "mapping" : "sequence");
+        return -1;
+    }
+    return unknown_tag(tag, why, why_len);
+}
+
+void format_real(double d, char *buf, size_t len)
+{
+    for (int precision = 15; precision <= 17; precision++) {
+        snprintf(buf, len, "%.*g", precision, d);
+        if (strtod(buf, NULL) == d)
+            return;
+    }
+}

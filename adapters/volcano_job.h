@@ -1,0 +1,31 @@
+/* Volcano Job (batch.volcano.sh/v1alpha1) <-> the job model: parse and validate a submitted Job
+ * with Volcano's admission defaults, render a job back as the Job object with its status. */
+#ifndef CALDERA_VOLCANO_JOB_H
+#define CALDERA_VOLCANO_JOB_H
+
+#include <jansson.h>
+
+#include "adapters/intake.h"
+#include "common/api_status.h"
+#include "scheduler/api/job.h"
+
+#define VOLCANO_JOB_API_VERSION "batch.volcano.sh/v1alpha1"
+
+/* Turns a Job document into a job: apiVersion/kind checked (400), fields validated with their
+ * paths and positions (422), Volcano's defaults applied (queue "default", maxRetry 3, task names
+ * "default<i>", task minAvailable = replicas, job minAvailable = their sum) and written into the
+ * manifest, as Volcano's admission webhook does. url_ns is the namespace from the request path.
+ * The job's uid and creation time are left for the core to assign. Returns 0 or -1. */
+int volcano_job_from_doc(const struct intake_doc *doc, const char *url_ns, struct job **out, struct api_status *st);
+
+/* The Job object: manifest + metadata (uid, resourceVersion, creationTimestamp) + status. */
+json_t *volcano_job_render(const struct job *job);
+/* Just the status object (also what the store keeps per job). */
+json_t *volcano_job_render_status(const struct job *job);
+/* Restores phase, reason, message, transition time, retryCount and version from a stored status. */
+int volcano_job_restore_status(struct job *job, const char *status_json);
+/* Records uid, namespace and creationTimestamp in the manifest's metadata (done once, at admission
+ * or recovery, before the manifest is shared). */
+int volcano_job_stamp_metadata(struct job *job);
+
+#endif

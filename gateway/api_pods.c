@@ -1,0 +1,44 @@
+/* Pods over HTTP: each replica of a job as a v1 Pod, and its log per attempt
+ * (`?previous=true` for the attempt before the last, `?attempt=N` for any). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gateway/handlers.h"
+
+static void pods(struct http_req *req, enum core_op op, const char *ns, const char *name)
+{
+    struct core_request creq = {.op = op, .ns = ns, .name = name};
+    char selector[1024];
+    if (gateway_parse_selector(req, &creq, selector, sizeof selector) != 0)
+        return;
+    gateway_answer_core(req, &creq);
+}
+
+void handle_pod_list(struct http_req *req) { pods(req, CORE_POD_LIST, req->params[0], NULL); }
+void handle_pod_list_all(struct http_req *req) { pods(req, CORE_POD_LIST, NULL, NULL); }
+void handle_pod_get(struct http_req *req) { pods(req, CORE_POD_GET, req->params[0], req->params[1]); }
+
+void handle_pod_log(struct http_req *req)
+{
+    struct core_request creq = {.op = CORE_POD_LOG, .ns = req->params[0], .name = req->params[1]};
+    const char *previous = http_query(req, "previous"), *attempt = http_query(req, "attempt");
+    creq.previous = previous && strcmp(previous, "true") == 0;
+    if (attempt) {
+        char *end;
+        long n = strtol(attempt, &end, 10);
+        if (*end || n < 1 || n > 1000000) {
+            struct api_status st = {0};
+            api_fail(&st, 400, "BadRequest", "attempt must be a positive integer, not \"%s\"", attempt);
+            http_respond_status(req, &st);
+            return;
+        }
+        creq.attempt = (int)n;
+    }
+    if (core_call(req->gw->core, &creq) != 0) {
+        http_respond_status(req, &creq.status);
+        return;
+    }
+    json_decref(creq.body);
+    http_respond_file(req, creq.log_path, "text/plain; charset=utf-8");
+    free(creq.log_path);
+}

@@ -1,0 +1,52 @@
+/* The gateway's request handlers, one group per file, and what they share: asking the core and
+ * answering only once what the answer shows is durable. */
+#ifndef CALDERA_HANDLERS_H
+#define CALDERA_HANDLERS_H
+
+#include "gateway/http.h"
+#include "scheduler/core.h"
+
+/* Posts creq to the core, waits until the store has committed what the answer shows, and answers
+ * the client with the body or the Status. Frees the body. */
+void gateway_answer_core(struct http_req *req, struct core_request *creq);
+/* Reads labelSelector ("k=v,k2==v2"; equality only) into creq; answers 400 and returns -1 on a
+ * selector it cannot honour. buf keeps the split strings alive. */
+int gateway_parse_selector(struct http_req *req, struct core_request *creq, char *buf, size_t len);
+
+/* discovery.c */
+void handle_api_versions(struct http_req *req);
+void handle_api_core_resources(struct http_req *req);
+void handle_api_groups(struct http_req *req);
+void handle_api_group(struct http_req *req);
+void handle_api_group_resources(struct http_req *req);
+
+/* api_jobs.c */
+void handle_job_create(struct http_req *req);
+void handle_job_get(struct http_req *req);
+void handle_job_list(struct http_req *req);
+void handle_job_list_all(struct http_req *req);
+void handle_job_delete(struct http_req *req);
+void handle_job_history(struct http_req *req);
+
+/* api_pods.c */
+void handle_pod_list(struct http_req *req);
+void handle_pod_list_all(struct http_req *req);
+void handle_pod_get(struct http_req *req);
+void handle_pod_log(struct http_req *req);
+
+/* api_cluster.c: nodes, queues, podgroups */
+void handle_node_list(struct http_req *req);
+void handle_node_get(struct http_req *req);
+void handle_queue_list(struct http_req *req);
+void handle_queue_get(struct http_req *req);
+void handle_podgroup_list(struct http_req *req);
+void handle_podgroup_list_all(struct http_req *req);
+void handle_podgroup_get(struct http_req *req);
+
+/* misc.c */
+void handle_healthz(struct http_req *req);
+void handle_root(struct http_req *req);
+void handle_ui(struct http_req *req);
+void handle_ui_file(struct http_req *req);
+
+#endif

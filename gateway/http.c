@@ -1,0 +1,246 @@
+/* The gateway's HTTP layer on libmicrohttpd: one thread per connection (handlers may block on the
+ * core and the store), bodies collected up to the limit, every error answered as a Status. */
+#include "gateway/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "gateway/router.h"
+#include "gateway/status.h"
+
+#define CONNECTION_TIMEOUT_S 120
+
+const char *http_query(const struct http_req *req, const char *key)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+const char *http_header(const struct http_req *req, const char *name)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+static void queue(struct http_req *req, int code, struct MHD_Response *resp, const char *content_type)
+{
+    if (!resp) {
+        log_error("cannot build a response for %s %s", req->method, req->path);
+        return;
+    }
+    if (content_type)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    if (code == 503 || code == 429)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    if (!req->answered)
+        MHD_queue_response(req->conn, (unsigned)code, resp);
+    req->answered = true;
+    MHD_destroy_response(resp);
+}
+
+static void respond_bytes(struct http_req *req, int code, const char *content_type, char *data, size_t len)
+{
+    queue(req, code, MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE), content_type);
+}
+
+void http_respond_json(struct http_req *req, int code, json_t *body)
+{
+    const char *pretty = http_query(req, "pretty");
+    size_t flags = pretty && strcmp(pretty, "true") == 0 ? JSON_INDENT(2) : JSON_COMPACT;
+    char *text = body ? json_dumps(body, flags | JSON_ENCODE_ANY) : NULL;
+    json_decref(body);
+    if (!text) {
+        struct api_status st = {0};
+        api_fail(&st, 500, "InternalError", "cannot encode the answer");
+        http_respond_status(req, &st);
+        return;
+    }
+    respond_bytes(req, code, "application/json", text, strlen(text));
+}
+
+void http_respond_status(struct http_req *req, const struct api_status *st)
+{
+    char *text = json_dumps_status(st);
+    if (!text) {
+        queue(req, 500, MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT), NULL);
+        return;
+    }
+    respond_bytes(req, st->code ? st->code : 500, "application/json", text, strlen(text));
+}
+
+void http_respond_text(struct http_req *req, int code, const char *content_type, const char *text)
+{
+    char *copy = strdup(text);
+    if (copy)
+        respond_bytes(req, code, content_type, copy, strlen(copy));
+}
+
+void http_respond_file(struct http_req *req, const char *path, const char *content_type)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        struct api_status s = {0};
+        api_fail(&s, 404, "NotFound", "%s is not there", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+        http_respond_status(req, &s);
+        return;
+    }
+    queue(req, 200, MHD_create_response_from_fd((uint64_t)st.st_size, fd), content_type); /* MHD closes fd */
+}
+
+void http_respond_redirect(struct http_req *req, const char *location)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    if (resp)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
+    queue(req, 302, resp, NULL);
+}
+
+/* --- the access handler ------------------------------------------------ */
+
+static struct http_req *new_request(struct gateway *gw, struct MHD_Connection *conn, const char *url, const char *method)
+{
+    struct http_req *req = calloc(1, sizeof *req);
+    if (!req)
+        return NULL;
+    req->gw = gw;
+    req->conn = conn;
+    req->method = method;
+    req->path = url;
+    return req;
+}
+
+static bool declared_too_large(struct http_req *req)
+{
+    const char *cl = http_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    return cl && strtoull(cl, NULL, 10) > req->gw->body_limit;
+}
+
+static void respond_too_large(struct http_req *req)
+{
+    struct api_status st = {0};
+    api_fail(&st, 413, "RequestEntityTooLarge", "the request body is larger than the limit of %zu bytes",
+             req->gw->body_limit);
+    http_respond_status(req, &st);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    struct gateway *gw = cls;
+    struct http_req *req = *con_cls;
+    if (!req) {
+        req = new_request(gw, conn, url, method);
+        if (!req)
+            return MHD_NO;
+        *con_cls = req;
+        if (declared_too_large(req)) {
+            req->body_too_large = true;
+            respond_too_large(req); /* at once: no need to read what will be refused */
+        }
+        return MHD_YES;
+    }
+    if (*upload_size > 0) {
+        if (!req->body_too_large && req->body.len + *upload_size > gw->body_limit) {
+            req->body_too_large = true;
+            sbuf_free(&req->body);
+        }
+        if (!req->body_too_large)
+            sbuf_append(&req->body, upload_data, *upload_size);
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (req->answered)
+        return MHD_YES;
+    if (req->body_too_large) {
+        respond_too_large(req);
+        return MHD_YES;
+    }
+    route_dispatch(req);
+    return MHD_YES;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    struct http_req *req = *con_cls;
+    if (req) {
+        sbuf_free(&req->body);
+        free(req);
+        *con_cls = NULL;
+    }
+}
+
+static void log_mhd(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char line[512];
+    vsnprintf(line, sizeof line, fmt, ap);
+    size_t n = strlen(line);
+    while (n > 0 && line[n - 1] == '\n')
+        line[--n] = '\0';
+    log_warn("http: %s", line);
+}
+
+static int parse_addr(const char *addr, struct sockaddr_in *sa, char *err, size_t errlen)
+{
+    char host[64];
+    const char *colon = strrchr(addr, ':');
+    if (!colon || (size_t)(colon - addr) >= sizeof host) {
+        snprintf(err, errlen, "--listen wants HOST:PORT, got \"%s\"", addr);
+        return -1;
+    }
+    memcpy(host, addr, (size_t)(colon - addr));
+    host[colon - addr] = '\0';
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    memset(sa, 0, sizeof *sa);
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons((uint16_t)port);
+    if (*end || port < 0 || port > 65535 || inet_pton(AF_INET, host[0] ? host : "0.0.0.0", &sa->sin_addr) != 1) {
+        snprintf(err, errlen, "--listen wants an IPv4 HOST:PORT, got \"%s\"", addr);
+        return -1;
+    }
+    return 0;
+}
+
+int http_start(struct gateway *gw, const char *addr, int max_connections, char *err, size_t errlen)
+{
+    struct sockaddr_in sa;
+    if (parse_addr(addr, &sa, err, errlen) != 0)
+        return -1;
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG;
+    gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, gw, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, gw,
+                                  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED,
+                                  on_completed, gw, MHD_OPTION_CONNECTION_LIMIT, (unsigned)max_connections,
+                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
+                                  MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
+    if (!gw->daemon) {
+        snprintf(err, errlen, "cannot listen on %s: %s", addr, errno ? strerror(errno) : "libmicrohttpd refused");
+        return -1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(gw->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    char host[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &sa.sin_addr, host, sizeof host);
+    snprintf(gw->url, sizeof gw->url, "http://%s:%u", strcmp(host, "0.0.0.0") == 0 ? "127.0.0.1" : host,
+             info ? (unsigned)info->port : (unsigned)ntohs(sa.sin_port));
+    return 0;
+}
+
+void http_stop(struct gateway *gw)
+{
+    if (gw->daemon)
+        MHD_stop_daemon(gw->daemon);
+    gw->daemon = NULL;
+}

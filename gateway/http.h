@@ -1,0 +1,65 @@
+/* The gateway's HTTP layer on libmicrohttpd: a request as handlers see it (method, path
+ * parameters, query, body), the ways to answer it, and the server's start and stop. */
+#ifndef CALDERA_HTTP_H
+#define CALDERA_HTTP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/api_status.h"
+#include "common/sbuf.h"
+
+struct MHD_Connection;
+struct MHD_Daemon;
+struct core;
+struct store;
+
+#define HTTP_MAX_PARAMS 4
+
+/* What every handler can reach: the core, the store and the server's settings. */
+struct gateway {
+    struct MHD_Daemon *daemon;
+    struct core *core;
+    struct store *store;
+    const char *db_path;      /* for history readers */
+    const char *web_dir;      /* the browser UI's files, or NULL */
+    size_t body_limit;        /* bytes; larger bodies get 413 */
+    int durable_timeout_ms;   /* how long a request waits for the store before 503 */
+    char url[64];             /* http://127.0.0.1:8080 once listening */
+};
+
+struct http_req {
+    struct gateway *gw;
+    struct MHD_Connection *conn;
+    const char *method;
+    const char *path;
+    int nparams;
+    const char *params[HTTP_MAX_PARAMS]; /* the {placeholders} of the matched route, in order */
+    struct sbuf body;
+    bool body_too_large;
+    bool answered;
+};
+
+typedef void (*http_handler)(struct http_req *req);
+
+/* A query parameter, or NULL. */
+const char *http_query(const struct http_req *req, const char *key);
+/* A request header, or NULL. */
+const char *http_header(const struct http_req *req, const char *name);
+
+/* Answers. Each queues exactly one response; the first answer wins. */
+void http_respond_json(struct http_req *req, int code, json_t *body); /* steals body */
+void http_respond_status(struct http_req *req, const struct api_status *st);
+void http_respond_text(struct http_req *req, int code, const char *content_type, const char *text);
+/* Answers with a file's bytes (200); 404 Status when it cannot be opened. */
+void http_respond_file(struct http_req *req, const char *path, const char *content_type);
+void http_respond_redirect(struct http_req *req, const char *location);
+
+/* Starts listening on addr ("127.0.0.1:8080"; port 0 picks a free one) with a thread per
+ * connection; gw->url says where. Returns 0 or -1 with a sentence in err. */
+int http_start(struct gateway *gw, const char *addr, int max_connections, char *err, size_t errlen);
+void http_stop(struct gateway *gw);
+
+#endif

@@ -1,0 +1,310 @@
+/* jobserver: Caldera's daemon. Reads its options, opens the database, rebuilds the core's state,
+ * listens, and on SIGTERM/SIGINT stops in order: HTTP, tasks, core, database. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "adapters/node.h"
+#include "adapters/scheduler_conf.h"
+#include "common/fs.h"
+#include "common/log.h"
+#include "gateway/http.h"
+#include "scheduler/core.h"
+#include "store/store.h"
+
+#define DEFAULT_LISTEN "127.0.0.1:8080"
+#define DEFAULT_DATA "./var"
+#define DEFAULT_BODY_LIMIT (16u << 20)
+#define CONFIG_FILE_LIMIT (4u << 20)
+
+struct options {
+    const char *listen;
+    const char *data_dir;
+    const char *nodes_file;
+    const char *sched_conf_file;
+    const char *web_dir;
+    int period_ms;
+    int shutdown_grace_s;
+    size_t body_limit;
+    int max_connections;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: jobserver [OPTIONS]\n"
+            "Caldera's job server: Volcano Jobs in, scheduled and run as local processes, every attempt recorded.\n"
+            "\n"
+            "  --listen HOST:PORT        where the API listens (default %s; port 0 picks a free one)\n"
+            "  --data DIR                data directory: database, job files, logs (default %s)\n"
+            "  --nodes FILE              virtual nodes: v1 Node objects (YAML, several documents or a v1 List);\n"
+            "                            default: this machine as one node\n"
+            "  --scheduler-conf FILE     volcano-scheduler.conf (actions and plugin tiers); default: Volcano's\n"
+            "  --schedule-period MS      scheduling period in milliseconds (default 1000)\n"
+            "  --shutdown-grace SECONDS  at shutdown, how long tasks get between SIGTERM and SIGKILL (default 10)\n"
+            "  --max-body BYTES          largest request body accepted (default 16777216)\n"
+            "  --max-connections N       concurrent HTTP connections (default 1000)\n"
+            "  --web DIR                 the browser UI's files (default: web/ beside bin/)\n"
+            "  --log-level LEVEL         debug, info, warn or error (default info)\n"
+            "  -h, --help                this help\n"
+            "\n"
+            "Once listening, the server writes its URL to DIR/jobserver.url.\n",
+            DEFAULT_LISTEN, DEFAULT_DATA);
+}
+
+static int parse_int(const char *flag, const char *text, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || *end || v < min || v > max) {
+        fprintf(stderr, "jobserver: %s wants a whole number from %ld to %ld, got \"%s\"\n", flag, min, max, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_log_level(const char *text)
+{
+    static const char *const names[] = {"debug", "info", "warn", "error"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(text, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* Returns 0 to run, 1 to exit successfully (help), -1 on a usage error. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    static const struct option longs[] = {
+        {"listen", required_argument, 0, 'l'},         {"data", required_argument, 0, 'd'},
+        {"nodes", required_argument, 0, 'N'},          {"scheduler-conf", required_argument, 0, 'c'},
+        {"schedule-period", required_argument, 0, 'p'},{"shutdown-grace", required_argument, 0, 'g'},
+        {"max-body", required_argument, 0, 'b'},       {"max-connections", required_argument, 0, 'm'},
+        {"web", required_argument, 0, 'w'},            {"log-level", required_argument, 0, 'L'},
+        {"help", no_argument, 0, 'h'},                 {0, 0, 0, 0},
+    };
+    *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT, 1000};
+    int c;
+    long v;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'l': o->listen = optarg; break;
+        case 'd': o->data_dir = optarg; break;
+        case 'N': o->nodes_file = optarg; break;
+        case 'c': o->sched_conf_file = optarg; break;
+        case 'w': o->web_dir = optarg; break;
+        case 'p':
+            if (parse_int("--schedule-period", optarg, 10, 3600000, &v) != 0)
+                return -1;
+            o->period_ms = (int)v;
+            break;
+        case 'g':
+            if (parse_int("--shutdown-grace", optarg, 0, 3600, &v) != 0)
+                return -1;
+            o->shutdown_grace_s = (int)v;
+            break;
+        case 'b':
+            if (parse_int("--max-body", optarg, 1024, 1L << 30, &v) != 0)
+                return -1;
+            o->body_limit = (size_t)v;
+            break;
+        case 'm':
+            if (parse_int("--max-connections", optarg, 1, 100000, &v) != 0)
+                return -1;
+            o->max_connections = (int)v;
+            break;
+        case 'L':
+            if (parse_log_level(optarg) < 0) {
+                fprintf(stderr, "jobserver: --log-level is debug, info, warn or error, not \"%s\"\n", optarg);
+                return -1;
+            }
+            log_set_level((enum log_level)parse_log_level(optarg));
+            break;
+        case 'h': usage(stdout); return 1;
+        default:
+            fprintf(stderr, "jobserver: unknown option \"%s\"; see jobserver --help\n", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "jobserver: unexpected argument \"%s\"; see jobserver --help\n", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+/* bin/../web, found through /proc/self/exe so the server works from any directory. */
+static char *default_web_dir(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    for (int i = 0; i < 2; i++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash)
+            return NULL;
+        *slash = '\0';
+    }
+    char *dir;
+    if (asprintf(&dir, "%s/web", exe) < 0)
+        return NULL;
+    if (access(dir, R_OK) != 0) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+static int load_nodes(const struct options *o, struct node **nodes, int *count)
+{
+    if (!o->nodes_file) {
+        char err[256];
+        *nodes = calloc(1, sizeof **nodes);
+        if (!*nodes || node_from_host(*nodes, o->data_dir, err, sizeof err) != 0) {
+            log_error("%s", *nodes ? err : "out of memory");
+            free(*nodes);
+            return -1;
+        }
+        *count = 1;
+        return 0;
+    }
+    char *data;
+    size_t len;
+    if (read_file(o->nodes_file, CONFIG_FILE_LIMIT, &data, &len) != 0) {
+        log_error("cannot read the nodes file %s: %s", o->nodes_file, strerror(errno));
+        return -1;
+    }
+    struct api_status st = {0};
+    int rc = nodes_from_yaml(data, len, nodes, count, &st);
+    free(data);
+    if (rc != 0)
+        log_error("%s: %s", o->nodes_file, st.message);
+    return rc;
+}
+
+static int load_sched_conf(const struct options *o, struct sched_conf *conf)
+{
+    if (!o->sched_conf_file) {
+        sched_conf_default(conf);
+    } else {
+        char *data;
+        size_t len;
+        if (read_file(o->sched_conf_file, CONFIG_FILE_LIMIT, &data, &len) != 0) {
+            log_error("cannot read the scheduler conf %s: %s", o->sched_conf_file, strerror(errno));
+            return -1;
+        }
+        struct api_status st = {0};
+        int rc = sched_conf_parse(data, len, conf, &st);
+        free(data);
+        if (rc != 0) {
+            log_error("%s: %s", o->sched_conf_file, st.message);
+            return -1;
+        }
+    }
+    char missing[512];
+    int n = sched_conf_unimplemented(conf, missing, sizeof missing);
+    if (n > 0)
+        log_warn("scheduler conf: %s %s not implemented yet and will be skipped", missing, n == 1 ? "is" : "are");
+    return 0;
+}
+
+static int write_url_file(const char *data_dir, const char *url)
+{
+    char path[4096], line[128];
+    snprintf(path, sizeof path, "%s/jobserver.url", data_dir);
+    int n = snprintf(line, sizeof line, "%s\n", url);
+    return write_file_atomic(path, line, (size_t)n, 0644);
+}
+
+static int wait_for_signal(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    int sig = 0;
+    sigwait(&set, &sig);
+    return sig;
+}
+
+static void block_signals(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL); /* every thread inherits this; only main waits for them */
+    signal(SIGPIPE, SIG_IGN);
+}
+
+static int run(const struct options *o)
+{
+    char err[512] = "", db_path[4096];
+    if (mkdir_p(o->data_dir, 0755) != 0) {
+        log_error("cannot create the data directory %s: %s", o->data_dir, strerror(errno));
+        return 1;
+    }
+    struct core_config cfg = {.data_dir = o->data_dir, .period_ms = o->period_ms,
+                              .shutdown_grace_ms = o->shutdown_grace_s * 1000};
+    if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || load_sched_conf(o, &cfg.conf) != 0)
+        return 1;
+    snprintf(db_path, sizeof db_path, "%s/caldera.db", o->data_dir);
+    if (store_open(db_path, &cfg.store, err, sizeof err) != 0) {
+        log_error("%s", err);
+        return 1;
+    }
+    struct core *core = NULL;
+    if (core_start(&cfg, &core, err, sizeof err) != 0) {
+        log_error("%s", err);
+        store_close(cfg.store);
+        return 1;
+    }
+    char url_file[4200];
+    snprintf(url_file, sizeof url_file, "%s/jobserver.url", o->data_dir);
+    unlink(url_file); /* a stale URL must not point clients at a previous run */
+    char *web = o->web_dir ? strdup(o->web_dir) : default_web_dir();
+    struct gateway gw = {.core = core, .store = cfg.store, .db_path = db_path, .web_dir = web,
+                         .body_limit = o->body_limit, .durable_timeout_ms = 10000};
+    int status = 0;
+    if (http_start(&gw, o->listen, o->max_connections, err, sizeof err) != 0) {
+        log_error("%s", err);
+        status = 1;
+    } else {
+        if (write_url_file(o->data_dir, gw.url) != 0)
+            log_warn("cannot write %s/jobserver.url: %s", o->data_dir, strerror(errno));
+        log_info("listening on %s (data in %s)", gw.url, o->data_dir);
+        int sig = wait_for_signal();
+        log_info("%s received: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+        http_stop(&gw);
+    }
+    core_stop(core);
+    store_close(cfg.store);
+    free(web);
+    log_info("stopped");
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc != 0)
+        return rc > 0 ? 0 : 2;
+    block_signals();
+    json_object_seed(0); /* seed Jansson's hashing once, before any thread uses it */
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    int status = run(&o);
+    curl_global_cleanup();
+    return status;
+}

@@ -1,0 +1,27 @@
+/* The route table: method + path pattern ("/api/v1/namespaces/{ns}/pods/{name}") -> handler. The
+ * same table answers discovery's "which verbs exist" and 404/405 for everything else. */
+#ifndef CALDERA_ROUTER_H
+#define CALDERA_ROUTER_H
+
+#include "gateway/http.h"
+
+struct route {
+    const char *method;
+    const char *pattern;
+    http_handler handler;
+};
+
+/* Every route the server has, terminated by a NULL pattern. */
+extern const struct route gateway_routes[];
+
+enum route_match { ROUTE_FOUND, ROUTE_NO_PATH, ROUTE_WRONG_METHOD };
+
+/* Finds the route for method + path and fills params (pointers into scratch, which must hold a
+ * copy of path's length + 1). */
+enum route_match route_find(const struct route *routes, const char *method, const char *path, char *scratch,
+                            const char **params, int *nparams, const struct route **found);
+
+/* Dispatches a complete request: the handler, or a 404/405 Status. */
+void route_dispatch(struct http_req *req);
+
+#endif

@@ -1,0 +1,42 @@
+/* Every route the server answers. Kubernetes paths for Kubernetes and Volcano objects, caldera.io
+ * for what Caldera adds. Keep gateway/discovery.c's verbs in step (a unit test checks). */
+#include "gateway/handlers.h"
+#include "gateway/router.h"
+
+#define VCJOB "/apis/batch.volcano.sh/v1alpha1"
+#define VCSCHED "/apis/scheduling.volcano.sh/v1beta1"
+
+const struct route gateway_routes[] = {
+    {"GET", "/healthz", handle_healthz},
+    {"GET", "/", handle_root},
+    {"GET", "/ui", handle_ui},
+    {"GET", "/ui/{file}", handle_ui_file},
+
+    {"GET", "/api", handle_api_versions},
+    {"GET", "/api/v1", handle_api_core_resources},
+    {"GET", "/apis", handle_api_groups},
+    {"GET", "/apis/{group}", handle_api_group},
+    {"GET", "/apis/{group}/{version}", handle_api_group_resources},
+
+    {"GET", "/api/v1/nodes", handle_node_list},
+    {"GET", "/api/v1/nodes/{name}", handle_node_get},
+    {"GET", "/api/v1/pods", handle_pod_list_all},
+    {"GET", "/api/v1/namespaces/{ns}/pods", handle_pod_list},
+    {"GET", "/api/v1/namespaces/{ns}/pods/{name}", handle_pod_get},
+    {"GET", "/api/v1/namespaces/{ns}/pods/{name}/log", handle_pod_log},
+
+    {"GET", VCJOB "/jobs", handle_job_list_all},
+    {"GET", VCJOB "/namespaces/{ns}/jobs", handle_job_list},
+    {"POST", VCJOB "/namespaces/{ns}/jobs", handle_job_create},
+    {"GET", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_get},
+    {"DELETE", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_delete},
+
+    {"GET", VCSCHED "/queues", handle_queue_list},
+    {"GET", VCSCHED "/queues/{name}", handle_queue_get},
+    {"GET", VCSCHED "/podgroups", handle_podgroup_list_all},
+    {"GET", VCSCHED "/namespaces/{ns}/podgroups", handle_podgroup_list},
+    {"GET", VCSCHED "/namespaces/{ns}/podgroups/{name}", handle_podgroup_get},
+
+    {"GET", "/apis/caldera.io/v1/namespaces/{ns}/jobs/{name}/history", handle_job_history},
+    {NULL, NULL, NULL},
+};

@@ -1,0 +1,15 @@
+/* Kubernetes `Status` objects: how every failed request is answered (and successful deletes). */
+#ifndef CALDERA_STATUS_H
+#define CALDERA_STATUS_H
+
+#include <jansson.h>
+
+#include "common/api_status.h"
+
+/* {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":...,"reason":...,
+ *  "details":{"name","group","kind","causes":[{"reason","message","field"}]},"code":...} */
+json_t *status_render(const struct api_status *st);
+/* The same, serialised (caller frees); NULL when memory runs out. */
+char *json_dumps_status(const struct api_status *st);
+
+#endif

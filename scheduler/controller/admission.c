@@ -1,0 +1,75 @@
+/* Jobs entering and leaving the API: the checks that need live state (name taken, queue missing or
+ * closed), the server-set fields (uid, creation time), and deletion that keeps history. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters/volcano_job.h"
+#include "scheduler/controller/internal.h"
+
+static int check_queue(struct controller *ctl, const struct job *job, struct api_status *st)
+{
+    const struct queue *q = cluster_find_queue(ctl->cluster, job->queue);
+    if (!q)
+        api_add_cause(st, "spec.queue", "FieldValueNotFound", 0, 0, "Not found: \"%s\": no such queue", job->queue);
+    else if (q->state != QUEUE_OPEN)
+        api_add_cause(st, "spec.queue", "FieldValueForbidden", 0, 0, "Forbidden: queue \"%s\" is %s and accepts no new jobs",
+                      job->queue, queue_state_name(q->state));
+    else
+        return 0;
+    api_fail_invalid(st, "Job.batch.volcano.sh", job->name);
+    api_set_details(st, "Job", "batch.volcano.sh", job->name);
+    return -1;
+}
+
+int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq, struct api_status *st)
+{
+    if (cluster_find_job(ctl->cluster, job->ns, job->name)) {
+        api_set_details(st, "jobs", "batch.volcano.sh", job->name);
+        return api_fail(st, 409, "AlreadyExists", "jobs.batch.volcano.sh \"%s\" already exists", job->name);
+    }
+    if (check_queue(ctl, job, st) != 0)
+        return -1;
+    uuid_v4(job->uid);
+    job->created_ms = ctl->now_ms;
+    if (asprintf(&job->key, "%s/%s", job->ns, job->name) < 0) {
+        job->key = NULL;
+        return api_fail(st, 500, "InternalError", "out of memory");
+    }
+    if (volcano_job_stamp_metadata(job) != 0 || cluster_add_job(ctl->cluster, job) != 0)
+        return api_fail(st, 500, "InternalError", "out of memory");
+    job->status.phase = JOB_PENDING;
+    job->status.transition_ms = ctl->now_ms;
+    job->pg.phase = PG_PENDING;
+    job->pg.transition_ms = ctl->now_ms;
+    job_count_replicas(job);
+    struct journal_entry *e = record_event(ctl, JOURNAL_JOB_CREATE, job, "Job", job->name, "", "Pending", "Created",
+                                           "job created in queue %s", job->queue);
+    if (e) {
+        json_t *status = volcano_job_render_status(job);
+        e->job_uid = strdup(job->uid);
+        e->ns = strdup(job->ns);
+        e->name = strdup(job->name);
+        e->created_ms = job->created_ms;
+        e->spec_json = json_dumps(job->manifest, JSON_COMPACT);
+        e->status_json = json_dumps(status, JSON_COMPACT);
+        json_decref(status);
+    }
+    *seq = job->resource_version;
+    return 0;
+}
+
+uint64_t controller_delete_job(struct controller *ctl, struct job *job)
+{
+    cluster_unname_job(ctl->cluster, job);
+    job->deleted = true;
+    struct journal_entry *e = record_event(ctl, JOURNAL_JOB_DELETE, job, "Job", job->name,
+                                           job_phase_name(job->status.phase), "", "Deleted", "job deleted");
+    if (e)
+        e->job_uid = strdup(job->uid);
+    uint64_t seq = job->resource_version;
+    for (int32_t i = 0; i < job->total_replicas; i++)
+        replica_stop(ctl, job, i, TERM_DELETED);
+    job_release_if_done(ctl, job);
+    return seq;
+}

@@ -1,0 +1,91 @@
+/* The job controller: Volcano's job lifecycle on the core thread. It admits jobs, applies the
+ * scheduler's decisions by starting replicas, turns process exits into pod and job phases, and
+ * records every change in the journal. It never touches processes itself: the core's ops do. */
+#ifndef CALDERA_CONTROLLER_H
+#define CALDERA_CONTROLLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/api_status.h"
+#include "scheduler/api/cluster.h"
+#include "scheduler/framework/session.h"
+#include "store/journal.h"
+#include "store/store.h"
+
+/* What a started attempt is: the command, its environment and where it runs and logs. */
+struct attempt_spec {
+    char *const *argv;
+    char *const *envp;
+    const char *work_dir;  /* the job's working directory (shared by its replicas) */
+    const char *chdir_to;  /* where the process starts: the container's workingDir, else work_dir */
+    const char *log_path;  /* absolute path of this attempt's log file */
+};
+
+struct attempt_started {
+    int32_t pid;
+    int64_t pid_start;     /* start time in clock ticks since boot, to recognise the pid later */
+};
+
+/* How a replica's attempt ended. */
+struct replica_exit {
+    int32_t exit_code;     /* the process's exit status, or 128 + signal */
+    int signal;            /* the signal that ended it, 0 when it exited */
+    bool oom;
+    int64_t end_ms;
+};
+
+/* The process runtime (or, later, the kube backend) as the controller sees it. */
+struct controller_ops {
+    void *ctx;
+    /* Starts one attempt; returns 0 and fills *out, or -1 with a sentence in why. */
+    int (*start)(void *ctx, struct job *job, int flat, const struct attempt_spec *spec, struct attempt_started *out,
+                 char *why, size_t why_len);
+    /* Stops a running attempt: SIGTERM now, SIGKILL after grace_ms. Its exit arrives later
+     * through controller_replica_exited(). */
+    void (*stop)(void *ctx, struct job *job, int flat, int grace_ms);
+    /* At recovery: an attempt recorded as running when the server stopped. If that process is still
+     * alive (same pid and start time), kill its process group. Returns true when it was alive. */
+    bool (*kill_lost)(void *ctx, int32_t pid, int64_t pid_start);
+};
+
+struct controller {
+    struct cluster *cluster;
+    struct journal_list journal; /* entries since the core last handed them to the store */
+    struct controller_ops ops;
+    const char *data_dir;
+    int64_t now_ms;              /* wall clock, set by the core before each call */
+    int shutdown_grace_ms;       /* longest grace a shutdown grants a task */
+};
+
+/* Admission: name free (409), queue exists and is Open (422). On success the cluster owns the job,
+ * *seq is its creation event. On failure the caller still owns it. */
+int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq, struct api_status *st);
+/* Removes the job from the API (its name becomes free) and stops its replicas; the job is freed
+ * once its last process is reaped. Returns the deletion event's sequence number. */
+uint64_t controller_delete_job(struct controller *ctl, struct job *job);
+
+/* Applies a closed session's decisions: PodGroups enqueued, replicas started, pending reasons. */
+void controller_apply_session(struct controller *ctl, struct session *ssn);
+
+/* A replica's attempt ended. */
+void controller_replica_exited(struct controller *ctl, struct job *job, int flat, const struct replica_exit *ex);
+
+/* Stops every running replica for a server shutdown: they end with reason Shutdown and are
+ * Pending again, to run anew when the server comes back. Returns how many were stopped. */
+int controller_stop_all(struct controller *ctl);
+
+/* Recovery from the store, before the core thread starts (see store_load). */
+int controller_restore_queue(struct controller *ctl, const struct store_queue_row *row);
+int controller_restore_job(struct controller *ctl, const struct store_job_row *row);
+int controller_restore_attempt(struct controller *ctl, const struct store_attempt_row *row);
+/* After the last row: derive counts and PodGroup phases, create the `default` queue if missing. */
+int controller_finish_recovery(struct controller *ctl);
+
+/* Paths under the data directory. */
+void controller_job_dir(const struct controller *ctl, const struct job *job, char *buf, size_t len);
+/* The log of one attempt, relative to the data directory ("jobs/<uid>/logs/<pod>/<n>.log"). */
+void controller_log_relpath(const struct job *job, const char *pod, uint32_t attempt, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,54 @@
+/* Applying a scheduling session's decisions: PodGroups that were enqueued, replicas bound to nodes
+ * (started at once: the process runtime has no separate binding step), and the gang's verdicts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler/controller/internal.h"
+
+/* Starts `count` pending replicas of a task, lowest index first. */
+static void start_replicas(struct controller *ctl, struct job *job, int task, int node, int32_t count)
+{
+    int32_t first = job->task_first[task], end = first + job->tasks[task].replicas;
+    for (int32_t i = first; i < end && count > 0; i++) {
+        struct replica *r = &job->replicas[i];
+        if (r->phase != POD_PENDING || r->stopping)
+            continue;
+        replica_start(ctl, job, i, node);
+        count--;
+    }
+}
+
+static void update_unschedulable(struct controller *ctl, struct job *job, const struct job_info *ji)
+{
+    const char *now = ji->unschedulable;
+    const char *was = job->pg.unschedulable;
+    if (ji->placed_now && !job->pg.scheduled_ms)
+        job->pg.scheduled_ms = ctl->now_ms;
+    if ((!now && !was) || (now && was && strcmp(now, was) == 0))
+        return;
+    free(job->pg.unschedulable);
+    job->pg.unschedulable = now ? strdup(now) : NULL;
+    job->pg.unschedulable_ms = now ? ctl->now_ms : 0;
+    const char *phase = podgroup_phase_name(job->pg.phase);
+    record_event(ctl, JOURNAL_EVENT, job, "PodGroup", job->name, phase, phase, now ? "Unschedulable" : "Scheduled",
+                 "%s", now ? now : "tasks in gang are ready to be scheduled");
+}
+
+void controller_apply_session(struct controller *ctl, struct session *ssn)
+{
+    for (int j = 0; j < ssn->njobs; j++) {
+        struct job *job = (struct job *)ssn->jobs[j].job; /* the controller owns the jobs the session viewed */
+        if (ssn->jobs[j].enqueued_now)
+            podgroup_set_phase(ctl, job, PG_INQUEUE, "Enqueued");
+    }
+    for (int b = 0; b < ssn->nbinds; b++) {
+        const struct bind_decision *d = &ssn->binds[b];
+        start_replicas(ctl, (struct job *)ssn->jobs[d->job].job, d->task, ssn->nodes[d->node].index, d->count);
+    }
+    for (int j = 0; j < ssn->njobs; j++) {
+        struct job *job = (struct job *)ssn->jobs[j].job;
+        update_unschedulable(ctl, job, &ssn->jobs[j]);
+        if (ssn->jobs[j].placed_now)
+            job_sync(ctl, job);
+    }
+}

@@ -1,0 +1,54 @@
+/* Recording changes: every state change becomes one journal entry carrying its event, stamped
+ * with the next global sequence number, which also becomes the job's resourceVersion. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters/volcano_job.h"
+#include "common/log.h"
+#include "scheduler/controller/internal.h"
+
+struct journal_entry *record_event(struct controller *ctl, enum journal_op op, struct job *job, const char *kind,
+                                   const char *name, const char *from, const char *to, const char *reason,
+                                   const char *fmt, ...)
+{
+    struct journal_entry *e = journal_entry_new(op);
+    char message[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    uint64_t seq = ++ctl->cluster->seq;
+    job->resource_version = seq;
+    if (!e) {
+        log_error("out of memory recording event %llu (%s %s/%s: %s)", (unsigned long long)seq, kind, job->ns, name, message);
+        return NULL;
+    }
+    struct journal_event *ev = &e->ev;
+    ev->seq = seq;
+    ev->time_ms = ctl->now_ms;
+    ev->kind = strdup(kind);
+    ev->ns = strdup(job->ns);
+    ev->name = strdup(name);
+    ev->job_uid = strdup(job->uid);
+    ev->from_phase = strdup(from ? from : "");
+    ev->to_phase = strdup(to ? to : "");
+    ev->reason = strdup(reason ? reason : "");
+    ev->message = strdup(message);
+    journal_list_push(&ctl->journal, e);
+    return e;
+}
+
+void record_job_phase(struct controller *ctl, struct job *job, enum job_phase from, const char *reason,
+                      const char *message)
+{
+    struct journal_entry *e = record_event(ctl, JOURNAL_JOB_STATUS, job, "Job", job->name, job_phase_name(from),
+                                           job_phase_name(job->status.phase), reason, "%s", message ? message : "");
+    if (!e)
+        return;
+    json_t *status = volcano_job_render_status(job);
+    e->job_uid = strdup(job->uid);
+    e->status_json = json_dumps(status, JSON_COMPACT);
+    json_decref(status);
+}

@@ -1,0 +1,142 @@
+/* Rebuilding the live state from the store at start-up: queues, jobs (re-admitted through the same
+ * parser as a submit), and their replicas from their attempts. An attempt the server lost track
+ * of (it crashed while the attempt ran) is ended as Unknown and its process group is killed if it
+ * is still there, so the replica can run again without a twin. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters/intake.h"
+#include "adapters/queue.h"
+#include "adapters/volcano_job.h"
+#include "common/log.h"
+#include "scheduler/controller/internal.h"
+
+int controller_restore_queue(struct controller *ctl, const struct store_queue_row *row)
+{
+    struct queue *q = queue_from_store_json(row->json);
+    if (!q || cluster_add_queue(ctl->cluster, q) != 0) {
+        log_error("cannot restore queue %s from the database", row->name);
+        queue_free(q);
+        return -1;
+    }
+    return 0;
+}
+
+int controller_restore_job(struct controller *ctl, const struct store_job_row *row)
+{
+    struct api_status st = {0};
+    struct intake in;
+    struct job *job = NULL;
+    if (intake_parse(row->spec_json, strlen(row->spec_json), INTAKE_JSON, &in, &st) != 0 || in.ndocs != 1) {
+        log_error("job %s/%s (%s): stored spec unreadable: %s", row->ns, row->name, row->uid, st.message);
+        return -1;
+    }
+    int rc = volcano_job_from_doc(&in.docs[0], row->ns, &job, &st);
+    intake_free(&in);
+    if (rc != 0) {
+        log_error("job %s/%s (%s): stored spec no longer valid: %s", row->ns, row->name, row->uid, st.message);
+        return -1;
+    }
+    snprintf(job->uid, sizeof job->uid, "%s", row->uid);
+    job->created_ms = row->created_ms;
+    job->resource_version = row->resource_version;
+    if (asprintf(&job->key, "%s/%s", job->ns, job->name) < 0 || volcano_job_restore_status(job, row->status_json) != 0 ||
+        cluster_add_job(ctl->cluster, job) != 0) {
+        log_error("job %s/%s (%s): stored status unreadable", row->ns, row->name, row->uid);
+        if (job->key == NULL || !cluster_find_job_uid(ctl->cluster, job->uid))
+            job_free(job);
+        return -1;
+    }
+    job->pg.phase = job->status.phase == JOB_PENDING ? PG_PENDING : PG_INQUEUE;
+    return 0;
+}
+
+static void end_lost_attempt(struct controller *ctl, struct job *job, struct replica *r, const struct store_attempt_row *row)
+{
+    bool alive = ctl->ops.kill_lost && ctl->ops.kill_lost(ctl->ops.ctx, row->pid, row->pid_start);
+    r->phase = POD_PENDING;
+    r->node = -1;
+    r->reason = TERM_UNKNOWN;
+    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", row->pod, "Running", "Pending", "Unknown",
+                                           "attempt %d was running when the server stopped%s; it runs again", row->attempt,
+                                           alive ? " (its processes were killed)" : "");
+    if (!e)
+        return;
+    e->attempt.job_uid = strdup(row->job_uid);
+    e->attempt.pod = strdup(row->pod);
+    e->attempt.task = strdup(row->task);
+    e->attempt.attempt = row->attempt;
+    e->attempt.end_ms = ctl->now_ms;
+    e->attempt.exit_code = -1;
+    e->attempt.reason = strdup("Unknown");
+    e->attempt.message = strdup("the server lost track of this attempt");
+}
+
+int controller_restore_attempt(struct controller *ctl, const struct store_attempt_row *row)
+{
+    struct job *job = cluster_find_job_uid(ctl->cluster, row->job_uid);
+    int task, index;
+    if (!job || job_parse_pod_name(job, row->pod, &task, &index) != 0)
+        return 0; /* an attempt of a job that is gone or changed shape: history only */
+    struct replica *r = job_replica(job, task, index);
+    if ((uint32_t)row->attempt > r->attempts)
+        r->attempts = (uint32_t)row->attempt;
+    if (row->job_version != job->status.version)
+        return 0; /* from before a restart of the whole job */
+    if (!row->ended) {
+        end_lost_attempt(ctl, job, r, row);
+        return 0;
+    }
+    int reason = term_reason_parse(row->reason ? row->reason : "");
+    r->reason = (uint8_t)(reason < 0 ? TERM_ERROR : reason);
+    r->exit_code = row->exit_code;
+    r->start_ms = row->start_ms;
+    r->end_ms = row->end_ms;
+    r->node = cluster_find_node(ctl->cluster, row->node ? row->node : "");
+    free(r->message);
+    r->message = row->message && *row->message ? strdup(row->message) : NULL;
+    if (r->reason == TERM_SHUTDOWN || r->reason == TERM_UNKNOWN) {
+        r->phase = POD_PENDING; /* stopped by a server shutdown, or lost: it runs again */
+        r->node = -1;
+    } else {
+        r->phase = r->reason == TERM_COMPLETED ? POD_SUCCEEDED : POD_FAILED;
+    }
+    return 0;
+}
+
+int controller_finish_recovery(struct controller *ctl)
+{
+    if (!cluster_find_queue(ctl->cluster, "default")) {
+        struct queue *q = queue_new_default(ctl->now_ms);
+        if (!q || cluster_add_queue(ctl->cluster, q) != 0) {
+            queue_free(q);
+            return -1;
+        }
+        struct journal_entry *e = journal_entry_new(JOURNAL_QUEUE_PUT);
+        if (e) {
+            e->ev.seq = q->resource_version = ++ctl->cluster->seq;
+            e->ev.time_ms = ctl->now_ms;
+            e->ev.kind = strdup("Queue");
+            e->ev.ns = strdup("");
+            e->ev.name = strdup(q->name);
+            e->ev.job_uid = strdup("");
+            e->ev.from_phase = strdup("");
+            e->ev.to_phase = strdup("Open");
+            e->ev.reason = strdup("Created");
+            e->ev.message = strdup("the default queue");
+            e->queue_name = strdup(q->name);
+            e->queue_json = queue_to_store_json(q);
+            journal_list_push(&ctl->journal, e);
+        }
+    }
+    for (struct job *job = ctl->cluster->first; job; job = job->next) {
+        job_count_replicas(job);
+        if (job_phase_final(job->status.phase))
+            job->pg.phase = PG_COMPLETED;
+        else if (job->status.running + job->status.succeeded + job->status.failed > 0)
+            job->pg.phase = PG_INQUEUE;
+        job_sync(ctl, job);
+    }
+    return 0;
+}

@@ -1,0 +1,431 @@
+/* The core thread: an epoll loop over the mailbox (eventfd), the scheduling period (timerfd) and
+ * one pidfd per running attempt. It alone touches the cluster, so nothing inside needs a lock. */
+#include "scheduler/core.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "scheduler/core_internal.h"
+#include "scheduler/framework/session.h"
+
+#define TAG_MAILBOX 0
+#define TAG_TIMER 1
+#define TAG_FIRST_SLOT 2
+#define STOP_EXTRA_MS 2000 /* beyond the longest grace, before the loop gives up waiting */
+
+/* --- process slots ------------------------------------------------------ */
+
+static int slot_alloc(struct core *c)
+{
+    if (c->free_slot < 0) {
+        int cap = c->nslots ? c->nslots * 2 : 64;
+        struct proc_slot *s = realloc(c->slots, (size_t)cap * sizeof *s);
+        if (!s)
+            return -1;
+        for (int i = c->nslots; i < cap; i++)
+            s[i] = (struct proc_slot){.job = NULL, .next_free = i + 1 < cap ? i + 1 : -1};
+        c->free_slot = c->nslots;
+        c->slots = s;
+        c->nslots = cap;
+    }
+    int i = c->free_slot;
+    c->free_slot = c->slots[i].next_free;
+    return i;
+}
+
+static void slot_release(struct core *c, int i)
+{
+    if (c->slots[i].kill_at_ms)
+        c->pending_kills--;
+    c->slots[i] = (struct proc_slot){.job = NULL, .next_free = c->free_slot};
+    c->free_slot = i;
+    c->live_slots--;
+}
+
+static int op_start(void *ctx, struct job *job, int flat, const struct attempt_spec *spec, struct attempt_started *out,
+                    char *why, size_t why_len)
+{
+    struct core *c = ctx;
+    int i = slot_alloc(c);
+    if (i < 0) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    struct proc_slot *s = &c->slots[i];
+    if (process_start(spec, &s->proc, why, why_len) != 0) {
+        s->next_free = c->free_slot;
+        c->free_slot = i;
+        return -1;
+    }
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i + TAG_FIRST_SLOT};
+    if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, s->proc.pidfd, &ev) != 0)
+        log_error("epoll_ctl(pidfd %d): %s", s->proc.pidfd, strerror(errno));
+    s->job = job;
+    s->flat = flat;
+    s->kill_at_ms = 0;
+    c->live_slots++;
+    job->replicas[flat].proc = i;
+    out->pid = s->proc.pid;
+    out->pid_start = s->proc.start_ticks;
+    return 0;
+}
+
+static void op_stop(void *ctx, struct job *job, int flat, int grace_ms)
+{
+    struct core *c = ctx;
+    int i = job->replicas[flat].proc;
+    if (i < 0 || i >= c->nslots || c->slots[i].job != job)
+        return;
+    struct proc_slot *s = &c->slots[i];
+    process_signal(&s->proc, SIGTERM);
+    if (!s->kill_at_ms)
+        c->pending_kills++;
+    s->kill_at_ms = clock_mono_ms() + (grace_ms > 0 ? grace_ms : 0);
+}
+
+static bool op_kill_lost(void *ctx, int32_t pid, int64_t pid_start)
+{
+    (void)ctx;
+    if (pid <= 0 || pid_start <= 0 || process_start_ticks(pid) != pid_start)
+        return false;
+    struct process p = {.pid = pid, .pidfd = -1};
+    process_signal(&p, SIGKILL);
+    return true;
+}
+
+static void reap_slot(struct core *c, int i)
+{
+    struct proc_slot *s = &c->slots[i];
+    struct replica_exit ex;
+    if (!s->job || process_reap(&s->proc, &ex) != 0)
+        return;
+    struct job *job = s->job;
+    int flat = s->flat;
+    slot_release(c, i);
+    controller_replica_exited(&c->ctl, job, flat, &ex);
+    c->kick = true; /* resources came free */
+}
+
+static void send_due_kills(struct core *c, int64_t now)
+{
+    if (c->pending_kills == 0)
+        return;
+    for (int i = 0; i < c->nslots; i++) {
+        struct proc_slot *s = &c->slots[i];
+        if (s->job && s->kill_at_ms && s->kill_at_ms <= now) {
+            process_signal(&s->proc, SIGKILL);
+            s->kill_at_ms = 0;
+            c->pending_kills--;
+        }
+    }
+}
+
+static int next_timeout_ms(const struct core *c, int64_t now)
+{
+    int64_t wait = -1;
+    for (int i = 0; c->pending_kills > 0 && i < c->nslots; i++) {
+        const struct proc_slot *s = &c->slots[i];
+        if (s->job && s->kill_at_ms) {
+            int64_t left = s->kill_at_ms > now ? s->kill_at_ms - now : 0;
+            if (wait < 0 || left < wait)
+                wait = left;
+        }
+    }
+    if (c->stopping) {
+        int64_t left = c->stop_deadline_ms > now ? c->stop_deadline_ms - now : 0;
+        if (wait < 0 || left < wait)
+            wait = left;
+    }
+    return wait > 1000000 ? 1000000 : (int)wait;
+}
+
+/* --- scheduling, journal ------------------------------------------------ */
+
+static void run_session(struct core *c)
+{
+    struct session ssn;
+    if (session_open(&ssn, &c->cluster, &c->conf, c->ctl.now_ms) != 0) {
+        log_error("scheduling cycle skipped: out of memory");
+        return;
+    }
+    session_run(&ssn);
+    session_close(&ssn);
+    if (!ssn.out_of_memory)
+        controller_apply_session(&c->ctl, &ssn);
+    session_free(&ssn);
+}
+
+static void flush_journal(struct core *c)
+{
+    if (c->ctl.journal.count > 0)
+        store_append(c->store, &c->ctl.journal);
+}
+
+/* --- mailbox ------------------------------------------------------------ */
+
+static void answer_stopping(struct core_request *req)
+{
+    api_fail(&req->status, 503, "ServiceUnavailable", "the job server is shutting down");
+    sem_post(&req->done);
+}
+
+static void begin_stop(struct core *c)
+{
+    c->stopping = true;
+    int stopped = controller_stop_all(&c->ctl);
+    c->stop_deadline_ms = clock_mono_ms() + c->ctl.shutdown_grace_ms + STOP_EXTRA_MS;
+    if (stopped)
+        log_info("stopping %d running task%s (grace up to %d ms)", stopped, stopped == 1 ? "" : "s",
+                 c->ctl.shutdown_grace_ms);
+}
+
+static void drain_mailbox(struct core *c)
+{
+    uint64_t n;
+    if (read(c->mailbox_fd, &n, sizeof n) < 0 && errno != EAGAIN)
+        log_warn("mailbox read: %s", strerror(errno));
+    pthread_mutex_lock(&c->lock);
+    struct core_request *req = c->head;
+    c->head = c->tail = NULL;
+    bool stop = c->stop_requested;
+    pthread_mutex_unlock(&c->lock);
+    while (req) {
+        struct core_request *next = req->next;
+        if (c->stopping)
+            answer_stopping(req);
+        else {
+            core_handle_request(c, req);
+            sem_post(&req->done);
+        }
+        req = next;
+    }
+    if (stop && !c->stopping)
+        begin_stop(c);
+}
+
+int core_call(struct core *c, struct core_request *req)
+{
+    memset(&req->status, 0, sizeof req->status);
+    req->http_code = 0;
+    req->body = NULL;
+    req->log_path = NULL;
+    req->durable_seq = 0;
+    req->next = NULL;
+    sem_init(&req->done, 0, 0);
+    pthread_mutex_lock(&c->lock);
+    bool refused = c->stop_requested;
+    if (!refused) {
+        if (c->tail)
+            c->tail->next = req;
+        else
+            c->head = req;
+        c->tail = req;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (refused) {
+        api_fail(&req->status, 503, "ServiceUnavailable", "the job server is shutting down");
+        sem_destroy(&req->done);
+        return -1;
+    }
+    uint64_t one = 1;
+    if (write(c->mailbox_fd, &one, sizeof one) < 0)
+        log_warn("mailbox write: %s", strerror(errno));
+    while (sem_wait(&req->done) != 0 && errno == EINTR)
+        ;
+    sem_destroy(&req->done);
+    return req->http_code ? 0 : -1;
+}
+
+/* --- the loop ----------------------------------------------------------- */
+
+static void handle_events(struct core *c, const struct epoll_event *evs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t tag = evs[i].data.u64;
+        if (tag == TAG_MAILBOX) {
+            drain_mailbox(c);
+        } else if (tag == TAG_TIMER) {
+            uint64_t ticks;
+            if (read(c->timer_fd, &ticks, sizeof ticks) > 0)
+                c->kick = true;
+        } else {
+            reap_slot(c, (int)(tag - TAG_FIRST_SLOT));
+        }
+    }
+}
+
+/* At the deadline, whatever still runs is killed and waited for, so nothing outlives the server
+ * by accident and every end is recorded. */
+static void kill_leftovers(struct core *c)
+{
+    for (int i = 0; i < c->nslots; i++) {
+        struct proc_slot *s = &c->slots[i];
+        if (!s->job)
+            continue;
+        process_signal(&s->proc, SIGKILL);
+        siginfo_t info;
+        waitid(P_PIDFD, (id_t)s->proc.pidfd, &info, WEXITED);
+        reap_slot(c, i);
+    }
+}
+
+static void *core_main(void *arg)
+{
+    struct core *c = arg;
+    struct epoll_event evs[64];
+    c->ctl.now_ms = clock_wall_ms();
+    c->kick = true;
+    for (;;) {
+        int64_t mono = clock_mono_ms();
+        int n = epoll_wait(c->epfd, evs, 64, next_timeout_ms(c, mono));
+        if (n < 0 && errno != EINTR) {
+            log_error("epoll_wait: %s", strerror(errno));
+            break;
+        }
+        c->ctl.now_ms = clock_wall_ms();
+        handle_events(c, evs, n > 0 ? n : 0);
+        mono = clock_mono_ms();
+        send_due_kills(c, mono);
+        if (c->kick && !c->stopping) {
+            c->kick = false;
+            run_session(c);
+        }
+        if (c->stopping && (c->live_slots == 0 || mono >= c->stop_deadline_ms)) {
+            kill_leftovers(c);
+            flush_journal(c);
+            break;
+        }
+        flush_journal(c);
+    }
+    return NULL;
+}
+
+/* --- start and stop ----------------------------------------------------- */
+
+static int restore_queue(void *ctx, const struct store_queue_row *row) { return controller_restore_queue(ctx, row); }
+static int restore_job(void *ctx, const struct store_job_row *row) { return controller_restore_job(ctx, row); }
+static int restore_attempt(void *ctx, const struct store_attempt_row *row) { return controller_restore_attempt(ctx, row); }
+
+static int load_store(struct core *c, char *err, size_t errlen)
+{
+    const struct store_loader loader = {&c->ctl, restore_queue, restore_job, restore_attempt};
+    uint64_t max_seq = 0;
+    if (store_load(c->store, &loader, &max_seq, err, errlen) != 0)
+        return -1;
+    if (max_seq > c->cluster.seq)
+        c->cluster.seq = max_seq;
+    return 0;
+}
+
+static int open_fds(struct core *c, char *err, size_t errlen)
+{
+    c->epfd = epoll_create1(EPOLL_CLOEXEC);
+    c->mailbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (c->epfd < 0 || c->mailbox_fd < 0 || c->timer_fd < 0) {
+        snprintf(err, errlen, "cannot create the core's event descriptors: %s", strerror(errno));
+        return -1;
+    }
+    struct itimerspec period = {
+        .it_interval = {c->period_ms / 1000, (long)(c->period_ms % 1000) * 1000000L},
+        .it_value = {c->period_ms / 1000, (long)(c->period_ms % 1000) * 1000000L},
+    };
+    struct epoll_event mev = {.events = EPOLLIN, .data.u64 = TAG_MAILBOX};
+    struct epoll_event tev = {.events = EPOLLIN, .data.u64 = TAG_TIMER};
+    if (timerfd_settime(c->timer_fd, 0, &period, NULL) != 0 ||
+        epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->mailbox_fd, &mev) != 0 ||
+        epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->timer_fd, &tev) != 0) {
+        snprintf(err, errlen, "cannot arm the core's event loop: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void core_free(struct core *c)
+{
+    if (c->epfd >= 0)
+        close(c->epfd);
+    if (c->mailbox_fd >= 0)
+        close(c->mailbox_fd);
+    if (c->timer_fd >= 0)
+        close(c->timer_fd);
+    journal_list_free(&c->ctl.journal);
+    cluster_free(&c->cluster);
+    sched_conf_free(&c->conf);
+    free(c->slots);
+    free(c->data_dir);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+int core_start(struct core_config *cfg, struct core **out, char *err, size_t errlen)
+{
+    struct core *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    c->epfd = c->mailbox_fd = c->timer_fd = -1;
+    c->free_slot = -1;
+    c->cluster.nodes = cfg->nodes;
+    c->cluster.nnodes = cfg->nnodes;
+    cfg->nodes = NULL;
+    cfg->nnodes = 0;
+    c->conf = cfg->conf;
+    memset(&cfg->conf, 0, sizeof cfg->conf);
+    c->store = cfg->store;
+    c->data_dir = strdup(cfg->data_dir);
+    c->period_ms = cfg->period_ms > 0 ? cfg->period_ms : 1000;
+    c->ctl = (struct controller){
+        .cluster = &c->cluster,
+        .ops = {c, op_start, op_stop, op_kill_lost},
+        .data_dir = c->data_dir,
+        .now_ms = clock_wall_ms(),
+        .shutdown_grace_ms = cfg->shutdown_grace_ms > 0 ? cfg->shutdown_grace_ms : 10000,
+    };
+    if (!c->data_dir || open_fds(c, err, errlen) != 0 || load_store(c, err, errlen) != 0 ||
+        controller_finish_recovery(&c->ctl) != 0 || store_start_writer(c->store) != 0) {
+        if (!err[0])
+            snprintf(err, errlen, "cannot start the core");
+        core_free(c);
+        return -1;
+    }
+    log_info("state loaded: %d job%s, %d queue%s, %d node%s, last event %llu", c->cluster.njobs,
+             c->cluster.njobs == 1 ? "" : "s", c->cluster.nqueues, c->cluster.nqueues == 1 ? "" : "s",
+             c->cluster.nnodes, c->cluster.nnodes == 1 ? "" : "s", (unsigned long long)c->cluster.seq);
+    if (pthread_create(&c->thread, NULL, core_main, c) != 0) {
+        snprintf(err, errlen, "cannot start the core thread");
+        store_append(c->store, &c->ctl.journal);
+        core_free(c);
+        return -1;
+    }
+    c->thread_started = true;
+    *out = c;
+    return 0;
+}
+
+void core_stop(struct core *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->lock);
+    c->stop_requested = true;
+    pthread_mutex_unlock(&c->lock);
+    uint64_t one = 1;
+    if (write(c->mailbox_fd, &one, sizeof one) < 0)
+        log_warn("mailbox write: %s", strerror(errno));
+    if (c->thread_started)
+        pthread_join(c->thread, NULL);
+    core_free(c);
+}

@@ -1,0 +1,82 @@
+/* The core thread: the one owner of all live state. Gateway threads post requests to its mailbox
+ * and wait; it schedules every period (and at once after a change), runs the controller, watches
+ * task processes and hands every change to the store writer. */
+#ifndef CALDERA_CORE_H
+#define CALDERA_CORE_H
+
+#include <jansson.h>
+#include <semaphore.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/api_status.h"
+#include "scheduler/api/cluster.h"
+#include "scheduler/framework/conf.h"
+#include "store/store.h"
+
+struct core;
+
+struct core_config {
+    const char *data_dir;
+    struct node *nodes;         /* handed over: the core owns them from core_start on */
+    int nnodes;
+    struct sched_conf conf;     /* handed over likewise */
+    struct store *store;        /* opened; the core loads from it and starts its writer */
+    int period_ms;              /* scheduling period (default 1000) */
+    int shutdown_grace_ms;      /* the longest a task is given to stop at shutdown */
+};
+
+enum core_op {
+    CORE_JOB_CREATE,
+    CORE_JOB_GET,
+    CORE_JOB_LIST,
+    CORE_JOB_DELETE,
+    CORE_POD_GET,
+    CORE_POD_LIST,
+    CORE_POD_LOG,
+    CORE_PODGROUP_GET,
+    CORE_PODGROUP_LIST,
+    CORE_NODE_GET,
+    CORE_NODE_LIST,
+    CORE_QUEUE_GET,
+    CORE_QUEUE_LIST,
+};
+
+#define CORE_MAX_SELECTORS 8
+
+struct core_request {
+    enum core_op op;
+    const char *ns;             /* NULL lists every namespace */
+    const char *name;
+    struct job *job;            /* CORE_JOB_CREATE: taken by the core when the answer is 201 */
+    /* labelSelector "k=v,k2=v2" already split (equality only) */
+    int nselectors;
+    const char *selector_key[CORE_MAX_SELECTORS];
+    const char *selector_value[CORE_MAX_SELECTORS];
+    int attempt;                /* CORE_POD_LOG: 1..n, 0 for the latest */
+    bool previous;              /* CORE_POD_LOG: the attempt before the latest */
+
+    /* The answer. */
+    int http_code;              /* 200 or 201 on success; 0 when status says what failed */
+    struct api_status status;
+    json_t *body;               /* the caller owns it */
+    char *log_path;             /* CORE_POD_LOG: absolute path of the log file (caller frees) */
+    uint64_t durable_seq;       /* answer only once the store has committed up to this */
+
+    /* Private to the mailbox. */
+    sem_t done;
+    struct core_request *next;
+};
+
+/* Loads the store into the cluster, starts the writer and the core thread. Returns 0 or -1 with a
+ * sentence in err. */
+int core_start(struct core_config *cfg, struct core **out, char *err, size_t errlen);
+/* Posts a request and waits for the core's answer. Returns 0 when the answer is a success
+ * (http_code set), -1 when req->status says what failed (503 once the core is stopping).
+ * The caller still waits for durable_seq with store_wait() before answering its client. */
+int core_call(struct core *core, struct core_request *req);
+/* Stops every task (SIGTERM, their grace, SIGKILL), records their ends, stops the thread and frees
+ * the state. The store stays open for the caller to close. */
+void core_stop(struct core *core);
+
+#endif

@@ -1,0 +1,275 @@
+/* The core's answers to gateway requests: lookups and renderings of live state, and the two
+ * requests that change it (create and delete a job). Runs on the core thread only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters/node.h"
+#include "adapters/pod.h"
+#include "adapters/podgroup.h"
+#include "adapters/queue.h"
+#include "adapters/volcano_job.h"
+#include "scheduler/core_internal.h"
+
+static json_t *list_object(const char *api_version, const char *kind, uint64_t seq, json_t *items)
+{
+    char rv[24];
+    snprintf(rv, sizeof rv, "%llu", (unsigned long long)seq);
+    return json_pack("{s:s, s:s, s:{s:s}, s:o}", "apiVersion", api_version, "kind", kind, "metadata",
+                     "resourceVersion", rv, "items", items);
+}
+
+static void not_found(struct core_request *req, const char *resource, const char *group, const char *name)
+{
+    api_set_details(&req->status, resource, group, name);
+    api_fail(&req->status, 404, "NotFound", "%s%s%s \"%s\" not found", resource, *group ? "." : "", group, name);
+}
+
+static void answer(struct core_request *req, int code, json_t *body, uint64_t durable_seq)
+{
+    if (!body) {
+        api_fail(&req->status, 500, "InternalError", "out of memory rendering the answer");
+        return;
+    }
+    req->http_code = code;
+    req->body = body;
+    req->durable_seq = durable_seq;
+}
+
+static bool labels_match(const json_t *labels, const struct core_request *req)
+{
+    for (int i = 0; i < req->nselectors; i++) {
+        const char *v = json_string_value(json_object_get(labels, req->selector_key[i]));
+        if (!v || strcmp(v, req->selector_value[i]) != 0)
+            return false;
+    }
+    return true;
+}
+
+static bool in_namespace(const struct job *job, const struct core_request *req)
+{
+    return !job->deleted && (!req->ns || strcmp(job->ns, req->ns) == 0);
+}
+
+/* --- jobs --------------------------------------------------------------- */
+
+static void job_create(struct core *c, struct core_request *req)
+{
+    uint64_t seq;
+    if (controller_create_job(&c->ctl, req->job, &seq, &req->status) != 0)
+        return;
+    struct job *job = req->job;
+    req->job = NULL; /* the cluster owns it now */
+    c->kick = true;
+    answer(req, 201, volcano_job_render(job), seq);
+}
+
+static void job_get(struct core *c, struct core_request *req)
+{
+    struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
+    if (!job)
+        return not_found(req, "jobs", "batch.volcano.sh", req->name);
+    answer(req, 200, volcano_job_render(job), job->resource_version);
+}
+
+static void job_list(struct core *c, struct core_request *req)
+{
+    json_t *items = json_array();
+    for (const struct job *job = c->cluster.first; job; job = job->next) {
+        if (!in_namespace(job, req))
+            continue;
+        if (req->nselectors && !labels_match(json_object_get(json_object_get(job->manifest, "metadata"), "labels"), req))
+            continue;
+        json_array_append_new(items, volcano_job_render(job));
+    }
+    answer(req, 200, list_object(VOLCANO_JOB_API_VERSION, "JobList", c->cluster.seq, items), c->cluster.seq);
+}
+
+static void job_delete(struct core *c, struct core_request *req)
+{
+    struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
+    if (!job)
+        return not_found(req, "jobs", "batch.volcano.sh", req->name);
+    char uid[UUID_STR_LEN];
+    snprintf(uid, sizeof uid, "%s", job->uid);
+    uint64_t seq = controller_delete_job(&c->ctl, job); /* may free the job */
+    c->kick = true;
+    answer(req, 200,
+           json_pack("{s:s, s:s, s:{}, s:s, s:{s:s, s:s, s:s, s:s}}", "kind", "Status", "apiVersion", "v1", "metadata",
+                     "status", "Success", "details", "name", req->name, "group", "batch.volcano.sh", "kind", "jobs",
+                     "uid", uid),
+           seq);
+}
+
+/* --- pods --------------------------------------------------------------- */
+
+/* Pods exist once their PodGroup has left Pending, as Volcano creates them. */
+static bool pods_exist(const struct job *job) { return job->pg.phase != PG_PENDING; }
+
+static const char *node_name(const struct core *c, const struct replica *r)
+{
+    return r->node >= 0 && r->node < c->cluster.nnodes ? c->cluster.nodes[r->node].name : NULL;
+}
+
+static void pod_list(struct core *c, struct core_request *req)
+{
+    json_t *items = json_array();
+    for (const struct job *job = c->cluster.first; job; job = job->next) {
+        if (!in_namespace(job, req) || !pods_exist(job))
+            continue;
+        for (int t = 0; t < job->ntasks; t++) {
+            for (int i = 0; i < job->tasks[t].replicas; i++) {
+                json_t *pod = pod_render(job, t, i, node_name(c, &job->replicas[job->task_first[t] + i]));
+                if (req->nselectors && !labels_match(json_object_get(json_object_get(pod, "metadata"), "labels"), req)) {
+                    json_decref(pod);
+                    continue;
+                }
+                json_array_append_new(items, pod);
+            }
+        }
+    }
+    answer(req, 200, list_object("v1", "PodList", c->cluster.seq, items), c->cluster.seq);
+}
+
+static struct job *find_pod(struct core *c, struct core_request *req, int *task, int *index)
+{
+    struct job *job = cluster_find_pod(&c->cluster, req->ns, req->name, task, index);
+    if (!job || !pods_exist(job)) {
+        not_found(req, "pods", "", req->name);
+        return NULL;
+    }
+    return job;
+}
+
+static void pod_get(struct core *c, struct core_request *req)
+{
+    int task, index;
+    struct job *job = find_pod(c, req, &task, &index);
+    if (job)
+        answer(req, 200, pod_render(job, task, index, node_name(c, job_replica(job, task, index))),
+               job->resource_version);
+}
+
+static void pod_log(struct core *c, struct core_request *req)
+{
+    int task, index;
+    struct job *job = find_pod(c, req, &task, &index);
+    if (!job)
+        return;
+    const struct replica *r = job_replica(job, task, index);
+    const char *container = job->tasks[task].container_name;
+    uint32_t attempt = r->attempts;
+    if (req->previous)
+        attempt = r->attempts > 1 ? r->attempts - 1 : 0;
+    else if (req->attempt > 0)
+        attempt = (uint32_t)req->attempt <= r->attempts ? (uint32_t)req->attempt : 0;
+    if (attempt == 0) {
+        if (r->attempts == 0)
+            api_fail(&req->status, 400, "BadRequest", "container \"%s\" in pod \"%s\" is waiting to start: %s",
+                     container, req->name, r->node >= 0 ? "ContainerCreating" : "PodScheduling");
+        else
+            api_fail(&req->status, 400, "BadRequest", "%s container \"%s\" in pod \"%s\" not found (it has run %u time%s)",
+                     req->previous ? "previous terminated" : "that attempt of", container, req->name, r->attempts,
+                     r->attempts == 1 ? "" : "s");
+        return;
+    }
+    char rel[512], pod[320];
+    job_pod_name(job, task, index, pod, sizeof pod);
+    controller_log_relpath(job, pod, attempt, rel, sizeof rel);
+    if (asprintf(&req->log_path, "%s/%s", c->data_dir, rel) < 0) {
+        req->log_path = NULL;
+        api_fail(&req->status, 500, "InternalError", "out of memory");
+        return;
+    }
+    answer(req, 200, json_object(), 0);
+}
+
+/* --- podgroups, nodes, queues ------------------------------------------- */
+
+static void podgroup_list(struct core *c, struct core_request *req)
+{
+    json_t *items = json_array();
+    for (const struct job *job = c->cluster.first; job; job = job->next)
+        if (in_namespace(job, req))
+            json_array_append_new(items, podgroup_render(job));
+    answer(req, 200, list_object("scheduling.volcano.sh/v1beta1", "PodGroupList", c->cluster.seq, items), c->cluster.seq);
+}
+
+static void podgroup_get(struct core *c, struct core_request *req)
+{
+    struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
+    if (!job)
+        return not_found(req, "podgroups", "scheduling.volcano.sh", req->name);
+    answer(req, 200, podgroup_render(job), job->resource_version);
+}
+
+static void node_list(struct core *c, struct core_request *req)
+{
+    json_t *items = json_array();
+    for (int i = 0; i < c->cluster.nnodes; i++)
+        json_array_append_new(items, node_render(&c->cluster.nodes[i]));
+    answer(req, 200, list_object("v1", "NodeList", c->cluster.seq, items), c->cluster.seq);
+}
+
+static void node_get(struct core *c, struct core_request *req)
+{
+    int i = cluster_find_node(&c->cluster, req->name);
+    if (i < 0)
+        return not_found(req, "nodes", "", req->name);
+    answer(req, 200, node_render(&c->cluster.nodes[i]), c->cluster.seq);
+}
+
+static struct queue_counts count_podgroups(const struct core *c, const struct queue *q)
+{
+    struct queue_counts n = {0};
+    for (const struct job *job = c->cluster.first; job; job = job->next) {
+        if (job->deleted || strcmp(job->queue, q->name) != 0)
+            continue;
+        switch (job->pg.phase) {
+        case PG_PENDING: n.pending++; break;
+        case PG_INQUEUE: n.inqueue++; break;
+        case PG_RUNNING: n.running++; break;
+        case PG_COMPLETED: n.completed++; break;
+        default: n.unknown++; break;
+        }
+    }
+    return n;
+}
+
+static void queue_list(struct core *c, struct core_request *req)
+{
+    json_t *items = json_array();
+    for (int i = 0; i < c->cluster.nqueues; i++) {
+        struct queue_counts n = count_podgroups(c, c->cluster.queues[i]);
+        json_array_append_new(items, queue_render(c->cluster.queues[i], &n));
+    }
+    answer(req, 200, list_object("scheduling.volcano.sh/v1beta1", "QueueList", c->cluster.seq, items), c->cluster.seq);
+}
+
+static void queue_get(struct core *c, struct core_request *req)
+{
+    struct queue *q = cluster_find_queue(&c->cluster, req->name);
+    if (!q)
+        return not_found(req, "queues", "scheduling.volcano.sh", req->name);
+    struct queue_counts n = count_podgroups(c, q);
+    answer(req, 200, queue_render(q, &n), q->resource_version);
+}
+
+void core_handle_request(struct core *c, struct core_request *req)
+{
+    switch (req->op) {
+    case CORE_JOB_CREATE: job_create(c, req); break;
+    case CORE_JOB_GET: job_get(c, req); break;
+    case CORE_JOB_LIST: job_list(c, req); break;
+    case CORE_JOB_DELETE: job_delete(c, req); break;
+    case CORE_POD_GET: pod_get(c, req); break;
+    case CORE_POD_LIST: pod_list(c, req); break;
+    case CORE_POD_LOG: pod_log(c, req); break;
+    case CORE_PODGROUP_GET: podgroup_get(c, req); break;
+    case CORE_PODGROUP_LIST: podgroup_list(c, req); break;
+    case CORE_NODE_GET: node_get(c, req); break;
+    case CORE_NODE_LIST: node_list(c, req); break;
+    case CORE_QUEUE_GET: queue_get(c, req); break;
+    case CORE_QUEUE_LIST: queue_list(c, req); break;
+    }
+}

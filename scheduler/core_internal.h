@@ -1,0 +1,46 @@
+/* The core's private state, shared by its loop (core.c) and its request handlers (core_api.c). */
+#ifndef CALDERA_CORE_INTERNAL_H
+#define CALDERA_CORE_INTERNAL_H
+
+#include <pthread.h>
+
+#include "scheduler/controller/controller.h"
+#include "scheduler/core.h"
+#include "scheduler/runtime/process.h"
+
+/* A running attempt's process, found by the epoll tag of its pidfd. */
+struct proc_slot {
+    struct job *job;     /* NULL when the slot is free */
+    int flat;            /* the replica */
+    struct process proc;
+    int64_t kill_at_ms;  /* monotonic time to send SIGKILL, 0 when no stop is pending */
+    int next_free;
+};
+
+struct core {
+    pthread_t thread;
+    bool thread_started;
+    int epfd, mailbox_fd, timer_fd;
+
+    pthread_mutex_t lock;        /* guards the mailbox fields below */
+    struct core_request *head, *tail;
+    bool stop_requested;
+
+    /* Owned by the core thread from core_start on. */
+    struct cluster cluster;
+    struct controller ctl;
+    struct sched_conf conf;
+    struct store *store;
+    char *data_dir;
+    int period_ms;
+    bool stopping;               /* shutdown in progress: new requests get 503 */
+    int64_t stop_deadline_ms;    /* monotonic: SIGKILL whatever is left after this */
+    bool kick;                   /* schedule at the end of this loop iteration */
+    struct proc_slot *slots;
+    int nslots, free_slot, live_slots, pending_kills;
+};
+
+/* Answers one request on the core thread. */
+void core_handle_request(struct core *c, struct core_request *req);
+
+#endif

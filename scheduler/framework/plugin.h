@@ -1,0 +1,38 @@
+/* How plugins and actions plug into the framework: a name and functions, like Slurm's plugin
+ * structs and Volcano's Plugin/Action interfaces. The registry knows every built-in one. */
+#ifndef CALDERA_PLUGIN_H
+#define CALDERA_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "scheduler/framework/session.h"
+
+struct plugin_def {
+    const char *name;
+    /* Registers the plugin's callbacks for this session; *state is passed back to them. Returns 0 or -1. */
+    int (*open)(struct session *ssn, const struct plugin_conf *conf, int tier, void **state);
+    /* Writes verdicts (e.g. gang's Unschedulable messages) and frees the state. May be NULL. */
+    void (*close)(struct session *ssn, void *state);
+};
+
+struct action_def {
+    const char *name;
+    void (*execute)(struct session *ssn);
+};
+
+/* The built-in implementation of a name, or NULL. */
+const struct plugin_def *plugin_find(const char *name);
+const struct action_def *action_find(const char *name);
+/* True for every name Volcano (or Caldera's extensions) defines, implemented here or not yet. */
+bool plugin_name_known(const char *name);
+bool action_name_known(const char *name);
+/* Comma-separated lists of the known names for error messages, written into buf. */
+const char *plugin_names_known(char *buf, size_t len);
+const char *action_names_known(char *buf, size_t len);
+
+/* The built-ins. */
+extern const struct plugin_def plugin_priority, plugin_gang, plugin_conformance, plugin_predicates;
+extern const struct action_def action_enqueue, action_allocate, action_backfill;
+
+#endif

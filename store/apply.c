@@ -1,0 +1,186 @@
+/* Turns journal entries into rows: the write path's prepared statements and the one function that
+ * binds an entry to them. Runs on whichever thread owns the connection (the writer, normally). */
+#include "store/store_internal.h"
+
+#include <stdio.h>
+
+static const char *const sql_begin = "BEGIN IMMEDIATE";
+static const char *const sql_commit = "COMMIT";
+static const char *const sql_rollback = "ROLLBACK";
+static const char *const sql_event =
+    "INSERT INTO events(seq, time_ms, kind, namespace, name, job_uid, from_phase, to_phase, reason, message)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+static const char *const sql_job_create =
+    "INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json, resource_version, deleted_ms)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL)";
+static const char *const sql_job_status = "UPDATE jobs SET status_json = ?2, resource_version = ?3 WHERE uid = ?1";
+static const char *const sql_job_delete = "UPDATE jobs SET deleted_ms = ?2, resource_version = ?3 WHERE uid = ?1";
+static const char *const sql_attempt_start =
+    "INSERT INTO attempts(job_uid, pod, attempt, task, idx, job_version, node, pid, pid_start, start_ms,"
+    " end_ms, exit_code, reason, message, log_path)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, NULL, '', '', ?11)";
+static const char *const sql_attempt_end =
+    "UPDATE attempts SET end_ms = ?4, exit_code = ?5, reason = ?6, message = ?7"
+    " WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
+static const char *const sql_queue_put = "INSERT OR REPLACE INTO queues(name, json) VALUES(?1, ?2)";
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out, char *err, size_t errlen)
+{
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) == SQLITE_OK)
+        return 0;
+    snprintf(err, errlen, "cannot prepare \"%s\": %s", sql, sqlite3_errmsg(db));
+    return -1;
+}
+
+int store_stmts_prepare(sqlite3 *db, struct store_stmts *st, char *err, size_t errlen)
+{
+    if (prepare(db, sql_begin, &st->begin, err, errlen) || prepare(db, sql_commit, &st->commit, err, errlen) ||
+        prepare(db, sql_rollback, &st->rollback, err, errlen) || prepare(db, sql_event, &st->event, err, errlen) ||
+        prepare(db, sql_job_create, &st->job_create, err, errlen) ||
+        prepare(db, sql_job_status, &st->job_status, err, errlen) ||
+        prepare(db, sql_job_delete, &st->job_delete, err, errlen) ||
+        prepare(db, sql_attempt_start, &st->attempt_start, err, errlen) ||
+        prepare(db, sql_attempt_end, &st->attempt_end, err, errlen) ||
+        prepare(db, sql_queue_put, &st->queue_put, err, errlen)) {
+        store_stmts_finalize(st);
+        return -1;
+    }
+    return 0;
+}
+
+void store_stmts_finalize(struct store_stmts *st)
+{
+    sqlite3_stmt **all[] = {&st->begin,      &st->commit,        &st->rollback,    &st->event,
+                            &st->job_create, &st->job_status,    &st->job_delete,  &st->attempt_start,
+                            &st->attempt_end, &st->queue_put};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        sqlite3_finalize(*all[i]); /* a no-op on NULL */
+        *all[i] = NULL;
+    }
+}
+
+int store_stmt_run(sqlite3_stmt *stmt)
+{
+    int rc = sqlite3_step(stmt);
+    sqlite3_reset(stmt);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+/* SQLITE_STATIC: the entry outlives the step that reads the text, and every parameter is bound
+ * again before the next step, so SQLite never needs a copy. A missing string is stored as "". */
+static void bind_text(sqlite3_stmt *stmt, int i, const char *s)
+{
+    sqlite3_bind_text(stmt, i, s ? s : "", -1, SQLITE_STATIC);
+}
+
+static int insert_event(sqlite3_stmt *stmt, const struct journal_event *ev)
+{
+    sqlite3_bind_int64(stmt, 1, (sqlite3_int64)ev->seq);
+    sqlite3_bind_int64(stmt, 2, ev->time_ms);
+    bind_text(stmt, 3, ev->kind);
+    bind_text(stmt, 4, ev->ns);
+    bind_text(stmt, 5, ev->name);
+    bind_text(stmt, 6, ev->job_uid);
+    bind_text(stmt, 7, ev->from_phase);
+    bind_text(stmt, 8, ev->to_phase);
+    bind_text(stmt, 9, ev->reason);
+    bind_text(stmt, 10, ev->message);
+    return store_stmt_run(stmt);
+}
+
+/* The job an entry changes: its own job_uid, else the event's (the core may fill either). */
+static const char *entry_job_uid(const struct journal_entry *e)
+{
+    return e->job_uid && *e->job_uid ? e->job_uid : e->ev.job_uid;
+}
+
+static int insert_job(sqlite3_stmt *stmt, const struct journal_entry *e)
+{
+    bind_text(stmt, 1, entry_job_uid(e));
+    bind_text(stmt, 2, e->ns);
+    bind_text(stmt, 3, e->name);
+    sqlite3_bind_int64(stmt, 4, e->created_ms);
+    bind_text(stmt, 5, e->spec_json);
+    bind_text(stmt, 6, e->status_json);
+    sqlite3_bind_int64(stmt, 7, (sqlite3_int64)e->ev.seq);
+    return store_stmt_run(stmt);
+}
+
+static int update_job_status(sqlite3_stmt *stmt, const struct journal_entry *e)
+{
+    bind_text(stmt, 1, entry_job_uid(e));
+    bind_text(stmt, 2, e->status_json);
+    sqlite3_bind_int64(stmt, 3, (sqlite3_int64)e->ev.seq);
+    return store_stmt_run(stmt);
+}
+
+static int mark_job_deleted(sqlite3_stmt *stmt, const struct journal_entry *e)
+{
+    bind_text(stmt, 1, entry_job_uid(e));
+    sqlite3_bind_int64(stmt, 2, e->ev.time_ms);
+    sqlite3_bind_int64(stmt, 3, (sqlite3_int64)e->ev.seq);
+    return store_stmt_run(stmt);
+}
+
+static int insert_attempt(sqlite3_stmt *stmt, const struct journal_attempt *a)
+{
+    bind_text(stmt, 1, a->job_uid);
+    bind_text(stmt, 2, a->pod);
+    sqlite3_bind_int(stmt, 3, a->attempt);
+    bind_text(stmt, 4, a->task);
+    sqlite3_bind_int(stmt, 5, a->index);
+    sqlite3_bind_int(stmt, 6, a->job_version);
+    bind_text(stmt, 7, a->node);
+    sqlite3_bind_int(stmt, 8, a->pid);
+    sqlite3_bind_int64(stmt, 9, a->pid_start);
+    sqlite3_bind_int64(stmt, 10, a->start_ms);
+    bind_text(stmt, 11, a->log_path);
+    return store_stmt_run(stmt);
+}
+
+static int end_attempt(sqlite3_stmt *stmt, const struct journal_attempt *a)
+{
+    bind_text(stmt, 1, a->job_uid);
+    bind_text(stmt, 2, a->pod);
+    sqlite3_bind_int(stmt, 3, a->attempt);
+    sqlite3_bind_int64(stmt, 4, a->end_ms);
+    sqlite3_bind_int(stmt, 5, a->exit_code);
+    bind_text(stmt, 6, a->reason);
+    bind_text(stmt, 7, a->message);
+    return store_stmt_run(stmt);
+}
+
+static int put_queue(sqlite3_stmt *stmt, const struct journal_entry *e)
+{
+    bind_text(stmt, 1, e->queue_name);
+    bind_text(stmt, 2, e->queue_json);
+    return store_stmt_run(stmt);
+}
+
+int store_apply_entry(const struct store_stmts *st, const struct journal_entry *e)
+{
+    int rc = insert_event(st->event, &e->ev);
+    if (rc != SQLITE_OK)
+        return rc;
+    switch (e->op) {
+    case JOURNAL_EVENT:
+        return SQLITE_OK;
+    case JOURNAL_JOB_CREATE:
+        return insert_job(st->job_create, e);
+    case JOURNAL_JOB_STATUS:
+        return update_job_status(st->job_status, e);
+    case JOURNAL_JOB_DELETE:
+        return mark_job_deleted(st->job_delete, e);
+    case JOURNAL_ATTEMPT_START:
+        rc = insert_attempt(st->attempt_start, &e->attempt);
+        /* an attempt that ended as it began (it could not start) carries its end too */
+        if (rc == SQLITE_OK && e->attempt.end_ms != 0)
+            rc = end_attempt(st->attempt_end, &e->attempt);
+        return rc;
+    case JOURNAL_ATTEMPT_END:
+        return end_attempt(st->attempt_end, &e->attempt);
+    case JOURNAL_QUEUE_PUT:
+        return put_queue(st->queue_put, e);
+    }
+    return SQLITE_MISUSE; /* an op this build does not know: refuse rather than drop it silently */
+}

@@ -1,0 +1,156 @@
+/* Start-up recovery: streams queues, live jobs and their attempts from the database to the core's
+ * loader, one statement per table (never a query per job), inside one read transaction. */
+#include "store/store_internal.h"
+
+#include <stdio.h>
+
+static const char *const sql_queues = "SELECT name, json FROM queues ORDER BY name";
+/* Live jobs in creation order: the UNIQUE partial index jobs_live_created delivers this order. */
+static const char *const sql_jobs =
+    "SELECT uid, namespace, name, created_ms, resource_version, spec_json, status_json"
+    " FROM jobs WHERE deleted_ms IS NULL ORDER BY created_ms, uid";
+/* The outer loop walks jobs_live_created, the inner one a range of the attempts primary key, so the
+ * rows come out in this order without a sort. */
+static const char *const sql_attempts =
+    "SELECT a.job_uid, a.pod, a.task, a.idx, a.attempt, a.job_version, a.node, a.pid, a.pid_start,"
+    " a.start_ms, a.end_ms, a.exit_code, a.reason, a.message, a.log_path"
+    " FROM jobs j JOIN attempts a ON a.job_uid = j.uid"
+    " WHERE j.deleted_ms IS NULL ORDER BY j.created_ms, j.uid, a.pod, a.attempt";
+
+/* Text of a column, "" for NULL, so loaders never see a NULL string. */
+static const char *col_text(sqlite3_stmt *stmt, int i)
+{
+    const char *s = (const char *)sqlite3_column_text(stmt, i);
+    return s ? s : "";
+}
+
+static void fill_queue(sqlite3_stmt *stmt, void *out)
+{
+    struct store_queue_row *row = out;
+    *row = (struct store_queue_row){.name = col_text(stmt, 0), .json = col_text(stmt, 1)};
+}
+
+static void fill_job(sqlite3_stmt *stmt, void *out)
+{
+    struct store_job_row *row = out;
+    *row = (struct store_job_row){
+        .uid = col_text(stmt, 0),
+        .ns = col_text(stmt, 1),
+        .name = col_text(stmt, 2),
+        .created_ms = sqlite3_column_int64(stmt, 3),
+        .resource_version = (uint64_t)sqlite3_column_int64(stmt, 4),
+        .spec_json = col_text(stmt, 5),
+        .status_json = col_text(stmt, 6),
+    };
+}
+
+static void fill_attempt(sqlite3_stmt *stmt, void *out)
+{
+    struct store_attempt_row *row = out;
+    *row = (struct store_attempt_row){
+        .job_uid = col_text(stmt, 0),
+        .pod = col_text(stmt, 1),
+        .task = col_text(stmt, 2),
+        .index = sqlite3_column_int(stmt, 3),
+        .attempt = sqlite3_column_int(stmt, 4),
+        .job_version = sqlite3_column_int(stmt, 5),
+        .node = col_text(stmt, 6),
+        .pid = sqlite3_column_int(stmt, 7),
+        .pid_start = sqlite3_column_int64(stmt, 8),
+        .start_ms = sqlite3_column_int64(stmt, 9),
+        .ended = sqlite3_column_type(stmt, 10) != SQLITE_NULL,
+        .end_ms = sqlite3_column_int64(stmt, 10),
+        .exit_code = sqlite3_column_int(stmt, 11),
+        .reason = col_text(stmt, 12),
+        .message = col_text(stmt, 13),
+        .log_path = col_text(stmt, 14),
+    };
+}
+
+static int deliver_queue(const struct store_loader *l, const void *row) { return l->queue(l->ctx, row); }
+static int deliver_job(const struct store_loader *l, const void *row) { return l->job(l->ctx, row); }
+static int deliver_attempt(const struct store_loader *l, const void *row) { return l->attempt(l->ctx, row); }
+
+/* One table's rows, each filled into its row struct and handed to its loader callback. */
+struct row_stream {
+    const char *what; /* "queues", "jobs", "attempts": for messages */
+    const char *sql;
+    void (*fill)(sqlite3_stmt *stmt, void *row);
+    int (*deliver)(const struct store_loader *l, const void *row);
+};
+
+static int stream_rows(sqlite3 *db, const struct row_stream *rs, const struct store_loader *loader,
+                       const char *path, char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt;
+    if (sqlite3_prepare_v2(db, rs->sql, -1, &stmt, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "database %s: cannot read %s: %s", path, rs->what, sqlite3_errmsg(db));
+        return -1;
+    }
+    /* Big enough for any of the three row types. */
+    union {
+        struct store_queue_row q;
+        struct store_job_row j;
+        struct store_attempt_row a;
+    } row;
+    int rc, result = 0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        rs->fill(stmt, &row);
+        if (rs->deliver(loader, &row) != 0) {
+            snprintf(err, errlen, "database %s: loading %s stopped: the loader refused a row", path, rs->what);
+            result = -1;
+            break;
+        }
+    }
+    if (result == 0 && rc != SQLITE_DONE) {
+        snprintf(err, errlen, "database %s: cannot read %s: %s", path, rs->what, sqlite3_errmsg(db));
+        result = -1;
+    }
+    sqlite3_finalize(stmt);
+    return result;
+}
+
+static int load_all(struct store *s, const struct store_loader *loader, char *err, size_t errlen)
+{
+    const struct row_stream streams[] = {
+        {"queues", sql_queues, fill_queue, loader->queue ? deliver_queue : NULL},
+        {"jobs", sql_jobs, fill_job, loader->job ? deliver_job : NULL},
+        {"attempts", sql_attempts, fill_attempt, loader->attempt ? deliver_attempt : NULL},
+    };
+    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
+        if (streams[i].deliver && stream_rows(s->db, &streams[i], loader, s->path, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int store_read_max_seq(sqlite3 *db, const char *path, uint64_t *max_seq, char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt;
+    int rc = sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(seq), 0) FROM events", -1, &stmt, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+        *max_seq = (uint64_t)sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    if (rc == SQLITE_ROW)
+        return 0;
+    snprintf(err, errlen, "database %s: cannot read the last event: %s", path, sqlite3_errmsg(db));
+    return -1;
+}
+
+/* A NULL callback skips its table. One read transaction makes the three reads one snapshot. */
+int store_load(struct store *s, const struct store_loader *loader, uint64_t *max_seq, char *err, size_t errlen)
+{
+    if (s->writer_started) {
+        snprintf(err, errlen, "store_load must run before the writer starts (database %s)", s->path);
+        return -1;
+    }
+    if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "database %s: cannot begin reading: %s", s->path, sqlite3_errmsg(s->db));
+        return -1;
+    }
+    int result = load_all(s, loader, err, errlen);
+    if (result == 0)
+        result = store_read_max_seq(s->db, s->path, max_seq, err, errlen);
+    sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL); /* read-only transaction: ending it cannot lose data */
+    return result;
+}

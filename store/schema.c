@@ -1,0 +1,127 @@
+/* The schema's migrations, oldest first. A released script is never edited: a later change appends
+ * a new script, and every database walks the same path from whatever version it is at. */
+#include "store/schema.h"
+
+#include <stdio.h>
+
+/* Version 1: jobs (live and deleted), attempts, the event log, queues. Every text column the writer
+ * fills is NOT NULL (it binds "" for a missing string), so readers never see NULL where they expect
+ * text; the only NULLs are jobs.deleted_ms (live) and attempts.end_ms/exit_code (not ended). */
+static const char migration_1[] =
+    "CREATE TABLE jobs ("
+    "  uid TEXT NOT NULL PRIMARY KEY,"
+    "  namespace TEXT NOT NULL,"
+    "  name TEXT NOT NULL,"
+    "  created_ms INTEGER NOT NULL,"
+    "  spec_json TEXT NOT NULL,"
+    "  status_json TEXT NOT NULL,"
+    "  resource_version INTEGER NOT NULL,"
+    "  deleted_ms INTEGER"
+    ");"
+    /* One live job per name; a deleted job's name may be reused. */
+    "CREATE UNIQUE INDEX jobs_live_name ON jobs(namespace, name) WHERE deleted_ms IS NULL;"
+    /* History: the newest job with a name, live or deleted. */
+    "CREATE INDEX jobs_by_name ON jobs(namespace, name, created_ms);"
+    /* Recovery streams live jobs (and, joined, their attempts) in creation order without sorting.
+     * UNIQUE (uid is) and uid NOT NULL are what let the planner see that this order is total, so the
+     * join with attempts needs no sort either. */
+    "CREATE UNIQUE INDEX jobs_live_created ON jobs(created_ms, uid) WHERE deleted_ms IS NULL;"
+    /* Clustered by job: recovery and history read a job's attempts as one range. */
+    "CREATE TABLE attempts ("
+    "  job_uid TEXT NOT NULL,"
+    "  pod TEXT NOT NULL,"
+    "  attempt INTEGER NOT NULL,"
+    "  task TEXT NOT NULL,"
+    "  idx INTEGER NOT NULL,"
+    "  job_version INTEGER NOT NULL,"
+    "  node TEXT NOT NULL,"
+    "  pid INTEGER NOT NULL,"
+    "  pid_start INTEGER NOT NULL,"
+    "  start_ms INTEGER NOT NULL,"
+    "  end_ms INTEGER,"
+    "  exit_code INTEGER,"
+    "  reason TEXT NOT NULL DEFAULT '',"
+    "  message TEXT NOT NULL DEFAULT '',"
+    "  log_path TEXT NOT NULL,"
+    "  PRIMARY KEY (job_uid, pod, attempt)"
+    ") WITHOUT ROWID;"
+    "CREATE TABLE events ("
+    "  seq INTEGER PRIMARY KEY,"
+    "  time_ms INTEGER NOT NULL,"
+    "  kind TEXT NOT NULL,"
+    "  namespace TEXT NOT NULL,"
+    "  name TEXT NOT NULL,"
+    "  job_uid TEXT NOT NULL,"
+    "  from_phase TEXT NOT NULL,"
+    "  to_phase TEXT NOT NULL,"
+    "  reason TEXT NOT NULL,"
+    "  message TEXT NOT NULL"
+    ");"
+    "CREATE INDEX events_by_job ON events(job_uid, seq);"
+    "CREATE TABLE queues ("
+    "  name TEXT NOT NULL PRIMARY KEY,"
+    "  json TEXT NOT NULL"
+    ");";
+
+/* migrations[i] takes user_version i to i+1. Append only. */
+static const char *const migrations[] = {
+    migration_1,
+};
+
+int schema_latest_version(void) { return (int)(sizeof migrations / sizeof migrations[0]); }
+
+int schema_read_version(sqlite3 *db, int *version)
+{
+    sqlite3_stmt *stmt;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) {
+        *version = sqlite3_column_int(stmt, 0);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(stmt);
+    return rc;
+}
+
+/* One migration and its version bump in one transaction: both happen or neither does. */
+static int apply_migration(sqlite3 *db, int to_version, char *why, size_t whylen)
+{
+    char bump[64];
+    snprintf(bump, sizeof bump, "PRAGMA user_version = %d", to_version);
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, migrations[to_version - 1], NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, bump, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(why, whylen, "%s", sqlite3_errmsg(db));
+        if (!sqlite3_get_autocommit(db))
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+int schema_migrate(sqlite3 *db, const char *path, int target, int *applied, char *err, size_t errlen)
+{
+    if (applied)
+        *applied = 0;
+    int version;
+    int rc = schema_read_version(db, &version);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "database %s: cannot read its schema version: %s", path, sqlite3_errmsg(db));
+        return -1;
+    }
+    if (target > schema_latest_version())
+        target = schema_latest_version();
+    for (int v = version + 1; v <= target; v++) {
+        char why[512];
+        if (apply_migration(db, v, why, sizeof why) != 0) {
+            snprintf(err, errlen, "database %s: migration to schema version %d failed: %s", path, v, why);
+            return -1;
+        }
+        if (applied)
+            (*applied)++;
+    }
+    return 0;
+}

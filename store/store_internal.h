@@ -1,0 +1,83 @@
+/* The store's private state and the seams between its files (db.c opens and closes, apply.c turns
+ * entries into rows, writer.c runs the commit thread, recovery.c reads back). Not for other modules. */
+#ifndef CALDERA_STORE_INTERNAL_H
+#define CALDERA_STORE_INTERNAL_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+/* Commit retry policy: back-off doubles from the first to the max; at close a failing commit is
+ * retried until the drain deadline, then the remaining entries are dropped (and counted in the log). */
+#define STORE_RETRY_FIRST_MS 50
+#define STORE_RETRY_MAX_MS 1000
+#define STORE_CLOSE_DRAIN_MS 5000
+/* Bounds one transaction, so a burst still commits (and acknowledges) in steps of bounded latency. */
+#define STORE_BATCH_MAX 20000
+
+/* The write path's prepared statements, prepared once at open and reused for every entry. */
+struct store_stmts {
+    sqlite3_stmt *begin, *commit, *rollback;
+    sqlite3_stmt *event;
+    sqlite3_stmt *job_create, *job_status, *job_delete;
+    sqlite3_stmt *attempt_start, *attempt_end;
+    sqlite3_stmt *queue_put;
+};
+
+struct store {
+    char *path;
+    /* The read-write connection, opened without SQLite's own mutex: exactly one thread uses it at a
+     * time, the opener until store_start_writer(), then the writer thread, then store_close() after
+     * the join. */
+    sqlite3 *db;
+    struct store_stmts stmts;
+    int migrations_applied; /* by store_open(); tests read it */
+
+    /* Everything below up to `thread` is guarded by mu. The writer holds mu only to move list
+     * pointers and copy small fields, never across SQLite calls or log writes, so store_append(),
+     * store_wait() and store_health() never wait on I/O. */
+    pthread_mutex_t mu;
+    pthread_cond_t work;      /* the writer waits here: entries queued, or a stop asked */
+    pthread_cond_t committed; /* store_wait() callers wait here (CLOCK_MONOTONIC): committed_seq moved */
+    struct journal_list queue;
+    uint64_t committed_seq;
+    uint64_t commits;         /* transactions committed by the writer: group-commit diagnostics */
+    bool stopping;
+    int64_t stop_deadline_ms; /* monotonic: after it, a stopping writer gives up on a failing commit */
+    bool failing;             /* the last commit attempt failed; health holds why */
+    char health[512];
+    int test_max_pages;       /* store_test_set_max_pages() value not yet applied, 0 when none */
+
+    /* Touched only by the thread that owns the store (start and close). */
+    pthread_t thread;
+    bool writer_started;
+};
+
+/* apply.c */
+int store_stmts_prepare(sqlite3 *db, struct store_stmts *st, char *err, size_t errlen);
+void store_stmts_finalize(struct store_stmts *st);
+/* Runs a statement that returns no rows and resets it. Returns SQLITE_OK or the failing code. */
+int store_stmt_run(sqlite3_stmt *stmt);
+/* Writes one entry's event row and row change inside the open transaction. Returns SQLITE_OK or the
+ * failing code (sqlite3_errmsg() has the detail). */
+int store_apply_entry(const struct store_stmts *st, const struct journal_entry *e);
+
+/* recovery.c: MAX(seq) of events, 0 when there are none. */
+int store_read_max_seq(sqlite3 *db, const char *path, uint64_t *max_seq, char *err, size_t errlen);
+
+/* writer.c */
+int store_sync_init(struct store *s);
+void store_sync_destroy(struct store *s);
+/* Asks the writer to commit what is queued and stop, and waits for it; when no writer thread was
+ * started the queue is committed on the calling thread. The connection stays open. */
+void store_writer_stop(struct store *s);
+
+/* Test hook: sets PRAGMA max_page_count on the writer's connection before its next commit attempt,
+ * so tests can make commits fail with SQLITE_FULL (SQLite never lowers the limit below the current
+ * size: pass 1 to freeze the database at its size, a large number such as 1073741823 to lift it). */
+void store_test_set_max_pages(struct store *s, int pages);
+
+#endif

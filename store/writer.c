@@ -1,0 +1,340 @@
+/* The store writer: one thread that takes everything queued, commits it in one transaction (a group
+ * commit: what arrives during a commit forms the next batch), then wakes the waiters. */
+#include "store/store_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+
+int store_sync_init(struct store *s)
+{
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr) != 0)
+        return -1;
+    /* Waiters use monotonic deadlines, so a wall-clock step neither cuts nor stretches a timeout. */
+    int rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (rc == 0 && (rc = pthread_mutex_init(&s->mu, NULL)) == 0) {
+        if ((rc = pthread_cond_init(&s->work, NULL)) == 0) {
+            if ((rc = pthread_cond_init(&s->committed, &attr)) != 0)
+                pthread_cond_destroy(&s->work);
+        }
+        if (rc != 0)
+            pthread_mutex_destroy(&s->mu);
+    }
+    pthread_condattr_destroy(&attr);
+    return rc == 0 ? 0 : -1;
+}
+
+void store_sync_destroy(struct store *s)
+{
+    pthread_cond_destroy(&s->committed);
+    pthread_cond_destroy(&s->work);
+    pthread_mutex_destroy(&s->mu);
+}
+
+/* ---- the caller's side ---------------------------------------------------------------------- */
+
+void store_append(struct store *s, struct journal_list *entries)
+{
+    if (!entries->head)
+        return;
+    pthread_mutex_lock(&s->mu);
+    if (s->queue.tail)
+        s->queue.tail->next = entries->head;
+    else
+        s->queue.head = entries->head;
+    s->queue.tail = entries->tail;
+    s->queue.count += entries->count;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->mu);
+    *entries = (struct journal_list){0};
+}
+
+static struct timespec monotonic_after_ms(int ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+/* A negative timeout_ms waits without limit. */
+int store_wait(struct store *s, uint64_t seq, int timeout_ms)
+{
+    struct timespec deadline = monotonic_after_ms(timeout_ms > 0 ? timeout_ms : 0);
+    int result = 0;
+    pthread_mutex_lock(&s->mu);
+    while (s->committed_seq < seq) {
+        if (timeout_ms < 0) {
+            pthread_cond_wait(&s->committed, &s->mu);
+        } else if (pthread_cond_timedwait(&s->committed, &s->mu, &deadline) == ETIMEDOUT) {
+            result = s->committed_seq >= seq ? 0 : -1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return result;
+}
+
+uint64_t store_committed_seq(struct store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    uint64_t seq = s->committed_seq;
+    pthread_mutex_unlock(&s->mu);
+    return seq;
+}
+
+const char *store_health(struct store *s, char *buf, size_t len)
+{
+    pthread_mutex_lock(&s->mu);
+    bool failing = s->failing;
+    if (failing)
+        snprintf(buf, len, "%s", s->health);
+    pthread_mutex_unlock(&s->mu);
+    return failing ? buf : NULL;
+}
+
+void store_test_set_max_pages(struct store *s, int pages)
+{
+    pthread_mutex_lock(&s->mu);
+    s->test_max_pages = pages;
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* ---- the writer's side ---------------------------------------------------------------------- */
+
+/* Splits everything past the first STORE_BATCH_MAX entries off into rest. */
+static void split_batch(struct journal_list *batch, struct journal_list *rest)
+{
+    *rest = (struct journal_list){0};
+    if (batch->count <= STORE_BATCH_MAX)
+        return;
+    struct journal_entry *last = batch->head;
+    for (int i = 1; i < STORE_BATCH_MAX; i++)
+        last = last->next;
+    *rest = (struct journal_list){last->next, batch->tail, batch->count - STORE_BATCH_MAX};
+    last->next = NULL;
+    batch->tail = last;
+    batch->count = STORE_BATCH_MAX;
+}
+
+/* Blocks until entries are queued or a stop is asked, then takes up to STORE_BATCH_MAX of them.
+ * False: stopping, and nothing is left. The whole queue is taken under the lock and the excess
+ * walked and handed back outside it, so store_append() never waits for a 20,000-entry walk. */
+static bool wait_for_batch(struct store *s, struct journal_list *batch)
+{
+    pthread_mutex_lock(&s->mu);
+    while (s->queue.count == 0 && !s->stopping)
+        pthread_cond_wait(&s->work, &s->mu);
+    *batch = s->queue;
+    s->queue = (struct journal_list){0};
+    pthread_mutex_unlock(&s->mu);
+    if (batch->count == 0)
+        return false;
+
+    struct journal_list rest;
+    split_batch(batch, &rest);
+    if (rest.count > 0) {
+        pthread_mutex_lock(&s->mu); /* the excess goes back in front of whatever arrived meanwhile */
+        rest.tail->next = s->queue.head;
+        if (!s->queue.head)
+            s->queue.tail = rest.tail;
+        s->queue.head = rest.head;
+        s->queue.count += rest.count;
+        pthread_mutex_unlock(&s->mu);
+    }
+    return true;
+}
+
+/* Applies store_test_set_max_pages() on the writer's own thread (the connection is not shared);
+ * in production this is one uncontended lock per commit attempt. */
+static void apply_test_max_pages(struct store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int pages = s->test_max_pages;
+    s->test_max_pages = 0;
+    pthread_mutex_unlock(&s->mu);
+    if (pages > 0) {
+        char sql[64];
+        snprintf(sql, sizeof sql, "PRAGMA max_page_count = %d", pages);
+        sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+    }
+}
+
+/* The macro name of a primary result code, for sentences an operator can search for. */
+static const char *result_code_name(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_ERROR: return "SQLITE_ERROR";
+    case SQLITE_PERM: return "SQLITE_PERM";
+    case SQLITE_BUSY: return "SQLITE_BUSY";
+    case SQLITE_LOCKED: return "SQLITE_LOCKED";
+    case SQLITE_NOMEM: return "SQLITE_NOMEM";
+    case SQLITE_READONLY: return "SQLITE_READONLY";
+    case SQLITE_IOERR: return "SQLITE_IOERR";
+    case SQLITE_CORRUPT: return "SQLITE_CORRUPT";
+    case SQLITE_FULL: return "SQLITE_FULL";
+    case SQLITE_CANTOPEN: return "SQLITE_CANTOPEN";
+    case SQLITE_PROTOCOL: return "SQLITE_PROTOCOL";
+    case SQLITE_CONSTRAINT: return "SQLITE_CONSTRAINT";
+    case SQLITE_MISMATCH: return "SQLITE_MISMATCH";
+    case SQLITE_MISUSE: return "SQLITE_MISUSE";
+    case SQLITE_NOTADB: return "SQLITE_NOTADB";
+    default: return "SQLITE error";
+    }
+}
+
+/* Commits the batch in one transaction. On failure rolls back (the batch is untouched and can be
+ * retried as it is) and writes the health sentence into why. */
+static int commit_batch(struct store *s, const struct journal_list *batch, char *why, size_t whylen)
+{
+    const struct store_stmts *st = &s->stmts;
+    int rc = store_stmt_run(st->begin);
+    for (const struct journal_entry *e = batch->head; rc == SQLITE_OK && e; e = e->next)
+        rc = store_apply_entry(st, e);
+    if (rc == SQLITE_OK)
+        rc = store_stmt_run(st->commit);
+    if (rc == SQLITE_OK)
+        return 0;
+    /* The connection's message matches rc unless the failure was ours (an unknown op). */
+    const char *msg = (sqlite3_errcode(s->db) & 0xff) == (rc & 0xff) ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+    snprintf(why, whylen, "%s (%s) while committing events %llu-%llu", msg, result_code_name(rc),
+             (unsigned long long)batch->head->ev.seq, (unsigned long long)batch->tail->ev.seq);
+    /* SQLite may already have rolled back by itself (SQLITE_FULL, SQLITE_IOERR, ...). */
+    if (!sqlite3_get_autocommit(s->db))
+        store_stmt_run(st->rollback);
+    return -1;
+}
+
+/* Acknowledges a committed batch: advances committed_seq, clears health, wakes the waiters. */
+static void publish_commit(struct store *s, const struct journal_list *batch, int failed_attempts)
+{
+    pthread_mutex_lock(&s->mu);
+    if (batch->tail->ev.seq > s->committed_seq) /* monotonic even if the core broke the order */
+        s->committed_seq = batch->tail->ev.seq;
+    s->commits++;
+    s->failing = false;
+    s->health[0] = '\0';
+    pthread_cond_broadcast(&s->committed);
+    pthread_mutex_unlock(&s->mu);
+    if (failed_attempts > 0)
+        log_info("store: commits succeed again: events %llu-%llu written after %d failed attempts",
+                 (unsigned long long)batch->head->ev.seq, (unsigned long long)batch->tail->ev.seq,
+                 failed_attempts);
+}
+
+/* Records a failed attempt as the health sentence; logs only the first failure of a streak. */
+static void record_failure(struct store *s, const char *why)
+{
+    pthread_mutex_lock(&s->mu);
+    bool first = !s->failing;
+    s->failing = true;
+    snprintf(s->health, sizeof s->health, "%s", why);
+    pthread_mutex_unlock(&s->mu);
+    if (first)
+        log_error("store: %s; retrying until it succeeds", why);
+}
+
+static bool drain_deadline_passed(struct store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    bool passed = s->stopping && clock_mono_ms() >= s->stop_deadline_ms;
+    pthread_mutex_unlock(&s->mu);
+    return passed;
+}
+
+/* At close, after the drain deadline: drops the batch and everything still queued, and says how much
+ * was lost. Nothing in them was acknowledged (committed_seq never reached them). */
+static void abandon_all(struct store *s, struct journal_list *batch, const char *why)
+{
+    pthread_mutex_lock(&s->mu);
+    struct journal_list rest = s->queue;
+    s->queue = (struct journal_list){0};
+    pthread_mutex_unlock(&s->mu);
+    uint64_t last = rest.tail ? rest.tail->ev.seq : batch->tail->ev.seq;
+    log_error("store: giving up at shutdown: %d entries (events %llu-%llu) could not be written: %s",
+              batch->count + rest.count, (unsigned long long)batch->head->ev.seq, (unsigned long long)last, why);
+    journal_list_free(batch);
+    journal_list_free(&rest);
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* Commits one batch, retrying a failing database with growing back-off; the batch is kept whole, so
+ * nothing is lost or reordered. Frees the batch once it is committed (or abandoned at close). */
+static void commit_with_retry(struct store *s, struct journal_list *batch)
+{
+    int backoff_ms = STORE_RETRY_FIRST_MS;
+    for (int failed = 0;; failed++) {
+        apply_test_max_pages(s);
+        char why[512];
+        if (commit_batch(s, batch, why, sizeof why) == 0) {
+            publish_commit(s, batch, failed);
+            journal_list_free(batch);
+            return;
+        }
+        record_failure(s, why);
+        if (drain_deadline_passed(s)) {
+            abandon_all(s, batch, why);
+            return;
+        }
+        sleep_ms(backoff_ms);
+        backoff_ms = backoff_ms * 2 < STORE_RETRY_MAX_MS ? backoff_ms * 2 : STORE_RETRY_MAX_MS;
+    }
+}
+
+/* The writer loop: until stopped and drained. */
+static void run_writer(struct store *s)
+{
+    struct journal_list batch;
+    while (wait_for_batch(s, &batch))
+        commit_with_retry(s, &batch);
+}
+
+static void *writer_main(void *arg)
+{
+    run_writer(arg);
+    return NULL;
+}
+
+int store_start_writer(struct store *s)
+{
+    if (s->writer_started)
+        return -1;
+    int rc = pthread_create(&s->thread, NULL, writer_main, s);
+    if (rc != 0) {
+        log_error("store: cannot start the writer thread: %s", strerror(rc));
+        return -1;
+    }
+    s->writer_started = true;
+    return 0;
+}
+
+void store_writer_stop(struct store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->stopping = true;
+    s->stop_deadline_ms = clock_mono_ms() + STORE_CLOSE_DRAIN_MS;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->mu);
+    if (s->writer_started) {
+        pthread_join(s->thread, NULL);
+        s->writer_started = false;
+    } else {
+        run_writer(s); /* entries appended before any writer ran: commit them here */
+    }
+}

@@ -1,0 +1,290 @@
+/* Unit tests of jobctl's pure pieces: ages, tables, views, Status errors and argument parsing.
+ * jobctl's sources are not in the project library, so the pure files are compiled in here. */
+#include "tools/jobctl/args.c"
+#include "tools/jobctl/format.c"
+#include "tools/jobctl/status.c"
+#include "tools/jobctl/table.c"
+#include "tools/jobctl/views.c"
+
+#include "tests/lib/test.h"
+
+#define SEC 1000LL
+#define MIN (60 * SEC)
+#define HOUR (60 * MIN)
+#define DAY (24 * HOUR)
+
+static const char *fmt_age(int64_t ms)
+{
+    static char buf[32];
+    return human_age(ms, buf, sizeof buf);
+}
+
+static void test_human_age(void)
+{
+    CHECK_STR(fmt_age(0), "0s");
+    CHECK_STR(fmt_age(45 * SEC), "45s");
+    CHECK_STR(fmt_age(-1500), "0s");
+    CHECK_STR(fmt_age(-3 * SEC), "<invalid>");
+    CHECK_STR(fmt_age(119 * SEC), "119s");
+    CHECK_STR(fmt_age(2 * MIN + 5 * SEC), "2m5s");
+    CHECK_STR(fmt_age(3 * MIN), "3m");
+    CHECK_STR(fmt_age(12 * MIN + 30 * SEC), "12m");
+    CHECK_STR(fmt_age(179 * MIN), "179m");
+    CHECK_STR(fmt_age(3 * HOUR), "3h");
+    CHECK_STR(fmt_age(3 * HOUR + 20 * MIN), "3h20m");
+    CHECK_STR(fmt_age(12 * HOUR + 5 * MIN), "12h");
+    CHECK_STR(fmt_age(2 * DAY), "2d");
+    CHECK_STR(fmt_age(2 * DAY + 5 * HOUR), "2d5h");
+    CHECK_STR(fmt_age(10 * DAY + 5 * HOUR), "10d");
+    CHECK_STR(fmt_age(800 * DAY), "2y70d");
+    CHECK_STR(fmt_age(3000 * DAY), "8y");
+}
+
+static void test_age_since(void)
+{
+    char buf[32];
+    int64_t then;
+    REQUIRE(rfc3339_parse("2026-11-22T08:15:00Z", &then) == 0);
+    json_t *ts = json_string("2026-11-22T08:15:00Z");
+    CHECK_STR(age_since(ts, then + 45 * SEC, buf, sizeof buf), "45s");
+    CHECK_STR(age_since(ts, then + 3 * HOUR, buf, sizeof buf), "3h");
+    json_decref(ts);
+    ts = json_string("yesterday");
+    CHECK_STR(age_since(ts, then, buf, sizeof buf), "<unknown>");
+    CHECK_STR(age_since(NULL, then, buf, sizeof buf), "<unknown>");
+    json_decref(ts);
+}
+
+static void test_json_at_and_cells(void)
+{
+    json_t *doc = json_loads("{\"a\":{\"b\":[{\"c\":7},{\"c\":\"x\"}],\"t\":true,\"e\":\"\",\"n\":null,\"r\":0.5}}", 0,
+                             NULL);
+    char buf[CELL_LEN];
+    REQUIRE(doc);
+    CHECK_STR(json_cell(json_at(doc, "a.b.0.c"), buf, sizeof buf), "7");
+    CHECK_STR(json_cell(json_at(doc, "a.b.1.c"), buf, sizeof buf), "x");
+    CHECK_STR(json_cell(json_at(doc, "a.t"), buf, sizeof buf), "true");
+    CHECK_STR(json_cell(json_at(doc, "a.e"), buf, sizeof buf), "<none>");
+    CHECK_STR(json_cell(json_at(doc, "a.n"), buf, sizeof buf), "<none>");
+    CHECK_STR(json_cell(json_at(doc, "a.r"), buf, sizeof buf), "0.5");
+    CHECK_STR(json_cell(json_at(doc, "a.b"), buf, sizeof buf), "<array>");
+    CHECK_STR(json_cell(json_at(doc, "a.b.2.c"), buf, sizeof buf), "<none>");
+    CHECK_STR(json_cell(json_at(doc, "a.missing.deeper"), buf, sizeof buf), "<none>");
+    CHECK_STR(json_count(json_at(doc, "a.missing"), buf, sizeof buf), "0");
+    CHECK_STR(json_count(json_at(doc, "a.b.0.c"), buf, sizeof buf), "7");
+    json_decref(doc);
+}
+
+static void test_url_escape(void)
+{
+    struct sbuf b = {0};
+    url_escape(&b, "volcano.sh/job-name=a b~_");
+    CHECK_STR(sbuf_str(&b), "volcano.sh%2Fjob-name%3Da%20b~_");
+    sbuf_free(&b);
+}
+
+static void test_slice_keeping_lines(void)
+{
+    const char *file = "# c\nkind: Job\n---\nkind: Queue\nx: 1\n";
+    size_t start = strlen("# c\nkind: Job\n"), len;
+    char *body = slice_keeping_lines(file, start, strlen(file), &len);
+    CHECK_STR(body, "\n\n---\nkind: Queue\nx: 1\n");
+    CHECK_INT(len, strlen(body));
+    free(body);
+    body = slice_keeping_lines(file, 0, 4, &len);
+    CHECK_STR(body, "# c\n");
+    free(body);
+}
+
+static void test_table_render(void)
+{
+    static const char *const headers[] = {"NAME", "PHASE", "AGE"};
+    struct table t;
+    table_init(&t, 3, headers);
+    table_add(&t, (const char *const[]){"train-resnet", "Running", "45s"});
+    table_add(&t, (const char *const[]){"x", NULL, "2d"});
+    table_add(&t, (const char *const[]){"multi\nline", "", "3h"});
+    CHECK_INT(table_rows(&t), 3);
+    char *text = table_render(&t);
+    CHECK_STR(text, "NAME           PHASE     AGE\n"
+                    "train-resnet   Running   45s\n"
+                    "x              <none>    2d\n"
+                    "multi line     <none>    3h\n");
+    free(text);
+    table_free(&t);
+}
+
+static void test_table_utf8_width(void)
+{
+    static const char *const headers[] = {"A", "B"};
+    struct table t;
+    table_init(&t, 2, headers);
+    table_add(&t, (const char *const[]){"d\xc3\xa9j\xc3\xa0", "1"});
+    table_add(&t, (const char *const[]){"abcd", "2"});
+    char *text = table_render(&t);
+    CHECK_STR(text, "A      B\nd\xc3\xa9j\xc3\xa0   1\nabcd   2\n");
+    free(text);
+    table_free(&t);
+}
+
+static void test_status_already_exists(void)
+{
+    const char *body = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+                       "\"message\":\"jobs.batch.volcano.sh \\\"x\\\" already exists\",\"reason\":\"AlreadyExists\","
+                       "\"details\":{\"name\":\"x\",\"group\":\"batch.volcano.sh\",\"kind\":\"jobs\"},\"code\":409}";
+    char *text = status_describe(409, body);
+    CHECK_STR(text, "jobctl: jobs.batch.volcano.sh \"x\" already exists (409 AlreadyExists)\n");
+    free(text);
+}
+
+static void test_status_causes_not_repeated(void)
+{
+    const char *body =
+        "{\"kind\":\"Status\",\"status\":\"Failure\",\"reason\":\"Invalid\",\"code\":422,"
+        "\"message\":\"Job.batch.volcano.sh \\\"x\\\" is invalid: [spec.tasks[0].replicas: Required value "
+        "(line 9, column 7)]\",\"details\":{\"causes\":["
+        "{\"reason\":\"FieldValueRequired\",\"message\":\"Required value\",\"field\":\"spec.tasks[0].replicas\"},"
+        "{\"reason\":\"FieldValueInvalid\",\"message\":\"Invalid value: \\\"-1\\\"\",\"field\":\"spec.minAvailable\","
+        "\"line\":4,\"column\":17}]}}";
+    char *text = status_describe(422, body);
+    CHECK_STR(text, "jobctl: Job.batch.volcano.sh \"x\" is invalid: [spec.tasks[0].replicas: Required value "
+                    "(line 9, column 7)] (422 Invalid)\n"
+                    "  spec.minAvailable: Invalid value: \"-1\" (line 4, column 17)\n");
+    free(text);
+}
+
+static void test_status_odd_answers(void)
+{
+    char *text = status_describe(405, "{\"kind\":\"Status\",\"code\":405,\"reason\":\"MethodNotAllowed\","
+                                      "\"message\":\"line one\\nline two\"}");
+    CHECK_STR(text, "jobctl: line one line two (405 MethodNotAllowed)\n");
+    free(text);
+    text = status_describe(500, "{\"kind\":\"Status\"}");
+    CHECK_STR(text, "jobctl: the request failed (500)\n");
+    free(text);
+    text = status_describe(502, "\n  <html>Bad gateway</html>\nmore");
+    CHECK_STR(text, "jobctl: the server answered HTTP 502: <html>Bad gateway</html>\n");
+    free(text);
+    text = status_describe(404, "");
+    CHECK_STR(text, "jobctl: the server answered HTTP 404\n");
+    free(text);
+}
+
+static int parse(struct jobctl_args *a, char *err, const char *const *line)
+{
+    int argc = 0;
+    while (line[argc])
+        argc++;
+    return args_parse(argc, (char *const *)line, a, err, 200);
+}
+
+static void test_args_anywhere(void)
+{
+    struct jobctl_args a;
+    char err[200] = "";
+    const char *line[] = {"jobctl", "-nteam", "get", "train", "--server=http://h:1", "-o", "json", NULL};
+    REQUIRE(parse(&a, err, line) == 0);
+    CHECK_STR(a.ns, "team");
+    CHECK_STR(a.server, "http://h:1");
+    CHECK(a.json);
+    CHECK_STR(a.command, "get");
+    CHECK_INT(a.npos, 1);
+    CHECK_STR(a.pos[0], "train");
+
+    const char *line2[] = {"jobctl", "logs", "p-0", "--attempt", "3", "-p", "--namespace", "x", NULL};
+    REQUIRE(parse(&a, err, line2) == 0);
+    CHECK_INT(a.attempt, 3);
+    CHECK(a.previous);
+    CHECK_STR(a.ns, "x");
+
+    const char *line3[] = {"jobctl", "submit", "-", "--", "-weird", NULL};
+    REQUIRE(parse(&a, err, line3) == 0);
+    CHECK_INT(a.npos, 2);
+    CHECK_STR(a.pos[0], "-");
+    CHECK_STR(a.pos[1], "-weird");
+    CHECK(a.server == NULL && a.ns == NULL && a.attempt == -1);
+}
+
+static void test_args_errors(void)
+{
+    struct jobctl_args a;
+    char err[200];
+    CHECK(parse(&a, err, (const char *[]){"jobctl", "get", "--bogus", NULL}) == -1);
+    CHECK_STR(err, "unknown option \"--bogus\"");
+    CHECK(parse(&a, err, (const char *[]){"jobctl", "get", "-n", NULL}) == -1);
+    CHECK_STR(err, "option \"-n\" needs a value");
+    CHECK(parse(&a, err, (const char *[]){"jobctl", "-o", "yaml", "get", NULL}) == -1);
+    CHECK_CONTAINS(err, "only -o json");
+    CHECK(parse(&a, err, (const char *[]){"jobctl", "logs", "p", "--attempt=x", NULL}) == -1);
+    CHECK_CONTAINS(err, "--attempt");
+    CHECK(parse(&a, err, (const char *[]){"jobctl", "logs", "--previous=1", NULL}) == -1);
+    CHECK_CONTAINS(err, "takes no value");
+}
+
+static char *render_view(const struct view *v, const char *items_json, int64_t now)
+{
+    json_t *items = json_loads(items_json, 0, NULL);
+    struct table t;
+    view_table(&t, v, items, now);
+    char *text = table_render(&t);
+    table_free(&t);
+    json_decref(items);
+    return text;
+}
+
+static void test_view_jobs(void)
+{
+    int64_t then;
+    REQUIRE(rfc3339_parse("2026-11-22T08:15:00Z", &then) == 0);
+    char *text = render_view(&VIEW_JOBS,
+                             "[{\"metadata\":{\"name\":\"train\",\"creationTimestamp\":\"2026-11-22T08:15:00Z\"},"
+                             "\"spec\":{\"minAvailable\":4},\"status\":{\"state\":{\"phase\":\"Running\"},"
+                             "\"running\":4,\"retryCount\":1}},"
+                             "{\"metadata\":{\"name\":\"new\"},\"spec\":{\"minAvailable\":1}}]",
+                             then + 12 * MIN);
+    CHECK_STR(text, "NAME    PHASE     MIN   PENDING   RUNNING   SUCCEEDED   FAILED   RETRIES   AGE\n"
+                    "train   Running   4     0         4         0           0        1         12m\n"
+                    "new     <none>    1     0         0         0           0        0         <unknown>\n");
+    free(text);
+}
+
+static void test_view_pods_and_nodes(void)
+{
+    char *text = render_view(&VIEW_PODS,
+                             "{\"metadata\":{\"name\":\"train-worker-0\"},\"spec\":{\"nodeName\":\"local\"},"
+                             "\"status\":{\"phase\":\"Failed\",\"containerStatuses\":[{\"restartCount\":2,"
+                             "\"state\":{\"terminated\":{\"exitCode\":137,\"reason\":\"OOMKilled\"}}}]}}",
+                             0);
+    CHECK_STR(text, "POD              NODE    PHASE    EXIT   REASON      AGE\n"
+                    "train-worker-0   local   Failed   137    OOMKilled   <unknown>\n");
+    free(text);
+    text = render_view(&VIEW_NODES,
+                       "[{\"metadata\":{\"name\":\"n1\"},\"spec\":{\"unschedulable\":true},\"status\":{"
+                       "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],"
+                       "\"allocatable\":{\"cpu\":\"8\",\"memory\":\"32Gi\",\"nvidia.com/gpu\":\"2\"}}}]",
+                       0);
+    CHECK_STR(text, "NAME   STATUS                     CPU   MEMORY   GPU   AGE\n"
+                    "n1     Ready,SchedulingDisabled   8     32Gi     2     <unknown>\n");
+    free(text);
+}
+
+static void test_view_history(void)
+{
+    char *text = render_view(&VIEW_ATTEMPTS,
+                             "[{\"pod\":\"j-w-0\",\"task\":\"w\",\"index\":0,\"attempt\":1,\"jobVersion\":0,"
+                             "\"node\":\"local\",\"pid\":4242,\"startTime\":\"2026-11-22T08:15:00Z\","
+                             "\"finishTime\":null,\"exitCode\":null,\"reason\":\"\",\"message\":\"\"}]",
+                             0);
+    CHECK_STR(text, "POD     ATTEMPT   VERSION   NODE    PID    START                  FINISH   EXIT     REASON   "
+                    "MESSAGE\n"
+                    "j-w-0   1         0         local   4242   2026-11-22T08:15:00Z   <none>   <none>   <none>   "
+                    "<none>\n");
+    free(text);
+}
+
+TEST_MAIN(TEST_CASE(test_human_age), TEST_CASE(test_age_since), TEST_CASE(test_json_at_and_cells),
+          TEST_CASE(test_url_escape), TEST_CASE(test_slice_keeping_lines),
+          TEST_CASE(test_table_render), TEST_CASE(test_table_utf8_width),
+          TEST_CASE(test_status_already_exists), TEST_CASE(test_status_causes_not_repeated),
+          TEST_CASE(test_status_odd_answers), TEST_CASE(test_args_anywhere), TEST_CASE(test_args_errors),
+          TEST_CASE(test_view_jobs), TEST_CASE(test_view_pods_and_nodes), TEST_CASE(test_view_history))

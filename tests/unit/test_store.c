@@ -1,0 +1,847 @@
+/* Unit tests of the store: open and refusals, the group-committing writer and its waiters, failing
+ * disks, start-up recovery and job history. Each case uses its own temporary directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/fs.h"
+#include "store/history.h"
+#include "store/store.h"
+#include "store/store_internal.h"
+#include "tests/lib/test.h"
+
+#define T0_MS 1763800000000LL /* 2025-11-22T08:26:40Z */
+
+/* ---- fixtures ---------------------------------------------------------------------------------- */
+
+struct tmp_db {
+    char dir[64];
+    char path[128];
+};
+
+static bool tmp_db_make(struct tmp_db *t)
+{
+    snprintf(t->dir, sizeof t->dir, "/tmp/caldera-store-XXXXXX");
+    if (!mkdtemp(t->dir))
+        return false;
+    snprintf(t->path, sizeof t->path, "%s/caldera.db", t->dir);
+    return true;
+}
+
+static void tmp_db_remove(struct tmp_db *t) { remove_tree(t->dir); }
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+/* The event part of an entry; unset strings stay NULL (the store writes them as ""). */
+struct ev {
+    const char *kind, *ns, *name, *uid, *from, *to, *reason, *message;
+};
+
+static struct journal_entry *new_entry(enum journal_op op, uint64_t seq, struct ev ev)
+{
+    struct journal_entry *e = journal_entry_new(op);
+    e->ev.seq = seq;
+    e->ev.time_ms = T0_MS + (int64_t)seq * 1000;
+    e->ev.kind = dup_or_null(ev.kind);
+    e->ev.ns = dup_or_null(ev.ns);
+    e->ev.name = dup_or_null(ev.name);
+    e->ev.job_uid = dup_or_null(ev.uid);
+    e->ev.from_phase = dup_or_null(ev.from);
+    e->ev.to_phase = dup_or_null(ev.to);
+    e->ev.reason = dup_or_null(ev.reason);
+    e->ev.message = dup_or_null(ev.message);
+    return e;
+}
+
+static char *phase_status(const char *phase)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "{\"state\":{\"phase\":\"%s\"}}", phase);
+    return strdup(buf);
+}
+
+static struct journal_entry *job_create(uint64_t seq, const char *name, const char *uid, int64_t created_ms)
+{
+    struct journal_entry *e =
+        new_entry(JOURNAL_JOB_CREATE, seq, (struct ev){"Job", "default", name, uid, "", "Pending", "", ""});
+    e->job_uid = strdup(uid);
+    e->ns = strdup("default");
+    e->name = strdup(name);
+    e->created_ms = created_ms;
+    e->spec_json = strdup("{\"tasks\":[{\"name\":\"worker\",\"replicas\":2}]}");
+    e->status_json = phase_status("Pending");
+    return e;
+}
+
+static struct journal_entry *job_status(uint64_t seq, const char *name, const char *uid, const char *from,
+                                        const char *to)
+{
+    struct journal_entry *e =
+        new_entry(JOURNAL_JOB_STATUS, seq, (struct ev){"Job", "default", name, uid, from, to, "", ""});
+    e->job_uid = strdup(uid);
+    e->ns = strdup("default");
+    e->name = strdup(name);
+    e->status_json = phase_status(to);
+    return e;
+}
+
+static struct journal_entry *job_delete(uint64_t seq, const char *name, const char *uid, const char *from)
+{
+    struct journal_entry *e =
+        new_entry(JOURNAL_JOB_DELETE, seq, (struct ev){"Job", "default", name, uid, from, "", "Deleted", ""});
+    e->job_uid = strdup(uid);
+    e->ns = strdup("default");
+    e->name = strdup(name);
+    return e;
+}
+
+/* Pod events carry the job's uid too: history must leave them out of the job's transitions. */
+static struct journal_entry *attempt_start(uint64_t seq, const char *job, const char *uid, const char *task,
+                                           int idx, int attempt)
+{
+    char pod[128];
+    snprintf(pod, sizeof pod, "%s-%s-%d", job, task, idx);
+    struct journal_entry *e =
+        new_entry(JOURNAL_ATTEMPT_START, seq, (struct ev){"Pod", "default", pod, uid, "Pending", "Running", "", ""});
+    struct journal_attempt *a = &e->attempt;
+    a->job_uid = strdup(uid);
+    a->pod = strdup(pod);
+    a->task = strdup(task);
+    a->index = idx;
+    a->attempt = attempt;
+    a->job_version = 1;
+    a->node = strdup("node-a");
+    a->pid = 4000 + (int)seq;
+    a->pid_start = 123456;
+    a->start_ms = e->ev.time_ms;
+    char log[192];
+    snprintf(log, sizeof log, "logs/%s/%d.log", pod, attempt);
+    a->log_path = strdup(log);
+    return e;
+}
+
+static struct journal_entry *attempt_end(uint64_t seq, const char *job, const char *uid, const char *task, int idx,
+                                         int attempt, int exit_code, const char *reason)
+{
+    char pod[128];
+    snprintf(pod, sizeof pod, "%s-%s-%d", job, task, idx);
+    struct journal_entry *e = new_entry(JOURNAL_ATTEMPT_END, seq,
+                                        (struct ev){"Pod", "default", pod, uid, "Running", "Failed", reason, ""});
+    struct journal_attempt *a = &e->attempt;
+    a->job_uid = strdup(uid);
+    a->pod = strdup(pod);
+    a->attempt = attempt;
+    a->end_ms = e->ev.time_ms;
+    a->exit_code = exit_code;
+    a->reason = strdup(reason);
+    a->message = strdup("process exited");
+    return e;
+}
+
+static struct journal_entry *queue_put(uint64_t seq, const char *name)
+{
+    struct journal_entry *e = new_entry(JOURNAL_QUEUE_PUT, seq, (struct ev){"Queue", "", name, "", "", "Open", "", ""});
+    e->queue_name = strdup(name);
+    e->queue_json = strdup("{\"spec\":{\"weight\":1}}");
+    return e;
+}
+
+static struct journal_entry *plain_event(uint64_t seq, const char *message)
+{
+    return new_entry(JOURNAL_EVENT, seq, (struct ev){"Pod", "default", "p", "u-1", "Pending", "Running", "", message});
+}
+
+/* Appends entries one list at a time; the list comes back empty. */
+static void append(struct store *s, struct journal_entry **entries, int n)
+{
+    struct journal_list l = {0};
+    for (int i = 0; i < n; i++)
+        journal_list_push(&l, entries[i]);
+    store_append(s, &l);
+}
+
+static void append_events(struct store *s, uint64_t first, uint64_t last, const char *padding)
+{
+    struct journal_list l = {0};
+    for (uint64_t seq = first; seq <= last; seq++) {
+        char msg[4096];
+        snprintf(msg, sizeof msg, "event %llu%s", (unsigned long long)seq, padding);
+        journal_list_push(&l, plain_event(seq, msg));
+    }
+    store_append(s, &l);
+}
+
+/* A one-value query on a connection of the test's own (read-only, so it proves nothing of ours). */
+static long long query_int(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *stmt;
+    long long v = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK) {
+        if (sqlite3_step(stmt) == SQLITE_ROW)
+            v = sqlite3_column_int64(stmt, 0);
+        sqlite3_finalize(stmt);
+    }
+    sqlite3_close(db);
+    return v;
+}
+
+static bool file_bytes(const char *path, char **data, size_t *len)
+{
+    return read_file(path, 64u << 20, data, len) == 0;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* ---- open ------------------------------------------------------------------------------------- */
+
+static void test_open_empty_file_creates_schema(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    int fd = open(t.path, O_CREAT | O_WRONLY, 0600); /* an empty file: version 0 */
+    REQUIRE(fd >= 0);
+    close(fd);
+
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    CHECK_INT(s->migrations_applied, 1);
+    CHECK_INT(store_committed_seq(s), 0);
+    store_close(s);
+
+    CHECK_INT(query_int(t.path, "PRAGMA user_version"), 1);
+    /* journal_mode is stored in the file header: a fresh connection sees WAL. */
+    CHECK_INT(query_int(t.path, "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
+    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+                                " ('jobs', 'attempts', 'events', 'queues')"),
+              4);
+    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN"
+                                " ('jobs_live_name', 'jobs_by_name', 'jobs_live_created', 'events_by_job')"),
+              4);
+
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    CHECK_INT(s->migrations_applied, 0); /* already at the latest version: nothing re-runs */
+    store_close(s);
+    CHECK_INT(query_int(t.path, "PRAGMA user_version"), 1);
+    tmp_db_remove(&t);
+}
+
+static void test_open_refuses_newer_schema_without_writing(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(t.path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "CREATE TABLE future(x); INSERT INTO future VALUES (1); PRAGMA user_version = 7",
+                         NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    char *before, *after;
+    size_t before_len, after_len;
+    REQUIRE(file_bytes(t.path, &before, &before_len));
+
+    struct store *s = (struct store *)1;
+    char err[512], want[512];
+    CHECK_INT(store_open(t.path, &s, err, sizeof err), -1);
+    CHECK(s == NULL);
+    snprintf(want, sizeof want,
+             "database %s has schema version 7 but this jobserver knows up to 1; refusing to start", t.path);
+    CHECK_STR(err, want);
+
+    REQUIRE(file_bytes(t.path, &after, &after_len));
+    CHECK(before_len == after_len && memcmp(before, after, before_len) == 0);
+    free(before);
+    free(after);
+    tmp_db_remove(&t);
+}
+
+/* A WAL-mode file whose newest pages are still in its log (a server that stopped without a
+ * checkpoint): refusing it must not checkpoint them into the file, as a read-write connection
+ * would when it closed. */
+static void test_open_refuses_newer_wal_database_without_checkpointing(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(t.path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE future(x); PRAGMA user_version = 9",
+                         NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    char wal[192];
+    snprintf(wal, sizeof wal, "%s-wal", t.path);
+    REQUIRE(exists(wal));
+    char *before, *after;
+    size_t before_len, after_len;
+    REQUIRE(file_bytes(t.path, &before, &before_len));
+
+    struct store *s;
+    char err[512];
+    CHECK_INT(store_open(t.path, &s, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "has schema version 9 but this jobserver knows up to 1; refusing to start");
+
+    REQUIRE(file_bytes(t.path, &after, &after_len));
+    CHECK(before_len == after_len && memcmp(before, after, before_len) == 0);
+    CHECK(exists(wal)); /* the log is still there, not folded into the file */
+    free(before);
+    free(after);
+    tmp_db_remove(&t);
+}
+
+static void test_open_refuses_corrupt_file_without_writing(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    struct journal_entry *e[] = {job_create(1, "train", "uid-1", T0_MS)};
+    append(s, e, 1);
+    store_close(s); /* commits on this thread (no writer started) and checkpoints the WAL away */
+
+    /* Garbage over page 2 (the jobs table's root page; pages are 4096 bytes). */
+    char garbage[4096];
+    for (size_t i = 0; i < sizeof garbage; i++)
+        garbage[i] = (char)(0xA5 ^ (i * 31));
+    int fd = open(t.path, O_WRONLY);
+    REQUIRE(fd >= 0);
+    CHECK(pwrite(fd, garbage, sizeof garbage, 4096) == (ssize_t)sizeof garbage);
+    close(fd);
+    char *before, *after;
+    size_t before_len, after_len;
+    REQUIRE(file_bytes(t.path, &before, &before_len));
+
+    s = (struct store *)1;
+    CHECK_INT(store_open(t.path, &s, err, sizeof err), -1);
+    CHECK(s == NULL);
+    char want[256];
+    snprintf(want, sizeof want, "database %s is corrupt: ", t.path);
+    CHECK(strncmp(err, want, strlen(want)) == 0);
+    CHECK_CONTAINS(err, "Page 2: ");
+    CHECK_CONTAINS(err, "; refusing to start");
+    CHECK(strchr(err, '\n') == NULL); /* one line, for the log */
+
+    REQUIRE(file_bytes(t.path, &after, &after_len));
+    CHECK(before_len == after_len && memcmp(before, after, before_len) == 0);
+    free(before);
+    free(after);
+    tmp_db_remove(&t);
+}
+
+static void test_open_fails_when_directory_is_missing(void)
+{
+    struct store *s;
+    char err[512];
+    CHECK_INT(store_open("/tmp/caldera-no-such-dir/x/caldera.db", &s, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "cannot open database /tmp/caldera-no-such-dir/x/caldera.db");
+}
+
+/* ---- writer and recovery ------------------------------------------------------------------------ */
+
+struct loaded_job {
+    char uid[64], name[64], spec[128], status[128];
+    int64_t created_ms;
+    uint64_t rv;
+};
+
+struct loaded {
+    int nqueues, njobs, nattempts;
+    char queues[4][64];
+    struct loaded_job jobs[8];
+    struct store_attempt_row attempts[16]; /* strings copied below */
+    char attempt_strings[16][4][64];       /* job_uid, pod, reason, log_path */
+};
+
+static int load_queue(void *ctx, const struct store_queue_row *row)
+{
+    struct loaded *l = ctx;
+    snprintf(l->queues[l->nqueues++], 64, "%s", row->name);
+    return 0;
+}
+
+static int load_job(void *ctx, const struct store_job_row *row)
+{
+    struct loaded *l = ctx;
+    if (l->njobs == 8)
+        return -1;
+    struct loaded_job *j = &l->jobs[l->njobs++];
+    snprintf(j->uid, sizeof j->uid, "%s", row->uid);
+    snprintf(j->name, sizeof j->name, "%s", row->name);
+    snprintf(j->spec, sizeof j->spec, "%s", row->spec_json);
+    snprintf(j->status, sizeof j->status, "%s", row->status_json);
+    j->created_ms = row->created_ms;
+    j->rv = row->resource_version;
+    return 0;
+}
+
+static int load_attempt(void *ctx, const struct store_attempt_row *row)
+{
+    struct loaded *l = ctx;
+    if (l->nattempts == 16)
+        return -1;
+    int i = l->nattempts++;
+    l->attempts[i] = *row;
+    const char *src[4] = {row->job_uid, row->pod, row->reason, row->log_path};
+    const char **dst[4] = {&l->attempts[i].job_uid, &l->attempts[i].pod, &l->attempts[i].reason,
+                           &l->attempts[i].log_path};
+    for (int k = 0; k < 4; k++) {
+        snprintf(l->attempt_strings[i][k], 64, "%s", src[k]);
+        *dst[k] = l->attempt_strings[i][k];
+    }
+    return 0;
+}
+
+static void test_writer_commits_and_load_rebuilds(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+    struct journal_entry *e[] = {
+        queue_put(1, "default"),
+        job_create(2, "train", "uid-train", T0_MS + 10),
+        job_create(3, "gone", "uid-gone", T0_MS + 5), /* created earlier: loads first if it lived */
+        job_create(4, "eval", "uid-eval", T0_MS + 20),
+        attempt_start(5, "train", "uid-train", "worker", 0, 1),
+        attempt_end(6, "train", "uid-train", "worker", 0, 1, 137, "OOMKilled"),
+        attempt_start(7, "train", "uid-train", "worker", 0, 2),
+        attempt_start(8, "gone", "uid-gone", "worker", 0, 1),
+        job_status(9, "train", "uid-train", "Pending", "Running"),
+        attempt_start(10, "eval", "uid-eval", "main", 0, 1),
+        job_delete(11, "gone", "uid-gone", "Pending"),
+        plain_event(12, "a pod event"),
+    };
+    append(s, e, 12);
+    CHECK_INT(store_wait(s, 12, 5000), 0);
+    CHECK_INT(store_committed_seq(s), 12);
+    char health[256];
+    CHECK(store_health(s, health, sizeof health) == NULL);
+    store_close(s);
+
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    CHECK_INT(store_committed_seq(s), 12);
+    struct loaded l = {0};
+    struct store_loader loader = {&l, load_queue, load_job, load_attempt};
+    uint64_t max_seq = 0;
+    CHECK_INT(store_load(s, &loader, &max_seq, err, sizeof err), 0);
+    CHECK_INT(max_seq, 12);
+    REQUIRE(l.nqueues == 1 && l.njobs == 2 && l.nattempts == 3);
+    CHECK_STR(l.queues[0], "default");
+    CHECK_STR(l.jobs[0].uid, "uid-train"); /* creation order; the deleted job is not loaded */
+    CHECK_INT(l.jobs[0].created_ms, T0_MS + 10);
+    CHECK_INT(l.jobs[0].rv, 9); /* the JOB_STATUS event's seq */
+    CHECK_STR(l.jobs[0].status, "{\"state\":{\"phase\":\"Running\"}}");
+    CHECK_STR(l.jobs[0].spec, "{\"tasks\":[{\"name\":\"worker\",\"replicas\":2}]}");
+    CHECK_STR(l.jobs[1].uid, "uid-eval");
+    CHECK_INT(l.jobs[1].rv, 4);
+
+    const struct store_attempt_row *a = l.attempts;
+    CHECK_STR(a[0].job_uid, "uid-train");
+    CHECK_STR(a[0].pod, "train-worker-0");
+    CHECK_INT(a[0].attempt, 1);
+    CHECK(a[0].ended);
+    CHECK_INT(a[0].exit_code, 137);
+    CHECK_STR(a[0].reason, "OOMKilled");
+    CHECK_INT(a[0].end_ms, T0_MS + 6000);
+    CHECK_INT(a[0].pid, 4005);
+    CHECK_INT(a[0].pid_start, 123456);
+    CHECK_STR(a[0].log_path, "logs/train-worker-0/1.log");
+    CHECK_STR(a[1].pod, "train-worker-0");
+    CHECK_INT(a[1].attempt, 2);
+    CHECK(!a[1].ended); /* still running when the server stopped */
+    CHECK_STR(a[1].reason, "");
+    CHECK_STR(a[2].job_uid, "uid-eval");
+    CHECK_STR(a[2].pod, "eval-main-0");
+
+    /* The loader may stop the load. */
+    struct loaded full = {0};
+    full.njobs = 8;
+    struct store_loader refusing = {&full, NULL, load_job, NULL};
+    CHECK_INT(store_load(s, &refusing, &max_seq, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "loading jobs stopped");
+    store_close(s);
+
+    /* The deleted job's history survives. */
+    struct store_reader *r;
+    struct api_status st = {0};
+    REQUIRE(store_reader_open(t.path, &r, &st) == 0);
+    json_t *h;
+    REQUIRE(store_job_history(r, "default", "gone", &h, &st) == 0);
+    CHECK_STR(json_string_value(json_object_get(json_object_get(h, "metadata"), "uid")), "uid-gone");
+    CHECK(json_is_string(json_object_get(json_object_get(h, "metadata"), "deletionTimestamp")));
+    CHECK_INT(json_array_size(json_object_get(h, "attempts")), 1);
+    json_decref(h);
+    store_reader_close(r);
+    tmp_db_remove(&t);
+}
+
+static void test_close_without_writer_commits_queue(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    store_close(s); /* nothing queued, no writer: just closes */
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    append_events(s, 1, 5, "");
+    store_close(s);
+    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events"), 5);
+    tmp_db_remove(&t);
+}
+
+/* ---- group commit and waiters --------------------------------------------------------------------- */
+
+static void test_group_commit_100k_events(void)
+{
+    enum { TOTAL = 100000, CHUNK = 100 };
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+
+    /* Built beforehand, so the rate measures the store rather than strdup. */
+    struct journal_list *chunks = calloc(TOTAL / CHUNK, sizeof *chunks);
+    REQUIRE(chunks);
+    for (int c = 0; c < TOTAL / CHUNK; c++) {
+        for (int i = 0; i < CHUNK; i++) {
+            uint64_t seq = (uint64_t)c * CHUNK + (uint64_t)i + 1;
+            char msg[64], uid[32];
+            snprintf(msg, sizeof msg, "event %llu", (unsigned long long)seq);
+            snprintf(uid, sizeof uid, "uid-%d", (int)(seq % 1000));
+            journal_list_push(&chunks[c], new_entry(JOURNAL_EVENT, seq,
+                                                    (struct ev){"Pod", "default", "pod", uid, "Pending",
+                                                                "Running", "Started", msg}));
+        }
+    }
+    int64_t start = clock_mono_ms();
+    for (int c = 0; c < TOTAL / CHUNK; c++)
+        store_append(s, &chunks[c]);
+    CHECK_INT(store_wait(s, TOTAL, 120000), 0);
+    int64_t elapsed = clock_mono_ms() - start;
+    pthread_mutex_lock(&s->mu);
+    unsigned long long commits = s->commits;
+    pthread_mutex_unlock(&s->mu);
+    printf("# group commit: %d events in %lld ms = %.0f events/s, %llu transactions\n", TOTAL,
+           (long long)elapsed, elapsed > 0 ? TOTAL * 1000.0 / (double)elapsed : 0.0, commits);
+    CHECK_INT(store_committed_seq(s), TOTAL);
+    CHECK(commits >= TOTAL / STORE_BATCH_MAX); /* a transaction never takes more than the cap */
+    store_close(s);
+    free(chunks);
+
+    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events"), TOTAL);
+    CHECK_INT(query_int(t.path, "SELECT MIN(seq) FROM events"), 1);
+    CHECK_INT(query_int(t.path, "SELECT MAX(seq) FROM events"), TOTAL);
+    /* each row holds its own entry: nothing shifted, duplicated or reordered */
+    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events WHERE message != 'event ' || seq"
+                                " OR time_ms != 1763800000000 + seq * 1000"),
+              0);
+    tmp_db_remove(&t);
+}
+
+struct waiter {
+    struct store *s;
+    uint64_t seq;
+    int timeout_ms;
+    int result;
+    uint64_t seen; /* committed_seq right after the wait returned */
+};
+
+static void *wait_thread(void *arg)
+{
+    struct waiter *w = arg;
+    w->result = store_wait(w->s, w->seq, w->timeout_ms);
+    w->seen = store_committed_seq(w->s);
+    return NULL;
+}
+
+static void test_concurrent_waiters_wake_at_their_seq(void)
+{
+    enum { WAITERS = 8, STEP = 500 };
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+
+    struct waiter w[WAITERS + 1];
+    pthread_t th[WAITERS + 1];
+    for (int i = 0; i < WAITERS; i++)
+        w[i] = (struct waiter){s, (uint64_t)(WAITERS - i) * STEP, 20000, -2, 0};
+    w[WAITERS] = (struct waiter){s, 1000000, 300, -2, 0}; /* never committed: times out */
+    for (int i = 0; i <= WAITERS; i++)
+        REQUIRE(pthread_create(&th[i], NULL, wait_thread, &w[i]) == 0);
+
+    struct timespec pause = {0, 2 * 1000000L};
+    for (uint64_t first = 1; first <= WAITERS * STEP; first += 50) {
+        append_events(s, first, first + 49, "");
+        nanosleep(&pause, NULL);
+    }
+    for (int i = 0; i <= WAITERS; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < WAITERS; i++) {
+        CHECK_INT(w[i].result, 0);
+        CHECK(w[i].seen >= w[i].seq);
+    }
+    CHECK_INT(w[WAITERS].result, -1);
+    CHECK_INT(store_wait(s, 0, 0), 0);
+    CHECK_INT(store_wait(s, WAITERS * STEP, 0), 0); /* already committed: no wait at all */
+    store_close(s);
+    tmp_db_remove(&t);
+}
+
+/* ---- failing disk ------------------------------------------------------------------------------------ */
+
+static void test_disk_full_keeps_batch_and_recovers(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+    append_events(s, 1, 10, "");
+    REQUIRE(store_wait(s, 10, 5000) == 0);
+
+    /* Freeze the file at its size; 300 events of 2 KB need new pages, so the commit fails. */
+    static char padding[2048];
+    memset(padding, 'x', sizeof padding - 1);
+    store_test_set_max_pages(s, 1);
+    append_events(s, 11, 310, padding);
+    CHECK_INT(store_wait(s, 310, 600), -1);
+    CHECK_INT(store_committed_seq(s), 10);
+    char health[512];
+    const char *h = store_health(s, health, sizeof health);
+    CHECK_STR(h, "database or disk is full (SQLITE_FULL) while committing events 11-310");
+
+    /* More work while failing queues behind the failing batch. */
+    append_events(s, 311, 320, "");
+    CHECK_INT(store_wait(s, 311, 200), -1);
+    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events"), 10); /* what was acknowledged is there */
+
+    store_test_set_max_pages(s, 1073741823);
+    CHECK_INT(store_wait(s, 320, 10000), 0);
+    CHECK(store_health(s, health, sizeof health) == NULL);
+    store_close(s);
+
+    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events"), 320);
+    CHECK_INT(query_int(t.path, "SELECT COUNT(DISTINCT seq) FROM events WHERE seq BETWEEN 1 AND 320"), 320);
+    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events WHERE message NOT LIKE 'event ' || seq || '%'"), 0);
+    tmp_db_remove(&t);
+}
+
+/* At close a disk that stays full is retried for a few seconds, then the rest is dropped and counted
+ * in the log (and freed: the sanitizer build checks). */
+static void test_close_gives_up_on_a_disk_that_stays_full(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+    static char padding[2048];
+    memset(padding, 'y', sizeof padding - 1);
+    store_test_set_max_pages(s, 1);
+    append_events(s, 1, 300, padding);
+    CHECK_INT(store_wait(s, 300, 100), -1);
+    int64_t start = clock_mono_ms();
+    store_close(s);
+    int64_t took = clock_mono_ms() - start;
+    CHECK(took >= STORE_CLOSE_DRAIN_MS - 100 && took < STORE_CLOSE_DRAIN_MS + 2500);
+    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events"), 0);
+    tmp_db_remove(&t);
+}
+
+/* ---- history --------------------------------------------------------------------------------------- */
+
+static const char *str_at(json_t *arr, size_t i, const char *key)
+{
+    return json_string_value(json_object_get(json_array_get(arr, i), key));
+}
+
+static void check_history_document(json_t *h)
+{
+    char ts[RFC3339_LEN];
+    CHECK_STR(json_string_value(json_object_get(h, "apiVersion")), "caldera.io/v1");
+    CHECK_STR(json_string_value(json_object_get(h, "kind")), "JobHistory");
+    json_t *meta = json_object_get(h, "metadata");
+    CHECK_STR(json_string_value(json_object_get(meta, "name")), "demo");
+    CHECK_STR(json_string_value(json_object_get(meta, "namespace")), "default");
+    CHECK_STR(json_string_value(json_object_get(meta, "uid")), "uid-demo");
+    CHECK_STR(json_string_value(json_object_get(meta, "creationTimestamp")), rfc3339_ms(T0_MS + 123, ts));
+    CHECK(json_object_get(meta, "deletionTimestamp") == NULL);
+    CHECK_STR(json_string_value(json_object_get(h, "phase")), "Completed");
+
+    json_t *tr = json_object_get(h, "transitions");
+    REQUIRE(json_array_size(tr) == 3); /* the job's own events only, not its pods' */
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(tr, 0), "seq")), 1);
+    CHECK_STR(str_at(tr, 0, "from"), "");
+    CHECK_STR(str_at(tr, 0, "to"), "Pending");
+    CHECK_STR(str_at(tr, 0, "time"), rfc3339_ms(T0_MS + 1000, ts));
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(tr, 1), "seq")), 3);
+    CHECK_STR(str_at(tr, 1, "from"), "Pending");
+    CHECK_STR(str_at(tr, 1, "to"), "Running");
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(tr, 2), "seq")), 8);
+    CHECK_STR(str_at(tr, 2, "to"), "Completed");
+    CHECK_STR(str_at(tr, 2, "reason"), "");
+    CHECK_STR(str_at(tr, 2, "message"), "");
+
+    json_t *at = json_object_get(h, "attempts");
+    REQUIRE(json_array_size(at) == 4); /* by task, index, attempt, whatever order they happened in */
+    CHECK_STR(str_at(at, 0, "pod"), "demo-master-0");
+    CHECK_STR(str_at(at, 1, "pod"), "demo-worker-0");
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(at, 1), "attempt")), 1);
+    CHECK_STR(str_at(at, 2, "pod"), "demo-worker-0");
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(at, 2), "attempt")), 2);
+    CHECK_STR(str_at(at, 3, "pod"), "demo-worker-1");
+
+    json_t *ended = json_array_get(at, 1), *running = json_array_get(at, 2);
+    CHECK_STR(json_string_value(json_object_get(ended, "task")), "worker");
+    CHECK_INT(json_integer_value(json_object_get(ended, "index")), 0);
+    CHECK_INT(json_integer_value(json_object_get(ended, "jobVersion")), 1);
+    CHECK_STR(json_string_value(json_object_get(ended, "node")), "node-a");
+    CHECK_INT(json_integer_value(json_object_get(ended, "pid")), 4002);
+    CHECK_STR(json_string_value(json_object_get(ended, "startTime")), rfc3339_ms(T0_MS + 2000, ts));
+    CHECK_STR(json_string_value(json_object_get(ended, "finishTime")), rfc3339_ms(T0_MS + 5000, ts));
+    CHECK_INT(json_integer_value(json_object_get(ended, "exitCode")), 1);
+    CHECK_STR(json_string_value(json_object_get(ended, "reason")), "Error");
+    CHECK_STR(json_string_value(json_object_get(ended, "message")), "process exited");
+    CHECK_STR(json_string_value(json_object_get(ended, "logPath")), "logs/demo-worker-0/1.log");
+    CHECK(json_is_null(json_object_get(running, "finishTime")));
+    CHECK(json_is_null(json_object_get(running, "exitCode")));
+    CHECK_STR(json_string_value(json_object_get(running, "reason")), "");
+}
+
+static void write_demo_job(struct store *s)
+{
+    struct journal_entry *e[] = {
+        job_create(1, "demo", "uid-demo", T0_MS + 123),
+        attempt_start(2, "demo", "uid-demo", "worker", 0, 1),
+        job_status(3, "demo", "uid-demo", "Pending", "Running"),
+        attempt_start(4, "demo", "uid-demo", "worker", 1, 1),
+        attempt_end(5, "demo", "uid-demo", "worker", 0, 1, 1, "Error"),
+        attempt_start(6, "demo", "uid-demo", "worker", 0, 2),
+        attempt_start(7, "demo", "uid-demo", "master", 0, 1),
+        job_status(8, "demo", "uid-demo", "Running", "Completed"),
+    };
+    append(s, e, 8);
+}
+
+static void test_history_of_a_job(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+    write_demo_job(s);
+    REQUIRE(store_wait(s, 8, 5000) == 0);
+
+    /* Read while the writer's connection is open: WAL lets a read-only connection see commits. */
+    struct store_reader *r;
+    struct api_status st = {0};
+    REQUIRE(store_reader_open(t.path, &r, &st) == 0);
+    json_t *h = NULL;
+    REQUIRE(store_job_history(r, "default", "demo", &h, &st) == 0);
+    check_history_document(h);
+    json_decref(h);
+
+    st = (struct api_status){0};
+    CHECK_INT(store_job_history(r, "default", "missing", &h, &st), -1);
+    CHECK(h == NULL);
+    CHECK_INT(st.code, 404);
+    CHECK_STR(st.reason, "NotFound");
+    CHECK_STR(st.message, "jobs.batch.volcano.sh \"missing\" not found");
+    CHECK_STR(st.kind, "jobs");
+    CHECK_STR(st.group, "batch.volcano.sh");
+    CHECK_STR(st.name, "missing");
+    st = (struct api_status){0};
+    CHECK_INT(store_job_history(r, "other", "demo", &h, &st), -1); /* names are per namespace */
+    CHECK_INT(st.code, 404);
+
+    store_reader_close(r);
+    store_close(s);
+    tmp_db_remove(&t);
+}
+
+static const char *history_uid(struct store_reader *r, const char *name, bool *deleted)
+{
+    static char uid[64];
+    struct api_status st = {0};
+    json_t *h;
+    if (store_job_history(r, "default", name, &h, &st) != 0)
+        return "(error)";
+    json_t *meta = json_object_get(h, "metadata");
+    snprintf(uid, sizeof uid, "%s", json_string_value(json_object_get(meta, "uid")));
+    *deleted = json_object_get(meta, "deletionTimestamp") != NULL;
+    json_decref(h);
+    return uid;
+}
+
+static void test_history_newest_job_wins_when_name_reused(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+    struct store_reader *r;
+    struct api_status st = {0};
+    REQUIRE(store_reader_open(t.path, &r, &st) == 0);
+    bool deleted;
+
+    struct journal_entry *first[] = {job_create(1, "reuse", "uid-1", T0_MS + 1000),
+                                     job_delete(2, "reuse", "uid-1", "Pending"),
+                                     job_create(3, "reuse", "uid-2", T0_MS + 2000)};
+    append(s, first, 3);
+    REQUIRE(store_wait(s, 3, 5000) == 0);
+    CHECK_STR(history_uid(r, "reuse", &deleted), "uid-2"); /* the live one */
+    CHECK(!deleted);
+
+    struct journal_entry *second[] = {job_delete(4, "reuse", "uid-2", "Pending")};
+    append(s, second, 1);
+    REQUIRE(store_wait(s, 4, 5000) == 0);
+    CHECK_STR(history_uid(r, "reuse", &deleted), "uid-2"); /* the most recently created deleted one */
+    CHECK(deleted);
+
+    /* A live job wins over a deleted one even when the deleted one was created later. */
+    struct journal_entry *third[] = {job_create(5, "reuse", "uid-3", T0_MS + 1500)};
+    append(s, third, 1);
+    REQUIRE(store_wait(s, 5, 5000) == 0);
+    CHECK_STR(history_uid(r, "reuse", &deleted), "uid-3");
+    CHECK(!deleted);
+
+    store_reader_close(r);
+    store_close(s);
+    tmp_db_remove(&t);
+}
+
+TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_refuses_newer_schema_without_writing),
+          TEST_CASE(test_open_refuses_newer_wal_database_without_checkpointing),
+          TEST_CASE(test_open_refuses_corrupt_file_without_writing),
+          TEST_CASE(test_open_fails_when_directory_is_missing), TEST_CASE(test_writer_commits_and_load_rebuilds),
+          TEST_CASE(test_close_without_writer_commits_queue), TEST_CASE(test_group_commit_100k_events),
+          TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_disk_full_keeps_batch_and_recovers),
+          TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_history_of_a_job),
+          TEST_CASE(test_history_newest_job_wins_when_name_reused))

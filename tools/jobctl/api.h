@@ -1,0 +1,38 @@
+/* jobctl's requests to the job server: one call sends a request, reports any failure on stderr
+ * (unreachable server, Status, odd answer) and hands back the body only on success. */
+#ifndef CALDERA_JOBCTL_API_H
+#define CALDERA_JOBCTL_API_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "common/http_client.h"
+#include "tools/jobctl/args.h"
+
+struct api_body {
+    const char *data; /* NULL: no body */
+    size_t len;
+    const char *content_type;
+};
+
+/* "<group_version>/namespaces/<ns>/<resource>[/<name>][/<sub>]" with ns and name escaped; a heap
+ * string (NULL when memory runs out). name and sub may be NULL. */
+char *api_ns_path(const char *group_version, const char *ns, const char *resource, const char *name,
+                  const char *sub);
+
+/* Sends method path (+ body) to a->server. Returns JOBCTL_OK with the 2xx answer in *resp (free it
+ * with http_response_free), or JOBCTL_FAIL after printing why on stderr. */
+int api_call(const struct jobctl_args *a, const char *method, const char *path, const struct api_body *body,
+             struct http_response *resp);
+/* api_call whose answer must be a JSON object, returned in *out (owned by the caller). */
+int api_call_json(const struct jobctl_args *a, const char *method, const char *path, const struct api_body *body,
+                  json_t **out);
+static inline int api_get_json(const struct jobctl_args *a, const char *path, json_t **out)
+{
+    return api_call_json(a, "GET", path, NULL, out);
+}
+
+/* Pretty-prints v on stdout (for -o json). */
+void api_print_json(const json_t *v);
+
+#endif

@@ -1,0 +1,159 @@
+/* jobctl's argument parser: "--opt value", "--opt=value", "-n value" and "-nvalue" forms, options
+ * anywhere on the line, "--" to end them. Knows nothing of the environment or of the commands. */
+#include "tools/jobctl/args.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum opt_id { OPT_SERVER, OPT_NAMESPACE, OPT_OUTPUT, OPT_HELP, OPT_PREVIOUS, OPT_ATTEMPT };
+
+struct opt_spec {
+    enum opt_id id;
+    char short_name; /* 0: none */
+    const char *long_name;
+    bool takes_value;
+};
+
+static const struct opt_spec OPTS[] = {
+    {OPT_SERVER, 's', "server", true},      {OPT_NAMESPACE, 'n', "namespace", true},
+    {OPT_OUTPUT, 'o', "output", true},      {OPT_HELP, 'h', "help", false},
+    {OPT_PREVIOUS, 'p', "previous", false}, {OPT_ATTEMPT, 0, "attempt", true},
+};
+
+#define NOPTS (sizeof OPTS / sizeof OPTS[0])
+
+/* Finds "--name" or "--name=value" (value then points past '='). */
+static const struct opt_spec *find_long(const char *arg, const char **value)
+{
+    const char *name = arg + 2;
+    size_t len = strcspn(name, "=");
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (strlen(OPTS[i].long_name) == len && strncmp(OPTS[i].long_name, name, len) == 0) {
+            *value = name[len] == '=' ? name + len + 1 : NULL;
+            return &OPTS[i];
+        }
+    }
+    return NULL;
+}
+
+/* Finds "-x" or "-xvalue" (value then points past the letter). */
+static const struct opt_spec *find_short(const char *arg, const char **value)
+{
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (OPTS[i].short_name && OPTS[i].short_name == arg[1]) {
+            *value = arg[2] ? arg + 2 : NULL;
+            return &OPTS[i];
+        }
+    }
+    return NULL;
+}
+
+static int parse_attempt(const char *v, long *out, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < 0) {
+        snprintf(err, errlen, "--attempt wants a whole number >= 0, not \"%s\"", v);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+static int set_output(struct jobctl_args *a, const char *v, char *err, size_t errlen)
+{
+    if (strcmp(v, "json") == 0) {
+        a->json = true;
+        return 0;
+    }
+    snprintf(err, errlen, "unsupported output format \"%s\" (only -o json is supported)", v);
+    return -1;
+}
+
+static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v, char *err, size_t errlen)
+{
+    switch (o->id) {
+    case OPT_SERVER:
+        a->server = v;
+        return 0;
+    case OPT_NAMESPACE:
+        a->ns = v;
+        return 0;
+    case OPT_OUTPUT:
+        return set_output(a, v, err, errlen);
+    case OPT_HELP:
+        a->help = true;
+        return 0;
+    case OPT_PREVIOUS:
+        a->previous = true;
+        return 0;
+    case OPT_ATTEMPT:
+        return parse_attempt(v, &a->attempt, err, errlen);
+    }
+    return 0;
+}
+
+static int add_positional(struct jobctl_args *a, const char *arg, char *err, size_t errlen)
+{
+    if (!a->command) {
+        a->command = arg;
+        return 0;
+    }
+    if (a->npos >= JOBCTL_MAX_POS) {
+        snprintf(err, errlen, "too many arguments");
+        return -1;
+    }
+    a->pos[a->npos++] = arg;
+    return 0;
+}
+
+/* Handles the option at argv[*i], taking its value from the next argument when needed. */
+static int parse_option(int argc, char *const *argv, int *i, struct jobctl_args *a, char *err, size_t errlen)
+{
+    const char *arg = argv[*i], *value = NULL;
+    bool is_long = arg[1] == '-';
+    const struct opt_spec *o = is_long ? find_long(arg, &value) : find_short(arg, &value);
+    if (!o) {
+        snprintf(err, errlen, "unknown option \"%s\"", arg);
+        return -1;
+    }
+    if (!o->takes_value) {
+        if (value) {
+            snprintf(err, errlen, "option \"%s\" takes no value", arg);
+            return -1;
+        }
+        return apply(a, o, NULL, err, errlen);
+    }
+    if (!value) {
+        if (*i + 1 >= argc) {
+            snprintf(err, errlen, "option \"%s\" needs a value", arg);
+            return -1;
+        }
+        value = argv[++*i];
+    }
+    return apply(a, o, value, err, errlen);
+}
+
+int args_parse(int argc, char *const *argv, struct jobctl_args *a, char *err, size_t errlen)
+{
+    *a = (struct jobctl_args){.attempt = -1};
+    bool options_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int rc;
+        if (!options_done && strcmp(arg, "--") == 0) {
+            options_done = true;
+            continue;
+        }
+        if (!options_done && arg[0] == '-' && arg[1] != '\0')
+            rc = parse_option(argc, argv, &i, a, err, errlen);
+        else
+            rc = add_positional(a, arg, err, errlen);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}

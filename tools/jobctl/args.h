@@ -1,0 +1,27 @@
+/* jobctl's command line as parsed: global options (anywhere on the line), the command, its
+ * positional arguments and the log options. Parsing is pure: environment defaults come later. */
+#ifndef CALDERA_JOBCTL_ARGS_H
+#define CALDERA_JOBCTL_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define JOBCTL_MAX_POS 8
+
+struct jobctl_args {
+    const char *server;  /* --server/-s; NULL until main fills in $CALDERA_SERVER or the default */
+    const char *ns;      /* --namespace/-n; NULL until main fills in $CALDERA_NAMESPACE or "default" */
+    bool json;           /* -o json */
+    bool help;           /* -h/--help */
+    bool previous;       /* logs --previous/-p */
+    long attempt;        /* logs --attempt N; -1 when not given */
+    const char *command; /* NULL when the line has none */
+    const char *pos[JOBCTL_MAX_POS];
+    int npos;
+};
+
+/* Fills a from argv[1..argc-1]. Options may come before or after the command; "--" ends them and
+ * a lone "-" is an argument (stdin). Returns 0, or -1 with a one-line reason in err (a usage error). */
+int args_parse(int argc, char *const *argv, struct jobctl_args *a, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,57 @@
+/* `jobctl get [JOB]`: the jobs of the namespace as a table, or one job's row followed by its pods
+ * (with -o json: the list or the Job exactly as the server sent it). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tools/jobctl/api.h"
+#include "tools/jobctl/jobctl.h"
+#include "tools/jobctl/output.h"
+
+static int get_list(const struct jobctl_args *a)
+{
+    char *path = api_ns_path(VOLCANO_BATCH_API, a->ns, "jobs", NULL, NULL), where[300];
+    if (!path)
+        return report_oom();
+    snprintf(where, sizeof where, " in namespace \"%s\"", a->ns);
+    int rc = show_list(a, path, &VIEW_JOBS, "jobs", where);
+    free(path);
+    return rc;
+}
+
+/* The pods table under the job's row, after a blank line; a note on stderr when there are none. */
+static int print_job_pods(const struct jobctl_args *a, const char *name)
+{
+    char *path = pods_path(a->ns, name);
+    json_t *list;
+    int rc = path ? api_get_json(a, path, &list) : report_oom();
+    free(path);
+    if (rc != JOBCTL_OK)
+        return rc;
+    json_t *items = json_object_get(list, "items");
+    if (json_array_size(items) == 0) {
+        fprintf(stderr, "No pods found for job \"%s\".\n", name);
+    } else {
+        fputc('\n', stdout);
+        rc = print_view(&VIEW_PODS, items);
+    }
+    json_decref(list);
+    return rc;
+}
+
+static int get_one(const struct jobctl_args *a, const char *name)
+{
+    char *path = api_ns_path(VOLCANO_BATCH_API, a->ns, "jobs", name, NULL);
+    json_t *job;
+    int rc = path ? api_get_json(a, path, &job) : report_oom();
+    free(path);
+    if (rc != JOBCTL_OK)
+        return rc;
+    if (a->json)
+        api_print_json(job);
+    else if ((rc = print_view(&VIEW_JOBS, job)) == JOBCTL_OK)
+        rc = print_job_pods(a, name);
+    json_decref(job);
+    return rc;
+}
+
+int cmd_get(const struct jobctl_args *a) { return a->npos ? get_one(a, a->pos[0]) : get_list(a); }

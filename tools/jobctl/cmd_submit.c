@@ -1,0 +1,193 @@
+/* `jobctl submit FILE`: every document of a YAML or JSON file (or stdin) POSTed to the API of its
+ * kind, in order, stopping at the first failure. Kinds are checked before anything is sent. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters/intake.h"
+#include "common/fs.h"
+#include "common/sbuf.h"
+#include "tools/jobctl/api.h"
+#include "tools/jobctl/format.h"
+#include "tools/jobctl/jobctl.h"
+#include "tools/jobctl/output.h"
+
+#define MAX_INPUT (64u << 20)
+
+struct input {
+    const char *name; /* the file as given, or "<stdin>" */
+    char *data;
+    size_t len;
+    bool json;        /* JSON by the intake's sniffing rule; YAML otherwise */
+};
+
+enum doc_kind { DOC_JOB, DOC_QUEUE };
+
+static int read_stdin(char **data, size_t *len)
+{
+    struct sbuf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0 && b.len <= MAX_INPUT)
+        sbuf_append(&b, chunk, n);
+    if (ferror(stdin) || b.len > MAX_INPUT || b.failed) {
+        errno = b.len > MAX_INPUT ? EFBIG : ferror(stdin) ? EIO : ENOMEM;
+        sbuf_free(&b);
+        return -1;
+    }
+    *len = b.len;
+    *data = sbuf_take(&b);
+    return 0;
+}
+
+static int read_input(const char *file, struct input *in)
+{
+    bool is_stdin = strcmp(file, "-") == 0;
+    in->name = is_stdin ? "<stdin>" : file;
+    int rc = is_stdin ? read_stdin(&in->data, &in->len) : read_file(file, MAX_INPUT, &in->data, &in->len);
+    if (rc != 0) {
+        fprintf(stderr, "jobctl: cannot read %s: %s\n", in->name, strerror(errno));
+        return JOBCTL_FAIL;
+    }
+    size_t blank = strspn(in->data, " \t\r\n");
+    in->json = in->data[blank] == '{' || in->data[blank] == '[';
+    return JOBCTL_OK;
+}
+
+static const char *member_str(const json_t *obj, const char *key)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    return s && *s ? s : NULL;
+}
+
+/* Which API a document goes to; an error naming the document (and its line) otherwise. */
+static int doc_kind(const struct input *in, const struct intake_doc *d, int number, enum doc_kind *kind)
+{
+    const char *k = member_str(d->root, "kind");
+    if (k && strcmp(k, "Job") == 0) {
+        *kind = DOC_JOB;
+        return JOBCTL_OK;
+    }
+    if (k && strcmp(k, "Queue") == 0) {
+        *kind = DOC_QUEUE;
+        return JOBCTL_OK;
+    }
+    fprintf(stderr, "jobctl: %s: document %d (line %d) ", in->name, number, d->first_line);
+    if (!json_is_object(d->root))
+        fprintf(stderr, "is not an object\n");
+    else if (!k)
+        fprintf(stderr, "has no kind\n");
+    else
+        fprintf(stderr, "has kind \"%s\": jobctl submits Job and Queue documents\n", k);
+    return JOBCTL_FAIL;
+}
+
+static int check_kinds(const struct input *in, const struct intake *docs, enum doc_kind *kinds)
+{
+    for (int i = 0; i < docs->ndocs; i++)
+        if (doc_kind(in, &docs->docs[i], i + 1, &kinds[i]) != JOBCTL_OK)
+            return JOBCTL_FAIL;
+    return JOBCTL_OK;
+}
+
+/* The request body of a document: its YAML slice, or (JSON input, or no usable byte range) the
+ * document re-encoded as JSON. A YAML slice keeps the file's line numbers (see slice_keeping_lines),
+ * so the server's errors ("line 14, column 7") point at lines of the user's file. */
+static char *doc_body(const struct input *in, const struct intake_doc *d, struct api_body *body)
+{
+    bool has_range = d->start_offset < d->end_offset && d->end_offset <= in->len;
+    char *text;
+    if (!in->json && has_range) {
+        text = slice_keeping_lines(in->data, d->start_offset, d->end_offset, &body->len);
+        body->content_type = "application/yaml";
+    } else {
+        text = json_dumps(d->root, JSON_COMPACT);
+        body->len = text ? strlen(text) : 0;
+        body->content_type = "application/json";
+    }
+    body->data = text;
+    return text;
+}
+
+static char *doc_path(const struct jobctl_args *a, const json_t *root, enum doc_kind kind)
+{
+    if (kind == DOC_QUEUE)
+        return strdup(VOLCANO_SCHEDULING_API "/queues");
+    const char *ns = member_str(json_object_get(root, "metadata"), "namespace");
+    return api_ns_path(VOLCANO_BATCH_API, ns ? ns : a->ns, "jobs", NULL, NULL);
+}
+
+/* "job.batch.volcano.sh/<name> created", the name as the server gave it; -o json: the object. */
+static void report_created(const struct jobctl_args *a, const json_t *root, enum doc_kind kind,
+                           const struct http_response *resp)
+{
+    json_t *obj = json_loadb(resp->body, resp->len, 0, NULL);
+    const char *name = member_str(json_object_get(obj, "metadata"), "name");
+    if (!name)
+        name = member_str(json_object_get(root, "metadata"), "name");
+    if (a->json && obj)
+        api_print_json(obj);
+    else
+        printf("%s/%s created\n", kind == DOC_JOB ? "job.batch.volcano.sh" : "queue.scheduling.volcano.sh",
+               name ? name : "<unknown>");
+    json_decref(obj);
+}
+
+static int submit_doc(const struct jobctl_args *a, const struct input *in, const struct intake_doc *d,
+                      enum doc_kind kind)
+{
+    struct api_body body;
+    char *text = doc_body(in, d, &body), *path = doc_path(a, d->root, kind);
+    struct http_response resp;
+    int rc = text && path ? api_call(a, "POST", path, &body, &resp) : report_oom();
+    if (rc == JOBCTL_OK) {
+        report_created(a, d->root, kind, &resp);
+        http_response_free(&resp);
+    }
+    free(text);
+    free(path);
+    return rc;
+}
+
+static int submit_all(const struct jobctl_args *a, const struct input *in, const struct intake *docs)
+{
+    enum doc_kind *kinds = calloc((size_t)docs->ndocs, sizeof *kinds);
+    if (!kinds)
+        return report_oom();
+    int rc = check_kinds(in, docs, kinds);
+    for (int i = 0; rc == JOBCTL_OK && i < docs->ndocs; i++) {
+        rc = submit_doc(a, in, &docs->docs[i], kinds[i]);
+        fflush(stdout);
+    }
+    free(kinds);
+    return rc;
+}
+
+static int parse_input(const struct input *in, struct intake *docs)
+{
+    struct api_status st = {0};
+    if (intake_parse(in->data, in->len, INTAKE_SNIFF, docs, &st) != 0) {
+        fprintf(stderr, "jobctl: %s: %s\n", in->name, st.message);
+        return JOBCTL_FAIL;
+    }
+    if (docs->ndocs == 0) {
+        fprintf(stderr, "jobctl: %s: no documents to submit\n", in->name);
+        return JOBCTL_FAIL;
+    }
+    return JOBCTL_OK;
+}
+
+int cmd_submit(const struct jobctl_args *a)
+{
+    struct input in = {0};
+    struct intake docs = {0};
+    int rc = read_input(a->pos[0], &in);
+    if (rc == JOBCTL_OK)
+        rc = parse_input(&in, &docs);
+    if (rc == JOBCTL_OK)
+        rc = submit_all(a, &in, &docs);
+    intake_free(&docs);
+    free(in.data);
+    return rc;
+}
