@@ -125,37 +125,44 @@ static bool wrong_type(struct fields *f, const json_t *obj, const char *key, con
     return false;
 }
 
+/* The member under key if it has the wanted type: 1 and *v set; 0 when absent (a Required cause
+ * when required); -1 after an Invalid cause for the wrong type. Integers pass for JSON_REAL. */
+static int typed_member(struct fields *f, const json_t *obj, const char *key, const char *path, bool required,
+                        json_type type, const char *want, json_t **v)
+{
+    *v = member(obj, key);
+    if (!*v) {
+        if (required) {
+            field_required(f, obj, key, path);
+            return -1;
+        }
+        return 0;
+    }
+    bool ok = json_typeof(*v) == type || (type == JSON_TRUE && json_is_boolean(*v));
+    if (!ok) {
+        wrong_type(f, obj, key, path, want);
+        *v = NULL;
+        return -1;
+    }
+    return 1;
+}
+
 bool field_string(struct fields *f, const json_t *obj, const char *key, const char *path, bool required,
                   const char **out)
 {
-    json_t *v = member(obj, key);
-    *out = NULL;
-    if (!v) {
-        if (required) {
-            field_required(f, obj, key, path);
-            return false;
-        }
-        return true;
-    }
-    if (!json_is_string(v))
-        return wrong_type(f, obj, key, path, "a string");
-    *out = json_string_value(v);
-    return true;
+    json_t *v;
+    int found = typed_member(f, obj, key, path, required, JSON_STRING, "a string", &v);
+    *out = found > 0 ? json_string_value(v) : NULL;
+    return found >= 0;
 }
 
 bool field_int(struct fields *f, const json_t *obj, const char *key, const char *path, bool required, int64_t min,
                int64_t max, int64_t *out)
 {
-    json_t *v = member(obj, key);
-    if (!v) {
-        if (required) {
-            field_required(f, obj, key, path);
-            return false;
-        }
-        return true;
-    }
-    if (!json_is_integer(v))
-        return wrong_type(f, obj, key, path, "an integer");
+    json_t *v;
+    int found = typed_member(f, obj, key, path, required, JSON_INTEGER, "an integer", &v);
+    if (found <= 0)
+        return found == 0;
     int64_t n = json_integer_value(v);
     if (n < min || n > max) {
         char detail[96];
@@ -172,47 +179,21 @@ bool field_int(struct fields *f, const json_t *obj, const char *key, const char 
 
 bool field_bool(struct fields *f, const json_t *obj, const char *key, const char *path, bool *out)
 {
-    json_t *v = member(obj, key);
-    if (!v)
-        return true;
-    if (!json_is_boolean(v))
-        return wrong_type(f, obj, key, path, "a boolean");
-    *out = json_is_true(v);
-    return true;
+    json_t *v;
+    int found = typed_member(f, obj, key, path, false, JSON_TRUE, "a boolean", &v);
+    if (found > 0)
+        *out = json_is_true(v);
+    return found >= 0;
 }
 
 bool field_object(struct fields *f, const json_t *obj, const char *key, const char *path, bool required, json_t **out)
 {
-    json_t *v = member(obj, key);
-    *out = NULL;
-    if (!v) {
-        if (required) {
-            field_required(f, obj, key, path);
-            return false;
-        }
-        return true;
-    }
-    if (!json_is_object(v))
-        return wrong_type(f, obj, key, path, "an object");
-    *out = v;
-    return true;
+    return typed_member(f, obj, key, path, required, JSON_OBJECT, "an object", out) >= 0;
 }
 
 bool field_array(struct fields *f, const json_t *obj, const char *key, const char *path, bool required, json_t **out)
 {
-    json_t *v = member(obj, key);
-    *out = NULL;
-    if (!v) {
-        if (required) {
-            field_required(f, obj, key, path);
-            return false;
-        }
-        return true;
-    }
-    if (!json_is_array(v))
-        return wrong_type(f, obj, key, path, "a list");
-    *out = v;
-    return true;
+    return typed_member(f, obj, key, path, required, JSON_ARRAY, "a list", out) >= 0;
 }
 
 bool field_string_map(struct fields *f, const json_t *obj, const char *key, const char *path, json_t **out)

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "gateway/router.h"
 #include "gateway/status.h"
 
 #define CONNECTION_TIMEOUT_S 120
@@ -165,7 +164,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         respond_too_large(req);
         return MHD_YES;
     }
-    route_dispatch(req);
+    gw->dispatch(req);
     return MHD_YES;
 }
 

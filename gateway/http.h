@@ -12,6 +12,7 @@
 #include "common/sbuf.h"
 
 struct MHD_Connection;
+struct http_req;
 struct MHD_Daemon;
 struct core;
 struct store;
@@ -21,6 +22,7 @@ struct store;
 /* What every handler can reach: the core, the store and the server's settings. */
 struct gateway {
     struct MHD_Daemon *daemon;
+    void (*dispatch)(struct http_req *req); /* answers a complete request (the router) */
     struct core *core;
     struct store *store;
     const char *db_path;      /* for history readers */

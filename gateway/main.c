@@ -15,6 +15,7 @@
 #include "common/fs.h"
 #include "common/log.h"
 #include "gateway/http.h"
+#include "gateway/router.h"
 #include "scheduler/core.h"
 #include "store/store.h"
 
@@ -219,6 +220,16 @@ static int load_sched_conf(const struct options *o, struct sched_conf *conf)
     return 0;
 }
 
+static void free_config(struct core_config *cfg)
+{
+    for (int i = 0; i < cfg->nnodes; i++)
+        node_clear(&cfg->nodes[i]);
+    free(cfg->nodes);
+    sched_conf_free(&cfg->conf);
+    if (cfg->store)
+        store_close(cfg->store);
+}
+
 static int write_url_file(const char *data_dir, const char *url)
 {
     char path[4096], line[128];
@@ -257,24 +268,20 @@ static int run(const struct options *o)
     }
     struct core_config cfg = {.data_dir = o->data_dir, .period_ms = o->period_ms,
                               .shutdown_grace_ms = o->shutdown_grace_s * 1000};
-    if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || load_sched_conf(o, &cfg.conf) != 0)
-        return 1;
     snprintf(db_path, sizeof db_path, "%s/caldera.db", o->data_dir);
-    if (store_open(db_path, &cfg.store, err, sizeof err) != 0) {
-        log_error("%s", err);
-        return 1;
-    }
     struct core *core = NULL;
-    if (core_start(&cfg, &core, err, sizeof err) != 0) {
-        log_error("%s", err);
-        store_close(cfg.store);
+    if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || load_sched_conf(o, &cfg.conf) != 0 ||
+        store_open(db_path, &cfg.store, err, sizeof err) != 0 || core_start(&cfg, &core, err, sizeof err) != 0) {
+        if (err[0])
+            log_error("%s", err);
+        free_config(&cfg); /* whatever core_start did not take over */
         return 1;
     }
     char url_file[4200];
     snprintf(url_file, sizeof url_file, "%s/jobserver.url", o->data_dir);
     unlink(url_file); /* a stale URL must not point clients at a previous run */
     char *web = o->web_dir ? strdup(o->web_dir) : default_web_dir();
-    struct gateway gw = {.core = core, .store = cfg.store, .db_path = db_path, .web_dir = web,
+    struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .db_path = db_path, .web_dir = web,
                          .body_limit = o->body_limit, .durable_timeout_ms = 10000};
     int status = 0;
     if (http_start(&gw, o->listen, o->max_connections, err, sizeof err) != 0) {

@@ -1,7 +1,5 @@
 /* The allocate action: in job order, place each inqueue job's pending replicas on nodes, gang by
  * gang. Jobs that request only a pod slot (best-effort) are left to backfill, as in Volcano. */
-#include <stdlib.h>
-
 #include "scheduler/framework/plugin.h"
 
 static bool has_regular_task(const struct job_info *ji)
@@ -12,19 +10,14 @@ static bool has_regular_task(const struct job_info *ji)
     return false;
 }
 
-static void allocate_execute(struct session *ssn)
+static void allocate_job(struct session *ssn, struct job_info *ji)
 {
-    int *order = session_sorted_jobs(ssn);
-    if (!order)
+    char why[256];
+    if (!ji->inqueue || ji->pending == 0 || !has_regular_task(ji) || !session_job_valid(ssn, ji, why, sizeof why))
         return;
-    for (int i = 0; i < ssn->njobs; i++) {
-        struct job_info *ji = &ssn->jobs[order[i]];
-        char why[256];
-        if (!ji->inqueue || ji->pending == 0 || !has_regular_task(ji) || !session_job_valid(ssn, ji, why, sizeof why))
-            continue;
-        session_place_job(ssn, ji, false);
-    }
-    free(order);
+    session_place_job(ssn, ji, false);
 }
+
+static void allocate_execute(struct session *ssn) { session_each_job(ssn, allocate_job); }
 
 const struct action_def action_allocate = {"allocate", allocate_execute};

@@ -153,15 +153,18 @@ static int cmp_job_index(const void *a, const void *b, void *ctx)
     return session_job_order(ssn, &ssn->jobs[*(const int *)a], &ssn->jobs[*(const int *)b]);
 }
 
-int *session_sorted_jobs(const struct session *ssn)
+int session_each_job(struct session *ssn, void (*fn)(struct session *ssn, struct job_info *job))
 {
     int *order = malloc((size_t)(ssn->njobs > 0 ? ssn->njobs : 1) * sizeof *order);
     if (!order)
-        return NULL;
+        return -1;
     for (int i = 0; i < ssn->njobs; i++)
         order[i] = i;
-    qsort_r(order, (size_t)ssn->njobs, sizeof *order, cmp_job_index, (void *)ssn);
-    return order;
+    qsort_r(order, (size_t)ssn->njobs, sizeof *order, cmp_job_index, ssn);
+    for (int i = 0; i < ssn->njobs; i++)
+        fn(ssn, &ssn->jobs[order[i]]);
+    free(order);
+    return 0;
 }
 
 /* Jobs in these phases have nothing to place: they are finishing, stopped or done. */

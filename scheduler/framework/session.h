@@ -110,8 +110,8 @@ bool session_job_ready(const struct session *ssn, const struct job_info *job);
 bool session_job_valid(const struct session *ssn, const struct job_info *job, char *why, int why_len);
 bool session_job_enqueueable(const struct session *ssn, const struct job_info *job);
 
-/* The jobs' indexes sorted by session_job_order (caller frees); NULL when out of memory. */
-int *session_sorted_jobs(const struct session *ssn);
+/* Calls fn for every job of the session in session_job_order. Returns -1 when out of memory. */
+int session_each_job(struct session *ssn, void (*fn)(struct session *ssn, struct job_info *job));
 
 /* Tries to place a job's pending replicas as one statement, committed only when the job is then
  * ready (session_job_ready: gang), else rolled back. With best_effort_only, only best-effort

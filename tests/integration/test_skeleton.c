@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "common/fs.h"
 #include "tests/lib/server.h"
@@ -471,7 +472,41 @@ static void shutdown_stops_tasks_and_restart_runs_them_again(void)
     server_cleanup(&s);
 }
 
-TEST_MAIN(TEST_CASE(distcc_end_to_end_and_restart), TEST_CASE(bad_input_gets_a_status),
+/* Runs jobserver with args (it must refuse to start) and returns its exit status and output. */
+static int jobserver_refuses(const char *args, char **output)
+{
+    const char *bin_dir = getenv("CALDERA_BIN_DIR");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "timeout 20 %s/jobserver --listen 127.0.0.1:0 --data /tmp/caldera-refuse-$$ %s 2>&1; "
+                              "st=$?; rm -rf /tmp/caldera-refuse-$$; exit $st",
+             bin_dir ? bin_dir : "build/asan/bin", args);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    static char buf[8192];
+    size_t n = fread(buf, 1, sizeof buf - 1, p);
+    buf[n] = '\0';
+    *output = buf;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void bad_configuration_stops_the_start(void)
+{
+    char *out;
+    CHECK_INT(jobserver_refuses("--nodes tests/integration/data/distcc.yaml", &out), 1);
+    CHECK_CONTAINS(out, "a nodes file holds v1 Node objects");
+    CHECK_INT(jobserver_refuses("--nodes /nonexistent/nodes.yaml", &out), 1);
+    CHECK_CONTAINS(out, "cannot read the nodes file /nonexistent/nodes.yaml");
+    CHECK_INT(jobserver_refuses("--scheduler-conf tests/integration/data/nodes.yaml", &out), 1);
+    CHECK_CONTAINS(out, "Unsupported value");
+    CHECK_INT(jobserver_refuses("--listen nowhere", &out), 1);
+    CHECK_CONTAINS(out, "--listen wants HOST:PORT");
+    CHECK_INT(jobserver_refuses("--bogus", &out), 2);
+    CHECK_CONTAINS(out, "unknown option");
+}
+
+TEST_MAIN(TEST_CASE(distcc_end_to_end_and_restart), TEST_CASE(bad_configuration_stops_the_start), TEST_CASE(bad_input_gets_a_status),
           TEST_CASE(failures_are_reported), TEST_CASE(discovery_nodes_and_queues),
           TEST_CASE(jobctl_against_the_server), TEST_CASE(delete_stops_tasks_and_keeps_history),
           TEST_CASE(shutdown_stops_tasks_and_restart_runs_them_again))

@@ -53,6 +53,25 @@ static struct job *add_job(struct cluster *c, const char *name, int replicas, in
     return job;
 }
 
+/* A cluster with the `default` queue and Volcano's default scheduler conf. */
+struct fixture {
+    struct cluster c;
+    struct sched_conf conf;
+};
+
+static void fixture_init(struct fixture *fx)
+{
+    memset(fx, 0, sizeof *fx);
+    sched_conf_default(&fx->conf);
+    add_queue(&fx->c, "default");
+}
+
+static void fixture_free(struct fixture *fx)
+{
+    cluster_free(&fx->c);
+    sched_conf_free(&fx->conf);
+}
+
 static struct session run_cycle(struct cluster *c, const struct sched_conf *conf)
 {
     struct session ssn;
@@ -83,14 +102,12 @@ static const struct job_info *info_of(const struct session *ssn, const struct jo
 
 static void gang_all_or_nothing(void)
 {
-    struct cluster c = {0};
-    struct sched_conf conf;
-    sched_conf_default(&conf);
-    add_queue(&c, "default");
-    add_node(&c, "n1", 4000, 8 * GiB, 110);
-    add_node(&c, "n2", 4000, 8 * GiB, 110);
-    struct job *big = add_job(&c, "big", 3, 3, 3000, 1); /* 3 x 3 CPU on 2 x 4 CPU: only 2 fit */
-    struct session ssn = run_cycle(&c, &conf);
+    struct fixture fx;
+    fixture_init(&fx);
+    add_node(&fx.c, "n1", 4000, 8 * GiB, 110);
+    add_node(&fx.c, "n2", 4000, 8 * GiB, 110);
+    struct job *big = add_job(&fx.c, "big", 3, 3, 3000, 1); /* 3 x 3 CPU on 2 x 4 CPU: only 2 fit */
+    struct session ssn = run_cycle(&fx.c, &fx.conf);
     CHECK_INT(bound(&ssn, big), 0);
     const struct job_info *ji = info_of(&ssn, big);
     REQUIRE(ji && ji->unschedulable);
@@ -98,143 +115,121 @@ static void gang_all_or_nothing(void)
     CHECK_CONTAINS(ji->unschedulable, "3 minAvailable");
     CHECK_CONTAINS(ji->unschedulable, "0/2 nodes are available: 2 insufficient cpu.");
     session_free(&ssn);
-    cluster_free(&c);
-    sched_conf_free(&conf);
+    fixture_free(&fx);
 }
 
 static void gang_fits_and_binds_each_node(void)
 {
-    struct cluster c = {0};
-    struct sched_conf conf;
-    sched_conf_default(&conf);
-    add_queue(&c, "default");
-    add_node(&c, "n1", 4000, 8 * GiB, 110);
-    add_node(&c, "n2", 4000, 8 * GiB, 110);
-    struct job *job = add_job(&c, "fits", 2, 2, 3000, 1);
-    struct session ssn = run_cycle(&c, &conf);
+    struct fixture fx;
+    fixture_init(&fx);
+    add_node(&fx.c, "n1", 4000, 8 * GiB, 110);
+    add_node(&fx.c, "n2", 4000, 8 * GiB, 110);
+    struct job *job = add_job(&fx.c, "fits", 2, 2, 3000, 1);
+    struct session ssn = run_cycle(&fx.c, &fx.conf);
     CHECK_INT(bound(&ssn, job), 2);
     REQUIRE(ssn.nbinds == 2);
     CHECK(ssn.binds[0].node != ssn.binds[1].node); /* 3 CPU each: one per node */
     CHECK(info_of(&ssn, job)->unschedulable == NULL);
     session_free(&ssn);
-    cluster_free(&c);
-    sched_conf_free(&conf);
+    fixture_free(&fx);
 }
 
 static void failed_gang_rolls_back_for_the_next_job(void)
 {
-    struct cluster c = {0};
-    struct sched_conf conf;
-    sched_conf_default(&conf);
-    add_queue(&c, "default");
-    add_node(&c, "n1", 4000, 8 * GiB, 110);
-    struct job *first = add_job(&c, "first", 5, 5, 1000, 1);  /* needs 5 CPU: never fits */
-    struct job *second = add_job(&c, "second", 4, 4, 1000, 2); /* needs exactly the 4 CPU first took tentatively */
-    struct session ssn = run_cycle(&c, &conf);
+    struct fixture fx;
+    fixture_init(&fx);
+    add_node(&fx.c, "n1", 4000, 8 * GiB, 110);
+    struct job *first = add_job(&fx.c, "first", 5, 5, 1000, 1);  /* needs 5 CPU: never fits */
+    struct job *second = add_job(&fx.c, "second", 4, 4, 1000, 2); /* needs exactly the 4 CPU first took tentatively */
+    struct session ssn = run_cycle(&fx.c, &fx.conf);
     CHECK_INT(bound(&ssn, first), 0);
     CHECK_INT(bound(&ssn, second), 4);
     CHECK_INT(ssn.nodes[0].idle.v[RES_CPU], 0);
     session_free(&ssn);
-    cluster_free(&c);
-    sched_conf_free(&conf);
+    fixture_free(&fx);
 }
 
 static void fifo_within_a_queue(void)
 {
-    struct cluster c = {0};
-    struct sched_conf conf;
-    sched_conf_default(&conf);
-    add_queue(&c, "default");
-    add_node(&c, "n1", 2000, 8 * GiB, 110);
-    struct job *late = add_job(&c, "late", 2, 2, 1000, 20);
-    struct job *early = add_job(&c, "early", 2, 2, 1000, 10);
-    struct session ssn = run_cycle(&c, &conf);
+    struct fixture fx;
+    fixture_init(&fx);
+    add_node(&fx.c, "n1", 2000, 8 * GiB, 110);
+    struct job *late = add_job(&fx.c, "late", 2, 2, 1000, 20);
+    struct job *early = add_job(&fx.c, "early", 2, 2, 1000, 10);
+    struct session ssn = run_cycle(&fx.c, &fx.conf);
     CHECK_INT(bound(&ssn, early), 2);
     CHECK_INT(bound(&ssn, late), 0);
     session_free(&ssn);
-    cluster_free(&c);
-    sched_conf_free(&conf);
+    fixture_free(&fx);
 }
 
 static void priority_before_fifo(void)
 {
-    struct cluster c = {0};
-    struct sched_conf conf;
-    sched_conf_default(&conf);
-    add_queue(&c, "default");
-    add_node(&c, "n1", 2000, 8 * GiB, 110);
-    struct job *early = add_job(&c, "early", 2, 2, 1000, 10);
-    struct job *urgent = add_job(&c, "urgent", 2, 2, 1000, 20);
+    struct fixture fx;
+    fixture_init(&fx);
+    add_node(&fx.c, "n1", 2000, 8 * GiB, 110);
+    struct job *early = add_job(&fx.c, "early", 2, 2, 1000, 10);
+    struct job *urgent = add_job(&fx.c, "urgent", 2, 2, 1000, 20);
     urgent->priority = 1000;
-    struct session ssn = run_cycle(&c, &conf);
+    struct session ssn = run_cycle(&fx.c, &fx.conf);
     CHECK_INT(bound(&ssn, urgent), 2);
     CHECK_INT(bound(&ssn, early), 0);
     session_free(&ssn);
-    cluster_free(&c);
-    sched_conf_free(&conf);
+    fixture_free(&fx);
 }
 
 static void elastic_job_takes_what_fits_beyond_min(void)
 {
-    struct cluster c = {0};
-    struct sched_conf conf;
-    sched_conf_default(&conf);
-    add_queue(&c, "default");
-    add_node(&c, "n1", 3000, 8 * GiB, 110);
-    struct job *job = add_job(&c, "elastic", 10, 2, 1000, 1);
-    struct session ssn = run_cycle(&c, &conf);
+    struct fixture fx;
+    fixture_init(&fx);
+    add_node(&fx.c, "n1", 3000, 8 * GiB, 110);
+    struct job *job = add_job(&fx.c, "elastic", 10, 2, 1000, 1);
+    struct session ssn = run_cycle(&fx.c, &fx.conf);
     CHECK_INT(bound(&ssn, job), 3);
     session_free(&ssn);
-    cluster_free(&c);
-    sched_conf_free(&conf);
+    fixture_free(&fx);
 }
 
 static void best_effort_backfill_respects_pod_count(void)
 {
-    struct cluster c = {0};
-    struct sched_conf conf;
-    sched_conf_default(&conf);
-    add_queue(&c, "default");
-    add_node(&c, "n1", 1000, GiB, 3);
-    struct job *be = add_job(&c, "be", 5, 1, 0, 1); /* requests nothing but pod slots */
-    struct session ssn = run_cycle(&c, &conf);
+    struct fixture fx;
+    fixture_init(&fx);
+    add_node(&fx.c, "n1", 1000, GiB, 3);
+    struct job *be = add_job(&fx.c, "be", 5, 1, 0, 1); /* requests nothing but pod slots */
+    struct session ssn = run_cycle(&fx.c, &fx.conf);
     CHECK_INT(bound(&ssn, be), 3);
     session_free(&ssn);
 
-    struct job *gang = add_job(&c, "be-gang", 4, 4, 0, 2);
+    struct job *gang = add_job(&fx.c, "be-gang", 4, 4, 0, 2);
     be->tasks[0].replicas = 0; /* take the first job out of the picture */
     job_alloc_replicas(be);
-    ssn = run_cycle(&c, &conf);
+    ssn = run_cycle(&fx.c, &fx.conf);
     CHECK_INT(bound(&ssn, gang), 0);
     const struct job_info *ji = info_of(&ssn, gang);
     REQUIRE(ji && ji->unschedulable);
     CHECK_CONTAINS(ji->unschedulable, "too many pods");
     session_free(&ssn);
-    cluster_free(&c);
-    sched_conf_free(&conf);
+    fixture_free(&fx);
 }
 
 static void running_replicas_count_toward_the_gang(void)
 {
-    struct cluster c = {0};
-    struct sched_conf conf;
-    sched_conf_default(&conf);
-    add_queue(&c, "default");
-    add_node(&c, "n1", 1000, GiB, 110);
-    struct job *job = add_job(&c, "resumed", 3, 3, 500, 1);
+    struct fixture fx;
+    fixture_init(&fx);
+    add_node(&fx.c, "n1", 1000, GiB, 110);
+    struct job *job = add_job(&fx.c, "resumed", 3, 3, 500, 1);
     job->replicas[0].phase = POD_RUNNING; /* one already runs and holds 500m */
     job->replicas[0].node = 0;
-    c.nodes[0].used.v[RES_CPU] = 500;
-    c.nodes[0].used.v[RES_PODS] = 1;
-    struct session ssn = run_cycle(&c, &conf);
+    fx.c.nodes[0].used.v[RES_CPU] = 500;
+    fx.c.nodes[0].used.v[RES_PODS] = 1;
+    struct session ssn = run_cycle(&fx.c, &fx.conf);
     CHECK_INT(bound(&ssn, job), 0); /* 2 more need 1000m, only 500m idle */
     session_free(&ssn);
-    c.nodes[0].allocatable.v[RES_CPU] = 1500;
-    ssn = run_cycle(&c, &conf);
+    fx.c.nodes[0].allocatable.v[RES_CPU] = 1500;
+    ssn = run_cycle(&fx.c, &fx.conf);
     CHECK_INT(bound(&ssn, job), 2);
     session_free(&ssn);
-    cluster_free(&c);
-    sched_conf_free(&conf);
+    fixture_free(&fx);
 }
 
 static void without_gang_partial_placement_commits(void)
@@ -255,21 +250,18 @@ static void without_gang_partial_placement_commits(void)
 
 static void enqueue_moves_pending_podgroups(void)
 {
-    struct cluster c = {0};
-    struct sched_conf conf;
-    sched_conf_default(&conf);
-    add_queue(&c, "default");
-    add_node(&c, "n1", 2000, GiB, 110);
-    struct job *job = add_job(&c, "new", 1, 1, 1000, 1);
+    struct fixture fx;
+    fixture_init(&fx);
+    add_node(&fx.c, "n1", 2000, GiB, 110);
+    struct job *job = add_job(&fx.c, "new", 1, 1, 1000, 1);
     job->pg.phase = PG_PENDING;
-    struct session ssn = run_cycle(&c, &conf);
+    struct session ssn = run_cycle(&fx.c, &fx.conf);
     const struct job_info *ji = info_of(&ssn, job);
     REQUIRE(ji);
     CHECK(ji->enqueued_now);
     CHECK_INT(bound(&ssn, job), 1); /* enqueue then allocate in the same cycle */
     session_free(&ssn);
-    cluster_free(&c);
-    sched_conf_free(&conf);
+    fixture_free(&fx);
 }
 
 TEST_MAIN(TEST_CASE(gang_all_or_nothing), TEST_CASE(gang_fits_and_binds_each_node),

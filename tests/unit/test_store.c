@@ -17,26 +17,11 @@
 #include "store/store.h"
 #include "store/store_internal.h"
 #include "tests/lib/test.h"
+#include "tests/lib/tmpdb.h"
 
 #define T0_MS 1763800000000LL /* 2025-11-22T08:26:40Z */
 
 /* ---- fixtures ---------------------------------------------------------------------------------- */
-
-struct tmp_db {
-    char dir[64];
-    char path[128];
-};
-
-static bool tmp_db_make(struct tmp_db *t)
-{
-    snprintf(t->dir, sizeof t->dir, "/tmp/caldera-store-XXXXXX");
-    if (!mkdtemp(t->dir))
-        return false;
-    snprintf(t->path, sizeof t->path, "%s/caldera.db", t->dir);
-    return true;
-}
-
-static void tmp_db_remove(struct tmp_db *t) { remove_tree(t->dir); }
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
@@ -179,22 +164,6 @@ static void append_events(struct store *s, uint64_t first, uint64_t last, const 
     store_append(s, &l);
 }
 
-/* A one-value query on a connection of the test's own (read-only, so it proves nothing of ours). */
-static long long query_int(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_stmt *stmt;
-    long long v = -1;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK) {
-        if (sqlite3_step(stmt) == SQLITE_ROW)
-            v = sqlite3_column_int64(stmt, 0);
-        sqlite3_finalize(stmt);
-    }
-    sqlite3_close(db);
-    return v;
-}
-
 static bool file_bytes(const char *path, char **data, size_t *len)
 {
     return read_file(path, 64u << 20, data, len) == 0;
@@ -223,20 +192,20 @@ static void test_open_empty_file_creates_schema(void)
     CHECK_INT(store_committed_seq(s), 0);
     store_close(s);
 
-    CHECK_INT(query_int(t.path, "PRAGMA user_version"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), 1);
     /* journal_mode is stored in the file header: a fresh connection sees WAL. */
-    CHECK_INT(query_int(t.path, "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
-    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN"
                                 " ('jobs', 'attempts', 'events', 'queues')"),
               4);
-    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN"
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN"
                                 " ('jobs_live_name', 'jobs_by_name', 'jobs_live_created', 'events_by_job')"),
               4);
 
     REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
     CHECK_INT(s->migrations_applied, 0); /* already at the latest version: nothing re-runs */
     store_close(s);
-    CHECK_INT(query_int(t.path, "PRAGMA user_version"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), 1);
     tmp_db_remove(&t);
 }
 
@@ -501,7 +470,7 @@ static void test_close_without_writer_commits_queue(void)
     REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
     append_events(s, 1, 5, "");
     store_close(s);
-    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events"), 5);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 5);
     tmp_db_remove(&t);
 }
 
@@ -546,11 +515,11 @@ static void test_group_commit_100k_events(void)
     store_close(s);
     free(chunks);
 
-    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events"), TOTAL);
-    CHECK_INT(query_int(t.path, "SELECT MIN(seq) FROM events"), 1);
-    CHECK_INT(query_int(t.path, "SELECT MAX(seq) FROM events"), TOTAL);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), TOTAL);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT MIN(seq) FROM events"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT MAX(seq) FROM events"), TOTAL);
     /* each row holds its own entry: nothing shifted, duplicated or reordered */
-    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events WHERE message != 'event ' || seq"
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events WHERE message != 'event ' || seq"
                                 " OR time_ms != 1763800000000 + seq * 1000"),
               0);
     tmp_db_remove(&t);
@@ -635,16 +604,16 @@ static void test_disk_full_keeps_batch_and_recovers(void)
     /* More work while failing queues behind the failing batch. */
     append_events(s, 311, 320, "");
     CHECK_INT(store_wait(s, 311, 200), -1);
-    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events"), 10); /* what was acknowledged is there */
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 10); /* what was acknowledged is there */
 
     store_test_set_max_pages(s, 1073741823);
     CHECK_INT(store_wait(s, 320, 10000), 0);
     CHECK(store_health(s, health, sizeof health) == NULL);
     store_close(s);
 
-    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events"), 320);
-    CHECK_INT(query_int(t.path, "SELECT COUNT(DISTINCT seq) FROM events WHERE seq BETWEEN 1 AND 320"), 320);
-    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events WHERE message NOT LIKE 'event ' || seq || '%'"), 0);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 320);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(DISTINCT seq) FROM events WHERE seq BETWEEN 1 AND 320"), 320);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events WHERE message NOT LIKE 'event ' || seq || '%'"), 0);
     tmp_db_remove(&t);
 }
 
@@ -667,7 +636,7 @@ static void test_close_gives_up_on_a_disk_that_stays_full(void)
     store_close(s);
     int64_t took = clock_mono_ms() - start;
     CHECK(took >= STORE_CLOSE_DRAIN_MS - 100 && took < STORE_CLOSE_DRAIN_MS + 2500);
-    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM events"), 0);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 0);
     tmp_db_remove(&t);
 }
 

@@ -12,35 +12,7 @@
 #include "store/store.h"
 #include "store/store_internal.h"
 #include "tests/lib/test.h"
-
-struct tmp_db {
-    char dir[64];
-    char path[128];
-};
-
-static bool tmp_db_make(struct tmp_db *t)
-{
-    snprintf(t->dir, sizeof t->dir, "/tmp/caldera-migr-XXXXXX");
-    if (!mkdtemp(t->dir))
-        return false;
-    snprintf(t->path, sizeof t->path, "%s/caldera.db", t->dir);
-    return true;
-}
-
-static long long query_int(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_stmt *stmt;
-    long long v = -1;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK) {
-        if (sqlite3_step(stmt) == SQLITE_ROW)
-            v = sqlite3_column_int64(stmt, 0);
-        sqlite3_finalize(stmt);
-    }
-    sqlite3_close(db);
-    return v;
-}
+#include "tests/lib/tmpdb.h"
 
 /* A database as an older jobserver left it: version 0 is an empty file, version v the result of the
  * first v migrations. */
@@ -62,11 +34,11 @@ static bool build_at_version(const char *path, int version)
 
 static void check_latest_schema(const char *path)
 {
-    CHECK_INT(query_int(path, "PRAGMA user_version"), schema_latest_version());
-    CHECK_INT(query_int(path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+    CHECK_INT(tmp_db_query_int(path, "PRAGMA user_version"), schema_latest_version());
+    CHECK_INT(tmp_db_query_int(path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN"
                               " ('jobs', 'attempts', 'events', 'queues')"),
               4);
-    CHECK_INT(query_int(path, "SELECT COUNT(*) FROM pragma_quick_check WHERE quick_check != 'ok'"), 0);
+    CHECK_INT(tmp_db_query_int(path, "SELECT COUNT(*) FROM pragma_quick_check WHERE quick_check != 'ok'"), 0);
 }
 
 static void test_every_earlier_version_migrates(void)
@@ -75,7 +47,7 @@ static void test_every_earlier_version_migrates(void)
         struct tmp_db t;
         REQUIRE(tmp_db_make(&t));
         REQUIRE(build_at_version(t.path, v));
-        CHECK_INT(query_int(t.path, "PRAGMA user_version"), v);
+        CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), v);
         struct store *s;
         char err[512];
         CHECK_INT(store_open(t.path, &s, err, sizeof err), 0);
@@ -84,7 +56,7 @@ static void test_every_earlier_version_migrates(void)
             store_close(s);
         }
         check_latest_schema(t.path);
-        remove_tree(t.dir);
+        tmp_db_remove(&t);
     }
 }
 
@@ -98,7 +70,7 @@ static void test_missing_file_is_created_at_latest(void)
     CHECK_INT(s->migrations_applied, schema_latest_version());
     store_close(s);
     check_latest_schema(t.path);
-    remove_tree(t.dir);
+    tmp_db_remove(&t);
 }
 
 /* Migration 1 meets a table already named queues: it fails, and its transaction takes every other
@@ -116,9 +88,9 @@ static void test_failed_migration_leaves_version_unchanged(void)
     char err[512];
     CHECK_INT(store_open(t.path, &s, err, sizeof err), -1);
     CHECK_CONTAINS(err, "migration to schema version 1 failed: table queues already exists");
-    CHECK_INT(query_int(t.path, "PRAGMA user_version"), 0);
-    CHECK_INT(query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('jobs', 'events')"), 0);
-    remove_tree(t.dir);
+    CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), 0);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('jobs', 'events')"), 0);
+    tmp_db_remove(&t);
 }
 
 TEST_MAIN(TEST_CASE(test_every_earlier_version_migrates), TEST_CASE(test_missing_file_is_created_at_latest),
