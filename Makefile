@@ -31,6 +31,7 @@ LIB_DIRS := common adapters scheduler scheduler/api scheduler/framework schedule
 LIB_SRCS := $(filter-out gateway/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 JOBSERVER_SRCS := gateway/main.c
 JOBCTL_SRCS := $(wildcard tools/jobctl/*.c)
+SIMULATE_SRCS := $(wildcard tools/simulate/*.c)
 TESTLIB_SRCS := $(wildcard tests/lib/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 INTEGRATION_SRCS := $(wildcard tests/integration/*.c)
@@ -93,6 +94,16 @@ bin/jobctl: $(call obj,rel,$(JOBCTL_SRCS)) $(REL_LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(PKG_LIBS)
 
+bin/simulate: $(call obj,rel,$(SIMULATE_SRCS)) $(REL_LIB)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(PKG_LIBS)
+
+build/asan/bin/simulate: $(call obj,asan,$(SIMULATE_SRCS)) $(ASAN_LIB)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
 build/asan/bin/jobserver: $(call obj,asan,$(JOBSERVER_SRCS)) $(ASAN_LIB)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
@@ -118,13 +129,16 @@ build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 # --- goals -----------------------------------------------------------------
 .PHONY: all run test test-build bench fuzz clean help
 
-all: bin/jobserver bin/jobctl
+BINARIES := bin/jobserver bin/jobctl $(if $(SIMULATE_SRCS),bin/simulate)
+ASAN_BINARIES := build/asan/bin/jobserver build/asan/bin/jobctl $(if $(SIMULATE_SRCS),build/asan/bin/simulate)
+
+all: $(BINARIES)
 
 ## make run: build and start the server with its embedded defaults on 127.0.0.1:8080
 run: all
 	./bin/jobserver --listen 127.0.0.1:8080 --data ./var $(ARGS)
 
-test-build: $(UNIT_BINS) $(INTEGRATION_BINS) build/asan/bin/jobserver build/asan/bin/jobctl all
+test-build: $(UNIT_BINS) $(INTEGRATION_BINS) $(ASAN_BINARIES) all
 
 ## make test: every unit and integration test, built with ASan+UBSan; prints "N passed, N failed"
 test: test-build

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/constraints.h"
 #include "common/strv.h"
 
 #define DEFAULT_GRACE_SECONDS 30
@@ -243,5 +244,6 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
     field_path(p, spec_path, "terminationGracePeriodSeconds");
     ok = field_int(f, spec, "terminationGracePeriodSeconds", p, false, 0, 86400 * 7, &grace) && ok;
     ts->grace_seconds = (int32_t)grace;
+    ok = constraints_parse(f, spec, spec_path, &ts->constraints) && ok;
     return ok;
 }

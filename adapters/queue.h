@@ -5,12 +5,18 @@
 
 #include <jansson.h>
 
+#include "adapters/intake.h"
+#include "common/api_status.h"
 #include "scheduler/api/queue.h"
 
 /* PodGroup counts by phase, as Queue.status reports them. */
 struct queue_counts {
     int32_t pending, inqueue, running, completed, unknown;
 };
+
+/* Parses and validates a Queue document (scheduling.volcano.sh/v1beta1): 400 for another kind or
+ * apiVersion, 422 with field causes for bad fields. The queue is Open; uid and times are the core's. */
+int queue_from_doc(const struct intake_doc *doc, struct queue **out, struct api_status *st);
 
 /* The `default` queue: weight 1, reclaimable, Open. */
 struct queue *queue_new_default(int64_t now_ms);

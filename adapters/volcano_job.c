@@ -9,7 +9,6 @@
 #include "adapters/fields.h"
 #include "adapters/pod_template.h"
 #include "common/uuid.h"
-#include "scheduler/api/priority.h"
 
 #define JOB_KIND "Job"
 #define DEFAULT_QUEUE "default"
@@ -137,12 +136,10 @@ static void parse_spec_scalars(struct fields *f, json_t *spec, struct job *job)
     job->queue = strdup(queue ? queue : DEFAULT_QUEUE);
     field_string(f, spec, "schedulerName", "spec.schedulerName", false, &scheduler);
     job->scheduler_name = strdup(scheduler && *scheduler ? scheduler : "volcano");
-    if (field_string(f, spec, "priorityClassName", "spec.priorityClassName", false, &pclass) && pclass && *pclass) {
-        if (!priority_class_value(pclass, &job->priority))
-            field_error(f, spec, "priorityClassName", "spec.priorityClassName", "FieldValueNotFound",
-                        "Not found: \"%s\": no PriorityClass with this name", pclass);
+    /* Whether the class exists, and the priority it gives, is admission's question: classes live in
+     * the cluster (controller_admit_priority). */
+    if (field_string(f, spec, "priorityClassName", "spec.priorityClassName", false, &pclass) && pclass && *pclass)
         job->priority_class = strdup(pclass);
-    }
     int64_t max_retry = DEFAULT_MAX_RETRY, min_success = 0, ttl;
     if (field_int(f, spec, "maxRetry", "spec.maxRetry", false, 0, INT32_MAX, &max_retry) && !json_object_get(spec, "maxRetry"))
         json_object_set_new(spec, "maxRetry", json_integer(max_retry));

@@ -11,9 +11,8 @@ static json_t *task_status_counts(const struct job *job)
 {
     json_t *out = json_object();
     for (int t = 0; t < job->ntasks; t++) {
-        int32_t counts[POD_PHASE_COUNT] = {0};
-        for (int32_t i = 0; i < job->tasks[t].replicas; i++)
-            counts[job->replicas[job->task_first[t] + i].phase]++;
+        const struct task_counts *c = &job->task_counts[t];
+        const int32_t counts[POD_PHASE_COUNT] = {c->pending, c->running, c->succeeded, c->failed, c->unknown};
         json_t *phases = json_object();
         for (int p = 0; p < POD_PHASE_COUNT; p++)
             if (counts[p] > 0)

@@ -11,9 +11,13 @@ const struct api_resource api_resources[] = {
     {"", "v1", "pods", "pod", "Pod", true, "get list", "po"},
     {"", "v1", "pods/log", "", "Pod", true, "get", ""},
     {"", "v1", "nodes", "node", "Node", false, "get list", "no"},
+    {"", "v1", "resourcequotas", "resourcequota", "ResourceQuota", true, "create delete get list update", "quota"},
     {"batch.volcano.sh", "v1alpha1", "jobs", "job", "Job", true, "create delete get list", "vcjob vj"},
-    {"scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", false, "get list", "q queue-v1beta1"},
+    {"scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", false, "create delete get list update",
+     "q queue-v1beta1"},
     {"scheduling.volcano.sh", "v1beta1", "podgroups", "podgroup", "PodGroup", true, "get list", "pg podgroup-v1beta1"},
+    {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false,
+     "create delete get list update", "pc"},
     {"caldera.io", "v1", "jobs/history", "", "JobHistory", true, "get", ""},
 };
 const int api_resources_count = (int)(sizeof api_resources / sizeof api_resources[0]);

@@ -34,14 +34,36 @@ void handle_pod_list_all(struct http_req *req);
 void handle_pod_get(struct http_req *req);
 void handle_pod_log(struct http_req *req);
 
-/* api_cluster.c: nodes, queues, podgroups */
+/* api_cluster.c: nodes, podgroups */
 void handle_node_list(struct http_req *req);
 void handle_node_get(struct http_req *req);
-void handle_queue_list(struct http_req *req);
-void handle_queue_get(struct http_req *req);
 void handle_podgroup_list(struct http_req *req);
 void handle_podgroup_list_all(struct http_req *req);
 void handle_podgroup_get(struct http_req *req);
+
+/* api_objects.c: queues (with Caldera's open and close), priorityclasses, resourcequotas */
+struct intake;
+/* Reads the body (JSON or YAML by Content-Type) as exactly one document of kind. Returns 0, or -1
+ * with a 400/415 Status in st (nothing to free then). */
+int gateway_read_document(struct http_req *req, const char *kind, struct intake *in, struct api_status *st);
+void handle_queue_list(struct http_req *req);
+void handle_queue_get(struct http_req *req);
+void handle_queue_create(struct http_req *req);
+void handle_queue_update(struct http_req *req);
+void handle_queue_delete(struct http_req *req);
+void handle_queue_open(struct http_req *req);
+void handle_queue_close(struct http_req *req);
+void handle_priorityclass_list(struct http_req *req);
+void handle_priorityclass_get(struct http_req *req);
+void handle_priorityclass_create(struct http_req *req);
+void handle_priorityclass_update(struct http_req *req);
+void handle_priorityclass_delete(struct http_req *req);
+void handle_quota_list_all(struct http_req *req);
+void handle_quota_list(struct http_req *req);
+void handle_quota_get(struct http_req *req);
+void handle_quota_create(struct http_req *req);
+void handle_quota_update(struct http_req *req);
+void handle_quota_delete(struct http_req *req);
 
 /* misc.c */
 void handle_healthz(struct http_req *req);

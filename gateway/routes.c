@@ -5,6 +5,8 @@
 
 #define VCJOB "/apis/batch.volcano.sh/v1alpha1"
 #define VCSCHED "/apis/scheduling.volcano.sh/v1beta1"
+#define K8SSCHED "/apis/scheduling.k8s.io/v1"
+#define CALDERA "/apis/caldera.io/v1"
 
 const struct route gateway_routes[] = {
     {"GET", "/healthz", handle_healthz},
@@ -24,6 +26,12 @@ const struct route gateway_routes[] = {
     {"GET", "/api/v1/namespaces/{ns}/pods", handle_pod_list},
     {"GET", "/api/v1/namespaces/{ns}/pods/{name}", handle_pod_get},
     {"GET", "/api/v1/namespaces/{ns}/pods/{name}/log", handle_pod_log},
+    {"GET", "/api/v1/resourcequotas", handle_quota_list_all},
+    {"GET", "/api/v1/namespaces/{ns}/resourcequotas", handle_quota_list},
+    {"POST", "/api/v1/namespaces/{ns}/resourcequotas", handle_quota_create},
+    {"GET", "/api/v1/namespaces/{ns}/resourcequotas/{name}", handle_quota_get},
+    {"PUT", "/api/v1/namespaces/{ns}/resourcequotas/{name}", handle_quota_update},
+    {"DELETE", "/api/v1/namespaces/{ns}/resourcequotas/{name}", handle_quota_delete},
 
     {"GET", VCJOB "/jobs", handle_job_list_all},
     {"GET", VCJOB "/namespaces/{ns}/jobs", handle_job_list},
@@ -32,11 +40,22 @@ const struct route gateway_routes[] = {
     {"DELETE", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_delete},
 
     {"GET", VCSCHED "/queues", handle_queue_list},
+    {"POST", VCSCHED "/queues", handle_queue_create},
     {"GET", VCSCHED "/queues/{name}", handle_queue_get},
+    {"PUT", VCSCHED "/queues/{name}", handle_queue_update},
+    {"DELETE", VCSCHED "/queues/{name}", handle_queue_delete},
     {"GET", VCSCHED "/podgroups", handle_podgroup_list_all},
     {"GET", VCSCHED "/namespaces/{ns}/podgroups", handle_podgroup_list},
     {"GET", VCSCHED "/namespaces/{ns}/podgroups/{name}", handle_podgroup_get},
 
-    {"GET", "/apis/caldera.io/v1/namespaces/{ns}/jobs/{name}/history", handle_job_history},
+    {"GET", K8SSCHED "/priorityclasses", handle_priorityclass_list},
+    {"POST", K8SSCHED "/priorityclasses", handle_priorityclass_create},
+    {"GET", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_get},
+    {"PUT", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_update},
+    {"DELETE", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_delete},
+
+    {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/history", handle_job_history},
+    {"POST", CALDERA "/queues/{name}/open", handle_queue_open},
+    {"POST", CALDERA "/queues/{name}/close", handle_queue_close},
     {NULL, NULL, NULL},
 };

@@ -16,7 +16,6 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "scheduler/core_internal.h"
-#include "scheduler/framework/session.h"
 
 #define TAG_MAILBOX 0
 #define TAG_TIMER 1
@@ -151,18 +150,10 @@ static int next_timeout_ms(const struct core *c, int64_t now)
 
 /* --- scheduling, journal ------------------------------------------------ */
 
-static void run_session(struct core *c)
+static void run_cycle(struct core *c)
 {
-    struct session ssn;
-    if (session_open(&ssn, &c->cluster, &c->conf, c->ctl.now_ms) != 0) {
-        log_error("scheduling cycle skipped: out of memory");
-        return;
-    }
-    session_run(&ssn);
-    session_close(&ssn);
-    if (!ssn.out_of_memory)
-        controller_apply_session(&c->ctl, &ssn);
-    session_free(&ssn);
+    struct cycle_stats stats = {0};
+    schedule_cycle(&c->ctl, &c->conf, c->zones, &stats);
 }
 
 static void flush_journal(struct core *c)
@@ -298,8 +289,9 @@ static void *core_main(void *arg)
         send_due_kills(c, mono);
         if (c->kick && !c->stopping) {
             c->kick = false;
-            run_session(c);
+            run_cycle(c);
         }
+        controller_sync_queues(&c->ctl);
         if (c->stopping && (c->live_slots == 0 || mono >= c->stop_deadline_ms)) {
             kill_leftovers(c);
             flush_journal(c);
@@ -313,12 +305,13 @@ static void *core_main(void *arg)
 /* --- start and stop ----------------------------------------------------- */
 
 static int restore_queue(void *ctx, const struct store_queue_row *row) { return controller_restore_queue(ctx, row); }
+static int restore_object(void *ctx, const struct store_object_row *row) { return controller_restore_object(ctx, row); }
 static int restore_job(void *ctx, const struct store_job_row *row) { return controller_restore_job(ctx, row); }
 static int restore_attempt(void *ctx, const struct store_attempt_row *row) { return controller_restore_attempt(ctx, row); }
 
 static int load_store(struct core *c, char *err, size_t errlen)
 {
-    const struct store_loader loader = {&c->ctl, restore_queue, restore_job, restore_attempt};
+    const struct store_loader loader = {&c->ctl, restore_queue, restore_object, restore_job, restore_attempt};
     uint64_t max_seq = 0;
     if (store_load(c->store, &loader, &max_seq, err, errlen) != 0)
         return -1;
@@ -360,6 +353,7 @@ static void core_free(struct core *c)
     if (c->timer_fd >= 0)
         close(c->timer_fd);
     journal_list_free(&c->ctl.journal);
+    zone_table_free(c->zones);
     cluster_free(&c->cluster);
     sched_conf_free(&c->conf);
     free(c->slots);
@@ -394,7 +388,9 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         .now_ms = clock_wall_ms(),
         .shutdown_grace_ms = cfg->shutdown_grace_ms > 0 ? cfg->shutdown_grace_ms : 10000,
     };
-    if (!c->data_dir || open_fds(c, err, errlen) != 0 || load_store(c, err, errlen) != 0 ||
+    c->zones = zone_table_build(&c->cluster, &c->conf);
+    c->ctl.zones = c->zones;
+    if (!c->data_dir || !c->zones || open_fds(c, err, errlen) != 0 || load_store(c, err, errlen) != 0 ||
         controller_finish_recovery(&c->ctl) != 0 || store_start_writer(c->store) != 0) {
         if (!err[0])
             snprintf(err, errlen, "cannot start the core");

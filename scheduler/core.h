@@ -40,6 +40,21 @@ enum core_op {
     CORE_NODE_LIST,
     CORE_QUEUE_GET,
     CORE_QUEUE_LIST,
+    CORE_QUEUE_CREATE,          /* req->object: the parsed struct queue, taken on success */
+    CORE_QUEUE_UPDATE,          /* req->object: the new struct queue for req->name */
+    CORE_QUEUE_DELETE,
+    CORE_QUEUE_OPEN,
+    CORE_QUEUE_CLOSE,
+    CORE_PRIORITYCLASS_GET,
+    CORE_PRIORITYCLASS_LIST,
+    CORE_PRIORITYCLASS_CREATE,  /* req->object: struct priority_class */
+    CORE_PRIORITYCLASS_UPDATE,
+    CORE_PRIORITYCLASS_DELETE,
+    CORE_QUOTA_GET,
+    CORE_QUOTA_LIST,
+    CORE_QUOTA_CREATE,          /* req->object: struct resource_quota */
+    CORE_QUOTA_UPDATE,
+    CORE_QUOTA_DELETE,
 };
 
 #define CORE_MAX_SELECTORS 8
@@ -49,6 +64,7 @@ struct core_request {
     const char *ns;             /* NULL lists every namespace */
     const char *name;
     struct job *job;            /* CORE_JOB_CREATE: taken by the core when the answer is 201 */
+    void *object;               /* queue, priority class or quota to create/update: taken on success */
     /* labelSelector "k=v,k2=v2" already split (equality only) */
     int nselectors;
     const char *selector_key[CORE_MAX_SELECTORS];

@@ -7,7 +7,6 @@
 #include "adapters/node.h"
 #include "adapters/pod.h"
 #include "adapters/podgroup.h"
-#include "adapters/queue.h"
 #include "adapters/volcano_job.h"
 #include "scheduler/core_internal.h"
 
@@ -184,7 +183,7 @@ static void pod_log(struct core *c, struct core_request *req)
     answer(req, 200, json_object(), 0);
 }
 
-/* --- podgroups, nodes, queues ------------------------------------------- */
+/* --- podgroups, nodes (queues and the other scheduler objects: core_objects.c) --- */
 
 static void podgroup_list(struct core *c, struct core_request *req)
 {
@@ -219,42 +218,6 @@ static void node_get(struct core *c, struct core_request *req)
     answer(req, 200, node_render(&c->cluster.nodes[i]), c->cluster.seq);
 }
 
-static struct queue_counts count_podgroups(const struct core *c, const struct queue *q)
-{
-    struct queue_counts n = {0};
-    for (const struct job *job = c->cluster.first; job; job = job->next) {
-        if (job->deleted || strcmp(job->queue, q->name) != 0)
-            continue;
-        switch (job->pg.phase) {
-        case PG_PENDING: n.pending++; break;
-        case PG_INQUEUE: n.inqueue++; break;
-        case PG_RUNNING: n.running++; break;
-        case PG_COMPLETED: n.completed++; break;
-        default: n.unknown++; break;
-        }
-    }
-    return n;
-}
-
-static void queue_list(struct core *c, struct core_request *req)
-{
-    json_t *items = json_array();
-    for (int i = 0; i < c->cluster.nqueues; i++) {
-        struct queue_counts n = count_podgroups(c, c->cluster.queues[i]);
-        json_array_append_new(items, queue_render(c->cluster.queues[i], &n));
-    }
-    answer(req, 200, list_object("scheduling.volcano.sh/v1beta1", "QueueList", c->cluster.seq, items), c->cluster.seq);
-}
-
-static void queue_get(struct core *c, struct core_request *req)
-{
-    struct queue *q = cluster_find_queue(&c->cluster, req->name);
-    if (!q)
-        return not_found(req, "queues", "scheduling.volcano.sh", req->name);
-    struct queue_counts n = count_podgroups(c, q);
-    answer(req, 200, queue_render(q, &n), q->resource_version);
-}
-
 void core_handle_request(struct core *c, struct core_request *req)
 {
     switch (req->op) {
@@ -269,7 +232,6 @@ void core_handle_request(struct core *c, struct core_request *req)
     case CORE_PODGROUP_LIST: podgroup_list(c, req); break;
     case CORE_NODE_GET: node_get(c, req); break;
     case CORE_NODE_LIST: node_list(c, req); break;
-    case CORE_QUEUE_GET: queue_get(c, req); break;
-    case CORE_QUEUE_LIST: queue_list(c, req); break;
+    default: core_handle_object_request(c, req); break;
     }
 }

@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include "scheduler/controller/controller.h"
+#include "scheduler/cycle.h"
 #include "scheduler/core.h"
 #include "scheduler/runtime/process.h"
 
@@ -30,6 +31,7 @@ struct core {
     struct cluster cluster;
     struct controller ctl;
     struct sched_conf conf;
+    struct zone_table *zones;
     struct store *store;
     char *data_dir;
     int period_ms;
@@ -42,5 +44,7 @@ struct core {
 
 /* Answers one request on the core thread. */
 void core_handle_request(struct core *c, struct core_request *req);
+/* Answers the requests about queues, priority classes and quotas (core_objects.c). */
+void core_handle_object_request(struct core *c, struct core_request *req);
 
 #endif

@@ -23,6 +23,10 @@ static const char *const sql_attempt_end =
     "UPDATE attempts SET end_ms = ?4, exit_code = ?5, reason = ?6, message = ?7"
     " WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
 static const char *const sql_queue_put = "INSERT OR REPLACE INTO queues(name, json) VALUES(?1, ?2)";
+static const char *const sql_queue_delete = "DELETE FROM queues WHERE name = ?1";
+static const char *const sql_object_put =
+    "INSERT OR REPLACE INTO objects(kind, namespace, name, json) VALUES(?1, ?2, ?3, ?4)";
+static const char *const sql_object_delete = "DELETE FROM objects WHERE kind = ?1 AND namespace = ?2 AND name = ?3";
 
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out, char *err, size_t errlen)
 {
@@ -157,6 +161,40 @@ static int put_queue(sqlite3_stmt *stmt, const struct journal_entry *e)
     return store_stmt_run(stmt);
 }
 
+/* Queues, priority classes and quotas change at an administrator's pace, a few times a day: their
+ * statements are prepared for each use on the writer's connection instead of joining the prepared
+ * set that the per-event write path reuses. texts are bound to ?1..?n. */
+static int run_prepared_once(const struct store_stmts *st, const char *sql, const char *const *texts, int n)
+{
+    sqlite3_stmt *stmt;
+    int rc = sqlite3_prepare_v2(sqlite3_db_handle(st->event), sql, -1, &stmt, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    for (int i = 0; i < n; i++)
+        bind_text(stmt, i + 1, texts[i]);
+    rc = sqlite3_step(stmt);
+    sqlite3_finalize(stmt);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int delete_queue(const struct store_stmts *st, const struct journal_entry *e)
+{
+    const char *texts[] = {e->queue_name};
+    return run_prepared_once(st, sql_queue_delete, texts, 1);
+}
+
+static int put_object(const struct store_stmts *st, const struct journal_entry *e)
+{
+    const char *texts[] = {e->object_kind, e->object_ns, e->object_name, e->object_json};
+    return run_prepared_once(st, sql_object_put, texts, 4);
+}
+
+static int delete_object(const struct store_stmts *st, const struct journal_entry *e)
+{
+    const char *texts[] = {e->object_kind, e->object_ns, e->object_name};
+    return run_prepared_once(st, sql_object_delete, texts, 3);
+}
+
 int store_apply_entry(const struct store_stmts *st, const struct journal_entry *e)
 {
     int rc = insert_event(st->event, &e->ev);
@@ -181,6 +219,12 @@ int store_apply_entry(const struct store_stmts *st, const struct journal_entry *
         return end_attempt(st->attempt_end, &e->attempt);
     case JOURNAL_QUEUE_PUT:
         return put_queue(st->queue_put, e);
+    case JOURNAL_QUEUE_DELETE:
+        return delete_queue(st, e);
+    case JOURNAL_OBJECT_PUT:
+        return put_object(st, e);
+    case JOURNAL_OBJECT_DELETE:
+        return delete_object(st, e);
     }
     return SQLITE_MISUSE; /* an op this build does not know: refuse rather than drop it silently */
 }

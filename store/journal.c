@@ -48,6 +48,10 @@ void journal_entry_free(struct journal_entry *e)
     free_attempt_strings(&e->attempt);
     free(e->queue_name);
     free(e->queue_json);
+    free(e->object_kind);
+    free(e->object_ns);
+    free(e->object_name);
+    free(e->object_json);
     free(e);
 }
 

@@ -13,6 +13,9 @@ enum journal_op {
     JOURNAL_ATTEMPT_START, /* insert an attempts row (with its end too when end_ms is set) */
     JOURNAL_ATTEMPT_END,   /* fill in the end of an attempts row */
     JOURNAL_QUEUE_PUT,     /* insert or replace a queues row */
+    JOURNAL_QUEUE_DELETE,  /* delete a queues row */
+    JOURNAL_OBJECT_PUT,    /* insert or replace an objects row: PriorityClass, ResourceQuota */
+    JOURNAL_OBJECT_DELETE, /* delete an objects row */
 };
 
 /* The event part: what happened to which object. Strings are owned by the entry. */
@@ -59,8 +62,11 @@ struct journal_entry {
     char *status_json; /* JOB_CREATE, JOB_STATUS */
     /* ATTEMPT_* ops */
     struct journal_attempt attempt;
-    /* QUEUE_PUT */
+    /* QUEUE_PUT, QUEUE_DELETE */
     char *queue_name, *queue_json;
+    /* OBJECT_PUT, OBJECT_DELETE: kind ("PriorityClass", "ResourceQuota"), namespace ("" when
+     * cluster-scoped), name, and the object's JSON (PUT only) */
+    char *object_kind, *object_ns, *object_name, *object_json;
 };
 
 /* A new zeroed entry with op set; NULL when memory runs out. */

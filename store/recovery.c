@@ -1,10 +1,12 @@
-/* Start-up recovery: streams queues, live jobs and their attempts from the database to the core's
- * loader, one statement per table (never a query per job), inside one read transaction. */
+/* Start-up recovery: streams queues, API objects, live jobs and their attempts from the database to
+ * the core's loader, one statement per table (never a query per job), inside one read transaction. */
 #include "store/store_internal.h"
 
 #include <stdio.h>
 
 static const char *const sql_queues = "SELECT name, json FROM queues ORDER BY name";
+/* The primary key's order: no sort. */
+static const char *const sql_objects = "SELECT kind, namespace, name, json FROM objects ORDER BY kind, namespace, name";
 /* Live jobs in creation order: the UNIQUE partial index jobs_live_created delivers this order. */
 static const char *const sql_jobs =
     "SELECT uid, namespace, name, created_ms, resource_version, spec_json, status_json"
@@ -28,6 +30,13 @@ static void fill_queue(sqlite3_stmt *stmt, void *out)
 {
     struct store_queue_row *row = out;
     *row = (struct store_queue_row){.name = col_text(stmt, 0), .json = col_text(stmt, 1)};
+}
+
+static void fill_object(sqlite3_stmt *stmt, void *out)
+{
+    struct store_object_row *row = out;
+    *row = (struct store_object_row){
+        .kind = col_text(stmt, 0), .ns = col_text(stmt, 1), .name = col_text(stmt, 2), .json = col_text(stmt, 3)};
 }
 
 static void fill_job(sqlite3_stmt *stmt, void *out)
@@ -68,12 +77,13 @@ static void fill_attempt(sqlite3_stmt *stmt, void *out)
 }
 
 static int deliver_queue(const struct store_loader *l, const void *row) { return l->queue(l->ctx, row); }
+static int deliver_object(const struct store_loader *l, const void *row) { return l->object(l->ctx, row); }
 static int deliver_job(const struct store_loader *l, const void *row) { return l->job(l->ctx, row); }
 static int deliver_attempt(const struct store_loader *l, const void *row) { return l->attempt(l->ctx, row); }
 
 /* One table's rows, each filled into its row struct and handed to its loader callback. */
 struct row_stream {
-    const char *what; /* "queues", "jobs", "attempts": for messages */
+    const char *what; /* "queues", "objects", "jobs", "attempts": for messages */
     const char *sql;
     void (*fill)(sqlite3_stmt *stmt, void *row);
     int (*deliver)(const struct store_loader *l, const void *row);
@@ -87,9 +97,10 @@ static int stream_rows(sqlite3 *db, const struct row_stream *rs, const struct st
         snprintf(err, errlen, "database %s: cannot read %s: %s", path, rs->what, sqlite3_errmsg(db));
         return -1;
     }
-    /* Big enough for any of the three row types. */
+    /* Big enough for any of the row types. */
     union {
         struct store_queue_row q;
+        struct store_object_row o;
         struct store_job_row j;
         struct store_attempt_row a;
     } row;
@@ -114,6 +125,7 @@ static int load_all(struct store *s, const struct store_loader *loader, char *er
 {
     const struct row_stream streams[] = {
         {"queues", sql_queues, fill_queue, loader->queue ? deliver_queue : NULL},
+        {"objects", sql_objects, fill_object, loader->object ? deliver_object : NULL},
         {"jobs", sql_jobs, fill_job, loader->job ? deliver_job : NULL},
         {"attempts", sql_attempts, fill_attempt, loader->attempt ? deliver_attempt : NULL},
     };
@@ -137,7 +149,7 @@ int store_read_max_seq(sqlite3 *db, const char *path, uint64_t *max_seq, char *e
     return -1;
 }
 
-/* A NULL callback skips its table. One read transaction makes the three reads one snapshot. */
+/* A NULL callback skips its table. One read transaction makes the reads one snapshot. */
 int store_load(struct store *s, const struct store_loader *loader, uint64_t *max_seq, char *err, size_t errlen)
 {
     if (s->writer_started) {

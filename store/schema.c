@@ -63,9 +63,22 @@ static const char migration_1[] =
     "  json TEXT NOT NULL"
     ");";
 
+/* Version 2: the API objects that configure the scheduler and have no table of their own
+ * (PriorityClasses, ResourceQuotas), each kept as its JSON under (kind, namespace, name); the
+ * namespace is "" for cluster-scoped kinds. Clustered by that key: recovery reads it in order. */
+static const char migration_2[] =
+    "CREATE TABLE objects ("
+    "  kind TEXT NOT NULL,"
+    "  namespace TEXT NOT NULL,"
+    "  name TEXT NOT NULL,"
+    "  json TEXT NOT NULL,"
+    "  PRIMARY KEY (kind, namespace, name)"
+    ") WITHOUT ROWID;";
+
 /* migrations[i] takes user_version i to i+1. Append only. */
 static const char *const migrations[] = {
     migration_1,
+    migration_2,
 };
 
 int schema_latest_version(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

@@ -26,6 +26,10 @@ struct store_queue_row {
     const char *json;
 };
 
+struct store_object_row {
+    const char *kind, *ns, *name, *json;
+};
+
 struct store_job_row {
     const char *uid, *ns, *name;
     int64_t created_ms;
@@ -51,6 +55,7 @@ struct store_loader {
     void *ctx;
     /* Each returns 0 to go on, or -1 to stop the load (store_load then fails). */
     int (*queue)(void *ctx, const struct store_queue_row *row);
+    int (*object)(void *ctx, const struct store_object_row *row);  /* PriorityClasses, ResourceQuotas */
     int (*job)(void *ctx, const struct store_job_row *row);         /* live jobs, in creation order */
     int (*attempt)(void *ctx, const struct store_attempt_row *row); /* their attempts, after all jobs,
                                                                         by job, pod, attempt number */

@@ -1,5 +1,8 @@
-/* The allocate action: in job order, place each inqueue job's pending replicas on nodes, gang by
- * gang. Jobs that request only a pod slot (best-effort) are left to backfill, as in Volcano. */
+/* The allocate action: queue by queue (lowest share first, overused queues skipped), job by job,
+ * place each inqueue job's pending replicas, gang by gang. Best-effort-only jobs are left to
+ * backfill, as in Volcano. A queue with dequeueStrategy fifo stops at its first job that waits. */
+#include <stdio.h>
+
 #include "scheduler/framework/plugin.h"
 
 static bool has_regular_task(const struct job_info *ji)
@@ -12,12 +15,37 @@ static bool has_regular_task(const struct job_info *ji)
 
 static void allocate_job(struct session *ssn, struct job_info *ji)
 {
-    char why[256];
-    if (!ji->inqueue || ji->pending == 0 || !has_regular_task(ji) || !session_job_valid(ssn, ji, why, sizeof why))
+    if (!ji->inqueue || ji->pending == 0 || !has_regular_task(ji) ||
+        !session_job_valid(ssn, ji, ji->reason, sizeof ji->reason))
         return;
-    session_place_job(ssn, ji, false);
+    if (!session_place_job(ssn, ji, false) && ji->queue >= 0 && ssn->queues[ji->queue].queue->dequeue_fifo &&
+        ji->ready < ji->job->min_available)
+        ssn->queues[ji->queue].blocked = true;
 }
 
-static void allocate_execute(struct session *ssn) { session_each_job(ssn, allocate_job); }
+/* Jobs of a queue allocate skipped because the queue already holds its deserved share get that as
+ * their reason: otherwise nothing would tell their owners why they wait. */
+static void explain_overused_queues(struct session *ssn)
+{
+    for (int j = 0; j < ssn->njobs; j++) {
+        struct job_info *ji = &ssn->jobs[j];
+        if (ji->tried || !ji->inqueue || ji->pending == 0 || ji->queue < 0 ||
+            !session_overused(ssn, &ssn->queues[ji->queue]))
+            continue;
+        const struct queue_info *q = &ssn->queues[ji->queue];
+        char deserved[32], allocated[32];
+        resource_format(RES_CPU, q->deserved.v[RES_CPU], deserved, sizeof deserved);
+        resource_format(RES_CPU, q->allocated.v[RES_CPU], allocated, sizeof allocated);
+        snprintf(ji->reason, sizeof ji->reason, "queue %s is at its deserved share: cpu %s deserved, %s allocated",
+                 q->queue->name, deserved, allocated);
+        ji->tried = true;
+    }
+}
+
+static void allocate_execute(struct session *ssn)
+{
+    session_each_job(ssn, true, allocate_job);
+    explain_overused_queues(ssn);
+}
 
 const struct action_def action_allocate = {"allocate", allocate_execute};

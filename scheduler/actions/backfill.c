@@ -12,13 +12,13 @@ static bool only_best_effort(const struct job_info *ji)
 
 static void backfill_job(struct session *ssn, struct job_info *ji)
 {
-    char why[256];
+    char why[SESSION_MESSAGE_MAX];
     if (!ji->inqueue || ji->pending == 0 || ji->placed_now || !only_best_effort(ji) ||
         !session_job_valid(ssn, ji, why, sizeof why))
         return;
     session_place_job(ssn, ji, true);
 }
 
-static void backfill_execute(struct session *ssn) { session_each_job(ssn, backfill_job); }
+static void backfill_execute(struct session *ssn) { session_each_job(ssn, false, backfill_job); }
 
 const struct action_def action_backfill = {"backfill", backfill_execute};

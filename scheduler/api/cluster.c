@@ -83,6 +83,22 @@ int cluster_find_node(const struct cluster *c, const char *name)
     return -1;
 }
 
+struct priority_class *cluster_find_priority_class(const struct cluster *c, const char *name)
+{
+    for (int i = 0; i < c->npriority_classes; i++)
+        if (strcmp(c->priority_classes[i]->name, name) == 0)
+            return c->priority_classes[i];
+    return NULL;
+}
+
+struct priority_class *cluster_default_priority_class(const struct cluster *c)
+{
+    for (int i = 0; i < c->npriority_classes; i++)
+        if (c->priority_classes[i]->global_default)
+            return c->priority_classes[i];
+    return NULL;
+}
+
 struct job *cluster_find_pod(const struct cluster *c, const char *ns, const char *pod, int *task, int *index)
 {
     /* Pod names are "<job>-<task>-<index>" and names contain dashes: try each split point. */
@@ -119,5 +135,11 @@ void cluster_free(struct cluster *c)
     for (int i = 0; i < c->nqueues; i++)
         queue_free(c->queues[i]);
     free(c->queues);
+    for (int i = 0; i < c->npriority_classes; i++)
+        priority_class_free(c->priority_classes[i]);
+    free(c->priority_classes);
+    for (int i = 0; i < c->nquotas; i++)
+        resource_quota_free(c->quotas[i]);
+    free(c->quotas);
     memset(c, 0, sizeof *c);
 }

@@ -8,7 +8,9 @@
 #include "common/hashmap.h"
 #include "scheduler/api/job.h"
 #include "scheduler/api/node.h"
+#include "scheduler/api/priority.h"
 #include "scheduler/api/queue.h"
+#include "scheduler/api/quota.h"
 
 struct cluster {
     struct node *nodes;
@@ -17,6 +19,10 @@ struct cluster {
     int nqueues;
     struct hmap jobs_by_key; /* "ns/name" -> live job */
     struct hmap jobs_by_uid; /* uid -> job, deleted ones too until reaped */
+    struct priority_class **priority_classes; /* built-ins first, then created ones */
+    int npriority_classes;
+    struct resource_quota **quotas;           /* every namespace's ResourceQuotas */
+    int nquotas;
     struct job *first, *last; /* every job, in creation order */
     int njobs;
     uint64_t seq;            /* the last event sequence number handed out */
@@ -34,6 +40,10 @@ void cluster_remove_job(struct cluster *c, struct job *job);
 struct queue *cluster_find_queue(const struct cluster *c, const char *name);
 int cluster_add_queue(struct cluster *c, struct queue *q);
 int cluster_find_node(const struct cluster *c, const char *name);
+struct priority_class *cluster_find_priority_class(const struct cluster *c, const char *name);
+/* The globalDefault class, or NULL. */
+struct priority_class *cluster_default_priority_class(const struct cluster *c);
+
 /* Finds the job and replica a pod name refers to; returns the job or NULL. */
 struct job *cluster_find_pod(const struct cluster *c, const char *ns, const char *pod, int *task, int *index);
 

@@ -16,7 +16,7 @@ static const char *const job_phases[JOB_PHASE_COUNT] = {
 static const char *const pod_phases[POD_PHASE_COUNT] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
 static const char *const pg_phases[PG_PHASE_COUNT] = {"Pending", "Inqueue", "Running", "Unknown", "Completed"};
 static const char *const term_reasons[TERM_REASON_COUNT] = {
-    "", "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Stopped", "Unknown",
+    "", "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Stopped", "Evicted", "Unknown",
 };
 
 const char *job_phase_name(enum job_phase p) { return p < JOB_PHASE_COUNT ? job_phases[p] : "Unknown"; }
@@ -60,13 +60,16 @@ int job_alloc_replicas(struct job *job)
         return -1;
     free(job->replicas);
     free(job->task_first);
+    free(job->task_counts);
     job->replicas = calloc((size_t)(total > 0 ? total : 1), sizeof *job->replicas);
     job->task_first = calloc((size_t)(job->ntasks > 0 ? job->ntasks : 1), sizeof *job->task_first);
-    if (!job->replicas || !job->task_first)
+    job->task_counts = calloc((size_t)(job->ntasks > 0 ? job->ntasks : 1), sizeof *job->task_counts);
+    if (!job->replicas || !job->task_first || !job->task_counts)
         return -1;
     int32_t at = 0;
     for (int t = 0; t < job->ntasks; t++) {
         job->task_first[t] = at;
+        job->task_counts[t].pending = job->tasks[t].replicas;
         at += job->tasks[t].replicas;
     }
     for (int32_t i = 0; i < at; i++) {
@@ -87,6 +90,7 @@ static void task_spec_free(struct task_spec *t)
     free(t->working_dir);
     free(t->restart_policy);
     json_decref(t->template);
+    constraints_free(&t->constraints);
 }
 
 void job_free(struct job *job)
@@ -100,6 +104,7 @@ void job_free(struct job *job)
         free(job->replicas[i].message);
     free(job->replicas);
     free(job->task_first);
+    free(job->task_counts);
     free(job->ns);
     free(job->name);
     free(job->key);
@@ -126,23 +131,59 @@ int job_task_of(const struct job *job, int flat_index)
     return lo;
 }
 
+static int32_t *count_of(struct task_counts *c, enum pod_phase phase)
+{
+    switch (phase) {
+    case POD_PENDING: return &c->pending;
+    case POD_RUNNING: return &c->running;
+    case POD_SUCCEEDED: return &c->succeeded;
+    case POD_FAILED: return &c->failed;
+    default: return &c->unknown;
+    }
+}
+
+void job_set_replica_phase(struct job *job, int flat, enum pod_phase phase)
+{
+    struct replica *r = &job->replicas[flat];
+    struct task_counts *c = &job->task_counts[job_task_of(job, flat)];
+    if (r->stopping && phase != POD_RUNNING) {
+        r->stopping = false;
+        c->stopping--;
+    }
+    (*count_of(c, (enum pod_phase)r->phase))--;
+    (*count_of(c, phase))++;
+    r->phase = (uint8_t)phase;
+}
+
+void job_set_replica_stopping(struct job *job, int flat, bool stopping)
+{
+    struct replica *r = &job->replicas[flat];
+    if (r->stopping == stopping || r->phase != POD_RUNNING)
+        return;
+    r->stopping = stopping;
+    job->task_counts[job_task_of(job, flat)].stopping += stopping ? 1 : -1;
+}
+
+int32_t job_ready_count(const struct job *job)
+{
+    int32_t n = 0;
+    for (int t = 0; t < job->ntasks; t++)
+        n += job->task_counts[t].running - job->task_counts[t].stopping + job->task_counts[t].succeeded;
+    return n;
+}
+
 void job_count_replicas(struct job *job)
 {
     struct job_status *s = &job->status;
     s->pending = s->running = s->succeeded = s->failed = s->unknown = s->terminating = 0;
-    for (int32_t i = 0; i < job->total_replicas; i++) {
-        const struct replica *r = &job->replicas[i];
-        if (r->stopping && r->phase == POD_RUNNING) {
-            s->terminating++;
-            continue;
-        }
-        switch (r->phase) {
-        case POD_PENDING: s->pending++; break;
-        case POD_RUNNING: s->running++; break;
-        case POD_SUCCEEDED: s->succeeded++; break;
-        case POD_FAILED: s->failed++; break;
-        default: s->unknown++; break;
-        }
+    for (int t = 0; t < job->ntasks; t++) {
+        const struct task_counts *c = &job->task_counts[t];
+        s->pending += c->pending;
+        s->running += c->running - c->stopping;
+        s->terminating += c->stopping;
+        s->succeeded += c->succeeded;
+        s->failed += c->failed;
+        s->unknown += c->unknown;
     }
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "common/uuid.h"
+#include "scheduler/api/constraints.h"
 #include "scheduler/api/resource.h"
 
 enum job_phase {
@@ -38,6 +39,7 @@ enum term_reason {
     TERM_SHUTDOWN,   /* stopped because the server shut down; the replica runs again on restart */
     TERM_DELETED,    /* stopped because its job was deleted */
     TERM_STOPPED,    /* stopped because its job finished (e.g. minSuccess reached) */
+    TERM_EVICTED,    /* evicted by preemption or reclaim; the replica runs again later */
     TERM_UNKNOWN,    /* the server lost track of it (crash) */
     TERM_REASON_COUNT
 };
@@ -65,6 +67,7 @@ struct task_spec {
     char *restart_policy;   /* "Never", "OnFailure", "Always" */
     int32_t grace_seconds;  /* terminationGracePeriodSeconds (default 30) */
     json_t *template;       /* the task's pod template as accepted (immutable, shared with renderings) */
+    struct placement_constraints constraints; /* nodeSelector, node affinity, tolerations */
 };
 
 struct replica {
@@ -78,6 +81,12 @@ struct replica {
     int32_t proc;      /* runtime handle while running, else -1 */
     int64_t start_ms, end_ms;
     char *message;     /* terminated.message of the last attempt, or NULL */
+};
+
+/* Replicas of one task by phase, kept up to date by job_set_replica_phase(). */
+struct task_counts {
+    int32_t pending, running, succeeded, failed, unknown;
+    int32_t stopping; /* running replicas a kill was sent to */
 };
 
 struct job_status {
@@ -118,6 +127,8 @@ struct job {
     struct task_spec *tasks;
     struct replica *replicas; /* all replicas, task by task */
     int32_t *task_first;      /* index of each task's first replica in `replicas` */
+    struct task_counts *task_counts; /* per task */
+    struct resvec allocated;  /* requests of its replicas holding resources on nodes */
     int32_t total_replicas;
     json_t *manifest;         /* apiVersion, kind, metadata, spec as accepted (no status); immutable */
     struct job_status status;
@@ -142,7 +153,13 @@ static inline struct replica *job_replica(struct job *job, int task, int index)
 /* The task a flat replica index belongs to. */
 int job_task_of(const struct job *job, int flat_index);
 
-/* Recomputes status.pending/running/succeeded/failed/unknown/terminating from the replicas. */
+/* Changes a replica's phase and keeps the task counts right. Every phase change goes through here. */
+void job_set_replica_phase(struct job *job, int flat, enum pod_phase phase);
+/* Marks a running replica as stopping (or not) and keeps the counts right. */
+void job_set_replica_stopping(struct job *job, int flat, bool stopping);
+/* Replicas running (not being stopped) or succeeded: what a gang counts as ready. */
+int32_t job_ready_count(const struct job *job);
+/* Fills status.pending/running/succeeded/failed/unknown/terminating from the task counts. */
 void job_count_replicas(struct job *job);
 /* Writes "<job>-<task>-<index>" into buf; returns buf. */
 const char *job_pod_name(const struct job *job, int task, int index, char *buf, int len);

@@ -2,6 +2,7 @@
  * through the API (a later step) will be held by the core beside it. */
 #include "scheduler/api/priority.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -21,4 +22,13 @@ bool priority_class_value(const char *name, int32_t *value)
         }
     }
     return false;
+}
+
+void priority_class_free(struct priority_class *pc)
+{
+    if (!pc)
+        return;
+    free(pc->name);
+    json_decref(pc->manifest);
+    free(pc);
 }

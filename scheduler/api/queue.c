@@ -15,6 +15,7 @@ void queue_free(struct queue *q)
     if (!q)
         return;
     free(q->name);
+    free(q->parent);
     json_decref(q->manifest);
     free(q);
 }

@@ -24,6 +24,15 @@ struct queue {
     enum queue_state state;
     json_t *manifest;          /* metadata and spec as accepted (owned) */
     struct resvec allocated;   /* requests of its running replicas (derived) */
+
+    /* Volcano's further fields. */
+    bool has_guarantee;
+    struct resvec guarantee;   /* spec.guarantee.resource: reserved for it whatever the others want */
+    bool has_deserved;
+    struct resvec deserved;    /* spec.deserved (capacity plugin); proportion computes its own */
+    char *parent;              /* spec.parent: hierarchical queues; NULL at the top ("root") */
+    int32_t priority;          /* spec.priority: queues of higher priority are served first */
+    bool dequeue_fifo;         /* spec.dequeueStrategy fifo: a blocked head job blocks the queue */
 };
 
 const char *queue_state_name(enum queue_state s);

@@ -5,9 +5,20 @@
 #include <string.h>
 
 #include "adapters/volcano_job.h"
+#include "scheduler/cycle.h"
 #include "scheduler/controller/internal.h"
 
-static int check_queue(struct controller *ctl, const struct job *job, struct api_status *st)
+static bool queue_has_children(const struct cluster *c, const char *name)
+{
+    for (int i = 0; i < c->nqueues; i++)
+        if (c->queues[i]->parent && strcmp(c->queues[i]->parent, name) == 0)
+            return true;
+    return false;
+}
+
+/* What admission checks against live state, each a field cause: the queue (exists, Open, a leaf
+ * of the hierarchy), the scheduler (a zone), the priority class. */
+static int check_live_fields(struct controller *ctl, struct job *job, struct api_status *st)
 {
     const struct queue *q = cluster_find_queue(ctl->cluster, job->queue);
     if (!q)
@@ -15,7 +26,20 @@ static int check_queue(struct controller *ctl, const struct job *job, struct api
     else if (q->state != QUEUE_OPEN)
         api_add_cause(st, "spec.queue", "FieldValueForbidden", 0, 0, "Forbidden: queue \"%s\" is %s and accepts no new jobs",
                       job->queue, queue_state_name(q->state));
-    else
+    else if (queue_has_children(ctl->cluster, q->name))
+        api_add_cause(st, "spec.queue", "FieldValueForbidden", 0, 0,
+                      "Forbidden: queue \"%s\" has child queues; jobs go to leaf queues", job->queue);
+    if (ctl->zones && zone_table_find(ctl->zones, job->scheduler_name) < 0) {
+        char names[256];
+        api_add_cause(st, "spec.schedulerName", "FieldValueNotSupported", 0, 0,
+                      "Unsupported value: \"%s\": supported values: %s", job->scheduler_name,
+                      zone_table_names(ctl->zones, names, sizeof names));
+    }
+    struct api_status pst = {0};
+    if (controller_admit_priority(ctl, job, &pst) != 0)
+        for (int i = 0; i < pst.ncauses && i < API_MAX_CAUSES; i++)
+            api_add_cause(st, pst.causes[i].field, pst.causes[i].reason, 0, 0, "%s", pst.causes[i].message);
+    if (st->ncauses == 0)
         return 0;
     api_fail_invalid(st, "Job.batch.volcano.sh", job->name);
     api_set_details(st, "Job", "batch.volcano.sh", job->name);
@@ -28,7 +52,7 @@ int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq
         api_set_details(st, "jobs", "batch.volcano.sh", job->name);
         return api_fail(st, 409, "AlreadyExists", "jobs.batch.volcano.sh \"%s\" already exists", job->name);
     }
-    if (check_queue(ctl, job, st) != 0)
+    if (check_live_fields(ctl, job, st) != 0)
         return -1;
     uuid_v4(job->uid);
     job->created_ms = ctl->now_ms;

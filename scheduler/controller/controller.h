@@ -50,8 +50,11 @@ struct controller_ops {
     bool (*kill_lost)(void *ctx, int32_t pid, int64_t pid_start);
 };
 
+struct zone_table;
+
 struct controller {
     struct cluster *cluster;
+    const struct zone_table *zones; /* which schedulerNames exist */
     struct journal_list journal; /* entries since the core last handed them to the store */
     struct controller_ops ops;
     const char *data_dir;
@@ -69,6 +72,13 @@ uint64_t controller_delete_job(struct controller *ctl, struct job *job);
 /* Applies a closed session's decisions: PodGroups enqueued, replicas started, pending reasons. */
 void controller_apply_session(struct controller *ctl, struct session *ssn);
 
+/* Queues: Closing becomes Closed once none of its PodGroups is Pending, Inqueue or Running.
+ * Called by the core after each loop iteration. */
+void controller_sync_queues(struct controller *ctl);
+/* Admission of a job's priority: its priorityClassName (or the globalDefault class) must exist;
+ * sets job->priority. Returns 0, or -1 with a 422 cause in st. */
+int controller_admit_priority(struct controller *ctl, struct job *job, struct api_status *st);
+
 /* A replica's attempt ended. */
 void controller_replica_exited(struct controller *ctl, struct job *job, int flat, const struct replica_exit *ex);
 
@@ -78,6 +88,7 @@ int controller_stop_all(struct controller *ctl);
 
 /* Recovery from the store, before the core thread starts (see store_load). */
 int controller_restore_queue(struct controller *ctl, const struct store_queue_row *row);
+int controller_restore_object(struct controller *ctl, const struct store_object_row *row);
 int controller_restore_job(struct controller *ctl, const struct store_job_row *row);
 int controller_restore_attempt(struct controller *ctl, const struct store_attempt_row *row);
 /* After the last row: derive counts and PodGroup phases, create the `default` queue if missing. */

@@ -32,10 +32,27 @@ static void update_unschedulable(struct controller *ctl, struct job *job, const 
     const char *phase = podgroup_phase_name(job->pg.phase);
     record_event(ctl, JOURNAL_EVENT, job, "PodGroup", job->name, phase, phase, now ? "Unschedulable" : "Scheduled",
                  "%s", now ? now : "tasks in gang are ready to be scheduled");
+    job_set_pending_reason(ctl, job, now);
+}
+
+/* Evictions: the victim is stopped (SIGTERM, its grace, SIGKILL) and comes back Pending. */
+static void apply_evictions(struct controller *ctl, struct session *ssn)
+{
+    for (int e = 0; e < ssn->nevicts; e++) {
+        const struct evict_decision *d = &ssn->evicts[e];
+        struct job *job = (struct job *)d->job;
+        struct replica *r = &job->replicas[d->flat];
+        if (r->phase != POD_RUNNING || r->stopping)
+            continue;
+        free(r->message);
+        r->message = strdup(d->message);
+        replica_stop(ctl, job, d->flat, TERM_EVICTED);
+    }
 }
 
 void controller_apply_session(struct controller *ctl, struct session *ssn)
 {
+    apply_evictions(ctl, ssn);
     for (int j = 0; j < ssn->njobs; j++) {
         struct job *job = (struct job *)ssn->jobs[j].job; /* the controller owns the jobs the session viewed */
         if (ssn->jobs[j].enqueued_now)

@@ -21,6 +21,8 @@ void job_set_phase(struct controller *ctl, struct job *job, enum job_phase to, c
 /* Re-evaluates the job's phase and its PodGroup's after replica changes (Volcano's SyncJob). */
 void job_sync(struct controller *ctl, struct job *job);
 void podgroup_set_phase(struct controller *ctl, struct job *job, enum podgroup_phase to, const char *reason);
+/* While a job is Pending, its status carries why it waits (reason Unschedulable), or nothing. */
+void job_set_pending_reason(struct controller *ctl, struct job *job, const char *message);
 
 /* Starts replica `flat` of job on node; on failure the replica fails with StartError. */
 void replica_start(struct controller *ctl, struct job *job, int flat, int node);

@@ -22,6 +22,21 @@ void job_set_phase(struct controller *ctl, struct job *job, enum job_phase to, c
     record_job_phase(ctl, job, from, reason, message);
 }
 
+void job_set_pending_reason(struct controller *ctl, struct job *job, const char *message)
+{
+    struct job_status *s = &job->status;
+    if (s->phase != JOB_PENDING)
+        return;
+    bool had = s->reason && strcmp(s->reason, "Unschedulable") == 0;
+    if ((!message && !had) || (message && had && s->message && strcmp(s->message, message) == 0))
+        return;
+    free(s->reason);
+    free(s->message);
+    s->reason = message ? strdup("Unschedulable") : NULL;
+    s->message = message ? strdup(message) : NULL;
+    record_job_phase(ctl, job, s->phase, s->reason, s->message);
+}
+
 void podgroup_set_phase(struct controller *ctl, struct job *job, enum podgroup_phase to, const char *reason)
 {
     enum podgroup_phase from = job->pg.phase;
@@ -31,15 +46,6 @@ void podgroup_set_phase(struct controller *ctl, struct job *job, enum podgroup_p
     job->pg.transition_ms = ctl->now_ms;
     record_event(ctl, JOURNAL_EVENT, job, "PodGroup", job->name, podgroup_phase_name(from), podgroup_phase_name(to),
                  reason, "%s", "");
-}
-
-static int32_t task_succeeded(const struct job *job, int t)
-{
-    int32_t n = 0;
-    for (int32_t i = 0; i < job->tasks[t].replicas; i++)
-        if (job->replicas[job->task_first[t] + i].phase == POD_SUCCEEDED)
-            n++;
-    return n;
 }
 
 /* Running's rules, in Volcano's order. Returns the next phase and why in *why. */
@@ -59,7 +65,7 @@ static enum job_phase running_next(const struct job *job, const char **why)
         task_min_total += job->tasks[t].min_available;
     if (job->min_available >= task_min_total) {
         for (int t = 0; t < job->ntasks; t++) {
-            if (task_succeeded(job, t) < job->tasks[t].min_available) {
+            if (job->task_counts[t].succeeded < job->tasks[t].min_available) {
                 *why = "a task has fewer succeeded replicas than its minAvailable";
                 return JOB_FAILED;
             }

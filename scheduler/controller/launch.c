@@ -15,10 +15,12 @@ static void hold_resources(struct controller *ctl, struct job *job, int task, in
     struct queue *q = cluster_find_queue(ctl->cluster, job->queue);
     if (hold) {
         resvec_add(&ctl->cluster->nodes[node].used, req);
+        resvec_add(&job->allocated, req);
         if (q)
             resvec_add(&q->allocated, req);
     } else {
         resvec_sub(&ctl->cluster->nodes[node].used, req);
+        resvec_sub(&job->allocated, req);
         if (q)
             resvec_sub(&q->allocated, req);
     }
@@ -80,7 +82,7 @@ static void start_failed(struct controller *ctl, struct job *job, int flat, int 
 {
     struct replica *r = &job->replicas[flat];
     hold_resources(ctl, job, task, r->node, false);
-    r->phase = POD_FAILED;
+    job_set_replica_phase(job, flat, POD_FAILED);
     r->reason = TERM_START_ERROR;
     r->exit_code = 128;
     r->end_ms = ctl->now_ms;
@@ -107,7 +109,6 @@ void replica_start(struct controller *ctl, struct job *job, int flat, int node)
     r->end_ms = 0;
     r->exit_code = 0;
     r->reason = TERM_NONE;
-    r->stopping = false;
     free(r->message);
     r->message = NULL;
     hold_resources(ctl, job, task, node, true);
@@ -135,7 +136,7 @@ void replica_start(struct controller *ctl, struct job *job, int flat, int node)
         start_failed(ctl, job, flat, task, index, pod, why);
         return;
     }
-    r->phase = POD_RUNNING;
+    job_set_replica_phase(job, flat, POD_RUNNING);
     r->pid = started.pid;
     job->live_procs++;
     struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, "Pending", "Running", "Started",
@@ -156,7 +157,7 @@ void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_r
     int grace_ms = job->tasks[task].grace_seconds * 1000;
     if (why == TERM_SHUTDOWN && grace_ms > ctl->shutdown_grace_ms)
         grace_ms = ctl->shutdown_grace_ms;
-    r->stopping = true;
+    job_set_replica_stopping(job, flat, true);
     r->reason = (uint8_t)why;
     ctl->ops.stop(ctl->ops.ctx, job, flat, grace_ms);
 }
@@ -181,21 +182,23 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
     r->proc = -1;
     r->end_ms = ex->end_ms;
     r->exit_code = ex->exit_code;
-    bool shutdown = false;
+    bool shutdown = false, requeue = false;
     if (r->stopping) {
-        r->stopping = false;
         shutdown = r->reason == TERM_SHUTDOWN;
-        r->phase = shutdown ? POD_PENDING : POD_FAILED;
+        requeue = shutdown || r->reason == TERM_EVICTED; /* both run again: the first at restart */
+        job_set_replica_phase(job, flat, requeue ? POD_PENDING : POD_FAILED);
     } else if (ex->oom) {
         r->reason = TERM_OOMKILLED;
-        r->phase = POD_FAILED;
+        job_set_replica_phase(job, flat, POD_FAILED);
     } else {
         r->reason = ex->exit_code == 0 ? TERM_COMPLETED : TERM_ERROR;
-        r->phase = ex->exit_code == 0 ? POD_SUCCEEDED : POD_FAILED;
+        job_set_replica_phase(job, flat, ex->exit_code == 0 ? POD_SUCCEEDED : POD_FAILED);
     }
-    char detail[64] = "";
+    char detail[256] = "";
     if (ex->signal)
         snprintf(detail, sizeof detail, " (signal %d)", ex->signal);
+    if (r->reason == TERM_EVICTED && r->message)
+        snprintf(detail + strlen(detail), sizeof detail - strlen(detail), ": %s", r->message);
     struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", pod, "Running", pod_phase_name(r->phase),
                                            term_reason_name(r->reason), "attempt %u exited with code %d%s", r->attempts,
                                            ex->exit_code, detail);
@@ -203,8 +206,8 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
         fill_attempt_row(e, ctl, job, task, index, pod, r);
         fill_attempt_end(e, r);
     }
-    if (shutdown)
-        r->node = -1; /* back in line: it runs again when the server comes back */
+    if (requeue)
+        r->node = -1; /* back in line */
     if (job->deleted)
         job_release_if_done(ctl, job);
     else if (!shutdown)

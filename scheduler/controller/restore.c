@@ -11,6 +11,7 @@
 #include "adapters/volcano_job.h"
 #include "common/log.h"
 #include "scheduler/controller/internal.h"
+#include "scheduler/controller/objects.h"
 
 int controller_restore_queue(struct controller *ctl, const struct store_queue_row *row)
 {
@@ -52,10 +53,11 @@ int controller_restore_job(struct controller *ctl, const struct store_job_row *r
     return 0;
 }
 
-static void end_lost_attempt(struct controller *ctl, struct job *job, struct replica *r, const struct store_attempt_row *row)
+static void end_lost_attempt(struct controller *ctl, struct job *job, int flat, const struct store_attempt_row *row)
 {
+    struct replica *r = &job->replicas[flat];
     bool alive = ctl->ops.kill_lost && ctl->ops.kill_lost(ctl->ops.ctx, row->pid, row->pid_start);
-    r->phase = POD_PENDING;
+    job_set_replica_phase(job, flat, POD_PENDING);
     r->node = -1;
     r->reason = TERM_UNKNOWN;
     struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", row->pod, "Running", "Pending", "Unknown",
@@ -79,13 +81,14 @@ int controller_restore_attempt(struct controller *ctl, const struct store_attemp
     int task, index;
     if (!job || job_parse_pod_name(job, row->pod, &task, &index) != 0)
         return 0; /* an attempt of a job that is gone or changed shape: history only */
-    struct replica *r = job_replica(job, task, index);
+    int flat = job->task_first[task] + index;
+    struct replica *r = &job->replicas[flat];
     if ((uint32_t)row->attempt > r->attempts)
         r->attempts = (uint32_t)row->attempt;
     if (row->job_version != job->status.version)
         return 0; /* from before a restart of the whole job */
     if (!row->ended) {
-        end_lost_attempt(ctl, job, r, row);
+        end_lost_attempt(ctl, job, flat, row);
         return 0;
     }
     int reason = term_reason_parse(row->reason ? row->reason : "");
@@ -97,16 +100,18 @@ int controller_restore_attempt(struct controller *ctl, const struct store_attemp
     free(r->message);
     r->message = row->message && *row->message ? strdup(row->message) : NULL;
     if (r->reason == TERM_SHUTDOWN || r->reason == TERM_UNKNOWN) {
-        r->phase = POD_PENDING; /* stopped by a server shutdown, or lost: it runs again */
+        job_set_replica_phase(job, flat, POD_PENDING); /* stopped by a server shutdown, or lost: it runs again */
         r->node = -1;
     } else {
-        r->phase = r->reason == TERM_COMPLETED ? POD_SUCCEEDED : POD_FAILED;
+        job_set_replica_phase(job, flat, r->reason == TERM_COMPLETED ? POD_SUCCEEDED : POD_FAILED);
     }
     return 0;
 }
 
 int controller_finish_recovery(struct controller *ctl)
 {
+    if (controller_finish_objects(ctl) != 0)
+        return -1;
     if (!cluster_find_queue(ctl->cluster, "default")) {
         struct queue *q = queue_new_default(ctl->now_ms);
         if (!q || cluster_add_queue(ctl->cluster, q) != 0) {

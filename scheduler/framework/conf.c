@@ -49,6 +49,7 @@ static void add_plugin(struct tier_conf *tier, const char *name, bool preemptabl
 void sched_conf_default(struct sched_conf *conf)
 {
     memset(conf, 0, sizeof *conf);
+    snprintf(conf->zone_label, sizeof conf->zone_label, "node-zone");
     const char *actions[] = {"enqueue", "allocate", "backfill"};
     for (int i = 0; i < 3; i++)
         snprintf(conf->actions[conf->nactions++], CONF_NAME_MAX, "%s", actions[i]);

@@ -48,13 +48,28 @@ struct tier_conf {
     struct plugin_conf plugins[CONF_MAX_PLUGINS];
 };
 
+#define CONF_MAX_ZONES 8
+
+/* Node zones (seed 000): each zone is a scheduler partition owning the nodes whose zone label has
+ * its value; a job picks its zone by spec.schedulerName. Nodes matching no zone belong to the
+ * default scheduler, "volcano". */
+struct zone_conf {
+    char scheduler_name[CONF_NAME_MAX];
+    char value[CONF_NAME_MAX];
+};
+
 struct sched_conf {
     int nactions;
     char actions[CONF_MAX_ACTIONS][CONF_NAME_MAX];
     json_t *action_args[CONF_MAX_ACTIONS]; /* from `configurations`, or NULL */
     int ntiers;
     struct tier_conf tiers[CONF_MAX_TIERS];
+    char zone_label[CONF_NAME_MAX]; /* default "node-zone" */
+    int nzones;
+    struct zone_conf zones[CONF_MAX_ZONES];
 };
+
+#define DEFAULT_SCHEDULER_NAME "volcano"
 
 /* The YAML key of a switch ("enableJobOrder"), as Volcano spells it. */
 const char *plugin_switch_key(enum plugin_switch sw);

@@ -1,18 +1,50 @@
 /* Placing one job's pending replicas as a statement (Volcano's Statement): tentative binds on the
- * session's node snapshot, kept only when the gang is ready, undone otherwise. */
+ * session's node snapshot, kept only when the gang is ready, undone otherwise.
+ *
+ * Speed: replicas of one task are identical, so a task group scans nodes once (Volcano's sampling:
+ * at most nodes_to_find feasible nodes, from a rotating start), keeps them in a heap by score, and
+ * after each placement re-scores only the node it used. A task shape that fits nowhere is
+ * remembered until resources come free in the session, so a long backlog of alike jobs costs one
+ * full scan, not one per job. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "scheduler/framework/session.h"
+#include "scheduler/framework/hooks.h"
 
 #define MAX_REASONS 16
+#define UNFIT_SLOTS 64
 
 /* Counts of predicate failure reasons over nodes, for "0/5 nodes are available: ..." messages. */
 struct fit_histogram {
     int nreasons;
     char reason[MAX_REASONS][SESSION_REASON_MAX];
     int count[MAX_REASONS];
+};
+
+struct unfit_entry {
+    int filter;
+    struct resvec request;
+    uint32_t gen;
+    char message[SESSION_MESSAGE_MAX];
+};
+
+struct unfit_cache {
+    int n, next;
+    struct unfit_entry slots[UNFIT_SLOTS];
+};
+
+struct candidate {
+    double score;
+    int node;
+    int order; /* scan order: ties go to the node found first */
+};
+
+struct group_scan {
+    struct candidate *heap;
+    int n, cap;
+    int start, scanned;
+    struct fit_histogram why;
 };
 
 static void histogram_add(struct fit_histogram *h, const char *reason)
@@ -25,7 +57,7 @@ static void histogram_add(struct fit_histogram *h, const char *reason)
     }
     if (h->nreasons == MAX_REASONS)
         return;
-    snprintf(h->reason[h->nreasons], SESSION_REASON_MAX, "%s", reason);
+    snprintf(h->reason[h->nreasons], SESSION_REASON_MAX, "%s", reason[0] ? reason : "node(s) didn't fit");
     h->count[h->nreasons++] = 1;
 }
 
@@ -52,27 +84,116 @@ static void histogram_format(const struct fit_histogram *h, int nnodes, char *ou
         snprintf(out + at, len - at, ".");
 }
 
-/* The best node for one replica: passes every predicate, highest score, lowest index on ties. */
-static int pick_node(const struct session *ssn, const struct job_info *ji, const struct task_info *ti,
-                     struct fit_histogram *why)
+/* --- the candidate heap: best score on top ------------------------------ */
+
+static bool better(const struct candidate *a, const struct candidate *b)
 {
-    int best = -1;
-    double best_score = 0;
+    return a->score > b->score || (a->score == b->score && a->order < b->order);
+}
+
+static void sift_up(struct candidate *h, int i)
+{
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!better(&h[i], &h[p]))
+            break;
+        struct candidate t = h[i];
+        h[i] = h[p];
+        h[p] = t;
+        i = p;
+    }
+}
+
+static void sift_down(struct candidate *h, int n, int i)
+{
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, best = i;
+        if (l < n && better(&h[l], &h[best]))
+            best = l;
+        if (r < n && better(&h[r], &h[best]))
+            best = r;
+        if (best == i)
+            return;
+        struct candidate t = h[i];
+        h[i] = h[best];
+        h[best] = t;
+        i = best;
+    }
+}
+
+static int heap_push(struct group_scan *g, struct candidate c)
+{
+    if (g->n == g->cap) {
+        int cap = g->cap ? g->cap * 2 : 64;
+        struct candidate *grown = realloc(g->heap, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        g->heap = grown;
+        g->cap = cap;
+    }
+    g->heap[g->n] = c;
+    sift_up(g->heap, g->n++);
+    return 0;
+}
+
+static void heap_pop(struct group_scan *g)
+{
+    g->heap[0] = g->heap[--g->n];
+    sift_down(g->heap, g->n, 0);
+}
+
+/* Examines up to nodes_to_find more feasible nodes, continuing where the last scan stopped. */
+static int scan_more(struct session *ssn, struct job_info *ji, struct task_info *ti, struct group_scan *g)
+{
+    int found = 0;
     char reason[SESSION_REASON_MAX];
-    for (int n = 0; n < ssn->nnodes; n++) {
+    while (g->scanned < ssn->nnodes && found < ssn->nodes_to_find) {
+        int n = (g->start + g->scanned) % ssn->nnodes;
+        g->scanned++;
         reason[0] = '\0';
-        if (!session_predicate(ssn, ji, ti, &ssn->nodes[n], reason, sizeof reason)) {
-            histogram_add(why, reason[0] ? reason : "node(s) didn't fit");
+        if (!session_node_passes_filters(ssn, ti, n, reason, sizeof reason) ||
+            !session_predicate(ssn, ji, ti, &ssn->nodes[n], reason, sizeof reason)) {
+            histogram_add(&g->why, reason);
             continue;
         }
-        double score = session_node_score(ssn, ti, &ssn->nodes[n]);
-        if (best < 0 || score > best_score) {
-            best = n;
-            best_score = score;
+        if (heap_push(g, (struct candidate){session_node_score(ssn, ti, &ssn->nodes[n]), n, g->scanned}) != 0) {
+            ssn->out_of_memory = true;
+            return found;
         }
+        found++;
     }
-    return best;
+    return found;
 }
+
+/* --- remembering shapes that fit nowhere --------------------------------- */
+
+static const struct unfit_entry *unfit_lookup(const struct session *ssn, const struct task_info *ti)
+{
+    const struct unfit_cache *uc = ssn->unfit;
+    for (int i = 0; uc && i < uc->n; i++) {
+        const struct unfit_entry *e = &uc->slots[i];
+        if (e->gen == ssn->release_gen && e->filter == ti->filter && memcmp(&e->request, ti->request, sizeof e->request) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static void unfit_remember(struct session *ssn, const struct task_info *ti, const char *message)
+{
+    if (!ssn->unfit && !(ssn->unfit = calloc(1, sizeof *ssn->unfit)))
+        return;
+    struct unfit_cache *uc = ssn->unfit;
+    struct unfit_entry *e = &uc->slots[uc->next];
+    uc->next = (uc->next + 1) % UNFIT_SLOTS;
+    if (uc->n < UNFIT_SLOTS)
+        uc->n++;
+    e->filter = ti->filter;
+    e->request = *ti->request;
+    e->gen = ssn->release_gen;
+    snprintf(e->message, sizeof e->message, "%s", message);
+}
+
+/* --- the statement --------------------------------------------------------- */
 
 /* Appends a bind, merging it into the previous one of this statement (never into an earlier,
  * committed one: a rollback must find all of its own binds at or after mark). */
@@ -86,7 +207,7 @@ static int record_bind(struct session *ssn, int mark, int job, int task, int nod
         }
     }
     if (ssn->nbinds == ssn->binds_cap) {
-        int cap = ssn->binds_cap ? ssn->binds_cap * 2 : 64;
+        int cap = ssn->binds_cap ? ssn->binds_cap * 2 : 256;
         struct bind_decision *b = realloc(ssn->binds, (size_t)cap * sizeof *b);
         if (!b) {
             ssn->out_of_memory = true;
@@ -117,30 +238,75 @@ static void rollback(struct session *ssn, struct job_info *ji, int mark)
         ti->pending += d->count;
         ji->pending += d->count;
         ji->ready -= d->count;
+        session_account(ssn, ji->job, ji, ji->queue, ti->request, d->count, -1);
     }
+    if (ssn->nbinds > mark)
+        ssn->release_gen++; /* resources came back: shapes remembered as unfit may fit again */
     ssn->nbinds = mark;
 }
 
-/* Places as many replicas of one task group as fit; returns false when one found no node. */
+static void place_one(struct session *ssn, int mark, struct job_info *ji, struct task_info *ti, int node)
+{
+    if (record_bind(ssn, mark, (int)(ji - ssn->jobs), ti->task, node) != 0)
+        return;
+    resvec_sub(&ssn->nodes[node].idle, ti->request);
+    ti->pending--;
+    ji->pending--;
+    ji->ready++;
+    session_account(ssn, ji->job, ji, ji->queue, ti->request, 1, +1);
+}
+
+/* Places as many replicas of one task group as fit and the queue allows; returns false when one
+ * could not be placed (why is in fit_error or reason). */
 static bool place_task(struct session *ssn, int mark, struct job_info *ji, struct task_info *ti)
 {
-    int job_index = (int)(ji - ssn->jobs);
-    while (ti->pending > 0) {
-        struct fit_histogram why = {0};
-        int node = pick_node(ssn, ji, ti, &why);
-        if (node < 0) {
-            if (ji->fit_error[0] == '\0')
-                histogram_format(&why, ssn->nnodes, ji->fit_error, sizeof ji->fit_error);
-            return false;
-        }
-        if (record_bind(ssn, mark, job_index, ti->task, node) != 0)
-            return false;
-        resvec_sub(&ssn->nodes[node].idle, ti->request);
-        ti->pending--;
-        ji->pending--;
-        ji->ready++;
+    if (ti->pending == 0)
+        return true;
+    if (ti->filter < 0 && ssn->hooks->node_filter.n > 0) {
+        char unused[SESSION_REASON_MAX];
+        session_node_passes_filters(ssn, ti, 0, unused, sizeof unused); /* resolves ti->filter */
     }
-    return true;
+    const struct unfit_entry *known = unfit_lookup(ssn, ti);
+    if (known) {
+        if (ji->fit_error[0] == '\0')
+            snprintf(ji->fit_error, sizeof ji->fit_error, "%s", known->message);
+        return false;
+    }
+    struct group_scan g = {.start = ssn->nnodes ? ssn->next_start % ssn->nnodes : 0};
+    bool placed_all = true;
+    char reason[SESSION_REASON_MAX];
+    /* Nodes first, then the queue's share: when nothing fits anywhere the nodes are the limit to
+     * report, even if the share would also have stopped the task. */
+    while (ti->pending > 0 && !ssn->out_of_memory) {
+        if (g.n == 0 && scan_more(ssn, ji, ti, &g) == 0) {
+            char message[SESSION_MESSAGE_MAX];
+            histogram_format(&g.why, ssn->nnodes, message, sizeof message);
+            if (ji->fit_error[0] == '\0')
+                snprintf(ji->fit_error, sizeof ji->fit_error, "%s", message);
+            if (g.scanned == ssn->nnodes && ssn->nbinds == mark)
+                unfit_remember(ssn, ti, message);
+            placed_all = false;
+            break;
+        }
+        if (!session_allocatable(ssn, ji, ti, ji->reason, sizeof ji->reason)) {
+            placed_all = false;
+            break;
+        }
+        int node = g.heap[0].node;
+        place_one(ssn, mark, ji, ti, node);
+        reason[0] = '\0';
+        if (ti->pending > 0 && session_predicate(ssn, ji, ti, &ssn->nodes[node], reason, sizeof reason)) {
+            g.heap[0].score = session_node_score(ssn, ti, &ssn->nodes[node]);
+            sift_down(g.heap, g.n, 0);
+        } else {
+            if (reason[0])
+                histogram_add(&g.why, reason); /* full now: it counts among the nodes that do not fit */
+            heap_pop(&g);
+        }
+    }
+    ssn->next_start = (g.start + g.scanned) % (ssn->nnodes ? ssn->nnodes : 1);
+    free(g.heap);
+    return placed_all;
 }
 
 bool session_place_job(struct session *ssn, struct job_info *ji, bool best_effort_only)
@@ -148,6 +314,7 @@ bool session_place_job(struct session *ssn, struct job_info *ji, bool best_effor
     int mark = ssn->nbinds;
     ji->tried = true;
     ji->fit_error[0] = '\0';
+    ji->reason[0] = '\0';
     for (int pass = best_effort_only ? 1 : 0; pass < 2; pass++) {
         for (int i = 0; i < ji->ntasks; i++) {
             struct task_info *ti = &ji->tasks[i];

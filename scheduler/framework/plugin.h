@@ -32,7 +32,12 @@ const char *plugin_names_known(char *buf, size_t len);
 const char *action_names_known(char *buf, size_t len);
 
 /* The built-ins. */
-extern const struct plugin_def plugin_priority, plugin_gang, plugin_conformance, plugin_predicates;
-extern const struct action_def action_enqueue, action_allocate, action_backfill;
+extern const struct plugin_def plugin_priority, plugin_gang, plugin_conformance, plugin_predicates, plugin_nodeorder,
+    plugin_binpack, plugin_proportion, plugin_drf, plugin_overcommit, plugin_sla, plugin_quota;
+extern const struct action_def action_enqueue, action_allocate, action_backfill, action_preempt, action_reclaim;
+
+/* A plugin's argument as a number (Volcano's arguments are strings or numbers); def when absent or
+ * not a number. */
+double plugin_arg_number(const struct plugin_conf *pc, const char *key, double def);
 
 #endif

@@ -1,21 +1,18 @@
 /* The registry of built-in plugins and actions, and of every name Volcano's configuration may use.
  * A known name without an implementation is accepted in a conf and skipped with a warning at start. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scheduler/framework/plugin.h"
 
 static const struct plugin_def *const plugins[] = {
-    &plugin_priority,
-    &plugin_gang,
-    &plugin_conformance,
-    &plugin_predicates,
+    &plugin_priority,  &plugin_gang,       &plugin_conformance, &plugin_predicates, &plugin_nodeorder, &plugin_binpack,
+    &plugin_proportion, &plugin_drf,       &plugin_overcommit,  &plugin_sla,        &plugin_quota,
 };
 
 static const struct action_def *const actions[] = {
-    &action_enqueue,
-    &action_allocate,
-    &action_backfill,
+    &action_enqueue, &action_allocate, &action_backfill, &action_preempt, &action_reclaim,
 };
 
 /* Volcano's plugin names, plus Caldera's extensions from the seeds (nodezone, quota). */
@@ -76,3 +73,17 @@ static const char *join(const char *const *list, size_t n, char *buf, size_t len
 
 const char *plugin_names_known(char *buf, size_t len) { return join(known_plugins, COUNT(known_plugins), buf, len); }
 const char *action_names_known(char *buf, size_t len) { return join(known_actions, COUNT(known_actions), buf, len); }
+
+double plugin_arg_number(const struct plugin_conf *pc, const char *key, double def)
+{
+    const json_t *v = pc && pc->arguments ? json_object_get(pc->arguments, key) : NULL;
+    if (json_is_number(v))
+        return json_number_value(v);
+    if (json_is_string(v)) {
+        char *end;
+        double d = strtod(json_string_value(v), &end);
+        if (end != json_string_value(v) && *end == '\0')
+            return d;
+    }
+    return def;
+}

@@ -1,273 +1,217 @@
-/* One scheduling cycle: building the snapshot, opening plugins tier by tier, running the actions
- * and answering the actions' questions through the registered callbacks, in tier order. */
+/* One scheduling cycle over one zone: the snapshot (nodes, queues, jobs with work to place), the
+ * plugins opened tier by tier, the actions run in order, and resource accounting as decisions are
+ * made. The snapshot reads counts the controller keeps current, so it never scans replicas. */
 #include "scheduler/framework/session.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "scheduler/framework/hooks.h"
 #include "scheduler/framework/plugin.h"
 
-#define MAX_HOOKS (CONF_MAX_TIERS * CONF_MAX_PLUGINS)
+#define DEFAULT_MIN_NODES_TO_FIND 100
 
-union hook_fn {
-    job_order_fn job_order;
-    predicate_fn predicate;
-    node_order_fn node_order;
-    job_ready_fn job_ready;
-    job_valid_fn job_valid;
-    job_enqueueable_fn job_enqueueable;
-};
-
-struct hook {
-    int tier;
-    union hook_fn fn;
-    void *state;
-};
-
-struct hook_list {
-    int n;
-    struct hook items[MAX_HOOKS];
-};
-
-struct session_hooks {
-    struct hook_list job_order, predicate, node_order, job_ready, job_valid, job_enqueueable;
-    int nopen;
-    const struct plugin_def *open_plugins[MAX_HOOKS];
-    void *open_states[MAX_HOOKS];
-};
-
-static void add_hook(struct hook_list *l, int tier, union hook_fn fn, void *state)
+int session_nodes_to_find(int nnodes, int min_nodes, int percentage)
 {
-    if (l->n < MAX_HOOKS)
-        l->items[l->n++] = (struct hook){tier, fn, state};
-}
-
-void session_add_job_order(struct session *ssn, const struct plugin_conf *pc, int tier, job_order_fn fn, void *state)
-{
-    if (pc->enabled[SW_JOB_ORDER])
-        add_hook(&ssn->hooks->job_order, tier, (union hook_fn){.job_order = fn}, state);
-}
-
-void session_add_predicate(struct session *ssn, const struct plugin_conf *pc, int tier, predicate_fn fn, void *state)
-{
-    if (pc->enabled[SW_PREDICATE])
-        add_hook(&ssn->hooks->predicate, tier, (union hook_fn){.predicate = fn}, state);
-}
-
-void session_add_node_order(struct session *ssn, const struct plugin_conf *pc, int tier, node_order_fn fn, void *state)
-{
-    if (pc->enabled[SW_NODE_ORDER])
-        add_hook(&ssn->hooks->node_order, tier, (union hook_fn){.node_order = fn}, state);
-}
-
-void session_add_job_ready(struct session *ssn, const struct plugin_conf *pc, int tier, job_ready_fn fn, void *state)
-{
-    if (pc->enabled[SW_JOB_READY])
-        add_hook(&ssn->hooks->job_ready, tier, (union hook_fn){.job_ready = fn}, state);
-}
-
-void session_add_job_valid(struct session *ssn, const struct plugin_conf *pc, int tier, job_valid_fn fn, void *state)
-{
-    (void)pc; /* Volcano has no switch for JobValid: it always applies */
-    add_hook(&ssn->hooks->job_valid, tier, (union hook_fn){.job_valid = fn}, state);
-}
-
-void session_add_job_enqueueable(struct session *ssn, const struct plugin_conf *pc, int tier, job_enqueueable_fn fn,
-                                 void *state)
-{
-    if (pc->enabled[SW_JOB_ENQUEUED])
-        add_hook(&ssn->hooks->job_enqueueable, tier, (union hook_fn){.job_enqueueable = fn}, state);
-}
-
-int session_job_order(const struct session *ssn, const struct job_info *a, const struct job_info *b)
-{
-    const struct hook_list *l = &ssn->hooks->job_order;
-    for (int i = 0; i < l->n; i++) {
-        int r = l->items[i].fn.job_order(l->items[i].state, a, b);
-        if (r != 0)
-            return r;
+    if (min_nodes <= 0)
+        min_nodes = DEFAULT_MIN_NODES_TO_FIND;
+    if (nnodes <= min_nodes || percentage >= 100)
+        return nnodes;
+    if (percentage <= 0) {
+        percentage = 50 - nnodes / 125;
+        if (percentage < 5)
+            percentage = 5;
     }
-    if (a->job->created_ms != b->job->created_ms)
-        return a->job->created_ms < b->job->created_ms ? -1 : 1;
-    return strcmp(a->job->uid, b->job->uid);
+    int n = (int)((int64_t)nnodes * percentage / 100);
+    return n < min_nodes ? min_nodes : n;
 }
 
-bool session_predicate(const struct session *ssn, const struct job_info *job, const struct task_info *task,
-                       const struct node_info *node, char *reason, int reason_len)
+int session_queue_index(const struct session *ssn, const char *name)
 {
-    const struct hook_list *l = &ssn->hooks->predicate;
-    for (int i = 0; i < l->n; i++)
-        if (!l->items[i].fn.predicate(l->items[i].state, job, task, node, reason, reason_len))
-            return false;
-    return true;
-}
-
-double session_node_score(const struct session *ssn, const struct task_info *task, const struct node_info *node)
-{
-    const struct hook_list *l = &ssn->hooks->node_order;
-    double score = 0;
-    for (int i = 0; i < l->n; i++)
-        score += l->items[i].fn.node_order(l->items[i].state, task, node);
-    return score;
-}
-
-bool session_job_ready(const struct session *ssn, const struct job_info *job)
-{
-    const struct hook_list *l = &ssn->hooks->job_ready;
-    for (int i = 0; i < l->n; i++)
-        if (!l->items[i].fn.job_ready(l->items[i].state, job))
-            return false;
-    return true;
-}
-
-bool session_job_valid(const struct session *ssn, const struct job_info *job, char *why, int why_len)
-{
-    const struct hook_list *l = &ssn->hooks->job_valid;
-    for (int i = 0; i < l->n; i++)
-        if (!l->items[i].fn.job_valid(l->items[i].state, job, why, why_len))
-            return false;
-    return true;
-}
-
-/* Volcano's rule: any rejection refuses; a tier in which some plugin permitted decides. */
-bool session_job_enqueueable(const struct session *ssn, const struct job_info *job)
-{
-    const struct hook_list *l = &ssn->hooks->job_enqueueable;
-    bool permitted = false;
-    for (int i = 0; i < l->n; i++) {
-        int r = l->items[i].fn.job_enqueueable(l->items[i].state, job);
-        if (r < 0)
-            return false;
-        if (r > 0)
-            permitted = true;
-        bool tier_ends = i + 1 == l->n || l->items[i + 1].tier != l->items[i].tier;
-        if (tier_ends && permitted)
-            return true;
-    }
-    return true;
-}
-
-static int cmp_job_index(const void *a, const void *b, void *ctx)
-{
-    const struct session *ssn = ctx;
-    return session_job_order(ssn, &ssn->jobs[*(const int *)a], &ssn->jobs[*(const int *)b]);
-}
-
-int session_each_job(struct session *ssn, void (*fn)(struct session *ssn, struct job_info *job))
-{
-    int *order = malloc((size_t)(ssn->njobs > 0 ? ssn->njobs : 1) * sizeof *order);
-    if (!order)
-        return -1;
-    for (int i = 0; i < ssn->njobs; i++)
-        order[i] = i;
-    qsort_r(order, (size_t)ssn->njobs, sizeof *order, cmp_job_index, ssn);
-    for (int i = 0; i < ssn->njobs; i++)
-        fn(ssn, &ssn->jobs[order[i]]);
-    free(order);
-    return 0;
+    for (int q = 0; q < ssn->nqueues; q++)
+        if (strcmp(ssn->queues[q].queue->name, name) == 0)
+            return q;
+    return -1;
 }
 
 /* Jobs in these phases have nothing to place: they are finishing, stopped or done. */
 static bool job_wants_placement(const struct job *job)
 {
-    if (job->deleted)
-        return false;
-    switch (job->status.phase) {
-    case JOB_PENDING:
-    case JOB_RUNNING:
-        return true;
-    default:
-        return false;
-    }
+    return !job->deleted && (job->status.phase == JOB_PENDING || job->status.phase == JOB_RUNNING);
 }
 
-static int snapshot_job(struct session *ssn, const struct job *job, struct job_info *ji)
+static bool in_zone(const struct job *job, const char *scheduler_name)
+{
+    return strcmp(job->scheduler_name, scheduler_name) == 0;
+}
+
+static int snapshot_job(const struct job *job, int queue, struct job_info *ji)
 {
     memset(ji, 0, sizeof *ji);
     ji->job = job;
-    ji->queue = -1;
-    for (int q = 0; q < ssn->nqueues; q++)
-        if (strcmp(ssn->queues[q].queue->name, job->queue) == 0)
-            ji->queue = q;
+    ji->queue = queue;
     ji->inqueue = job->pg.phase != PG_PENDING;
+    ji->allocated = job->allocated;
     ji->tasks = calloc((size_t)job->ntasks, sizeof *ji->tasks);
     if (!ji->tasks)
         return -1;
     for (int t = 0; t < job->ntasks; t++) {
-        const struct task_spec *ts = &job->tasks[t];
-        int32_t pending = 0;
-        for (int32_t i = 0; i < ts->replicas; i++) {
-            const struct replica *r = &job->replicas[job->task_first[t] + i];
-            if (r->phase == POD_PENDING && !r->stopping)
-                pending++;
-            else if (r->phase == POD_RUNNING || r->phase == POD_SUCCEEDED)
-                ji->ready++;
-        }
-        if (pending == 0)
+        const struct task_counts *c = &job->task_counts[t];
+        ji->ready += c->running - c->stopping + c->succeeded;
+        if (c->pending == 0)
             continue;
+        const struct task_spec *ts = &job->tasks[t];
         struct task_info *ti = &ji->tasks[ji->ntasks++];
         ti->task = t;
+        ti->spec = ts;
         ti->request = &ts->request;
-        ti->pending = pending;
+        ti->pending = c->pending;
         ti->best_effort = resvec_best_effort(&ts->request);
-        ji->pending += pending;
+        ti->filter = -1;
+        ji->pending += c->pending;
     }
     return 0;
 }
 
-static int open_plugins(struct session *ssn)
+static int snapshot_nodes(struct session *ssn, const struct session_zone *zone)
+{
+    const struct cluster *c = ssn->cluster;
+    int n = zone && zone->node_indexes ? zone->nnodes : c->nnodes;
+    ssn->nodes = calloc((size_t)(n > 0 ? n : 1), sizeof *ssn->nodes);
+    if (!ssn->nodes)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        int idx = zone && zone->node_indexes ? zone->node_indexes[i] : i;
+        struct node_info *ni = &ssn->nodes[ssn->nnodes++];
+        ni->node = &c->nodes[idx];
+        ni->index = idx;
+        ni->idle = ni->node->allocatable;
+        resvec_sub(&ni->idle, &ni->node->used);
+        resvec_add(&ssn->total, &ni->node->allocatable);
+    }
+    return 0;
+}
+
+static int snapshot_queues(struct session *ssn)
+{
+    const struct cluster *c = ssn->cluster;
+    ssn->queues = calloc((size_t)(c->nqueues > 0 ? c->nqueues : 1), sizeof *ssn->queues);
+    if (!ssn->queues)
+        return -1;
+    for (int q = 0; q < c->nqueues; q++) {
+        struct queue_info *qi = &ssn->queues[ssn->nqueues++];
+        qi->queue = c->queues[q];
+        qi->parent = -1;
+        qi->deserved = ssn->total; /* until a plugin (proportion) computes fair shares */
+    }
+    for (int q = 0; q < ssn->nqueues; q++)
+        if (ssn->queues[q].queue->parent)
+            ssn->queues[q].parent = session_queue_index(ssn, ssn->queues[q].queue->parent);
+    return 0;
+}
+
+/* Every job of the zone counts toward its queue's use; only those with work enter the session. */
+static int snapshot_jobs(struct session *ssn)
+{
+    const struct cluster *c = ssn->cluster;
+    ssn->jobs = calloc((size_t)(c->njobs > 0 ? c->njobs : 1), sizeof *ssn->jobs);
+    if (!ssn->jobs)
+        return -1;
+    for (const struct job *job = c->first; job; job = job->next) {
+        if (job->deleted || !in_zone(job, ssn->scheduler_name))
+            continue;
+        int q = session_queue_index(ssn, job->queue);
+        if (q >= 0) {
+            resvec_add(&ssn->queues[q].allocated, &job->allocated);
+            resvec_add(&ssn->queues[q].request, &job->allocated);
+        }
+        if (!job_wants_placement(job))
+            continue;
+        bool has_pending = false;
+        for (int t = 0; t < job->ntasks && !has_pending; t++)
+            has_pending = job->task_counts[t].pending > 0;
+        if (!has_pending && job->pg.phase != PG_PENDING)
+            continue;
+        struct job_info *ji = &ssn->jobs[ssn->njobs];
+        if (snapshot_job(job, q, ji) != 0)
+            return -1;
+        ssn->njobs++;
+        if (q < 0)
+            continue;
+        for (int t = 0; t < ji->ntasks; t++)
+            for (int32_t k = 0; k < ji->tasks[t].pending; k++)
+                resvec_add(&ssn->queues[q].request, ji->tasks[t].request);
+        if (job->pg.phase == PG_INQUEUE) { /* enqueued, not running yet: reserve its minimum */
+            struct resvec rest = job->pg.min_resources;
+            resvec_sub(&rest, &job->allocated);
+            for (int r = 0; r < RES_MAX; r++)
+                if (rest.v[r] > 0)
+                    ssn->queues[q].inqueue.v[r] += rest.v[r];
+        }
+    }
+    return 0;
+}
+
+static int open_plugin(struct session *ssn, const struct plugin_def *def, const struct plugin_conf *pc, int tier)
 {
     struct session_hooks *h = ssn->hooks;
+    if (h->nopen >= MAX_HOOKS)
+        return 0;
+    void *state = NULL;
+    if (def->open(ssn, pc, tier, &state) != 0)
+        return -1;
+    h->open_plugins[h->nopen] = def;
+    h->open_states[h->nopen++] = state;
+    return 0;
+}
+
+/* The configured plugins in tier order. Namespace quotas always apply (they are an API object a
+ * user created, not a scheduling preference): quota opens even when the conf does not name it,
+ * ahead of every tier, because in Volcano's enqueue rule the first tier that permits decides. */
+static int open_plugins(struct session *ssn)
+{
+    if (ssn->cluster->nquotas > 0 && !sched_conf_plugin(ssn->conf, "quota")) {
+        plugin_conf_init(&ssn->hooks->implicit, "quota");
+        if (open_plugin(ssn, &plugin_quota, &ssn->hooks->implicit, -1) != 0)
+            return -1;
+    }
     for (int t = 0; t < ssn->conf->ntiers; t++) {
         const struct tier_conf *tier = &ssn->conf->tiers[t];
         for (int p = 0; p < tier->nplugins; p++) {
             const struct plugin_def *def = plugin_find(tier->plugins[p].name);
-            if (!def || h->nopen >= MAX_HOOKS)
-                continue; /* known but not implemented: reported once at start-up */
-            void *state = NULL;
-            if (def->open(ssn, &tier->plugins[p], t, &state) != 0)
+            if (def && open_plugin(ssn, def, &tier->plugins[p], t) != 0)
                 return -1;
-            h->open_plugins[h->nopen] = def;
-            h->open_states[h->nopen++] = state;
         }
     }
     return 0;
 }
 
-int session_open(struct session *ssn, const struct cluster *cluster, const struct sched_conf *conf, int64_t now_ms)
+static void read_action_args(struct session *ssn)
+{
+    int min_nodes = 0, percentage = 0;
+    for (int a = 0; a < ssn->conf->nactions; a++) {
+        const json_t *args = ssn->conf->action_args[a];
+        if (!args || strcmp(ssn->conf->actions[a], "allocate") != 0)
+            continue;
+        struct plugin_conf pc = {.arguments = (json_t *)args};
+        min_nodes = (int)plugin_arg_number(&pc, "minNodesToFind", 0);
+        percentage = (int)plugin_arg_number(&pc, "percentageOfNodesToFind", 0);
+    }
+    ssn->nodes_to_find = session_nodes_to_find(ssn->nnodes, min_nodes, percentage);
+}
+
+int session_open(struct session *ssn, const struct cluster *cluster, const struct sched_conf *conf,
+                 const struct session_zone *zone, int64_t now_ms)
 {
     memset(ssn, 0, sizeof *ssn);
     ssn->conf = conf;
     ssn->cluster = cluster;
     ssn->now_ms = now_ms;
+    ssn->scheduler_name = zone && zone->scheduler_name ? zone->scheduler_name : DEFAULT_SCHEDULER_NAME;
     ssn->hooks = calloc(1, sizeof *ssn->hooks);
-    ssn->nodes = calloc((size_t)(cluster->nnodes > 0 ? cluster->nnodes : 1), sizeof *ssn->nodes);
-    ssn->queues = calloc((size_t)(cluster->nqueues > 0 ? cluster->nqueues : 1), sizeof *ssn->queues);
-    ssn->jobs = calloc((size_t)(cluster->njobs > 0 ? cluster->njobs : 1), sizeof *ssn->jobs);
-    if (!ssn->hooks || !ssn->nodes || !ssn->queues || !ssn->jobs)
+    if (!ssn->hooks || snapshot_nodes(ssn, zone) != 0 || snapshot_queues(ssn) != 0 || snapshot_jobs(ssn) != 0)
         goto fail;
-    for (int i = 0; i < cluster->nnodes; i++) {
-        const struct node *n = &cluster->nodes[i];
-        struct node_info *ni = &ssn->nodes[ssn->nnodes++];
-        ni->node = n;
-        ni->index = i;
-        ni->idle = n->allocatable;
-        resvec_sub(&ni->idle, &n->used);
-    }
-    for (int q = 0; q < cluster->nqueues; q++)
-        ssn->queues[ssn->nqueues++].queue = cluster->queues[q];
-    for (const struct job *job = cluster->first; job; job = job->next) {
-        if (!job_wants_placement(job))
-            continue;
-        struct job_info *ji = &ssn->jobs[ssn->njobs];
-        if (snapshot_job(ssn, job, ji) != 0)
-            goto fail;
-        ssn->njobs++;
-        if (ji->inqueue && ji->pending == 0) { /* nothing to do for it this cycle */
-            free(ji->tasks);
-            ssn->njobs--;
-        }
-    }
+    read_action_args(ssn);
     if (open_plugins(ssn) != 0)
         goto fail;
     return 0;
@@ -298,14 +242,38 @@ void session_close(struct session *ssn)
 
 void session_free(struct session *ssn)
 {
+    session_close(ssn);
     for (int j = 0; j < ssn->njobs; j++) {
         free(ssn->jobs[j].tasks);
         free(ssn->jobs[j].unschedulable);
     }
+    session_filters_free(ssn);
+    session_victims_free(ssn);
     free(ssn->jobs);
     free(ssn->nodes);
     free(ssn->queues);
     free(ssn->binds);
+    free(ssn->evicts);
+    free(ssn->unfit);
     free(ssn->hooks);
     memset(ssn, 0, sizeof *ssn);
+}
+
+void session_account(struct session *ssn, const struct job *job, struct job_info *info, int queue,
+                     const struct resvec *request, int32_t count, int sign)
+{
+    for (int32_t k = 0; k < count; k++) {
+        if (sign > 0) {
+            if (info)
+                resvec_add(&info->allocated, request);
+            if (queue >= 0)
+                resvec_add(&ssn->queues[queue].allocated, request);
+        } else {
+            if (info)
+                resvec_sub(&info->allocated, request);
+            if (queue >= 0)
+                resvec_sub(&ssn->queues[queue].allocated, request);
+        }
+    }
+    session_notify_allocate(ssn, job, info, request, count, sign);
 }

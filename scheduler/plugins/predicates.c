@@ -1,18 +1,50 @@
-/* The predicates plugin: may this replica run on this node? Resources (cpu, memory, gpu, pod
- * count, extended), and the node being schedulable. Reasons read like Kubernetes' FitError. */
+/* The predicates plugin: may this replica run on this node? A static filter (schedulable, node
+ * selector, required node affinity, taints) and a dynamic fit on idle resources, in Kubernetes' words. */
 #include <stdio.h>
 
 #include "scheduler/framework/plugin.h"
+#include "scheduler/plugins/node_match.h"
 
+/* kube-scheduler's NodeUnschedulable lets a pod that tolerates this taint onto a cordoned node. */
+static bool tolerates_unschedulable(const struct placement_constraints *c)
+{
+    const struct taint_view cordon = {"node.kubernetes.io/unschedulable", "", "NoSchedule"};
+    return constraints_tolerate(c, &cordon);
+}
+
+/* Volcano's order: NodeUnschedulable, NodeAffinity (selector, then required terms), TaintToleration.
+ * Depends only on the constraints (whose signature keys the framework's cache) and the node. */
+static bool predicates_filter(void *state, const struct task_info *task, const struct node *node, char *reason,
+                              int reason_len)
+{
+    (void)state;
+    const struct placement_constraints *c = constraints_of(task->spec);
+    struct taint_view taint;
+    if (node->unschedulable && !tolerates_unschedulable(c)) {
+        snprintf(reason, (size_t)reason_len, "node(s) were unschedulable");
+        return false;
+    }
+    if (!node_matches_selector(c, node)) {
+        snprintf(reason, (size_t)reason_len, "node(s) didn't match node selector");
+        return false;
+    }
+    if (!node_matches_required_affinity(c, node)) {
+        snprintf(reason, (size_t)reason_len, "node(s) didn't match node affinity");
+        return false;
+    }
+    if (node_untolerated_taint(c, node, &taint)) {
+        snprintf(reason, (size_t)reason_len, "node(s) had untolerated taint {%s: %s}", taint.key, taint.value);
+        return false;
+    }
+    return true;
+}
+
+/* Every dimension of one replica's request must fit what the node has left in this session. */
 static bool predicates_fit(void *state, const struct job_info *job, const struct task_info *task,
                            const struct node_info *node, char *reason, int reason_len)
 {
     (void)state;
     (void)job;
-    if (node->node->unschedulable) {
-        snprintf(reason, (size_t)reason_len, "node(s) were unschedulable");
-        return false;
-    }
     int short_dim = resvec_first_short(task->request, &node->idle);
     if (short_dim < 0)
         return true;
@@ -26,6 +58,7 @@ static bool predicates_fit(void *state, const struct job_info *job, const struct
 static int predicates_open(struct session *ssn, const struct plugin_conf *conf, int tier, void **state)
 {
     *state = NULL;
+    session_add_node_filter(ssn, conf, tier, predicates_filter, NULL);
     session_add_predicate(ssn, conf, tier, predicates_fit, NULL);
     return 0;
 }

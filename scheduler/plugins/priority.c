@@ -1,5 +1,5 @@
-/* The priority plugin: jobs with a higher priority (from priorityClassName) are placed first.
- * Equal priorities fall through to the next plugin, and finally to creation order (FIFO). */
+/* The priority plugin: jobs of a higher priority (from their PriorityClass) are placed first, and
+ * in preemption a job may only evict replicas of jobs of a strictly lower priority. */
 #include "scheduler/framework/plugin.h"
 
 static int priority_job_order(void *state, const struct job_info *a, const struct job_info *b)
@@ -10,10 +10,21 @@ static int priority_job_order(void *state, const struct job_info *a, const struc
     return 0;
 }
 
+static int priority_preemptable(void *state, const struct job_info *preemptor, struct victim **cands, int n)
+{
+    (void)state;
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (cands[i]->priority < preemptor->job->priority)
+            cands[kept++] = cands[i];
+    return kept;
+}
+
 static int priority_open(struct session *ssn, const struct plugin_conf *conf, int tier, void **state)
 {
     *state = NULL;
     session_add_job_order(ssn, conf, tier, priority_job_order, NULL);
+    session_add_preemptable(ssn, conf, tier, priority_preemptable, NULL);
     return 0;
 }
 

@@ -69,7 +69,7 @@ static void bad_nodes_are_refused_with_a_line(void)
 
 static void volcano_conf_is_read(void)
 {
-    const char *yaml = "actions: \"enqueue, allocate, backfill, preempt\"\n"
+    const char *yaml = "actions: \"enqueue, allocate, backfill, preempt, shuffle\"\n"
                        "tiers:\n"
                        "- plugins:\n"
                        "  - name: priority\n"
@@ -80,6 +80,7 @@ static void volcano_conf_is_read(void)
                        "  - name: drf\n"
                        "    enablePreemptable: false\n"
                        "  - name: predicates\n"
+                       "  - name: tdm\n"
                        "  - name: binpack\n"
                        "    arguments:\n"
                        "      binpack.weight: 10\n"
@@ -90,7 +91,7 @@ static void volcano_conf_is_read(void)
     struct sched_conf conf;
     struct api_status st = {0};
     REQUIRE(sched_conf_parse(yaml, strlen(yaml), &conf, &st) == 0);
-    CHECK_INT(conf.nactions, 4);
+    CHECK_INT(conf.nactions, 5);
     CHECK_STR(conf.actions[3], "preempt");
     CHECK_INT(conf.ntiers, 2);
     CHECK_INT(conf.tiers[0].nplugins, 3);
@@ -101,8 +102,8 @@ static void volcano_conf_is_read(void)
     CHECK_INT(json_integer_value(json_object_get(bp->arguments, "binpack.weight")), 10);
     CHECK(conf.action_args[0] != NULL);
     char missing[256];
-    CHECK_INT(sched_conf_unimplemented(&conf, missing, sizeof missing), 3);
-    CHECK_STR(missing, "preempt, drf, binpack");
+    CHECK_INT(sched_conf_unimplemented(&conf, missing, sizeof missing), 2);
+    CHECK_STR(missing, "shuffle, tdm");
     sched_conf_free(&conf);
 
     struct sched_conf def;

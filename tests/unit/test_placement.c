@@ -40,6 +40,7 @@ static struct job *add_job(struct cluster *c, const char *name, int replicas, in
     sprintf(job->key, "default/%s", name);
     snprintf(job->uid, sizeof job->uid, "uid-%s", name);
     job->queue = strdup("default");
+    job->scheduler_name = strdup("volcano");
     job->created_ms = created_ms;
     job->min_available = min_available;
     job->tasks[0].name = strdup("worker");
@@ -75,7 +76,7 @@ static void fixture_free(struct fixture *fx)
 static struct session run_cycle(struct cluster *c, const struct sched_conf *conf)
 {
     struct session ssn;
-    if (session_open(&ssn, c, conf, 1000) != 0)
+    if (session_open(&ssn, c, conf, NULL, 1000) != 0)
         memset(&ssn, 0, sizeof ssn);
     session_run(&ssn);
     session_close(&ssn);
@@ -218,7 +219,7 @@ static void running_replicas_count_toward_the_gang(void)
     fixture_init(&fx);
     add_node(&fx.c, "n1", 1000, GiB, 110);
     struct job *job = add_job(&fx.c, "resumed", 3, 3, 500, 1);
-    job->replicas[0].phase = POD_RUNNING; /* one already runs and holds 500m */
+    job_set_replica_phase(job, 0, POD_RUNNING); /* one already runs and holds 500m */
     job->replicas[0].node = 0;
     fx.c.nodes[0].used.v[RES_CPU] = 500;
     fx.c.nodes[0].used.v[RES_PODS] = 1;

@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "store/history.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include "store/store_internal.h"
 #include "tests/lib/test.h"
@@ -139,6 +140,28 @@ static struct journal_entry *queue_put(uint64_t seq, const char *name)
     return e;
 }
 
+static struct journal_entry *queue_delete(uint64_t seq, const char *name)
+{
+    struct journal_entry *e =
+        new_entry(JOURNAL_QUEUE_DELETE, seq, (struct ev){"Queue", "", name, "", "Closed", "", "Deleted", ""});
+    e->queue_name = strdup(name);
+    return e;
+}
+
+/* A PriorityClass or ResourceQuota row change; json NULL makes it a delete. */
+static struct journal_entry *object_change(uint64_t seq, const char *kind, const char *ns, const char *name,
+                                           const char *json)
+{
+    struct journal_entry *e = new_entry(json ? JOURNAL_OBJECT_PUT : JOURNAL_OBJECT_DELETE, seq,
+                                        (struct ev){kind, ns, name, "", json ? "" : "Active", json ? "Active" : "",
+                                                    json ? "Created" : "Deleted", ""});
+    e->object_kind = strdup(kind);
+    e->object_ns = strdup(ns);
+    e->object_name = strdup(name);
+    e->object_json = dup_or_null(json);
+    return e;
+}
+
 static struct journal_entry *plain_event(uint64_t seq, const char *message)
 {
     return new_entry(JOURNAL_EVENT, seq, (struct ev){"Pod", "default", "p", "u-1", "Pending", "Running", "", message});
@@ -188,16 +211,16 @@ static void test_open_empty_file_creates_schema(void)
     struct store *s;
     char err[512];
     REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
-    CHECK_INT(s->migrations_applied, 1);
+    CHECK_INT(s->migrations_applied, schema_latest_version());
     CHECK_INT(store_committed_seq(s), 0);
     store_close(s);
 
-    CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), schema_latest_version());
     /* journal_mode is stored in the file header: a fresh connection sees WAL. */
     CHECK_INT(tmp_db_query_int(t.path, "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN"
-                                " ('jobs', 'attempts', 'events', 'queues')"),
-              4);
+                                " ('jobs', 'attempts', 'events', 'queues', 'objects')"),
+              5);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN"
                                 " ('jobs_live_name', 'jobs_by_name', 'jobs_live_created', 'events_by_job')"),
               4);
@@ -205,7 +228,7 @@ static void test_open_empty_file_creates_schema(void)
     REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
     CHECK_INT(s->migrations_applied, 0); /* already at the latest version: nothing re-runs */
     store_close(s);
-    CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), schema_latest_version());
     tmp_db_remove(&t);
 }
 
@@ -227,7 +250,8 @@ static void test_open_refuses_newer_schema_without_writing(void)
     CHECK_INT(store_open(t.path, &s, err, sizeof err), -1);
     CHECK(s == NULL);
     snprintf(want, sizeof want,
-             "database %s has schema version 7 but this jobserver knows up to 1; refusing to start", t.path);
+             "database %s has schema version 7 but this jobserver knows up to %d; refusing to start", t.path,
+             schema_latest_version());
     CHECK_STR(err, want);
 
     REQUIRE(file_bytes(t.path, &after, &after_len));
@@ -260,7 +284,10 @@ static void test_open_refuses_newer_wal_database_without_checkpointing(void)
     struct store *s;
     char err[512];
     CHECK_INT(store_open(t.path, &s, err, sizeof err), -1);
-    CHECK_CONTAINS(err, "has schema version 9 but this jobserver knows up to 1; refusing to start");
+    char want[128];
+    snprintf(want, sizeof want, "has schema version 9 but this jobserver knows up to %d; refusing to start",
+             schema_latest_version());
+    CHECK_CONTAINS(err, want);
 
     REQUIRE(file_bytes(t.path, &after, &after_len));
     CHECK(before_len == after_len && memcmp(before, after, before_len) == 0);
@@ -405,7 +432,7 @@ static void test_writer_commits_and_load_rebuilds(void)
     REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
     CHECK_INT(store_committed_seq(s), 12);
     struct loaded l = {0};
-    struct store_loader loader = {&l, load_queue, load_job, load_attempt};
+    struct store_loader loader = {.ctx = &l, .queue = load_queue, .job = load_job, .attempt = load_attempt};
     uint64_t max_seq = 0;
     CHECK_INT(store_load(s, &loader, &max_seq, err, sizeof err), 0);
     CHECK_INT(max_seq, 12);
@@ -440,7 +467,7 @@ static void test_writer_commits_and_load_rebuilds(void)
     /* The loader may stop the load. */
     struct loaded full = {0};
     full.njobs = 8;
-    struct store_loader refusing = {&full, NULL, load_job, NULL};
+    struct store_loader refusing = {.ctx = &full, .job = load_job};
     CHECK_INT(store_load(s, &refusing, &max_seq, err, sizeof err), -1);
     CHECK_CONTAINS(err, "loading jobs stopped");
     store_close(s);
@@ -456,6 +483,75 @@ static void test_writer_commits_and_load_rebuilds(void)
     CHECK_INT(json_array_size(json_object_get(h, "attempts")), 1);
     json_decref(h);
     store_reader_close(r);
+    tmp_db_remove(&t);
+}
+
+struct loaded_objects {
+    int n;
+    char rows[8][4][96]; /* kind, namespace, name, json */
+};
+
+static int load_object(void *ctx, const struct store_object_row *row)
+{
+    struct loaded_objects *l = ctx;
+    if (l->n == 8)
+        return -1;
+    const char *src[4] = {row->kind, row->ns, row->name, row->json};
+    for (int k = 0; k < 4; k++)
+        snprintf(l->rows[l->n][k], 96, "%s", src[k]);
+    l->n++;
+    return 0;
+}
+
+/* Queues are put and deleted; PriorityClasses and ResourceQuotas live in `objects`, keyed by kind,
+ * namespace and name, and come back in that order (after queues, before jobs). */
+static void test_object_rows_put_delete_and_load(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+    struct journal_entry *e[] = {
+        queue_put(1, "default"),
+        queue_put(2, "short-lived"),
+        object_change(3, "ResourceQuota", "team-b", "compute", "{\"spec\":{\"hard\":{\"cpu\":\"4\"}}}"),
+        object_change(4, "PriorityClass", "", "high", "{\"value\":1000}"),
+        object_change(5, "PriorityClass", "", "low", "{\"value\":1}"),
+        object_change(6, "ResourceQuota", "team-a", "compute", "{\"spec\":{}}"),
+        object_change(7, "PriorityClass", "", "high", "{\"value\":1000,\"description\":\"x\"}"), /* replaces */
+        object_change(8, "PriorityClass", "", "low", NULL),
+        queue_delete(9, "short-lived"),
+    };
+    append(s, e, 9);
+    CHECK_INT(store_wait(s, 9, 5000), 0);
+    store_close(s);
+
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events WHERE kind IN ('PriorityClass', 'ResourceQuota')"),
+              6);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM queues"), 1);
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    struct loaded queues = {0};
+    struct loaded_objects objects = {0};
+    struct store_loader loader = {.ctx = &objects, .object = load_object};
+    uint64_t max_seq = 0;
+    CHECK_INT(store_load(s, &loader, &max_seq, err, sizeof err), 0);
+    CHECK_INT(max_seq, 9);
+    REQUIRE(objects.n == 3);
+    CHECK_STR(objects.rows[0][0], "PriorityClass");
+    CHECK_STR(objects.rows[0][1], "");
+    CHECK_STR(objects.rows[0][2], "high");
+    CHECK_STR(objects.rows[0][3], "{\"value\":1000,\"description\":\"x\"}");
+    CHECK_STR(objects.rows[1][0], "ResourceQuota");
+    CHECK_STR(objects.rows[1][1], "team-a");
+    CHECK_STR(objects.rows[2][1], "team-b");
+    CHECK_STR(objects.rows[2][3], "{\"spec\":{\"hard\":{\"cpu\":\"4\"}}}");
+    struct store_loader queue_loader = {.ctx = &queues, .queue = load_queue};
+    CHECK_INT(store_load(s, &queue_loader, &max_seq, err, sizeof err), 0);
+    REQUIRE(queues.nqueues == 1);
+    CHECK_STR(queues.queues[0], "default");
+    store_close(s);
     tmp_db_remove(&t);
 }
 
@@ -810,7 +906,8 @@ TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_re
           TEST_CASE(test_open_refuses_newer_wal_database_without_checkpointing),
           TEST_CASE(test_open_refuses_corrupt_file_without_writing),
           TEST_CASE(test_open_fails_when_directory_is_missing), TEST_CASE(test_writer_commits_and_load_rebuilds),
-          TEST_CASE(test_close_without_writer_commits_queue), TEST_CASE(test_group_commit_100k_events),
+          TEST_CASE(test_object_rows_put_delete_and_load), TEST_CASE(test_close_without_writer_commits_queue),
+          TEST_CASE(test_group_commit_100k_events),
           TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_disk_full_keeps_batch_and_recovers),
           TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_history_of_a_job),
           TEST_CASE(test_history_newest_job_wins_when_name_reused))

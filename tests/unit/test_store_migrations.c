@@ -36,8 +36,8 @@ static void check_latest_schema(const char *path)
 {
     CHECK_INT(tmp_db_query_int(path, "PRAGMA user_version"), schema_latest_version());
     CHECK_INT(tmp_db_query_int(path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN"
-                              " ('jobs', 'attempts', 'events', 'queues')"),
-              4);
+                              " ('jobs', 'attempts', 'events', 'queues', 'objects')"),
+              5);
     CHECK_INT(tmp_db_query_int(path, "SELECT COUNT(*) FROM pragma_quick_check WHERE quick_check != 'ok'"), 0);
 }
 
@@ -93,5 +93,72 @@ static void test_failed_migration_leaves_version_unchanged(void)
     tmp_db_remove(&t);
 }
 
+/* A version-1 database with rows in it, as the previous jobserver left it. */
+static bool build_version_1_with_rows(const char *path)
+{
+    sqlite3 *db;
+    bool ok = build_at_version(path, 1) && sqlite3_open(path, &db) == SQLITE_OK;
+    if (!ok)
+        return false;
+    ok = sqlite3_exec(db,
+                      "INSERT INTO queues VALUES ('default', '{\"metadata\":{\"name\":\"default\"},"
+                      "\"spec\":{\"weight\":1}}');"
+                      "INSERT INTO events VALUES (1, 0, 'Queue', '', 'default', '', '', 'Open', 'Created', '');",
+                      NULL, NULL, NULL) == SQLITE_OK;
+    sqlite3_close(db);
+    return ok;
+}
+
+/* Version 1 -> 2 adds the objects table (PriorityClasses, ResourceQuotas) and keeps every row. */
+static void test_version_1_gains_objects_and_keeps_rows(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    REQUIRE(build_version_1_with_rows(t.path));
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'objects'"), 0);
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    CHECK_INT(s->migrations_applied, 1);
+    store_close(s);
+    CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), 2);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM queues WHERE name = 'default'"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM objects"), 0);
+    /* WITHOUT ROWID, keyed by (kind, namespace, name): a second put of one key replaces the first. */
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(t.path, &db) == SQLITE_OK);
+    CHECK_INT(sqlite3_exec(db,
+                           "INSERT OR REPLACE INTO objects VALUES ('PriorityClass', '', 'high', '{}');"
+                           "INSERT OR REPLACE INTO objects VALUES ('PriorityClass', '', 'high', '{\"value\":1}');"
+                           "INSERT OR REPLACE INTO objects VALUES ('ResourceQuota', 'a', 'high', '{}');",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(db);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM objects"), 2);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM pragma_table_list WHERE name = 'objects' AND wr = 1"), 1);
+    tmp_db_remove(&t);
+}
+
+/* Migration 2 meets a table already named objects: the database stays at version 1, rows intact. */
+static void test_failed_migration_2_leaves_version_1(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    REQUIRE(build_version_1_with_rows(t.path));
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(t.path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "CREATE TABLE objects(x)", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    struct store *s;
+    char err[512];
+    CHECK_INT(store_open(t.path, &s, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "migration to schema version 2 failed: table objects already exists");
+    CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM queues"), 1);
+    tmp_db_remove(&t);
+}
+
 TEST_MAIN(TEST_CASE(test_every_earlier_version_migrates), TEST_CASE(test_missing_file_is_created_at_latest),
-          TEST_CASE(test_failed_migration_leaves_version_unchanged))
+          TEST_CASE(test_failed_migration_leaves_version_unchanged),
+          TEST_CASE(test_version_1_gains_objects_and_keeps_rows), TEST_CASE(test_failed_migration_2_leaves_version_1))

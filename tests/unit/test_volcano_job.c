@@ -186,8 +186,8 @@ static void render_and_restore_status(void)
     job->status.retry_count = 2;
     job->status.version = 1;
     job->status.transition_ms = 1700000001000;
-    job->replicas[0].phase = POD_RUNNING;
-    job->replicas[1].phase = POD_SUCCEEDED;
+    job_set_replica_phase(job, 0, POD_RUNNING);
+    job_set_replica_phase(job, 1, POD_SUCCEEDED);
     job_count_replicas(job);
     volcano_job_stamp_metadata(job);
     json_t *obj = volcano_job_render(job);

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "tools/jobctl/cmd_queue.h"
 #include "tools/jobctl/jobctl.h"
 
 static const struct jobctl_command COMMANDS[] = {
@@ -33,6 +34,18 @@ static const struct jobctl_command COMMANDS[] = {
      false, cmd_nodes},
     {"queues", "", "list the queues", "Columns: NAME STATE WEIGHT PENDING RUNNING INQUEUE AGE.\n", 0, 0, false,
      cmd_queues},
+    {"queue", "ACTION NAME [OPTIONS]", "create, open, close or delete a queue",
+     "Actions:\n"
+     "  create NAME [--weight N] [--capability cpu=4,memory=8Gi] [--reclaimable=false]\n"
+     "                 a new Open queue (weight 1..65535, default 1; capability: the most its jobs\n"
+     "                 may hold; reclaimable, default true: others may take back what it borrowed)\n"
+     "  close NAME     the queue takes no new jobs; it is Closing until none of its PodGroups is\n"
+     "                 Pending, Inqueue or Running, then Closed\n"
+     "  open NAME      the queue takes new jobs again\n"
+     "  delete NAME    only a Closed queue can be deleted, and never `default`\n"
+     "The create options go after \"--\" for now (jobctl queue create NAME -- --weight 4), as jobctl's\n"
+     "option parser reads options anywhere on the line and does not know these yet.\n",
+     2, JOBCTL_MAX_POS, false, cmd_queue},
 };
 
 #define NCOMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))

@@ -1,0 +1,90 @@
+/* The overcommit plugin: a job is enqueued only when the zone's resources, multiplied by the
+ * overcommit factor (argument overcommit-factor, default 1.2), less what is used and what enqueued
+ * jobs reserve, cover its minimum. Caldera's addition: when the conf runs reclaim, a job whose
+ * queue is under its deserved share is enqueued anyway, since reclaim will make room for it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler/framework/plugin.h"
+
+#define DEFAULT_FACTOR 1.2
+
+struct overcommit {
+    const struct session *ssn;
+    double factor;
+    struct resvec used;  /* held on the zone's nodes at session start */
+    bool reclaim_runs;
+};
+
+
+static bool within_deserved(const struct session *ssn, const struct job_info *job)
+{
+    if (job->queue < 0)
+        return false;
+    const struct queue_info *q = &ssn->queues[job->queue];
+    for (int r = 0; r < RES_MAX; r++) {
+        if (r == RES_PODS)
+            continue;
+        int64_t want = q->allocated.v[r] + q->inqueue.v[r] + job->job->pg.min_resources.v[r];
+        if (job->job->pg.min_resources.v[r] > 0 && want > q->deserved.v[r])
+            return false;
+    }
+    return true;
+}
+
+static int enqueueable(void *state, const struct job_info *job, char *why, int why_len)
+{
+    const struct overcommit *oc = state;
+    const struct session *ssn = oc->ssn;
+    const struct resvec *min = &job->job->pg.min_resources;
+    if (resvec_best_effort(min))
+        return 1;
+    struct resvec inqueue = {0};
+    for (int q = 0; q < ssn->nqueues; q++)
+        resvec_add(&inqueue, &ssn->queues[q].inqueue);
+    for (int r = 0; r < RES_MAX; r++) {
+        if (r == RES_PODS || min->v[r] == 0)
+            continue;
+        double idle = (double)ssn->total.v[r] * oc->factor - (double)oc->used.v[r] - (double)inqueue.v[r];
+        if ((double)min->v[r] <= idle)
+            continue;
+        if (oc->reclaim_runs && within_deserved(ssn, job))
+            return 1;
+        char need[32], free_text[32];
+        resource_format(r, min->v[r], need, sizeof need);
+        resource_format(r, idle > 0 ? (int64_t)idle : 0, free_text, sizeof free_text);
+        snprintf(why, (size_t)why_len,
+                 "the cluster cannot hold the job's minimum (overcommit factor %.2g): %s %s needed, %s free", oc->factor,
+                 resource_name(r), need, free_text);
+        return -1;
+    }
+    return 1;
+}
+
+static int overcommit_open(struct session *ssn, const struct plugin_conf *conf, int tier, void **state)
+{
+    struct overcommit *oc = calloc(1, sizeof *oc);
+    if (!oc)
+        return -1;
+    oc->ssn = ssn;
+    oc->factor = plugin_arg_number(conf, "overcommit-factor", DEFAULT_FACTOR);
+    if (oc->factor < 1)
+        oc->factor = 1;
+    for (int n = 0; n < ssn->nnodes; n++)
+        resvec_add(&oc->used, &ssn->nodes[n].node->used);
+    for (int a = 0; a < ssn->conf->nactions; a++)
+        if (strcmp(ssn->conf->actions[a], "reclaim") == 0)
+            oc->reclaim_runs = true;
+    *state = oc;
+    session_add_job_enqueueable(ssn, conf, tier, enqueueable, oc);
+    return 0;
+}
+
+static void overcommit_close(struct session *ssn, void *state)
+{
+    (void)ssn;
+    free(state);
+}
+
+const struct plugin_def plugin_overcommit = {"overcommit", overcommit_open, overcommit_close};
