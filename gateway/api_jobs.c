@@ -9,47 +9,15 @@
 #include "gateway/handlers.h"
 #include "store/history.h"
 
-/* The body's format from Content-Type; 415 for types that are neither JSON nor YAML. */
-static int body_format(struct http_req *req, enum intake_format *fmt)
-{
-    const char *ct = http_header(req, "Content-Type");
-    if (!ct || !*ct || strncmp(ct, "application/x-www-form-urlencoded", 33) == 0 || strncmp(ct, "text/plain", 10) == 0) {
-        *fmt = INTAKE_SNIFF; /* curl --data-binary sends form-urlencoded by default */
-        return 0;
-    }
-    if (strncmp(ct, "application/json", 16) == 0) {
-        *fmt = INTAKE_JSON;
-        return 0;
-    }
-    if (strncmp(ct, "application/yaml", 16) == 0 || strncmp(ct, "application/x-yaml", 18) == 0 ||
-        strncmp(ct, "text/yaml", 9) == 0 || strncmp(ct, "text/x-yaml", 11) == 0) {
-        *fmt = INTAKE_YAML;
-        return 0;
-    }
-    struct api_status st = {0};
-    api_fail(&st, 415, "UnsupportedMediaType", "the body's Content-Type \"%s\" is not supported: send application/json or application/yaml", ct);
-    http_respond_status(req, &st);
-    return -1;
-}
-
 void handle_job_create(struct http_req *req)
 {
-    enum intake_format fmt;
-    if (body_format(req, &fmt) != 0)
-        return;
     struct api_status st = {0};
     struct intake in;
-    if (intake_parse(req->body.data ? req->body.data : "", req->body.len, fmt, &in, &st) != 0) {
-        http_respond_status(req, &st);
-        return;
-    }
     struct job *job = NULL;
-    if (in.ndocs != 1)
-        api_fail(&st, 400, "BadRequest", "the body holds %d documents; POST one Job per request (jobctl submit splits files)",
-                 in.ndocs);
-    else
+    if (gateway_read_document(req, "Job", &in, &st) == 0) {
         volcano_job_from_doc(&in.docs[0], req->params[0], &job, &st);
-    intake_free(&in);
+        intake_free(&in);
+    }
     if (!job) {
         http_respond_status(req, &st);
         return;

@@ -55,37 +55,6 @@ static const struct object_api priority_class_api = {"PriorityClass", parse_prio
 static const struct object_api quota_api = {"ResourceQuota", parse_quota, free_quota};
 
 /* The body's format from Content-Type, as for Jobs; 415 for types that are neither JSON nor YAML. */
-static int body_format(struct http_req *req, enum intake_format *fmt, struct api_status *st)
-{
-    const char *ct = http_header(req, "Content-Type");
-    if (!ct || !*ct || strncmp(ct, "application/x-www-form-urlencoded", 33) == 0 || strncmp(ct, "text/plain", 10) == 0)
-        *fmt = INTAKE_SNIFF; /* curl --data-binary sends form-urlencoded by default */
-    else if (strncmp(ct, "application/json", 16) == 0)
-        *fmt = INTAKE_JSON;
-    else if (strncmp(ct, "application/yaml", 16) == 0 || strncmp(ct, "application/x-yaml", 18) == 0 ||
-             strncmp(ct, "text/yaml", 9) == 0 || strncmp(ct, "text/x-yaml", 11) == 0)
-        *fmt = INTAKE_YAML;
-    else
-        return api_fail(st, 415, "UnsupportedMediaType",
-                        "the body's Content-Type \"%s\" is not supported: send application/json or application/yaml",
-                        ct);
-    return 0;
-}
-
-int gateway_read_document(struct http_req *req, const char *kind, struct intake *in, struct api_status *st)
-{
-    enum intake_format fmt = INTAKE_SNIFF;
-    if (body_format(req, &fmt, st) != 0 ||
-        intake_parse(req->body.data ? req->body.data : "", req->body.len, fmt, in, st) != 0)
-        return -1;
-    if (in->ndocs == 1)
-        return 0;
-    api_fail(st, 400, "BadRequest", "the body holds %d documents; send one %s per request (jobctl submit splits files)",
-             in->ndocs, kind);
-    intake_free(in);
-    return -1;
-}
-
 /* POST (url_name NULL) or PUT of one object: parsed here, handed to the core, which takes it when
  * it accepts it. A PUT's body must name the object of its URL, as the API server requires. */
 static void submit(struct http_req *req, const struct object_api *api, enum core_op op, const char *ns,

@@ -10,30 +10,8 @@
 #include "adapters/volcano_job.h"
 #include "scheduler/core_internal.h"
 
-static json_t *list_object(const char *api_version, const char *kind, uint64_t seq, json_t *items)
-{
-    char rv[24];
-    snprintf(rv, sizeof rv, "%llu", (unsigned long long)seq);
-    return json_pack("{s:s, s:s, s:{s:s}, s:o}", "apiVersion", api_version, "kind", kind, "metadata",
-                     "resourceVersion", rv, "items", items);
-}
 
-static void not_found(struct core_request *req, const char *resource, const char *group, const char *name)
-{
-    api_set_details(&req->status, resource, group, name);
-    api_fail(&req->status, 404, "NotFound", "%s%s%s \"%s\" not found", resource, *group ? "." : "", group, name);
-}
 
-static void answer(struct core_request *req, int code, json_t *body, uint64_t durable_seq)
-{
-    if (!body) {
-        api_fail(&req->status, 500, "InternalError", "out of memory rendering the answer");
-        return;
-    }
-    req->http_code = code;
-    req->body = body;
-    req->durable_seq = durable_seq;
-}
 
 static bool labels_match(const json_t *labels, const struct core_request *req)
 {
@@ -60,15 +38,15 @@ static void job_create(struct core *c, struct core_request *req)
     struct job *job = req->job;
     req->job = NULL; /* the cluster owns it now */
     c->kick = true;
-    answer(req, 201, volcano_job_render(job), seq);
+    core_answer(req, 201, volcano_job_render(job), seq);
 }
 
 static void job_get(struct core *c, struct core_request *req)
 {
     struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
     if (!job)
-        return not_found(req, "jobs", "batch.volcano.sh", req->name);
-    answer(req, 200, volcano_job_render(job), job->resource_version);
+        return core_not_found(req, "jobs", "batch.volcano.sh", req->name);
+    core_answer(req, 200, volcano_job_render(job), job->resource_version);
 }
 
 static void job_list(struct core *c, struct core_request *req)
@@ -81,23 +59,19 @@ static void job_list(struct core *c, struct core_request *req)
             continue;
         json_array_append_new(items, volcano_job_render(job));
     }
-    answer(req, 200, list_object(VOLCANO_JOB_API_VERSION, "JobList", c->cluster.seq, items), c->cluster.seq);
+    core_answer_list(c, req, VOLCANO_JOB_API_VERSION, "JobList", items);
 }
 
 static void job_delete(struct core *c, struct core_request *req)
 {
     struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
     if (!job)
-        return not_found(req, "jobs", "batch.volcano.sh", req->name);
+        return core_not_found(req, "jobs", "batch.volcano.sh", req->name);
     char uid[UUID_STR_LEN];
     snprintf(uid, sizeof uid, "%s", job->uid);
     uint64_t seq = controller_delete_job(&c->ctl, job); /* may free the job */
     c->kick = true;
-    answer(req, 200,
-           json_pack("{s:s, s:s, s:{}, s:s, s:{s:s, s:s, s:s, s:s}}", "kind", "Status", "apiVersion", "v1", "metadata",
-                     "status", "Success", "details", "name", req->name, "group", "batch.volcano.sh", "kind", "jobs",
-                     "uid", uid),
-           seq);
+    core_answer_deleted(req, "jobs", "batch.volcano.sh", uid, seq);
 }
 
 /* --- pods --------------------------------------------------------------- */
@@ -127,14 +101,14 @@ static void pod_list(struct core *c, struct core_request *req)
             }
         }
     }
-    answer(req, 200, list_object("v1", "PodList", c->cluster.seq, items), c->cluster.seq);
+    core_answer_list(c, req, "v1", "PodList", items);
 }
 
 static struct job *find_pod(struct core *c, struct core_request *req, int *task, int *index)
 {
     struct job *job = cluster_find_pod(&c->cluster, req->ns, req->name, task, index);
     if (!job || !pods_exist(job)) {
-        not_found(req, "pods", "", req->name);
+        core_not_found(req, "pods", "", req->name);
         return NULL;
     }
     return job;
@@ -145,7 +119,7 @@ static void pod_get(struct core *c, struct core_request *req)
     int task, index;
     struct job *job = find_pod(c, req, &task, &index);
     if (job)
-        answer(req, 200, pod_render(job, task, index, node_name(c, job_replica(job, task, index))),
+        core_answer(req, 200, pod_render(job, task, index, node_name(c, job_replica(job, task, index))),
                job->resource_version);
 }
 
@@ -180,7 +154,7 @@ static void pod_log(struct core *c, struct core_request *req)
         api_fail(&req->status, 500, "InternalError", "out of memory");
         return;
     }
-    answer(req, 200, json_object(), 0);
+    core_answer(req, 200, json_object(), 0);
 }
 
 /* --- podgroups, nodes (queues and the other scheduler objects: core_objects.c) --- */
@@ -191,15 +165,15 @@ static void podgroup_list(struct core *c, struct core_request *req)
     for (const struct job *job = c->cluster.first; job; job = job->next)
         if (in_namespace(job, req))
             json_array_append_new(items, podgroup_render(job));
-    answer(req, 200, list_object("scheduling.volcano.sh/v1beta1", "PodGroupList", c->cluster.seq, items), c->cluster.seq);
+    core_answer_list(c, req, "scheduling.volcano.sh/v1beta1", "PodGroupList", items);
 }
 
 static void podgroup_get(struct core *c, struct core_request *req)
 {
     struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
     if (!job)
-        return not_found(req, "podgroups", "scheduling.volcano.sh", req->name);
-    answer(req, 200, podgroup_render(job), job->resource_version);
+        return core_not_found(req, "podgroups", "scheduling.volcano.sh", req->name);
+    core_answer(req, 200, podgroup_render(job), job->resource_version);
 }
 
 static void node_list(struct core *c, struct core_request *req)
@@ -207,15 +181,15 @@ static void node_list(struct core *c, struct core_request *req)
     json_t *items = json_array();
     for (int i = 0; i < c->cluster.nnodes; i++)
         json_array_append_new(items, node_render(&c->cluster.nodes[i]));
-    answer(req, 200, list_object("v1", "NodeList", c->cluster.seq, items), c->cluster.seq);
+    core_answer_list(c, req, "v1", "NodeList", items);
 }
 
 static void node_get(struct core *c, struct core_request *req)
 {
     int i = cluster_find_node(&c->cluster, req->name);
     if (i < 0)
-        return not_found(req, "nodes", "", req->name);
-    answer(req, 200, node_render(&c->cluster.nodes[i]), c->cluster.seq);
+        return core_not_found(req, "nodes", "", req->name);
+    core_answer(req, 200, node_render(&c->cluster.nodes[i]), c->cluster.seq);
 }
 
 void core_handle_request(struct core *c, struct core_request *req)

@@ -44,6 +44,16 @@ struct core {
 
 /* Answers one request on the core thread. */
 void core_handle_request(struct core *c, struct core_request *req);
+/* Answers (core_answer.c): a success with its body, to be shown once durable_seq is committed
+ * (a NULL body becomes a 500); a Kubernetes list at the current sequence number; a deletion's
+ * Success Status; a 404 NotFound Status. */
+void core_answer(struct core_request *req, int code, json_t *body, uint64_t durable_seq);
+void core_answer_list(struct core *c, struct core_request *req, const char *api_version, const char *kind,
+                      json_t *items);
+void core_answer_deleted(struct core_request *req, const char *resource, const char *group, const char *uid,
+                         uint64_t seq);
+void core_not_found(struct core_request *req, const char *resource, const char *group, const char *name);
+
 /* Answers the requests about queues, priority classes and quotas (core_objects.c). */
 void core_handle_object_request(struct core *c, struct core_request *req);
 

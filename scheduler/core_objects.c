@@ -11,44 +11,6 @@
 
 #define QUEUE_API "scheduling.volcano.sh/v1beta1"
 
-/* A success: the body (NULL means rendering ran out of memory), shown once durable_seq is committed. */
-static void answer(struct core_request *req, int code, json_t *body, uint64_t durable_seq)
-{
-    if (!body) {
-        api_fail(&req->status, 500, "InternalError", "out of memory rendering the answer");
-        return;
-    }
-    req->http_code = code;
-    req->body = body;
-    req->durable_seq = durable_seq;
-}
-
-static void answer_list(struct core *c, struct core_request *req, const char *api_version, const char *kind,
-                        json_t *items)
-{
-    char rv[24];
-    snprintf(rv, sizeof rv, "%llu", (unsigned long long)c->cluster.seq);
-    answer(req, 200,
-           json_pack("{s:s, s:s, s:{s:s}, s:o}", "apiVersion", api_version, "kind", kind, "metadata", "resourceVersion",
-                     rv, "items", items),
-           c->cluster.seq);
-}
-
-/* DELETE's answer, as for jobs: a Status of Success naming what went. */
-static void answer_deleted(struct core_request *req, const char *resource, const char *group, uint64_t seq)
-{
-    answer(req, 200,
-           json_pack("{s:s, s:s, s:{}, s:s, s:{s:s, s:s, s:s}}", "kind", "Status", "apiVersion", "v1", "metadata",
-                     "status", "Success", "details", "name", req->name, "group", group, "kind", resource),
-           seq);
-}
-
-static void not_found(struct core_request *req, const char *resource, const char *group)
-{
-    api_set_details(&req->status, resource, group, req->name);
-    api_fail(&req->status, 404, "NotFound", "%s%s%s \"%s\" not found", resource, *group ? "." : "", group, req->name);
-}
-
 /* --- queues --------------------------------------------------------------- */
 
 static json_t *render_queue(const struct core *c, const struct queue *q)
@@ -61,7 +23,7 @@ static json_t *render_queue(const struct core *c, const struct queue *q)
 static void answer_queue(struct core *c, struct core_request *req, const struct queue *q, int code)
 {
     if (q)
-        answer(req, code, render_queue(c, q), q->resource_version);
+        core_answer(req, code, render_queue(c, q), q->resource_version);
 }
 
 static void queue_list(struct core *c, struct core_request *req)
@@ -69,14 +31,14 @@ static void queue_list(struct core *c, struct core_request *req)
     json_t *items = json_array();
     for (int i = 0; i < c->cluster.nqueues; i++)
         json_array_append_new(items, render_queue(c, c->cluster.queues[i]));
-    answer_list(c, req, QUEUE_API, "QueueList", items);
+    core_answer_list(c, req, QUEUE_API, "QueueList", items);
 }
 
 static void queue_get(struct core *c, struct core_request *req)
 {
     const struct queue *q = cluster_find_queue(&c->cluster, req->name);
     if (!q)
-        return not_found(req, "queues", "scheduling.volcano.sh");
+        return core_not_found(req, "queues", "scheduling.volcano.sh", req->name);
     answer_queue(c, req, q, 200);
 }
 
@@ -102,7 +64,7 @@ static void queue_delete(struct core *c, struct core_request *req)
 {
     uint64_t seq;
     if (controller_delete_queue(&c->ctl, req->name, &seq, &req->status) == 0)
-        answer_deleted(req, "queues", "scheduling.volcano.sh", seq);
+        core_answer_deleted(req, "queues", "scheduling.volcano.sh", NULL, seq);
 }
 
 /* Open and close kick a cycle too: what a queue's state lets through is the plugins' to weigh. */
@@ -123,7 +85,7 @@ static void queue_close(struct core *c, struct core_request *req)
 static void answer_priority_class(struct core_request *req, const struct priority_class *pc, int code)
 {
     if (pc)
-        answer(req, code, priority_class_render(pc), pc->resource_version);
+        core_answer(req, code, priority_class_render(pc), pc->resource_version);
 }
 
 static void priority_class_list(struct core *c, struct core_request *req)
@@ -131,14 +93,14 @@ static void priority_class_list(struct core *c, struct core_request *req)
     json_t *items = json_array();
     for (int i = 0; i < c->cluster.npriority_classes; i++)
         json_array_append_new(items, priority_class_render(c->cluster.priority_classes[i]));
-    answer_list(c, req, PRIORITY_CLASS_API_VERSION, "PriorityClassList", items);
+    core_answer_list(c, req, PRIORITY_CLASS_API_VERSION, "PriorityClassList", items);
 }
 
 static void priority_class_get(struct core *c, struct core_request *req)
 {
     const struct priority_class *pc = cluster_find_priority_class(&c->cluster, req->name);
     if (!pc)
-        return not_found(req, "priorityclasses", "scheduling.k8s.io");
+        return core_not_found(req, "priorityclasses", "scheduling.k8s.io", req->name);
     answer_priority_class(req, pc, 200);
 }
 
@@ -162,7 +124,7 @@ static void priority_class_delete(struct core *c, struct core_request *req)
 {
     uint64_t seq;
     if (controller_delete_priority_class(&c->ctl, req->name, &seq, &req->status) == 0)
-        answer_deleted(req, "priorityclasses", "scheduling.k8s.io", seq);
+        core_answer_deleted(req, "priorityclasses", "scheduling.k8s.io", NULL, seq);
 }
 
 /* --- resource quotas ------------------------------------------------------- */
@@ -177,7 +139,7 @@ static json_t *render_quota(const struct core *c, const struct resource_quota *q
 static void answer_quota(struct core *c, struct core_request *req, const struct resource_quota *q, int code)
 {
     if (q)
-        answer(req, code, render_quota(c, q), q->resource_version);
+        core_answer(req, code, render_quota(c, q), q->resource_version);
 }
 
 static void quota_list(struct core *c, struct core_request *req)
@@ -188,14 +150,14 @@ static void quota_list(struct core *c, struct core_request *req)
         if (!req->ns || strcmp(q->ns, req->ns) == 0)
             json_array_append_new(items, render_quota(c, q));
     }
-    answer_list(c, req, "v1", "ResourceQuotaList", items);
+    core_answer_list(c, req, "v1", "ResourceQuotaList", items);
 }
 
 static void quota_get(struct core *c, struct core_request *req)
 {
     const struct resource_quota *q = controller_find_quota(&c->cluster, req->ns, req->name);
     if (!q)
-        return not_found(req, "resourcequotas", "");
+        return core_not_found(req, "resourcequotas", "", req->name);
     answer_quota(c, req, q, 200);
 }
 
@@ -225,7 +187,7 @@ static void quota_delete(struct core *c, struct core_request *req)
     if (controller_delete_quota(&c->ctl, req->ns, req->name, &seq, &req->status) != 0)
         return;
     c->kick = true;
-    answer_deleted(req, "resourcequotas", "", seq);
+    core_answer_deleted(req, "resourcequotas", "", NULL, seq);
 }
 
 void core_handle_object_request(struct core *c, struct core_request *req)

@@ -27,7 +27,7 @@ static long rss_bytes(void)
     char *data = NULL;
     long pages = 0;
     if (read_file("/proc/self/statm", 256, &data, NULL) == 0)
-        sscanf(data, "%*ld %ld", &pages);
+        sscanf(data, "%*d %ld", &pages);
     free(data);
     return pages * sysconf(_SC_PAGESIZE);
 }

@@ -510,7 +510,7 @@ static void jobctl_queue_commands(void)
     struct test_server s;
     REQUIRE(server_start(&s, NULL, node_args) == 0);
     char *out = NULL, *err = NULL;
-    const char *create[] = {"queue", "create", "ml", "--", "--weight", "3", "--capability=cpu=4,memory=8Gi",
+    const char *create[] = {"queue", "create", "ml", "--weight", "3", "--capability=cpu=4,memory=8Gi",
                             "--reclaimable=false", NULL};
     CHECK_INT(jobctl(&s, create, &out, &err), 0);
     CHECK_CONTAINS(out, "queue.scheduling.volcano.sh/ml created");
@@ -539,7 +539,7 @@ static void jobctl_queue_commands(void)
     const char *del_default[] = {"queue", "delete", "default", NULL};
     CHECK_INT(jobctl(&s, del_default, &out, &err), 1);
     CHECK_CONTAINS(err, "the default queue cannot be deleted (403 Forbidden)");
-    const char *bad[] = {"queue", "create", "w", "--", "--weight", "0", NULL};
+    const char *bad[] = {"queue", "create", "w", "--weight", "0", NULL};
     CHECK_INT(jobctl(&s, bad, &out, &err), 1);
     CHECK_CONTAINS(err, "spec.weight");
     const char *usage[] = {"queue", "rename", "x", NULL};

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum opt_id { OPT_SERVER, OPT_NAMESPACE, OPT_OUTPUT, OPT_HELP, OPT_PREVIOUS, OPT_ATTEMPT };
+enum opt_id { OPT_SERVER, OPT_NAMESPACE, OPT_OUTPUT, OPT_HELP, OPT_PREVIOUS, OPT_ATTEMPT, OPT_WEIGHT, OPT_CAPABILITY, OPT_RECLAIMABLE };
 
 struct opt_spec {
     enum opt_id id;
@@ -20,6 +20,8 @@ static const struct opt_spec OPTS[] = {
     {OPT_SERVER, 's', "server", true},      {OPT_NAMESPACE, 'n', "namespace", true},
     {OPT_OUTPUT, 'o', "output", true},      {OPT_HELP, 'h', "help", false},
     {OPT_PREVIOUS, 'p', "previous", false}, {OPT_ATTEMPT, 0, "attempt", true},
+    {OPT_WEIGHT, 0, "weight", true},        {OPT_CAPABILITY, 0, "capability", true},
+    {OPT_RECLAIMABLE, 0, "reclaimable", true},
 };
 
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -92,6 +94,15 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
         return 0;
     case OPT_ATTEMPT:
         return parse_attempt(v, &a->attempt, err, errlen);
+    case OPT_WEIGHT:
+        a->weight = v;
+        return 0;
+    case OPT_CAPABILITY:
+        a->capability = v;
+        return 0;
+    case OPT_RECLAIMABLE:
+        a->reclaimable = v;
+        return 0;
     }
     return 0;
 }

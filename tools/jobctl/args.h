@@ -15,6 +15,9 @@ struct jobctl_args {
     bool help;           /* -h/--help */
     bool previous;       /* logs --previous/-p */
     long attempt;        /* logs --attempt N; -1 when not given */
+    const char *weight;      /* queue create --weight N */
+    const char *capability;  /* queue create --capability cpu=4,memory=8Gi */
+    const char *reclaimable; /* queue create --reclaimable=true|false */
     const char *command; /* NULL when the line has none */
     const char *pos[JOBCTL_MAX_POS];
     int npos;

@@ -21,43 +21,16 @@ struct queue_flags {
     const char *reclaimable;
 };
 
-/* "--name value" or "--name=value" at pos[*i]; a bare "--reclaimable" means true. Returns 1 when
- * pos[*i] is this flag (value set, *i past its value), 0 when it is another, -1 on a missing value. */
-static int take_flag(const struct jobctl_args *a, int *i, const char *name, bool bare_ok, const char **value)
-{
-    const char *arg = a->pos[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, "--", 2) != 0 || strncmp(arg + 2, name, n) != 0 || (arg[2 + n] && arg[2 + n] != '='))
-        return 0;
-    if (arg[2 + n] == '=') {
-        *value = arg + 3 + n;
-        return 1;
-    }
-    if (bare_ok) {
-        *value = "true";
-        return 1;
-    }
-    if (*i + 1 >= a->npos)
-        return -1;
-    *value = a->pos[++*i];
-    return 1;
-}
-
+/* The create options come from the global option table (args.c); stray arguments are errors. */
 static int parse_flags(const struct jobctl_args *a, struct queue_flags *fl, char *why, size_t len)
 {
-    for (int i = 2; i < a->npos; i++) {
-        int w = take_flag(a, &i, "weight", false, &fl->weight);
-        int c = w ? 0 : take_flag(a, &i, "capability", false, &fl->capability);
-        int r = w || c ? 0 : take_flag(a, &i, "reclaimable", true, &fl->reclaimable);
-        if (w < 0 || c < 0) {
-            snprintf(why, len, "option \"%s\" needs a value", a->pos[i]);
-            return -1;
-        }
-        if (w + c + r == 0) {
-            snprintf(why, len, "queue create: unknown argument \"%s\"", a->pos[i]);
-            return -1;
-        }
+    if (a->npos > 2) {
+        snprintf(why, len, "queue create: unexpected argument \"%s\"", a->pos[2]);
+        return -1;
     }
+    fl->weight = a->weight;
+    fl->capability = a->capability;
+    fl->reclaimable = a->reclaimable;
     return 0;
 }
 

@@ -42,9 +42,7 @@ static const struct jobctl_command COMMANDS[] = {
      "  close NAME     the queue takes no new jobs; it is Closing until none of its PodGroups is\n"
      "                 Pending, Inqueue or Running, then Closed\n"
      "  open NAME      the queue takes new jobs again\n"
-     "  delete NAME    only a Closed queue can be deleted, and never `default`\n"
-     "The create options go after \"--\" for now (jobctl queue create NAME -- --weight 4), as jobctl's\n"
-     "option parser reads options anywhere on the line and does not know these yet.\n",
+     "  delete NAME    only a Closed queue can be deleted, and never `default`\n",
      2, JOBCTL_MAX_POS, false, cmd_queue},
 };
 

@@ -1,0 +1,45 @@
+/* How the core answers a request: a success with its body and the sequence number that must be
+ * durable first, a list in Kubernetes' shape, a deletion's Success Status, a NotFound Status. */
+#include <stdio.h>
+
+#include "scheduler/core_internal.h"
+
+void core_answer(struct core_request *req, int code, json_t *body, uint64_t durable_seq)
+{
+    if (!body) {
+        api_fail(&req->status, 500, "InternalError", "out of memory rendering the answer");
+        return;
+    }
+    req->http_code = code;
+    req->body = body;
+    req->durable_seq = durable_seq;
+}
+
+void core_answer_list(struct core *c, struct core_request *req, const char *api_version, const char *kind,
+                      json_t *items)
+{
+    char rv[24];
+    snprintf(rv, sizeof rv, "%llu", (unsigned long long)c->cluster.seq);
+    core_answer(req, 200,
+                json_pack("{s:s, s:s, s:{s:s}, s:o}", "apiVersion", api_version, "kind", kind, "metadata",
+                          "resourceVersion", rv, "items", items),
+                c->cluster.seq);
+}
+
+void core_answer_deleted(struct core_request *req, const char *resource, const char *group, const char *uid,
+                         uint64_t seq)
+{
+    json_t *details = json_pack("{s:s, s:s, s:s}", "name", req->name, "group", group, "kind", resource);
+    if (details && uid)
+        json_object_set_new(details, "uid", json_string(uid));
+    core_answer(req, 200,
+                json_pack("{s:s, s:s, s:{}, s:s, s:o}", "kind", "Status", "apiVersion", "v1", "metadata", "status",
+                          "Success", "details", details),
+                seq);
+}
+
+void core_not_found(struct core_request *req, const char *resource, const char *group, const char *name)
+{
+    api_set_details(&req->status, resource, group, name);
+    api_fail(&req->status, 404, "NotFound", "%s%s%s \"%s\" not found", resource, *group ? "." : "", group, name);
+}
