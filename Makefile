@@ -48,6 +48,9 @@ endif
 
 obj = $(patsubst %.c,build/$(1)/%.o,$(2))
 
+# The tools' own code minus their main(), so unit tests can link against it.
+TOOL_LIB_SRCS := $(filter-out tools/jobctl/main.c tools/simulate/main.c,$(JOBCTL_SRCS) $(SIMULATE_SRCS))
+
 REL_LIB := build/rel/libcaldera.a
 ASAN_LIB := build/asan/libcaldera.a
 ASAN_TESTLIB := build/asan/libtest.a
@@ -77,6 +80,10 @@ $(ASAN_LIB): $(call obj,asan,$(LIB_SRCS))
 	$(Q)ar rcs $@ $^
 
 $(ASAN_TESTLIB): $(call obj,asan,$(TESTLIB_SRCS))
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+build/asan/libtools.a: $(call obj,asan,$(TOOL_LIB_SRCS))
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
@@ -114,7 +121,7 @@ build/asan/bin/jobctl: $(call obj,asan,$(JOBCTL_SRCS)) $(ASAN_LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-build/asan/tests/%: build/asan/tests/%.o $(ASAN_TESTLIB) $(ASAN_LIB)
+build/asan/tests/%: build/asan/tests/%.o $(ASAN_TESTLIB) build/asan/libtools.a $(ASAN_LIB)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)

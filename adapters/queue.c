@@ -193,6 +193,8 @@ json_t *queue_render(const struct queue *q, const struct queue_counts *c)
     json_t *status = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:o}", "state", queue_state_name(q->state), "pending",
                                c->pending, "inqueue", c->inqueue, "running", c->running, "completed", c->completed,
                                "unknown", c->unknown, "allocated", render_resources(&q->allocated, false));
+    if (status) /* Caldera's addition: the fair share proportion computed in the last cycle */
+        json_object_set_new(status, "deserved", render_resources(&q->fair_share, false));
     return json_pack("{s:s, s:s, s:o, s:o, s:o}", "apiVersion", QUEUE_API_VERSION, "kind", "Queue", "metadata", meta,
                      "spec", spec, "status", status);
 }

@@ -153,10 +153,51 @@ static void parse_configurations(struct fields *f, json_t *root, struct sched_co
     }
 }
 
+/* Caldera's node zones (seed 000): nodeZoneLabel (default node-zone) and nodeZones, each a
+ * schedulerName jobs use to pick it and the label value of its nodes. */
+static void parse_zones(struct fields *f, json_t *root, struct sched_conf *conf)
+{
+    const char *label = NULL;
+    json_t *zones;
+    if (field_string(f, root, "nodeZoneLabel", "nodeZoneLabel", false, &label) && label)
+        snprintf(conf->zone_label, sizeof conf->zone_label, "%s", label);
+    if (!field_array(f, root, "nodeZones", "nodeZones", false, &zones) || !zones)
+        return;
+    size_t i;
+    json_t *z;
+    json_array_foreach(zones, i, z) {
+        char p[FIELD_PATH_MAX], np[FIELD_PATH_MAX], vp[FIELD_PATH_MAX];
+        const char *name = NULL, *value = NULL;
+        field_path_index(p, "nodeZones", i);
+        field_path(np, p, "schedulerName");
+        field_path(vp, p, "zone");
+        if (!json_is_object(z) || !field_string(f, z, "schedulerName", np, true, &name) ||
+            !field_string(f, z, "zone", vp, true, &value))
+            continue;
+        if (conf->nzones == CONF_MAX_ZONES) {
+            field_invalid(f, root, "nodeZones", "nodeZones", "at most 8 zones");
+            return;
+        }
+        bool taken = strcmp(name, DEFAULT_SCHEDULER_NAME) == 0;
+        for (int k = 0; k < conf->nzones; k++)
+            if (strcmp(conf->zones[k].scheduler_name, name) == 0 || strcmp(conf->zones[k].value, value) == 0)
+                taken = true;
+        if (!dns1123_label(name) || !*value || taken) {
+            field_invalid(f, z, "schedulerName", np,
+                          "each zone needs its own schedulerName (a DNS label other than volcano) and zone value");
+            continue;
+        }
+        snprintf(conf->zones[conf->nzones].scheduler_name, CONF_NAME_MAX, "%s", name);
+        snprintf(conf->zones[conf->nzones].value, CONF_NAME_MAX, "%s", value);
+        conf->nzones++;
+    }
+}
+
 int sched_conf_parse(const char *data, size_t len, struct sched_conf *conf, struct api_status *st)
 {
     struct intake in;
     memset(conf, 0, sizeof *conf);
+    snprintf(conf->zone_label, sizeof conf->zone_label, "node-zone");
     if (intake_parse(data, len, INTAKE_YAML, &in, st) != 0)
         return -1;
     if (in.ndocs != 1 || !json_is_object(in.docs[0].root)) {
@@ -169,13 +210,16 @@ int sched_conf_parse(const char *data, size_t len, struct sched_conf *conf, stru
     json_t *v;
     json_object_foreach(root, key, v) {
         (void)v;
-        if (strcmp(key, "actions") != 0 && strcmp(key, "tiers") != 0 && strcmp(key, "configurations") != 0)
+        if (strcmp(key, "actions") != 0 && strcmp(key, "tiers") != 0 && strcmp(key, "configurations") != 0 &&
+            strcmp(key, "nodeZoneLabel") != 0 && strcmp(key, "nodeZones") != 0)
             field_error(&f, root, key, key, "FieldValueNotSupported",
-                        "Unsupported value: \"%s\": a scheduler conf has actions, tiers and configurations", key);
+                        "Unsupported value: \"%s\": a scheduler conf has actions, tiers, configurations, and "
+                        "Caldera's nodeZoneLabel and nodeZones", key);
     }
     parse_actions(&f, root, conf);
     parse_tiers(&f, root, conf);
     parse_configurations(&f, root, conf);
+    parse_zones(&f, root, conf);
     intake_free(&in);
     if (st->ncauses > 0) {
         sched_conf_free(conf);

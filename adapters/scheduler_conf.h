@@ -1,5 +1,6 @@
 /* volcano-scheduler.conf (YAML: `actions: "enqueue, allocate, backfill"`, `tiers:` of `plugins:`
- * with `name`, enable switches and `arguments`, `configurations:` per action) into the model. */
+ * with `name`, enable switches and `arguments`, `configurations:` per action) into the model, plus
+ * Caldera's node zones: `nodeZoneLabel: node-zone` and `nodeZones: [{schedulerName, zone}]`. */
 #ifndef CALDERA_SCHEDULER_CONF_H
 #define CALDERA_SCHEDULER_CONF_H
 

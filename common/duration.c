@@ -1,65 +1,168 @@
-/* Durations as Go's time.ParseDuration reads them ("1h30m", "1.5h", "300ms"), plus a bare number of
- * seconds, which Volcano's annotations and our traces also accept. */
+/* Parsing durations: seconds as numbers, or Go/Kubernetes duration strings, converted to whole
+ * milliseconds with integer arithmetic so "0.1s" is exactly 100 ms. */
 #include "common/duration.h"
 
 #include <ctype.h>
-#include <stdlib.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
-static const struct {
+/* Fraction digits kept exactly; any further non-zero digit is finer than a millisecond. */
+#define FRACTION_DIGITS 9
+
+struct unit {
     const char *name;
-    double ms;
-} units[] = {
-    {"ns", 1e-6}, {"us", 1e-3}, {"\xc2\xb5s", 1e-3}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000},
+    int64_t ms;
 };
 
-/* Longest unit name first, so "ms" is not read as "m" followed by garbage. */
-static int match_unit(const char *p, double *ms)
+static const struct unit units[] = {{"h", 3600000}, {"m", 60000}, {"s", 1000}, {"ms", 1}};
+
+/* Reads "<digits>[.<digits>]" at *p as a count of unit_ms and advances *p. */
+static int parse_decimal(const char **p, int64_t unit_ms, int64_t *out, const char **why)
 {
-    int best = -1;
-    size_t best_len = 0;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        size_t len = strlen(units[i].name);
-        if (len > best_len && strncmp(p, units[i].name, len) == 0) {
-            best = (int)i;
-            best_len = len;
+    const char *s = *p;
+    int64_t whole = 0, frac = 0, scale = 1;
+    int digits = 0;
+    for (; isdigit((unsigned char)*s); s++, digits++) {
+        whole = whole * 10 + (*s - '0');
+        if (whole > DURATION_MAX_MS) {
+            *why = "must be at most 100 years";
+            return -1;
         }
     }
-    if (best < 0)
-        return 0;
-    *ms = units[best].ms;
-    return (int)best_len;
+    bool finer = false;
+    if (*s == '.') {
+        for (s++; isdigit((unsigned char)*s); s++, digits++) {
+            if (scale < 1000000000) {
+                frac = frac * 10 + (*s - '0');
+                scale *= 10;
+            } else if (*s != '0') {
+                finer = true;
+            }
+        }
+    }
+    if (digits == 0) {
+        *why = "must be a number of seconds or a duration such as 90s, 5m or 1h30m";
+        return -1;
+    }
+    int64_t part = frac * unit_ms;
+    if (finer || part % scale != 0) {
+        *why = "must be a whole number of milliseconds";
+        return -1;
+    }
+    if (whole > DURATION_MAX_MS / unit_ms) {
+        *why = "must be at most 100 years";
+        return -1;
+    }
+    *out = whole * unit_ms + part / scale;
+    *p = s;
+    return 0;
 }
 
-int duration_parse_ms(const char *s, int64_t *ms)
+static const struct unit *find_unit(const char *s, size_t len)
 {
-    if (!s || !*s || *s == '-')
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strlen(units[i].name) == len && strncmp(units[i].name, s, len) == 0)
+            return &units[i];
+    return NULL;
+}
+
+int duration_parse(const char *text, int64_t *ms, const char **why)
+{
+    const char *p = text;
+    if (*p == '-') {
+        *why = "must not be negative";
         return -1;
-    if (*s == '+')
-        s++;
-    char *end;
-    double plain = strtod(s, &end);
-    if (end != s && *end == '\0') { /* a bare number: seconds */
-        *ms = (int64_t)(plain * 1000);
-        return plain < 0 ? -1 : 0;
     }
-    double total = 0;
-    const char *p = s;
+    if (*p == '+')
+        p++;
+    size_t number_len = strspn(p, "0123456789.");
+    if (number_len > 0 && p[number_len] == '\0')
+        return parse_decimal(&p, 1000, ms, why); /* a bare number: seconds */
+    int64_t total = 0;
+    if (!*p) {
+        *why = "must not be empty";
+        return -1;
+    }
     while (*p) {
-        if (!isdigit((unsigned char)*p) && *p != '.')
+        const char *num = p;
+        size_t unit_len;
+        const struct unit *u;
+        p += strspn(p, "0123456789.");
+        unit_len = strspn(p, "abcdefghijklmnopqrstuvwxyz");
+        u = find_unit(p, unit_len);
+        if (p == num || !u) {
+            *why = unit_len > 0 && p != num ? "must use the units h, m, s or ms"
+                                            : "must be a number of seconds or a duration such as 90s, 5m or 1h30m";
             return -1;
-        double v = strtod(p, &end);
-        if (end == p)
+        }
+        const char *q = num;
+        int64_t part;
+        if (parse_decimal(&q, u->ms, &part, why) != 0)
             return -1;
-        double unit;
-        int len = match_unit(end, &unit);
-        if (len == 0)
+        if (q != p) {
+            *why = "must be a number of seconds or a duration such as 90s, 5m or 1h30m";
             return -1;
-        total += v * unit;
-        p = end + len;
+        }
+        total += part;
+        if (total > DURATION_MAX_MS) {
+            *why = "must be at most 100 years";
+            return -1;
+        }
+        p += unit_len;
     }
-    if (strcmp(s, "0") != 0 && p == s)
-        return -1;
-    *ms = (int64_t)total;
+    *ms = total;
     return 0;
+}
+
+const char *duration_text(int64_t ms, char *buf, size_t len)
+{
+    char frac[8] = "";
+    if (ms % 1000) {
+        snprintf(frac, sizeof frac, ".%03lld", (long long)(ms % 1000));
+        for (size_t n = strlen(frac); frac[n - 1] == '0'; n--)
+            frac[n - 1] = '\0';
+    }
+    snprintf(buf, len, "%lld%ss", (long long)(ms / 1000), frac);
+    return buf;
+}
+
+int duration_from_json(const json_t *v, int64_t *ms, const char **why)
+{
+    if (json_is_string(v))
+        return duration_parse(json_string_value(v), ms, why);
+    if (json_is_integer(v)) {
+        json_int_t s = json_integer_value(v);
+        if (s < 0) {
+            *why = "must not be negative";
+            return -1;
+        }
+        if (s > DURATION_MAX_MS / 1000) {
+            *why = "must be at most 100 years";
+            return -1;
+        }
+        *ms = (int64_t)s * 1000;
+        return 0;
+    }
+    if (json_is_real(v)) {
+        double s = json_real_value(v);
+        if (s < 0) {
+            *why = "must not be negative";
+            return -1;
+        }
+        if (s * 1000 > (double)DURATION_MAX_MS) {
+            *why = "must be at most 100 years";
+            return -1;
+        }
+        double r = round(s * 1000);
+        if (fabs(s * 1000 - r) > 1e-6) {
+            *why = "must be a whole number of milliseconds";
+            return -1;
+        }
+        *ms = (int64_t)r;
+        return 0;
+    }
+    *why = "must be a number of seconds or a duration such as 90s, 5m or 1h30m";
+    return -1;
 }

@@ -83,6 +83,8 @@ int schedule_cycle(struct controller *ctl, const struct sched_conf *conf, const 
                    struct cycle_stats *stats)
 {
     int rc = 0;
+    for (int q = 0; q < ctl->cluster->nqueues; q++)
+        memset(&ctl->cluster->queues[q]->fair_share, 0, sizeof ctl->cluster->queues[q]->fair_share);
     for (int z = 0; z < zones->nzones; z++) {
         const struct zone *zone = &zones->zones[z];
         if (zone->nnodes == 0 && z > 0)

@@ -2,7 +2,8 @@
  * where idle plus releasing resources already fit it (no new victim needed), else the node where
  * the fewest acceptable victims make room. Victims go in Caldera's order: lower priority first,
  * then replicas of elastic jobs above their minAvailable (elastic jobs shrink before gangs break),
- * then the most recently started (the least work lost). */
+ * then one that alone covers what is missing (the fewest evictions), then the most recently
+ * started (the least work lost). */
 #include "scheduler/actions/eviction.h"
 
 #include <stdlib.h>
@@ -24,17 +25,37 @@ static bool job_has_slack(const struct session *ssn, const struct victim *v)
     return ji->ready > ji->job->min_available;
 }
 
+/* What the comparator needs besides the victims: the session, and what the replica still lacks on
+ * the node (a victim that covers it alone spares the others). */
+struct victim_order {
+    const struct session *ssn;
+    struct resvec shortfall;
+};
+
+static bool covers(const struct resvec *request, const struct resvec *shortfall)
+{
+    for (int r = 0; r < RES_MAX; r++)
+        if (shortfall->v[r] > 0 && request->v[r] < shortfall->v[r])
+            return false;
+    return true;
+}
+
 static int cmp_victims(const void *a, const void *b, void *ctx)
 {
-    const struct session *ssn = ctx;
+    const struct victim_order *o = ctx;
     const struct victim *x = *(struct victim *const *)a, *y = *(struct victim *const *)b;
     if (x->priority != y->priority)
         return x->priority < y->priority ? -1 : 1;
-    bool sx = job_has_slack(ssn, x), sy = job_has_slack(ssn, y);
+    bool sx = job_has_slack(o->ssn, x), sy = job_has_slack(o->ssn, y);
     if (sx != sy)
         return sx ? -1 : 1;
+    bool cx = covers(x->request, &o->shortfall), cy = covers(y->request, &o->shortfall);
+    if (cx != cy)
+        return cx ? -1 : 1;
     if (x->start_ms != y->start_ms)
         return x->start_ms > y->start_ms ? -1 : 1;
+    if (x->job != y->job) /* the same answer every time: newer job (larger uid order) first */
+        return strcmp(y->job->uid, x->job->uid);
     return y->flat - x->flat;
 }
 
@@ -70,7 +91,9 @@ static int victims_for(struct session *ssn, struct job_info *ji, struct task_inf
     for (int i = 0; i < n && k < MAX_CANDIDATES; i++)
         if (candidate_kind_ok(ssn, ji, on_node[i], kind))
             out[k++] = on_node[i];
-    qsort_r(out, (size_t)k, sizeof *out, cmp_victims, ssn);
+    struct victim_order order = {ssn, *ti->request};
+    resvec_sub(&order.shortfall, &room);
+    qsort_r(out, (size_t)k, sizeof *out, cmp_victims, &order);
     k = kind == EVICT_PREEMPT ? session_preemptable(ssn, ji, out, k) : session_reclaimable(ssn, ji, out, k);
     for (int i = 0; i < k; i++) {
         resvec_add(&room, out[i]->request);

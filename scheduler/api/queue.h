@@ -24,6 +24,7 @@ struct queue {
     enum queue_state state;
     json_t *manifest;          /* metadata and spec as accepted (owned) */
     struct resvec allocated;   /* requests of its running replicas (derived) */
+    struct resvec fair_share;  /* its deserved share as the last cycle computed it, over every zone */
 
     /* Volcano's further fields. */
     bool has_guarantee;

@@ -54,7 +54,10 @@ int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq
     }
     if (check_live_fields(ctl, job, st) != 0)
         return -1;
-    uuid_v4(job->uid);
+    if (ctl->ops.new_uid)
+        ctl->ops.new_uid(ctl->ops.ctx, job->uid);
+    else
+        uuid_v4(job->uid);
     job->created_ms = ctl->now_ms;
     if (asprintf(&job->key, "%s/%s", job->ns, job->name) < 0) {
         job->key = NULL;

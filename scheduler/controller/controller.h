@@ -48,6 +48,9 @@ struct controller_ops {
     /* At recovery: an attempt recorded as running when the server stopped. If that process is still
      * alive (same pid and start time), kill its process group. Returns true when it was alive. */
     bool (*kill_lost)(void *ctx, int32_t pid, int64_t pid_start);
+    /* Optional: the uid of an object being created (the simulator makes them reproducible);
+     * NULL means a random UUID. */
+    void (*new_uid)(void *ctx, char out[UUID_STR_LEN]);
 };
 
 struct zone_table;

@@ -52,6 +52,8 @@ static void apply_evictions(struct controller *ctl, struct session *ssn)
 
 void controller_apply_session(struct controller *ctl, struct session *ssn)
 {
+    for (int q = 0; q < ssn->nqueues; q++) /* the zone's share of each queue, for status and metrics */
+        resvec_add(&((struct queue *)ssn->queues[q].queue)->fair_share, &ssn->queues[q].deserved);
     apply_evictions(ctl, ssn);
     for (int j = 0; j < ssn->njobs; j++) {
         struct job *job = (struct job *)ssn->jobs[j].job; /* the controller owns the jobs the session viewed */

@@ -34,7 +34,8 @@ void job_set_pending_reason(struct controller *ctl, struct job *job, const char 
     free(s->message);
     s->reason = message ? strdup("Unschedulable") : NULL;
     s->message = message ? strdup(message) : NULL;
-    record_job_phase(ctl, job, s->phase, s->reason, s->message);
+    record_job_phase(ctl, job, s->phase, message ? s->reason : "Schedulable",
+                     message ? s->message : "the gang can be placed");
 }
 
 void podgroup_set_phase(struct controller *ctl, struct job *job, enum podgroup_phase to, const char *reason)

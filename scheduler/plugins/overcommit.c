@@ -1,9 +1,12 @@
 /* The overcommit plugin: a job is enqueued only when the zone's resources, multiplied by the
  * overcommit factor (argument overcommit-factor, default 1.2), less what is used and what enqueued
- * jobs reserve, cover its minimum. Caldera's addition: when the conf runs reclaim, a job whose
- * queue is under its deserved share is enqueued anyway, since reclaim will make room for it. */
+ * jobs reserve, cover its minimum. Caldera's addition: eviction can make room, so when the conf
+ * runs reclaim, a job whose queue is under its deserved share is enqueued anyway, and when it runs
+ * preempt, so is a job that outranks a running job of its queue. (Volcano enqueues neither, and
+ * its preempt and reclaim skip jobs not enqueued: on a full cluster they would never act.) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "scheduler/framework/plugin.h"
@@ -14,7 +17,8 @@ struct overcommit {
     const struct session *ssn;
     double factor;
     struct resvec used;  /* held on the zone's nodes at session start */
-    bool reclaim_runs;
+    bool reclaim_runs, preempt_runs;
+    int32_t *lowest_running; /* per queue: the lowest priority among its running jobs (INT32_MAX: none) */
 };
 
 
@@ -51,6 +55,8 @@ static int enqueueable(void *state, const struct job_info *job, char *why, int w
             continue;
         if (oc->reclaim_runs && within_deserved(ssn, job))
             return 1;
+        if (oc->preempt_runs && job->queue >= 0 && job->job->priority > oc->lowest_running[job->queue])
+            return 1;
         char need[32], free_text[32];
         resource_format(r, min->v[r], need, sizeof need);
         resource_format(r, idle > 0 ? (int64_t)idle : 0, free_text, sizeof free_text);
@@ -73,9 +79,24 @@ static int overcommit_open(struct session *ssn, const struct plugin_conf *conf, 
         oc->factor = 1;
     for (int n = 0; n < ssn->nnodes; n++)
         resvec_add(&oc->used, &ssn->nodes[n].node->used);
-    for (int a = 0; a < ssn->conf->nactions; a++)
+    for (int a = 0; a < ssn->conf->nactions; a++) {
         if (strcmp(ssn->conf->actions[a], "reclaim") == 0)
             oc->reclaim_runs = true;
+        if (strcmp(ssn->conf->actions[a], "preempt") == 0)
+            oc->preempt_runs = true;
+    }
+    oc->lowest_running = malloc((size_t)(ssn->nqueues + 1) * sizeof *oc->lowest_running);
+    if (!oc->lowest_running) {
+        free(oc);
+        return -1;
+    }
+    for (int q = 0; q <= ssn->nqueues; q++)
+        oc->lowest_running[q] = INT32_MAX;
+    for (const struct job *j = ssn->cluster->first; oc->preempt_runs && j; j = j->next) {
+        int q = j->deleted || resvec_is_zero(&j->allocated) ? -1 : session_queue_index(ssn, j->queue);
+        if (q >= 0 && j->priority < oc->lowest_running[q])
+            oc->lowest_running[q] = j->priority;
+    }
     *state = oc;
     session_add_job_enqueueable(ssn, conf, tier, enqueueable, oc);
     return 0;
@@ -84,7 +105,9 @@ static int overcommit_open(struct session *ssn, const struct plugin_conf *conf, 
 static void overcommit_close(struct session *ssn, void *state)
 {
     (void)ssn;
-    free(state);
+    struct overcommit *oc = state;
+    free(oc->lowest_running);
+    free(oc);
 }
 
 const struct plugin_def plugin_overcommit = {"overcommit", overcommit_open, overcommit_close};

@@ -19,7 +19,8 @@ static int64_t deadline(const struct sla *s, const struct job *job)
     const json_t *ann = json_object_get(json_object_get(job->manifest, "metadata"), "annotations");
     const char *text = json_string_value(json_object_get(ann, SLA_KEY));
     int64_t wait = s->default_ms;
-    if (text && duration_parse_ms(text, &wait) != 0)
+    const char *why;
+    if (text && duration_parse(text, &wait, &why) != 0)
         wait = s->default_ms;
     return wait < 0 ? -1 : job->created_ms + wait;
 }
@@ -52,10 +53,9 @@ static int sla_open(struct session *ssn, const struct plugin_conf *conf, int tie
     s->ssn = ssn;
     s->default_ms = -1;
     const json_t *arg = conf->arguments ? json_object_get(conf->arguments, SLA_KEY) : NULL;
-    if (json_is_string(arg))
-        duration_parse_ms(json_string_value(arg), &s->default_ms);
-    else if (json_is_number(arg))
-        s->default_ms = (int64_t)(json_number_value(arg) * 1000);
+    const char *why;
+    if (arg && duration_from_json(arg, &s->default_ms, &why) != 0)
+        s->default_ms = -1; /* the conf parser let it through; an unreadable wait means no SLA */
     *state = s;
     session_add_job_order(ssn, conf, tier, sla_job_order, s);
     session_add_job_enqueueable(ssn, conf, tier, sla_enqueueable, s);

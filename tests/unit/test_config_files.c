@@ -127,5 +127,26 @@ static void bad_conf_is_refused_with_a_line(void)
     CHECK_CONTAINS(st.message, "tiers[0].plugins[1].name: Unsupported value: \"magic\"");
 }
 
-TEST_MAIN(TEST_CASE(nodes_as_documents_and_list), TEST_CASE(bad_nodes_are_refused_with_a_line),
+static void node_zones_are_read_and_checked(void)
+{
+    struct sched_conf conf;
+    struct api_status st = {0};
+    const char *yaml = "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n"
+                       "nodeZoneLabel: partition\nnodeZones:\n- schedulerName: volcano-daily\n  zone: daily\n"
+                       "- schedulerName: volcano-urgent\n  zone: urgent\n";
+    REQUIRE(sched_conf_parse(yaml, strlen(yaml), &conf, &st) == 0);
+    CHECK_STR(conf.zone_label, "partition");
+    CHECK_INT(conf.nzones, 2);
+    CHECK_STR(conf.zones[1].scheduler_name, "volcano-urgent");
+    CHECK_STR(conf.zones[1].value, "urgent");
+    sched_conf_free(&conf);
+    memset(&st, 0, sizeof st);
+    const char *bad = "actions: allocate\ntiers: []\nnodeZones:\n- schedulerName: volcano\n  zone: x\n"
+                      "- {schedulerName: b}\n";
+    CHECK(sched_conf_parse(bad, strlen(bad), &conf, &st) != 0);
+    CHECK_CONTAINS(st.message, "nodeZones[0].schedulerName: Invalid value: \"volcano\"");
+    CHECK_CONTAINS(st.message, "nodeZones[1].zone: Required value");
+}
+
+TEST_MAIN(TEST_CASE(node_zones_are_read_and_checked), TEST_CASE(nodes_as_documents_and_list), TEST_CASE(bad_nodes_are_refused_with_a_line),
           TEST_CASE(volcano_conf_is_read), TEST_CASE(bad_conf_is_refused_with_a_line))

@@ -1,10 +1,11 @@
 /* Unit tests of jobctl's pure pieces: ages, tables, views, Status errors and argument parsing.
  * jobctl's sources are not in the project library, so the pure files are compiled in here. */
-#include "tools/jobctl/args.c"
-#include "tools/jobctl/format.c"
-#include "tools/jobctl/status.c"
-#include "tools/jobctl/table.c"
-#include "tools/jobctl/views.c"
+#include "common/clock.h"
+#include "tools/jobctl/args.h"
+#include "tools/jobctl/format.h"
+#include "tools/jobctl/status.h"
+#include "tools/jobctl/table.h"
+#include "tools/jobctl/views.h"
 
 #include "tests/lib/test.h"
 
