@@ -244,6 +244,31 @@ static void preemption_by_priority_shrinks_elastic_jobs_first(void)
     fixture_free(&fx);
 }
 
+/* minAvailable 2 of 4: it starts with what fits (>= 2) and grows when room comes free. */
+static void elastic_job_grows_when_room_comes_free(void)
+{
+    struct sched_fixture fx;
+    fixture_init(&fx, "enqueue, allocate");
+    fixture_node(&fx, "n1", CPU(4), 8 * GiB);
+    struct job *other = running_job(&fx, "other", "default", 2, CPU(1), 1);
+    struct job *elastic = fixture_job(&fx, "elastic", "default", 4, 2, CPU(1));
+    struct session ssn = fixture_cycle(&fx);
+    CHECK_INT(fixture_bound(&ssn, elastic), 2); /* starts at its minimum */
+    session_free(&ssn);
+    fixture_run(&fx, elastic, 0, 0, 2);
+    fixture_run(&fx, elastic, 1, 0, 2);
+    for (int i = 0; i < 2; i++) { /* the other job ends: its CPUs come free */
+        job_set_replica_phase(other, i, POD_SUCCEEDED);
+        resvec_sub(&fx.c.nodes[0].used, &other->tasks[0].request);
+        resvec_sub(&other->allocated, &other->tasks[0].request);
+        resvec_sub(&cluster_find_queue(&fx.c, "default")->allocated, &other->tasks[0].request);
+    }
+    ssn = fixture_cycle(&fx);
+    CHECK_INT(fixture_bound(&ssn, elastic), 2); /* grows to all 4 replicas */
+    session_free(&ssn);
+    fixture_free(&fx);
+}
+
 static void overcommit_factor_guards_enqueue(void)
 {
     struct sched_fixture fx;
@@ -366,6 +391,6 @@ TEST_MAIN(TEST_CASE(deserved_by_weight_and_borrowing), TEST_CASE(capability_caps
           TEST_CASE(hierarchical_queues_share_level_by_level), TEST_CASE(seed004_weights_1_to_3_both_run),
           TEST_CASE(seed004_reclaim_evicts_job2), TEST_CASE(seed004_capability_keeps_job2_pending),
           TEST_CASE(seed004_unreclaimable_keeps_job2_pending), TEST_CASE(drf_serves_the_smaller_share_first),
-          TEST_CASE(preemption_by_priority_shrinks_elastic_jobs_first), TEST_CASE(overcommit_factor_guards_enqueue),
+          TEST_CASE(preemption_by_priority_shrinks_elastic_jobs_first), TEST_CASE(elastic_job_grows_when_room_comes_free), TEST_CASE(overcommit_factor_guards_enqueue),
           TEST_CASE(namespace_quota_keeps_jobs_queued), TEST_CASE(zones_partition_nodes_and_jobs),
           TEST_CASE(sla_deadline_goes_first), TEST_CASE(fifo_dequeue_strategy_blocks_behind_the_head))
