@@ -14,7 +14,7 @@ $(error build dependencies are missing; see the message above)
 endif
 endif
 
-PKG_MODULES := libmicrohttpd jansson libcurl sqlite3 libwebsockets yaml-0.1
+PKG_MODULES := libmicrohttpd jansson libcurl sqlite3 libwebsockets yaml-0.1 libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKG_MODULES) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKG_MODULES) 2>/dev/null) -lpthread -lm
 

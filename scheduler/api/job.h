@@ -123,6 +123,7 @@ struct job {
     int32_t min_available;
     int32_t max_retry;
     int32_t min_success;    /* 0 when unset */
+    int32_t port_base;      /* first of the ports its replicas use (job_plugins_ports_needed), 0: none */
     int ntasks;
     struct task_spec *tasks;
     struct replica *replicas; /* all replicas, task by task */

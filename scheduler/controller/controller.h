@@ -14,26 +14,37 @@
 #include "store/journal.h"
 #include "store/store.h"
 
-/* What a started attempt is: the command, its environment and where it runs and logs. */
+/* What a started attempt is: the command, its environment, where it runs and logs, its cgroup
+ * limits, whom it runs as, and the files bound into its view of the machine. */
 struct attempt_spec {
     char *const *argv;
     char *const *envp;
-    const char *work_dir;  /* the job's working directory (shared by its replicas) */
-    const char *chdir_to;  /* where the process starts: the container's workingDir, else work_dir */
-    const char *log_path;  /* absolute path of this attempt's log file */
+    const char *work_dir;     /* the job's working directory (shared by its replicas) */
+    const char *chdir_to;     /* where the process starts: the container's workingDir, else work_dir */
+    const char *log_path;     /* absolute path of this attempt's log file */
+    const char *cgroup_name;  /* unique per attempt, e.g. "<job uid>/<pod>.<attempt>" (under caldera/) */
+    int64_t memory_limit;     /* bytes; 0 = none */
+    int64_t cpu_limit_milli;  /* millicores; 0 = none */
+    int32_t uid, gid;         /* run as these when >= 0 (the server must be root); -1: as the server */
+    const char *hosts_file;   /* bind-mounted over /etc/hosts in a mount namespace of its own, or NULL */
+    const char *ssh_dir;      /* bind-mounted over the user's ~/.ssh likewise, or NULL */
 };
 
 struct attempt_started {
     int32_t pid;
     int64_t pid_start;     /* start time in clock ticks since boot, to recognise the pid later */
+    char cgroup[256];      /* where it runs: "memory:/caldera/..." style description, "" without cgroups */
+    bool isolated;         /* hosts_file/ssh_dir were bound (root with mount namespaces) */
 };
 
 /* How a replica's attempt ended. */
 struct replica_exit {
     int32_t exit_code;     /* the process's exit status, or 128 + signal */
     int signal;            /* the signal that ended it, 0 when it exited */
-    bool oom;
+    bool oom;              /* the cgroup's OOM killer killed a process of it */
     int64_t end_ms;
+    int64_t peak_memory;   /* bytes, from the cgroup; 0 when unknown */
+    int64_t cpu_usec;      /* CPU time used, from the cgroup; 0 when unknown */
 };
 
 /* The process runtime (or, later, the kube backend) as the controller sees it. */
