@@ -27,7 +27,7 @@ ASAN_LDFLAGS := -fsanitize=address,undefined
 
 # --- sources ---------------------------------------------------------------
 LIB_DIRS := common adapters scheduler scheduler/api scheduler/framework scheduler/actions \
-            scheduler/plugins scheduler/controller scheduler/runtime store gateway
+            scheduler/plugins scheduler/controller scheduler/controller/plugins scheduler/runtime store gateway
 LIB_SRCS := $(filter-out gateway/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 JOBSERVER_SRCS := gateway/main.c
 JOBCTL_SRCS := $(wildcard tools/jobctl/*.c)

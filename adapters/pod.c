@@ -48,6 +48,11 @@ static json_t *pod_annotations(const struct job *job, int task)
     return ann;
 }
 
+void pod_uid(const struct job *job, int flat, char out[UUID_STR_LEN])
+{
+    snprintf(out, UUID_STR_LEN, "%.24s%012x", job->uid, (unsigned)flat);
+}
+
 int pod_label_matches(const struct job *job, int task, int index, const char *key, const char *value)
 {
     json_t *labels = pod_labels(job, task, index);
@@ -104,8 +109,7 @@ json_t *pod_render(const struct job *job, int task, int index, const char *node_
     const struct replica *r = &job->replicas[job->task_first[task] + index];
     char name[320], uid[UUID_STR_LEN];
     job_pod_name(job, task, index, name, sizeof name);
-    /* A stable per-replica uid: the job's uid with its last 12 hex digits replaced by the replica's flat index. */
-    snprintf(uid, sizeof uid, "%.24s%012x", job->uid, (unsigned)(job->task_first[task] + index));
+    pod_uid(job, job->task_first[task] + index, uid);
     json_t *owner = json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "batch.volcano.sh/v1alpha1", "kind",
                               "Job", "name", job->name, "uid", job->uid, "controller", 1, "blockOwnerDeletion", 1);
     json_t *meta = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:[o]}", "name", name, "namespace", job->ns, "uid", uid,

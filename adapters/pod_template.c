@@ -10,6 +10,37 @@
 #include "common/strv.h"
 
 #define DEFAULT_GRACE_SECONDS 30
+#define DEFAULT_RESTART_POLICY "Never"
+#define ID_MAX 2147483646 /* uid/gid: -1 is "unset" to the kernel */
+
+/* securityContext.runAsUser / runAsGroup of one holder (pod or container); an absent field keeps the value. */
+static bool parse_run_as(struct fields *f, json_t *holder, const char *path, int32_t *uid, int32_t *gid)
+{
+    json_t *sc;
+    char p[FIELD_PATH_MAX], q[FIELD_PATH_MAX];
+    field_path(p, path, "securityContext");
+    if (!field_object(f, holder, "securityContext", p, false, &sc) || !sc)
+        return sc == NULL;
+    int64_t user = -1, group = -1;
+    field_path(q, p, "runAsUser");
+    bool ok = field_int(f, sc, "runAsUser", q, false, 0, ID_MAX, &user);
+    field_path(q, p, "runAsGroup");
+    ok = field_int(f, sc, "runAsGroup", q, false, 0, ID_MAX, &group) && ok;
+    if (user >= 0)
+        *uid = (int32_t)user;
+    if (group >= 0)
+        *gid = (int32_t)group;
+    return ok;
+}
+
+/* The pod's securityContext, then the container's, which wins where both set a field. */
+static bool parse_security_context(struct fields *f, json_t *spec, const char *spec_path, json_t *container,
+                                   const char *container_path, struct task_spec *ts)
+{
+    ts->run_as_uid = ts->run_as_gid = -1;
+    bool ok = parse_run_as(f, spec, spec_path, &ts->run_as_uid, &ts->run_as_gid);
+    return parse_run_as(f, container, container_path, &ts->run_as_uid, &ts->run_as_gid) && ok;
+}
 
 static bool parse_quantity(struct fields *f, json_t *map, const char *name, const char *path, int index, int64_t *out)
 {
@@ -239,7 +270,18 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
                     "Unsupported value: \"%s\": supported values: \"Always\", \"OnFailure\", \"Never\"", restart);
         ok = false;
     }
-    ts->restart_policy = strdup(restart ? restart : "Always");
+    /* Kubernetes defaults to Always, which for a batch task means a container restarted forever
+     * after it succeeds; a job server's task runs once unless asked. The default is written back so
+     * the pods and the manifest say what happens. */
+    if (!restart) {
+        restart = DEFAULT_RESTART_POLICY;
+        json_object_set_new(spec, "restartPolicy", json_string(restart));
+    }
+    ts->restart_policy = strdup(restart);
+    ts->restart = strcmp(restart, "Always") == 0      ? RESTART_ALWAYS
+                  : strcmp(restart, "OnFailure") == 0 ? RESTART_ON_FAILURE
+                                                      : RESTART_NEVER;
+    ok = parse_security_context(f, spec, spec_path, c0, cp, ts) && ok;
     int64_t grace = DEFAULT_GRACE_SECONDS;
     field_path(p, spec_path, "terminationGracePeriodSeconds");
     ok = field_int(f, spec, "terminationGracePeriodSeconds", p, false, 0, 86400 * 7, &grace) && ok;

@@ -7,12 +7,16 @@
 #include <string.h>
 
 #include "adapters/fields.h"
+#include "adapters/lifecycle.h"
 #include "adapters/pod_template.h"
 #include "common/uuid.h"
+#include "scheduler/controller/job_plugins.h"
 
 #define JOB_KIND "Job"
 #define DEFAULT_QUEUE "default"
 #define DEFAULT_MAX_RETRY 3
+#define DEFAULT_TASK_MAX_RETRY 3
+#define DEFAULT_TTL_SECONDS -1
 
 /* 400 when the object is not a Job of our group; missing apiVersion/kind take the path's. */
 static int check_type(const json_t *root, struct api_status *st)
@@ -103,9 +107,12 @@ static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_sp
         pod_template_parse(f, template, p, ts);
         ts->template = json_incref(template);
     }
-    json_t *ignored;
-    field_path(p, path, "policies");
-    field_array(f, task, "policies", p, false, &ignored);
+    policies_parse(f, task, path, &ts->policies, &ts->npolicies);
+    int64_t max_retry = DEFAULT_TASK_MAX_RETRY;
+    field_path(p, path, "maxRetry");
+    if (field_int(f, task, "maxRetry", p, false, -1, INT32_MAX, &max_retry) && !json_object_get(task, "maxRetry"))
+        json_object_set_new(task, "maxRetry", json_integer(max_retry));
+    ts->max_retry = (int32_t)max_retry;
 }
 
 static void parse_tasks(struct fields *f, json_t *spec, struct job *job)
@@ -113,6 +120,7 @@ static void parse_tasks(struct fields *f, json_t *spec, struct job *job)
     json_t *tasks = json_object_get(spec, "tasks");
     for (size_t i = 0; i < (size_t)job->ntasks; i++)
         parse_task(f, tasks, i, &job->tasks[i]);
+    bool duplicates = false;
     for (int a = 0; a < job->ntasks; a++) {
         for (int b = 0; b < a; b++) {
             if (job->tasks[a].name && job->tasks[b].name && strcmp(job->tasks[a].name, job->tasks[b].name) == 0) {
@@ -121,9 +129,42 @@ static void parse_tasks(struct fields *f, json_t *spec, struct job *job)
                 field_path(p, tp, "name");
                 field_error(f, json_array_get(tasks, (size_t)a), "name", p, "FieldValueDuplicate",
                             "Duplicate value: \"%s\": duplicated task name", job->tasks[a].name);
+                duplicates = true;
             }
         }
     }
+    if (!duplicates) /* names must be unique to mean anything */
+        depends_on_parse(f, tasks, job);
+}
+
+/* Ours (seed 000): spec.autoMemoryScale {rate > 1, maxMemory}: an OOMKilled replica runs again with
+ * its memory request and limit times rate, capped at maxMemory. */
+static void parse_auto_memory_scale(struct fields *f, json_t *spec, struct job *job)
+{
+    json_t *ams;
+    if (!field_object(f, spec, "autoMemoryScale", "spec.autoMemoryScale", false, &ams) || !ams)
+        return;
+    char text[64];
+    const char *why = NULL;
+    json_t *rate = json_object_get(ams, "rate");
+    char *end = NULL;
+    double r = intake_scalar_text(rate, text, sizeof text) ? strtod(text, &end) : 0;
+    if (!rate)
+        field_required(f, ams, "rate", "spec.autoMemoryScale.rate");
+    else if (!end || end == text || *end || !(r > 1.0 && r <= 100.0))
+        field_invalid(f, ams, "rate", "spec.autoMemoryScale.rate", "must be a number greater than 1 (and at most 100)");
+    else
+        job->memory_scale_rate = r;
+    json_t *max = json_object_get(ams, "maxMemory");
+    int64_t bytes = 0;
+    if (!max)
+        field_required(f, ams, "maxMemory", "spec.autoMemoryScale.maxMemory");
+    else if (!intake_scalar_text(max, text, sizeof text) || resource_parse(RES_MEMORY, text, &bytes, &why) != 0 ||
+             bytes <= 0)
+        field_invalid(f, ams, "maxMemory", "spec.autoMemoryScale.maxMemory",
+                      why ? why : "must be a positive memory quantity such as 64Gi");
+    else
+        job->memory_scale_max = bytes;
 }
 
 static void parse_spec_scalars(struct fields *f, json_t *spec, struct job *job)
@@ -140,17 +181,20 @@ static void parse_spec_scalars(struct fields *f, json_t *spec, struct job *job)
      * the cluster (controller_admit_priority). */
     if (field_string(f, spec, "priorityClassName", "spec.priorityClassName", false, &pclass) && pclass && *pclass)
         job->priority_class = strdup(pclass);
-    int64_t max_retry = DEFAULT_MAX_RETRY, min_success = 0, ttl;
+    int64_t max_retry = DEFAULT_MAX_RETRY, min_success = 0;
     if (field_int(f, spec, "maxRetry", "spec.maxRetry", false, 0, INT32_MAX, &max_retry) && !json_object_get(spec, "maxRetry"))
         json_object_set_new(spec, "maxRetry", json_integer(max_retry));
     job->max_retry = (int32_t)max_retry;
     field_int(f, spec, "minSuccess", "spec.minSuccess", false, 1, INT32_MAX, &min_success);
     job->min_success = (int32_t)min_success;
+    int64_t ttl = DEFAULT_TTL_SECONDS;
     field_int(f, spec, "ttlSecondsAfterFinished", "spec.ttlSecondsAfterFinished", false, 0, INT32_MAX, &ttl);
+    job->ttl_seconds = (int32_t)ttl;
+    policies_parse(f, spec, "spec", &job->policies, &job->npolicies);
+    parse_auto_memory_scale(f, spec, job);
     json_t *ignored;
-    field_array(f, spec, "policies", "spec.policies", false, &ignored);
     field_array(f, spec, "volumes", "spec.volumes", false, &ignored);
-    field_object(f, spec, "plugins", "spec.plugins", false, &ignored);
+    job_plugins_admit(f, spec);
 }
 
 /* Volcano's rule: job minAvailable defaults to the sum of the tasks' minAvailable, and may not
@@ -174,8 +218,7 @@ static void check_min_available(struct fields *f, json_t *spec, struct job *job)
         field_invalid(f, spec, "minSuccess", "spec.minSuccess", "job 'minSuccess' should not be greater than total replicas in tasks");
 }
 
-/* PodGroup minResources: the requests of the first minAvailable replicas, task by task. */
-static void compute_min_resources(struct job *job)
+void volcano_job_min_resources(struct job *job)
 {
     int32_t left = job->min_available;
     memset(&job->pg.min_resources, 0, sizeof job->pg.min_resources);
@@ -210,7 +253,7 @@ static int build(struct fields *f, json_t *root, const char *url_ns, struct job 
         job_free(job);
         return -1;
     }
-    compute_min_resources(job);
+    volcano_job_min_resources(job);
     json_object_del(root, "status"); /* status is the server's to write */
     if (!json_object_get(root, "apiVersion"))
         json_object_set_new(root, "apiVersion", json_string(VOLCANO_JOB_API_VERSION));

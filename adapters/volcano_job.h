@@ -24,6 +24,11 @@ json_t *volcano_job_render(const struct job *job);
 json_t *volcano_job_render_status(const struct job *job);
 /* Restores phase, reason, message, transition time, retryCount and version from a stored status. */
 int volcano_job_restore_status(struct job *job, const char *status_json);
+/* PodGroup minResources: the requests of the first minAvailable replicas, task by task. */
+void volcano_job_min_resources(struct job *job);
+/* autoMemoryScale: task's memory request and limit (0: none) become these, in the job and in a new
+ * manifest (the old one may still be shared by renderings). Returns 0 or -1 (out of memory). */
+int volcano_job_set_task_memory(struct job *job, int task, int64_t request, int64_t limit);
 /* Records uid, namespace and creationTimestamp in the manifest's metadata (done once, at admission
  * or recovery, before the manifest is shared). */
 int volcano_job_stamp_metadata(struct job *job);

@@ -1,11 +1,15 @@
 /* A job rendered back as a Volcano Job: the accepted manifest, server-set metadata and the status
  * Volcano's controller would write. The stored status is this same rendering. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adapters/render.h"
 #include "adapters/volcano_job.h"
 #include "common/clock.h"
+
+/* status.controlledResources key of the job's port block (Volcano keeps plugin-made resources there). */
+#define PORT_BASE_RESOURCE "caldera.io/port-base"
 
 static json_t *task_status_counts(const struct job *job)
 {
@@ -39,6 +43,11 @@ json_t *volcano_job_render_status(const struct job *job)
         json_object_set_new(status, "taskStatusCount", task_status_counts(job));
         if (s->running_since_ms)
             json_object_set_new(status, "runningSince", render_time(s->running_since_ms));
+        if (job->port_base > 0) {
+            char base[16];
+            snprintf(base, sizeof base, "%d", job->port_base);
+            json_object_set_new(status, "controlledResources", json_pack("{s:s}", PORT_BASE_RESOURCE, base));
+        }
     }
     return status;
 }
@@ -97,6 +106,9 @@ int volcano_job_restore_status(struct job *job, const char *status_json)
             rfc3339_parse(since, &s->running_since_ms);
         s->retry_count = (int32_t)json_integer_value(json_object_get(status, "retryCount"));
         s->version = (int32_t)json_integer_value(json_object_get(status, "version"));
+        const char *base = json_string_value(json_object_get(json_object_get(status, "controlledResources"),
+                                                             PORT_BASE_RESOURCE));
+        job->port_base = base ? atoi(base) : 0;
     }
     json_decref(status);
     return rc;

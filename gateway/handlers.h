@@ -28,6 +28,12 @@ void handle_job_list_all(struct http_req *req);
 void handle_job_delete(struct http_req *req);
 void handle_job_history(struct http_req *req);
 
+/* api_commands.c */
+void handle_command_create(struct http_req *req);
+void handle_command_list(struct http_req *req);
+void handle_job_action(struct http_req *req);
+void handle_pod_delete(struct http_req *req);
+
 /* api_pods.c */
 void handle_pod_list(struct http_req *req);
 void handle_pod_list_all(struct http_req *req);

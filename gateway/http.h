@@ -29,6 +29,7 @@ struct gateway {
     const char *web_dir;      /* the browser UI's files, or NULL */
     size_t body_limit;        /* bytes; larger bodies get 413 */
     int durable_timeout_ms;   /* how long a request waits for the store before 503 */
+    const char *runtime_warning; /* NULL, or why tasks run without cgroup limits (shown by /healthz) */
     char url[64];             /* http://127.0.0.1:8080 once listening */
 };
 

@@ -17,6 +17,7 @@
 #include "gateway/http.h"
 #include "gateway/router.h"
 #include "scheduler/core.h"
+#include "scheduler/runtime/process.h"
 #include "store/store.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:8080"
@@ -34,6 +35,8 @@ struct options {
     int shutdown_grace_s;
     size_t body_limit;
     int max_connections;
+    int restart_backoff_ms;
+    int32_t port_first, port_last;
 };
 
 static void usage(FILE *out)
@@ -49,6 +52,10 @@ static void usage(FILE *out)
             "  --scheduler-conf FILE     volcano-scheduler.conf (actions and plugin tiers); default: Volcano's\n"
             "  --schedule-period MS      scheduling period in milliseconds (default 1000)\n"
             "  --shutdown-grace SECONDS  at shutdown, how long tasks get between SIGTERM and SIGKILL (default 10)\n"
+            "  --restart-backoff MS      first wait before a container restarts in place (restartPolicy OnFailure\n"
+            "                            or Always); doubles each time up to 300 s (default 10000, as kubelet)\n"
+            "  --job-ports FIRST-LAST    ports handed to jobs whose plugins listen (pytorch, tensorflow, ray)\n"
+            "                            (default 20000-59999)\n"
             "  --max-body BYTES          largest request body accepted (default 16777216)\n"
             "  --max-connections N       concurrent HTTP connections (default 1000)\n"
             "  --web DIR                 the browser UI's files (default: web/ beside bin/)\n"
@@ -81,6 +88,20 @@ static int parse_log_level(const char *text)
     return -1;
 }
 
+/* --job-ports FIRST-LAST: at least 16 ports, within 1024..65535. */
+static int parse_port_range(const char *s, int32_t *first, int32_t *last)
+{
+    char *end;
+    long a = strtol(s, &end, 10), b = *end == '-' ? strtol(end + 1, &end, 10) : -1;
+    if (*end || a < 1024 || b > 65535 || b - a < 15) {
+        fprintf(stderr, "jobserver: --job-ports is FIRST-LAST within 1024-65535, at least 16 ports, not \"%s\"\n", s);
+        return -1;
+    }
+    *first = (int32_t)a;
+    *last = (int32_t)b;
+    return 0;
+}
+
 /* Returns 0 to run, 1 to exit successfully (help), -1 on a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -90,6 +111,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"schedule-period", required_argument, 0, 'p'},{"shutdown-grace", required_argument, 0, 'g'},
         {"max-body", required_argument, 0, 'b'},       {"max-connections", required_argument, 0, 'm'},
         {"web", required_argument, 0, 'w'},            {"log-level", required_argument, 0, 'L'},
+        {"restart-backoff", required_argument, 0, 'r'},{"job-ports", required_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'},                 {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT, 1000};
@@ -129,6 +151,15 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return -1;
             }
             log_set_level((enum log_level)parse_log_level(optarg));
+            break;
+        case 'r':
+            if (parse_int("--restart-backoff", optarg, 1, 300000, &v) != 0)
+                return -1;
+            o->restart_backoff_ms = (int)v;
+            break;
+        case 'P':
+            if (parse_port_range(optarg, &o->port_first, &o->port_last) != 0)
+                return -1;
             break;
         case 'h': usage(stdout); return 1;
         default:
@@ -266,8 +297,11 @@ static int run(const struct options *o)
         log_error("cannot create the data directory %s: %s", o->data_dir, strerror(errno));
         return 1;
     }
+    process_runtime_init(); /* logs once when tasks must run without cgroup limits */
     struct core_config cfg = {.data_dir = o->data_dir, .period_ms = o->period_ms,
-                              .shutdown_grace_ms = o->shutdown_grace_s * 1000};
+                              .shutdown_grace_ms = o->shutdown_grace_s * 1000,
+                              .restart_backoff_ms = o->restart_backoff_ms,
+                              .port_first = o->port_first, .port_last = o->port_last};
     snprintf(db_path, sizeof db_path, "%s/caldera.db", o->data_dir);
     struct core *core = NULL;
     if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || load_sched_conf(o, &cfg.conf) != 0 ||
@@ -282,7 +316,8 @@ static int run(const struct options *o)
     unlink(url_file); /* a stale URL must not point clients at a previous run */
     char *web = o->web_dir ? strdup(o->web_dir) : default_web_dir();
     struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .db_path = db_path, .web_dir = web,
-                         .body_limit = o->body_limit, .durable_timeout_ms = 10000};
+                         .body_limit = o->body_limit, .durable_timeout_ms = 10000,
+                         .runtime_warning = process_runtime_warning()};
     int status = 0;
     if (http_start(&gw, o->listen, o->max_connections, err, sizeof err) != 0) {
         log_error("%s", err);

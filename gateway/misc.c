@@ -15,6 +15,12 @@ void handle_healthz(struct http_req *req)
         http_respond_text(req, 503, "text/plain; charset=utf-8", text);
         return;
     }
+    if (req->gw->runtime_warning) { /* still healthy: tasks run, only without limits */
+        char text[600];
+        snprintf(text, sizeof text, "ok\nwarning: %s\n", req->gw->runtime_warning);
+        http_respond_text(req, 200, "text/plain; charset=utf-8", text);
+        return;
+    }
     http_respond_text(req, 200, "text/plain; charset=utf-8", "ok");
 }
 

@@ -6,6 +6,7 @@
 #define VCJOB "/apis/batch.volcano.sh/v1alpha1"
 #define VCSCHED "/apis/scheduling.volcano.sh/v1beta1"
 #define K8SSCHED "/apis/scheduling.k8s.io/v1"
+#define VCBUS "/apis/bus.volcano.sh/v1alpha1"
 #define CALDERA "/apis/caldera.io/v1"
 
 const struct route gateway_routes[] = {
@@ -25,6 +26,7 @@ const struct route gateway_routes[] = {
     {"GET", "/api/v1/pods", handle_pod_list_all},
     {"GET", "/api/v1/namespaces/{ns}/pods", handle_pod_list},
     {"GET", "/api/v1/namespaces/{ns}/pods/{name}", handle_pod_get},
+    {"DELETE", "/api/v1/namespaces/{ns}/pods/{name}", handle_pod_delete},
     {"GET", "/api/v1/namespaces/{ns}/pods/{name}/log", handle_pod_log},
     {"GET", "/api/v1/resourcequotas", handle_quota_list_all},
     {"GET", "/api/v1/namespaces/{ns}/resourcequotas", handle_quota_list},
@@ -38,6 +40,9 @@ const struct route gateway_routes[] = {
     {"POST", VCJOB "/namespaces/{ns}/jobs", handle_job_create},
     {"GET", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_get},
     {"DELETE", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_delete},
+
+    {"GET", VCBUS "/namespaces/{ns}/commands", handle_command_list},
+    {"POST", VCBUS "/namespaces/{ns}/commands", handle_command_create},
 
     {"GET", VCSCHED "/queues", handle_queue_list},
     {"POST", VCSCHED "/queues", handle_queue_create},
@@ -55,6 +60,7 @@ const struct route gateway_routes[] = {
     {"DELETE", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_delete},
 
     {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/history", handle_job_history},
+    {"POST", CALDERA "/namespaces/{ns}/jobs/{name}/{action}", handle_job_action},
     {"POST", CALDERA "/queues/{name}/open", handle_queue_open},
     {"POST", CALDERA "/queues/{name}/close", handle_queue_close},
     {NULL, NULL, NULL},

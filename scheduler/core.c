@@ -61,7 +61,7 @@ static int op_start(void *ctx, struct job *job, int flat, const struct attempt_s
         return -1;
     }
     struct proc_slot *s = &c->slots[i];
-    if (process_start(spec, &s->proc, why, why_len) != 0) {
+    if (process_start(spec, &s->proc, out, why, why_len) != 0) {
         s->next_free = c->free_slot;
         c->free_slot = i;
         return -1;
@@ -74,8 +74,6 @@ static int op_start(void *ctx, struct job *job, int flat, const struct attempt_s
     s->kill_at_ms = 0;
     c->live_slots++;
     job->replicas[flat].proc = i;
-    out->pid = s->proc.pid;
-    out->pid_start = s->proc.start_ticks;
     return 0;
 }
 
@@ -132,6 +130,11 @@ static void send_due_kills(struct core *c, int64_t now)
 static int next_timeout_ms(const struct core *c, int64_t now)
 {
     int64_t wait = -1;
+    int64_t timer = controller_next_timer(&c->ctl); /* on the wall clock */
+    if (timer >= 0 && !c->stopping) {
+        int64_t wall = clock_wall_ms();
+        wait = timer > wall ? timer - wall : 0;
+    }
     for (int i = 0; c->pending_kills > 0 && i < c->nslots; i++) {
         const struct proc_slot *s = &c->slots[i];
         if (s->job && s->kill_at_ms) {
@@ -265,7 +268,7 @@ static void kill_leftovers(struct core *c)
             continue;
         process_signal(&s->proc, SIGKILL);
         siginfo_t info;
-        waitid(P_PIDFD, (id_t)s->proc.pidfd, &info, WEXITED);
+        waitid(P_PIDFD, (id_t)s->proc.pidfd, &info, WEXITED | WNOWAIT); /* process_reap collects it */
         reap_slot(c, i);
     }
 }
@@ -285,6 +288,8 @@ static void *core_main(void *arg)
         }
         c->ctl.now_ms = clock_wall_ms();
         handle_events(c, evs, n > 0 ? n : 0);
+        if (!c->stopping && controller_run_timers(&c->ctl) > 0)
+            c->kick = true;
         mono = clock_mono_ms();
         send_due_kills(c, mono);
         if (c->kick && !c->stopping) {
@@ -353,6 +358,7 @@ static void core_free(struct core *c)
     if (c->timer_fd >= 0)
         close(c->timer_fd);
     journal_list_free(&c->ctl.journal);
+    controller_free_timers(&c->ctl);
     zone_table_free(c->zones);
     cluster_free(&c->cluster);
     sched_conf_free(&c->conf);
@@ -387,6 +393,10 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         .data_dir = c->data_dir,
         .now_ms = clock_wall_ms(),
         .shutdown_grace_ms = cfg->shutdown_grace_ms > 0 ? cfg->shutdown_grace_ms : 10000,
+        .backoff_base_ms = cfg->restart_backoff_ms,
+        .backoff_max_ms = cfg->restart_backoff_max_ms,
+        .port_first = cfg->port_first,
+        .port_last = cfg->port_last,
     };
     c->zones = zone_table_build(&c->cluster, &c->conf);
     c->ctl.zones = c->zones;

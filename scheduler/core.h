@@ -24,6 +24,9 @@ struct core_config {
     struct store *store;        /* opened; the core loads from it and starts its writer */
     int period_ms;              /* scheduling period (default 1000) */
     int shutdown_grace_ms;      /* the longest a task is given to stop at shutdown */
+    int64_t restart_backoff_ms; /* first back-off of a container restarted in place (0: kubelet's 10 s) */
+    int64_t restart_backoff_max_ms; /* its ceiling (0: kubelet's 300 s) */
+    int32_t port_first, port_last;  /* where job port blocks come from (0: 20000-59999) */
 };
 
 enum core_op {
@@ -31,9 +34,12 @@ enum core_op {
     CORE_JOB_GET,
     CORE_JOB_LIST,
     CORE_JOB_DELETE,
+    CORE_JOB_ACTION,            /* req->action on job req->name (Caldera's POST .../jobs/{name}/{action}) */
+    CORE_COMMAND,               /* req->object: a parsed struct command, run at once (never stored) */
     CORE_POD_GET,
     CORE_POD_LIST,
     CORE_POD_LOG,
+    CORE_POD_DELETE,
     CORE_PODGROUP_GET,
     CORE_PODGROUP_LIST,
     CORE_NODE_GET,
@@ -71,6 +77,7 @@ struct core_request {
     const char *selector_value[CORE_MAX_SELECTORS];
     int attempt;                /* CORE_POD_LOG: 1..n, 0 for the latest */
     bool previous;              /* CORE_POD_LOG: the attempt before the latest */
+    int action;                 /* CORE_JOB_ACTION: enum job_action */
 
     /* The answer. */
     int http_code;              /* 200 or 201 on success; 0 when status says what failed */

@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/command.h"
 #include "adapters/node.h"
 #include "adapters/pod.h"
 #include "adapters/podgroup.h"
 #include "adapters/volcano_job.h"
+#include "scheduler/controller/objects.h"
 #include "scheduler/core_internal.h"
 
 
@@ -74,10 +76,46 @@ static void job_delete(struct core *c, struct core_request *req)
     core_answer_deleted(req, "jobs", "batch.volcano.sh", uid, seq);
 }
 
+/* A job action: Caldera's convenience route, or a Command about a Job. The answer is the job as the
+ * action left it. */
+static void job_action(struct core *c, struct core_request *req, enum job_action action, const char *reason)
+{
+    struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
+    if (!job)
+        return core_not_found(req, "jobs", "batch.volcano.sh", req->name);
+    if (controller_command(&c->ctl, job, action, reason, &req->status) != 0)
+        return;
+    c->kick = true;
+    core_answer(req, 200, volcano_job_render(job), job->resource_version);
+}
+
+static void command_run(struct core *c, struct core_request *req)
+{
+    struct command *cmd = req->object;
+    if (cmd->target_is_queue) {
+        struct queue *q = cmd->action == ACT_OPEN_QUEUE ? controller_open_queue(&c->ctl, cmd->target_name, &req->status)
+                                                        : controller_close_queue(&c->ctl, cmd->target_name, &req->status);
+        if (!q)
+            return;
+    } else {
+        struct job *job = cluster_find_job(&c->cluster, req->ns, cmd->target_name);
+        if (!job) {
+            api_set_details(&req->status, "jobs", "batch.volcano.sh", cmd->target_name);
+            api_fail(&req->status, 404, "NotFound", "jobs.batch.volcano.sh \"%s\" not found (the command's target)",
+                     cmd->target_name);
+            return;
+        }
+        if (controller_command(&c->ctl, job, cmd->action, cmd->reason, &req->status) != 0)
+            return;
+    }
+    c->kick = true;
+    char uid[UUID_STR_LEN];
+    uuid_v4(uid);
+    core_answer(req, 201, command_render(cmd, uid, c->ctl.now_ms), c->cluster.seq);
+}
+
 /* --- pods --------------------------------------------------------------- */
 
-/* Pods exist once their PodGroup has left Pending, as Volcano creates them. */
-static bool pods_exist(const struct job *job) { return job->pg.phase != PG_PENDING; }
 
 static const char *node_name(const struct core *c, const struct replica *r)
 {
@@ -88,10 +126,12 @@ static void pod_list(struct core *c, struct core_request *req)
 {
     json_t *items = json_array();
     for (const struct job *job = c->cluster.first; job; job = job->next) {
-        if (!in_namespace(job, req) || !pods_exist(job))
+        if (!in_namespace(job, req))
             continue;
         for (int t = 0; t < job->ntasks; t++) {
             for (int i = 0; i < job->tasks[t].replicas; i++) {
+                if (!job_pod_exists(job, job->task_first[t] + i))
+                    continue;
                 json_t *pod = pod_render(job, t, i, node_name(c, &job->replicas[job->task_first[t] + i]));
                 if (req->nselectors && !labels_match(json_object_get(json_object_get(pod, "metadata"), "labels"), req)) {
                     json_decref(pod);
@@ -107,7 +147,7 @@ static void pod_list(struct core *c, struct core_request *req)
 static struct job *find_pod(struct core *c, struct core_request *req, int *task, int *index)
 {
     struct job *job = cluster_find_pod(&c->cluster, req->ns, req->name, task, index);
-    if (!job || !pods_exist(job)) {
+    if (!job || !job_pod_exists(job, job->task_first[*task] + *index)) {
         core_not_found(req, "pods", "", req->name);
         return NULL;
     }
@@ -157,6 +197,19 @@ static void pod_log(struct core *c, struct core_request *req)
     core_answer(req, 200, json_object(), 0);
 }
 
+static void pod_delete(struct core *c, struct core_request *req)
+{
+    int task, index;
+    struct job *job = find_pod(c, req, &task, &index);
+    if (!job)
+        return;
+    char uid[UUID_STR_LEN];
+    pod_uid(job, job->task_first[task] + index, uid);
+    controller_delete_pod(&c->ctl, job, job->task_first[task] + index);
+    c->kick = true;
+    core_answer_deleted(req, "pods", "", uid, job->resource_version);
+}
+
 /* --- podgroups, nodes (queues and the other scheduler objects: core_objects.c) --- */
 
 static void podgroup_list(struct core *c, struct core_request *req)
@@ -199,6 +252,9 @@ void core_handle_request(struct core *c, struct core_request *req)
     case CORE_JOB_GET: job_get(c, req); break;
     case CORE_JOB_LIST: job_list(c, req); break;
     case CORE_JOB_DELETE: job_delete(c, req); break;
+    case CORE_JOB_ACTION: job_action(c, req, (enum job_action)req->action, "requested through the API"); break;
+    case CORE_COMMAND: command_run(c, req); break;
+    case CORE_POD_DELETE: pod_delete(c, req); break;
     case CORE_POD_GET: pod_get(c, req); break;
     case CORE_POD_LIST: pod_list(c, req); break;
     case CORE_POD_LOG: pod_log(c, req); break;

@@ -20,8 +20,12 @@ static const char *const sql_attempt_start =
     " end_ms, exit_code, reason, message, log_path)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, NULL, '', '', ?11)";
 static const char *const sql_attempt_end =
-    "UPDATE attempts SET end_ms = ?4, exit_code = ?5, reason = ?6, message = ?7"
-    " WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
+    "UPDATE attempts SET end_ms = ?4, exit_code = ?5, reason = ?6, message = ?7, outcome = ?8, peak_memory = ?9,"
+    " cpu_usec = ?10 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
+static const char *const sql_attempt_carry =
+    "UPDATE attempts SET job_version = ?4 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
+static const char *const sql_job_spec =
+    "UPDATE jobs SET spec_json = ?2, resource_version = ?3, status_json = coalesce(?4, status_json) WHERE uid = ?1";
 static const char *const sql_queue_put = "INSERT OR REPLACE INTO queues(name, json) VALUES(?1, ?2)";
 static const char *const sql_queue_delete = "DELETE FROM queues WHERE name = ?1";
 static const char *const sql_object_put =
@@ -45,6 +49,8 @@ int store_stmts_prepare(sqlite3 *db, struct store_stmts *st, char *err, size_t e
         prepare(db, sql_job_delete, &st->job_delete, err, errlen) ||
         prepare(db, sql_attempt_start, &st->attempt_start, err, errlen) ||
         prepare(db, sql_attempt_end, &st->attempt_end, err, errlen) ||
+        prepare(db, sql_attempt_carry, &st->attempt_carry, err, errlen) ||
+        prepare(db, sql_job_spec, &st->job_spec, err, errlen) ||
         prepare(db, sql_queue_put, &st->queue_put, err, errlen)) {
         store_stmts_finalize(st);
         return -1;
@@ -56,7 +62,7 @@ void store_stmts_finalize(struct store_stmts *st)
 {
     sqlite3_stmt **all[] = {&st->begin,      &st->commit,        &st->rollback,    &st->event,
                             &st->job_create, &st->job_status,    &st->job_delete,  &st->attempt_start,
-                            &st->attempt_end, &st->queue_put};
+                            &st->attempt_end, &st->attempt_carry, &st->job_spec, &st->queue_put};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         sqlite3_finalize(*all[i]); /* a no-op on NULL */
         *all[i] = NULL;
@@ -151,6 +157,30 @@ static int end_attempt(sqlite3_stmt *stmt, const struct journal_attempt *a)
     sqlite3_bind_int(stmt, 5, a->exit_code);
     bind_text(stmt, 6, a->reason);
     bind_text(stmt, 7, a->message);
+    bind_text(stmt, 8, a->outcome);
+    sqlite3_bind_int64(stmt, 9, a->peak_memory);
+    sqlite3_bind_int64(stmt, 10, a->cpu_usec);
+    return store_stmt_run(stmt);
+}
+
+static int carry_attempt(sqlite3_stmt *stmt, const struct journal_attempt *a)
+{
+    bind_text(stmt, 1, a->job_uid);
+    bind_text(stmt, 2, a->pod);
+    sqlite3_bind_int(stmt, 3, a->attempt);
+    sqlite3_bind_int(stmt, 4, a->job_version);
+    return store_stmt_run(stmt);
+}
+
+static int update_job_spec(sqlite3_stmt *stmt, const struct journal_entry *e)
+{
+    bind_text(stmt, 1, entry_job_uid(e));
+    bind_text(stmt, 2, e->spec_json);
+    sqlite3_bind_int64(stmt, 3, (sqlite3_int64)e->ev.seq);
+    if (e->status_json)
+        bind_text(stmt, 4, e->status_json);
+    else
+        sqlite3_bind_null(stmt, 4);
     return store_stmt_run(stmt);
 }
 
@@ -225,6 +255,10 @@ int store_apply_entry(const struct store_stmts *st, const struct journal_entry *
         return put_object(st, e);
     case JOURNAL_OBJECT_DELETE:
         return delete_object(st, e);
+    case JOURNAL_JOB_SPEC:
+        return update_job_spec(st->job_spec, e);
+    case JOURNAL_ATTEMPT_CARRY:
+        return carry_attempt(st->attempt_carry, &e->attempt);
     }
     return SQLITE_MISUSE; /* an op this build does not know: refuse rather than drop it silently */
 }

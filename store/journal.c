@@ -33,6 +33,7 @@ static void free_attempt_strings(struct journal_attempt *a)
     free(a->log_path);
     free(a->reason);
     free(a->message);
+    free(a->outcome);
 }
 
 void journal_entry_free(struct journal_entry *e)

@@ -16,6 +16,8 @@ enum journal_op {
     JOURNAL_QUEUE_DELETE,  /* delete a queues row */
     JOURNAL_OBJECT_PUT,    /* insert or replace an objects row: PriorityClass, ResourceQuota */
     JOURNAL_OBJECT_DELETE, /* delete an objects row */
+    JOURNAL_JOB_SPEC,      /* replace the jobs row's spec_json (and status_json when set) */
+    JOURNAL_ATTEMPT_CARRY, /* move an attempts row to attempt.job_version: its pod outlived a kill of the job */
 };
 
 /* The event part: what happened to which object. Strings are owned by the entry. */
@@ -49,6 +51,9 @@ struct journal_attempt {
     int32_t exit_code;
     char *reason;      /* "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Unknown" */
     char *message;
+    char *outcome;     /* what became of the pod: "", "Requeued", "Restarting", "Deleted" */
+    int64_t peak_memory; /* bytes, 0 when unknown */
+    int64_t cpu_usec;
 };
 
 struct journal_entry {
@@ -58,7 +63,7 @@ struct journal_entry {
     /* JOB_* ops */
     char *job_uid, *ns, *name;
     int64_t created_ms;
-    char *spec_json;   /* JOB_CREATE */
+    char *spec_json;   /* JOB_CREATE, JOB_SPEC */
     char *status_json; /* JOB_CREATE, JOB_STATUS */
     /* ATTEMPT_* ops */
     struct journal_attempt attempt;

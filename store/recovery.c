@@ -15,7 +15,7 @@ static const char *const sql_jobs =
  * rows come out in this order without a sort. */
 static const char *const sql_attempts =
     "SELECT a.job_uid, a.pod, a.task, a.idx, a.attempt, a.job_version, a.node, a.pid, a.pid_start,"
-    " a.start_ms, a.end_ms, a.exit_code, a.reason, a.message, a.log_path"
+    " a.start_ms, a.end_ms, a.exit_code, a.reason, a.message, a.log_path, a.outcome"
     " FROM jobs j JOIN attempts a ON a.job_uid = j.uid"
     " WHERE j.deleted_ms IS NULL ORDER BY j.created_ms, j.uid, a.pod, a.attempt";
 
@@ -73,6 +73,7 @@ static void fill_attempt(sqlite3_stmt *stmt, void *out)
         .reason = col_text(stmt, 12),
         .message = col_text(stmt, 13),
         .log_path = col_text(stmt, 14),
+        .outcome = col_text(stmt, 15),
     };
 }
 

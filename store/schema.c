@@ -75,10 +75,19 @@ static const char migration_2[] =
     "  PRIMARY KEY (kind, namespace, name)"
     ") WITHOUT ROWID;";
 
+/* Version 3: what became of a pod after each attempt (outcome: "" when the pod ended with it,
+ * "Requeued" when it went back to Pending, "Restarting" when its container restarts in place,
+ * "Deleted" when a kill of its job removed it), and what the attempt used (cgroup figures). */
+static const char migration_3[] =
+    "ALTER TABLE attempts ADD COLUMN outcome TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE attempts ADD COLUMN peak_memory INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE attempts ADD COLUMN cpu_usec INTEGER NOT NULL DEFAULT 0;";
+
 /* migrations[i] takes user_version i to i+1. Append only. */
 static const char *const migrations[] = {
     migration_1,
     migration_2,
+    migration_3,
 };
 
 int schema_latest_version(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

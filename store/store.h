@@ -49,6 +49,7 @@ struct store_attempt_row {
     int64_t end_ms;
     int32_t exit_code;
     const char *reason, *message, *log_path;
+    const char *outcome;  /* what became of the pod: "", "Requeued", "Restarting", "Deleted" */
 };
 
 struct store_loader {

@@ -23,7 +23,8 @@ struct store_stmts {
     sqlite3_stmt *begin, *commit, *rollback;
     sqlite3_stmt *event;
     sqlite3_stmt *job_create, *job_status, *job_delete;
-    sqlite3_stmt *attempt_start, *attempt_end;
+    sqlite3_stmt *attempt_start, *attempt_end, *attempt_carry;
+    sqlite3_stmt *job_spec;
     sqlite3_stmt *queue_put;
 };
 

@@ -16,7 +16,7 @@ static const char *const job_phases[JOB_PHASE_COUNT] = {
 static const char *const pod_phases[POD_PHASE_COUNT] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
 static const char *const pg_phases[PG_PHASE_COUNT] = {"Pending", "Inqueue", "Running", "Unknown", "Completed"};
 static const char *const term_reasons[TERM_REASON_COUNT] = {
-    "", "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Stopped", "Evicted", "Unknown",
+    "", "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Stopped", "Evicted", "Unknown", "PodDeleted",
 };
 
 const char *job_phase_name(enum job_phase p) { return p < JOB_PHASE_COUNT ? job_phases[p] : "Unknown"; }
@@ -48,6 +48,12 @@ struct job *job_new(int ntasks)
         return NULL;
     }
     job->ntasks = ntasks;
+    job->ttl_seconds = -1;
+    for (int t = 0; t < ntasks; t++) {
+        job->tasks[t].run_as_uid = job->tasks[t].run_as_gid = -1;
+        job->tasks[t].restart = RESTART_NEVER;
+        job->tasks[t].max_retry = -1;
+    }
     return job;
 }
 
@@ -87,6 +93,8 @@ static void task_spec_free(struct task_spec *t)
     free(t->image);
     strv_free(t->argv);
     strv_free(t->env);
+    free(t->policies);
+    free(t->depends);
     free(t->working_dir);
     free(t->restart_policy);
     json_decref(t->template);
@@ -111,6 +119,7 @@ void job_free(struct job *job)
     free(job->queue);
     free(job->scheduler_name);
     free(job->priority_class);
+    free(job->policies);
     json_decref(job->manifest);
     free(job->status.reason);
     free(job->status.message);
@@ -138,6 +147,7 @@ static int32_t *count_of(struct task_counts *c, enum pod_phase phase)
     case POD_RUNNING: return &c->running;
     case POD_SUCCEEDED: return &c->succeeded;
     case POD_FAILED: return &c->failed;
+    case POD_ABSENT: return &c->absent;
     default: return &c->unknown;
     }
 }

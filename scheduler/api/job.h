@@ -9,6 +9,7 @@
 
 #include "common/uuid.h"
 #include "scheduler/api/constraints.h"
+#include "scheduler/api/policy.h"
 #include "scheduler/api/resource.h"
 
 enum job_phase {
@@ -25,7 +26,17 @@ enum job_phase {
     JOB_PHASE_COUNT
 };
 
-enum pod_phase { POD_PENDING, POD_RUNNING, POD_SUCCEEDED, POD_FAILED, POD_UNKNOWN, POD_PHASE_COUNT };
+enum pod_phase {
+    POD_PENDING,
+    POD_RUNNING,
+    POD_SUCCEEDED,
+    POD_FAILED,
+    POD_UNKNOWN,
+    POD_PHASE_COUNT,
+    POD_ABSENT = POD_PHASE_COUNT, /* no pod: deleted by a kill, to be created again by a sync */
+};
+
+enum restart_policy { RESTART_ALWAYS, RESTART_ON_FAILURE, RESTART_NEVER };
 
 enum podgroup_phase { PG_PENDING, PG_INQUEUE, PG_RUNNING, PG_UNKNOWN, PG_COMPLETED, PG_PHASE_COUNT };
 
@@ -38,9 +49,10 @@ enum term_reason {
     TERM_START_ERROR,/* the command could not be started */
     TERM_SHUTDOWN,   /* stopped because the server shut down; the replica runs again on restart */
     TERM_DELETED,    /* stopped because its job was deleted */
-    TERM_STOPPED,    /* stopped because its job finished (e.g. minSuccess reached) */
+    TERM_STOPPED,    /* stopped by a kill of its job (restart, abort, completion, minSuccess reached) */
     TERM_EVICTED,    /* evicted by preemption or reclaim; the replica runs again later */
     TERM_UNKNOWN,    /* the server lost track of it (crash) */
+    TERM_DELETED_POD,/* its pod was deleted (DELETE on the pod); it is created again */
     TERM_REASON_COUNT
 };
 
@@ -64,7 +76,16 @@ struct task_spec {
     char **argv;            /* command ++ args; NULL when the container has neither */
     char **env;             /* "NAME=value" from the container's env, in order */
     char *working_dir;      /* container workingDir, or NULL */
-    char *restart_policy;   /* "Never", "OnFailure", "Always" */
+    char *restart_policy;   /* "Never", "OnFailure", "Always" (default Never: see ARCHITECTURE.md) */
+    enum restart_policy restart;
+    int32_t run_as_uid;     /* securityContext.runAsUser (container over pod), -1 when unset */
+    int32_t run_as_gid;     /* securityContext.runAsGroup, -1 when unset */
+    int32_t max_retry;      /* TaskFailed after this many container restarts of a pod; -1: never */
+    int npolicies;
+    struct lifecycle_policy *policies;
+    int ndepends;           /* dependsOn: the tasks that must run first */
+    int32_t *depends;       /* their task indexes */
+    bool depends_any;       /* iteration: any (else all) */
     int32_t grace_seconds;  /* terminationGracePeriodSeconds (default 30) */
     json_t *template;       /* the task's pod template as accepted (immutable, shared with renderings) */
     struct placement_constraints constraints; /* nodeSelector, node affinity, tolerations */
@@ -74,8 +95,12 @@ struct replica {
     uint8_t phase;     /* enum pod_phase */
     uint8_t reason;    /* enum term_reason of the last attempt */
     bool stopping;     /* a kill was sent; the exit is still to come (reason says why) */
+    bool vanish;       /* once the stopping process exits, the pod is gone (a kill of the job) */
+    bool backoff;      /* Running, its container exited and restarts after a back-off (kubelet's CrashLoopBackOff) */
+    uint16_t restarts; /* in-place restarts of the current pod (restartCount) */
     int32_t node;      /* index into the cluster's nodes; -1 when not bound */
     int32_t exit_code; /* of the last attempt */
+    int64_t memory;    /* the memory request it holds while bound (the task's, when it was placed) */
     uint32_t attempts; /* attempts started; the current or last attempt's number */
     int32_t pid;       /* while running, else 0 */
     int32_t proc;      /* runtime handle while running, else -1 */
@@ -85,7 +110,7 @@ struct replica {
 
 /* Replicas of one task by phase, kept up to date by job_set_replica_phase(). */
 struct task_counts {
-    int32_t pending, running, succeeded, failed, unknown;
+    int32_t pending, running, succeeded, failed, unknown, absent;
     int32_t stopping; /* running replicas a kill was sent to */
 };
 
@@ -124,6 +149,11 @@ struct job {
     int32_t max_retry;
     int32_t min_success;    /* 0 when unset */
     int32_t port_base;      /* first of the ports its replicas use (job_plugins_ports_needed), 0: none */
+    int32_t ttl_seconds;    /* ttlSecondsAfterFinished, -1 when unset */
+    double memory_scale_rate;   /* autoMemoryScale.rate, 0 when unset */
+    int64_t memory_scale_max;   /* autoMemoryScale.maxMemory in bytes */
+    int npolicies;
+    struct lifecycle_policy *policies;
     int ntasks;
     struct task_spec *tasks;
     struct replica *replicas; /* all replicas, task by task */
@@ -139,6 +169,8 @@ struct job {
     struct job *prev, *next;  /* creation order */
     bool deleted;             /* removed from the API; kept until its processes are reaped */
     int32_t live_procs;       /* processes started and not yet reaped */
+    int32_t timers;           /* controller timers armed for it (delayed actions, restarts, TTL) */
+    bool prepared;            /* the job plugins' files are written for the current version */
 };
 
 /* Allocates an empty job with ntasks zeroed task specs. Replicas come with job_alloc_replicas(). */
@@ -162,6 +194,13 @@ void job_set_replica_stopping(struct job *job, int flat, bool stopping);
 int32_t job_ready_count(const struct job *job);
 /* Fills status.pending/running/succeeded/failed/unknown/terminating from the task counts. */
 void job_count_replicas(struct job *job);
+/* Whether replica `flat` is a pod the API shows: not removed by a kill, and, while it waits, only
+ * once its gang has been enqueued (Volcano creates pods then). */
+static inline bool job_pod_exists(const struct job *job, int flat)
+{
+    const struct replica *r = &job->replicas[flat];
+    return r->phase != POD_ABSENT && (r->phase != POD_PENDING || job->pg.phase != PG_PENDING);
+}
 /* Writes "<job>-<task>-<index>" into buf; returns buf. */
 const char *job_pod_name(const struct job *job, int task, int index, char *buf, int len);
 /* Finds the task and index a pod name refers to; returns 0 or -1. */

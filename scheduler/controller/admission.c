@@ -7,6 +7,10 @@
 #include "adapters/volcano_job.h"
 #include "scheduler/cycle.h"
 #include "scheduler/controller/internal.h"
+#include "scheduler/controller/job_plugins.h"
+
+#define DEFAULT_PORT_FIRST 20000
+#define DEFAULT_PORT_LAST 59999
 
 static bool queue_has_children(const struct cluster *c, const char *name)
 {
@@ -46,13 +50,50 @@ static int check_live_fields(struct controller *ctl, struct job *job, struct api
     return -1;
 }
 
+/* A block of consecutive ports no live job uses, first fit in the controller's range. Every
+ * replica runs on this machine, so two jobs' masters may not both listen on 23456. */
+static int allocate_ports(struct controller *ctl, struct job *job, struct api_status *st)
+{
+    int32_t need = job_plugins_ports_needed(job);
+    if (need <= 0)
+        return 0;
+    int32_t first = ctl->port_first > 0 ? ctl->port_first : DEFAULT_PORT_FIRST;
+    int32_t last = ctl->port_last > 0 ? ctl->port_last : DEFAULT_PORT_LAST;
+    int32_t base = first;
+    for (bool moved = true; moved && base + need - 1 <= last;) {
+        moved = false;
+        for (struct job *o = ctl->cluster->first; o; o = o->next) {
+            int32_t n = o->port_base > 0 ? job_plugins_ports_needed(o) : 0;
+            if (n > 0 && base < o->port_base + n && o->port_base < base + need) {
+                base = o->port_base + n;
+                moved = true;
+            }
+        }
+    }
+    if (base + need - 1 > last)
+        return api_fail(st, 503, "ServiceUnavailable",
+                        "no block of %d free ports left in %d-%d for the job's plugins; retry when jobs finish", need,
+                        first, last);
+    job->port_base = base;
+    return 0;
+}
+
+/* Tasks with dependsOn have no pods until the tasks they depend on run (job_sync creates them). */
+static void hold_back_dependents(struct job *job)
+{
+    for (int t = 0; t < job->ntasks; t++)
+        if (job->tasks[t].ndepends > 0)
+            for (int32_t i = job->task_first[t]; i < job->task_first[t] + job->tasks[t].replicas; i++)
+                job_set_replica_phase(job, i, POD_ABSENT);
+}
+
 int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq, struct api_status *st)
 {
     if (cluster_find_job(ctl->cluster, job->ns, job->name)) {
         api_set_details(st, "jobs", "batch.volcano.sh", job->name);
         return api_fail(st, 409, "AlreadyExists", "jobs.batch.volcano.sh \"%s\" already exists", job->name);
     }
-    if (check_live_fields(ctl, job, st) != 0)
+    if (check_live_fields(ctl, job, st) != 0 || allocate_ports(ctl, job, st) != 0)
         return -1;
     if (ctl->ops.new_uid)
         ctl->ops.new_uid(ctl->ops.ctx, job->uid);
@@ -69,6 +110,7 @@ int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq
     job->status.transition_ms = ctl->now_ms;
     job->pg.phase = PG_PENDING;
     job->pg.transition_ms = ctl->now_ms;
+    hold_back_dependents(job);
     job_count_replicas(job);
     struct journal_entry *e = record_event(ctl, JOURNAL_JOB_CREATE, job, "Job", job->name, "", "Pending", "Created",
                                            "job created in queue %s", job->queue);
@@ -96,7 +138,24 @@ uint64_t controller_delete_job(struct controller *ctl, struct job *job)
         e->job_uid = strdup(job->uid);
     uint64_t seq = job->resource_version;
     for (int32_t i = 0; i < job->total_replicas; i++)
-        replica_stop(ctl, job, i, TERM_DELETED);
+        replica_stop(ctl, job, i, TERM_DELETED, false);
+    if (job->timers > 0)
+        timers_cancel(ctl, job, -1, 0);
     job_release_if_done(ctl, job);
     return seq;
+}
+
+int controller_command(struct controller *ctl, struct job *job, enum job_action action, const char *reason,
+                       struct api_status *st)
+{
+    if (!job_action_for_jobs(action))
+        return api_fail(st, 422, "Invalid", "action %s does not apply to a job; supported: AbortJob, RestartJob, "
+                        "RestartTask, RestartPod, TerminateJob, CompleteJob, ResumeJob", job_action_name(action));
+    const char *phase = job_phase_name(job->status.phase);
+    char why[300];
+    snprintf(why, sizeof why, "command %s%s%s", job_action_name(action), reason && *reason ? ": " : "",
+             reason ? reason : "");
+    record_event(ctl, JOURNAL_EVENT, job, "Job", job->name, phase, phase, "CommandIssued", "%s", why);
+    job_execute(ctl, job, action, -1, -1, why);
+    return 0;
 }

@@ -66,6 +66,22 @@ struct controller_ops {
 
 struct zone_table;
 
+/* Something the controller does later, at due_ms on its clock: a policy action delayed by its
+ * timeout, a container restart after its back-off, a finished job's deletion (TTL). Identified by
+ * the job's uid, so a timer outliving its job does nothing. */
+enum controller_timer_kind { TIMER_ACTION, TIMER_RESTART, TIMER_TTL };
+struct controller_timer {
+    int64_t due_ms;
+    char job_uid[UUID_STR_LEN];
+    uint8_t kind;     /* enum controller_timer_kind */
+    uint8_t action;   /* TIMER_ACTION: enum job_action */
+    uint8_t event;    /* TIMER_ACTION: the enum job_event that armed it */
+    int32_t task;     /* the target: a task and replica (flat), -1 when the whole job */
+    int32_t flat;
+    int32_t version;  /* the job's version when armed: a kill of the job since makes it stale */
+    uint32_t attempt; /* TIMER_RESTART: the attempt whose exit it follows */
+};
+
 struct controller {
     struct cluster *cluster;
     const struct zone_table *zones; /* which schedulerNames exist */
@@ -74,6 +90,11 @@ struct controller {
     const char *data_dir;
     int64_t now_ms;              /* wall clock, set by the core before each call */
     int shutdown_grace_ms;       /* longest grace a shutdown grants a task */
+    int64_t backoff_base_ms;     /* in-place restarts wait base, 2 x base, ... (kubelet: 10 s) */
+    int64_t backoff_max_ms;      /* ... up to this (kubelet: 300 s) */
+    int32_t port_first, port_last; /* the range job port blocks come from (job_plugins_ports_needed) */
+    struct controller_timer *timers; /* a binary min-heap on due_ms */
+    int ntimers, timers_cap;
 };
 
 /* Admission: name free (409), queue exists and is Open (422). On success the cluster owns the job,
@@ -107,6 +128,19 @@ int controller_restore_job(struct controller *ctl, const struct store_job_row *r
 int controller_restore_attempt(struct controller *ctl, const struct store_attempt_row *row);
 /* After the last row: derive counts and PodGroup phases, create the `default` queue if missing. */
 int controller_finish_recovery(struct controller *ctl);
+
+/* Timers: the earliest due time (controller clock, ms), or -1 when none; running the due ones
+ * (call with now_ms set). Returns how many ran. controller_free_timers() at shutdown. */
+int64_t controller_next_timer(const struct controller *ctl);
+int controller_run_timers(struct controller *ctl);
+void controller_free_timers(struct controller *ctl);
+
+/* A Command (bus.volcano.sh) or its convenience route: the action at once, whatever the policies
+ * say, in the job's current phase. Returns 0, or -1 with a 4xx in st (not an action for jobs). */
+int controller_command(struct controller *ctl, struct job *job, enum job_action action, const char *reason,
+                       struct api_status *st);
+/* DELETE of a pod: it stops (its grace period) and is created again Pending; PodEvicted is raised. */
+void controller_delete_pod(struct controller *ctl, struct job *job, int flat);
 
 /* Paths under the data directory. */
 void controller_job_dir(const struct controller *ctl, const struct job *job, char *buf, size_t len);

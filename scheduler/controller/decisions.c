@@ -35,6 +35,22 @@ static void update_unschedulable(struct controller *ctl, struct job *job, const 
     job_set_pending_reason(ctl, job, now);
 }
 
+/* Volcano's PodGroup Unknown: some of the gang runs, the rest cannot be placed (an evicted or lost
+ * replica found no room), so the job cannot work as a gang; the Unknown event goes through the
+ * job's policies (RestartJob is the usual answer). */
+static void check_unknown(struct controller *ctl, struct job *job, const struct job_info *ji)
+{
+    if (!ji->unschedulable || job->pg.phase != PG_RUNNING)
+        return;
+    int32_t running = 0;
+    for (int t = 0; t < job->ntasks; t++)
+        running += job->task_counts[t].running - job->task_counts[t].stopping;
+    if (running == 0 || running >= job->min_available)
+        return;
+    podgroup_set_phase(ctl, job, PG_UNKNOWN, "Unschedulable");
+    job_raise(ctl, job, EV_UNKNOWN, -1, false, 0);
+}
+
 /* Evictions: the victim is stopped (SIGTERM, its grace, SIGKILL) and comes back Pending. */
 static void apply_evictions(struct controller *ctl, struct session *ssn)
 {
@@ -46,7 +62,7 @@ static void apply_evictions(struct controller *ctl, struct session *ssn)
             continue;
         free(r->message);
         r->message = strdup(d->message);
-        replica_stop(ctl, job, d->flat, TERM_EVICTED);
+        replica_stop(ctl, job, d->flat, TERM_EVICTED, false);
     }
 }
 
@@ -57,8 +73,12 @@ void controller_apply_session(struct controller *ctl, struct session *ssn)
     apply_evictions(ctl, ssn);
     for (int j = 0; j < ssn->njobs; j++) {
         struct job *job = (struct job *)ssn->jobs[j].job; /* the controller owns the jobs the session viewed */
-        if (ssn->jobs[j].enqueued_now)
+        if (ssn->jobs[j].enqueued_now) {
             podgroup_set_phase(ctl, job, PG_INQUEUE, "Enqueued");
+            for (int32_t i = 0; i < job->total_replicas; i++) /* its pods exist from now on */
+                if (job->replicas[i].phase == POD_PENDING)
+                    job_pod_created(ctl, job, i);
+        }
     }
     for (int b = 0; b < ssn->nbinds; b++) {
         const struct bind_decision *d = &ssn->binds[b];
@@ -69,5 +89,6 @@ void controller_apply_session(struct controller *ctl, struct session *ssn)
         update_unschedulable(ctl, job, &ssn->jobs[j]);
         if (ssn->jobs[j].placed_now)
             job_sync(ctl, job);
+        check_unknown(ctl, job, &ssn->jobs[j]);
     }
 }

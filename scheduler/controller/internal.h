@@ -1,9 +1,12 @@
-/* What the controller's files share: recording changes as journal entries and phase changes,
- * and the job state machine. Not for use outside scheduler/controller. */
+/* What the controller's files share: recording changes as journal entries and phase changes, the
+ * job state machine and its actions, replicas starting and stopping, and the timers. Not for use
+ * outside scheduler/controller. */
 #ifndef CALDERA_CONTROLLER_INTERNAL_H
 #define CALDERA_CONTROLLER_INTERNAL_H
 
 #include "scheduler/controller/controller.h"
+
+/* --- record.c: journal entries ------------------------------------------------------------------ */
 
 /* Appends an entry with an event about an object of `job` (kind "Job", "Pod" or "PodGroup"),
  * stamps it with the next sequence number and makes that the job's resourceVersion. Returns the
@@ -11,25 +14,62 @@
 struct journal_entry *record_event(struct controller *ctl, enum journal_op op, struct job *job, const char *kind,
                                    const char *name, const char *from, const char *to, const char *reason,
                                    const char *fmt, ...) __attribute__((format(printf, 9, 10)));
-
 /* Records the job's own phase change (event + stored status). */
 void record_job_phase(struct controller *ctl, struct job *job, enum job_phase from, const char *reason,
                       const char *message);
+/* The attempts row of replica `flat`'s current attempt, and its end ("outcome": what became of the
+ * pod, see store/journal.h). */
+void fill_attempt_row(struct journal_entry *e, const struct controller *ctl, const struct job *job, int flat);
+void fill_attempt_end(struct journal_entry *e, const struct replica *r, const char *outcome);
+/* A finished pod kept through a kill of its job: its last attempt moves to the new version. */
+void record_attempt_carry(struct controller *ctl, struct job *job, int flat);
 
-/* Moves the job to a phase: status, transition time, event. */
+/* --- job_state.c: SyncJob ----------------------------------------------------------------------- */
+
+/* Moves the job to a phase: status, transition time, event; a final phase arms the TTL. */
 void job_set_phase(struct controller *ctl, struct job *job, enum job_phase to, const char *reason, const char *message);
-/* Re-evaluates the job's phase and its PodGroup's after replica changes (Volcano's SyncJob). */
+/* Re-evaluates the job's phase by its phase's rule, creates the pods it misses, and follows with
+ * the PodGroup's phase (Volcano's SyncJob). */
 void job_sync(struct controller *ctl, struct job *job);
 void podgroup_set_phase(struct controller *ctl, struct job *job, enum podgroup_phase to, const char *reason);
 /* While a job is Pending, its status carries why it waits (reason Unschedulable), or nothing. */
 void job_set_pending_reason(struct controller *ctl, struct job *job, const char *message);
+/* ttlSecondsAfterFinished: a finished job's deletion, on the timers. */
+void job_arm_ttl(struct controller *ctl, struct job *job);
 
-/* Starts replica `flat` of job on node; on failure the replica fails with StartError. */
+/* --- actions.c, events.c: policies and actions -------------------------------------------------- */
+
+/* Runs an action in the job's current phase (Volcano's state package), then syncs. task/flat name
+ * the target of RestartTask/RestartPod (-1: none); why goes into events and the status message. */
+void job_execute(struct controller *ctl, struct job *job, enum job_action action, int task, int flat, const char *why);
+/* An event about the job (flat -1) or one of its pods: the matching policy's action, now or after its
+ * timeout, or SyncJob when none matches. PodRunning cancels the pod's delayed actions. */
+void job_raise(struct controller *ctl, struct job *job, enum job_event event, int flat, bool has_exit_code,
+               int32_t exit_code);
+
+/* A pod was created (Pending): PodPending policies arm their timeout. */
+void job_pod_created(struct controller *ctl, struct job *job, int flat);
+
+/* --- launch.c, exits.c: replicas ---------------------------------------------------------------- */
+
+/* Binds replica `flat` to node, holding its requests there and in its queue; and gives them back. */
+void replica_hold(struct controller *ctl, struct job *job, int flat, int node);
+void replica_release(struct controller *ctl, struct job *job, int flat);
+/* Binds and starts replica `flat`; on failure it fails with StartError. */
 void replica_start(struct controller *ctl, struct job *job, int flat, int node);
-/* Asks a running replica to stop, remembering why (TERM_SHUTDOWN, TERM_DELETED, TERM_STOPPED). */
-void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_reason why);
-
+/* The back-off of a container restart in place is over: its next attempt (if the pod still waits). */
+void replica_restart_after_backoff(struct controller *ctl, struct job *job, int flat, uint32_t attempt);
+/* Asks a running replica to stop, remembering why; vanish: the pod is gone once it has exited (a
+ * kill of its job). Never syncs the job: callers do. */
+void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_reason why, bool vanish);
 /* Takes a deleted job whose processes are all reaped out of the cluster and frees it. */
 void job_release_if_done(struct controller *ctl, struct job *job);
+
+/* --- timers.c ----------------------------------------------------------------------------------- */
+
+void timer_arm(struct controller *ctl, struct job *job, const struct controller_timer *t);
+/* Drops the job's timers: all of them (flat < 0), or the delayed actions of pod `flat` armed by
+ * one of the events in event_mask. */
+void timers_cancel(struct controller *ctl, struct job *job, int flat, uint32_t event_mask);
 
 #endif

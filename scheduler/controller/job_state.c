@@ -1,9 +1,11 @@
-/* Volcano's job state machine: a job's phase follows from its replicas' phases (Pending ->
- * Running -> Completed/Failed by minAvailable, minSuccess and each task's minAvailable), and its
- * PodGroup's phase follows from how much of the gang holds resources. */
+/* Volcano's job state machine, the SyncJob half: a job's phase follows from its replicas' counts
+ * (Pending -> Running -> Completed/Failed by minAvailable, minSuccess and each task's minAvailable;
+ * Restarting, Aborting, Completing and Terminating end once their kills are done), pods missing
+ * from a live job are created again, and the PodGroup's phase follows the gang. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "scheduler/controller/internal.h"
 
 void job_set_phase(struct controller *ctl, struct job *job, enum job_phase to, const char *reason, const char *message)
@@ -20,6 +22,17 @@ void job_set_phase(struct controller *ctl, struct job *job, enum job_phase to, c
     if (to == JOB_RUNNING)
         job->status.running_since_ms = ctl->now_ms;
     record_job_phase(ctl, job, from, reason, message);
+    if (job_phase_final(to))
+        job_arm_ttl(ctl, job);
+}
+
+void job_arm_ttl(struct controller *ctl, struct job *job)
+{
+    if (job->ttl_seconds < 0 || !job_phase_final(job->status.phase))
+        return;
+    struct controller_timer t = {.due_ms = job->status.transition_ms + (int64_t)job->ttl_seconds * 1000,
+                                 .kind = TIMER_TTL, .task = -1, .flat = -1, .version = job->status.version};
+    timer_arm(ctl, job, &t);
 }
 
 void job_set_pending_reason(struct controller *ctl, struct job *job, const char *message)
@@ -84,6 +97,9 @@ static enum job_phase running_next(const struct job *job, const char **why)
     return JOB_FAILED;
 }
 
+/* Nothing of the job pending, running or being stopped. */
+static bool all_stopped(const struct job_status *s) { return s->pending == 0 && s->running == 0 && s->terminating == 0; }
+
 static enum job_phase next_phase(const struct job *job, const char **why)
 {
     const struct job_status *s = &job->status;
@@ -97,27 +113,91 @@ static enum job_phase next_phase(const struct job *job, const char **why)
         return JOB_PENDING;
     case JOB_RUNNING:
         return running_next(job, why);
+    case JOB_RESTARTING:
+        if (s->retry_count >= job->max_retry) {
+            *why = "retryCount reached maxRetry";
+            return JOB_FAILED;
+        }
+        if (job->total_replicas - s->terminating >= job->min_available) {
+            *why = "restarted: the pods are created again";
+            return JOB_PENDING;
+        }
+        return JOB_RESTARTING;
+    case JOB_ABORTING:
+        *why = "every pod stopped";
+        return all_stopped(s) ? JOB_ABORTED : JOB_ABORTING;
+    case JOB_COMPLETING:
+        *why = "every pod stopped";
+        return all_stopped(s) ? JOB_COMPLETED : JOB_COMPLETING;
+    case JOB_TERMINATING:
+        *why = "every pod stopped";
+        return all_stopped(s) ? JOB_TERMINATED : JOB_TERMINATING;
     default:
         return s->phase;
     }
 }
 
-/* A finished job keeps nothing running: replicas still alive are stopped (minSuccess reached). */
+/* dependsOn: a task's pods are created once the tasks it depends on (any or all of them) each have
+ * at least minAvailable pods running or succeeded. */
+static bool dependencies_ready(const struct job *job, int task)
+{
+    const struct task_spec *ts = &job->tasks[task];
+    if (ts->ndepends == 0)
+        return true;
+    int ready = 0;
+    for (int d = 0; d < ts->ndepends; d++) {
+        const struct task_counts *c = &job->task_counts[ts->depends[d]];
+        if (c->running - c->stopping + c->succeeded >= job->tasks[ts->depends[d]].min_available)
+            ready++;
+    }
+    return ts->depends_any && ts->ndepends > 1 ? ready > 0 : ready == ts->ndepends;
+}
+
+/* SyncJob's creation half: every pod a live job misses comes back Pending (after a kill, or once
+ * its task's dependencies run). Returns how many. Timers a pod's creation arms never act at once,
+ * so nothing here re-enters the sync. */
+static int create_missing(struct controller *ctl, struct job *job)
+{
+    int created = 0;
+    for (int t = 0; t < job->ntasks; t++) {
+        if (job->task_counts[t].absent == 0 || !dependencies_ready(job, t))
+            continue;
+        int32_t first = job->task_first[t], end = first + job->tasks[t].replicas;
+        for (int32_t i = first; i < end; i++) {
+            struct replica *r = &job->replicas[i];
+            if (r->phase != POD_ABSENT)
+                continue;
+            job_set_replica_phase(job, i, POD_PENDING);
+            r->node = -1;
+            r->restarts = 0;
+            r->reason = TERM_NONE;
+            job_pod_created(ctl, job, i);
+            created++;
+        }
+    }
+    if (created)
+        job_count_replicas(job);
+    return created;
+}
+
+/* A finished job keeps nothing running or waiting: the rest is killed softly (minSuccess reached). */
 static void stop_leftovers(struct controller *ctl, struct job *job)
 {
-    for (int32_t i = 0; i < job->total_replicas; i++)
-        if (job->replicas[i].phase == POD_RUNNING && !job->replicas[i].stopping)
-            replica_stop(ctl, job, i, TERM_STOPPED);
+    bool any = false;
+    for (int t = 0; t < job->ntasks && !any; t++)
+        any = job->task_counts[t].pending + job->task_counts[t].running - job->task_counts[t].stopping > 0;
+    if (any)
+        job_execute(ctl, job, ACT_SYNC_JOB, -1, -1, "the job finished");
 }
 
 static void sync_podgroup(struct controller *ctl, struct job *job)
 {
-    if (job->pg.phase == PG_PENDING)
-        return; /* the enqueue action moves it */
     if (job_phase_final(job->status.phase)) {
         podgroup_set_phase(ctl, job, PG_COMPLETED, "JobFinished");
         return;
     }
+    if (job->pg.phase == PG_PENDING)
+        return; /* the enqueue action moves it */
     int32_t holding = job->status.running + job->status.succeeded;
     int32_t min = job->min_available > 0 ? job->min_available : 1;
     if (holding >= min)
@@ -129,12 +209,14 @@ void job_sync(struct controller *ctl, struct job *job)
     if (job->deleted)
         return;
     job_count_replicas(job);
-    for (int step = 0; step < 4; step++) { /* Pending -> Running -> Completed can happen at once */
+    for (int step = 0; step < 6; step++) { /* Restarting -> Pending -> Running -> Completed can happen at once */
+        if (job->status.phase == JOB_PENDING || job->status.phase == JOB_RUNNING)
+            create_missing(ctl, job);
         const char *why;
         enum job_phase next = next_phase(job, &why);
         if (next == job->status.phase)
             break;
-        job_set_phase(ctl, job, next, why ? "Sync" : NULL, why);
+        job_set_phase(ctl, job, next, "Sync", why);
     }
     if (job_phase_final(job->status.phase))
         stop_leftovers(ctl, job);

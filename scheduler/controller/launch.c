@@ -1,34 +1,61 @@
-/* Replicas starting and ending: building an attempt (command, environment, paths), holding and
- * releasing node and queue resources, and turning an exit into the pod's phase and reason. */
+/* Replicas starting: holding node and queue resources, building an attempt (command, environment
+ * with the job plugins' variables, cgroup limits, user, bound files, paths) and handing it to the
+ * runtime. An attempt that cannot start fails its pod with StartError, as a container that cannot
+ * be created does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/strv.h"
 #include "scheduler/controller/internal.h"
+#include "scheduler/controller/job_plugins.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-static void hold_resources(struct controller *ctl, struct job *job, int task, int node, bool hold)
+/* What a bound replica holds: its task's requests, with the memory it was placed with (a task's
+ * memory grows under autoMemoryScale while older replicas keep theirs). */
+static struct resvec held(const struct job *job, int flat)
 {
-    const struct resvec *req = &job->tasks[task].request;
+    struct resvec v = job->tasks[job_task_of(job, flat)].request;
+    v.v[RES_MEMORY] = job->replicas[flat].memory;
+    return v;
+}
+
+static void account(struct controller *ctl, struct job *job, int flat, bool hold)
+{
+    const struct resvec req = held(job, flat);
+    struct node *node = &ctl->cluster->nodes[job->replicas[flat].node];
     struct queue *q = cluster_find_queue(ctl->cluster, job->queue);
     if (hold) {
-        resvec_add(&ctl->cluster->nodes[node].used, req);
-        resvec_add(&job->allocated, req);
+        resvec_add(&node->used, &req);
+        resvec_add(&job->allocated, &req);
         if (q)
-            resvec_add(&q->allocated, req);
+            resvec_add(&q->allocated, &req);
     } else {
-        resvec_sub(&ctl->cluster->nodes[node].used, req);
-        resvec_sub(&job->allocated, req);
+        resvec_sub(&node->used, &req);
+        resvec_sub(&job->allocated, &req);
         if (q)
-            resvec_sub(&q->allocated, req);
+            resvec_sub(&q->allocated, &req);
     }
 }
 
-/* The environment of an attempt: a container-like base, the container's env on top, then the env
- * plugin's VK_TASK_INDEX/VC_TASK_INDEX (Volcano's names). */
-static char **attempt_env(const struct task_spec *ts, int index, const char *pod, const char *work_dir)
+void replica_hold(struct controller *ctl, struct job *job, int flat, int node)
+{
+    struct replica *r = &job->replicas[flat];
+    r->node = node;
+    r->memory = job->tasks[job_task_of(job, flat)].request.v[RES_MEMORY];
+    account(ctl, job, flat, true);
+}
+
+void replica_release(struct controller *ctl, struct job *job, int flat)
+{
+    if (job->replicas[flat].node >= 0)
+        account(ctl, job, flat, false);
+}
+
+/* A container-like base environment, the container's env on top, then what the job plugins set
+ * (VK_TASK_INDEX/VC_TASK_INDEX always), which the container's env may not override. */
+static char **attempt_env(const struct task_spec *ts, const char *pod, const char *work_dir, char *const *plugin_env)
 {
     char **env = NULL;
     int rc = strv_pushf(&env, "PATH=%s", DEFAULT_PATH);
@@ -36,11 +63,8 @@ static char **attempt_env(const struct task_spec *ts, int index, const char *pod
     rc |= strv_pushf(&env, "HOSTNAME=%s", pod);
     for (size_t i = 0; ts->env && ts->env[i]; i++)
         rc |= strv_setenv(&env, ts->env[i]);
-    char assignment[64];
-    snprintf(assignment, sizeof assignment, "VK_TASK_INDEX=%d", index);
-    rc |= strv_setenv(&env, assignment);
-    snprintf(assignment, sizeof assignment, "VC_TASK_INDEX=%d", index);
-    rc |= strv_setenv(&env, assignment);
+    for (size_t i = 0; plugin_env && plugin_env[i]; i++)
+        rc |= strv_setenv(&env, plugin_env[i]);
     if (rc != 0) {
         strv_free(env);
         return NULL;
@@ -48,16 +72,18 @@ static char **attempt_env(const struct task_spec *ts, int index, const char *pod
     return env;
 }
 
-static void fill_attempt_row(struct journal_entry *e, const struct controller *ctl, const struct job *job, int task,
-                             int index, const char *pod, const struct replica *r)
+void fill_attempt_row(struct journal_entry *e, const struct controller *ctl, const struct job *job, int flat)
 {
-    struct journal_attempt *a = &e->attempt;
-    char rel[512];
+    const struct replica *r = &job->replicas[flat];
+    int task = job_task_of(job, flat);
+    char pod[320], rel[512];
+    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
     controller_log_relpath(job, pod, r->attempts, rel, sizeof rel);
+    struct journal_attempt *a = &e->attempt;
     a->job_uid = strdup(job->uid);
     a->pod = strdup(pod);
     a->task = strdup(job->tasks[task].name);
-    a->index = index;
+    a->index = flat - job->task_first[task];
     a->attempt = (int32_t)r->attempts;
     a->job_version = job->status.version;
     a->node = strdup(r->node >= 0 ? ctl->cluster->nodes[r->node].name : "");
@@ -66,164 +92,180 @@ static void fill_attempt_row(struct journal_entry *e, const struct controller *c
     a->log_path = strdup(rel);
 }
 
-static void fill_attempt_end(struct journal_entry *e, const struct replica *r)
+void fill_attempt_end(struct journal_entry *e, const struct replica *r, const char *outcome)
 {
     struct journal_attempt *a = &e->attempt;
     a->end_ms = r->end_ms;
     a->exit_code = r->exit_code;
     a->reason = strdup(term_reason_name(r->reason));
     a->message = strdup(r->message ? r->message : "");
+    a->outcome = strdup(outcome ? outcome : "");
 }
 
-/* A replica that could not start fails at once with StartError, as a container that cannot be
- * created does (exit code 128, like containerd's). */
-static void start_failed(struct controller *ctl, struct job *job, int flat, int task, int index, const char *pod,
-                         const char *why)
+void record_attempt_carry(struct controller *ctl, struct job *job, int flat)
+{
+    struct journal_entry *e = journal_entry_new(JOURNAL_ATTEMPT_CARRY);
+    if (!e)
+        return;
+    /* No event of its own: it rides on the kill's sequence number, which the next record_event
+     * stamps; until then the store sees it as part of the same batch. */
+    const struct replica *r = &job->replicas[flat];
+    int task = job_task_of(job, flat);
+    char pod[320];
+    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
+    e->ev.seq = ++ctl->cluster->seq;
+    job->resource_version = e->ev.seq;
+    e->ev.time_ms = ctl->now_ms;
+    e->ev.kind = strdup("Pod");
+    e->ev.ns = strdup(job->ns);
+    e->ev.name = strdup(pod);
+    e->ev.job_uid = strdup(job->uid);
+    e->ev.from_phase = strdup(pod_phase_name(r->phase));
+    e->ev.to_phase = strdup(pod_phase_name(r->phase));
+    e->ev.reason = strdup("Kept");
+    e->ev.message = strdup("the pod is kept through the kill of its job");
+    e->attempt.job_uid = strdup(job->uid);
+    e->attempt.pod = strdup(pod);
+    e->attempt.attempt = (int32_t)r->attempts;
+    e->attempt.job_version = job->status.version;
+    journal_list_push(&ctl->journal, e);
+}
+
+/* The attempt ends as it begins. Its pod fails (StartError, exit code 128 like containerd's) and
+ * gives its resources back. */
+static void start_failed(struct controller *ctl, struct job *job, int flat, const char *from, const char *why)
 {
     struct replica *r = &job->replicas[flat];
-    hold_resources(ctl, job, task, r->node, false);
+    int task = job_task_of(job, flat);
+    char pod[320];
+    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
+    replica_release(ctl, job, flat);
+    r->backoff = false;
     job_set_replica_phase(job, flat, POD_FAILED);
     r->reason = TERM_START_ERROR;
     r->exit_code = 128;
     r->end_ms = ctl->now_ms;
     free(r->message);
     r->message = strdup(why);
-    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, "Pending", "Failed",
-                                           "StartError", "attempt %u could not start: %s", r->attempts, why);
+    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, from, "Failed", "StartError",
+                                           "attempt %u could not start: %s", r->attempts, why);
     if (e) {
-        fill_attempt_row(e, ctl, job, task, index, pod, r);
-        fill_attempt_end(e, r);
+        fill_attempt_row(e, ctl, job, flat);
+        fill_attempt_end(e, r, "");
     }
 }
 
-void replica_start(struct controller *ctl, struct job *job, int flat, int node)
+/* The runtime's view of the attempt; paths are built into the caller's buffers. */
+struct attempt_paths {
+    char pod[320], job_dir[4096], work_dir[4200], log_path[4800], cgroup[512];
+};
+
+static int build_and_start(struct controller *ctl, struct job *job, int flat, struct attempt_paths *p,
+                           struct attempt_started *started, char *why, size_t why_len)
 {
-    struct replica *r = &job->replicas[flat];
+    const struct replica *r = &job->replicas[flat];
     int task = job_task_of(job, flat), index = flat - job->task_first[task];
     const struct task_spec *ts = &job->tasks[task];
-    char pod[320], job_dir[4096], work_dir[4200], log_path[4800], rel[512], why[512] = "";
-    job_pod_name(job, task, index, pod, sizeof pod);
+    if (!job->prepared) {
+        if (job_plugins_prepare(job, p->job_dir, why, why_len) != 0)
+            return -1;
+        job->prepared = true;
+    }
+    struct plugin_attempt pa = {0};
+    if (job_plugins_attempt(job, task, index, p->job_dir, &pa, why, why_len) != 0)
+        return -1;
+    char *const *argv = pa.argv ? pa.argv : ts->argv;
+    char **env = attempt_env(ts, p->pod, p->work_dir, pa.env);
+    if (!env) {
+        plugin_attempt_free(&pa);
+        snprintf(why, why_len, "out of memory building the environment");
+        return -1;
+    }
+    char rel[512];
+    controller_log_relpath(job, p->pod, r->attempts, rel, sizeof rel);
+    snprintf(p->log_path, sizeof p->log_path, "%s/%s", ctl->data_dir, rel);
+    snprintf(p->cgroup, sizeof p->cgroup, "%s/%s.%u", job->uid, p->pod, r->attempts);
+    struct attempt_spec spec = {
+        .argv = argv,
+        .envp = env,
+        .work_dir = p->work_dir,
+        .chdir_to = ts->working_dir ? ts->working_dir : p->work_dir,
+        .log_path = p->log_path,
+        .cgroup_name = p->cgroup,
+        .memory_limit = ts->limit.v[RES_MEMORY],
+        .cpu_limit_milli = ts->limit.v[RES_CPU],
+        .uid = ts->run_as_uid,
+        .gid = ts->run_as_gid,
+        .hosts_file = pa.hosts_file[0] ? pa.hosts_file : NULL,
+        .ssh_dir = pa.ssh_dir[0] ? pa.ssh_dir : NULL,
+    };
+    int rc = ctl->ops.start(ctl->ops.ctx, job, flat, &spec, started, why, why_len);
+    strv_free(env);
+    plugin_attempt_free(&pa);
+    return rc;
+}
+
+/* Starts the next attempt of a bound replica: its first, or a restart in place (from says which
+ * phase the pod was in, for the event). */
+static void replica_launch(struct controller *ctl, struct job *job, int flat, const char *from)
+{
+    struct replica *r = &job->replicas[flat];
+    int task = job_task_of(job, flat);
+    const struct task_spec *ts = &job->tasks[task];
+    struct attempt_paths p;
+    char why[512] = "";
+    job_pod_name(job, task, flat - job->task_first[task], p.pod, sizeof p.pod);
     r->attempts++;
-    r->node = node;
     r->start_ms = ctl->now_ms;
     r->end_ms = 0;
     r->exit_code = 0;
     r->reason = TERM_NONE;
     free(r->message);
     r->message = NULL;
-    hold_resources(ctl, job, task, node, true);
-
     if (!ts->argv) {
         snprintf(why, sizeof why, "the container has no command or args: the process runtime runs the command on the "
                                   "node (the image \"%s\" is recorded, not run)", ts->image ? ts->image : "");
-        start_failed(ctl, job, flat, task, index, pod, why);
+        start_failed(ctl, job, flat, from, why);
         return;
     }
-    controller_job_dir(ctl, job, job_dir, sizeof job_dir);
-    snprintf(work_dir, sizeof work_dir, "%s/work", job_dir);
-    controller_log_relpath(job, pod, r->attempts, rel, sizeof rel);
-    snprintf(log_path, sizeof log_path, "%s/%s", ctl->data_dir, rel);
-    char **env = attempt_env(ts, index, pod, work_dir);
-    if (!env) {
-        start_failed(ctl, job, flat, task, index, pod, "out of memory building the environment");
-        return;
-    }
-    struct attempt_spec spec = {ts->argv, env, work_dir, ts->working_dir ? ts->working_dir : work_dir, log_path};
+    controller_job_dir(ctl, job, p.job_dir, sizeof p.job_dir);
+    snprintf(p.work_dir, sizeof p.work_dir, "%s/work", p.job_dir);
     struct attempt_started started = {0};
-    int rc = ctl->ops.start(ctl->ops.ctx, job, flat, &spec, &started, why, sizeof why);
-    strv_free(env);
-    if (rc != 0) {
-        start_failed(ctl, job, flat, task, index, pod, why);
+    if (build_and_start(ctl, job, flat, &p, &started, why, sizeof why) != 0) {
+        start_failed(ctl, job, flat, from, why);
         return;
     }
-    job_set_replica_phase(job, flat, POD_RUNNING);
+    r->backoff = false;
+    if (r->phase != POD_RUNNING)
+        job_set_replica_phase(job, flat, POD_RUNNING);
     r->pid = started.pid;
     job->live_procs++;
-    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, "Pending", "Running", "Started",
-                                           "attempt %u started on node %s, pid %d", r->attempts,
-                                           ctl->cluster->nodes[node].name, started.pid);
+    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", p.pod, from, "Running", "Started",
+                                           "attempt %u started on node %s, pid %d%s%s", r->attempts,
+                                           ctl->cluster->nodes[r->node].name, started.pid,
+                                           started.cgroup[0] ? ", cgroup " : "", started.cgroup);
     if (e) {
-        fill_attempt_row(e, ctl, job, task, index, pod, r);
+        fill_attempt_row(e, ctl, job, flat);
         e->attempt.pid_start = started.pid_start;
     }
 }
 
-void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_reason why)
+void replica_start(struct controller *ctl, struct job *job, int flat, int node)
+{
+    replica_hold(ctl, job, flat, node);
+    replica_launch(ctl, job, flat, "Pending");
+    if (job->replicas[flat].phase == POD_RUNNING)
+        job_raise(ctl, job, EV_POD_RUNNING, flat, false, 0);
+    else
+        job_raise(ctl, job, EV_POD_FAILED, flat, true, job->replicas[flat].exit_code);
+}
+
+void replica_restart_after_backoff(struct controller *ctl, struct job *job, int flat, uint32_t attempt)
 {
     struct replica *r = &job->replicas[flat];
-    if (r->phase != POD_RUNNING || r->stopping)
-        return;
-    int task = job_task_of(job, flat);
-    int grace_ms = job->tasks[task].grace_seconds * 1000;
-    if (why == TERM_SHUTDOWN && grace_ms > ctl->shutdown_grace_ms)
-        grace_ms = ctl->shutdown_grace_ms;
-    job_set_replica_stopping(job, flat, true);
-    r->reason = (uint8_t)why;
-    ctl->ops.stop(ctl->ops.ctx, job, flat, grace_ms);
-}
-
-void job_release_if_done(struct controller *ctl, struct job *job)
-{
-    if (job->deleted && job->live_procs == 0) {
-        cluster_remove_job(ctl->cluster, job);
-        job_free(job);
-    }
-}
-
-void controller_replica_exited(struct controller *ctl, struct job *job, int flat, const struct replica_exit *ex)
-{
-    struct replica *r = &job->replicas[flat];
-    int task = job_task_of(job, flat), index = flat - job->task_first[task];
-    char pod[320];
-    job_pod_name(job, task, index, pod, sizeof pod);
-    job->live_procs--;
-    hold_resources(ctl, job, task, r->node, false);
-    r->pid = 0;
-    r->proc = -1;
-    r->end_ms = ex->end_ms;
-    r->exit_code = ex->exit_code;
-    bool shutdown = false, requeue = false;
-    if (r->stopping) {
-        shutdown = r->reason == TERM_SHUTDOWN;
-        requeue = shutdown || r->reason == TERM_EVICTED; /* both run again: the first at restart */
-        job_set_replica_phase(job, flat, requeue ? POD_PENDING : POD_FAILED);
-    } else if (ex->oom) {
-        r->reason = TERM_OOMKILLED;
-        job_set_replica_phase(job, flat, POD_FAILED);
-    } else {
-        r->reason = ex->exit_code == 0 ? TERM_COMPLETED : TERM_ERROR;
-        job_set_replica_phase(job, flat, ex->exit_code == 0 ? POD_SUCCEEDED : POD_FAILED);
-    }
-    char detail[256] = "";
-    if (ex->signal)
-        snprintf(detail, sizeof detail, " (signal %d)", ex->signal);
-    if (r->reason == TERM_EVICTED && r->message)
-        snprintf(detail + strlen(detail), sizeof detail - strlen(detail), ": %s", r->message);
-    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", pod, "Running", pod_phase_name(r->phase),
-                                           term_reason_name(r->reason), "attempt %u exited with code %d%s", r->attempts,
-                                           ex->exit_code, detail);
-    if (e) {
-        fill_attempt_row(e, ctl, job, task, index, pod, r);
-        fill_attempt_end(e, r);
-    }
-    if (requeue)
-        r->node = -1; /* back in line */
-    if (job->deleted)
-        job_release_if_done(ctl, job);
-    else if (!shutdown)
-        job_sync(ctl, job);
-}
-
-int controller_stop_all(struct controller *ctl)
-{
-    int stopped = 0;
-    for (struct job *job = ctl->cluster->first; job; job = job->next) {
-        for (int32_t i = 0; i < job->total_replicas; i++) {
-            if (job->replicas[i].phase == POD_RUNNING && !job->replicas[i].stopping) {
-                replica_stop(ctl, job, i, TERM_SHUTDOWN);
-                stopped++;
-            }
-        }
-    }
-    return stopped;
+    if (flat >= job->total_replicas || r->phase != POD_RUNNING || !r->backoff || r->attempts != attempt)
+        return; /* the pod was killed, restarted or finished meanwhile */
+    replica_launch(ctl, job, flat, "Running");
+    if (r->phase != POD_RUNNING) /* could not start: the pod failed */
+        job_raise(ctl, job, EV_POD_FAILED, flat, true, r->exit_code);
 }

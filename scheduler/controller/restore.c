@@ -50,6 +50,10 @@ int controller_restore_job(struct controller *ctl, const struct store_job_row *r
         return -1;
     }
     job->pg.phase = job->status.phase == JOB_PENDING ? PG_PENDING : PG_INQUEUE;
+    /* No pod until an attempt of this version says there is one; the sync after recovery creates
+     * again what a live job misses. */
+    for (int32_t i = 0; i < job->total_replicas; i++)
+        job_set_replica_phase(job, i, POD_ABSENT);
     return 0;
 }
 
@@ -99,12 +103,17 @@ int controller_restore_attempt(struct controller *ctl, const struct store_attemp
     r->node = cluster_find_node(ctl->cluster, row->node ? row->node : "");
     free(r->message);
     r->message = row->message && *row->message ? strdup(row->message) : NULL;
-    if (r->reason == TERM_SHUTDOWN || r->reason == TERM_UNKNOWN) {
-        job_set_replica_phase(job, flat, POD_PENDING); /* stopped by a server shutdown, or lost: it runs again */
+    const char *outcome = row->outcome ? row->outcome : "";
+    enum pod_phase phase;
+    if (strcmp(outcome, "Deleted") == 0)
+        phase = POD_ABSENT; /* removed by a kill of the job */
+    else if (*outcome || r->reason == TERM_SHUTDOWN || r->reason == TERM_UNKNOWN)
+        phase = POD_PENDING; /* requeued, restarting in place, stopped by a shutdown or lost: it runs again */
+    else
+        phase = r->reason == TERM_COMPLETED ? POD_SUCCEEDED : POD_FAILED;
+    job_set_replica_phase(job, flat, phase);
+    if (phase != POD_SUCCEEDED && phase != POD_FAILED)
         r->node = -1;
-    } else {
-        job_set_replica_phase(job, flat, r->reason == TERM_COMPLETED ? POD_SUCCEEDED : POD_FAILED);
-    }
     return 0;
 }
 
@@ -141,7 +150,10 @@ int controller_finish_recovery(struct controller *ctl)
             job->pg.phase = PG_COMPLETED;
         else if (job->status.running + job->status.succeeded + job->status.failed > 0)
             job->pg.phase = PG_INQUEUE;
+        bool was_final = job_phase_final(job->status.phase);
         job_sync(ctl, job);
+        if (was_final) /* a job finishing now arms it itself */
+            job_arm_ttl(ctl, job);
     }
     return 0;
 }

@@ -1,146 +1,271 @@
-/* The process runtime. posix_spawn (vfork-fast) with file actions does the redirection and chdir;
- * POSIX_SPAWN_SETSID gives each attempt its own session and process group, so one kill reaches the
- * whole tree and a server restart does not take the tasks with it. */
+/* The process runtime for the core: an attempt is prepared in the parent (task_setup.c), given a
+ * cgroup (cgroup_*.c), spawned into it (spawn.c), signalled as a tree and reaped with its usage. */
 #include "scheduler/runtime/process.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/pidfd.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "common/fs.h"
+#include "common/log.h"
+#include "scheduler/runtime/cgroup.h"
+#include "scheduler/runtime/spawn.h"
+#include "scheduler/runtime/task_setup.h"
+
+#define CAP_SYS_ADMIN_BIT 21
+
+static pthread_once_t runtime_once = PTHREAD_ONCE_INIT;
+static bool mount_namespaces; /* CAP_SYS_ADMIN: hosts_file and ssh_dir can be bound */
+static unsigned long unnamed_cgroups; /* attempts that came without a cgroup name */
+
+static bool has_cap_sys_admin(void)
+{
+    char *status = NULL;
+    bool has = false;
+    if (read_file("/proc/self/status", 1 << 16, &status, NULL) == 0) {
+        const char *eff = strstr(status, "\nCapEff:");
+        has = eff && (strtoull(eff + 8, NULL, 16) >> CAP_SYS_ADMIN_BIT & 1);
+    }
+    free(status);
+    return has;
+}
+
+static void init_runtime(void)
+{
+    const struct cgroup_layout *L = cgroup_layout();
+    mount_namespaces = has_cap_sys_admin();
+    if (L->summary[0])
+        log_info("%s", L->summary);
+    if (L->warning[0])
+        log_warn("%s%s%s%s", L->warning, L->detail[0] ? " (" : "", L->detail, L->detail[0] ? ")" : "");
+    if (!mount_namespaces)
+        log_info("no CAP_SYS_ADMIN: hosts files and ssh keys are not bound into tasks");
+}
+
+void process_runtime_init(void) { pthread_once(&runtime_once, init_runtime); }
+
+const char *process_runtime_warning(void)
+{
+    process_runtime_init();
+    const char *w = cgroup_layout()->warning;
+    return w[0] ? w : NULL;
+}
 
 int64_t process_start_ticks(pid_t pid)
 {
-    char path[64], *data = NULL;
-    int64_t ticks = -1;
+    char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    if (read_file(path, 4096, &data, NULL) == 0) {
-        const char *p = strrchr(data, ')'); /* the command name may hold spaces and parentheses */
-        for (int field = 2; p && *p && field < 22; p++)
-            if (*p == ' ')
-                field++;
-        if (p)
-            ticks = strtoll(p, NULL, 10);
-    }
-    free(data);
-    return ticks;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+    for (int field = 2; p && *p && field < 22; p++)
+        if (*p == ' ')
+            field++;
+    return p && *p ? strtoll(p, NULL, 10) : -1;
 }
 
-static const char *env_lookup(char *const *envp, const char *name)
+/* Without root, a task runs as the server or not at all. */
+static int check_identity(const struct attempt_spec *spec, bool root, char *why, size_t why_len)
 {
-    size_t n = strlen(name);
-    for (size_t i = 0; envp && envp[i]; i++)
-        if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
-            return envp[i] + n + 1;
-    return NULL;
-}
-
-/* argv[0] as execvp would find it, but on the attempt's PATH rather than the server's. */
-static int resolve_command(const char *cmd, char *const *envp, char *out, size_t len, char *why, size_t why_len)
-{
-    if (strchr(cmd, '/')) {
-        if (access(cmd, X_OK) != 0) {
-            snprintf(why, why_len, "exec: \"%s\": %s", cmd, strerror(errno));
-            return -1;
-        }
-        snprintf(out, len, "%s", cmd);
+    if (root)
         return 0;
-    }
-    const char *path = env_lookup(envp, "PATH");
-    for (const char *dir = path; dir && *dir;) {
-        const char *end = strchr(dir, ':');
-        size_t dlen = end ? (size_t)(end - dir) : strlen(dir);
-        snprintf(out, len, "%.*s/%s", (int)dlen, dlen ? dir : ".", cmd);
-        struct stat st;
-        if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
-            return 0;
-        dir = end ? end + 1 : NULL;
-    }
-    snprintf(why, why_len, "exec: \"%s\": executable file not found in $PATH", cmd);
-    return -1;
-}
-
-static int prepare_dirs(const struct attempt_spec *spec, char *why, size_t why_len)
-{
-    char log_dir[4096];
-    snprintf(log_dir, sizeof log_dir, "%s", spec->log_path);
-    char *slash = strrchr(log_dir, '/');
-    if (slash)
-        *slash = '\0';
-    if (mkdir_p(spec->work_dir, 0755) != 0 || mkdir_p(log_dir, 0755) != 0) {
-        snprintf(why, why_len, "cannot create the job's directories under %s: %s", log_dir, strerror(errno));
+    if (spec->uid >= 0 && (uid_t)spec->uid != geteuid()) {
+        snprintf(why, why_len, "cannot run as uid %d: the job server is not root", (int)spec->uid);
         return -1;
     }
-    struct stat st;
-    if (stat(spec->chdir_to, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(why, why_len, "workingDir %s does not exist on this node", spec->chdir_to);
+    if (spec->gid >= 0 && (gid_t)spec->gid != getegid()) {
+        snprintf(why, why_len, "cannot run as gid %d: the job server is not root", (int)spec->gid);
         return -1;
     }
     return 0;
 }
 
-int process_start(const struct attempt_spec *spec, struct process *out, char *why, size_t why_len)
+static void describe_failure(const struct spawn_failure *f, const struct spawn_request *req, const char *cgroup,
+                             const struct attempt_spec *spec, char *why, size_t why_len)
 {
+    const char *err = strerror(f->err);
+    char label[CGROUP_PATH_MAX];
+    switch (f->step) {
+    case SPAWN_JOIN_CGROUP:
+        cgroup_join_label(f->index, cgroup, label, sizeof label);
+        snprintf(why, why_len, "cannot join cgroup %s: %s", label, err);
+        break;
+    case SPAWN_SETSID:
+        snprintf(why, why_len, "cannot start a session for the process: %s", err);
+        break;
+    case SPAWN_UNSHARE:
+        snprintf(why, why_len, "cannot give the task a mount namespace of its own: %s", err);
+        break;
+    case SPAWN_MOUNT_PRIVATE:
+        snprintf(why, why_len, "cannot make the task's mounts private: %s", err);
+        break;
+    case SPAWN_BIND_HOSTS:
+        snprintf(why, why_len, "cannot bind %s over /etc/hosts: %s", req->hosts_file, err);
+        break;
+    case SPAWN_BIND_SSH:
+        snprintf(why, why_len, "cannot bind %s over %s: %s", req->ssh_dir, req->ssh_target, err);
+        break;
+    case SPAWN_STDIN:
+        snprintf(why, why_len, "cannot open /dev/null as stdin: %s", err);
+        break;
+    case SPAWN_STDOUT:
+        snprintf(why, why_len, "cannot send stdout and stderr to %s: %s", spec->log_path, err);
+        break;
+    case SPAWN_CHDIR:
+        snprintf(why, why_len, "cannot change to workingDir %s: %s", spec->chdir_to, err);
+        break;
+    case SPAWN_SETGROUPS:
+    case SPAWN_SETGID:
+        snprintf(why, why_len, "cannot run as gid %d: %s", (int)spec->gid, err);
+        break;
+    case SPAWN_SETUID:
+        snprintf(why, why_len, "cannot run as uid %d: %s", (int)spec->uid, err);
+        break;
+    case SPAWN_SIGNALS:
+        snprintf(why, why_len, "cannot reset the task's signal handling: %s", err);
+        break;
+    case SPAWN_EXEC:
+        snprintf(why, why_len, "exec: \"%s\": %s", spec->argv[0], err);
+        break;
+    case SPAWN_CLONE:
+    case SPAWN_OK:
+    default:
+        snprintf(why, why_len, "cannot start the process: %s", err);
+        break;
+    }
+}
+
+/* The attempt's cgroup: the controller names it; one it did not name still gets one. */
+static void choose_cgroup_name(const struct attempt_spec *spec, char *name, size_t len)
+{
+    if (spec->cgroup_name && spec->cgroup_name[0])
+        snprintf(name, len, "%s", spec->cgroup_name);
+    else
+        snprintf(name, len, "server-%d/%lu", (int)getpid(), ++unnamed_cgroups);
+}
+
+/* Everything the child will need, made in the parent: dirs, command, log, ssh target, cgroup. */
+struct prepared {
     char exe[4096];
-    if (prepare_dirs(spec, why, why_len) != 0 || resolve_command(spec->argv[0], spec->envp, exe, sizeof exe, why, why_len) != 0)
+    char ssh_target[4096];
+    char cgroup[CGROUP_NAME_MAX];
+    int log_fd;
+    struct cgroup_join join;
+    bool isolate;
+};
+
+static int prepare(const struct attempt_spec *spec, bool root, struct prepared *pp, char *why, size_t why_len)
+{
+    bool switch_user = root && (spec->uid >= 0 || spec->gid >= 0);
+    pp->log_fd = -1;
+    pp->join.count = 0;
+    pp->cgroup[0] = '\0';
+    pp->isolate = (spec->hosts_file || spec->ssh_dir) && mount_namespaces;
+    if (check_identity(spec, root, why, why_len) != 0 || task_prepare_dirs(spec, switch_user, why, why_len) != 0 ||
+        task_resolve_command(spec->argv[0], spec->envp, pp->exe, sizeof pp->exe, why, why_len) != 0)
         return -1;
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, spec->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawn_file_actions_addchdir_np(&fa, spec->chdir_to);
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
+    if (pp->isolate && spec->ssh_dir &&
+        task_ssh_target(spec->uid, spec->gid, pp->ssh_target, sizeof pp->ssh_target, why, why_len) != 0)
+        return -1;
+    if ((pp->log_fd = task_open_log(spec, switch_user, why, why_len)) < 0)
+        return -1;
+    if (cgroup_layout()->mode != CGROUP_NONE) {
+        choose_cgroup_name(spec, pp->cgroup, sizeof pp->cgroup);
+        if (cgroup_create(pp->cgroup, spec->memory_limit, spec->cpu_limit_milli, &pp->join, why, why_len) != 0) {
+            close(pp->log_fd);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int process_start(const struct attempt_spec *spec, struct process *out, struct attempt_started *started, char *why,
+                  size_t why_len)
+{
+    process_runtime_init();
+    cgroup_retry_removals();
+    *out = (struct process){.pid = -1, .pidfd = -1, .start_ticks = -1};
+    *started = (struct attempt_started){0};
+    bool root = geteuid() == 0;
+    struct prepared pp;
+    if (prepare(spec, root, &pp, why, why_len) != 0)
+        return -1;
+    struct spawn_request req = {
+        .path = pp.exe,
+        .argv = spec->argv,
+        .envp = spec->envp,
+        .cgroup_procs = pp.join.procs_fd,
+        .cgroup_count = pp.join.count,
+        .hosts_file = pp.isolate ? spec->hosts_file : NULL,
+        .ssh_dir = pp.isolate ? spec->ssh_dir : NULL,
+        .ssh_target = pp.ssh_target,
+        .log_fd = pp.log_fd,
+        .chdir_to = spec->chdir_to,
+        .switch_user = root && (spec->uid >= 0 || spec->gid >= 0),
+        .uid = spec->uid,
+        .gid = spec->gid,
+    };
+    struct spawn_failure failure;
     pid_t pid;
-    int err = posix_spawn(&pid, exe, &fa, &attr, spec->argv, spec->envp);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    if (err != 0) {
-        snprintf(why, why_len, "exec: \"%s\": %s", spec->argv[0], strerror(err));
+    int pidfd;
+    int rc = spawn_process(&req, &pid, &pidfd, &failure);
+    cgroup_join_close(&pp.join);
+    close(pp.log_fd);
+    if (rc != 0) {
+        describe_failure(&failure, &req, pp.cgroup, spec, why, why_len);
+        if (pp.cgroup[0])
+            cgroup_remove(pp.cgroup);
         return -1;
     }
-    int fd = pidfd_open(pid, 0);
-    if (fd < 0) {
-        int e = errno;
-        kill(-pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-        snprintf(why, why_len, "pidfd_open: %s", strerror(e));
-        return -1;
-    }
-    fcntl(fd, F_SETFD, FD_CLOEXEC);
     out->pid = pid;
-    out->pidfd = fd;
+    out->pidfd = pidfd;
     out->start_ticks = process_start_ticks(pid);
+    snprintf(out->cgroup_name, sizeof out->cgroup_name, "%s", pp.cgroup);
+    started->pid = pid;
+    started->pid_start = out->start_ticks;
+    cgroup_describe(pp.cgroup, started->cgroup, sizeof started->cgroup);
+    started->isolated = pp.isolate;
     return 0;
 }
 
 void process_signal(const struct process *p, int sig)
 {
+    if (p->pid <= 0)
+        return;
+    /* A task of an earlier run of the server (found again at recovery) comes without its cgroup:
+     * read it from /proc before the signal can make the process vanish. */
+    char lost[CGROUP_NAME_MAX] = "";
+    const char *cgroup = p->cgroup_name;
+    if (!cgroup[0] && p->pidfd < 0 && cgroup_name_of_pid(p->pid, lost, sizeof lost) == 0)
+        cgroup = lost;
     if (kill(-p->pid, sig) != 0 && errno == ESRCH)
         kill(p->pid, sig); /* the leader may have left its group; reach it directly */
+    /* The cgroup catches what left the process group (setsid, setpgid); members of the group were
+     * signalled already, and a second SIGTERM could read as "force quit" to some programs. */
+    if (cgroup[0])
+        cgroup_signal(cgroup, sig, p->pid);
+    if (cgroup == lost && sig == SIGKILL)
+        cgroup_remove_later(lost);
 }
 
 int process_reap(struct process *p, struct replica_exit *ex)
 {
     siginfo_t info;
     memset(&info, 0, sizeof info);
-    if (waitid(P_PIDFD, (id_t)p->pidfd, &info, WEXITED | WNOHANG) != 0 || info.si_pid == 0)
+    if (p->pidfd < 0 || waitid(P_PIDFD, (id_t)p->pidfd, &info, WEXITED | WNOHANG) != 0 || info.si_pid == 0)
         return -1;
     memset(ex, 0, sizeof *ex);
     if (info.si_code == CLD_EXITED) {
@@ -150,6 +275,17 @@ int process_reap(struct process *p, struct replica_exit *ex)
         ex->exit_code = 128 + info.si_status;
     }
     ex->end_ms = clock_wall_ms();
+    if (p->cgroup_name[0]) {
+        struct cgroup_usage usage;
+        cgroup_read_usage(p->cgroup_name, &usage);
+        ex->oom = usage.oom_kills > 0;
+        ex->peak_memory = usage.peak_memory;
+        ex->cpu_usec = usage.cpu_usec;
+        /* The attempt ends with its main process: whatever it left running goes with it. */
+        cgroup_remove(p->cgroup_name);
+        p->cgroup_name[0] = '\0';
+    }
+    cgroup_retry_removals();
     close(p->pidfd);
     p->pidfd = -1;
     return 0;

@@ -19,7 +19,8 @@ struct process {
 };
 
 /* Finds out once what the machine allows: cgroup v2 (unified) or v1 controllers, writable or not,
- * mount namespaces (root). Logs one warning when limits cannot be enforced. Safe to call again. */
+ * mount namespaces (root). Logs one warning when limits cannot be enforced. Safe to call again, from
+ * any thread. $CALDERA_CGROUP2_ROOT names a cgroup2 mount to use instead of /sys/fs/cgroup. */
 void process_runtime_init(void);
 /* NULL when cgroups work, else a sentence for /healthz ("cgroups not writable: tasks run without
  * limits"). */
@@ -34,7 +35,8 @@ const char *process_runtime_warning(void);
 int process_start(const struct attempt_spec *spec, struct process *out, struct attempt_started *started, char *why,
                   size_t why_len);
 /* Sends sig to the attempt's whole process tree (its process group and every process of its
- * cgroup). */
+ * cgroup). A process known by its pid alone (pidfd -1, no cgroup_name: a task of an earlier run of
+ * the server) is found in its cgroup through /proc; after SIGKILL that cgroup is removed later. */
 void process_signal(const struct process *p, int sig);
 /* Reaps an exited process (its pidfd is readable): exit status, OOM from the cgroup's oom_kill
  * count, peak memory and CPU time; kills what is left of the tree and removes the cgroup; closes

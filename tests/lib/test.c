@@ -7,6 +7,7 @@
 #include <string.h>
 
 int test_failed_checks;
+static char skip_reason[256];
 
 void test_fail(const char *file, int line, const char *fmt, ...)
 {
@@ -18,6 +19,14 @@ void test_fail(const char *file, int line, const char *fmt, ...)
     va_end(ap);
     fflush(stdout);
     test_failed_checks++;
+}
+
+void test_skip(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(skip_reason, sizeof skip_reason, fmt, ap);
+    va_end(ap);
 }
 
 static bool selected(const char *name, int argc, char **argv)
@@ -38,8 +47,12 @@ int test_run(const struct test_case *cases, int ncases, int argc, char **argv)
         if (!selected(cases[i].name, argc, argv))
             continue;
         test_failed_checks = 0;
+        skip_reason[0] = '\0';
         cases[i].fn();
-        printf("%s - %s\n", test_failed_checks ? "not ok" : "ok", cases[i].name);
+        if (skip_reason[0] && !test_failed_checks)
+            printf("ok - %s # SKIP %s\n", cases[i].name, skip_reason);
+        else
+            printf("%s - %s\n", test_failed_checks ? "not ok" : "ok", cases[i].name);
         if (test_failed_checks)
             failed++;
     }

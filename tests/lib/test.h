@@ -16,6 +16,8 @@ struct test_case {
 extern int test_failed_checks;
 
 void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Marks the running case skipped: it prints "ok - name # SKIP reason". Use SKIP_IF to return too. */
+void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Runs the cases (all, or those named on the command line); returns the process exit code. */
 int test_run(const struct test_case *cases, int ncases, int argc, char **argv);
 
@@ -54,6 +56,15 @@ int test_run(const struct test_case *cases, int ncases, int argc, char **argv);
     do {                                                                                                     \
         if (!(cond)) {                                                                                       \
             test_fail(__FILE__, __LINE__, "REQUIRE(%s) failed", #cond);                                      \
+            return;                                                                                          \
+        }                                                                                                    \
+    } while (0)
+
+/* Skips the running case when cond holds (a machine without what it needs), saying why. */
+#define SKIP_IF(cond, ...)                                                                                   \
+    do {                                                                                                     \
+        if (cond) {                                                                                          \
+            test_skip(__VA_ARGS__);                                                                          \
             return;                                                                                          \
         }                                                                                                    \
     } while (0)

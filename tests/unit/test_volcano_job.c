@@ -85,7 +85,13 @@ static void runtime_fields_from_the_template(void)
     CHECK_INT(t->request.v[RES_GPU], 1);
     CHECK_INT(t->request.v[RES_PODS], 1);
     CHECK_STR(t->image, "python:3");
-    CHECK_STR(t->restart_policy, "Always");
+    /* Never unless asked (Kubernetes' Always would rerun a finished task for ever), written back */
+    CHECK_STR(t->restart_policy, "Never");
+    CHECK_INT(t->restart, RESTART_NEVER);
+    CHECK_STR(json_string_value(json_object_get(json_object_get(t->template, "spec"), "restartPolicy")), "Never");
+    CHECK_INT(t->max_retry, 3);
+    CHECK_INT(t->run_as_uid, -1);
+    CHECK_INT(job->ttl_seconds, -1);
     CHECK_INT(t->grace_seconds, 30);
     CHECK_STR(job->tasks[1].argv[0], "sleep"); /* args alone when there is no command */
     /* minResources: the first minAvailable replicas' requests */
@@ -214,7 +220,105 @@ static void render_and_restore_status(void)
     job_free(job);
 }
 
+/* Volcano's policy validation, each refusal naming its field: an event twice, "*" beside other
+ * events, event and exitCode together, exitCode 0, PodPending without a timeout, unknown names. */
+static void policy_errors_name_their_fields(void)
+{
+    struct api_status st;
+    const char *yaml = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: pol}\nspec:\n"
+                       "  policies:\n"
+                       "  - {event: PodFailed, action: RestartJob}\n"
+                       "  - {events: [PodEvicted, PodFailed], action: AbortJob}\n"
+                       "  - {event: PodFailed, exitCode: 3, action: AbortJob}\n"
+                       "  - {exitCode: 0, action: AbortJob}\n"
+                       "  - {event: PodPending, action: AbortJob}\n"
+                       "  - {event: Sometimes, action: AbortJob}\n"
+                       "  - {event: Unknown, action: Explode}\n"
+                       "  - {event: TaskFailed, action: RestartJob, timeout: soon}\n"
+                       "  tasks:\n  - replicas: 1\n"
+                       "    policies: [{events: ['*', TaskCompleted], action: CompleteJob}]\n"
+                       "    template: {spec: {containers: [{name: c, command: [x]}]}}\n";
+    CHECK(parse(yaml, &st) == NULL);
+    CHECK_INT(st.code, 422);
+    CHECK_CONTAINS(st.message, "spec.policies[2]: Forbidden: must not specify event and exitCode simultaneously");
+    CHECK_CONTAINS(st.message, "spec.policies[3].exitCode: Invalid value: 0: 0 is not a valid error code");
+    CHECK_CONTAINS(st.message, "spec.policies[4].timeout: Required value: a PodPending policy needs a timeout");
+    CHECK_CONTAINS(st.message, "spec.policies[5].event: Unsupported value: \"Sometimes\"");
+    CHECK_CONTAINS(st.message, "spec.policies[6].action: Unsupported value: \"Explode\"");
+    CHECK_CONTAINS(st.message, "spec.policies[7].timeout: Invalid value: \"soon\"");
+    CHECK_CONTAINS(st.message, "spec.tasks[0].policies[0]: Forbidden: if there's * here, no other event should be here");
+    /* the duplicate is found across policies once each one is valid on its own */
+    CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: dup}\nspec:\n"
+                "  policies:\n  - {event: PodFailed, action: RestartJob}\n"
+                "  - {events: [PodEvicted, PodFailed], action: AbortJob}\n"
+                "  - {exitCode: 2, action: AbortJob}\n  - {exitCode: 2, action: RestartJob}\n"
+                "  tasks:\n  - replicas: 1\n    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
+                &st) == NULL);
+    CHECK_CONTAINS(st.message, "spec.policies[1]: Duplicate value: \"PodFailed\": duplicate event across different policies");
+    CHECK_CONTAINS(st.message, "spec.policies[3]: Duplicate value: 2: duplicate exitCode across different policies");
+}
+
+static void lifecycle_fields_parse(void)
+{
+    struct api_status st;
+    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: lc}\nspec:\n"
+                            "  ttlSecondsAfterFinished: 60\n"
+                            "  autoMemoryScale: {rate: 1.5, maxMemory: 64Gi}\n"
+                            "  policies: [{event: PodEvicted, action: RestartJob}, {exitCode: 3, action: AbortJob,"
+                            " timeout: 1m}]\n"
+                            "  tasks:\n  - name: a\n    replicas: 1\n    maxRetry: -1\n"
+                            "    template: {spec: {securityContext: {runAsUser: 1000, runAsGroup: 100},"
+                            " restartPolicy: OnFailure, containers: [{name: c, command: [x],"
+                            " securityContext: {runAsUser: 1001}}]}}\n"
+                            "  - name: b\n    replicas: 1\n    dependsOn: {name: [a], iteration: any}\n"
+                            "    policies: [{event: TaskCompleted, action: CompleteJob}]\n"
+                            "    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
+                            &st);
+    REQUIRE(job);
+    CHECK_INT(job->ttl_seconds, 60);
+    CHECK(job->memory_scale_rate > 1.49 && job->memory_scale_rate < 1.51);
+    CHECK_INT(job->memory_scale_max, 64LL << 30);
+    REQUIRE(job->npolicies == 2);
+    CHECK_INT(job->policies[0].events, 1u << EV_POD_EVICTED);
+    CHECK_INT(job->policies[0].action, ACT_RESTART_JOB);
+    CHECK(job->policies[1].has_exit_code);
+    CHECK_INT(job->policies[1].timeout_ms, 60000);
+    CHECK_INT(job->tasks[0].max_retry, -1);
+    CHECK_INT(job->tasks[0].restart, RESTART_ON_FAILURE);
+    CHECK_INT(job->tasks[0].run_as_uid, 1001); /* the container's wins */
+    CHECK_INT(job->tasks[0].run_as_gid, 100);
+    REQUIRE(job->tasks[1].ndepends == 1);
+    CHECK_INT(job->tasks[1].depends[0], 0);
+    CHECK_INT(job->tasks[1].npolicies, 1);
+    CHECK_INT(job->tasks[1].max_retry, 3);
+    job_free(job);
+}
+
+static void depends_on_and_scale_errors(void)
+{
+    struct api_status st;
+    CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: d}\nspec:\n"
+                "  autoMemoryScale: {rate: 0.5}\n"
+                "  tasks:\n  - name: a\n    replicas: 1\n    dependsOn: {name: [b]}\n"
+                "    template: {spec: {containers: [{name: c, command: [x]}]}}\n"
+                "  - name: b\n    replicas: 1\n    dependsOn: {name: [a, nope], iteration: some}\n"
+                "    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
+                &st) == NULL);
+    CHECK_CONTAINS(st.message, "spec.autoMemoryScale.rate: Invalid value");
+    CHECK_CONTAINS(st.message, "spec.autoMemoryScale.maxMemory: Required value");
+    CHECK_CONTAINS(st.message, "spec.tasks[1].dependsOn.name[1]: Invalid value: \"nope\": no task of the job has this name");
+    CHECK_CONTAINS(st.message, "spec.tasks[1].dependsOn.iteration: Unsupported value: \"some\"");
+    CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: d}\nspec:\n"
+                "  tasks:\n  - name: a\n    replicas: 1\n    dependsOn: {name: [b]}\n"
+                "    template: {spec: {containers: [{name: c, command: [x]}]}}\n"
+                "  - name: b\n    replicas: 1\n    dependsOn: {name: [a]}\n"
+                "    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
+                &st) == NULL);
+    CHECK_CONTAINS(st.message, "dependsOn: Invalid value: the tasks' dependsOn form a cycle");
+}
+
 TEST_MAIN(TEST_CASE(defaults_as_volcano_admission_sets_them), TEST_CASE(runtime_fields_from_the_template),
           TEST_CASE(errors_name_field_and_line), TEST_CASE(type_and_namespace_errors_are_400),
           TEST_CASE(min_available_above_replicas_is_refused), TEST_CASE(generate_name_gets_a_suffix),
-          TEST_CASE(render_and_restore_status))
+          TEST_CASE(render_and_restore_status), TEST_CASE(policy_errors_name_their_fields),
+          TEST_CASE(lifecycle_fields_parse), TEST_CASE(depends_on_and_scale_errors))

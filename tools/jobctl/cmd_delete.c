@@ -19,9 +19,7 @@ int cmd_delete(const struct jobctl_args *a)
     if (rc != JOBCTL_OK)
         return rc;
     if (a->json) {
-        fwrite(resp.body, 1, resp.len, stdout);
-        if (resp.len && resp.body[resp.len - 1] != '\n')
-            fputc('\n', stdout);
+        print_body(resp.body, resp.len);
     } else {
         printf("job.batch.volcano.sh/%s deleted\n", name);
     }

@@ -47,6 +47,7 @@ int cmd_pods(const struct jobctl_args *a);
 int cmd_logs(const struct jobctl_args *a);
 int cmd_history(const struct jobctl_args *a);
 int cmd_delete(const struct jobctl_args *a);
+int cmd_action(const struct jobctl_args *a);
 int cmd_nodes(const struct jobctl_args *a);
 int cmd_queues(const struct jobctl_args *a);
 

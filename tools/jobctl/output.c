@@ -46,3 +46,10 @@ int show_list(const struct jobctl_args *a, const char *path, const struct view *
     json_decref(list);
     return rc;
 }
+
+void print_body(const char *body, size_t len)
+{
+    fwrite(body, 1, len, stdout);
+    if (len && body[len - 1] != '\n')
+        fputc('\n', stdout);
+}

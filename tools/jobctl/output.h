@@ -10,6 +10,8 @@
 
 /* Says "jobctl: out of memory" on stderr; returns JOBCTL_FAIL. */
 int report_oom(void);
+/* Prints an answer's body as the server sent it, ending in a newline (for -o json). */
+void print_body(const char *body, size_t len);
 /* Prints the view of items (an array, or one object); JOBCTL_FAIL when memory ran out. */
 int print_view(const struct view *v, const json_t *items);
 /* GETs a list at path and prints its items with v, or the whole answer with -o json. When the list

@@ -15,6 +15,7 @@ enum sim_event_kind {
     SIM_EVENT_OBJECT_ARRIVAL, /* ref = trace object index (PriorityClass, ResourceQuota) */
     SIM_EVENT_QUEUE_ARRIVAL,  /* ref = trace queue index */
     SIM_EVENT_JOB_ARRIVAL,    /* ref = trace job index */
+    SIM_EVENT_TIMER,          /* the controller's earliest timer (a delayed action, a restart) is due */
     SIM_EVENT_CYCLE,          /* the scheduling period's tick */
     SIM_EVENT_SAMPLE,         /* record every queue's share */
 };

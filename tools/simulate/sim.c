@@ -91,6 +91,7 @@ int sim_new(struct trace *trace, const struct sim_options *opt, struct sim **out
     s->trace.nnodes = 0;
     for (int i = 0; i < s->cluster.nnodes; i++)
         s->cluster.nodes[i].created_ms = SIM_EPOCH_MS;
+    s->timer_at = -1;
     s->ctl = (struct controller){.cluster = &s->cluster, .data_dir = "/nonexistent/caldera-simulate",
                                  .now_ms = SIM_EPOCH_MS};
     sim_install_ops(s);
@@ -115,6 +116,7 @@ void sim_free(struct sim *s)
     if (!s)
         return;
     journal_list_free(&s->ctl.journal);
+    controller_free_timers(&s->ctl);
     cluster_free(&s->cluster);
     zone_table_free(s->zones);
     trace_free(&s->trace);
@@ -154,7 +156,20 @@ static bool all_jobs_final(const struct sim *s)
  * last scheduling cycle changed nothing (the scheduler reads no clock, so the next would not either). */
 static bool at_rest(const struct sim *s, bool settled)
 {
-    return s->pending_arrivals == 0 && s->live_procs == 0 && (settled || all_jobs_final(s));
+    return s->pending_arrivals == 0 && s->live_procs == 0 && s->ctl.ntimers == 0 && (settled || all_jobs_final(s));
+}
+
+/* The controller's timers on the virtual clock: one SIM_EVENT_TIMER at the earliest due time. */
+static int book_timer(struct sim *s)
+{
+    int64_t due = controller_next_timer(&s->ctl);
+    if (due < 0)
+        return 0;
+    int64_t at = due - SIM_EPOCH_MS < s->now_ms ? s->now_ms : due - SIM_EPOCH_MS;
+    if (s->timer_at >= 0 && s->timer_at <= at)
+        return 0;
+    s->timer_at = at;
+    return event_heap_push(&s->heap, at, SIM_EVENT_TIMER, 0, 0);
 }
 
 static void set_now(struct sim *s, int64_t t)
@@ -206,6 +221,10 @@ static int run_round(struct sim *s, bool *settled, char *err, size_t errlen)
         event_heap_pop(&s->heap, &ev);
         if (ev.kind == SIM_EVENT_EXIT) {
             changed |= sim_deliver_exit(s, &ev);
+        } else if (ev.kind == SIM_EVENT_TIMER) {
+            if (ev.time_ms == s->timer_at)
+                s->timer_at = -1;
+            changed |= controller_run_timers(&s->ctl) > 0;
         } else if (ev.kind == SIM_EVENT_CYCLE) {
             tick = true;
             if (event_heap_push(&s->heap, s->now_ms + s->trace.settings.period_ms, SIM_EVENT_CYCLE, 0, 0) != 0)
@@ -221,7 +240,10 @@ static int run_round(struct sim *s, bool *settled, char *err, size_t errlen)
         if (rc != 0)
             return rc;
     }
-    return changed || tick ? run_cycle(s, settled, err, errlen) : 0;
+    int rc = changed || tick ? run_cycle(s, settled, err, errlen) : 0;
+    if (rc == 0 && book_timer(s) != 0)
+        return out_of_memory(s, err, errlen);
+    return rc;
 }
 
 static void stop_at(struct sim *s, int64_t t, const char *why)

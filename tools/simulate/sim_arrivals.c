@@ -73,6 +73,7 @@ int sim_job_arrives(struct sim *s, int index, char *err, size_t errlen)
     s->arriving = index; /* sim_new_uid names it after its place in the trace */
     sj->arrived = true;
     s->pending_arrivals--;
+    job->ttl_seconds = -1; /* the report is about every job: none is deleted behind its back */
     if (controller_create_job(&s->ctl, job, &seq, &st) != 0) {
         job_free(job);
         sj->rejected = st.code == 500 ? NULL : strdup(st.message);

@@ -66,6 +66,7 @@ struct sim {
     json_t *events;            /* NULL unless asked for */
 
     int pending_arrivals;
+    int64_t timer_at;          /* when the pending SIM_EVENT_TIMER fires, -1 when none is pending */
     int arriving;              /* trace index of the job being admitted (names its uid) */
     bool in_cycle;             /* stops now are the scheduler's evictions */
     bool out_of_memory;        /* an op could not record what it did */

@@ -1,0 +1,50 @@
+/* Changes to an admitted job's spec made by the server itself (autoMemoryScale). The manifest is
+ * shared with renderings in flight, so a change builds a new one and swaps it in. */
+#include <stdio.h>
+
+#include "adapters/volcano_job.h"
+#include "scheduler/api/quantity.h"
+
+/* Sets resources.<kind>.memory of the task's container in a manifest copy; 0 removes it. */
+static int set_memory(json_t *container, const char *kind, int64_t bytes)
+{
+    json_t *res = json_object_get(container, "resources");
+    if (!json_is_object(res)) {
+        res = json_object();
+        json_object_set_new(container, "resources", res);
+    }
+    json_t *map = json_object_get(res, kind);
+    if (!json_is_object(map)) {
+        if (bytes <= 0)
+            return 0;
+        map = json_object();
+        json_object_set_new(res, kind, map);
+    }
+    if (bytes <= 0)
+        return json_object_del(map, "memory"), 0;
+    char text[32];
+    if (quantity_format(bytes, 0, true, text, sizeof text) < 0)
+        return -1;
+    return json_object_set_new(map, "memory", json_string(text));
+}
+
+int volcano_job_set_task_memory(struct job *job, int task, int64_t request, int64_t limit)
+{
+    json_t *manifest = json_deep_copy(job->manifest);
+    json_t *tmpl = json_object_get(json_array_get(json_object_get(json_object_get(manifest, "spec"), "tasks"),
+                                                  (size_t)task), "template");
+    json_t *container = json_array_get(json_object_get(json_object_get(tmpl, "spec"), "containers"), 0);
+    if (!container || set_memory(container, "requests", request) != 0 || set_memory(container, "limits", limit) != 0) {
+        json_decref(manifest);
+        return -1;
+    }
+    struct task_spec *ts = &job->tasks[task];
+    json_decref(job->manifest);
+    job->manifest = manifest;
+    json_decref(ts->template);
+    ts->template = json_incref(tmpl);
+    ts->request.v[RES_MEMORY] = request;
+    ts->limit.v[RES_MEMORY] = limit;
+    volcano_job_min_resources(job); /* the gang's minimum follows */
+    return 0;
+}

@@ -1,0 +1,261 @@
+/* Replicas ending: a stop the controller asked for (a kill of the job, an eviction, a pod deletion,
+ * a shutdown), or an exit of their own, which the pod's restartPolicy turns into a restart in
+ * place after a back-off, autoMemoryScale into a bigger rerun after an OOM kill, and otherwise a
+ * finished pod whose event (PodFailed, TaskCompleted) goes through the job's policies. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters/volcano_job.h"
+#include "scheduler/api/quantity.h"
+#include "scheduler/controller/internal.h"
+
+/* The pod's end after a stop the controller asked for. Returns the event to raise (EV_COUNT: none). */
+static enum job_event end_stopped(struct controller *ctl, struct job *job, int flat, const char **outcome)
+{
+    struct replica *r = &job->replicas[flat];
+    replica_release(ctl, job, flat);
+    if (r->vanish) { /* a kill of the job or of its task: the pod is gone */
+        r->vanish = false;
+        job_set_replica_phase(job, flat, POD_ABSENT);
+        r->node = -1;
+        *outcome = "Deleted";
+        return EV_COUNT;
+    }
+    switch ((enum term_reason)r->reason) {
+    case TERM_SHUTDOWN: /* runs again when the server is back */
+        job_set_replica_phase(job, flat, POD_PENDING);
+        r->node = -1;
+        *outcome = "Requeued";
+        return EV_COUNT;
+    case TERM_EVICTED:
+    case TERM_DELETED_POD: /* the pod was deleted and is created again, as SyncJob would */
+        job_set_replica_phase(job, flat, POD_PENDING);
+        r->node = -1;
+        r->restarts = 0;
+        job_pod_created(ctl, job, flat);
+        *outcome = "Requeued";
+        return EV_POD_EVICTED;
+    default: /* TERM_DELETED (the job is gone), TERM_STOPPED without vanish */
+        job_set_replica_phase(job, flat, POD_FAILED);
+        *outcome = "";
+        return EV_COUNT;
+    }
+}
+
+static const char *format_bytes(int64_t v, char *buf, size_t len)
+{
+    if (quantity_format(v, 0, true, buf, len) < 0)
+        snprintf(buf, len, "%lld", (long long)v);
+    return buf;
+}
+
+/* Ours (seed 000): an OOM-killed replica of a job with autoMemoryScale runs again with its task's
+ * memory request and limit times the rate, capped at maxMemory, without counting as a failure.
+ * Only a replica that ran with the task's current memory scales it, so a burst of OOM kills of one
+ * size scales once. Returns true when the replica is to run again. */
+static bool scale_memory(struct controller *ctl, struct job *job, int flat, const char *pod)
+{
+    if (job->memory_scale_rate <= 1.0)
+        return false;
+    int task = job_task_of(job, flat);
+    struct task_spec *ts = &job->tasks[task];
+    int64_t cur_req = ts->request.v[RES_MEMORY], cur_lim = ts->limit.v[RES_MEMORY];
+    int64_t base = cur_lim > 0 ? cur_lim : cur_req;
+    if (base <= 0)
+        return false; /* nothing to scale: no memory asked for */
+    if (job->replicas[flat].memory >= cur_req) {
+        if (base >= job->memory_scale_max)
+            return false; /* at the ceiling: the OOM kill is a failure */
+        double rate = job->memory_scale_rate;
+        int64_t new_lim = cur_lim > 0 ? (int64_t)((double)cur_lim * rate) : 0;
+        int64_t new_req = (int64_t)((double)cur_req * rate);
+        if (new_lim > job->memory_scale_max)
+            new_lim = job->memory_scale_max;
+        if (new_req > job->memory_scale_max)
+            new_req = job->memory_scale_max;
+        char from[32], to[32];
+        format_bytes(base, from, sizeof from);
+        format_bytes(new_lim > 0 ? new_lim : new_req, to, sizeof to);
+        if (volcano_job_set_task_memory(job, task, new_req, new_lim) != 0)
+            return false;
+        struct journal_entry *e = record_event(ctl, JOURNAL_JOB_SPEC, job, "Job", job->name,
+                                               job_phase_name(job->status.phase), job_phase_name(job->status.phase),
+                                               "MemoryScaled", "task %s: memory %s -> %s after OOMKilled (pod %s)",
+                                               ts->name, from, to, pod);
+        if (e) {
+            e->job_uid = strdup(job->uid);
+            e->spec_json = json_dumps(job->manifest, JSON_COMPACT);
+        }
+    }
+    return true;
+}
+
+/* kubelet's restartPolicy: Always restarts any exit, OnFailure a failed one. */
+static bool restarts_in_place(const struct task_spec *ts, bool failed)
+{
+    return ts->restart == RESTART_ALWAYS || (ts->restart == RESTART_ON_FAILURE && failed);
+}
+
+/* kubelet's CrashLoopBackOff: base, 2 x base, 4 x base ... up to the maximum. */
+static int64_t backoff_ms(const struct controller *ctl, uint16_t restarts)
+{
+    int64_t d = ctl->backoff_base_ms > 0 ? ctl->backoff_base_ms : 10000;
+    int64_t max = ctl->backoff_max_ms > 0 ? ctl->backoff_max_ms : 300000;
+    for (uint16_t i = 1; i < restarts && d < max; i++)
+        d *= 2;
+    return d < max ? d : max;
+}
+
+static bool task_all_succeeded(const struct job *job, int task)
+{
+    return job->task_counts[task].succeeded >= job->tasks[task].replicas;
+}
+
+void controller_replica_exited(struct controller *ctl, struct job *job, int flat, const struct replica_exit *ex)
+{
+    struct replica *r = &job->replicas[flat];
+    int task = job_task_of(job, flat);
+    const struct task_spec *ts = &job->tasks[task];
+    char pod[320];
+    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
+    job->live_procs--;
+    r->pid = 0;
+    r->proc = -1;
+    r->end_ms = ex->end_ms;
+    r->exit_code = ex->oom && ex->exit_code == 0 ? 137 : ex->exit_code;
+    enum job_event event = EV_COUNT;
+    const char *outcome = "";
+    char detail[320] = "";
+    bool oom = false;
+    if (r->stopping) {
+        event = end_stopped(ctl, job, flat, &outcome);
+    } else {
+        oom = ex->oom;
+        bool failed = oom || ex->exit_code != 0;
+        r->reason = oom ? TERM_OOMKILLED : failed ? TERM_ERROR : TERM_COMPLETED;
+        if (oom && scale_memory(ctl, job, flat, pod)) {
+            replica_release(ctl, job, flat);
+            job_set_replica_phase(job, flat, POD_PENDING);
+            r->node = -1;
+            job_pod_created(ctl, job, flat);
+            outcome = "Requeued";
+            snprintf(detail, sizeof detail, "; memory scaled, it runs again");
+        } else if (restarts_in_place(ts, failed) && !job_phase_final(job->status.phase)) {
+            r->restarts++;
+            r->backoff = true;
+            int64_t delay = backoff_ms(ctl, r->restarts);
+            struct controller_timer t = {.due_ms = ctl->now_ms + delay, .kind = TIMER_RESTART, .task = task,
+                                         .flat = flat, .version = job->status.version, .attempt = r->attempts};
+            timer_arm(ctl, job, &t);
+            outcome = "Restarting";
+            snprintf(detail, sizeof detail, "; restartPolicy %s: restart %u in %lld ms", ts->restart_policy,
+                     r->restarts, (long long)delay);
+            if (ts->max_retry >= 0 && r->restarts >= ts->max_retry)
+                event = EV_TASK_FAILED;
+        } else {
+            replica_release(ctl, job, flat);
+            job_set_replica_phase(job, flat, failed ? POD_FAILED : POD_SUCCEEDED);
+            event = failed ? EV_POD_FAILED : EV_COUNT;
+        }
+    }
+    char sig[48] = "";
+    if (ex->signal)
+        snprintf(sig, sizeof sig, " (signal %d)", ex->signal);
+    if ((r->reason == TERM_EVICTED || r->reason == TERM_DELETED_POD) && r->message)
+        snprintf(detail + strlen(detail), sizeof detail - strlen(detail), ": %s", r->message);
+    struct journal_entry *e =
+        record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", pod, "Running", pod_phase_name(r->phase),
+                     term_reason_name(r->reason), "attempt %u exited with code %d%s%s", r->attempts, r->exit_code, sig, detail);
+    if (e) {
+        fill_attempt_row(e, ctl, job, flat);
+        fill_attempt_end(e, r, outcome);
+        e->attempt.peak_memory = ex->peak_memory;
+        e->attempt.cpu_usec = ex->cpu_usec;
+    }
+    if (job->deleted) {
+        job_release_if_done(ctl, job);
+        return;
+    }
+    if (r->reason == TERM_SHUTDOWN && r->phase == POD_PENDING)
+        return; /* the server is stopping: nothing more to decide */
+    if (r->phase == POD_SUCCEEDED && task_all_succeeded(job, task))
+        event = EV_TASK_COMPLETED;
+    if (event == EV_COUNT)
+        job_sync(ctl, job);
+    else
+        job_raise(ctl, job, event, flat, event == EV_POD_FAILED, r->exit_code);
+}
+
+void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_reason why, bool vanish)
+{
+    struct replica *r = &job->replicas[flat];
+    if (r->phase != POD_RUNNING)
+        return;
+    if (r->stopping) {
+        r->vanish = r->vanish || vanish;
+        return;
+    }
+    r->reason = (uint8_t)why;
+    r->vanish = vanish;
+    if (r->backoff) { /* between two attempts: nothing runs, the stop is done */
+        r->backoff = false;
+        const char *outcome;
+        end_stopped(ctl, job, flat, &outcome);
+        return;
+    }
+    int grace_ms = job->tasks[job_task_of(job, flat)].grace_seconds * 1000;
+    if (why == TERM_SHUTDOWN && grace_ms > ctl->shutdown_grace_ms)
+        grace_ms = ctl->shutdown_grace_ms;
+    job_set_replica_stopping(job, flat, true);
+    ctl->ops.stop(ctl->ops.ctx, job, flat, grace_ms);
+}
+
+void controller_delete_pod(struct controller *ctl, struct job *job, int flat)
+{
+    struct replica *r = &job->replicas[flat];
+    int task = job_task_of(job, flat);
+    char pod[320];
+    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
+    const char *from = pod_phase_name(r->phase);
+    if (r->phase == POD_RUNNING && !r->backoff) {
+        free(r->message);
+        r->message = strdup("the pod was deleted");
+        replica_stop(ctl, job, flat, TERM_DELETED_POD, false);
+        return; /* PodEvicted once it has exited */
+    }
+    if (r->phase == POD_RUNNING)
+        replica_stop(ctl, job, flat, TERM_DELETED_POD, false);
+    else if (r->phase != POD_ABSENT) {
+        replica_release(ctl, job, flat);
+        job_set_replica_phase(job, flat, POD_PENDING);
+        r->node = -1;
+        r->restarts = 0;
+        job_pod_created(ctl, job, flat);
+    }
+    record_event(ctl, JOURNAL_EVENT, job, "Pod", pod, from, "Pending", "Deleted",
+                 "the pod was deleted; it is created again");
+    job_raise(ctl, job, EV_POD_EVICTED, flat, false, 0);
+}
+
+void job_release_if_done(struct controller *ctl, struct job *job)
+{
+    if (job->deleted && job->live_procs == 0) {
+        cluster_remove_job(ctl->cluster, job);
+        job_free(job);
+    }
+}
+
+int controller_stop_all(struct controller *ctl)
+{
+    int stopped = 0;
+    for (struct job *job = ctl->cluster->first; job; job = job->next) {
+        for (int32_t i = 0; i < job->total_replicas; i++) {
+            if (job->replicas[i].phase == POD_RUNNING && !job->replicas[i].stopping && !job->replicas[i].backoff) {
+                replica_stop(ctl, job, i, TERM_SHUTDOWN, false);
+                stopped++;
+            }
+        }
+    }
+    return stopped;
+}

@@ -1,0 +1,129 @@
+/* The controller's timers: a binary min-heap of delayed policy actions, container restarts after
+ * their back-off and finished jobs' TTL deletions, run by the core (or the simulator) on its clock. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "scheduler/controller/internal.h"
+
+static bool earlier(const struct controller_timer *a, const struct controller_timer *b) { return a->due_ms < b->due_ms; }
+
+static void swap(struct controller_timer *a, struct controller_timer *b)
+{
+    struct controller_timer t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void sift_up(struct controller_timer *h, int i)
+{
+    while (i > 0 && earlier(&h[i], &h[(i - 1) / 2])) {
+        swap(&h[i], &h[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+}
+
+static void sift_down(struct controller_timer *h, int n, int i)
+{
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && earlier(&h[l], &h[m]))
+            m = l;
+        if (r < n && earlier(&h[r], &h[m]))
+            m = r;
+        if (m == i)
+            return;
+        swap(&h[i], &h[m]);
+        i = m;
+    }
+}
+
+static void remove_at(struct controller *ctl, int i)
+{
+    ctl->timers[i] = ctl->timers[--ctl->ntimers];
+    if (i < ctl->ntimers) {
+        sift_down(ctl->timers, ctl->ntimers, i);
+        sift_up(ctl->timers, i);
+    }
+}
+
+void timer_arm(struct controller *ctl, struct job *job, const struct controller_timer *t)
+{
+    if (ctl->ntimers == ctl->timers_cap) {
+        int cap = ctl->timers_cap ? ctl->timers_cap * 2 : 16;
+        struct controller_timer *h = realloc(ctl->timers, (size_t)cap * sizeof *h);
+        if (!h) {
+            log_error("out of memory arming a timer for job %s/%s", job->ns, job->name);
+            return;
+        }
+        ctl->timers = h;
+        ctl->timers_cap = cap;
+    }
+    struct controller_timer *slot = &ctl->timers[ctl->ntimers];
+    *slot = *t;
+    memcpy(slot->job_uid, job->uid, sizeof slot->job_uid);
+    ctl->ntimers++;
+    sift_up(ctl->timers, ctl->ntimers - 1);
+    job->timers++;
+}
+
+void timers_cancel(struct controller *ctl, struct job *job, int flat, uint32_t event_mask)
+{
+    for (int i = 0; job->timers > 0 && i < ctl->ntimers;) {
+        struct controller_timer *t = &ctl->timers[i];
+        bool match = strcmp(t->job_uid, job->uid) == 0 &&
+                     (flat < 0 ? true : t->kind == TIMER_ACTION && t->flat == flat && (event_mask & (1u << t->event)));
+        if (match) {
+            job->timers--;
+            remove_at(ctl, i); /* the element moved into i is looked at next */
+        } else {
+            i++;
+        }
+    }
+}
+
+int64_t controller_next_timer(const struct controller *ctl) { return ctl->ntimers ? ctl->timers[0].due_ms : -1; }
+
+static void fire(struct controller *ctl, struct job *job, const struct controller_timer *t)
+{
+    switch (t->kind) {
+    case TIMER_ACTION:
+        if (t->version == job->status.version)
+            job_execute(ctl, job, (enum job_action)t->action, t->task, t->flat, "the policy's timeout passed");
+        break;
+    case TIMER_RESTART:
+        replica_restart_after_backoff(ctl, job, t->flat, t->attempt);
+        break;
+    case TIMER_TTL:
+        if (job_phase_final(job->status.phase)) {
+            log_info("job %s/%s: ttlSecondsAfterFinished (%d s) passed; deleting it", job->ns, job->name,
+                     job->ttl_seconds);
+            controller_delete_job(ctl, job);
+        }
+        break;
+    }
+}
+
+int controller_run_timers(struct controller *ctl)
+{
+    int ran = 0;
+    while (ctl->ntimers > 0 && ctl->timers[0].due_ms <= ctl->now_ms) {
+        struct controller_timer t = ctl->timers[0];
+        remove_at(ctl, 0);
+        struct job *job = cluster_find_job_uid(ctl->cluster, t.job_uid);
+        if (!job)
+            continue;
+        job->timers--;
+        if (!job->deleted)
+            fire(ctl, job, &t);
+        ran++;
+    }
+    return ran;
+}
+
+void controller_free_timers(struct controller *ctl)
+{
+    free(ctl->timers);
+    ctl->timers = NULL;
+    ctl->ntimers = ctl->timers_cap = 0;
+}

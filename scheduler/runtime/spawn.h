@@ -1,0 +1,56 @@
+/* The spawner: clone(CLONE_VM | CLONE_VFORK) onto a stack of its own, as posix_spawn does, with a
+ * child that joins its cgroups, isolates its mounts and switches user before exec (raw syscalls). */
+#ifndef CALDERA_RUNTIME_SPAWN_H
+#define CALDERA_RUNTIME_SPAWN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The child's steps, in order; the one that failed comes back in struct spawn_failure. */
+enum spawn_step {
+    SPAWN_OK,
+    SPAWN_CLONE, /* in the parent: clone itself failed */
+    SPAWN_SETSID,
+    SPAWN_JOIN_CGROUP,
+    SPAWN_UNSHARE,
+    SPAWN_MOUNT_PRIVATE,
+    SPAWN_BIND_HOSTS,
+    SPAWN_BIND_SSH,
+    SPAWN_STDIN,
+    SPAWN_STDOUT,
+    SPAWN_CHDIR,
+    SPAWN_SETGROUPS,
+    SPAWN_SETGID,
+    SPAWN_SETUID,
+    SPAWN_SIGNALS,
+    SPAWN_EXEC,
+};
+
+/* Everything the child needs, prepared by the parent: the child only reads it. */
+struct spawn_request {
+    const char *path; /* the resolved executable */
+    char *const *argv;
+    char *const *envp;
+    const int *cgroup_procs; /* open cgroup.procs files: the child writes "0" (itself) into each */
+    int cgroup_count;
+    const char *hosts_file;  /* bound read-only over /etc/hosts, or NULL */
+    const char *ssh_dir;     /* bound read-only over ssh_target, or NULL */
+    const char *ssh_target;
+    int log_fd;              /* >= 3, close-on-exec: becomes stdout and stderr */
+    const char *chdir_to;
+    bool switch_user;        /* set groups, gid and uid (the server is root) */
+    int32_t uid, gid;        /* -1: keep the server's */
+};
+
+struct spawn_failure {
+    enum spawn_step step;
+    int index; /* SPAWN_JOIN_CGROUP: which of cgroup_procs */
+    int err;   /* errno of the failed step */
+};
+
+/* Starts the child in a session of its own. Returns 0 with its pid and a pidfd (close-on-exec), or
+ * -1 with what failed (a child that failed has been waited for). */
+int spawn_process(const struct spawn_request *req, pid_t *pid, int *pidfd, struct spawn_failure *failure);
+
+#endif

@@ -1,0 +1,129 @@
+/* Real tasks for the process runtime's tests: specs under a temporary root, start, wait and reap,
+ * and looks at /proc and the cgroup hierarchies to see what survived. */
+#include "tests/lib/task_fixture.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/fs.h"
+#include "scheduler/runtime/cgroup.h"
+
+static char root[256];
+static char job[64];
+static char *const task_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "LC_ALL=C", NULL};
+
+static void remove_root(void) { remove_tree(root); }
+
+const char *task_root(void)
+{
+    if (!root[0]) {
+        snprintf(root, sizeof root, "/tmp/caldera-runtime-XXXXXX");
+        if (!mkdtemp(root) || chmod(root, 0755) != 0) {
+            perror("task_root");
+            exit(2);
+        }
+        snprintf(job, sizeof job, "test-%d-%ld", (int)getpid(), (long)time(NULL));
+        atexit(remove_root);
+    }
+    return root;
+}
+
+const char *task_job(void)
+{
+    task_root();
+    return job;
+}
+
+void task_init(struct task *t, const char *name, char *const *argv)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->work, sizeof t->work, "%s/%s/work", task_root(), name);
+    snprintf(t->log, sizeof t->log, "%s/%s/logs/1.log", task_root(), name);
+    snprintf(t->cgroup, sizeof t->cgroup, "%s/%s.1", job, name);
+    t->spec = (struct attempt_spec){
+        .argv = argv,
+        .envp = task_env,
+        .work_dir = t->work,
+        .chdir_to = t->work,
+        .log_path = t->log,
+        .cgroup_name = t->cgroup,
+        .uid = -1,
+        .gid = -1,
+    };
+    t->proc.pidfd = -1;
+}
+
+int task_start(struct task *t) { return process_start(&t->spec, &t->proc, &t->started, t->why, sizeof t->why); }
+
+bool task_wait(struct task *t, int timeout_ms)
+{
+    struct pollfd pfd = {.fd = t->proc.pidfd, .events = POLLIN};
+    if (t->proc.pidfd < 0 || poll(&pfd, 1, timeout_ms) != 1)
+        return false;
+    return process_reap(&t->proc, &t->exit) == 0;
+}
+
+char *task_log(const struct task *t)
+{
+    char *data = NULL;
+    if (read_file(t->log, 1 << 20, &data, NULL) != 0)
+        data = strdup("");
+    return data;
+}
+
+bool task_cgroup_left(const char *cgroup_name)
+{
+    const struct cgroup_layout *L = cgroup_layout();
+    for (int i = 0; i < L->count; i++) {
+        char path[1024];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", L->h[i].parent, cgroup_name);
+        if (stat(path, &st) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool task_pid_alive(pid_t pid)
+{
+    char path[64], state = '?';
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    /* "pid (comm) S ...": the state follows the last ')' */
+    char buf[1024];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *close_paren = strrchr(buf, ')');
+    if (close_paren && close_paren[1] == ' ')
+        state = close_paren[2];
+    return state != 'Z' && state != 'X' && state != '?';
+}
+
+long task_read_number_file(const struct task *t, const char *file, int timeout_ms)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", t->work, file);
+    for (int waited = 0; waited <= timeout_ms; waited += 10) {
+        char *data = NULL;
+        if (read_file(path, 64, &data, NULL) == 0) {
+            char *end;
+            long v = strtol(data, &end, 10);
+            bool complete = end != data && *end == '\n';
+            free(data);
+            if (complete)
+                return v;
+        }
+        usleep(10000);
+    }
+    return -1;
+}

@@ -1,0 +1,40 @@
+/* Real tasks for the process runtime's tests: an attempt spec with its own directories and cgroup
+ * name under a temporary root, started, waited for and reaped, and the checks they share. */
+#ifndef CALDERA_TASK_FIXTURE_H
+#define CALDERA_TASK_FIXTURE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "scheduler/runtime/process.h"
+
+struct task {
+    char work[512], log[512], cgroup[200];
+    struct attempt_spec spec;
+    struct process proc;
+    struct attempt_started started;
+    struct replica_exit exit;
+    char why[512];
+};
+
+/* Creates the temporary root (0755, so other uids can reach their work directories) and a job
+ * name unique to this run; idempotent. Returns its path. */
+const char *task_root(void);
+/* A spec for argv: work dir <root>/<name>/work, log <root>/<name>/logs/1.log, cgroup
+ * "<job>/<name>.1", PATH=/usr/local/bin:/usr/bin:/bin, as the server's user, no limits. */
+void task_init(struct task *t, const char *name, char *const *argv);
+int task_start(struct task *t);
+/* Waits up to timeout_ms for the main process to exit, then reaps it. */
+bool task_wait(struct task *t, int timeout_ms);
+/* The task's log (caller frees), "" when unreadable. */
+char *task_log(const struct task *t);
+/* Whether any directory of the attempt's cgroup, or of the test job's parent, is left. */
+bool task_cgroup_left(const char *cgroup_name);
+/* The job's cgroup parent ("<job>") every task_init name lives under. */
+const char *task_job(void);
+/* A process that exists and is not a zombie. */
+bool task_pid_alive(pid_t pid);
+/* Waits up to timeout_ms for <work>/<file> to hold a number; returns it, or -1. */
+long task_read_number_file(const struct task *t, const char *file, int timeout_ms);
+
+#endif

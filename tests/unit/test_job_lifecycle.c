@@ -1,0 +1,363 @@
+/* Volcano's job lifecycle in the controller: phases by the counts, policies and their actions,
+ * delayed actions, in-place restarts, autoMemoryScale, dependsOn, commands and TTL, driven through
+ * real admission and scheduling with fake processes (tests/lib/ctl_fixture). */
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/lib/ctl_fixture.h"
+#include "tests/lib/test.h"
+
+/* A job of `tasks` (YAML list items, indented 2) with spec lines `extra` (indented 2). */
+static char *job_yaml(const char *name, const char *extra, const char *tasks)
+{
+    static char buf[8192];
+    snprintf(buf, sizeof buf,
+             "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: %s\nspec:\n%s  tasks:\n%s", name,
+             extra, tasks);
+    return buf;
+}
+
+#define TASK(name, replicas, more)                                                                          \
+    "  - name: " name "\n    replicas: " #replicas "\n" more "    template:\n      spec:\n"                 \
+    "        containers:\n        - name: c\n          command: [\"true\"]\n"
+
+static const char *phase(const struct job *job) { return job_phase_name(job->status.phase); }
+
+static void runs_to_completed(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = ctlfx_submit(&fx, job_yaml("ok", "", TASK("w", 2, "")));
+    REQUIRE(job);
+    CHECK_STR(phase(job), "Pending");
+    ctlfx_cycle(&fx);
+    CHECK_STR(phase(job), "Running");
+    CHECK_INT(job->pg.phase, PG_RUNNING);
+    ctlfx_exit(&fx, job, 0, 0, false);
+    CHECK_STR(phase(job), "Running");
+    ctlfx_exit(&fx, job, 1, 0, false);
+    CHECK_STR(phase(job), "Completed");
+    CHECK_INT(job->pg.phase, PG_COMPLETED);
+    CHECK_INT(job->status.succeeded, 2);
+    CHECK_INT(job->status.version, 0);
+    ctlfx_free(&fx);
+}
+
+/* PodFailed -> RestartJob until retryCount reaches maxRetry: each restart kills the job (version
+ * up), the pod runs again, and the last failure's pod is kept for the record. */
+static void pod_failed_restarts_job_until_max_retry(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = ctlfx_submit(&fx, job_yaml("retry", "  maxRetry: 3\n  policies:\n  - event: PodFailed\n"
+                                                          "    action: RestartJob\n",
+                                                 TASK("w", 1, "")));
+    REQUIRE(job);
+    for (int run = 1; run <= 3; run++) {
+        ctlfx_cycle(&fx);
+        CHECK_STR(phase(job), "Running");
+        CHECK_INT(job->replicas[0].attempts, run);
+        REQUIRE(ctlfx_exit(&fx, job, 0, 1, false));
+    }
+    CHECK_STR(phase(job), "Failed");
+    CHECK_INT(job->status.retry_count, 3);
+    CHECK_INT(job->status.version, 3);
+    CHECK_INT(fx.starts, 3);
+    CHECK_INT(job->replicas[0].phase, POD_FAILED); /* kept at the last retry */
+    CHECK_INT(job->status.failed, 1);
+    ctlfx_free(&fx);
+}
+
+/* Seed 004's distcc shape: the master's TaskCompleted -> CompleteJob ends the job while workers
+ * still run; they are stopped and removed, the job Completed. */
+static void task_completed_completes_job(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = ctlfx_submit(
+        &fx, job_yaml("distcc", "", TASK("master", 1, "    policies:\n    - event: TaskCompleted\n"
+                                                      "      action: CompleteJob\n") TASK("worker", 3, "")));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    CHECK_INT(job->status.running, 4);
+    ctlfx_exit(&fx, job, 0, 0, false);
+    CHECK_STR(phase(job), "Completing");
+    CHECK_INT(fx.stops, 3);
+    CHECK_INT(job->status.terminating, 3);
+    CHECK_INT(ctlfx_settle(&fx), 3);
+    CHECK_STR(phase(job), "Completed");
+    CHECK_INT(job->status.succeeded, 1);
+    CHECK_INT(job->status.failed, 0);
+    CHECK_INT(ctlfx_count(job, POD_ABSENT), 3);
+    CHECK_INT(job->status.version, 1);
+    ctlfx_free(&fx);
+}
+
+/* minSuccess 2 of 5: Completed at the second success, whatever minAvailable says; the rest stop. */
+static void min_success_completes_early(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = ctlfx_submit(&fx, job_yaml("ms", "  minSuccess: 2\n", TASK("w", 5, "")));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    CHECK_INT(job->status.running, 5);
+    ctlfx_exit(&fx, job, 3, 1, false); /* a failure does not end it */
+    ctlfx_exit(&fx, job, 0, 0, false);
+    CHECK_STR(phase(job), "Running");
+    ctlfx_exit(&fx, job, 1, 0, false);
+    CHECK_STR(phase(job), "Completed");
+    CHECK_INT(fx.stops, 2);
+    ctlfx_settle(&fx);
+    CHECK_INT(job->status.succeeded, 2);
+    CHECK_INT(job->status.failed, 1);
+    CHECK_INT(job->status.running + job->status.terminating, 0);
+    ctlfx_free(&fx);
+}
+
+/* An exitCode policy: exit 3 aborts the job (finished pods kept); resume restarts it. */
+static void exit_code_policy_and_resume(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = ctlfx_submit(
+        &fx, job_yaml("codes", "  policies:\n  - exitCode: 3\n    action: AbortJob\n", TASK("w", 2, "")));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    ctlfx_exit(&fx, job, 0, 1, false); /* exit 1: no policy, the pod just fails */
+    CHECK_STR(phase(job), "Running");
+    ctlfx_exit(&fx, job, 1, 3, false);
+    CHECK_STR(phase(job), "Aborted"); /* nothing was left running */
+    CHECK_INT(job->status.failed, 2);
+    struct api_status st = {0};
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_RESUME_JOB, "test", &st), 0);
+    CHECK_INT(job->status.retry_count, 1);
+    /* Restarting -> Pending -> Running -> Failed at once: Volcano keeps finished pods through the soft
+     * kills of abort and resume, so both failed pods still count and every replica has finished. */
+    CHECK_STR(phase(job), "Failed");
+    CHECK_INT(fx.starts, 2);
+    ctlfx_free(&fx);
+}
+
+static void abort_stops_then_resume_runs_again(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = ctlfx_submit(&fx, job_yaml("sus", "", TASK("w", 2, "")));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    struct api_status st = {0};
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_ABORT_JOB, NULL, &st), 0);
+    CHECK_STR(phase(job), "Aborting");
+    CHECK_INT(job->status.terminating, 2);
+    ctlfx_settle(&fx);
+    CHECK_STR(phase(job), "Aborted");
+    CHECK_INT(ctlfx_count(job, POD_ABSENT), 2);
+    ctlfx_cycle(&fx); /* nothing is placed for an aborted job */
+    CHECK_INT(fx.starts, 2);
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_RESUME_JOB, NULL, &st), 0);
+    CHECK_STR(phase(job), "Pending");
+    ctlfx_cycle(&fx);
+    CHECK_STR(phase(job), "Running");
+    CHECK_INT(fx.starts, 4);
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_TERMINATE_JOB, NULL, &st), 0);
+    ctlfx_settle(&fx);
+    CHECK_STR(phase(job), "Terminated");
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_OPEN_QUEUE, NULL, &st), -1);
+    CHECK_INT(st.code, 422);
+    ctlfx_free(&fx);
+}
+
+/* dependsOn: b's pods exist only once a runs (all of a's minAvailable). */
+static void depends_on_orders_tasks(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = ctlfx_submit(&fx, job_yaml("dep", "  minAvailable: 2\n",
+                                                 TASK("a", 2, "") TASK("b", 1, "    dependsOn:\n      name: [a]\n")));
+    REQUIRE(job);
+    CHECK_INT(job->task_counts[1].absent, 1);
+    ctlfx_cycle(&fx);
+    CHECK_INT(job->task_counts[0].running, 2);
+    CHECK_INT(job->task_counts[1].pending, 1); /* created once a runs */
+    ctlfx_cycle(&fx);
+    CHECK_INT(job->task_counts[1].running, 1);
+    ctlfx_free(&fx);
+}
+
+/* PodPending with a timeout: the action runs if the pod still waits when it expires, and is
+ * cancelled when the pod runs first. */
+static void pod_pending_timeout(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    /* two replicas of 5 cpu on one 8-cpu node, gang of one: the PodGroup is enqueued, the second pod
+     * exists and cannot be placed */
+    const char *task = "  - name: w\n    replicas: 2\n    minAvailable: 1\n    template:\n      spec:\n"
+                       "        containers:\n        - name: c\n          command: [\"true\"]\n"
+                       "          resources: {requests: {cpu: 5}}\n";
+    struct job *job = ctlfx_submit(&fx, job_yaml("stuck", "  policies:\n  - event: PodPending\n    timeout: 10s\n"
+                                                          "    action: AbortJob\n",
+                                                 task));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    CHECK_STR(phase(job), "Running");
+    CHECK_INT(job->status.pending, 1);
+    ctlfx_advance(&fx, 9999);
+    CHECK_STR(phase(job), "Running");
+    ctlfx_advance(&fx, 1);
+    CHECK_STR(phase(job), "Aborting");
+    ctlfx_settle(&fx);
+    CHECK_STR(phase(job), "Aborted");
+
+    struct job *ok = ctlfx_submit(&fx, job_yaml("quick", "  policies:\n  - event: PodPending\n    timeout: 10s\n"
+                                                         "    action: AbortJob\n",
+                                                TASK("w", 1, "")));
+    REQUIRE(ok);
+    ctlfx_cycle(&fx);
+    CHECK_STR(phase(ok), "Running");
+    ctlfx_advance(&fx, 20000);
+    CHECK_STR(phase(ok), "Running");
+    CHECK_INT(fx.ctl.ntimers, 0);
+    ctlfx_free(&fx);
+}
+
+/* restartPolicy OnFailure: the container restarts in place after a back-off; at the task's maxRetry
+ * restarts, TaskFailed raises its policy. */
+static void restart_in_place_then_task_failed(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    const char *task = "  - name: w\n    replicas: 1\n    maxRetry: 2\n    policies:\n    - event: TaskFailed\n"
+                       "      action: TerminateJob\n    template:\n      spec:\n        restartPolicy: OnFailure\n"
+                       "        containers:\n        - name: c\n          command: [\"false\"]\n";
+    struct job *job = ctlfx_submit(&fx, job_yaml("crash", "", task));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    ctlfx_exit(&fx, job, 0, 1, false);
+    CHECK_INT(job->replicas[0].phase, POD_RUNNING);
+    CHECK(job->replicas[0].backoff);
+    CHECK_INT(job->replicas[0].restarts, 1);
+    ctlfx_advance(&fx, 999);
+    CHECK_INT(fx.starts, 1);
+    ctlfx_advance(&fx, 1);
+    CHECK_INT(fx.starts, 2); /* after the 1 s back-off */
+    CHECK_STR(phase(job), "Running");
+    ctlfx_exit(&fx, job, 0, 1, false);
+    CHECK_INT(job->replicas[0].restarts, 2);
+    CHECK_STR(phase(job), "Terminated"); /* TaskFailed -> TerminateJob; the pod was between attempts */
+    ctlfx_advance(&fx, 10000);
+    CHECK_INT(fx.starts, 2);
+    ctlfx_free(&fx);
+}
+
+/* autoMemoryScale: OOM kills scale the task's memory by the rate up to maxMemory without counting
+ * as failures; an OOM kill at the ceiling fails the pod. */
+static void oom_scales_memory_up_to_the_maximum(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    const char *task = "  - name: w\n    replicas: 1\n    template:\n      spec:\n        containers:\n"
+                       "        - name: c\n          command: [\"true\"]\n"
+                       "          resources: {limits: {memory: 50Mi}}\n";
+    struct job *job = ctlfx_submit(&fx, job_yaml("oom", "  autoMemoryScale: {rate: 1.5, maxMemory: 100Mi}\n", task));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    CHECK_INT(fx.procs[0].spec.memory_limit, 50LL << 20);
+    ctlfx_exit(&fx, job, 0, 137, true);
+    CHECK_INT(job->replicas[0].phase, POD_PENDING);
+    CHECK_INT(job->tasks[0].limit.v[RES_MEMORY], 75LL << 20);
+    CHECK_INT(job->tasks[0].request.v[RES_MEMORY], 75LL << 20);
+    CHECK_INT(job->status.retry_count, 0);
+    ctlfx_cycle(&fx);
+    CHECK_INT(fx.procs[1].spec.memory_limit, 75LL << 20);
+    ctlfx_exit(&fx, job, 0, 137, true);
+    CHECK_INT(job->tasks[0].limit.v[RES_MEMORY], 100LL << 20); /* 112.5Mi capped */
+    ctlfx_cycle(&fx);
+    ctlfx_exit(&fx, job, 0, 137, true);
+    CHECK_STR(phase(job), "Failed");
+    CHECK_INT(job->replicas[0].reason, TERM_OOMKILLED);
+    CHECK_INT(job->replicas[0].exit_code, 137);
+    /* the manifest says what the task runs with now */
+    const char *lim = json_string_value(json_object_get(json_object_get(json_object_get(
+        json_array_get(json_object_get(json_object_get(job->tasks[0].template, "spec"), "containers"), 0),
+        "resources"), "limits"), "memory"));
+    CHECK_STR(lim, "100Mi");
+    CHECK_INT(fx.cluster.nodes[0].used.v[RES_MEMORY], 0);
+    ctlfx_free(&fx);
+}
+
+/* Deleting a pod: it stops, is created again, and PodEvicted goes through the policies. */
+static void deleted_pod_comes_back_and_raises_pod_evicted(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = ctlfx_submit(&fx, job_yaml("del", "", TASK("w", 2, "")));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    controller_delete_pod(&fx.ctl, job, 1);
+    ctlfx_settle(&fx);
+    CHECK_INT(job->replicas[1].phase, POD_PENDING);
+    ctlfx_cycle(&fx);
+    CHECK_INT(job->replicas[1].phase, POD_RUNNING);
+    CHECK_INT(job->replicas[1].attempts, 2);
+
+    struct job *r = ctlfx_submit(&fx, job_yaml("evict", "  policies:\n  - event: PodEvicted\n    action: RestartJob\n",
+                                               TASK("w", 2, "")));
+    REQUIRE(r);
+    ctlfx_cycle(&fx);
+    controller_delete_pod(&fx.ctl, r, 0);
+    CHECK_STR(phase(r), "Running"); /* PodEvicted comes with the pod's end */
+    ctlfx_settle(&fx);              /* the deleted pod ends, RestartJob stops the other, it ends too */
+    CHECK_STR(phase(r), "Pending");
+    CHECK_INT(r->status.retry_count, 1);
+    CHECK_INT(r->status.version, 1);
+    ctlfx_cycle(&fx);
+    CHECK_STR(phase(r), "Running");
+    ctlfx_free(&fx);
+}
+
+/* ttlSecondsAfterFinished: the finished job leaves the API after its TTL. */
+static void ttl_deletes_finished_job(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = ctlfx_submit(&fx, job_yaml("ttl", "  ttlSecondsAfterFinished: 5\n", TASK("w", 1, "")));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    ctlfx_exit(&fx, job, 0, 0, false);
+    CHECK_STR(phase(job), "Completed");
+    ctlfx_advance(&fx, 4999);
+    CHECK(cluster_find_job(&fx.cluster, "default", "ttl") != NULL);
+    ctlfx_advance(&fx, 1);
+    CHECK(cluster_find_job(&fx.cluster, "default", "ttl") == NULL);
+    ctlfx_free(&fx);
+}
+
+/* A replica that cannot start fails with StartError, which is a PodFailed like any other. */
+static void start_error_is_pod_failed(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = ctlfx_submit(&fx, job_yaml("bad", "  maxRetry: 2\n  policies:\n  - event: PodFailed\n"
+                                                        "    action: RestartJob\n",
+                                                 TASK("w", 1, "")));
+    REQUIRE(job);
+    fx.fail_starts = true;
+    ctlfx_cycle(&fx); /* fails, restarts: Restarting -> Pending at once, nothing to wait for */
+    CHECK_STR(phase(job), "Pending");
+    CHECK_INT(job->status.retry_count, 1);
+    ctlfx_cycle(&fx);
+    CHECK_STR(phase(job), "Failed");
+    CHECK_INT(job->status.retry_count, 2);
+    CHECK_INT(job->replicas[0].reason, TERM_START_ERROR);
+    ctlfx_free(&fx);
+}
+
+TEST_MAIN(TEST_CASE(runs_to_completed), TEST_CASE(pod_failed_restarts_job_until_max_retry),
+          TEST_CASE(task_completed_completes_job), TEST_CASE(min_success_completes_early),
+          TEST_CASE(exit_code_policy_and_resume), TEST_CASE(abort_stops_then_resume_runs_again),
+          TEST_CASE(depends_on_orders_tasks), TEST_CASE(pod_pending_timeout),
+          TEST_CASE(restart_in_place_then_task_failed), TEST_CASE(oom_scales_memory_up_to_the_maximum),
+          TEST_CASE(deleted_pod_comes_back_and_raises_pod_evicted), TEST_CASE(ttl_deletes_finished_job),
+          TEST_CASE(start_error_is_pod_failed))

@@ -1,0 +1,196 @@
+/* The process runtime on cgroup v2: /sys/fs/cgroup when it is cgroup2, else a hybrid machine's
+ * unified mount (no controllers there, but membership, cgroup.kill and cpu.stat work the same). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/magic.h>
+
+#include "common/fs.h"
+#include "scheduler/runtime/cgroup.h"
+#include "scheduler/runtime/process.h"
+#include "tests/lib/task_fixture.h"
+#include "tests/lib/test.h"
+
+#define REQUIRE_STARTED(t)                                                                                   \
+    do {                                                                                                     \
+        if (task_start(t) != 0) {                                                                            \
+            test_fail(__FILE__, __LINE__, "start failed: %s", (t)->why);                                     \
+            return;                                                                                          \
+        }                                                                                                    \
+    } while (0)
+
+static bool is_cgroup2(const char *path)
+{
+    struct statfs fs;
+    return statfs(path, &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+/* True when the runtime runs on v2 here; the first call picks the hierarchy. */
+static bool on_v2(void)
+{
+    static int decided = -1;
+    if (decided < 0) {
+        if (!is_cgroup2("/sys/fs/cgroup") && is_cgroup2("/sys/fs/cgroup/unified"))
+            setenv("CALDERA_CGROUP2_ROOT", "/sys/fs/cgroup/unified", 1);
+        process_runtime_init();
+        decided = cgroup_layout()->mode == CGROUP_V2;
+    }
+    return decided;
+}
+
+#define SKIP_UNLESS_V2() SKIP_IF(!on_v2(), "no writable cgroup2 hierarchy here (%s)", cgroup_layout()->detail)
+
+static void test_runs_in_a_v2_cgroup_and_leaves_none(void)
+{
+    SKIP_UNLESS_V2();
+    char *argv[] = {"sh", "-c", "cat /proc/self/cgroup", NULL};
+    struct task t;
+    task_init(&t, "v2where", argv);
+    REQUIRE_STARTED(&t);
+    char want[256];
+    snprintf(want, sizeof want, "0::/caldera/%s", t.cgroup);
+    CHECK_STR(t.started.cgroup, want);
+    REQUIRE(task_wait(&t, 5000));
+    CHECK_INT(t.exit.exit_code, 0);
+    char *log = task_log(&t);
+    CHECK_CONTAINS(log, want);
+    free(log);
+    CHECK(!task_cgroup_left(t.cgroup));
+    CHECK(!task_cgroup_left(task_job()));
+}
+
+static void test_cgroup_kill_reaches_a_process_that_left_the_group(void)
+{
+    SKIP_UNLESS_V2();
+    char *argv[] = {"sh", "-c", "setsid sleep 1000 & echo $! > escaped.pid; exec sleep 1000", NULL};
+    struct task t;
+    task_init(&t, "v2tree", argv);
+    REQUIRE_STARTED(&t);
+    long escaped = task_read_number_file(&t, "escaped.pid", 5000);
+    REQUIRE(escaped > 0);
+    process_signal(&t.proc, SIGKILL);
+    REQUIRE(task_wait(&t, 5000));
+    CHECK_INT(t.exit.exit_code, 137);
+    CHECK(!task_pid_alive((pid_t)escaped));
+    CHECK(!task_cgroup_left(t.cgroup));
+}
+
+static void test_sigterm_reaches_every_process_once(void)
+{
+    SKIP_UNLESS_V2();
+    /* Each process counts its SIGTERMs into a file of its own, then exits. */
+    char *argv[] = {"sh", "-c",
+                    "setsid sh -c 'trap \"echo t >> escaped.terms; exit 0\" TERM; echo $$ > escaped.pid; "
+                    "while :; do sleep 0.05; done' & "
+                    "trap 'echo t >> main.terms; wait; exit 0' TERM; echo $$ > main.pid; while :; do sleep 0.05; done",
+                    NULL};
+    struct task t;
+    task_init(&t, "v2term", argv);
+    REQUIRE_STARTED(&t);
+    REQUIRE(task_read_number_file(&t, "escaped.pid", 5000) > 0);
+    REQUIRE(task_read_number_file(&t, "main.pid", 5000) > 0);
+    process_signal(&t.proc, SIGTERM);
+    REQUIRE(task_wait(&t, 5000));
+    CHECK_INT(t.exit.exit_code, 0);
+    char path[700], *terms = NULL;
+    snprintf(path, sizeof path, "%s/main.terms", t.work);
+    CHECK(read_file(path, 4096, &terms, NULL) == 0);
+    CHECK_STR(terms, "t\n");
+    free(terms);
+    terms = NULL;
+    snprintf(path, sizeof path, "%s/escaped.terms", t.work);
+    CHECK(read_file(path, 4096, &terms, NULL) == 0);
+    CHECK_STR(terms, "t\n");
+    free(terms);
+    CHECK(!task_cgroup_left(t.cgroup));
+}
+
+static void test_cpu_time_comes_from_cpu_stat(void)
+{
+    SKIP_UNLESS_V2();
+    char *argv[] = {"sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done", NULL};
+    struct task t;
+    task_init(&t, "v2cpu", argv);
+    REQUIRE_STARTED(&t);
+    REQUIRE(task_wait(&t, 20000));
+    CHECK_INT(t.exit.exit_code, 0);
+    CHECK(t.exit.cpu_usec > 20000);
+    CHECK(!task_cgroup_left(t.cgroup));
+}
+
+static void test_lost_task_is_found_by_its_v2_cgroup(void)
+{
+    SKIP_UNLESS_V2();
+    char *argv[] = {"sh", "-c", "setsid sleep 1000 & echo $! > escaped.pid; exec sleep 1000", NULL};
+    struct task t;
+    task_init(&t, "v2lost", argv);
+    REQUIRE_STARTED(&t);
+    long escaped = task_read_number_file(&t, "escaped.pid", 5000);
+    REQUIRE(escaped > 0);
+    struct process lost = {.pid = t.proc.pid, .pidfd = -1};
+    process_signal(&lost, SIGKILL);
+    siginfo_t info;
+    CHECK(waitid(P_PIDFD, (id_t)t.proc.pidfd, &info, WEXITED) == 0);
+    close(t.proc.pidfd);
+    for (int i = 0; i < 100 && (task_pid_alive((pid_t)escaped) || task_cgroup_left(t.cgroup)); i++) {
+        cgroup_retry_removals();
+        usleep(10000);
+    }
+    CHECK(!task_pid_alive((pid_t)escaped));
+    CHECK(!task_cgroup_left(t.cgroup));
+}
+
+static void test_exec_failure_leaves_no_v2_cgroup(void)
+{
+    SKIP_UNLESS_V2();
+    char *argv[] = {"no-such-command-xyz", NULL};
+    struct task t;
+    task_init(&t, "v2fail", argv);
+    CHECK(task_start(&t) != 0);
+    CHECK_STR(t.why, "exec: \"no-such-command-xyz\": executable file not found in $PATH");
+    char *wd_argv[] = {"true", NULL};
+    task_init(&t, "v2fail2", wd_argv);
+    t.spec.chdir_to = "/no/such/dir";
+    CHECK(task_start(&t) != 0);
+    CHECK(!task_cgroup_left(task_job()));
+}
+
+static void test_cgroups_the_task_made_go_with_it(void)
+{
+    SKIP_UNLESS_V2();
+    SKIP_IF(geteuid() != 0, "needs root to make cgroups");
+    /* A root task makes a cgroup inside its own in every hierarchy (as a nested container runtime
+     * would) and leaves a process there, out of its session too. */
+    const struct cgroup_layout *L = cgroup_layout();
+    struct task t;
+    task_init(&t, "v2nested", NULL);
+    char dirs[2048] = "", script[4096];
+    for (int i = 0; i < L->count; i++)
+        snprintf(dirs + strlen(dirs), sizeof dirs - strlen(dirs), " %s/%s/inner", L->h[i].parent, t.cgroup);
+    snprintf(script, sizeof script,
+             "mkdir%s && sh -c 'for d in%s; do echo $$ > $d/cgroup.procs || exit 1; done; echo moved > moved; "
+             "exec setsid sleep 1000' & echo $! > inner.pid; while [ ! -e moved ]; do sleep 0.01; done",
+             dirs, dirs);
+    char *argv[] = {"sh", "-c", script, NULL};
+    t.spec.argv = argv;
+    REQUIRE_STARTED(&t);
+    long inner = task_read_number_file(&t, "inner.pid", 5000);
+    REQUIRE(inner > 0);
+    REQUIRE(task_wait(&t, 5000));
+    CHECK_INT(t.exit.exit_code, 0);
+    CHECK(!task_pid_alive((pid_t)inner));
+    CHECK(!task_cgroup_left(t.cgroup));
+}
+
+TEST_MAIN(TEST_CASE(test_runs_in_a_v2_cgroup_and_leaves_none),
+          TEST_CASE(test_cgroup_kill_reaches_a_process_that_left_the_group),
+          TEST_CASE(test_sigterm_reaches_every_process_once),
+          TEST_CASE(test_cpu_time_comes_from_cpu_stat),
+          TEST_CASE(test_lost_task_is_found_by_its_v2_cgroup),
+          TEST_CASE(test_cgroups_the_task_made_go_with_it),
+          TEST_CASE(test_exec_failure_leaves_no_v2_cgroup))
