@@ -50,7 +50,7 @@ static json_t *pod_annotations(const struct job *job, int task)
 
 void pod_uid(const struct job *job, int flat, char out[UUID_STR_LEN])
 {
-    snprintf(out, UUID_STR_LEN, "%.24s%012x", job->uid, (unsigned)flat);
+    snprintf(out, UUID_STR_LEN, "%.24s%04x%08x", job->uid, job->replicas[flat].born & 0xffffu, (unsigned)flat);
 }
 
 int pod_label_matches(const struct job *job, int task, int index, const char *key, const char *value)
@@ -98,7 +98,7 @@ static json_t *pod_status(const struct job *job, int task, const struct replica 
     const struct task_spec *ts = &job->tasks[task];
     json_t *cs = json_pack("{s:s, s:s, s:b, s:b, s:i, s:o}", "name", ts->container_name, "image",
                            ts->image ? ts->image : "", "ready", r->phase == POD_RUNNING, "started",
-                           r->phase == POD_RUNNING, "restartCount", r->attempts > 0 ? (int)r->attempts - 1 : 0,
+                           r->phase == POD_RUNNING, "restartCount", (int)r->restarts,
                            "state", container_state(r));
     json_object_set_new(status, "containerStatuses", json_pack("[o]", cs));
     return status;

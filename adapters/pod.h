@@ -12,8 +12,8 @@ json_t *pod_render(const struct job *job, int task, int index, const char *node_
 /* Does the pod carry this label with this value (for labelSelector=k=v)? */
 int pod_label_matches(const struct job *job, int task, int index, const char *key, const char *value);
 
-/* A stable per-replica uid: the job's uid with its last 12 hex digits replaced by the replica's
- * flat index. */
+/* A pod's uid: the job's uid with its last 12 hex digits replaced by which incarnation of the
+ * replica it is and the replica's flat index; a pod created again gets a new one. */
 void pod_uid(const struct job *job, int flat, char out[UUID_STR_LEN]);
 
 #endif

@@ -19,7 +19,9 @@
 
 #define TAG_MAILBOX 0
 #define TAG_TIMER 1
-#define TAG_FIRST_SLOT 2
+#define TAG_LAUNCHER 2
+#define TAG_FIRST_SLOT 3
+#define LAUNCHER_THREADS 2
 #define STOP_EXTRA_MS 2000 /* beyond the longest grace, before the loop gives up waiting */
 
 /* --- process slots ------------------------------------------------------ */
@@ -51,30 +53,40 @@ static void slot_release(struct core *c, int i)
     c->live_slots--;
 }
 
+static void slot_unallocate(struct core *c, int i)
+{
+    c->slots[i].job = NULL;
+    c->slots[i].next_free = c->free_slot;
+    c->free_slot = i;
+}
+
+/* A start is handed to a launcher thread; its outcome comes back through handle_launches(). */
 static int op_start(void *ctx, struct job *job, int flat, const struct attempt_spec *spec, struct attempt_started *out,
                     char *why, size_t why_len)
 {
     struct core *c = ctx;
+    (void)out;
     int i = slot_alloc(c);
-    if (i < 0) {
+    if (i < 0 || launcher_submit(c->launcher, (uint64_t)i, spec) != 0) {
+        if (i >= 0)
+            slot_unallocate(c, i);
         snprintf(why, why_len, "out of memory");
         return -1;
     }
     struct proc_slot *s = &c->slots[i];
-    if (process_start(spec, &s->proc, out, why, why_len) != 0) {
-        s->next_free = c->free_slot;
-        c->free_slot = i;
-        return -1;
-    }
-    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i + TAG_FIRST_SLOT};
-    if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, s->proc.pidfd, &ev) != 0)
-        log_error("epoll_ctl(pidfd %d): %s", s->proc.pidfd, strerror(errno));
-    s->job = job;
-    s->flat = flat;
-    s->kill_at_ms = 0;
+    *s = (struct proc_slot){.job = job, .flat = flat, .launching = true, .stop_grace_ms = -1,
+                            .proc = {.pid = -1, .pidfd = -1}};
     c->live_slots++;
     job->replicas[flat].proc = i;
     return 0;
+}
+
+static void stop_now(struct core *c, struct proc_slot *s, int grace_ms)
+{
+    process_signal(&s->proc, SIGTERM);
+    if (!s->kill_at_ms)
+        c->pending_kills++;
+    s->kill_at_ms = clock_mono_ms() + (grace_ms > 0 ? grace_ms : 0);
 }
 
 static void op_stop(void *ctx, struct job *job, int flat, int grace_ms)
@@ -84,10 +96,39 @@ static void op_stop(void *ctx, struct job *job, int flat, int grace_ms)
     if (i < 0 || i >= c->nslots || c->slots[i].job != job)
         return;
     struct proc_slot *s = &c->slots[i];
-    process_signal(&s->proc, SIGTERM);
-    if (!s->kill_at_ms)
-        c->pending_kills++;
-    s->kill_at_ms = clock_mono_ms() + (grace_ms > 0 ? grace_ms : 0);
+    if (s->launching)
+        s->stop_grace_ms = grace_ms; /* sent once it runs */
+    else
+        stop_now(c, s, grace_ms);
+}
+
+/* Outcomes of the launcher threads: a started attempt's pidfd joins the loop; a failed one ends. */
+static void handle_launches(struct core *c)
+{
+    int n;
+    struct launch_result *res = launcher_collect(c->launcher, &n);
+    for (int k = 0; k < n; k++) {
+        int i = (int)res[k].token;
+        struct proc_slot *s = &c->slots[i];
+        struct job *job = s->job;
+        int flat = s->flat;
+        if (res[k].rc != 0) {
+            slot_release(c, i);
+            controller_attempt_failed(&c->ctl, job, flat, res[k].why);
+            c->kick = true;
+            continue;
+        }
+        s->proc = res[k].proc;
+        s->launching = false;
+        struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i + TAG_FIRST_SLOT};
+        if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, s->proc.pidfd, &ev) != 0)
+            log_error("epoll_ctl(pidfd %d): %s", s->proc.pidfd, strerror(errno));
+        controller_attempt_started(&c->ctl, job, flat, &res[k].started);
+        s = &c->slots[i]; /* the controller may have started others: slots can move */
+        if (s->stop_grace_ms >= 0)
+            stop_now(c, s, s->stop_grace_ms);
+    }
+    free(res);
 }
 
 static bool op_kill_lost(void *ctx, int32_t pid, int64_t pid_start)
@@ -248,6 +289,8 @@ static void handle_events(struct core *c, const struct epoll_event *evs, int n)
         uint64_t tag = evs[i].data.u64;
         if (tag == TAG_MAILBOX) {
             drain_mailbox(c);
+        } else if (tag == TAG_LAUNCHER) {
+            handle_launches(c);
         } else if (tag == TAG_TIMER) {
             uint64_t ticks;
             if (read(c->timer_fd, &ticks, sizeof ticks) > 0)
@@ -262,9 +305,12 @@ static void handle_events(struct core *c, const struct epoll_event *evs, int n)
  * by accident and every end is recorded. */
 static void kill_leftovers(struct core *c)
 {
+    for (int waited = 0; launcher_pending(c->launcher) > 0 && waited < 500; waited++)
+        usleep(10000); /* starts in flight finish in milliseconds */
+    handle_launches(c);
     for (int i = 0; i < c->nslots; i++) {
         struct proc_slot *s = &c->slots[i];
-        if (!s->job)
+        if (!s->job || s->launching)
             continue;
         process_signal(&s->proc, SIGKILL);
         siginfo_t info;
@@ -314,9 +360,17 @@ static int restore_object(void *ctx, const struct store_object_row *row) { retur
 static int restore_job(void *ctx, const struct store_job_row *row) { return controller_restore_job(ctx, row); }
 static int restore_attempt(void *ctx, const struct store_attempt_row *row) { return controller_restore_attempt(ctx, row); }
 
+static void restore_begin(void *ctx, uint64_t max_seq)
+{
+    struct controller *ctl = ctx;
+    if (max_seq > ctl->cluster->seq)
+        ctl->cluster->seq = max_seq;
+}
+
 static int load_store(struct core *c, char *err, size_t errlen)
 {
-    const struct store_loader loader = {&c->ctl, restore_queue, restore_object, restore_job, restore_attempt};
+    const struct store_loader loader = {&c->ctl, restore_queue, restore_object, restore_job, restore_attempt,
+                                        restore_begin};
     uint64_t max_seq = 0;
     if (store_load(c->store, &loader, &max_seq, err, errlen) != 0)
         return -1;
@@ -338,6 +392,16 @@ static int open_fds(struct core *c, char *err, size_t errlen)
         .it_interval = {c->period_ms / 1000, (long)(c->period_ms % 1000) * 1000000L},
         .it_value = {c->period_ms / 1000, (long)(c->period_ms % 1000) * 1000000L},
     };
+    c->launcher = launcher_new(LAUNCHER_THREADS);
+    if (!c->launcher) {
+        snprintf(err, errlen, "cannot start the launcher threads");
+        return -1;
+    }
+    struct epoll_event lev = {.events = EPOLLIN, .data.u64 = TAG_LAUNCHER};
+    if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, launcher_fd(c->launcher), &lev) != 0) {
+        snprintf(err, errlen, "cannot arm the core's event loop: %s", strerror(errno));
+        return -1;
+    }
     struct epoll_event mev = {.events = EPOLLIN, .data.u64 = TAG_MAILBOX};
     struct epoll_event tev = {.events = EPOLLIN, .data.u64 = TAG_TIMER};
     if (timerfd_settime(c->timer_fd, 0, &period, NULL) != 0 ||
@@ -357,6 +421,7 @@ static void core_free(struct core *c)
         close(c->mailbox_fd);
     if (c->timer_fd >= 0)
         close(c->timer_fd);
+    launcher_free(c->launcher);
     journal_list_free(&c->ctl.journal);
     controller_free_timers(&c->ctl);
     zone_table_free(c->zones);
@@ -433,5 +498,7 @@ void core_stop(struct core *c)
         log_warn("mailbox write: %s", strerror(errno));
     if (c->thread_started)
         pthread_join(c->thread, NULL);
+    if (process_runtime_flush(5000) != 0)
+        log_warn("some tasks' cgroups are still being removed as the server stops");
     core_free(c);
 }

@@ -23,7 +23,7 @@ static const char *const sql_attempt_end =
     "UPDATE attempts SET end_ms = ?4, exit_code = ?5, reason = ?6, message = ?7, outcome = ?8, peak_memory = ?9,"
     " cpu_usec = ?10 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
 static const char *const sql_attempt_carry =
-    "UPDATE attempts SET job_version = ?4 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
+    "UPDATE attempts SET kept_version = ?4 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
 static const char *const sql_job_spec =
     "UPDATE jobs SET spec_json = ?2, resource_version = ?3, status_json = coalesce(?4, status_json) WHERE uid = ?1";
 static const char *const sql_queue_put = "INSERT OR REPLACE INTO queues(name, json) VALUES(?1, ?2)";

@@ -17,7 +17,7 @@ enum journal_op {
     JOURNAL_OBJECT_PUT,    /* insert or replace an objects row: PriorityClass, ResourceQuota */
     JOURNAL_OBJECT_DELETE, /* delete an objects row */
     JOURNAL_JOB_SPEC,      /* replace the jobs row's spec_json (and status_json when set) */
-    JOURNAL_ATTEMPT_CARRY, /* move an attempts row to attempt.job_version: its pod outlived a kill of the job */
+    JOURNAL_ATTEMPT_CARRY, /* an attempts row's pod outlived a kill of its job: kept into attempt.job_version */
 };
 
 /* The event part: what happened to which object. Strings are owned by the entry. */

@@ -15,7 +15,7 @@ static const char *const sql_jobs =
  * rows come out in this order without a sort. */
 static const char *const sql_attempts =
     "SELECT a.job_uid, a.pod, a.task, a.idx, a.attempt, a.job_version, a.node, a.pid, a.pid_start,"
-    " a.start_ms, a.end_ms, a.exit_code, a.reason, a.message, a.log_path, a.outcome"
+    " a.start_ms, a.end_ms, a.exit_code, a.reason, a.message, a.log_path, a.outcome, a.kept_version"
     " FROM jobs j JOIN attempts a ON a.job_uid = j.uid"
     " WHERE j.deleted_ms IS NULL ORDER BY j.created_ms, j.uid, a.pod, a.attempt";
 
@@ -74,6 +74,7 @@ static void fill_attempt(sqlite3_stmt *stmt, void *out)
         .message = col_text(stmt, 13),
         .log_path = col_text(stmt, 14),
         .outcome = col_text(stmt, 15),
+        .kept_version = sqlite3_column_int(stmt, 16),
     };
 }
 
@@ -161,9 +162,11 @@ int store_load(struct store *s, const struct store_loader *loader, uint64_t *max
         snprintf(err, errlen, "database %s: cannot begin reading: %s", s->path, sqlite3_errmsg(s->db));
         return -1;
     }
-    int result = load_all(s, loader, err, errlen);
+    int result = store_read_max_seq(s->db, s->path, max_seq, err, errlen);
+    if (result == 0 && loader->begin)
+        loader->begin(loader->ctx, *max_seq);
     if (result == 0)
-        result = store_read_max_seq(s->db, s->path, max_seq, err, errlen);
+        result = load_all(s, loader, err, errlen);
     sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL); /* read-only transaction: ending it cannot lose data */
     return result;
 }

@@ -77,9 +77,11 @@ static const char migration_2[] =
 
 /* Version 3: what became of a pod after each attempt (outcome: "" when the pod ended with it,
  * "Requeued" when it went back to Pending, "Restarting" when its container restarts in place,
- * "Deleted" when a kill of its job removed it), and what the attempt used (cgroup figures). */
+ * "Deleted" when a kill of its job removed it), the latest job version a finished pod was kept
+ * into through kills of its job (-1: none), and what the attempt used (cgroup figures). */
 static const char migration_3[] =
     "ALTER TABLE attempts ADD COLUMN outcome TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE attempts ADD COLUMN kept_version INTEGER NOT NULL DEFAULT -1;"
     "ALTER TABLE attempts ADD COLUMN peak_memory INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE attempts ADD COLUMN cpu_usec INTEGER NOT NULL DEFAULT 0;";
 

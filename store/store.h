@@ -50,6 +50,7 @@ struct store_attempt_row {
     int32_t exit_code;
     const char *reason, *message, *log_path;
     const char *outcome;  /* what became of the pod: "", "Requeued", "Restarting", "Deleted" */
+    int32_t kept_version; /* the latest job version its finished pod was kept into, -1 when none */
 };
 
 struct store_loader {
@@ -60,6 +61,9 @@ struct store_loader {
     int (*job)(void *ctx, const struct store_job_row *row);         /* live jobs, in creation order */
     int (*attempt)(void *ctx, const struct store_attempt_row *row); /* their attempts, after all jobs,
                                                                         by job, pod, attempt number */
+    /* Optional, before any row: the last committed event's sequence number, so events the loader
+     * records while loading (attempts it finds lost) follow it. */
+    void (*begin)(void *ctx, uint64_t max_seq);
 };
 
 /* Reads queues, live (not deleted) jobs and their attempts, in that order, from one snapshot,

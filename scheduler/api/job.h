@@ -97,7 +97,9 @@ struct replica {
     bool stopping;     /* a kill was sent; the exit is still to come (reason says why) */
     bool vanish;       /* once the stopping process exits, the pod is gone (a kill of the job) */
     bool backoff;      /* Running, its container exited and restarts after a back-off (kubelet's CrashLoopBackOff) */
+    bool starting;     /* Running, its attempt is being started in the background (no pid yet) */
     uint16_t restarts; /* in-place restarts of the current pod (restartCount) */
+    uint32_t born;     /* attempts made before the current pod was created: tells pods apart (its uid) */
     int32_t node;      /* index into the cluster's nodes; -1 when not bound */
     int32_t exit_code; /* of the last attempt */
     int64_t memory;    /* the memory request it holds while bound (the task's, when it was placed) */
@@ -194,6 +196,12 @@ void job_set_replica_stopping(struct job *job, int flat, bool stopping);
 int32_t job_ready_count(const struct job *job);
 /* Fills status.pending/running/succeeded/failed/unknown/terminating from the task counts. */
 void job_count_replicas(struct job *job);
+/* The replica's pod is created anew (after a kill, an eviction, a deletion): a new uid, no restarts. */
+static inline void replica_reborn(struct replica *r)
+{
+    r->born = r->attempts;
+    r->restarts = 0;
+}
 /* Whether replica `flat` is a pod the API shows: not removed by a kill, and, while it waits, only
  * once its gang has been enqueued (Volcano creates pods then). */
 static inline bool job_pod_exists(const struct job *job, int flat)

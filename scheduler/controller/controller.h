@@ -50,7 +50,9 @@ struct replica_exit {
 /* The process runtime (or, later, the kube backend) as the controller sees it. */
 struct controller_ops {
     void *ctx;
-    /* Starts one attempt; returns 0 and fills *out, or -1 with a sentence in why. */
+    /* Starts one attempt. Returns 1 when it started (*out filled), 0 when the start goes on in the
+     * background (the spec is copied; controller_attempt_started() or controller_attempt_failed()
+     * follows), or -1 with a sentence in why. */
     int (*start)(void *ctx, struct job *job, int flat, const struct attempt_spec *spec, struct attempt_started *out,
                  char *why, size_t why_len);
     /* Stops a running attempt: SIGTERM now, SIGKILL after grace_ms. Its exit arrives later
@@ -114,6 +116,11 @@ void controller_sync_queues(struct controller *ctl);
  * sets job->priority. Returns 0, or -1 with a 422 cause in st. */
 int controller_admit_priority(struct controller *ctl, struct job *job, struct api_status *st);
 
+/* A start the runtime did in the background: it runs (pid and cgroup in st), or it could not
+ * start (why). */
+void controller_attempt_started(struct controller *ctl, struct job *job, int flat, const struct attempt_started *st);
+void controller_attempt_failed(struct controller *ctl, struct job *job, int flat, const char *why);
+
 /* A replica's attempt ended. */
 void controller_replica_exited(struct controller *ctl, struct job *job, int flat, const struct replica_exit *ex);
 
@@ -144,7 +151,7 @@ void controller_delete_pod(struct controller *ctl, struct job *job, int flat);
 
 /* Paths under the data directory. */
 void controller_job_dir(const struct controller *ctl, const struct job *job, char *buf, size_t len);
-/* The log of one attempt, relative to the data directory ("jobs/<uid>/logs/<pod>/<n>.log"). */
+/* The log of one attempt, relative to the data directory ("jobs/<uid>/logs/<pod>.<n>.log"). */
 void controller_log_relpath(const struct job *job, const char *pod, uint32_t attempt, char *buf, size_t len);
 
 #endif

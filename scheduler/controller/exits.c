@@ -26,13 +26,14 @@ static enum job_event end_stopped(struct controller *ctl, struct job *job, int f
     case TERM_SHUTDOWN: /* runs again when the server is back */
         job_set_replica_phase(job, flat, POD_PENDING);
         r->node = -1;
+        replica_reborn(r);
         *outcome = "Requeued";
         return EV_COUNT;
     case TERM_EVICTED:
     case TERM_DELETED_POD: /* the pod was deleted and is created again, as SyncJob would */
         job_set_replica_phase(job, flat, POD_PENDING);
         r->node = -1;
-        r->restarts = 0;
+        replica_reborn(r);
         job_pod_created(ctl, job, flat);
         *outcome = "Requeued";
         return EV_POD_EVICTED;
@@ -138,6 +139,7 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
             replica_release(ctl, job, flat);
             job_set_replica_phase(job, flat, POD_PENDING);
             r->node = -1;
+            replica_reborn(r);
             job_pod_created(ctl, job, flat);
             outcome = "Requeued";
             snprintf(detail, sizeof detail, "; memory scaled, it runs again");
@@ -230,7 +232,7 @@ void controller_delete_pod(struct controller *ctl, struct job *job, int flat)
         replica_release(ctl, job, flat);
         job_set_replica_phase(job, flat, POD_PENDING);
         r->node = -1;
-        r->restarts = 0;
+        replica_reborn(r);
         job_pod_created(ctl, job, flat);
     }
     record_event(ctl, JOURNAL_EVENT, job, "Pod", pod, from, "Pending", "Deleted",

@@ -169,7 +169,7 @@ static int create_missing(struct controller *ctl, struct job *job)
                 continue;
             job_set_replica_phase(job, i, POD_PENDING);
             r->node = -1;
-            r->restarts = 0;
+            replica_reborn(r);
             r->reason = TERM_NONE;
             job_pod_created(ctl, job, i);
             created++;

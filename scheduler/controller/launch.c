@@ -184,7 +184,8 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     char rel[512];
     controller_log_relpath(job, p->pod, r->attempts, rel, sizeof rel);
     snprintf(p->log_path, sizeof p->log_path, "%s/%s", ctl->data_dir, rel);
-    snprintf(p->cgroup, sizeof p->cgroup, "%s/%s.%u", job->uid, p->pod, r->attempts);
+    /* flat below caldera/: a directory per job would cost one more mkdir and rmdir per hierarchy */
+    snprintf(p->cgroup, sizeof p->cgroup, "%s.%u.%s", p->pod, r->attempts, job->uid);
     struct attempt_spec spec = {
         .argv = argv,
         .envp = env,
@@ -205,8 +206,28 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     return rc;
 }
 
+/* The attempt runs: its pid goes into the record, and the pod's PodRunning into its policies. */
+static void attempt_running(struct controller *ctl, struct job *job, int flat, const struct attempt_started *st)
+{
+    struct replica *r = &job->replicas[flat];
+    int task = job_task_of(job, flat);
+    char pod[320];
+    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
+    r->starting = false;
+    r->pid = st->pid;
+    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, r->restarts ? "Running" : "Pending",
+                                           "Running", "Started", "attempt %u started on node %s, pid %d%s%s", r->attempts,
+                                           ctl->cluster->nodes[r->node].name, st->pid, st->cgroup[0] ? ", cgroup " : "",
+                                           st->cgroup);
+    if (e) {
+        fill_attempt_row(e, ctl, job, flat);
+        e->attempt.pid_start = st->pid_start;
+    }
+}
+
 /* Starts the next attempt of a bound replica: its first, or a restart in place (from says which
- * phase the pod was in, for the event). */
+ * phase the pod was in, for the event). The pod is Running from here; a start that goes on in the
+ * background reports back through controller_attempt_started/failed. */
 static void replica_launch(struct controller *ctl, struct job *job, int flat, const char *from)
 {
     struct replica *r = &job->replicas[flat];
@@ -231,33 +252,67 @@ static void replica_launch(struct controller *ctl, struct job *job, int flat, co
     controller_job_dir(ctl, job, p.job_dir, sizeof p.job_dir);
     snprintf(p.work_dir, sizeof p.work_dir, "%s/work", p.job_dir);
     struct attempt_started started = {0};
-    if (build_and_start(ctl, job, flat, &p, &started, why, sizeof why) != 0) {
+    int rc = build_and_start(ctl, job, flat, &p, &started, why, sizeof why);
+    if (rc < 0) {
         start_failed(ctl, job, flat, from, why);
         return;
     }
     r->backoff = false;
     if (r->phase != POD_RUNNING)
         job_set_replica_phase(job, flat, POD_RUNNING);
-    r->pid = started.pid;
     job->live_procs++;
-    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", p.pod, from, "Running", "Started",
-                                           "attempt %u started on node %s, pid %d%s%s", r->attempts,
-                                           ctl->cluster->nodes[r->node].name, started.pid,
-                                           started.cgroup[0] ? ", cgroup " : "", started.cgroup);
-    if (e) {
-        fill_attempt_row(e, ctl, job, flat);
-        e->attempt.pid_start = started.pid_start;
+    r->starting = rc == 0;
+    if (rc == 1)
+        attempt_running(ctl, job, flat, &started);
+}
+
+/* What follows a launch: PodRunning once it runs, PodFailed when it could not start. */
+static void after_launch(struct controller *ctl, struct job *job, int flat)
+{
+    const struct replica *r = &job->replicas[flat];
+    if (r->phase != POD_RUNNING)
+        job_raise(ctl, job, EV_POD_FAILED, flat, true, r->exit_code);
+    else if (!r->starting)
+        job_raise(ctl, job, EV_POD_RUNNING, flat, false, 0);
+}
+
+void controller_attempt_started(struct controller *ctl, struct job *job, int flat, const struct attempt_started *st)
+{
+    attempt_running(ctl, job, flat, st);
+    if (!job->deleted && !job->replicas[flat].stopping)
+        job_raise(ctl, job, EV_POD_RUNNING, flat, false, 0);
+}
+
+void controller_attempt_failed(struct controller *ctl, struct job *job, int flat, const char *why)
+{
+    struct replica *r = &job->replicas[flat];
+    job->live_procs--;
+    r->starting = false;
+    bool stopping = r->stopping, vanish = r->vanish;
+    enum term_reason stop_reason = (enum term_reason)r->reason;
+    start_failed(ctl, job, flat, r->restarts ? "Running" : "Pending", why);
+    if (job->deleted) {
+        job_release_if_done(ctl, job);
+        return;
     }
+    if (!stopping) {
+        job_raise(ctl, job, EV_POD_FAILED, flat, true, r->exit_code);
+        return;
+    }
+    /* a stop came while it was starting: the pod goes where the stop sends it */
+    r->vanish = false;
+    if (vanish || stop_reason == TERM_SHUTDOWN || stop_reason == TERM_EVICTED || stop_reason == TERM_DELETED_POD) {
+        job_set_replica_phase(job, flat, vanish ? POD_ABSENT : POD_PENDING);
+        r->node = -1;
+    }
+    job_sync(ctl, job);
 }
 
 void replica_start(struct controller *ctl, struct job *job, int flat, int node)
 {
     replica_hold(ctl, job, flat, node);
     replica_launch(ctl, job, flat, "Pending");
-    if (job->replicas[flat].phase == POD_RUNNING)
-        job_raise(ctl, job, EV_POD_RUNNING, flat, false, 0);
-    else
-        job_raise(ctl, job, EV_POD_FAILED, flat, true, job->replicas[flat].exit_code);
+    after_launch(ctl, job, flat);
 }
 
 void replica_restart_after_backoff(struct controller *ctl, struct job *job, int flat, uint32_t attempt)

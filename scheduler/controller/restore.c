@@ -64,6 +64,7 @@ static void end_lost_attempt(struct controller *ctl, struct job *job, int flat, 
     job_set_replica_phase(job, flat, POD_PENDING);
     r->node = -1;
     r->reason = TERM_UNKNOWN;
+    replica_reborn(r);
     struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", row->pod, "Running", "Pending", "Unknown",
                                            "attempt %d was running when the server stopped%s; it runs again", row->attempt,
                                            alive ? " (its processes were killed)" : "");
@@ -89,8 +90,8 @@ int controller_restore_attempt(struct controller *ctl, const struct store_attemp
     struct replica *r = &job->replicas[flat];
     if ((uint32_t)row->attempt > r->attempts)
         r->attempts = (uint32_t)row->attempt;
-    if (row->job_version != job->status.version)
-        return 0; /* from before a restart of the whole job */
+    if (row->job_version != job->status.version && row->kept_version != job->status.version)
+        return 0; /* from before a kill of the whole job that removed its pod */
     if (!row->ended) {
         end_lost_attempt(ctl, job, flat, row);
         return 0;
@@ -112,8 +113,11 @@ int controller_restore_attempt(struct controller *ctl, const struct store_attemp
     else
         phase = r->reason == TERM_COMPLETED ? POD_SUCCEEDED : POD_FAILED;
     job_set_replica_phase(job, flat, phase);
-    if (phase != POD_SUCCEEDED && phase != POD_FAILED)
+    r->born = (uint32_t)row->attempt - 1; /* as near as the rows tell: in-place restarts are not kept */
+    if (phase != POD_SUCCEEDED && phase != POD_FAILED) {
         r->node = -1;
+        replica_reborn(r);
+    }
     return 0;
 }
 

@@ -67,6 +67,10 @@ void cgroup_signal(const char *name, int sig, pid_t skip_pgid);
 /* Kills what is left in the cgroup, waits (bounded) for it to empty and removes its directories and
  * the parents it leaves empty. A cgroup that will not empty in time is retried later. */
 void cgroup_remove(const char *name);
+/* cgroup_remove on the cleaner thread (cgroup_cleaner.c), in order; the caller goes on at once. */
+void cgroup_remove_async(const char *name);
+/* Waits until every removal queued so far is done (or retried later). Returns 0, or -1 on timeout. */
+int cgroup_cleaner_flush(int timeout_ms);
 /* Leaves the removal to cgroup_retry_removals() (a lost task just killed: no need to wait now). */
 void cgroup_remove_later(const char *name);
 /* Retries removals that could not finish; cheap when there are none. */

@@ -3,6 +3,7 @@
 #include "scheduler/runtime/cgroup.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
@@ -20,7 +21,8 @@
 #define MAX_PENDING 64
 #define PROCS_MAX (1 << 20)
 
-/* Touched by the core thread only (and by main before the core starts). */
+/* Cgroups that would not go yet: the core thread and the cleaner both add to it. */
+static pthread_mutex_t pending_mu = PTHREAD_MUTEX_INITIALIZER;
 static char pending[MAX_PENDING][CGROUP_NAME_MAX];
 static int npending;
 
@@ -154,15 +156,17 @@ static void pause_ms(int ms)
 
 void cgroup_remove_later(const char *name)
 {
-    for (int i = 0; i < npending; i++)
-        if (strcmp(pending[i], name) == 0)
-            return;
-    if (npending == MAX_PENDING) {
+    pthread_mutex_lock(&pending_mu);
+    bool known = false;
+    for (int i = 0; i < npending && !known; i++)
+        known = strcmp(pending[i], name) == 0;
+    bool full = !known && npending == MAX_PENDING;
+    if (!known && !full)
+        snprintf(pending[npending++], CGROUP_NAME_MAX, "%s", name);
+    pthread_mutex_unlock(&pending_mu);
+    if (full)
         log_error("cgroup caldera/%s: still in use and too many cgroups are waiting for removal; left in place",
                   name);
-        return;
-    }
-    snprintf(pending[npending++], CGROUP_NAME_MAX, "%s", name);
 }
 
 void cgroup_remove(const char *name)
@@ -188,8 +192,11 @@ void cgroup_remove(const char *name)
 
 void cgroup_retry_removals(void)
 {
-    if (npending == 0)
+    pthread_mutex_lock(&pending_mu);
+    if (npending == 0) {
+        pthread_mutex_unlock(&pending_mu);
         return;
+    }
     const struct cgroup_layout *L = cgroup_layout();
     for (int i = 0; i < npending;) {
         if (remove_dirs(L, pending[i]) == 0) {
@@ -199,6 +206,7 @@ void cgroup_retry_removals(void)
         cgroup_signal(pending[i], SIGKILL, 0);
         i++;
     }
+    pthread_mutex_unlock(&pending_mu);
 }
 
 int cgroup_name_of_pid(pid_t pid, char *name, size_t len)

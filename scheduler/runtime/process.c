@@ -196,7 +196,6 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
                   size_t why_len)
 {
     process_runtime_init();
-    cgroup_retry_removals();
     *out = (struct process){.pid = -1, .pidfd = -1, .start_ticks = -1};
     *started = (struct attempt_started){0};
     bool root = geteuid() == 0;
@@ -258,7 +257,7 @@ void process_signal(const struct process *p, int sig)
     if (cgroup[0])
         cgroup_signal(cgroup, sig, p->pid);
     if (cgroup == lost && sig == SIGKILL)
-        cgroup_remove_later(lost);
+        cgroup_remove_async(lost);
 }
 
 int process_reap(struct process *p, struct replica_exit *ex)
@@ -281,12 +280,15 @@ int process_reap(struct process *p, struct replica_exit *ex)
         ex->oom = usage.oom_kills > 0;
         ex->peak_memory = usage.peak_memory;
         ex->cpu_usec = usage.cpu_usec;
-        /* The attempt ends with its main process: whatever it left running goes with it. */
-        cgroup_remove(p->cgroup_name);
+        /* The attempt ends with its main process: whatever it left running goes with it now; the
+         * cgroup's removal (which waits for those to die) on the cleaner thread. */
+        cgroup_signal(p->cgroup_name, SIGKILL, 0);
+        cgroup_remove_async(p->cgroup_name);
         p->cgroup_name[0] = '\0';
     }
-    cgroup_retry_removals();
     close(p->pidfd);
     p->pidfd = -1;
     return 0;
 }
+
+int process_runtime_flush(int timeout_ms) { return cgroup_cleaner_flush(timeout_ms); }

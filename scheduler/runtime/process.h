@@ -25,6 +25,9 @@ void process_runtime_init(void);
 /* NULL when cgroups work, else a sentence for /healthz ("cgroups not writable: tasks run without
  * limits"). */
 const char *process_runtime_warning(void);
+/* Ended attempts' cgroups are removed on a cleaner thread; this waits (at most timeout_ms) until
+ * every removal asked so far is done. Returns 0, or -1 on timeout. */
+int process_runtime_flush(int timeout_ms);
 
 /* Creates the work and log directories (owned by the attempt's uid/gid), the attempt's cgroup
  * with its limits, resolves argv[0] on the attempt's own PATH, and starts it: the child joins its

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/fs.h"
 #include "tests/lib/server.h"
@@ -453,9 +454,19 @@ static void shutdown_stops_tasks_and_restart_runs_them_again(void)
     json_decref(post_yaml(&s, JOBS,
                           "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: longrun}\nspec:\n  tasks:\n"
                           "  - name: t\n    replicas: 1\n    template:\n      spec:\n        containers:\n        - name: c\n"
-                          "          command: [sh, -c, \"echo run; trap 'echo stopping; exit 0' TERM; sleep 1000 & wait\"]\n",
+                          "          command: [sh, -c, \"trap 'echo stopping; exit 0' TERM; echo run; sleep 1000 & wait\"]\n",
                           &code));
     CHECK(server_wait_field(&s, JOBS "/longrun", "status.running", "1", 20000) == 0);
+    /* Running says the process was started; its shell still has to set its trap, which it has
+     * done once "run" is in the log */
+    char *started = NULL;
+    for (int i = 0; i < 200 && !(started && strstr(started, "run")); i++) {
+        free(started);
+        usleep(25000);
+        started = server_request_text(&s, "GET", "/api/v1/namespaces/default/pods/longrun-t-0/log", &code);
+    }
+    CHECK_CONTAINS(started, "run");
+    free(started);
     CHECK_INT(server_stop(&s), 0);
     REQUIRE(server_start(&s, s.data_dir, args) == 0);
     CHECK(server_wait_field(&s, "/apis/caldera.io/v1/namespaces/default/jobs/longrun/history", "attempts.1.attempt", "2",

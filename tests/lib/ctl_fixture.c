@@ -24,7 +24,7 @@ static int op_start(void *ctx, struct job *job, int flat, const struct attempt_s
     job->replicas[flat].proc = i;
     out->pid = 1000 + i;
     out->pid_start = 1;
-    return 0;
+    return 1;
 }
 
 static void op_stop(void *ctx, struct job *job, int flat, int grace_ms)

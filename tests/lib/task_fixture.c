@@ -80,6 +80,7 @@ char *task_log(const struct task *t)
 
 bool task_cgroup_left(const char *cgroup_name)
 {
+    process_runtime_flush(5000); /* removals run on the cleaner thread */
     const struct cgroup_layout *L = cgroup_layout();
     for (int i = 0; i < L->count; i++) {
         char path[1024];

@@ -167,8 +167,8 @@ static void test_kill_reaches_a_process_that_left_the_group(void)
     process_signal(&t.proc, SIGKILL);
     REQUIRE(task_wait(&t, 5000));
     CHECK_INT(t.exit.exit_code, 137);
+    CHECK(!task_cgroup_left(t.cgroup)); /* waits for the cleaner, which waits for the kills */
     CHECK(!task_pid_alive((pid_t)escaped));
-    CHECK(!task_cgroup_left(t.cgroup));
 }
 
 static void test_sigterm_reaches_every_process_once(void)
@@ -210,8 +210,8 @@ static void test_reap_ends_what_the_task_left_running(void)
     REQUIRE(daemon > 0);
     REQUIRE(task_wait(&t, 5000));
     CHECK_INT(t.exit.exit_code, 0);
+    CHECK(!task_cgroup_left(t.cgroup)); /* waits for the cleaner, which waits for the kills */
     CHECK(!task_pid_alive((pid_t)daemon));
-    CHECK(!task_cgroup_left(t.cgroup));
 }
 
 static void test_lost_task_is_killed_with_its_cgroup(void)
@@ -441,8 +441,8 @@ static void test_cgroups_the_task_made_go_with_it(void)
     REQUIRE(inner > 0);
     REQUIRE(task_wait(&t, 5000));
     CHECK_INT(t.exit.exit_code, 0);
+    CHECK(!task_cgroup_left(t.cgroup)); /* waits for the cleaner, which waits for the kills */
     CHECK(!task_pid_alive((pid_t)inner));
-    CHECK(!task_cgroup_left(t.cgroup));
 }
 
 TEST_MAIN(TEST_CASE(test_started_describes_its_cgroup),

@@ -183,8 +183,8 @@ static void test_cgroups_the_task_made_go_with_it(void)
     REQUIRE(inner > 0);
     REQUIRE(task_wait(&t, 5000));
     CHECK_INT(t.exit.exit_code, 0);
+    CHECK(!task_cgroup_left(t.cgroup)); /* waits for the cleaner, which waits for the kills */
     CHECK(!task_pid_alive((pid_t)inner));
-    CHECK(!task_cgroup_left(t.cgroup));
 }
 
 TEST_MAIN(TEST_CASE(test_runs_in_a_v2_cgroup_and_leaves_none),

@@ -124,7 +124,7 @@ static void test_version_1_gains_objects_and_keeps_rows(void)
     CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), schema_latest_version());
     /* version 3: what became of each attempt's pod, and what it used */
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM pragma_table_info('attempts') WHERE name IN "
-                                       "('outcome', 'peak_memory', 'cpu_usec')"), 3);
+                                       "('outcome', 'kept_version', 'peak_memory', 'cpu_usec')"), 4);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM queues WHERE name = 'default'"), 1);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 1);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM objects"), 0);

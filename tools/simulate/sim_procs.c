@@ -43,7 +43,7 @@ static int op_start(void *ctx, struct job *job, int flat, const struct attempt_s
     job->replicas[flat].proc = i;
     out->pid = i + 1; /* stable from run to run, so event messages are too */
     out->pid_start = 0;
-    return 0;
+    return 1;
 }
 
 static void op_stop(void *ctx, struct job *job, int flat, int grace_ms)
