@@ -7,17 +7,13 @@
 #include "scheduler/controller/controller.h"
 #include "scheduler/cycle.h"
 #include "scheduler/core.h"
-#include "scheduler/runtime/launcher.h"
 #include "scheduler/runtime/process.h"
 
-/* A running attempt's process, found by the epoll tag of its pidfd (or, while a launcher thread
- * starts it, by its index as the launch token). */
+/* A running attempt's process, found by the epoll tag of its pidfd. */
 struct proc_slot {
     struct job *job;     /* NULL when the slot is free */
     int flat;            /* the replica */
     struct process proc;
-    bool launching;      /* no process yet: a launcher thread is starting it */
-    int stop_grace_ms;   /* while launching: a stop was asked with this grace (-1: none) */
     int64_t kill_at_ms;  /* monotonic time to send SIGKILL, 0 when no stop is pending */
     int next_free;
 };
@@ -42,7 +38,6 @@ struct core {
     bool stopping;               /* shutdown in progress: new requests get 503 */
     int64_t stop_deadline_ms;    /* monotonic: SIGKILL whatever is left after this */
     bool kick;                   /* schedule at the end of this loop iteration */
-    struct launcher *launcher;   /* starts attempts off this thread */
     struct proc_slot *slots;
     int nslots, free_slot, live_slots, pending_kills;
 };

@@ -32,7 +32,33 @@ int cluster_add_job(struct cluster *c, struct job *job)
         c->first = job;
     c->last = job;
     c->njobs++;
+    job->active = true;
+    job->active_prev = c->active_last;
+    job->active_next = NULL;
+    if (c->active_last)
+        c->active_last->active_next = job;
+    else
+        c->active_first = job;
+    c->active_last = job;
+    c->nactive++;
     return 0;
+}
+
+void cluster_retire_job(struct cluster *c, struct job *job)
+{
+    if (!job->active)
+        return;
+    if (job->active_prev)
+        job->active_prev->active_next = job->active_next;
+    else
+        c->active_first = job->active_next;
+    if (job->active_next)
+        job->active_next->active_prev = job->active_prev;
+    else
+        c->active_last = job->active_prev;
+    job->active_prev = job->active_next = NULL;
+    job->active = false;
+    c->nactive--;
 }
 
 void cluster_unname_job(struct cluster *c, struct job *job)
@@ -43,6 +69,7 @@ void cluster_unname_job(struct cluster *c, struct job *job)
 
 void cluster_remove_job(struct cluster *c, struct job *job)
 {
+    cluster_retire_job(c, job);
     cluster_unname_job(c, job);
     strmap_remove(&c->jobs_by_uid, job->uid);
     if (job->prev)

@@ -25,6 +25,10 @@ struct cluster {
     int nquotas;
     struct job *first, *last; /* every job, in creation order */
     int njobs;
+    /* The jobs placement must look at: all but the finished ones holding nothing (creation order).
+     * Thousands of finished jobs stay for the API; a cycle never walks them. */
+    struct job *active_first, *active_last;
+    int nactive;
     uint64_t seq;            /* the last event sequence number handed out */
 };
 
@@ -34,6 +38,8 @@ struct job *cluster_find_job_uid(const struct cluster *c, const char *uid);
 int cluster_add_job(struct cluster *c, struct job *job);
 /* Takes a job out of the name index (its name can be reused); it stays listed by uid. */
 void cluster_unname_job(struct cluster *c, struct job *job);
+/* Takes a finished job that holds nothing out of the active list (no-op when it is not in it). */
+void cluster_retire_job(struct cluster *c, struct job *job);
 /* Takes a job out of every index; the caller frees it. */
 void cluster_remove_job(struct cluster *c, struct job *job);
 

@@ -169,6 +169,8 @@ struct job {
 
     /* Bookkeeping of the core; not part of the object. */
     struct job *prev, *next;  /* creation order */
+    struct job *active_prev, *active_next; /* the cluster's active list */
+    bool active;              /* in it */
     bool deleted;             /* removed from the API; kept until its processes are reaped */
     int32_t live_procs;       /* processes started and not yet reaped */
     int32_t timers;           /* controller timers armed for it (delayed actions, restarts, TTL) */

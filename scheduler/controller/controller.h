@@ -149,7 +149,8 @@ int controller_command(struct controller *ctl, struct job *job, enum job_action 
 /* DELETE of a pod: it stops (its grace period) and is created again Pending; PodEvicted is raised. */
 void controller_delete_pod(struct controller *ctl, struct job *job, int flat);
 
-/* Paths under the data directory. */
+/* Paths under the data directory; a job directory holds these (work is the tasks' HOME). */
+extern const char *const controller_job_subdirs[];
 void controller_job_dir(const struct controller *ctl, const struct job *job, char *buf, size_t len);
 /* The log of one attempt, relative to the data directory ("jobs/<uid>/logs/<pod>.<n>.log"). */
 void controller_log_relpath(const struct job *job, const char *pod, uint32_t attempt, char *buf, size_t len);

@@ -221,4 +221,6 @@ void job_sync(struct controller *ctl, struct job *job)
     if (job_phase_final(job->status.phase))
         stop_leftovers(ctl, job);
     sync_podgroup(ctl, job);
+    if (job_phase_final(job->status.phase) && resvec_is_zero(&job->allocated) && job->live_procs == 0)
+        cluster_retire_job(ctl->cluster, job); /* nothing left for placement to see */
 }

@@ -9,6 +9,7 @@
 #include "common/strv.h"
 #include "scheduler/controller/internal.h"
 #include "scheduler/controller/job_plugins.h"
+#include "scheduler/runtime/spare_files.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -167,6 +168,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     int task = job_task_of(job, flat), index = flat - job->task_first[task];
     const struct task_spec *ts = &job->tasks[task];
     if (!job->prepared) {
+        spare_take_dir(p->job_dir); /* with its work/ and logs/ ready, else the runtime makes them */
         if (job_plugins_prepare(job, p->job_dir, why, why_len) != 0)
             return -1;
         job->prepared = true;

@@ -5,6 +5,8 @@
 
 #include "scheduler/controller/controller.h"
 
+const char *const controller_job_subdirs[] = {"work", "logs", NULL};
+
 void controller_job_dir(const struct controller *ctl, const struct job *job, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/jobs/%s", ctl->data_dir, job->uid);

@@ -114,10 +114,10 @@ static int snapshot_queues(struct session *ssn)
 static int snapshot_jobs(struct session *ssn)
 {
     const struct cluster *c = ssn->cluster;
-    ssn->jobs = calloc((size_t)(c->njobs > 0 ? c->njobs : 1), sizeof *ssn->jobs);
+    ssn->jobs = calloc((size_t)(c->nactive > 0 ? c->nactive : 1), sizeof *ssn->jobs);
     if (!ssn->jobs)
         return -1;
-    for (const struct job *job = c->first; job; job = job->next) {
+    for (const struct job *job = c->active_first; job; job = job->active_next) {
         if (job->deleted || !in_zone(job, ssn->scheduler_name))
             continue;
         int q = session_queue_index(ssn, job->queue);

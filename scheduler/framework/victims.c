@@ -32,7 +32,7 @@ static int build(struct session *ssn)
         if (ptrmap_put(&job_index, ssn->jobs[j].job, &ssn->jobs[j]) != 0)
             goto fail;
     int cap = 0;
-    for (const struct job *job = c->first; job; job = job->next) {
+    for (const struct job *job = c->active_first; job; job = job->active_next) {
         if (job->deleted || strcmp(job->scheduler_name, ssn->scheduler_name) != 0)
             continue;
         int queue = session_queue_index(ssn, job->queue);

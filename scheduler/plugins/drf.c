@@ -96,7 +96,7 @@ static int drf_open(struct session *ssn, const struct plugin_conf *conf, int tie
     if (!d)
         return -1;
     d->ssn = ssn;
-    for (const struct job *job = ssn->cluster->first; job; job = job->next) {
+    for (const struct job *job = ssn->cluster->active_first; job; job = job->active_next) {
         if (job->deleted || strcmp(job->scheduler_name, ssn->scheduler_name) != 0)
             continue;
         struct ns_share *s = namespace_of(d, job->ns);

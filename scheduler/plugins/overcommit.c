@@ -92,7 +92,7 @@ static int overcommit_open(struct session *ssn, const struct plugin_conf *conf, 
     }
     for (int q = 0; q <= ssn->nqueues; q++)
         oc->lowest_running[q] = INT32_MAX;
-    for (const struct job *j = ssn->cluster->first; oc->preempt_runs && j; j = j->next) {
+    for (const struct job *j = ssn->cluster->active_first; oc->preempt_runs && j; j = j->active_next) {
         int q = j->deleted || resvec_is_zero(&j->allocated) ? -1 : session_queue_index(ssn, j->queue);
         if (q >= 0 && j->priority < oc->lowest_running[q])
             oc->lowest_running[q] = j->priority;

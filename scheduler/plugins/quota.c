@@ -132,7 +132,7 @@ static int quota_open(struct session *ssn, const struct plugin_conf *conf, int t
         if (add_quota(qs, c->quotas[i]) != 0)
             return -1;
     /* a namespace's use counts every zone: the quota is the namespace's, not the partition's */
-    for (const struct job *job = c->first; job; job = job->next) {
+    for (const struct job *job = c->active_first; job; job = job->active_next) {
         struct ns_quota *q = job->deleted ? NULL : strmap_get(&qs->by_ns, job->ns);
         if (!q)
             continue;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/fs.h"
+#include "scheduler/runtime/spare_files.h"
 
 static const char *env_lookup(char *const *envp, const char *name)
 {
@@ -91,6 +92,7 @@ int task_prepare_dirs(const struct attempt_spec *spec, bool chown_to_user, char 
 
 int task_open_log(const struct attempt_spec *spec, bool chown_to_user, char *why, size_t why_len)
 {
+    spare_take_file(spec->log_path); /* a made file renamed into place, else open creates it */
     int fd = open(spec->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd >= 0 && fd < 3) {
         /* The server runs with a standard descriptor closed: keep the log clear of 0-2, which the

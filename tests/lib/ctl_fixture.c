@@ -24,7 +24,7 @@ static int op_start(void *ctx, struct job *job, int flat, const struct attempt_s
     job->replicas[flat].proc = i;
     out->pid = 1000 + i;
     out->pid_start = 1;
-    return 1;
+    return fx->async_starts ? 0 : 1;
 }
 
 static void op_stop(void *ctx, struct job *job, int flat, int grace_ms)
@@ -110,6 +110,16 @@ void ctlfx_cycle(struct ctl_fixture *fx)
     ctlfx_drain(fx);
 }
 
+/* The process record of a replica, started or still starting. */
+static struct ctl_proc *ctlfx_proc_any(struct ctl_fixture *fx, struct job *job, int flat)
+{
+    int32_t i = job->replicas[flat].proc;
+    if (i < 0 || i >= fx->nprocs)
+        return NULL;
+    struct ctl_proc *p = &fx->procs[i];
+    return p->live && p->job == job && p->flat == flat ? p : NULL;
+}
+
 struct ctl_proc *ctlfx_proc(struct ctl_fixture *fx, struct job *job, int flat)
 {
     int32_t i = job->replicas[flat].proc;
@@ -125,6 +135,22 @@ static void end(struct ctl_fixture *fx, struct ctl_proc *p, int code, bool oom)
     struct replica_exit ex = {.exit_code = code, .signal = code > 128 ? code - 128 : 0, .oom = oom,
                               .end_ms = fx->ctl.now_ms};
     controller_replica_exited(&fx->ctl, p->job, p->flat, &ex);
+}
+
+bool ctlfx_finish_start(struct ctl_fixture *fx, struct job *job, int flat, bool ok)
+{
+    struct ctl_proc *p = ctlfx_proc_any(fx, job, flat);
+    if (!p)
+        return false;
+    if (ok) {
+        struct attempt_started st = {.pid = 1000 + (int32_t)(p - fx->procs), .pid_start = 1};
+        controller_attempt_started(&fx->ctl, job, flat, &st);
+    } else {
+        p->live = false;
+        controller_attempt_failed(&fx->ctl, job, flat, "exec: \"x\": permission denied");
+    }
+    ctlfx_drain(fx);
+    return true;
 }
 
 bool ctlfx_exit(struct ctl_fixture *fx, struct job *job, int flat, int code, bool oom)

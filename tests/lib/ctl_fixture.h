@@ -25,6 +25,7 @@ struct ctl_fixture {
     int nprocs;
     int starts, stops;
     bool fail_starts; /* the next starts fail (StartError) */
+    bool async_starts; /* starts go on "in the background" until ctlfx_finish_start() */
 };
 
 /* A cluster of nnodes nodes of 8 cpu / 32Gi, the default queue, the default scheduler conf. */
@@ -38,6 +39,8 @@ void ctlfx_cycle(struct ctl_fixture *fx);
 struct ctl_proc *ctlfx_proc(struct ctl_fixture *fx, struct job *job, int flat);
 /* Ends the replica's running attempt: exit code, OOM kill. Returns false when nothing ran. */
 bool ctlfx_exit(struct ctl_fixture *fx, struct job *job, int flat, int code, bool oom);
+/* With async_starts: the background start of a replica ends, running (ok) or failing. */
+bool ctlfx_finish_start(struct ctl_fixture *fx, struct job *job, int flat, bool ok);
 /* Every attempt a stop was sent to exits (SIGTERM honoured: code 143). Returns how many. */
 int ctlfx_settle(struct ctl_fixture *fx);
 /* Moves the clock on and runs the timers that came due. */

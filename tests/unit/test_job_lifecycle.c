@@ -354,10 +354,40 @@ static void start_error_is_pod_failed(void)
     ctlfx_free(&fx);
 }
 
+/* A runtime that starts in the background (the kube backend's shape): the pod runs once the start
+ * reports back, a failed start is PodFailed, and a stop asked meanwhile reaches it once it runs. */
+static void background_starts(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    fx.async_starts = true;
+    struct job *job = ctlfx_submit(&fx, job_yaml("bg", "", TASK("w", 3, "")));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    CHECK(job->replicas[0].starting);
+    CHECK_INT(job->replicas[0].pid, 0);
+    CHECK(ctlfx_finish_start(&fx, job, 0, true));
+    CHECK(!job->replicas[0].starting);
+    CHECK_INT(job->replicas[0].pid, 1000);
+    CHECK(ctlfx_finish_start(&fx, job, 1, false));
+    CHECK_INT(job->replicas[1].phase, POD_FAILED);
+    CHECK_INT(job->replicas[1].reason, TERM_START_ERROR);
+    CHECK_INT(job->live_procs, 2); /* replica 0 runs, replica 2 is still starting */
+    struct api_status st = {0};
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_ABORT_JOB, NULL, &st), 0);
+    CHECK_STR(phase(job), "Aborting");
+    CHECK(ctlfx_finish_start(&fx, job, 2, false)); /* the start fails while it is being stopped */
+    CHECK_INT(job->replicas[2].phase, POD_ABSENT);
+    ctlfx_settle(&fx);
+    CHECK_STR(phase(job), "Aborted");
+    CHECK_INT(job->live_procs, 0);
+    ctlfx_free(&fx);
+}
+
 TEST_MAIN(TEST_CASE(runs_to_completed), TEST_CASE(pod_failed_restarts_job_until_max_retry),
           TEST_CASE(task_completed_completes_job), TEST_CASE(min_success_completes_early),
           TEST_CASE(exit_code_policy_and_resume), TEST_CASE(abort_stops_then_resume_runs_again),
           TEST_CASE(depends_on_orders_tasks), TEST_CASE(pod_pending_timeout),
           TEST_CASE(restart_in_place_then_task_failed), TEST_CASE(oom_scales_memory_up_to_the_maximum),
           TEST_CASE(deleted_pod_comes_back_and_raises_pod_evicted), TEST_CASE(ttl_deletes_finished_job),
-          TEST_CASE(start_error_is_pod_failed))
+          TEST_CASE(start_error_is_pod_failed), TEST_CASE(background_starts))

@@ -1,0 +1,22 @@
+/* Files and directories made ahead of need: a background thread keeps a stock of empty log files
+ * and empty job directories in the data directory, and starting an attempt renames one into place
+ * instead of creating it. A rename costs the file system a directory entry; a creation costs it
+ * an inode, which on a busy ext4 can take a millisecond of the core thread's time. */
+#ifndef CALDERA_SPARE_FILES_H
+#define CALDERA_SPARE_FILES_H
+
+#include <stdbool.h>
+
+/* Starts the stock in dir (created if missing; spares left there by an earlier run are used):
+ * nfiles empty files and ndirs directories, each holding the subdirectories listed in subdirs
+ * (NULL-terminated, may be NULL). Without a call, the takes below always fail. Returns 0 or -1. */
+int spare_files_start(const char *dir, int nfiles, int ndirs, const char *const *subdirs);
+/* Stops the refilling thread (the stock stays on disk for the next run). */
+void spare_files_stop(void);
+/* Renames a spare file to path, which must not exist yet (it is never replaced). Returns 0, or -1
+ * when the stock is empty or path exists: the caller then creates it itself. */
+int spare_take_file(const char *path);
+/* The same for a spare directory (with its subdirectories). */
+int spare_take_dir(const char *path);
+
+#endif
