@@ -29,6 +29,12 @@ void volcano_job_min_resources(struct job *job);
 /* autoMemoryScale: task's memory request and limit (0: none) become these, in the job and in a new
  * manifest (the old one may still be shared by renderings). Returns 0 or -1 (out of memory). */
 int volcano_job_set_task_memory(struct job *job, int task, int64_t request, int64_t limit);
+/* An update (PUT) of job to upd: the same name and tasks, and a spec that differs only where
+ * Volcano's webhook lets it (minAvailable, priorityClassName, tasks' replicas and minAvailable).
+ * Returns 0, or -1 with a 422 in st. */
+int volcano_job_check_update(const struct job *job, const struct job *upd, struct api_status *st);
+/* job takes upd's manifest, keeping its uid, namespace and creation time; generation goes up. */
+void volcano_job_adopt_manifest(struct job *job, const struct job *upd);
 /* Records uid, namespace and creationTimestamp in the manifest's metadata (done once, at admission
  * or recovery, before the manifest is shared). */
 int volcano_job_stamp_metadata(struct job *job);

@@ -1,6 +1,7 @@
 /* Changes to an admitted job's spec made by the server itself (autoMemoryScale). The manifest is
  * shared with renderings in flight, so a change builds a new one and swaps it in. */
 #include <stdio.h>
+#include <string.h>
 
 #include "adapters/volcano_job.h"
 #include "scheduler/api/quantity.h"
@@ -47,4 +48,50 @@ int volcano_job_set_task_memory(struct job *job, int task, int64_t request, int6
     ts->limit.v[RES_MEMORY] = limit;
     volcano_job_min_resources(job); /* the gang's minimum follows */
     return 0;
+}
+
+/* A copy of a spec without the fields an update may change. */
+static json_t *fixed_part(const json_t *spec)
+{
+    json_t *s = json_deep_copy(spec);
+    json_object_del(s, "minAvailable");
+    json_object_del(s, "priorityClassName");
+    size_t i;
+    json_t *task;
+    json_array_foreach(json_object_get(s, "tasks"), i, task) {
+        json_object_del(task, "replicas");
+        json_object_del(task, "minAvailable");
+    }
+    return s;
+}
+
+int volcano_job_check_update(const struct job *job, const struct job *upd, struct api_status *st)
+{
+    json_t *was = fixed_part(json_object_get(job->manifest, "spec"));
+    json_t *now = fixed_part(json_object_get(upd->manifest, "spec"));
+    bool same = job->ntasks == upd->ntasks && json_equal(was, now);
+    json_decref(was);
+    json_decref(now);
+    if (same && strcmp(job->name, upd->name) == 0)
+        return 0;
+    api_add_cause(st, "spec", "FieldValueForbidden", 0, 0,
+                  "Forbidden: job updates may not change fields other than `minAvailable`, `priorityClassName`, "
+                  "`tasks[*].replicas` and `tasks[*].minAvailable`");
+    api_fail_invalid(st, "Job.batch.volcano.sh", job->name);
+    api_set_details(st, "Job", "batch.volcano.sh", job->name);
+    return -1;
+}
+
+void volcano_job_adopt_manifest(struct job *job, const struct job *upd)
+{
+    json_t *manifest = json_deep_copy(upd->manifest);
+    json_t *meta = json_object_get(manifest, "metadata");
+    const json_t *old_meta = json_object_get(job->manifest, "metadata");
+    json_object_del(meta, "resourceVersion");
+    json_object_set(meta, "uid", json_object_get(old_meta, "uid"));
+    json_object_set(meta, "namespace", json_object_get(old_meta, "namespace"));
+    json_object_set(meta, "creationTimestamp", json_object_get(old_meta, "creationTimestamp"));
+    json_object_set_new(meta, "generation", json_integer(json_integer_value(json_object_get(old_meta, "generation")) + 1));
+    json_decref(job->manifest);
+    job->manifest = manifest;
 }

@@ -27,6 +27,31 @@ void handle_job_create(struct http_req *req)
     job_free(creq.job); /* still ours when the core refused it */
 }
 
+/* PUT: the whole Job again; the core lets through what Volcano lets change (a scale). */
+void handle_job_update(struct http_req *req)
+{
+    struct api_status st = {0};
+    struct intake in;
+    struct job *job = NULL;
+    if (gateway_read_document(req, "Job", &in, &st) == 0) {
+        volcano_job_from_doc(&in.docs[0], req->params[0], &job, &st);
+        intake_free(&in);
+    }
+    if (job && strcmp(job->name, req->params[1]) != 0) {
+        api_fail(&st, 400, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)",
+                 job->name, req->params[1]);
+        job_free(job);
+        job = NULL;
+    }
+    if (!job) {
+        http_respond_status(req, &st);
+        return;
+    }
+    struct core_request creq = {.op = CORE_JOB_UPDATE, .ns = req->params[0], .name = req->params[1], .job = job};
+    gateway_answer_core(req, &creq);
+    job_free(job);
+}
+
 static void simple_request(struct http_req *req, enum core_op op, const char *ns, const char *name)
 {
     struct core_request creq = {.op = op, .ns = ns, .name = name};

@@ -12,7 +12,7 @@ const struct api_resource api_resources[] = {
     {"", "v1", "pods/log", "", "Pod", true, "get", ""},
     {"", "v1", "nodes", "node", "Node", false, "get list", "no"},
     {"", "v1", "resourcequotas", "resourcequota", "ResourceQuota", true, "create delete get list update", "quota"},
-    {"batch.volcano.sh", "v1alpha1", "jobs", "job", "Job", true, "create delete get list", "vcjob vj"},
+    {"batch.volcano.sh", "v1alpha1", "jobs", "job", "Job", true, "create delete get list update", "vcjob vj"},
     {"bus.volcano.sh", "v1alpha1", "commands", "command", "Command", true, "create list", ""},
     {"scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", false, "create delete get list update",
      "q queue-v1beta1"},

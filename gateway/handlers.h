@@ -26,6 +26,7 @@ void handle_job_get(struct http_req *req);
 void handle_job_list(struct http_req *req);
 void handle_job_list_all(struct http_req *req);
 void handle_job_delete(struct http_req *req);
+void handle_job_update(struct http_req *req);
 void handle_job_history(struct http_req *req);
 
 /* api_commands.c */

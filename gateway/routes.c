@@ -39,6 +39,7 @@ const struct route gateway_routes[] = {
     {"GET", VCJOB "/namespaces/{ns}/jobs", handle_job_list},
     {"POST", VCJOB "/namespaces/{ns}/jobs", handle_job_create},
     {"GET", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_get},
+    {"PUT", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_update},
     {"DELETE", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_delete},
 
     {"GET", VCBUS "/namespaces/{ns}/commands", handle_command_list},

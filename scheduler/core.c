@@ -99,6 +99,16 @@ static void op_stop(void *ctx, struct job *job, int flat, int grace_ms)
     s->kill_at_ms = clock_mono_ms() + (grace_ms > 0 ? grace_ms : 0);
 }
 
+/* A scale laid the job's replicas out again: the slot follows its replica. */
+static void op_moved(void *ctx, struct job *job, int old_flat, int new_flat)
+{
+    struct core *c = ctx;
+    int i = job->replicas[new_flat].proc;
+    (void)old_flat;
+    if (i >= 0 && i < c->nslots && c->slots[i].job == job)
+        c->slots[i].flat = new_flat;
+}
+
 static bool op_kill_lost(void *ctx, int32_t pid, int64_t pid_start)
 {
     (void)ctx;
@@ -410,7 +420,7 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
     c->period_ms = cfg->period_ms > 0 ? cfg->period_ms : 1000;
     c->ctl = (struct controller){
         .cluster = &c->cluster,
-        .ops = {c, op_start, op_stop, op_kill_lost},
+        .ops = {c, op_start, op_stop, op_kill_lost, NULL, op_moved},
         .data_dir = c->data_dir,
         .now_ms = clock_wall_ms(),
         .shutdown_grace_ms = cfg->shutdown_grace_ms > 0 ? cfg->shutdown_grace_ms : 10000,

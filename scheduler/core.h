@@ -34,6 +34,7 @@ enum core_op {
     CORE_JOB_GET,
     CORE_JOB_LIST,
     CORE_JOB_DELETE,
+    CORE_JOB_UPDATE,            /* req->job: the parsed new Job for req->name (the caller keeps it) */
     CORE_JOB_ACTION,            /* req->action on job req->name (Caldera's POST .../jobs/{name}/{action}) */
     CORE_COMMAND,               /* req->object: a parsed struct command, run at once (never stored) */
     CORE_POD_GET,

@@ -76,6 +76,17 @@ static void job_delete(struct core *c, struct core_request *req)
     core_answer_deleted(req, "jobs", "batch.volcano.sh", uid, seq);
 }
 
+static void job_update(struct core *c, struct core_request *req)
+{
+    struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
+    if (!job)
+        return core_not_found(req, "jobs", "batch.volcano.sh", req->name);
+    if (controller_update_job(&c->ctl, job, req->job, &req->status) != 0)
+        return;
+    c->kick = true;
+    core_answer(req, 200, volcano_job_render(job), job->resource_version);
+}
+
 /* A job action: Caldera's convenience route, or a Command about a Job. The answer is the job as the
  * action left it. */
 static void job_action(struct core *c, struct core_request *req, enum job_action action, const char *reason)
@@ -252,6 +263,7 @@ void core_handle_request(struct core *c, struct core_request *req)
     case CORE_JOB_GET: job_get(c, req); break;
     case CORE_JOB_LIST: job_list(c, req); break;
     case CORE_JOB_DELETE: job_delete(c, req); break;
+    case CORE_JOB_UPDATE: job_update(c, req); break;
     case CORE_JOB_ACTION: job_action(c, req, (enum job_action)req->action, "requested through the API"); break;
     case CORE_COMMAND: command_run(c, req); break;
     case CORE_POD_DELETE: pod_delete(c, req); break;

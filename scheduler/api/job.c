@@ -50,6 +50,7 @@ struct job *job_new(int ntasks)
     job->ntasks = ntasks;
     job->ttl_seconds = -1;
     for (int t = 0; t < ntasks; t++) {
+        job->tasks[t].shrink_to = -1;
         job->tasks[t].run_as_uid = job->tasks[t].run_as_gid = -1;
         job->tasks[t].restart = RESTART_NEVER;
         job->tasks[t].max_retry = -1;
@@ -225,4 +226,43 @@ int job_parse_pod_name(const struct job *job, const char *pod, int *task, int *i
         return 0;
     }
     return -1;
+}
+
+int job_relayout(struct job *job, const int32_t *counts, int32_t *old_to_new)
+{
+    int64_t total = 0;
+    for (int t = 0; t < job->ntasks; t++)
+        total += counts[t];
+    if (total > INT32_MAX)
+        return -1;
+    struct replica *replicas = calloc((size_t)(total > 0 ? total : 1), sizeof *replicas);
+    if (!replicas)
+        return -1;
+    for (int32_t i = 0; i < job->total_replicas; i++)
+        old_to_new[i] = -1;
+    int32_t at = 0;
+    for (int t = 0; t < job->ntasks; t++) {
+        int32_t first = job->task_first[t], old_n = job->tasks[t].replicas;
+        struct task_counts *c = &job->task_counts[t];
+        *c = (struct task_counts){0};
+        job->task_first[t] = at;
+        for (int32_t i = 0; i < counts[t]; i++, at++) {
+            struct replica *r = &replicas[at];
+            if (i < old_n) {
+                *r = job->replicas[first + i];
+                old_to_new[first + i] = at;
+            } else {
+                *r = (struct replica){.phase = POD_ABSENT, .node = -1, .proc = -1};
+            }
+            (*count_of(c, (enum pod_phase)r->phase))++;
+            c->stopping += r->stopping;
+        }
+        for (int32_t i = counts[t]; i < old_n; i++)
+            free(job->replicas[first + i].message);
+        job->tasks[t].replicas = counts[t];
+    }
+    free(job->replicas);
+    job->replicas = replicas;
+    job->total_replicas = at;
+    return 0;
 }

@@ -87,6 +87,7 @@ struct task_spec {
     int32_t *depends;       /* their task indexes */
     bool depends_any;       /* iteration: any (else all) */
     int32_t grace_seconds;  /* terminationGracePeriodSeconds (default 30) */
+    int32_t shrink_to;      /* a scale-down waiting for its extra pods to stop: the new replicas, else -1 */
     json_t *template;       /* the task's pod template as accepted (immutable, shared with renderings) */
     struct placement_constraints constraints; /* nodeSelector, node affinity, tolerations */
 };
@@ -177,6 +178,11 @@ struct job {
     bool prepared;            /* the job plugins' files are written for the current version */
 };
 
+/* Lays the replicas out again for new per-task counts (a scale): each task keeps its first
+ * min(old, new) replicas as they are, gains absent ones, or loses its last ones (which must be
+ * absent and not stopping). old_to_new (old total_replicas entries) gets each replica's new flat
+ * index, -1 for the lost. Counts are rebuilt. Returns 0, or -1 (out of memory: nothing changed). */
+int job_relayout(struct job *job, const int32_t *counts, int32_t *old_to_new);
 /* Allocates an empty job with ntasks zeroed task specs. Replicas come with job_alloc_replicas(). */
 struct job *job_new(int ntasks);
 /* Sizes `replicas` and `task_first` from the tasks' replica counts; all replicas Pending. */

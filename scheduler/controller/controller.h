@@ -64,6 +64,9 @@ struct controller_ops {
     /* Optional: the uid of an object being created (the simulator makes them reproducible);
      * NULL means a random UUID. */
     void (*new_uid)(void *ctx, char out[UUID_STR_LEN]);
+    /* Optional: a job's replicas were laid out again (a scale): the running one at old_flat is now
+     * at new_flat (its proc handle moved with it). */
+    void (*moved)(void *ctx, struct job *job, int old_flat, int new_flat);
 };
 
 struct zone_table;
@@ -146,6 +149,10 @@ void controller_free_timers(struct controller *ctl);
  * say, in the job's current phase. Returns 0, or -1 with a 4xx in st (not an action for jobs). */
 int controller_command(struct controller *ctl, struct job *job, enum job_action action, const char *reason,
                        struct api_status *st);
+/* PUT of a job: upd is the parsed new Job. Only minAvailable, priorityClassName and the tasks'
+ * replicas and minAvailable may change (422 otherwise); metadata.resourceVersion, when given,
+ * must be the current one (409). Scales the job, raises JobUpdated. The caller keeps upd. */
+int controller_update_job(struct controller *ctl, struct job *job, struct job *upd, struct api_status *st);
 /* DELETE of a pod: it stops (its grace period) and is created again Pending; PodEvicted is raised. */
 void controller_delete_pod(struct controller *ctl, struct job *job, int flat);
 

@@ -181,6 +181,11 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
     }
     if (r->reason == TERM_SHUTDOWN && r->phase == POD_PENDING)
         return; /* the server is stopping: nothing more to decide */
+    if (r->phase == POD_ABSENT) { /* removed by a kill; maybe the last a scale down waits for */
+        job_finish_shrinks(ctl, job); /* may move replicas: r and flat are not used after it */
+        job_sync(ctl, job);
+        return;
+    }
     if (r->phase == POD_SUCCEEDED && task_all_succeeded(job, task))
         event = EV_TASK_COMPLETED;
     if (event == EV_COUNT)

@@ -71,5 +71,14 @@ void timer_arm(struct controller *ctl, struct job *job, const struct controller_
 /* Drops the job's timers: all of them (flat < 0), or the delayed actions of pod `flat` armed by
  * one of the events in event_mask. */
 void timers_cancel(struct controller *ctl, struct job *job, int flat, uint32_t event_mask);
+/* After a relayout of the job's replicas: timers follow their replica (old_to_new, old_total
+ * entries); those of replicas that are gone are dropped. */
+void timers_remap(struct controller *ctl, struct job *job, const int32_t *old_to_new, int32_t old_total);
+
+/* --- update.c ----------------------------------------------------------------------------------- */
+
+/* A scale down lays the replicas out again once its extra pods are gone. Moves replicas: call it
+ * only where no caller up the stack holds a flat index (an exit, the update itself). */
+void job_finish_shrinks(struct controller *ctl, struct job *job);
 
 #endif

@@ -162,7 +162,8 @@ static int create_missing(struct controller *ctl, struct job *job)
     for (int t = 0; t < job->ntasks; t++) {
         if (job->task_counts[t].absent == 0 || !dependencies_ready(job, t))
             continue;
-        int32_t first = job->task_first[t], end = first + job->tasks[t].replicas;
+        const struct task_spec *ts = &job->tasks[t];
+        int32_t first = job->task_first[t], end = first + (ts->shrink_to >= 0 ? ts->shrink_to : ts->replicas);
         for (int32_t i = first; i < end; i++) {
             struct replica *r = &job->replicas[i];
             if (r->phase != POD_ABSENT)

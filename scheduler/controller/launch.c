@@ -307,6 +307,7 @@ void controller_attempt_failed(struct controller *ctl, struct job *job, int flat
         job_set_replica_phase(job, flat, vanish ? POD_ABSENT : POD_PENDING);
         r->node = -1;
     }
+    job_finish_shrinks(ctl, job);
     job_sync(ctl, job);
 }
 

@@ -82,6 +82,25 @@ void timers_cancel(struct controller *ctl, struct job *job, int flat, uint32_t e
     }
 }
 
+void timers_remap(struct controller *ctl, struct job *job, const int32_t *old_to_new, int32_t old_total)
+{
+    for (int i = 0; job->timers > 0 && i < ctl->ntimers;) {
+        struct controller_timer *t = &ctl->timers[i];
+        if (strcmp(t->job_uid, job->uid) != 0 || t->flat < 0 || t->flat >= old_total) {
+            i++;
+            continue;
+        }
+        t->flat = old_to_new[t->flat];
+        if (t->flat < 0) {
+            job->timers--;
+            remove_at(ctl, i);
+            continue;
+        }
+        t->task = job_task_of(job, t->flat);
+        i++;
+    }
+}
+
 int64_t controller_next_timer(const struct controller *ctl) { return ctl->ntimers ? ctl->timers[0].due_ms : -1; }
 
 static void fire(struct controller *ctl, struct job *job, const struct controller_timer *t)

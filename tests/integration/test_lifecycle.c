@@ -256,6 +256,7 @@ static const struct {
      "echo run $n; [ $n -ge 3 ]']\n"},
     {"suspend", "", TASK("t", 2, "", "'exec sleep 300'", "")},
     {"restart", "", TASK("t", 1, "", "'exec sleep 300'", "")},
+    {"scale", "  minAvailable: 1\n", TASK("t", 1, "", "'exec sleep 300'", "")},
 };
 
 static struct test_server *lifecycle_server(void)
@@ -632,6 +633,37 @@ static void on_failure_restarts_in_place_with_backoff(void)
 }
 
 /* Stops the shared server; it must exit cleanly (no sanitizer report, nothing left running). */
+/* PUT with more replicas: the new pods run beside the old one; a change of anything else is a 422
+ * naming spec; a stale resourceVersion is a 409. */
+static void put_scales_a_running_job(void)
+{
+    struct test_server *s = lifecycle_server();
+    REQUIRE(s);
+    CHECK(wait_job(s, "scale", "status.running", "1", WAIT_MS) == 0);
+    long code;
+    json_t *r = server_request(s, "PUT", JOBS "/scale",
+                               job_yaml("scale", "  minAvailable: 1\n", TASK("t", 3, "", "'exec sleep 300'", "")),
+                               "application/yaml", &code);
+    CHECK_INT(code, 200);
+    CHECK_INT(num(r, "metadata.generation"), 2);
+    json_decref(r);
+    CHECK(wait_job(s, "scale", "status.running", "3", WAIT_MS) == 0);
+    r = server_request(s, "PUT", JOBS "/scale",
+                       job_yaml("scale", "  maxRetry: 7\n", TASK("t", 3, "", "'exec sleep 300'", "")),
+                       "application/yaml", &code);
+    CHECK_INT(code, 422);
+    CHECK_CONTAINS(str(r, "message"), "spec: Forbidden: job updates may not change fields other than");
+    json_decref(r);
+    r = server_request(s, "PUT", JOBS "/scale",
+                       "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: scale, resourceVersion: \"1\"}\n"
+                       "spec:\n  tasks:\n  - {name: t, replicas: 2, template: {spec: {containers: [{name: c, command: [x]}]}}}\n",
+                       "application/yaml", &code);
+    CHECK_INT(code, 409);
+    json_decref(r);
+    r = server_request(s, "DELETE", JOBS "/scale", NULL, NULL, &code);
+    json_decref(r);
+}
+
 static void shared_server_stops_cleanly(void)
 {
     if (!shared_up)
@@ -755,5 +787,6 @@ TEST_MAIN(TEST_CASE(oom_kill_scales_memory_and_the_rerun_succeeds), TEST_CASE(po
           TEST_CASE(exit_code_policy_terminates_the_job), TEST_CASE(depends_on_starts_b_once_a_runs),
           TEST_CASE(commands_abort_resume_terminate_restart),
           TEST_CASE(ttl_removes_the_finished_job_and_keeps_its_history),
-          TEST_CASE(on_failure_restarts_in_place_with_backoff), TEST_CASE(shared_server_stops_cleanly),
+          TEST_CASE(on_failure_restarts_in_place_with_backoff), TEST_CASE(put_scales_a_running_job),
+          TEST_CASE(shared_server_stops_cleanly),
           TEST_CASE(crash_recovery_keeps_policies_going))

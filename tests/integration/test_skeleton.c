@@ -257,8 +257,12 @@ static void bad_input_gets_a_status(void)
     r = server_request(&s, "GET", "/apis/nothing.here/v1/things", NULL, NULL, &code);
     expect_status(r, code, 404, "NotFound", "could not find");
     json_decref(r);
-    r = server_request(&s, "PUT", JOBS "/distcc", "{}", NULL, &code);
+
+    r = server_request(&s, "PATCH", JOBS "/distcc", "{}", NULL, &code);
     expect_status(r, code, 405, "MethodNotAllowed", "method");
+    json_decref(r);
+    r = server_request(&s, "PUT", JOBS "/distcc", "{}", NULL, &code); /* an update needs a whole Job */
+    expect_status(r, code, 422, "Invalid", "spec: Required value");
     json_decref(r);
     r = server_request(&s, "GET", JOBS "/nosuchjob", NULL, NULL, &code);
     expect_status(r, code, 404, "NotFound", "jobs.batch.volcano.sh \"nosuchjob\" not found");

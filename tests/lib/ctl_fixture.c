@@ -38,6 +38,15 @@ static void op_stop(void *ctx, struct job *job, int flat, int grace_ms)
     }
 }
 
+static void op_moved(void *ctx, struct job *job, int old_flat, int new_flat)
+{
+    struct ctl_fixture *fx = ctx;
+    (void)old_flat;
+    int32_t i = job->replicas[new_flat].proc;
+    if (i >= 0 && i < fx->nprocs && fx->procs[i].job == job)
+        fx->procs[i].flat = new_flat;
+}
+
 static bool op_kill_lost(void *ctx, int32_t pid, int64_t pid_start)
 {
     (void)ctx, (void)pid, (void)pid_start;
@@ -66,7 +75,7 @@ void ctlfx_init(struct ctl_fixture *fx, int nnodes)
     fx->ctl = (struct controller){.cluster = &fx->cluster, .zones = fx->zones, .data_dir = "/nonexistent/ctlfx",
                                   .now_ms = 1700000000000LL, .shutdown_grace_ms = 1000, .backoff_base_ms = 1000,
                                   .backoff_max_ms = 8000};
-    fx->ctl.ops = (struct controller_ops){fx, op_start, op_stop, op_kill_lost, NULL};
+    fx->ctl.ops = (struct controller_ops){fx, op_start, op_stop, op_kill_lost, NULL, op_moved};
     controller_finish_recovery(&fx->ctl); /* the default queue and built-in priority classes */
     ctlfx_drain(fx);
 }
@@ -100,6 +109,24 @@ struct job *ctlfx_submit(struct ctl_fixture *fx, const char *yaml)
         return NULL;
     }
     return job;
+}
+
+int ctlfx_update(struct ctl_fixture *fx, struct job *job, const char *yaml)
+{
+    struct api_status st = {0};
+    struct intake in;
+    struct job *upd = NULL;
+    if (intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, &st) != 0)
+        return st.code;
+    int rc = volcano_job_from_doc(&in.docs[0], "default", &upd, &st);
+    intake_free(&in);
+    if (rc == 0)
+        rc = controller_update_job(&fx->ctl, job, upd, &st);
+    job_free(upd);
+    ctlfx_drain(fx);
+    if (rc != 0)
+        fprintf(stderr, "# update: %s\n", st.message);
+    return rc == 0 ? 0 : st.code;
 }
 
 void ctlfx_cycle(struct ctl_fixture *fx)

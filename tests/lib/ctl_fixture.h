@@ -33,6 +33,8 @@ void ctlfx_init(struct ctl_fixture *fx, int nnodes);
 void ctlfx_free(struct ctl_fixture *fx);
 /* Parses and admits a Job document (YAML); NULL when refused (the reason on stderr). */
 struct job *ctlfx_submit(struct ctl_fixture *fx, const char *yaml);
+/* PUT of a Job document (YAML) for job: 0, or the HTTP code of the refusal (reason on stderr). */
+int ctlfx_update(struct ctl_fixture *fx, struct job *job, const char *yaml);
 /* One scheduling cycle, as the core runs it. */
 void ctlfx_cycle(struct ctl_fixture *fx);
 /* The live process of a replica, or NULL. */

@@ -384,10 +384,71 @@ static void background_starts(void)
     ctlfx_free(&fx);
 }
 
+/* PUT of a running job: a scale up creates pods, a scale down stops the last ones and lays the
+ * replicas out again once they are gone, minAvailable follows; other changes are refused; the
+ * update raises JobUpdated. */
+static void update_scales_the_job(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = ctlfx_submit(&fx, job_yaml("el", "  minAvailable: 1\n", TASK("a", 2, "") TASK("b", 2, "")));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    CHECK_INT(job->status.running, 4);
+    ctlfx_exit(&fx, job, 3, 0, false); /* b-1 finishes: its place moves when a grows */
+    /* grow a to 4: b's replicas move, their processes with them */
+    CHECK_INT(ctlfx_update(&fx, job, job_yaml("el", "  minAvailable: 3\n", TASK("a", 4, "") TASK("b", 2, ""))), 0);
+    CHECK_INT(job->total_replicas, 6);
+    CHECK_INT(job->min_available, 3);
+    CHECK_INT(job->task_counts[0].pending, 2);
+    CHECK_INT(job->replicas[5].phase, POD_SUCCEEDED); /* b-1, moved from 3 to 5 */
+    REQUIRE(ctlfx_proc(&fx, job, 4));                 /* b-0 runs at its new place */
+    ctlfx_cycle(&fx);
+    CHECK_INT(job->task_counts[0].running, 4);
+    /* shrink a to 1: a-1..a-3 stop; the layout changes once they are gone */
+    CHECK_INT(ctlfx_update(&fx, job, job_yaml("el", "  minAvailable: 1\n", TASK("a", 1, "") TASK("b", 2, ""))), 0);
+    CHECK_INT(job->tasks[0].shrink_to, 1);
+    CHECK_INT(job->status.terminating, 3);
+    ctlfx_settle(&fx);
+    CHECK_INT(job->tasks[0].replicas, 1);
+    CHECK_INT(job->tasks[0].shrink_to, -1);
+    CHECK_INT(job->total_replicas, 3);
+    CHECK(ctlfx_proc(&fx, job, 1) != NULL); /* b-0 at 1 now */
+    CHECK_INT(job->replicas[2].phase, POD_SUCCEEDED);
+    ctlfx_exit(&fx, job, 0, 0, false);
+    ctlfx_exit(&fx, job, 1, 0, false);
+    CHECK_STR(phase(job), "Completed");
+    /* anything else is refused */
+    struct job *other = ctlfx_submit(&fx, job_yaml("fixed", "", TASK("a", 1, "")));
+    REQUIRE(other);
+    CHECK_INT(ctlfx_update(&fx, other, job_yaml("fixed", "  maxRetry: 9\n", TASK("a", 1, ""))), 422);
+    ctlfx_free(&fx);
+}
+
+static void job_updated_raises_its_policy(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    const char *pol = "  minAvailable: 1\n  policies:\n  - event: JobUpdated\n    action: RestartJob\n";
+    struct job *job = ctlfx_submit(&fx, job_yaml("upd", pol, TASK("a", 1, "")));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    CHECK_INT(ctlfx_update(&fx, job, job_yaml("upd", pol, TASK("a", 2, ""))), 0);
+    /* RestartJob: Restarting, and Pending at once (2 replicas - 1 terminating >= minAvailable 1) */
+    CHECK_STR(phase(job), "Pending");
+    CHECK_INT(job->status.retry_count, 1);
+    CHECK_INT(job->status.version, 1);
+    ctlfx_settle(&fx);
+    ctlfx_cycle(&fx);
+    CHECK_INT(job->status.running, 2);
+    ctlfx_free(&fx);
+}
+
 TEST_MAIN(TEST_CASE(runs_to_completed), TEST_CASE(pod_failed_restarts_job_until_max_retry),
           TEST_CASE(task_completed_completes_job), TEST_CASE(min_success_completes_early),
           TEST_CASE(exit_code_policy_and_resume), TEST_CASE(abort_stops_then_resume_runs_again),
           TEST_CASE(depends_on_orders_tasks), TEST_CASE(pod_pending_timeout),
           TEST_CASE(restart_in_place_then_task_failed), TEST_CASE(oom_scales_memory_up_to_the_maximum),
           TEST_CASE(deleted_pod_comes_back_and_raises_pod_evicted), TEST_CASE(ttl_deletes_finished_job),
-          TEST_CASE(start_error_is_pod_failed), TEST_CASE(background_starts))
+          TEST_CASE(start_error_is_pod_failed), TEST_CASE(background_starts), TEST_CASE(update_scales_the_job),
+          TEST_CASE(job_updated_raises_its_policy))
