@@ -83,3 +83,17 @@ void strv_free(char **v)
         free(v[i]);
     free(v);
 }
+
+int strv_setenvf(char ***v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *assignment = NULL;
+    int n = vasprintf(&assignment, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -1;
+    int rc = strv_setenv(v, assignment);
+    free(assignment);
+    return rc;
+}

@@ -11,6 +11,8 @@ int strv_pushf(char ***v, const char *fmt, ...) __attribute__((format(printf, 2,
 char **strv_dup(char *const *v);
 /* Sets "NAME=value" in an environment vector, replacing an earlier NAME; returns 0 or -1. */
 int strv_setenv(char ***v, const char *assignment);
+/* strv_setenv of a formatted "NAME=value". */
+int strv_setenvf(char ***v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strv_free(char **v);
 
 #endif

@@ -9,15 +9,22 @@
 #include "gateway/handlers.h"
 #include "store/history.h"
 
+/* The body as a Volcano Job of the URL's namespace, or NULL with why in st. */
+static struct job *read_job(struct http_req *req, struct api_status *st)
+{
+    struct intake in;
+    struct job *job = NULL;
+    if (gateway_read_document(req, "Job", &in, st) == 0) {
+        volcano_job_from_doc(&in.docs[0], req->params[0], &job, st);
+        intake_free(&in);
+    }
+    return job;
+}
+
 void handle_job_create(struct http_req *req)
 {
     struct api_status st = {0};
-    struct intake in;
-    struct job *job = NULL;
-    if (gateway_read_document(req, "Job", &in, &st) == 0) {
-        volcano_job_from_doc(&in.docs[0], req->params[0], &job, &st);
-        intake_free(&in);
-    }
+    struct job *job = read_job(req, &st);
     if (!job) {
         http_respond_status(req, &st);
         return;
@@ -31,12 +38,7 @@ void handle_job_create(struct http_req *req)
 void handle_job_update(struct http_req *req)
 {
     struct api_status st = {0};
-    struct intake in;
-    struct job *job = NULL;
-    if (gateway_read_document(req, "Job", &in, &st) == 0) {
-        volcano_job_from_doc(&in.docs[0], req->params[0], &job, &st);
-        intake_free(&in);
-    }
+    struct job *job = read_job(req, &st);
     if (job && strcmp(job->name, req->params[1]) != 0) {
         api_fail(&st, 400, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)",
                  job->name, req->params[1]);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/sbuf.h"
+#include "common/strv.h"
 #include "scheduler/controller/plugins/plugins.h"
 
 #define MPI_DEFAULT_MASTER "master"
@@ -45,7 +46,7 @@ static int mpi_attempt(const struct job *job, const struct plugin_config *cfg, i
         plugin_domain_name(job, worker, i, name, sizeof name);
         sbuf_printf(&hosts, "%s%s", i ? "," : "", name);
     }
-    int rc = hosts.failed ? -1 : plugin_setenv(&out->env, "MPI_HOST=%s", sbuf_str(&hosts));
+    int rc = hosts.failed ? -1 : strv_setenvf(&out->env, "MPI_HOST=%s", sbuf_str(&hosts));
     sbuf_free(&hosts);
     return rc;
 }

@@ -94,8 +94,6 @@ bool plugin_require_task(struct fields *f, json_t *plugins, const char *plugin, 
 /* Writes a file under dir through common/fs.h; returns 0 or -1 with why. */
 int plugin_write_file(const char *dir, const char *name, const char *data, size_t len, mode_t mode, char *why,
                       size_t why_len);
-/* strv_pushf for an "NAME=value" assignment, replacing an earlier NAME (strv_setenv). */
-int plugin_setenv(char ***env, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* --- one plugin -------------------------------------------------------------------------------------- */
 

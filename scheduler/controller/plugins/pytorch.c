@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/strv.h"
 #include "scheduler/controller/plugins/plugins.h"
 
 #define PYTORCH_DEFAULT_PORT 23456
@@ -56,15 +57,15 @@ static int pytorch_attempt(const struct job *job, const struct plugin_config *cf
     int32_t world = 0;
     for (int t = 0; t < job->ntasks; t++)
         world += job->tasks[t].replicas;
-    if (plugin_setenv(&out->env, "MASTER_ADDR=%s", addr) != 0 ||
-        plugin_setenv(&out->env, "MASTER_PORT=%d", port) != 0 ||
-        plugin_setenv(&out->env, "WORLD_SIZE=%d", world) != 0)
+    if (strv_setenvf(&out->env, "MASTER_ADDR=%s", addr) != 0 ||
+        strv_setenvf(&out->env, "MASTER_PORT=%d", port) != 0 ||
+        strv_setenvf(&out->env, "WORLD_SIZE=%d", world) != 0)
         return -1;
     const char *name = job->tasks[task].name;
     if (strcmp(name, worker_of(cfg)) == 0)
-        return plugin_setenv(&out->env, "RANK=%d", index + 1);
+        return strv_setenvf(&out->env, "RANK=%d", index + 1);
     if (strcmp(name, master_of(cfg)) == 0)
-        return plugin_setenv(&out->env, "RANK=0");
+        return strv_setenvf(&out->env, "RANK=0");
     return 0;
 }
 

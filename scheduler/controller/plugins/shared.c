@@ -69,16 +69,3 @@ int plugin_write_file(const char *dir, const char *name, const char *data, size_
     return 0;
 }
 
-int plugin_setenv(char ***env, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *assignment = NULL;
-    int n = vasprintf(&assignment, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return -1;
-    int rc = strv_setenv(env, assignment);
-    free(assignment);
-    return rc;
-}

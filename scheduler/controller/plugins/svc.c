@@ -8,6 +8,7 @@
 
 #include "common/fs.h"
 #include "common/sbuf.h"
+#include "common/strv.h"
 #include "scheduler/controller/plugins/plugins.h"
 
 #define CONFIG_SUBDIR "etc/volcano" /* Volcano mounts its ConfigMap at /etc/volcano */
@@ -122,12 +123,12 @@ static int svc_attempt(const struct job *job, const struct plugin_config *cfg, i
         task_key(job->tasks[t].name, true, key, sizeof key);
         struct sbuf hosts = {0};
         task_hosts(job, t, ",", &hosts);
-        int rc = hosts.failed ? -1 : plugin_setenv(&out->env, "VC_%s_HOSTS=%s", key, sbuf_str(&hosts));
+        int rc = hosts.failed ? -1 : strv_setenvf(&out->env, "VC_%s_HOSTS=%s", key, sbuf_str(&hosts));
         sbuf_free(&hosts);
-        if (rc != 0 || plugin_setenv(&out->env, "VC_%s_NUM=%d", key, job->tasks[t].replicas) != 0)
+        if (rc != 0 || strv_setenvf(&out->env, "VC_%s_NUM=%d", key, job->tasks[t].replicas) != 0)
             return -1;
     }
-    if (plugin_setenv(&out->env, "VC_CONFIG_DIR=%s/%s", job_dir, CONFIG_SUBDIR) != 0)
+    if (strv_setenvf(&out->env, "VC_CONFIG_DIR=%s/%s", job_dir, CONFIG_SUBDIR) != 0)
         return -1;
     int n = snprintf(out->hosts_file, sizeof out->hosts_file, "%s/%s", job_dir, HOSTS_FILE);
     if (n >= (int)sizeof out->hosts_file) {

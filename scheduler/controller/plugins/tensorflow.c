@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strv.h"
 #include "scheduler/controller/plugins/plugins.h"
 
 #define TF_DEFAULT_PORT 2222
@@ -112,7 +113,7 @@ static int tensorflow_attempt(const struct job *job, const struct plugin_config 
     if (stand_alone(job))
         return 0;
     char *tf_config = tf_config_json(job, cfg, task, index, first_port);
-    int rc = tf_config ? plugin_setenv(&out->env, "TF_CONFIG=%s", tf_config) : -1;
+    int rc = tf_config ? strv_setenvf(&out->env, "TF_CONFIG=%s", tf_config) : -1;
     free(tf_config);
     return rc;
 }
