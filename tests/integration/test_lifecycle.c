@@ -664,6 +664,36 @@ static void put_scales_a_running_job(void)
     json_decref(r);
 }
 
+/* Where cgroups cannot be written, tasks run without limits and /healthz says so (here a v2 root
+ * that is no cgroup2 mount stands for a machine without writable cgroups). */
+static void without_cgroups_tasks_run_and_healthz_warns(void)
+{
+    setenv("CALDERA_CGROUP2_ROOT", "/nonexistent-cgroup", 1);
+    struct test_server s;
+    int rc = server_start(&s, NULL, NULL);
+    unsetenv("CALDERA_CGROUP2_ROOT");
+    REQUIRE(rc == 0);
+    long code;
+    char *health = server_request_text(&s, "GET", "/healthz", &code);
+    CHECK_INT(code, 200);
+    CHECK_CONTAINS(health, "ok\nwarning: cgroups not writable: tasks run without limits");
+    free(health);
+    CHECK_INT(submit(&s, "free", "", TASK("t", 1, "", "'echo unlimited'", "          resources: {limits: {memory: 50Mi}}\n")),
+              201);
+    CHECK(wait_job(&s, "free", "status.state.phase", "Completed", WAIT_MS) == 0);
+    char *log = NULL;
+    for (int i = 0; i < 3 && !log; i++)
+        log = server_request_text(&s, "GET", PODS "/free-t-0/log", &code);
+    CHECK_CONTAINS(log, "unlimited");
+    free(log);
+    server_stop(&s);
+    char *server_log = NULL;
+    CHECK(read_file(s.log_path, 1 << 20, &server_log, NULL) == 0);
+    CHECK_CONTAINS(server_log, "cgroups not writable: tasks run without limits");
+    free(server_log);
+    server_cleanup(&s);
+}
+
 static void shared_server_stops_cleanly(void)
 {
     if (!shared_up)
@@ -788,5 +818,6 @@ TEST_MAIN(TEST_CASE(oom_kill_scales_memory_and_the_rerun_succeeds), TEST_CASE(po
           TEST_CASE(commands_abort_resume_terminate_restart),
           TEST_CASE(ttl_removes_the_finished_job_and_keeps_its_history),
           TEST_CASE(on_failure_restarts_in_place_with_backoff), TEST_CASE(put_scales_a_running_job),
+          TEST_CASE(without_cgroups_tasks_run_and_healthz_warns),
           TEST_CASE(shared_server_stops_cleanly),
           TEST_CASE(crash_recovery_keeps_policies_going))

@@ -444,6 +444,40 @@ static void job_updated_raises_its_policy(void)
     ctlfx_free(&fx);
 }
 
+/* Volcano's Unknown: a running gang lost a pod and the replacement finds no room (another job took
+ * it), so the gang cannot work; the Unknown event goes through the job's policies. */
+static void unknown_when_a_running_gang_cannot_be_completed(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    const char *big = "    template:\n      spec:\n        containers:\n        - name: c\n"
+                      "          command: [\"true\"]\n          resources: {requests: {cpu: 4}}\n";
+    char gang[1024], other[1024];
+    snprintf(gang, sizeof gang, "%s", job_yaml("gang", "  policies:\n  - event: Unknown\n    action: AbortJob\n",
+                                              "  - name: w\n    replicas: 2\n"));
+    strcat(gang, big);
+    struct job *job = ctlfx_submit(&fx, gang);
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    CHECK_INT(job->status.running, 2);
+    CHECK_INT(job->pg.phase, PG_RUNNING);
+    controller_delete_pod(&fx.ctl, job, 1);
+    ctlfx_settle(&fx); /* w-1 is Pending again, its 4 cpu free */
+    snprintf(other, sizeof other, "%s", job_yaml("other", "", "  - name: w\n    replicas: 1\n"));
+    strcat(other, big);
+    struct job *taker = ctlfx_submit(&fx, other);
+    REQUIRE(taker);
+    /* one cycle places whichever comes first; repeat until the taker holds the room */
+    for (int i = 0; i < 3 && taker->status.running == 0 && job->status.running < 2; i++)
+        ctlfx_cycle(&fx);
+    REQUIRE(taker->status.running == 1);
+    ctlfx_cycle(&fx); /* the gang's pending pod cannot be placed: Unknown -> AbortJob */
+    CHECK_STR(phase(job), "Aborting");
+    ctlfx_settle(&fx);
+    CHECK_STR(phase(job), "Aborted");
+    ctlfx_free(&fx);
+}
+
 TEST_MAIN(TEST_CASE(runs_to_completed), TEST_CASE(pod_failed_restarts_job_until_max_retry),
           TEST_CASE(task_completed_completes_job), TEST_CASE(min_success_completes_early),
           TEST_CASE(exit_code_policy_and_resume), TEST_CASE(abort_stops_then_resume_runs_again),
@@ -451,4 +485,4 @@ TEST_MAIN(TEST_CASE(runs_to_completed), TEST_CASE(pod_failed_restarts_job_until_
           TEST_CASE(restart_in_place_then_task_failed), TEST_CASE(oom_scales_memory_up_to_the_maximum),
           TEST_CASE(deleted_pod_comes_back_and_raises_pod_evicted), TEST_CASE(ttl_deletes_finished_job),
           TEST_CASE(start_error_is_pod_failed), TEST_CASE(background_starts), TEST_CASE(update_scales_the_job),
-          TEST_CASE(job_updated_raises_its_policy))
+          TEST_CASE(job_updated_raises_its_policy), TEST_CASE(unknown_when_a_running_gang_cannot_be_completed))
