@@ -9,6 +9,17 @@
 #include "tools/jobctl/jobctl.h"
 #include "tools/jobctl/output.h"
 
+/* What kubectl would print: "suspended", "resumed", ... */
+static const char *past_tense(const char *verb)
+{
+    static const char *const pairs[][2] = {{"suspend", "suspended"}, {"resume", "resumed"}, {"restart", "restarted"},
+                                           {"terminate", "terminated"}, {"complete", "completed"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (strcmp(pairs[i][0], verb) == 0)
+            return pairs[i][1];
+    return verb;
+}
+
 int cmd_action(const struct jobctl_args *a)
 {
     const char *name = a->pos[0];
@@ -27,7 +38,7 @@ int cmd_action(const struct jobctl_args *a)
         json_t *job = json_loadb(resp.body, resp.len, 0, NULL);
         const char *phase = json_string_value(json_object_get(json_object_get(json_object_get(job, "status"), "state"),
                                                               "phase"));
-        printf("job.batch.volcano.sh/%s %s (phase %s)\n", name, a->command, phase ? phase : "?");
+        printf("job.batch.volcano.sh/%s %s (phase %s)\n", name, past_tense(a->command), phase ? phase : "?");
         json_decref(job);
     }
     http_response_free(&resp);
