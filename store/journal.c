@@ -34,6 +34,7 @@ static void free_attempt_strings(struct journal_attempt *a)
     free(a->reason);
     free(a->message);
     free(a->outcome);
+    free(a->cgroup);
 }
 
 void journal_entry_free(struct journal_entry *e)

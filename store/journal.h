@@ -44,6 +44,7 @@ struct journal_attempt {
     char *node;
     int32_t pid;
     int64_t pid_start; /* the process's start time in clock ticks since boot (/proc/<pid>/stat field 22) */
+    char *cgroup;      /* ATTEMPT_START: where it runs, as /proc/<pid>/cgroup says it ("" without cgroups) */
     int64_t start_ms;
     char *log_path;    /* relative to the data directory */
     /* ATTEMPT_END, or ATTEMPT_START of an attempt that could not start: */

@@ -224,6 +224,7 @@ static void attempt_running(struct controller *ctl, struct job *job, int flat, c
     if (e) {
         fill_attempt_row(e, ctl, job, flat);
         e->attempt.pid_start = st->pid_start;
+        e->attempt.cgroup = strdup(st->cgroup);
     }
 }
 
