@@ -106,6 +106,14 @@ bin/simulate: $(call obj,rel,$(SIMULATE_SRCS)) $(REL_LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(PKG_LIBS)
 
+# The task supervisor: tiny, static and uninstrumented, since one runs beside every task; the
+# sanitizer build's server finds its copy next to itself.
+SHIM_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static
+bin/caldera-shim build/asan/bin/caldera-shim: tools/shim/shim.c
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(SHIM_CFLAGS) -o $@ $<
+
 build/asan/bin/simulate: $(call obj,asan,$(SIMULATE_SRCS)) $(ASAN_LIB)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
@@ -136,8 +144,8 @@ build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 # --- goals -----------------------------------------------------------------
 .PHONY: all run test test-build bench fuzz clean help
 
-BINARIES := bin/jobserver bin/jobctl $(if $(SIMULATE_SRCS),bin/simulate)
-ASAN_BINARIES := build/asan/bin/jobserver build/asan/bin/jobctl $(if $(SIMULATE_SRCS),build/asan/bin/simulate)
+BINARIES := bin/jobserver bin/jobctl bin/caldera-shim $(if $(SIMULATE_SRCS),bin/simulate)
+ASAN_BINARIES := build/asan/bin/jobserver build/asan/bin/jobctl build/asan/bin/caldera-shim $(if $(SIMULATE_SRCS),build/asan/bin/simulate)
 
 all: $(BINARIES)
 

@@ -37,6 +37,7 @@ struct options {
     int max_connections;
     int restart_backoff_ms;
     int32_t port_first, port_last;
+    bool keep_tasks;
 };
 
 static void usage(FILE *out)
@@ -52,6 +53,8 @@ static void usage(FILE *out)
             "  --scheduler-conf FILE     volcano-scheduler.conf (actions and plugin tiers); default: Volcano's\n"
             "  --schedule-period MS      scheduling period in milliseconds (default 1000)\n"
             "  --shutdown-grace SECONDS  at shutdown, how long tasks get between SIGTERM and SIGKILL (default 10)\n"
+            "  --keep-tasks              at shutdown, leave running tasks running: the next server started on\n"
+            "                            the same data directory adopts them (default: stop them)\n"
             "  --restart-backoff MS      first wait before a container restarts in place (restartPolicy OnFailure\n"
             "                            or Always); doubles each time up to 300 s (default 10000, as kubelet)\n"
             "  --job-ports FIRST-LAST    ports handed to jobs whose plugins listen (pytorch, tensorflow, ray)\n"
@@ -112,7 +115,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"max-body", required_argument, 0, 'b'},       {"max-connections", required_argument, 0, 'm'},
         {"web", required_argument, 0, 'w'},            {"log-level", required_argument, 0, 'L'},
         {"restart-backoff", required_argument, 0, 'r'},{"job-ports", required_argument, 0, 'P'},
-        {"help", no_argument, 0, 'h'},                 {0, 0, 0, 0},
+        {"keep-tasks", no_argument, 0, 'K'},           {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT, 1000};
     int c;
@@ -161,6 +165,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             if (parse_port_range(optarg, &o->port_first, &o->port_last) != 0)
                 return -1;
             break;
+        case 'K': o->keep_tasks = true; break;
         case 'h': usage(stdout); return 1;
         default:
             fprintf(stderr, "jobserver: unknown option \"%s\"; see jobserver --help\n", argv[optind - 1]);
@@ -301,7 +306,8 @@ static int run(const struct options *o)
     struct core_config cfg = {.data_dir = o->data_dir, .period_ms = o->period_ms,
                               .shutdown_grace_ms = o->shutdown_grace_s * 1000,
                               .restart_backoff_ms = o->restart_backoff_ms,
-                              .port_first = o->port_first, .port_last = o->port_last};
+                              .port_first = o->port_first, .port_last = o->port_last,
+                              .keep_tasks = o->keep_tasks};
     snprintf(db_path, sizeof db_path, "%s/caldera.db", o->data_dir);
     struct core *core = NULL;
     if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || load_sched_conf(o, &cfg.conf) != 0 ||

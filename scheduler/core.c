@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #define SPARE_LOGS 1024    /* attempts' logs made ahead (scheduler/runtime/spare_files.h) */
 #define SPARE_JOB_DIRS 256
 #define STOP_EXTRA_MS 2000 /* beyond the longest grace, before the loop gives up waiting */
+#define KILL_WAIT_MS 5000  /* how long a SIGKILLed task may take to die at the very end */
 
 /* --- process slots ------------------------------------------------------ */
 
@@ -109,14 +111,67 @@ static void op_moved(void *ctx, struct job *job, int old_flat, int new_flat)
         c->slots[i].flat = new_flat;
 }
 
-static bool op_kill_lost(void *ctx, int32_t pid, int64_t pid_start)
+/* An attempt of the last run: watched again when its process still runs (a slot like any start's). */
+static int op_adopt(void *ctx, struct job *job, int flat, int32_t pid, int64_t pid_start, struct replica_exit *ex)
 {
-    (void)ctx;
-    if (pid <= 0 || pid_start <= 0 || process_start_ticks(pid) != pid_start)
+    struct core *c = ctx;
+    const struct replica *r = &job->replicas[flat];
+    int task = job_task_of(job, flat);
+    char pod[320], cgroup[512], exits[4200];
+    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
+    controller_cgroup_name(job->uid, pod, r->attempts, cgroup, sizeof cgroup);
+    controller_exits_path(&c->ctl, job->uid, exits, sizeof exits);
+    struct process_adoption a = {pid, pid_start, cgroup, exits, pod, r->attempts};
+    int i = slot_alloc(c);
+    struct process proc;
+    if (process_adopt(&a, &proc, ex) != PROCESS_ADOPTED) {
+        if (i >= 0)
+            slot_unallocate(c, i);
+        return 0;
+    }
+    if (i < 0) { /* out of memory: it cannot be watched, so it cannot stay */
+        process_signal(&proc, SIGKILL);
+        process_forget(&proc);
+        *ex = (struct replica_exit){.unknown = true, .exit_code = -1, .end_ms = clock_wall_ms()};
+        return 0;
+    }
+    struct proc_slot *s = &c->slots[i];
+    *s = (struct proc_slot){.job = job, .flat = flat, .proc = proc};
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i + TAG_FIRST_SLOT};
+    if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, s->proc.pidfd, &ev) != 0)
+        log_error("epoll_ctl(pidfd %d): %s", s->proc.pidfd, strerror(errno));
+    c->live_slots++;
+    job->replicas[flat].proc = i;
+    c->adopted++;
+    return 1;
+}
+
+/* The orphan sweep's rule: a cgroup named "<pod>.<attempt>.<job uid>" belongs to this data directory
+ * when jobs/<uid> exists in it; of those, only the ones a slot watches stay. */
+static bool keep_cgroup(void *ctx, const char *name)
+{
+    struct core *c = ctx;
+    const char *dot = strrchr(name, '.');
+    if (!dot || strlen(dot + 1) != UUID_STR_LEN - 1)
+        return true; /* not an attempt's name */
+    char dir[4300];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%s/jobs/%s", c->data_dir, dot + 1);
+    if (stat(dir, &st) != 0)
+        return true; /* another server's */
+    struct job *job = cluster_find_job_uid(&c->cluster, dot + 1);
+    const char *attempt_dot = dot;
+    while (attempt_dot > name && attempt_dot[-1] != '.')
+        attempt_dot--;
+    if (!job || attempt_dot <= name + 1)
         return false;
-    struct process p = {.pid = pid, .pidfd = -1};
-    process_signal(&p, SIGKILL);
-    return true;
+    char pod[320];
+    snprintf(pod, sizeof pod, "%.*s", (int)(attempt_dot - 1 - name), name);
+    int task, index;
+    if (job_parse_pod_name(job, pod, &task, &index) != 0)
+        return false;
+    int i = job->replicas[job->task_first[task] + index].proc;
+    return i >= 0 && i < c->nslots && c->slots[i].job == job && strcmp(c->slots[i].proc.cgroup_name, name) == 0;
 }
 
 static void reap_slot(struct core *c, int i)
@@ -195,6 +250,12 @@ static void answer_stopping(struct core_request *req)
 static void begin_stop(struct core *c)
 {
     c->stopping = true;
+    if (c->keep_tasks) {
+        if (c->live_slots)
+            log_info("leaving %d running task%s for the next server to adopt", c->live_slots,
+                     c->live_slots == 1 ? "" : "s");
+        return;
+    }
     int stopped = controller_stop_all(&c->ctl);
     c->stop_deadline_ms = clock_mono_ms() + c->ctl.shutdown_grace_ms + STOP_EXTRA_MS;
     if (stopped)
@@ -277,6 +338,14 @@ static void handle_events(struct core *c, const struct epoll_event *evs, int n)
     }
 }
 
+/* A stop that keeps tasks: they run on, recorded as running, for the next server to adopt. */
+static void let_go(struct core *c)
+{
+    for (int i = 0; i < c->nslots; i++)
+        if (c->slots[i].job)
+            process_forget(&c->slots[i].proc);
+}
+
 /* At the deadline, whatever still runs is killed and waited for, so nothing outlives the server
  * by accident and every end is recorded. */
 static void kill_leftovers(struct core *c)
@@ -286,8 +355,7 @@ static void kill_leftovers(struct core *c)
         if (!s->job)
             continue;
         process_signal(&s->proc, SIGKILL);
-        siginfo_t info;
-        waitid(P_PIDFD, (id_t)s->proc.pidfd, &info, WEXITED | WNOWAIT); /* process_reap collects it */
+        process_wait_exit(&s->proc, KILL_WAIT_MS); /* process_reap collects it */
         reap_slot(c, i);
     }
 }
@@ -319,6 +387,11 @@ static void *core_main(void *arg)
             run_cycle(c);
         }
         controller_sync_queues(&c->ctl);
+        if (c->stopping && c->keep_tasks) {
+            let_go(c);
+            flush_journal(c);
+            break;
+        }
         if (c->stopping && (c->live_slots == 0 || mono >= c->stop_deadline_ms)) {
             kill_leftovers(c);
             flush_journal(c);
@@ -390,6 +463,7 @@ static void core_free(struct core *c)
     spare_files_stop();
     journal_list_free(&c->ctl.journal);
     controller_free_timers(&c->ctl);
+    free(c->ctl.recovered);
     zone_table_free(c->zones);
     cluster_free(&c->cluster);
     sched_conf_free(&c->conf);
@@ -418,9 +492,10 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
     c->store = cfg->store;
     c->data_dir = strdup(cfg->data_dir);
     c->period_ms = cfg->period_ms > 0 ? cfg->period_ms : 1000;
+    c->keep_tasks = cfg->keep_tasks;
     c->ctl = (struct controller){
         .cluster = &c->cluster,
-        .ops = {c, op_start, op_stop, op_kill_lost, NULL, op_moved},
+        .ops = {c, op_start, op_stop, op_adopt, NULL, op_moved},
         .data_dir = c->data_dir,
         .now_ms = clock_wall_ms(),
         .shutdown_grace_ms = cfg->shutdown_grace_ms > 0 ? cfg->shutdown_grace_ms : 10000,
@@ -431,7 +506,7 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
     };
     char spare_dir[4200];
     snprintf(spare_dir, sizeof spare_dir, "%s/spare", cfg->data_dir);
-    if (spare_files_start(spare_dir, SPARE_LOGS, SPARE_JOB_DIRS, controller_job_subdirs) != 0)
+    if (spare_files_start(spare_dir, SPARE_LOGS, SPARE_JOB_DIRS, controller_job_subdirs, controller_job_files) != 0)
         log_warn("cannot keep spare files in %s: every attempt creates its own", spare_dir);
     c->zones = zone_table_build(&c->cluster, &c->conf);
     c->ctl.zones = c->zones;
@@ -442,9 +517,11 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         core_free(c);
         return -1;
     }
-    log_info("state loaded: %d job%s, %d queue%s, %d node%s, last event %llu", c->cluster.njobs,
-             c->cluster.njobs == 1 ? "" : "s", c->cluster.nqueues, c->cluster.nqueues == 1 ? "" : "s",
-             c->cluster.nnodes, c->cluster.nnodes == 1 ? "" : "s", (unsigned long long)c->cluster.seq);
+    int orphans = process_sweep_orphans(keep_cgroup, c);
+    log_info("state loaded: %d job%s, %d queue%s, %d node%s, last event %llu; %d running task%s adopted, %d orphan%s "
+             "killed", c->cluster.njobs, c->cluster.njobs == 1 ? "" : "s", c->cluster.nqueues,
+             c->cluster.nqueues == 1 ? "" : "s", c->cluster.nnodes, c->cluster.nnodes == 1 ? "" : "s",
+             (unsigned long long)c->cluster.seq, c->adopted, c->adopted == 1 ? "" : "s", orphans, orphans == 1 ? "" : "s");
     if (pthread_create(&c->thread, NULL, core_main, c) != 0) {
         snprintf(err, errlen, "cannot start the core thread");
         store_append(c->store, &c->ctl.journal);

@@ -27,6 +27,7 @@ struct core_config {
     int64_t restart_backoff_ms; /* first back-off of a container restarted in place (0: kubelet's 10 s) */
     int64_t restart_backoff_max_ms; /* its ceiling (0: kubelet's 300 s) */
     int32_t port_first, port_last;  /* where job port blocks come from (0: 20000-59999) */
+    bool keep_tasks;            /* core_stop leaves running tasks to the next server (--keep-tasks) */
 };
 
 enum core_op {
@@ -99,8 +100,9 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
  * (http_code set), -1 when req->status says what failed (503 once the core is stopping).
  * The caller still waits for durable_seq with store_wait() before answering its client. */
 int core_call(struct core *core, struct core_request *req);
-/* Stops every task (SIGTERM, their grace, SIGKILL), records their ends, stops the thread and frees
- * the state. The store stays open for the caller to close. */
+/* Stops every task (SIGTERM, their grace, SIGKILL) and records their ends, or, with keep_tasks,
+ * leaves them running (recorded as running, for the next start to adopt); stops the thread and
+ * frees the state. The store stays open for the caller to close. */
 void core_stop(struct core *core);
 
 #endif

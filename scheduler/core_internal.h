@@ -38,6 +38,8 @@ struct core {
     bool stopping;               /* shutdown in progress: new requests get 503 */
     int64_t stop_deadline_ms;    /* monotonic: SIGKILL whatever is left after this */
     bool kick;                   /* schedule at the end of this loop iteration */
+    bool keep_tasks;             /* a stop leaves running tasks for the next server to adopt */
+    int adopted;                 /* tasks of the last run watched again at start-up */
     struct proc_slot *slots;
     int nslots, free_slot, live_slots, pending_kills;
 };

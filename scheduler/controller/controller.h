@@ -28,6 +28,10 @@ struct attempt_spec {
     int32_t uid, gid;         /* run as these when >= 0 (the server must be root); -1: as the server */
     const char *hosts_file;   /* bind-mounted over /etc/hosts in a mount namespace of its own, or NULL */
     const char *ssh_dir;      /* bind-mounted over the user's ~/.ssh likewise, or NULL */
+    const char *exits_path;   /* the job's exits file, where the supervisor records the status; NULL: no
+                                 supervisor (the process runs directly) */
+    const char *pod;          /* with attempt, how the supervisor names its line in exits_path */
+    uint32_t attempt;
 };
 
 struct attempt_started {
@@ -45,6 +49,8 @@ struct replica_exit {
     int64_t end_ms;
     int64_t peak_memory;   /* bytes, from the cgroup; 0 when unknown */
     int64_t cpu_usec;      /* CPU time used, from the cgroup; 0 when unknown */
+    bool unknown;          /* an adopted attempt ended and nothing says how (exit_code -1) */
+    int exec_errno;        /* the supervisor could not execute the task (exit_code 127): why */
 };
 
 /* The process runtime (or, later, the kube backend) as the controller sees it. */
@@ -58,9 +64,11 @@ struct controller_ops {
     /* Stops a running attempt: SIGTERM now, SIGKILL after grace_ms. Its exit arrives later
      * through controller_replica_exited(). */
     void (*stop)(void *ctx, struct job *job, int flat, int grace_ms);
-    /* At recovery: an attempt recorded as running when the server stopped. If that process is still
-     * alive (same pid and start time), kill its process group. Returns true when it was alive. */
-    bool (*kill_lost)(void *ctx, int32_t pid, int64_t pid_start);
+    /* At recovery: an attempt recorded as running when the server stopped (a crash, or a stop that
+     * kept its tasks). Returns 1 when its process still runs and is watched again (its exit comes
+     * through controller_replica_exited() like any other), 0 when it ended meanwhile and *ex says
+     * how (ex->unknown when nothing does). NULL: every such attempt counts as lost. */
+    int (*adopt)(void *ctx, struct job *job, int flat, int32_t pid, int64_t pid_start, struct replica_exit *ex);
     /* Optional: the uid of an object being created (the simulator makes them reproducible);
      * NULL means a random UUID. */
     void (*new_uid)(void *ctx, char out[UUID_STR_LEN]);
@@ -70,6 +78,15 @@ struct controller_ops {
 };
 
 struct zone_table;
+
+/* At recovery: an attempt recorded as running, until the runtime has been asked about it. */
+struct recovered_attempt {
+    char job_uid[UUID_STR_LEN];
+    int32_t flat, pid;
+    int64_t pid_start;
+    uint32_t attempt;
+    int node; /* -1: its node is no longer configured */
+};
 
 /* Something the controller does later, at due_ms on its clock: a policy action delayed by its
  * timeout, a container restart after its back-off, a finished job's deletion (TTL). Identified by
@@ -100,6 +117,8 @@ struct controller {
     int32_t port_first, port_last; /* the range job port blocks come from (job_plugins_ports_needed) */
     struct controller_timer *timers; /* a binary min-heap on due_ms */
     int ntimers, timers_cap;
+    struct recovered_attempt *recovered; /* during recovery only */
+    int nrecovered, recovered_cap;
 };
 
 /* Admission: name free (409), queue exists and is Open (422). On success the cluster owns the job,
@@ -158,7 +177,12 @@ void controller_delete_pod(struct controller *ctl, struct job *job, int flat);
 
 /* Paths under the data directory; a job directory holds these (work is the tasks' HOME). */
 extern const char *const controller_job_subdirs[];
+extern const char *const controller_job_files[];
 void controller_job_dir(const struct controller *ctl, const struct job *job, char *buf, size_t len);
+/* The job's exits file (absolute), where each attempt's supervisor appends how it ended. */
+void controller_exits_path(const struct controller *ctl, const char *job_uid, char *buf, size_t len);
+/* An attempt's cgroup name below caldera/: "<pod>.<attempt>.<job uid>". */
+void controller_cgroup_name(const char *job_uid, const char *pod, uint32_t attempt, char *buf, size_t len);
 /* The log of one attempt, relative to the data directory ("jobs/<uid>/logs/<pod>.<n>.log"). */
 void controller_log_relpath(const struct job *job, const char *pod, uint32_t attempt, char *buf, size_t len);
 

@@ -131,10 +131,30 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
     bool oom = false;
     if (r->stopping) {
         event = end_stopped(ctl, job, flat, &outcome);
+    } else if (ex->unknown) { /* ended while the server was down, and nothing says how */
+        replica_release(ctl, job, flat);
+        job_set_replica_phase(job, flat, POD_PENDING);
+        r->node = -1;
+        r->reason = TERM_UNKNOWN;
+        free(r->message);
+        r->message = strdup("the attempt ended while the job server was down and nothing recorded how");
+        replica_reborn(r);
+        job_pod_created(ctl, job, flat);
+        outcome = "Requeued";
+        event = EV_UNKNOWN;
     } else {
         oom = ex->oom;
         bool failed = oom || ex->exit_code != 0;
         r->reason = oom ? TERM_OOMKILLED : failed ? TERM_ERROR : TERM_COMPLETED;
+        if (ex->exec_errno) { /* its supervisor ran, the task could not: a start error, as in launch.c */
+            r->reason = TERM_START_ERROR;
+            r->exit_code = 128;
+            free(r->message);
+            char msg[512];
+            snprintf(msg, sizeof msg, "exec: \"%s\": %s", ts->argv && ts->argv[0] ? ts->argv[0] : "",
+                     strerror(ex->exec_errno));
+            r->message = strdup(msg);
+        }
         if (oom && scale_memory(ctl, job, flat, pod)) {
             replica_release(ctl, job, flat);
             job_set_replica_phase(job, flat, POD_PENDING);
@@ -167,8 +187,13 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
     if ((r->reason == TERM_EVICTED || r->reason == TERM_DELETED_POD) && r->message)
         snprintf(detail + strlen(detail), sizeof detail - strlen(detail), ": %s", r->message);
     struct journal_entry *e =
-        record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", pod, "Running", pod_phase_name(r->phase),
-                     term_reason_name(r->reason), "attempt %u exited with code %d%s%s", r->attempts, r->exit_code, sig, detail);
+        ex->unknown && !r->stopping
+            ? record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", pod, "Running", pod_phase_name(r->phase),
+                           term_reason_name(r->reason), "attempt %u ended while the server was down; its exit status "
+                           "is unknown, so the pod is created again", r->attempts)
+            : record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", pod, "Running", pod_phase_name(r->phase),
+                           term_reason_name(r->reason), "attempt %u exited with code %d%s%s", r->attempts, r->exit_code,
+                           sig, detail);
     if (e) {
         fill_attempt_row(e, ctl, job, flat);
         fill_attempt_end(e, r, outcome);

@@ -158,7 +158,7 @@ static void start_failed(struct controller *ctl, struct job *job, int flat, cons
 
 /* The runtime's view of the attempt; paths are built into the caller's buffers. */
 struct attempt_paths {
-    char pod[320], job_dir[4096], work_dir[4200], log_path[4800], cgroup[512];
+    char pod[320], job_dir[4096], work_dir[4200], log_path[4800], exits_path[4200], cgroup[512];
 };
 
 static int build_and_start(struct controller *ctl, struct job *job, int flat, struct attempt_paths *p,
@@ -186,8 +186,8 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     char rel[512];
     controller_log_relpath(job, p->pod, r->attempts, rel, sizeof rel);
     snprintf(p->log_path, sizeof p->log_path, "%s/%s", ctl->data_dir, rel);
-    /* flat below caldera/: a directory per job would cost one more mkdir and rmdir per hierarchy */
-    snprintf(p->cgroup, sizeof p->cgroup, "%s.%u.%s", p->pod, r->attempts, job->uid);
+    controller_cgroup_name(job->uid, p->pod, r->attempts, p->cgroup, sizeof p->cgroup);
+    controller_exits_path(ctl, job->uid, p->exits_path, sizeof p->exits_path);
     struct attempt_spec spec = {
         .argv = argv,
         .envp = env,
@@ -201,6 +201,9 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         .gid = ts->run_as_gid,
         .hosts_file = pa.hosts_file[0] ? pa.hosts_file : NULL,
         .ssh_dir = pa.ssh_dir[0] ? pa.ssh_dir : NULL,
+        .exits_path = p->exits_path,
+        .pod = p->pod,
+        .attempt = r->attempts,
     };
     int rc = ctl->ops.start(ctl->ops.ctx, job, flat, &spec, started, why, why_len);
     strv_free(env);

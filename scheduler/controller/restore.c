@@ -1,7 +1,7 @@
 /* Rebuilding the live state from the store at start-up: queues, jobs (re-admitted through the same
- * parser as a submit), and their replicas from their attempts. An attempt the server lost track
- * of (it crashed while the attempt ran) is ended as Unknown and its process group is killed if it
- * is still there, so the replica can run again without a twin. */
+ * parser as a submit), and their replicas from their attempts. An attempt recorded as running (the
+ * last run crashed, or stopped keeping its tasks) is adopted again when its process still runs,
+ * else ended with the status its supervisor wrote, else as Unknown for the policies to decide. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,27 +57,30 @@ int controller_restore_job(struct controller *ctl, const struct store_job_row *r
     return 0;
 }
 
-static void end_lost_attempt(struct controller *ctl, struct job *job, int flat, const struct store_attempt_row *row)
+/* An attempt recorded as running: the pod runs (as far as anyone knows) until recovery has asked the
+ * runtime whether its process is still there (adopt_recovered). */
+static int remember_running(struct controller *ctl, struct job *job, int flat, const struct store_attempt_row *row)
 {
     struct replica *r = &job->replicas[flat];
-    bool alive = ctl->ops.kill_lost && ctl->ops.kill_lost(ctl->ops.ctx, row->pid, row->pid_start);
-    job_set_replica_phase(job, flat, POD_PENDING);
-    r->node = -1;
-    r->reason = TERM_UNKNOWN;
-    replica_reborn(r);
-    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", row->pod, "Running", "Pending", "Unknown",
-                                           "attempt %d was running when the server stopped%s; it runs again", row->attempt,
-                                           alive ? " (its processes were killed)" : "");
-    if (!e)
-        return;
-    e->attempt.job_uid = strdup(row->job_uid);
-    e->attempt.pod = strdup(row->pod);
-    e->attempt.task = strdup(row->task);
-    e->attempt.attempt = row->attempt;
-    e->attempt.end_ms = ctl->now_ms;
-    e->attempt.exit_code = -1;
-    e->attempt.reason = strdup("Unknown");
-    e->attempt.message = strdup("the server lost track of this attempt");
+    if (ctl->nrecovered == ctl->recovered_cap) {
+        int cap = ctl->recovered_cap ? ctl->recovered_cap * 2 : 64;
+        struct recovered_attempt *grown = realloc(ctl->recovered, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        ctl->recovered = grown;
+        ctl->recovered_cap = cap;
+    }
+    struct recovered_attempt *ra = &ctl->recovered[ctl->nrecovered++];
+    snprintf(ra->job_uid, sizeof ra->job_uid, "%s", job->uid);
+    ra->flat = flat;
+    ra->pid = row->pid;
+    ra->pid_start = row->pid_start;
+    ra->attempt = (uint32_t)row->attempt;
+    ra->node = cluster_find_node(ctl->cluster, row->node ? row->node : "");
+    r->start_ms = row->start_ms;
+    r->born = (uint32_t)row->attempt - 1;
+    job_set_replica_phase(job, flat, POD_RUNNING);
+    return 0;
 }
 
 int controller_restore_attempt(struct controller *ctl, const struct store_attempt_row *row)
@@ -92,10 +95,8 @@ int controller_restore_attempt(struct controller *ctl, const struct store_attemp
         r->attempts = (uint32_t)row->attempt;
     if (row->job_version != job->status.version && row->kept_version != job->status.version)
         return 0; /* from before a kill of the whole job that removed its pod */
-    if (!row->ended) {
-        end_lost_attempt(ctl, job, flat, row);
-        return 0;
-    }
+    if (!row->ended)
+        return remember_running(ctl, job, flat, row);
     int reason = term_reason_parse(row->reason ? row->reason : "");
     r->reason = (uint8_t)(reason < 0 ? TERM_ERROR : reason);
     r->exit_code = row->exit_code;
@@ -119,6 +120,51 @@ int controller_restore_attempt(struct controller *ctl, const struct store_attemp
         replica_reborn(r);
     }
     return 0;
+}
+
+/* Asks the runtime about one attempt recorded as running: watched again, or ended meanwhile (its
+ * real status, or Unknown), which then goes through the pod's and job's policies like any exit. */
+static void adopt_one(struct controller *ctl, struct job *job, const struct recovered_attempt *ra)
+{
+    int flat = ra->flat;
+    struct replica *r = &job->replicas[flat];
+    r->node = -1;
+    if (ra->node >= 0)
+        replica_hold(ctl, job, flat, ra->node);
+    job->live_procs++;
+    struct replica_exit ex = {.unknown = true, .exit_code = -1, .end_ms = ctl->now_ms};
+    if (ctl->ops.adopt && ctl->ops.adopt(ctl->ops.ctx, job, flat, ra->pid, ra->pid_start, &ex) == 1) {
+        int task = job_task_of(job, flat);
+        char pod[320];
+        job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
+        record_event(ctl, JOURNAL_EVENT, job, "Pod", pod, "Running", "Running", "Adopted",
+                     "attempt %u (pid %d) outlived the server's restart and is watched again", ra->attempt, ra->pid);
+        if (ra->node < 0) { /* its node left the configuration: it cannot stay */
+            free(r->message);
+            r->message = strdup("its node is no longer configured");
+            replica_stop(ctl, job, flat, TERM_EVICTED, false);
+        }
+        return;
+    }
+    controller_replica_exited(ctl, job, flat, &ex);
+}
+
+/* Every attempt recorded as running when the last run ended, in load order. */
+static void adopt_recovered(struct controller *ctl)
+{
+    for (int i = 0; i < ctl->nrecovered; i++) {
+        const struct recovered_attempt *ra = &ctl->recovered[i];
+        struct job *job = cluster_find_job_uid(ctl->cluster, ra->job_uid);
+        if (!job || ra->flat >= job->total_replicas)
+            continue;
+        const struct replica *r = &job->replicas[ra->flat];
+        if (r->phase != POD_RUNNING || r->attempts != ra->attempt)
+            continue; /* a later row superseded it: its process, if any, is swept as an orphan */
+        adopt_one(ctl, job, ra);
+    }
+    free(ctl->recovered);
+    ctl->recovered = NULL;
+    ctl->nrecovered = ctl->recovered_cap = 0;
 }
 
 int controller_finish_recovery(struct controller *ctl)
@@ -150,14 +196,15 @@ int controller_finish_recovery(struct controller *ctl)
     }
     for (struct job *job = ctl->cluster->first; job; job = job->next) {
         job_count_replicas(job);
-        if (job_phase_final(job->status.phase))
+        if (job_phase_final(job->status.phase)) {
             job->pg.phase = PG_COMPLETED;
-        else if (job->status.running + job->status.succeeded + job->status.failed > 0)
+            job_arm_ttl(ctl, job); /* a job finishing from here on arms it itself */
+        } else if (job->status.running + job->status.succeeded + job->status.failed > 0) {
             job->pg.phase = PG_INQUEUE;
-        bool was_final = job_phase_final(job->status.phase);
-        job_sync(ctl, job);
-        if (was_final) /* a job finishing now arms it itself */
-            job_arm_ttl(ctl, job);
+        }
     }
+    adopt_recovered(ctl);
+    for (struct job *job = ctl->cluster->first; job; job = job->next)
+        job_sync(ctl, job);
     return 0;
 }

@@ -24,6 +24,8 @@
 static pthread_once_t runtime_once = PTHREAD_ONCE_INIT;
 static bool mount_namespaces; /* CAP_SYS_ADMIN: hosts_file and ssh_dir can be bound */
 static unsigned long unnamed_cgroups; /* attempts that came without a cgroup name */
+static char shim_path[4096];  /* the supervisor, "" when there is none */
+static char shim_warning[4300];
 
 static bool has_cap_sys_admin(void)
 {
@@ -37,10 +39,35 @@ static bool has_cap_sys_admin(void)
     return has;
 }
 
+/* $CALDERA_SHIM (empty: none), else caldera-shim in the server executable's directory. */
+static void find_supervisor(void)
+{
+    const char *env = getenv("CALDERA_SHIM");
+    if (env) {
+        snprintf(shim_path, sizeof shim_path, "%s", env);
+    } else {
+        char exe[4096];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            snprintf(shim_path, sizeof shim_path, "%.*s/caldera-shim", (int)(slash - exe), exe);
+    }
+    if (shim_path[0] && access(shim_path, X_OK) == 0)
+        return;
+    snprintf(shim_warning, sizeof shim_warning,
+             "no task supervisor (%s%s): tasks run directly and a restarted server cannot adopt them",
+             shim_path[0] ? shim_path : "CALDERA_SHIM is empty", shim_path[0] ? " is not executable" : "");
+    shim_path[0] = '\0';
+}
+
 static void init_runtime(void)
 {
     const struct cgroup_layout *L = cgroup_layout();
     mount_namespaces = has_cap_sys_admin();
+    find_supervisor();
+    if (shim_warning[0])
+        log_warn("%s", shim_warning);
     if (L->summary[0])
         log_info("%s", L->summary);
     if (L->warning[0])
@@ -55,7 +82,13 @@ const char *process_runtime_warning(void)
 {
     process_runtime_init();
     const char *w = cgroup_layout()->warning;
-    return w[0] ? w : NULL;
+    return w[0] ? w : shim_warning[0] ? shim_warning : NULL;
+}
+
+const char *process_supervisor_warning(void)
+{
+    process_runtime_init();
+    return shim_warning[0] ? shim_warning : NULL;
 }
 
 int64_t process_start_ticks(pid_t pid)
@@ -124,6 +157,9 @@ static void describe_failure(const struct spawn_failure *f, const struct spawn_r
     case SPAWN_STDOUT:
         snprintf(why, why_len, "cannot send stdout and stderr to %s: %s", spec->log_path, err);
         break;
+    case SPAWN_EXITS_FD:
+        snprintf(why, why_len, "cannot hand %s to the task's supervisor: %s", spec->exits_path, err);
+        break;
     case SPAWN_CHDIR:
         snprintf(why, why_len, "cannot change to workingDir %s: %s", spec->chdir_to, err);
         break;
@@ -162,15 +198,56 @@ struct prepared {
     char exe[4096];
     char ssh_target[4096];
     char cgroup[CGROUP_NAME_MAX];
-    int log_fd;
+    int log_fd, exits_fd;
     struct cgroup_join join;
     bool isolate;
+    char **argv;           /* with the supervisor: its argv, the task's after it; else NULL */
+    char attempt_text[16];
 };
+
+static void release_prepared(struct prepared *pp)
+{
+    if (pp->log_fd >= 0)
+        close(pp->log_fd);
+    if (pp->exits_fd >= 0)
+        close(pp->exits_fd);
+    free(pp->argv);
+    pp->log_fd = pp->exits_fd = -1;
+    pp->argv = NULL;
+}
+
+/* caldera-shim POD ATTEMPT EXE ARGV0 [ARG...], with the exits file open for it. A file that cannot
+ * be opened only costs adoption: the task runs directly. */
+static int wrap_in_supervisor(const struct attempt_spec *spec, struct prepared *pp)
+{
+    if (!shim_path[0] || !spec->exits_path || !spec->pod)
+        return 0;
+    pp->exits_fd = open(spec->exits_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (pp->exits_fd < 0) {
+        log_warn("cannot open %s for the task's supervisor (%s): %s runs unsupervised", spec->exits_path,
+                 strerror(errno), spec->pod);
+        return 0;
+    }
+    size_t n = 0;
+    while (spec->argv[n])
+        n++;
+    pp->argv = malloc((n + 5) * sizeof *pp->argv);
+    if (!pp->argv)
+        return -1;
+    snprintf(pp->attempt_text, sizeof pp->attempt_text, "%u", spec->attempt);
+    pp->argv[0] = shim_path;
+    pp->argv[1] = (char *)spec->pod;
+    pp->argv[2] = pp->attempt_text;
+    pp->argv[3] = pp->exe;
+    memcpy(pp->argv + 4, spec->argv, (n + 1) * sizeof *pp->argv);
+    return 0;
+}
 
 static int prepare(const struct attempt_spec *spec, bool root, struct prepared *pp, char *why, size_t why_len)
 {
     bool switch_user = root && (spec->uid >= 0 || spec->gid >= 0);
-    pp->log_fd = -1;
+    pp->log_fd = pp->exits_fd = -1;
+    pp->argv = NULL;
     pp->join.count = 0;
     pp->cgroup[0] = '\0';
     pp->isolate = (spec->hosts_file || spec->ssh_dir) && mount_namespaces;
@@ -182,10 +259,15 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
         return -1;
     if ((pp->log_fd = task_open_log(spec, switch_user, why, why_len)) < 0)
         return -1;
+    if (wrap_in_supervisor(spec, pp) != 0) {
+        snprintf(why, why_len, "out of memory");
+        release_prepared(pp);
+        return -1;
+    }
     if (cgroup_layout()->mode != CGROUP_NONE) {
         choose_cgroup_name(spec, pp->cgroup, sizeof pp->cgroup);
         if (cgroup_create(pp->cgroup, spec->memory_limit, spec->cpu_limit_milli, &pp->join, why, why_len) != 0) {
-            close(pp->log_fd);
+            release_prepared(pp);
             return -1;
         }
     }
@@ -196,15 +278,15 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
                   size_t why_len)
 {
     process_runtime_init();
-    *out = (struct process){.pid = -1, .pidfd = -1, .start_ticks = -1};
+    *out = (struct process){.pid = -1, .pidfd = -1, .start_ticks = -1, .exit_record = NULL, .adopted = false};
     *started = (struct attempt_started){0};
     bool root = geteuid() == 0;
     struct prepared pp;
     if (prepare(spec, root, &pp, why, why_len) != 0)
         return -1;
     struct spawn_request req = {
-        .path = pp.exe,
-        .argv = spec->argv,
+        .path = pp.argv ? pp.argv[0] : pp.exe,
+        .argv = pp.argv ? pp.argv : spec->argv,
         .envp = spec->envp,
         .cgroup_procs = pp.join.procs_fd,
         .cgroup_count = pp.join.count,
@@ -212,6 +294,7 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
         .ssh_dir = pp.isolate ? spec->ssh_dir : NULL,
         .ssh_target = pp.ssh_target,
         .log_fd = pp.log_fd,
+        .exits_fd = pp.exits_fd,
         .chdir_to = spec->chdir_to,
         .switch_user = root && (spec->uid >= 0 || spec->gid >= 0),
         .uid = spec->uid,
@@ -222,9 +305,11 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
     int pidfd;
     int rc = spawn_process(&req, &pid, &pidfd, &failure);
     cgroup_join_close(&pp.join);
-    close(pp.log_fd);
-    if (rc != 0) {
+    bool supervised = pp.argv != NULL;
+    if (rc != 0)
         describe_failure(&failure, &req, pp.cgroup, spec, why, why_len);
+    release_prepared(&pp);
+    if (rc != 0) {
         if (pp.cgroup[0])
             cgroup_remove(pp.cgroup);
         return -1;
@@ -232,6 +317,8 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
     out->pid = pid;
     out->pidfd = pidfd;
     out->start_ticks = process_start_ticks(pid);
+    if (supervised) /* where an exec failure will be told; without it the task still runs */
+        out->exit_record = process_exit_record(spec->exits_path, spec->pod, spec->attempt, pid);
     snprintf(out->cgroup_name, sizeof out->cgroup_name, "%s", pp.cgroup);
     started->pid = pid;
     started->pid_start = out->start_ticks;
@@ -262,6 +349,8 @@ void process_signal(const struct process *p, int sig)
 
 int process_reap(struct process *p, struct replica_exit *ex)
 {
+    if (p->adopted)
+        return process_reap_adopted(p, ex);
     siginfo_t info;
     memset(&info, 0, sizeof info);
     if (p->pidfd < 0 || waitid(P_PIDFD, (id_t)p->pidfd, &info, WEXITED | WNOHANG) != 0 || info.si_pid == 0)
@@ -274,6 +363,7 @@ int process_reap(struct process *p, struct replica_exit *ex)
         ex->exit_code = 128 + info.si_status;
     }
     ex->end_ms = clock_wall_ms();
+    process_read_exec_error(p, ex);
     if (p->cgroup_name[0]) {
         struct cgroup_usage usage;
         cgroup_read_usage(p->cgroup_name, &usage);
@@ -286,8 +376,7 @@ int process_reap(struct process *p, struct replica_exit *ex)
         cgroup_remove_async(p->cgroup_name);
         p->cgroup_name[0] = '\0';
     }
-    close(p->pidfd);
-    p->pidfd = -1;
+    process_forget(p);
     return 0;
 }
 

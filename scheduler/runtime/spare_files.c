@@ -38,6 +38,7 @@ static struct {
     pthread_t thread;
     char dir[4096];
     const char *subdirs[MAX_SUBDIRS + 1];
+    const char *dir_files[MAX_SUBDIRS + 1]; /* empty files a spare directory holds */
     struct stack files, dirs;
     unsigned long next;   /* counter for new names */
 } pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .low = PTHREAD_COND_INITIALIZER};
@@ -84,6 +85,16 @@ static bool make_spare(bool dir, unsigned long n)
             remove_tree(path);
             return false;
         }
+    }
+    for (int i = 0; pool.dir_files[i]; i++) {
+        char file[4300];
+        snprintf(file, sizeof file, "%s/%s", path, pool.dir_files[i]);
+        int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            remove_tree(path);
+            return false;
+        }
+        close(fd);
     }
     return true;
 }
@@ -153,7 +164,7 @@ static void adopt_existing(void)
     }
 }
 
-int spare_files_start(const char *dir, int nfiles, int ndirs, const char *const *subdirs)
+int spare_files_start(const char *dir, int nfiles, int ndirs, const char *const *subdirs, const char *const *dir_files)
 {
     pthread_mutex_lock(&pool.mu);
     if (pool.running || mkdir_p(dir, 0755) != 0) {
@@ -171,6 +182,8 @@ int spare_files_start(const char *dir, int nfiles, int ndirs, const char *const 
     }
     for (int i = 0; subdirs && subdirs[i] && i < MAX_SUBDIRS; i++)
         pool.subdirs[i] = subdirs[i];
+    for (int i = 0; dir_files && dir_files[i] && i < MAX_SUBDIRS; i++)
+        pool.dir_files[i] = dir_files[i];
     pool.files = (struct stack){calloc((size_t)nfiles + 1, sizeof(unsigned long)), 0, 0, nfiles};
     pool.dirs = (struct stack){calloc((size_t)ndirs + 1, sizeof(unsigned long)), 0, 0, ndirs};
     pool.next = 1;

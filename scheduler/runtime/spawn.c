@@ -98,6 +98,13 @@ CHILD_CODE static void child_redirect(struct child_frame *f, const struct spawn_
     /* Whatever the server opened without O_CLOEXEC stays out of the task (Linux 5.9; the
      * server's own descriptors are close-on-exec anyway, so an older kernel loses nothing). */
     syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+    /* The supervisor's exits file, the one descriptor beyond stdio that survives exec. */
+    if (r->exits_fd == 3) {
+        if (syscall(SYS_fcntl, 3, F_SETFD, 0) != 0)
+            child_fail(f, SPAWN_EXITS_FD, 0);
+    } else if (r->exits_fd >= 0 && syscall(SYS_dup3, r->exits_fd, 3, 0) < 0) {
+        child_fail(f, SPAWN_EXITS_FD, 0);
+    }
 }
 
 CHILD_CODE static void child_switch_user(struct child_frame *f, const struct spawn_request *r)

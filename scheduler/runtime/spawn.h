@@ -19,6 +19,7 @@ enum spawn_step {
     SPAWN_BIND_SSH,
     SPAWN_STDIN,
     SPAWN_STDOUT,
+    SPAWN_EXITS_FD,
     SPAWN_CHDIR,
     SPAWN_SETGROUPS,
     SPAWN_SETGID,
@@ -38,6 +39,7 @@ struct spawn_request {
     const char *ssh_dir;     /* bound read-only over ssh_target, or NULL */
     const char *ssh_target;
     int log_fd;              /* >= 3, close-on-exec: becomes stdout and stderr */
+    int exits_fd;            /* close-on-exec, becomes descriptor 3 (the supervisor's exits file); -1: none */
     const char *chdir_to;
     bool switch_user;        /* set groups, gid and uid (the server is root) */
     int32_t uid, gid;        /* -1: keep the server's */

@@ -47,12 +47,6 @@ static void op_moved(void *ctx, struct job *job, int old_flat, int new_flat)
         fx->procs[i].flat = new_flat;
 }
 
-static bool op_kill_lost(void *ctx, int32_t pid, int64_t pid_start)
-{
-    (void)ctx, (void)pid, (void)pid_start;
-    return false;
-}
-
 void ctlfx_init(struct ctl_fixture *fx, int nnodes)
 {
     memset(fx, 0, sizeof *fx);
@@ -75,7 +69,7 @@ void ctlfx_init(struct ctl_fixture *fx, int nnodes)
     fx->ctl = (struct controller){.cluster = &fx->cluster, .zones = fx->zones, .data_dir = "/nonexistent/ctlfx",
                                   .now_ms = 1700000000000LL, .shutdown_grace_ms = 1000, .backoff_base_ms = 1000,
                                   .backoff_max_ms = 8000};
-    fx->ctl.ops = (struct controller_ops){fx, op_start, op_stop, op_kill_lost, NULL, op_moved};
+    fx->ctl.ops = (struct controller_ops){fx, op_start, op_stop, NULL, NULL, op_moved};
     controller_finish_recovery(&fx->ctl); /* the default queue and built-in priority classes */
     ctlfx_drain(fx);
 }

@@ -46,7 +46,9 @@ void task_init(struct task *t, const char *name, char *const *argv)
     memset(t, 0, sizeof *t);
     snprintf(t->work, sizeof t->work, "%s/%s/work", task_root(), name);
     snprintf(t->log, sizeof t->log, "%s/%s/logs/1.log", task_root(), name);
+    snprintf(t->exits, sizeof t->exits, "%s/%s/exits", task_root(), name);
     snprintf(t->cgroup, sizeof t->cgroup, "%s/%s.1", job, name);
+    snprintf(t->pod, sizeof t->pod, "%s", name);
     t->spec = (struct attempt_spec){
         .argv = argv,
         .envp = task_env,
@@ -54,6 +56,9 @@ void task_init(struct task *t, const char *name, char *const *argv)
         .chdir_to = t->work,
         .log_path = t->log,
         .cgroup_name = t->cgroup,
+        .exits_path = t->exits,
+        .pod = t->pod,
+        .attempt = 1,
         .uid = -1,
         .gid = -1,
     };

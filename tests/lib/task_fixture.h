@@ -9,7 +9,7 @@
 #include "scheduler/runtime/process.h"
 
 struct task {
-    char work[512], log[512], cgroup[200];
+    char work[512], log[512], exits[512], cgroup[200], pod[64];
     struct attempt_spec spec;
     struct process proc;
     struct attempt_started started;
@@ -21,7 +21,8 @@ struct task {
  * name unique to this run; idempotent. Returns its path. */
 const char *task_root(void);
 /* A spec for argv: work dir <root>/<name>/work, log <root>/<name>/logs/1.log, cgroup
- * "<job>/<name>.1", PATH=/usr/local/bin:/usr/bin:/bin, as the server's user, no limits. */
+ * "<job>/<name>.1", PATH=/usr/local/bin:/usr/bin:/bin, as the server's user, no limits, under the
+ * supervisor ($CALDERA_SHIM) with exits file <root>/<name>/exits, as pod <name> attempt 1. */
 void task_init(struct task *t, const char *name, char *const *argv);
 int task_start(struct task *t);
 /* Waits up to timeout_ms for the main process to exit, then reaps it. */

@@ -223,12 +223,12 @@ static void test_lost_task_is_killed_with_its_cgroup(void)
     REQUIRE_STARTED(&t);
     long escaped = task_read_number_file(&t, "escaped.pid", 5000);
     REQUIRE(escaped > 0);
-    /* As after a server restart: only the pid is known (core.c's kill_lost). */
+    /* As after a server restart: only the pid is known. */
     struct process lost = {.pid = t.proc.pid, .pidfd = -1};
     process_signal(&lost, SIGKILL);
     siginfo_t info;
     CHECK(waitid(P_PIDFD, (id_t)t.proc.pidfd, &info, WEXITED) == 0);
-    close(t.proc.pidfd);
+    process_forget(&t.proc);
     for (int i = 0; i < 100 && task_pid_alive((pid_t)escaped); i++)
         usleep(10000);
     CHECK(!task_pid_alive((pid_t)escaped));
@@ -351,6 +351,28 @@ static void expect_start_failure(const char *name, char *const *argv, const char
     CHECK(!task_cgroup_left(t.cgroup));
 }
 
+/* A failure execve itself finds: before the start returns without a supervisor; with one (it has
+ * started), in the exit, as errno plus the supervisor's sentence in the log. */
+static void expect_exec_failure(const char *name, char *const *argv, int uid, int err, const char *why)
+{
+    if (process_supervisor_warning()) {
+        expect_start_failure(name, argv, NULL, uid, why);
+        return;
+    }
+    struct task t;
+    task_init(&t, name, argv);
+    t.spec.uid = uid;
+    t.spec.gid = uid;
+    REQUIRE_STARTED(&t);
+    REQUIRE(task_wait(&t, 5000));
+    CHECK_INT(t.exit.exit_code, 127);
+    CHECK_INT(t.exit.exec_errno, err);
+    char *log = task_log(&t);
+    CHECK_CONTAINS(log, strerror(err));
+    free(log);
+    CHECK(!task_cgroup_left(t.cgroup));
+}
+
 static void test_exec_failures_are_sentences(void)
 {
     char *missing[] = {"no-such-command-xyz", NULL};
@@ -370,7 +392,7 @@ static void test_exec_failures_are_sentences(void)
     write_text(garbage, "this is not a program\n", 0755);
     char *garbage_argv[] = {garbage, NULL};
     snprintf(why, sizeof why, "exec: \"%s\": Exec format error", garbage);
-    expect_start_failure("garbage", garbage_argv, NULL, -1, why);
+    expect_exec_failure("garbage", garbage_argv, -1, ENOEXEC, why);
 
     char *true_argv[] = {"true", NULL};
     expect_start_failure("nowhere", true_argv, "/no/such/working/dir", -1,
@@ -382,7 +404,7 @@ static void test_exec_failures_are_sentences(void)
         write_text(root_only, "#!/bin/sh\ntrue\n", 0700);
         char *root_only_argv[] = {root_only, NULL};
         snprintf(why, sizeof why, "exec: \"%s\": Permission denied", root_only);
-        expect_start_failure("rootonly", root_only_argv, NULL, NOBODY, why);
+        expect_exec_failure("rootonly", root_only_argv, NOBODY, EACCES, why);
     }
     CHECK(!task_cgroup_left(task_job()));
 }

@@ -136,7 +136,7 @@ static void test_lost_task_is_found_by_its_v2_cgroup(void)
     process_signal(&lost, SIGKILL);
     siginfo_t info;
     CHECK(waitid(P_PIDFD, (id_t)t.proc.pidfd, &info, WEXITED) == 0);
-    close(t.proc.pidfd);
+    process_forget(&t.proc);
     for (int i = 0; i < 100 && (task_pid_alive((pid_t)escaped) || task_cgroup_left(t.cgroup)); i++) {
         cgroup_retry_removals();
         usleep(10000);

@@ -41,7 +41,7 @@ static void files_and_dirs_are_renamed_into_place(void)
     char spare[128], path[256];
     snprintf(spare, sizeof spare, "%s/spare", root);
     static const char *const subdirs[] = {"work", "logs", NULL};
-    REQUIRE(spare_files_start(spare, 4, 2, subdirs) == 0);
+    REQUIRE(spare_files_start(spare, 4, 2, subdirs, NULL) == 0);
     snprintf(path, sizeof path, "%s/a.log", root);
     CHECK_INT(take_file_soon(path), 0);
     CHECK(exists(path));
@@ -76,7 +76,7 @@ static void files_and_dirs_are_renamed_into_place(void)
     spare_files_stop();
     CHECK_INT(spare_take_file(path), -1); /* stopped: the caller makes its own */
     /* a later start uses what is left on disk and tops it up */
-    REQUIRE(spare_files_start(spare, 4, 2, subdirs) == 0);
+    REQUIRE(spare_files_start(spare, 4, 2, subdirs, NULL) == 0);
     snprintf(path, sizeof path, "%s/after.log", root);
     CHECK_INT(take_file_soon(path), 0);
     spare_files_stop();

@@ -64,14 +64,6 @@ static void op_stop(void *ctx, struct job *job, int flat, int grace_ms)
         sj->evictions++;
 }
 
-static bool op_kill_lost(void *ctx, int32_t pid, int64_t pid_start)
-{
-    (void)ctx;
-    (void)pid;
-    (void)pid_start;
-    return false; /* nothing outlives a simulation */
-}
-
 /* Jobs created at the same instant are ordered by uid: uids in trace order keep that order stable
  * from run to run (the server's are random). */
 static void op_new_uid(void *ctx, char out[UUID_STR_LEN])
@@ -82,7 +74,7 @@ static void op_new_uid(void *ctx, char out[UUID_STR_LEN])
 
 void sim_install_ops(struct sim *s)
 {
-    s->ctl.ops = (struct controller_ops){s, op_start, op_stop, op_kill_lost, op_new_uid};
+    s->ctl.ops = (struct controller_ops){s, op_start, op_stop, NULL, op_new_uid};
 }
 
 bool sim_deliver_exit(struct sim *s, const struct sim_event *ev)
