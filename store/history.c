@@ -27,7 +27,7 @@ static const char *const sql_transitions =
     " WHERE job_uid = ?1 AND kind = 'Job' ORDER BY seq";
 static const char *const sql_attempts =
     "SELECT pod, task, idx, attempt, job_version, node, pid, start_ms, end_ms, exit_code, reason, message,"
-    " log_path, outcome, peak_memory, cpu_usec FROM attempts WHERE job_uid = ?1 ORDER BY task, idx, attempt";
+    " log_path, outcome, peak_memory, cpu_usec, cgroup FROM attempts WHERE job_uid = ?1 ORDER BY task, idx, attempt";
 
 static int fail_db(struct store_reader *r, struct api_status *st, const char *doing)
 {
@@ -175,6 +175,7 @@ static json_t *attempt_json(sqlite3_stmt *stmt)
     json_object_set_new(a, "reason", text_json(stmt, 10));
     json_object_set_new(a, "message", text_json(stmt, 11));
     json_object_set_new(a, "logPath", text_json(stmt, 12));
+    json_object_set_new(a, "cgroup", text_json(stmt, 16));
     if (*(const char *)sqlite3_column_text(stmt, 13))
         json_object_set_new(a, "outcome", text_json(stmt, 13));
     if (sqlite3_column_int64(stmt, 14) > 0)

@@ -26,6 +26,8 @@ struct store_stmts {
     sqlite3_stmt *attempt_start, *attempt_end, *attempt_carry;
     sqlite3_stmt *job_spec;
     sqlite3_stmt *queue_put;
+    sqlite3_stmt *tasks_insert, *tasks_delete;
+    sqlite3_stmt *node_put, *command;
 };
 
 struct store {

@@ -902,6 +902,55 @@ static void test_history_newest_job_wins_when_name_reused(void)
     tmp_db_remove(&t);
 }
 
+/* Version 4's rows: a job's tasks from its spec at creation, replaced by a spec change; an attempt's
+ * cgroup; a node; a command keyed by its event. */
+static void test_tasks_nodes_commands_and_cgroup_written(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+    struct journal_entry *create = job_create(1, "train", "uid-train", T0_MS);
+    free(create->spec_json);
+    create->spec_json = strdup("{\"spec\":{\"tasks\":[{\"name\":\"ps\",\"replicas\":1,\"template\":{\"a\":1}},"
+                               "{\"name\":\"worker\",\"replicas\":4,\"minAvailable\":2}]}}");
+    struct journal_entry *start = attempt_start(2, "train", "uid-train", "worker", 0, 1);
+    start->attempt.cgroup = strdup("0::/caldera/uid-train/train-worker-0.1");
+    struct journal_entry *spec =
+        new_entry(JOURNAL_JOB_SPEC, 3, (struct ev){"Job", "default", "train", "uid-train", "Running", "Running", "", ""});
+    spec->job_uid = strdup("uid-train");
+    spec->spec_json = strdup("{\"spec\":{\"tasks\":[{\"name\":\"worker\",\"replicas\":6,\"minAvailable\":2}]}}");
+    struct journal_entry *node = new_entry(JOURNAL_NODE_PUT, 4, (struct ev){"Node", "", "node-a", "", "", "Ready", "", ""});
+    node->node_name = strdup("node-a");
+    node->node_json = strdup("{\"kind\":\"Node\"}");
+    struct journal_entry *cmd =
+        new_entry(JOURNAL_COMMAND, 5, (struct ev){"Job", "default", "train", "uid-train", "Running", "Running", "", ""});
+    cmd->job_uid = strdup("uid-train");
+    cmd->ns = strdup("default");
+    cmd->name = strdup("train");
+    cmd->command_action = strdup("AbortJob");
+    cmd->command_reason = strdup("by hand");
+    cmd->command_json = strdup("{\"kind\":\"Command\"}");
+    struct journal_entry *e[] = {create, start, spec, node, cmd};
+    append(s, e, 5);
+    CHECK_INT(store_wait(s, 5, 5000), 0);
+    store_close(s);
+
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM tasks WHERE job_uid = 'uid-train'"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT replicas * 10 + min_available FROM tasks WHERE name = 'worker'"), 62);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM attempts WHERE cgroup = "
+                                       "'0::/caldera/uid-train/train-worker-0.1'"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT updated_ms FROM nodes WHERE name = 'node-a' AND json LIKE '%Node%'"),
+              T0_MS + 4000);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT seq FROM commands WHERE job_uid = 'uid-train' AND action = 'AbortJob'"
+                                       " AND reason = 'by hand' AND job_name = 'train' AND namespace = 'default'"),
+              5);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 5);
+    tmp_db_remove(&t);
+}
+
 TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_refuses_newer_schema_without_writing),
           TEST_CASE(test_open_refuses_newer_wal_database_without_checkpointing),
           TEST_CASE(test_open_refuses_corrupt_file_without_writing),
@@ -910,4 +959,5 @@ TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_re
           TEST_CASE(test_group_commit_100k_events),
           TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_disk_full_keeps_batch_and_recovers),
           TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_history_of_a_job),
-          TEST_CASE(test_history_newest_job_wins_when_name_reused))
+          TEST_CASE(test_history_newest_job_wins_when_name_reused),
+          TEST_CASE(test_tasks_nodes_commands_and_cgroup_written))
