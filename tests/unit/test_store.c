@@ -951,6 +951,41 @@ static void test_tasks_nodes_commands_and_cgroup_written(void)
     tmp_db_remove(&t);
 }
 
+static uint64_t commits_of(struct store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    uint64_t n = s->commits;
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
+
+/* With a commit delay the writer holds a small batch back for more entries (bounded by the delay),
+ * so entries appended apart commit together; without one it commits at once. */
+static void test_commit_delay_gathers_a_batch(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    store_set_commit_delay(s, 400);
+    REQUIRE(store_start_writer(s) == 0);
+    struct journal_entry *first[] = {plain_event(1, "first")};
+    append(s, first, 1);
+    CHECK_INT(store_wait(s, 1, 100), -1); /* held back: the delay has not passed */
+    struct journal_entry *more[] = {plain_event(2, "second"), plain_event(3, "third")};
+    append(s, more, 2);
+    CHECK_INT(store_wait(s, 3, 5000), 0);
+    CHECK_INT(commits_of(s), 1);
+    store_set_commit_delay(s, 0);
+    struct journal_entry *last[] = {plain_event(4, "fourth")};
+    append(s, last, 1);
+    CHECK_INT(store_wait(s, 4, 5000), 0);
+    CHECK_INT(commits_of(s), 2);
+    store_close(s);
+    tmp_db_remove(&t);
+}
+
 TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_refuses_newer_schema_without_writing),
           TEST_CASE(test_open_refuses_newer_wal_database_without_checkpointing),
           TEST_CASE(test_open_refuses_corrupt_file_without_writing),
@@ -960,4 +995,4 @@ TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_re
           TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_disk_full_keeps_batch_and_recovers),
           TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_history_of_a_job),
           TEST_CASE(test_history_newest_job_wins_when_name_reused),
-          TEST_CASE(test_tasks_nodes_commands_and_cgroup_written))
+          TEST_CASE(test_tasks_nodes_commands_and_cgroup_written), TEST_CASE(test_commit_delay_gathers_a_batch))
