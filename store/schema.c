@@ -93,7 +93,8 @@ static const char migration_3[] =
  * - nodes: the nodes the server ran with, as v1 Node JSON, refreshed at every start.
  * - commands: every Command run (bus.volcano.sh, or caldera.io's job actions), keyed by its event.
  * - indexes: history lists walk jobs newest first in one namespace or in all of them; retention
- *   finds deleted jobs by deletion time; a job's commands are one range. */
+ *   finds deleted jobs by deletion time; a job's commands are one range; a pod's attempts are found
+ *   by the pod's name once its job is gone from the core (logs of deleted jobs). */
 static const char migration_4[] =
     "ALTER TABLE attempts ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';"
     "CREATE TABLE tasks ("
@@ -127,7 +128,8 @@ static const char migration_4[] =
     "CREATE INDEX commands_by_job ON commands(job_uid, seq);"
     "CREATE INDEX jobs_by_created ON jobs(created_ms, uid);"
     "CREATE INDEX jobs_by_namespace_created ON jobs(namespace, created_ms, uid);"
-    "CREATE INDEX jobs_deleted ON jobs(deleted_ms) WHERE deleted_ms IS NOT NULL;";
+    "CREATE INDEX jobs_deleted ON jobs(deleted_ms) WHERE deleted_ms IS NOT NULL;"
+    "CREATE INDEX attempts_by_pod ON attempts(pod);";
 
 /* migrations[i] takes user_version i to i+1. Append only. */
 static const char *const migrations[] = {

@@ -477,7 +477,7 @@ static void test_writer_commits_and_load_rebuilds(void)
     struct api_status st = {0};
     REQUIRE(store_reader_open(t.path, &r, &st) == 0);
     json_t *h;
-    REQUIRE(store_job_history(r, "default", "gone", &h, &st) == 0);
+    REQUIRE(store_job_history(r, "default", "gone", NULL, &h, &st) == 0);
     CHECK_STR(json_string_value(json_object_get(json_object_get(h, "metadata"), "uid")), "uid-gone");
     CHECK(json_is_string(json_object_get(json_object_get(h, "metadata"), "deletionTimestamp")));
     CHECK_INT(json_array_size(json_object_get(h, "attempts")), 1);
@@ -827,12 +827,12 @@ static void test_history_of_a_job(void)
     struct api_status st = {0};
     REQUIRE(store_reader_open(t.path, &r, &st) == 0);
     json_t *h = NULL;
-    REQUIRE(store_job_history(r, "default", "demo", &h, &st) == 0);
+    REQUIRE(store_job_history(r, "default", "demo", NULL, &h, &st) == 0);
     check_history_document(h);
     json_decref(h);
 
     st = (struct api_status){0};
-    CHECK_INT(store_job_history(r, "default", "missing", &h, &st), -1);
+    CHECK_INT(store_job_history(r, "default", "missing", NULL, &h, &st), -1);
     CHECK(h == NULL);
     CHECK_INT(st.code, 404);
     CHECK_STR(st.reason, "NotFound");
@@ -841,7 +841,7 @@ static void test_history_of_a_job(void)
     CHECK_STR(st.group, "batch.volcano.sh");
     CHECK_STR(st.name, "missing");
     st = (struct api_status){0};
-    CHECK_INT(store_job_history(r, "other", "demo", &h, &st), -1); /* names are per namespace */
+    CHECK_INT(store_job_history(r, "other", "demo", NULL, &h, &st), -1); /* names are per namespace */
     CHECK_INT(st.code, 404);
 
     store_reader_close(r);
@@ -854,7 +854,7 @@ static const char *history_uid(struct store_reader *r, const char *name, bool *d
     static char uid[64];
     struct api_status st = {0};
     json_t *h;
-    if (store_job_history(r, "default", name, &h, &st) != 0)
+    if (store_job_history(r, "default", name, NULL, &h, &st) != 0)
         return "(error)";
     json_t *meta = json_object_get(h, "metadata");
     snprintf(uid, sizeof uid, "%s", json_string_value(json_object_get(meta, "uid")));
