@@ -19,11 +19,13 @@
 
 static const char *const sql_expired =
     "SELECT uid FROM jobs WHERE deleted_ms IS NOT NULL AND deleted_ms <= ?1 ORDER BY deleted_ms LIMIT ?2";
-/* A job's rows, child tables first; each ?1 is the job's uid. */
+/* A job's rows, child tables first; each ?1 is the job's uid. The newest event of all stays even
+ * when it is the job's: start-up continues the sequence after MAX(events.seq), and a sequence
+ * number (a resourceVersion clients saw) must never be handed out twice. */
 static const char *const sql_prune[] = {
     "DELETE FROM attempts WHERE job_uid = ?1",
     "DELETE FROM tasks WHERE job_uid = ?1",
-    "DELETE FROM events WHERE job_uid = ?1",
+    "DELETE FROM events WHERE job_uid = ?1 AND seq < (SELECT MAX(seq) FROM events)",
     "DELETE FROM commands WHERE job_uid = ?1",
     "DELETE FROM jobs WHERE uid = ?1 AND deleted_ms IS NOT NULL",
 };

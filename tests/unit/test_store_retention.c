@@ -107,6 +107,7 @@ static void test_retention_prunes_only_old_deleted_jobs(void)
     int64_t now = clock_wall_ms();
     REQUIRE(build(&t, now));
     CHECK_INT(rows_of(t.path, "old-gone"), 5);
+    long long max_seq = tmp_db_query_int(t.path, "SELECT MAX(seq) FROM events");
     struct store *s;
     char err[512];
     REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
@@ -116,7 +117,10 @@ static void test_retention_prunes_only_old_deleted_jobs(void)
     store_close(s);
     CHECK_INT(rows_of(t.path, "old-gone"), 0);
     CHECK(!job_dir_exists(t.dir, "old-gone"));
-    CHECK_INT(rows_of(t.path, "bulk-1099"), 0);
+    CHECK_INT(rows_of(t.path, "bulk-1098"), 0);
+    /* the newest event of all was bulk-1099's: it stays, so the sequence never goes back */
+    CHECK_INT(rows_of(t.path, "bulk-1099"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT MAX(seq) FROM events"), max_seq);
     CHECK_INT(rows_of(t.path, "recent-gone"), 5);
     CHECK(job_dir_exists(t.dir, "recent-gone"));
     CHECK_INT(rows_of(t.path, "live"), 5);
