@@ -19,6 +19,8 @@ static const char *const sql_transitions =
     " WHERE job_uid = ?1 AND kind = 'Job' ORDER BY seq";
 static const char *const sql_attempts =
     "SELECT " HISTORY_ATTEMPT_COLUMNS " FROM attempts WHERE job_uid = ?1 ORDER BY task, idx, attempt";
+static const char *const sql_commands =
+    "SELECT seq, time_ms, action, reason FROM commands WHERE job_uid = ?1 ORDER BY seq";
 static const char *const sql_tasks = "SELECT name, replicas, min_available FROM tasks WHERE job_uid = ?1 ORDER BY name";
 
 int history_fail_db(struct store_reader *r, struct api_status *st, const char *doing)
@@ -58,7 +60,8 @@ int store_reader_open(const char *path, struct store_reader **out, struct api_st
     sqlite3_busy_timeout(r->db, BUSY_TIMEOUT_MS);
     if (prepare(r, "BEGIN", &r->begin) || prepare(r, "COMMIT", &r->end) || prepare(r, sql_find_job, &r->find_job) ||
         prepare(r, sql_find_job_uid, &r->find_job_uid) || prepare(r, sql_transitions, &r->transitions) ||
-        prepare(r, sql_attempts, &r->attempts) || prepare(r, sql_tasks, &r->tasks)) {
+        prepare(r, sql_attempts, &r->attempts) || prepare(r, sql_tasks, &r->tasks) ||
+        prepare(r, sql_commands, &r->commands)) {
         history_fail_db(r, st, "preparing the history queries");
         store_reader_close(r);
         return -1;
@@ -71,7 +74,8 @@ void store_reader_close(struct store_reader *r)
 {
     if (!r)
         return;
-    sqlite3_stmt *all[] = {r->begin, r->end, r->find_job, r->find_job_uid, r->transitions, r->attempts, r->tasks};
+    sqlite3_stmt *all[] = {r->begin,       r->end,      r->find_job, r->find_job_uid,
+                           r->transitions, r->attempts, r->tasks,    r->commands};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         sqlite3_finalize(all[i]);
     sqlite3_close(r->db);
@@ -129,6 +133,13 @@ static json_t *transition_json(sqlite3_stmt *stmt)
     return t;
 }
 
+static json_t *command_json(sqlite3_stmt *stmt)
+{
+    return json_pack("{s:I, s:o, s:o, s:o}", "seq", (json_int_t)sqlite3_column_int64(stmt, 0), "time",
+                     history_time_json(sqlite3_column_int64(stmt, 1)), "action", history_text_json(stmt, 2), "reason",
+                     history_text_json(stmt, 3));
+}
+
 static json_t *task_summary_json(sqlite3_stmt *stmt)
 {
     return json_pack("{s:o, s:I, s:I}", "name", history_text_json(stmt, 0), "replicas",
@@ -154,7 +165,7 @@ static int add_rows(struct store_reader *r, json_t *out, const char *key, sqlite
     return history_fail_db(r, st, doing);
 }
 
-/* Inside the read transaction: find the job, then its tasks, transitions and attempts. */
+/* Inside the read transaction: find the job, then its tasks, transitions, commands and attempts. */
 static int build_history(struct store_reader *r, const char *ns, const char *name, const char *uid, json_t **out,
                          struct api_status *st)
 {
@@ -167,6 +178,7 @@ static int build_history(struct store_reader *r, const char *ns, const char *nam
     int rc = h ? 0 : api_fail(st, 500, "InternalError", "building the history of job %s/%s: out of memory", ns, name);
     if (rc == 0 && (add_rows(r, h, "tasks", r->tasks, job_uid, task_summary_json, st) != 0 ||
                     add_rows(r, h, "transitions", r->transitions, job_uid, transition_json, st) != 0 ||
+                    add_rows(r, h, "commands", r->commands, job_uid, command_json, st) != 0 ||
                     add_rows(r, h, "attempts", r->attempts, job_uid, history_attempt_json, st) != 0))
         rc = -1;
     sqlite3_reset(job);

@@ -25,10 +25,12 @@ void store_reader_close(struct store_reader *r);
  *    "phase":"Completed",
  *    "tasks":[{"name","replicas","minAvailable"}],
  *    "transitions":[{"seq":12,"time":"...Z","from":"Pending","to":"Running","reason":"","message":""}],
+ *    "commands":[{"seq":15,"time":"...Z","action":"AbortJob","reason":""}],
  *    "attempts":[{"pod","task","index","attempt","jobVersion","node","pid","startTime",
  *                 "finishTime"|null,"exitCode"|null,"reason","message","logPath","cgroup",
  *                 "outcome"?,"peakMemoryBytes"?,"cpuSeconds"?}]}
- * tasks are by name; transitions are the job's own events (kind Job) in sequence order; attempts
+ * tasks are by name; transitions are the job's own events (kind Job) and commands the Commands
+ * (and caldera.io actions) run on it, both in sequence order; attempts
  * are ordered by task, index, attempt. Times are RFC 3339 with milliseconds; "phase" is the stored
  * status's state.phase and is left out when the status has none. A missing job is a 404 NotFound
  * in st (details: jobs, batch.volcano.sh, name); a database failure is a 500 InternalError. */

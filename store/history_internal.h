@@ -11,7 +11,7 @@
 struct store_reader {
     char *path;
     sqlite3 *db;
-    sqlite3_stmt *begin, *end, *find_job, *find_job_uid, *transitions, *attempts, *tasks;
+    sqlite3_stmt *begin, *end, *find_job, *find_job_uid, *transitions, *attempts, *tasks, *commands;
 };
 
 /* The columns history_attempt_json() reads, in its order. */

@@ -154,6 +154,11 @@ void controller_free_timers(struct controller *ctl);
  * object; NULL stores "{}"). Returns 0, or -1 with a 4xx in st (not an action for jobs). */
 int controller_command(struct controller *ctl, struct job *job, enum job_action action, const char *reason,
                        const char *command_json, struct api_status *st);
+/* A Command about a queue (OpenQueue, CloseQueue) of namespace ns, recorded as a commands row before
+ * the caller runs it. */
+struct queue;
+void controller_record_queue_command(struct controller *ctl, struct queue *q, const char *ns, enum job_action action,
+                                     const char *reason, const char *command_json);
 /* PUT of a job: upd is the parsed new Job. Only minAvailable, priorityClassName and the tasks'
  * replicas and minAvailable may change (422 otherwise); metadata.resourceVersion, when given,
  * must be the current one (409). Scales the job, raises JobUpdated. The caller keeps upd. */

@@ -297,8 +297,8 @@ static void list_pages_and_filters(void)
     json_decref(disc);
 }
 
-/* A Command and a caldera.io action each leave a commands row; the nodes are recorded at start;
- * Commands GET still answers. */
+/* A Command and a caldera.io action each leave a commands row, shown in the job's history, and so
+ * does a Command about a queue; the nodes are recorded at start; Commands GET still answers. */
 static void commands_and_nodes_recorded(void)
 {
     struct test_server *s = server();
@@ -315,6 +315,23 @@ static void commands_and_nodes_recorded(void)
     json_decref(server_request(s, "POST", CALDERA "/namespaces/default/jobs/cmd/terminate", NULL, NULL, &code));
     CHECK_INT(code, 200);
     json_decref(get_expect(s, "/apis/bus.volcano.sh/v1alpha1/namespaces/default/commands", 200));
+    json_t *h = get_expect(s, CALDERA "/namespaces/default/jobs/cmd/history", 200);
+    CHECK_INT(json_array_size(dig(h, "commands")), 2);
+    CHECK_STR(dig_str(h, "commands.0.action"), "AbortJob");
+    CHECK_STR(dig_str(h, "commands.0.reason"), "by test");
+    CHECK_STR(dig_str(h, "commands.1.action"), "TerminateJob");
+    json_decref(h);
+    json_decref(server_request(s, "POST", "/apis/scheduling.volcano.sh/v1beta1/queues",
+                               "{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"Queue\","
+                               "\"metadata\":{\"name\":\"cmdq\"},\"spec\":{\"weight\":1}}",
+                               NULL, &code));
+    CHECK_INT(code, 201);
+    json_decref(server_request(s, "POST", "/apis/bus.volcano.sh/v1alpha1/namespaces/default/commands",
+                               "{\"apiVersion\":\"bus.volcano.sh/v1alpha1\",\"kind\":\"Command\","
+                               "\"metadata\":{\"name\":\"close-q\"},\"action\":\"CloseQueue\","
+                               "\"target\":{\"kind\":\"Queue\",\"name\":\"cmdq\"}}",
+                               NULL, &code));
+    CHECK_INT(code, 201);
     char db[400];
     snprintf(db, sizeof db, "%s/caldera.db", s->data_dir);
     CHECK_INT(tmp_db_query_int(db, "SELECT COUNT(*) FROM commands WHERE job_name = 'cmd' AND namespace = 'default'"
@@ -323,6 +340,9 @@ static void commands_and_nodes_recorded(void)
               1);
     CHECK_INT(tmp_db_query_int(db, "SELECT COUNT(*) FROM commands WHERE job_name = 'cmd' AND action = 'TerminateJob'"
                                    " AND json ->> '$.target.name' = 'cmd'"),
+              1);
+    CHECK_INT(tmp_db_query_int(db, "SELECT COUNT(*) FROM commands WHERE job_name = '' AND action = 'CloseQueue'"
+                                   " AND json ->> '$.target.name' = 'cmdq'"),
               1);
     CHECK_INT(tmp_db_query_int(db, "SELECT COUNT(*) FROM nodes WHERE json ->> '$.kind' = 'Node'"), 1);
 }
