@@ -394,10 +394,12 @@ static void jobctl_history_and_logs(void)
 }
 
 /* --history-retention 1s: a deleted job's rows and directory go once a second or two has passed;
- * a finished job that is not deleted keeps both. */
+ * a finished job that is not deleted keeps both. (With a commit delay: group commits hold back
+ * nothing for longer than it.) */
 static void retention_prunes_deleted_jobs(void)
 {
-    static const char *const args[] = {"--history-retention", "1s", "--shutdown-grace", "2", NULL};
+    static const char *const args[] = {"--history-retention", "1s", "--commit-delay", "20ms", "--shutdown-grace", "2",
+                                       NULL};
     struct test_server s;
     REQUIRE(server_start(&s, NULL, args) == 0);
     REQUIRE(submit_job(&s, "default", "keep", "", "echo keep") == 201);
