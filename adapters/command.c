@@ -107,6 +107,14 @@ json_t *command_render(const struct command *c, const char *uid, int64_t created
     return obj;
 }
 
+json_t *command_render_job_action(const char *ns, const char *job_name, enum job_action action, const char *reason)
+{
+    return json_pack("{s:s, s:s, s:{s:s}, s:s, s:{s:s, s:s, s:s}, s:s}", "apiVersion", COMMAND_API_VERSION, "kind",
+                     "Command", "metadata", "namespace", ns, "action", job_action_name(action), "target",
+                     "apiVersion", "batch.volcano.sh/v1alpha1", "kind", "Job", "name", job_name, "reason",
+                     reason ? reason : "");
+}
+
 void command_free(struct command *c)
 {
     if (!c)

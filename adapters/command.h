@@ -27,6 +27,9 @@ struct command {
 int command_from_doc(const struct intake_doc *doc, const char *url_ns, struct command **out, struct api_status *st);
 /* The Command as the API answers its creation. */
 json_t *command_render(const struct command *c, const char *uid, int64_t created_ms);
+/* The Command a caldera.io job action stands for (POST .../jobs/{name}/{verb}), for the record:
+ * action and target as a Command created for it would carry them. */
+json_t *command_render_job_action(const char *ns, const char *job_name, enum job_action action, const char *reason);
 void command_free(struct command *c);
 
 #endif

@@ -1,5 +1,5 @@
-/* Volcano Jobs over HTTP: create (JSON or YAML), get, list, delete, and Caldera's history of a
- * job. Parsing and validation happen here, on the gateway thread; the core only admits. */
+/* Volcano Jobs over HTTP: create (JSON or YAML), get, list, update, delete. Parsing and validation
+ * happen here, on the gateway thread; the core only admits. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +7,6 @@
 #include "adapters/intake.h"
 #include "adapters/volcano_job.h"
 #include "gateway/handlers.h"
-#include "store/history.h"
 
 /* The body as a Volcano Job of the URL's namespace, or NULL with why in st. */
 static struct job *read_job(struct http_req *req, struct api_status *st)
@@ -67,18 +66,3 @@ void handle_job_get(struct http_req *req) { simple_request(req, CORE_JOB_GET, re
 void handle_job_list(struct http_req *req) { simple_request(req, CORE_JOB_LIST, req->params[0], NULL); }
 void handle_job_list_all(struct http_req *req) { simple_request(req, CORE_JOB_LIST, NULL, NULL); }
 void handle_job_delete(struct http_req *req) { simple_request(req, CORE_JOB_DELETE, req->params[0], req->params[1]); }
-
-void handle_job_history(struct http_req *req)
-{
-    struct api_status st = {0};
-    struct store_reader *r;
-    json_t *history = NULL;
-    if (store_reader_open(req->gw->db_path, &r, &st) == 0) {
-        store_job_history(r, req->params[0], req->params[1], &history, &st);
-        store_reader_close(r);
-    }
-    if (history)
-        http_respond_json(req, 200, history);
-    else
-        http_respond_status(req, &st);
-}

@@ -1,9 +1,11 @@
 /* Pods over HTTP: each replica of a job as a v1 Pod, and its log per attempt
- * (`?previous=true` for the attempt before the last, `?attempt=N` for any). */
+ * (`?previous=true` for the attempt before the last, `?attempt=N` for any), from the history once
+ * the core no longer has the pod. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "gateway/handlers.h"
+#include "store/history.h"
 
 static void pods(struct http_req *req, enum core_op op, const char *ns, const char *name)
 {
@@ -17,6 +19,16 @@ static void pods(struct http_req *req, enum core_op op, const char *ns, const ch
 void handle_pod_list(struct http_req *req) { pods(req, CORE_POD_LIST, req->params[0], NULL); }
 void handle_pod_list_all(struct http_req *req) { pods(req, CORE_POD_LIST, NULL, NULL); }
 void handle_pod_get(struct http_req *req) { pods(req, CORE_POD_GET, req->params[0], req->params[1]); }
+
+/* A pod the core does not have (its job deleted, or finished and gone): the log of that attempt
+ * from the history of the newest job that ran a pod of that name. */
+static int find_pod_log(struct http_req *req, struct store_reader *r, const void *ctx, char **log_path,
+                        struct api_status *st)
+{
+    (void)req;
+    const struct core_request *creq = ctx;
+    return store_pod_log(r, creq->ns, creq->name, creq->attempt, creq->previous, log_path, st);
+}
 
 void handle_pod_log(struct http_req *req)
 {
@@ -35,7 +47,10 @@ void handle_pod_log(struct http_req *req)
         creq.attempt = (int)n;
     }
     if (core_call(req->gw->core, &creq) != 0) {
-        http_respond_status(req, &creq.status);
+        if (creq.status.code == 404)
+            gateway_answer_stored_log(req, find_pod_log, &creq);
+        else
+            http_respond_status(req, &creq.status);
         return;
     }
     json_decref(creq.body);

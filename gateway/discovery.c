@@ -19,6 +19,7 @@ const struct api_resource api_resources[] = {
     {"scheduling.volcano.sh", "v1beta1", "podgroups", "podgroup", "PodGroup", true, "get list", "pg podgroup-v1beta1"},
     {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false,
      "create delete get list update", "pc"},
+    {"caldera.io", "v1", "jobhistories", "jobhistory", "JobHistory", true, "get list", ""},
     {"caldera.io", "v1", "jobs/history", "", "JobHistory", true, "get", ""},
 };
 const int api_resources_count = (int)(sizeof api_resources / sizeof api_resources[0]);

@@ -27,7 +27,21 @@ void handle_job_list(struct http_req *req);
 void handle_job_list_all(struct http_req *req);
 void handle_job_delete(struct http_req *req);
 void handle_job_update(struct http_req *req);
+
+/* api_history.c: caldera.io/v1 history */
+void handle_jobhistory_list(struct http_req *req);
+void handle_jobhistory_list_all(struct http_req *req);
 void handle_job_history(struct http_req *req);
+void handle_task_history(struct http_req *req);
+void handle_attempt_history(struct http_req *req);
+void handle_attempt_log(struct http_req *req);
+/* Finds a stored log for a request: the path relative to the data directory (caller frees) in
+ * *log_path, or -1 with the Status in st. */
+struct store_reader;
+typedef int (*gateway_log_finder)(struct http_req *req, struct store_reader *r, const void *ctx, char **log_path,
+                                  struct api_status *st);
+/* Opens a history reader, runs find, and answers with the log file (text/plain) or the Status. */
+void gateway_answer_stored_log(struct http_req *req, gateway_log_finder find, const void *ctx);
 
 /* api_commands.c */
 void handle_command_create(struct http_req *req);

@@ -26,6 +26,7 @@ struct gateway {
     struct core *core;
     struct store *store;
     const char *db_path;      /* for history readers */
+    const char *data_dir;     /* where stored log paths are relative to */
     const char *web_dir;      /* the browser UI's files, or NULL */
     size_t body_limit;        /* bytes; larger bodies get 413 */
     int durable_timeout_ms;   /* how long a request waits for the store before 503 */

@@ -12,6 +12,7 @@
 
 #include "adapters/node.h"
 #include "adapters/scheduler_conf.h"
+#include "common/duration.h"
 #include "common/fs.h"
 #include "common/log.h"
 #include "gateway/http.h"
@@ -38,6 +39,8 @@ struct options {
     int restart_backoff_ms;
     int32_t port_first, port_last;
     bool keep_tasks;
+    int64_t commit_delay_ms;       /* 0: commit as soon as the writer is free */
+    int64_t history_retention_ms;  /* 0: keep deleted jobs' history for ever */
 };
 
 static void usage(FILE *out)
@@ -60,6 +63,11 @@ static void usage(FILE *out)
             "  --job-ports FIRST-LAST    ports handed to jobs whose plugins listen (pytorch, tensorflow, ray)\n"
             "                            (default 20000-59999)\n"
             "  --max-body BYTES          largest request body accepted (default 16777216)\n"
+            "  --commit-delay DURATION   how long the database writer may wait for more changes before it\n"
+            "                            commits a small batch (e.g. 2ms; default 0: commit at once; at most 1s)\n"
+            "  --history-retention DURATION\n"
+            "                            how long a deleted job's history (rows and logs) is kept after its\n"
+            "                            deletion (e.g. 720h; default 0: for ever); live jobs are never pruned\n"
             "  --max-connections N       concurrent HTTP connections (default 1000)\n"
             "  --web DIR                 the browser UI's files (default: web/ beside bin/)\n"
             "  --log-level LEVEL         debug, info, warn or error (default info)\n"
@@ -91,6 +99,21 @@ static int parse_log_level(const char *text)
     return -1;
 }
 
+/* A duration option ("250ms", "1h30m", "90" seconds) within 0..max_ms. */
+static int parse_duration_option(const char *flag, const char *text, int64_t max_ms, int64_t *out)
+{
+    const char *why = NULL;
+    int64_t ms;
+    if (duration_parse(text, &ms, &why) != 0 || ms > max_ms) {
+        char max[32];
+        fprintf(stderr, "jobserver: %s wants a duration such as 250ms, 90s or 1h30m, at most %s, not \"%s\"%s%s\n",
+                flag, duration_text(max_ms, max, sizeof max), text, why ? ": " : "", why ? why : "");
+        return -1;
+    }
+    *out = ms;
+    return 0;
+}
+
 /* --job-ports FIRST-LAST: at least 16 ports, within 1024..65535. */
 static int parse_port_range(const char *s, int32_t *first, int32_t *last)
 {
@@ -115,6 +138,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"max-body", required_argument, 0, 'b'},       {"max-connections", required_argument, 0, 'm'},
         {"web", required_argument, 0, 'w'},            {"log-level", required_argument, 0, 'L'},
         {"restart-backoff", required_argument, 0, 'r'},{"job-ports", required_argument, 0, 'P'},
+        {"commit-delay", required_argument, 0, 'C'},   {"history-retention", required_argument, 0, 'R'},
         {"keep-tasks", no_argument, 0, 'K'},           {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -166,6 +190,14 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case 'K': o->keep_tasks = true; break;
+        case 'C':
+            if (parse_duration_option("--commit-delay", optarg, 1000, &o->commit_delay_ms) != 0)
+                return -1;
+            break;
+        case 'R':
+            if (parse_duration_option("--history-retention", optarg, DURATION_MAX_MS, &o->history_retention_ms) != 0)
+                return -1;
+            break;
         case 'h': usage(stdout); return 1;
         default:
             fprintf(stderr, "jobserver: unknown option \"%s\"; see jobserver --help\n", argv[optind - 1]);
@@ -256,6 +288,19 @@ static int load_sched_conf(const struct options *o, struct sched_conf *conf)
     return 0;
 }
 
+/* Opens the database with the options that tune its writer: commit delay, history retention. */
+static int open_store(const struct options *o, const char *db_path, struct store **out, char *err, size_t errlen)
+{
+    if (store_open(db_path, out, err, errlen) != 0)
+        return -1;
+    store_set_commit_delay(*out, (int)o->commit_delay_ms);
+    if (store_set_history_retention(*out, o->history_retention_ms, o->data_dir) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 static void free_config(struct core_config *cfg)
 {
     for (int i = 0; i < cfg->nnodes; i++)
@@ -311,7 +356,7 @@ static int run(const struct options *o)
     snprintf(db_path, sizeof db_path, "%s/caldera.db", o->data_dir);
     struct core *core = NULL;
     if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || load_sched_conf(o, &cfg.conf) != 0 ||
-        store_open(db_path, &cfg.store, err, sizeof err) != 0 || core_start(&cfg, &core, err, sizeof err) != 0) {
+        open_store(o, db_path, &cfg.store, err, sizeof err) != 0 || core_start(&cfg, &core, err, sizeof err) != 0) {
         if (err[0])
             log_error("%s", err);
         free_config(&cfg); /* whatever core_start did not take over */
@@ -321,7 +366,8 @@ static int run(const struct options *o)
     snprintf(url_file, sizeof url_file, "%s/jobserver.url", o->data_dir);
     unlink(url_file); /* a stale URL must not point clients at a previous run */
     char *web = o->web_dir ? strdup(o->web_dir) : default_web_dir();
-    struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .db_path = db_path, .web_dir = web,
+    struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .db_path = db_path,
+                         .data_dir = o->data_dir, .web_dir = web,
                          .body_limit = o->body_limit, .durable_timeout_ms = 10000,
                          .runtime_warning = process_runtime_warning()};
     int status = 0;

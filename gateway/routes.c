@@ -60,7 +60,13 @@ const struct route gateway_routes[] = {
     {"PUT", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_update},
     {"DELETE", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_delete},
 
+    {"GET", CALDERA "/jobhistories", handle_jobhistory_list_all},
+    {"GET", CALDERA "/namespaces/{ns}/jobhistories", handle_jobhistory_list},
+    {"GET", CALDERA "/namespaces/{ns}/jobhistories/{name}", handle_job_history},
     {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/history", handle_job_history},
+    {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/history/tasks/{task}", handle_task_history},
+    {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/history/pods/{pod}/attempts/{n}", handle_attempt_history},
+    {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/history/pods/{pod}/attempts/{n}/log", handle_attempt_log},
     {"POST", CALDERA "/namespaces/{ns}/jobs/{name}/{action}", handle_job_action},
     {"POST", CALDERA "/queues/{name}/open", handle_queue_open},
     {"POST", CALDERA "/queues/{name}/close", handle_queue_close},

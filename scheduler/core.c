@@ -511,7 +511,8 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
     c->zones = zone_table_build(&c->cluster, &c->conf);
     c->ctl.zones = c->zones;
     if (!c->data_dir || !c->zones || open_fds(c, err, errlen) != 0 || load_store(c, err, errlen) != 0 ||
-        controller_finish_recovery(&c->ctl) != 0 || store_start_writer(c->store) != 0) {
+        controller_finish_recovery(&c->ctl) != 0 || controller_record_nodes(&c->ctl) != 0 ||
+        store_start_writer(c->store) != 0) {
         if (!err[0])
             snprintf(err, errlen, "cannot start the core");
         core_free(c);

@@ -88,41 +88,61 @@ static void job_update(struct core *c, struct core_request *req)
 }
 
 /* A job action: Caldera's convenience route, or a Command about a Job. The answer is the job as the
- * action left it. */
+ * action left it; the Command it stands for is recorded. */
 static void job_action(struct core *c, struct core_request *req, enum job_action action, const char *reason)
 {
     struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
     if (!job)
         return core_not_found(req, "jobs", "batch.volcano.sh", req->name);
-    if (controller_command(&c->ctl, job, action, reason, &req->status) != 0)
+    json_t *cmd = command_render_job_action(job->ns, job->name, action, reason);
+    char *cmd_json = cmd ? json_dumps(cmd, JSON_COMPACT) : NULL;
+    json_decref(cmd);
+    int rc = controller_command(&c->ctl, job, action, reason, cmd_json, &req->status);
+    free(cmd_json);
+    if (rc != 0)
         return;
     c->kick = true;
     core_answer(req, 200, volcano_job_render(job), job->resource_version);
 }
 
+/* A Command about a queue: recorded, then OpenQueue or CloseQueue. */
+static int queue_command(struct core *c, struct core_request *req, const struct command *cmd, const char *json)
+{
+    struct queue *target = cluster_find_queue(&c->cluster, cmd->target_name);
+    if (target)
+        controller_record_queue_command(&c->ctl, target, req->ns, cmd->action, cmd->reason, json);
+    struct queue *q = cmd->action == ACT_OPEN_QUEUE ? controller_open_queue(&c->ctl, cmd->target_name, &req->status)
+                                                    : controller_close_queue(&c->ctl, cmd->target_name, &req->status);
+    return q ? 0 : -1;
+}
+
+/* A Command about a Job of the request's namespace: its action, recorded. */
+static int job_command(struct core *c, struct core_request *req, const struct command *cmd, const char *json)
+{
+    struct job *job = cluster_find_job(&c->cluster, req->ns, cmd->target_name);
+    if (!job) {
+        api_set_details(&req->status, "jobs", "batch.volcano.sh", cmd->target_name);
+        return api_fail(&req->status, 404, "NotFound", "jobs.batch.volcano.sh \"%s\" not found (the command's target)",
+                        cmd->target_name);
+    }
+    return controller_command(&c->ctl, job, cmd->action, cmd->reason, json, &req->status);
+}
+
 static void command_run(struct core *c, struct core_request *req)
 {
     struct command *cmd = req->object;
-    if (cmd->target_is_queue) {
-        struct queue *q = cmd->action == ACT_OPEN_QUEUE ? controller_open_queue(&c->ctl, cmd->target_name, &req->status)
-                                                        : controller_close_queue(&c->ctl, cmd->target_name, &req->status);
-        if (!q)
-            return;
-    } else {
-        struct job *job = cluster_find_job(&c->cluster, req->ns, cmd->target_name);
-        if (!job) {
-            api_set_details(&req->status, "jobs", "batch.volcano.sh", cmd->target_name);
-            api_fail(&req->status, 404, "NotFound", "jobs.batch.volcano.sh \"%s\" not found (the command's target)",
-                     cmd->target_name);
-            return;
-        }
-        if (controller_command(&c->ctl, job, cmd->action, cmd->reason, &req->status) != 0)
-            return;
-    }
-    c->kick = true;
     char uid[UUID_STR_LEN];
     uuid_v4(uid);
-    core_answer(req, 201, command_render(cmd, uid, c->ctl.now_ms), c->cluster.seq);
+    json_t *rendered = command_render(cmd, uid, c->ctl.now_ms);
+    char *json = rendered ? json_dumps(rendered, JSON_COMPACT) : NULL;
+    int rc = cmd->target_is_queue ? queue_command(c, req, cmd, json) : job_command(c, req, cmd, json);
+    free(json);
+    if (rc != 0) {
+        json_decref(rendered);
+        return;
+    }
+    c->kick = true;
+    core_answer(req, 201, rendered, c->cluster.seq);
 }
 
 /* --- pods --------------------------------------------------------------- */

@@ -17,8 +17,8 @@ static const char *const sql_job_status = "UPDATE jobs SET status_json = ?2, res
 static const char *const sql_job_delete = "UPDATE jobs SET deleted_ms = ?2, resource_version = ?3 WHERE uid = ?1";
 static const char *const sql_attempt_start =
     "INSERT INTO attempts(job_uid, pod, attempt, task, idx, job_version, node, pid, pid_start, start_ms,"
-    " end_ms, exit_code, reason, message, log_path)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, NULL, '', '', ?11)";
+    " end_ms, exit_code, reason, message, log_path, cgroup)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, NULL, '', '', ?11, ?12)";
 static const char *const sql_attempt_end =
     "UPDATE attempts SET end_ms = ?4, exit_code = ?5, reason = ?6, message = ?7, outcome = ?8, peak_memory = ?9,"
     " cpu_usec = ?10 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
@@ -26,6 +26,19 @@ static const char *const sql_attempt_carry =
     "UPDATE attempts SET kept_version = ?4 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
 static const char *const sql_job_spec =
     "UPDATE jobs SET spec_json = ?2, resource_version = ?3, status_json = coalesce(?4, status_json) WHERE uid = ?1";
+/* A job's tasks from its spec (?2), by SQLite's JSON functions on the writer: no JSON tree is built
+ * in C. A task without minAvailable has replicas (Volcano's default); a name repeated keeps the last.
+ * A spec that is not JSON gives no tasks rather than a commit that fails for ever. */
+static const char *const sql_tasks_insert =
+    "INSERT OR REPLACE INTO tasks(job_uid, name, replicas, min_available, template_json)"
+    " SELECT ?1, coalesce(value ->> '$.name', ''), coalesce(value ->> '$.replicas', 0),"
+    " coalesce(value ->> '$.minAvailable', value ->> '$.replicas', 0), coalesce(value -> '$.template', '{}')"
+    " FROM json_each(CASE WHEN json_valid(?2) THEN ?2 ELSE '{}' END, '$.spec.tasks')";
+static const char *const sql_tasks_delete = "DELETE FROM tasks WHERE job_uid = ?1";
+static const char *const sql_node_put = "INSERT OR REPLACE INTO nodes(name, json, updated_ms) VALUES(?1, ?2, ?3)";
+static const char *const sql_command =
+    "INSERT INTO commands(seq, time_ms, namespace, job_name, job_uid, action, reason, json)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 static const char *const sql_queue_put = "INSERT OR REPLACE INTO queues(name, json) VALUES(?1, ?2)";
 static const char *const sql_queue_delete = "DELETE FROM queues WHERE name = ?1";
 static const char *const sql_object_put =
@@ -51,7 +64,10 @@ int store_stmts_prepare(sqlite3 *db, struct store_stmts *st, char *err, size_t e
         prepare(db, sql_attempt_end, &st->attempt_end, err, errlen) ||
         prepare(db, sql_attempt_carry, &st->attempt_carry, err, errlen) ||
         prepare(db, sql_job_spec, &st->job_spec, err, errlen) ||
-        prepare(db, sql_queue_put, &st->queue_put, err, errlen)) {
+        prepare(db, sql_queue_put, &st->queue_put, err, errlen) ||
+        prepare(db, sql_tasks_insert, &st->tasks_insert, err, errlen) ||
+        prepare(db, sql_tasks_delete, &st->tasks_delete, err, errlen) ||
+        prepare(db, sql_node_put, &st->node_put, err, errlen) || prepare(db, sql_command, &st->command, err, errlen)) {
         store_stmts_finalize(st);
         return -1;
     }
@@ -62,7 +78,8 @@ void store_stmts_finalize(struct store_stmts *st)
 {
     sqlite3_stmt **all[] = {&st->begin,      &st->commit,        &st->rollback,    &st->event,
                             &st->job_create, &st->job_status,    &st->job_delete,  &st->attempt_start,
-                            &st->attempt_end, &st->attempt_carry, &st->job_spec, &st->queue_put};
+                            &st->attempt_end, &st->attempt_carry, &st->job_spec, &st->queue_put,
+                            &st->tasks_insert, &st->tasks_delete, &st->node_put, &st->command};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         sqlite3_finalize(*all[i]); /* a no-op on NULL */
         *all[i] = NULL;
@@ -145,6 +162,7 @@ static int insert_attempt(sqlite3_stmt *stmt, const struct journal_attempt *a)
     sqlite3_bind_int64(stmt, 9, a->pid_start);
     sqlite3_bind_int64(stmt, 10, a->start_ms);
     bind_text(stmt, 11, a->log_path);
+    bind_text(stmt, 12, a->cgroup);
     return store_stmt_run(stmt);
 }
 
@@ -181,6 +199,42 @@ static int update_job_spec(sqlite3_stmt *stmt, const struct journal_entry *e)
         bind_text(stmt, 4, e->status_json);
     else
         sqlite3_bind_null(stmt, 4);
+    return store_stmt_run(stmt);
+}
+
+/* The tasks rows of a job from the spec the entry carries: created with the job, replaced on a spec
+ * change (a scale, a memory scale). */
+static int put_tasks(const struct store_stmts *st, const struct journal_entry *e, bool replace)
+{
+    if (replace) {
+        bind_text(st->tasks_delete, 1, entry_job_uid(e));
+        int rc = store_stmt_run(st->tasks_delete);
+        if (rc != SQLITE_OK)
+            return rc;
+    }
+    bind_text(st->tasks_insert, 1, entry_job_uid(e));
+    bind_text(st->tasks_insert, 2, e->spec_json);
+    return store_stmt_run(st->tasks_insert);
+}
+
+static int put_node(sqlite3_stmt *stmt, const struct journal_entry *e)
+{
+    bind_text(stmt, 1, e->node_name);
+    bind_text(stmt, 2, e->node_json);
+    sqlite3_bind_int64(stmt, 3, e->ev.time_ms);
+    return store_stmt_run(stmt);
+}
+
+static int insert_command(sqlite3_stmt *stmt, const struct journal_entry *e)
+{
+    sqlite3_bind_int64(stmt, 1, (sqlite3_int64)e->ev.seq);
+    sqlite3_bind_int64(stmt, 2, e->ev.time_ms);
+    bind_text(stmt, 3, e->ns);
+    bind_text(stmt, 4, e->name);
+    bind_text(stmt, 5, entry_job_uid(e));
+    bind_text(stmt, 6, e->command_action);
+    bind_text(stmt, 7, e->command_reason);
+    bind_text(stmt, 8, e->command_json && *e->command_json ? e->command_json : "{}");
     return store_stmt_run(stmt);
 }
 
@@ -234,7 +288,8 @@ int store_apply_entry(const struct store_stmts *st, const struct journal_entry *
     case JOURNAL_EVENT:
         return SQLITE_OK;
     case JOURNAL_JOB_CREATE:
-        return insert_job(st->job_create, e);
+        rc = insert_job(st->job_create, e);
+        return rc == SQLITE_OK ? put_tasks(st, e, false) : rc;
     case JOURNAL_JOB_STATUS:
         return update_job_status(st->job_status, e);
     case JOURNAL_JOB_DELETE:
@@ -256,9 +311,14 @@ int store_apply_entry(const struct store_stmts *st, const struct journal_entry *
     case JOURNAL_OBJECT_DELETE:
         return delete_object(st, e);
     case JOURNAL_JOB_SPEC:
-        return update_job_spec(st->job_spec, e);
+        rc = update_job_spec(st->job_spec, e);
+        return rc == SQLITE_OK ? put_tasks(st, e, true) : rc;
     case JOURNAL_ATTEMPT_CARRY:
         return carry_attempt(st->attempt_carry, &e->attempt);
+    case JOURNAL_NODE_PUT:
+        return put_node(st->node_put, e);
+    case JOURNAL_COMMAND:
+        return insert_command(st->command, e);
     }
     return SQLITE_MISUSE; /* an op this build does not know: refuse rather than drop it silently */
 }

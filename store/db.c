@@ -161,6 +161,7 @@ static int open_read_write(struct store *s, char *err, size_t errlen)
 static void store_destroy(struct store *s)
 {
     store_stmts_finalize(&s->stmts);
+    store_retention_free(s->retention); /* its statements before the connection */
     if (s->db && sqlite3_close(s->db) != SQLITE_OK)
         log_error("store: closing %s failed: %s", s->path, sqlite3_errmsg(s->db));
     journal_list_free(&s->queue);

@@ -1,38 +1,39 @@
-/* Job history for gateway threads: a read-only connection per reader, three cached statements, and
- * the JobHistory JSON built from one read snapshot. A reader is used by one thread at a time. */
-#include "store/history.h"
+/* Job history for gateway threads: a read-only connection per reader, the statements every history
+ * query shares, and the JobHistory of one job built from one read snapshot. */
+#include "store/history_internal.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/clock.h"
-
 #define BUSY_TIMEOUT_MS 5000
-
-struct store_reader {
-    char *path;
-    sqlite3 *db;
-    sqlite3_stmt *begin, *end, *find_job, *transitions, *attempts;
-};
 
 /* Live job first (at most one), else the most recently created deleted one. */
 static const char *const sql_find_job =
-    "SELECT uid, namespace, name, created_ms, deleted_ms, status_json FROM jobs"
-    " WHERE namespace = ?1 AND name = ?2"
+    "SELECT " HISTORY_JOB_COLUMNS " FROM jobs WHERE namespace = ?1 AND name = ?2"
     " ORDER BY deleted_ms IS NULL DESC, created_ms DESC, rowid DESC LIMIT 1";
+static const char *const sql_find_job_uid =
+    "SELECT " HISTORY_JOB_COLUMNS " FROM jobs WHERE namespace = ?1 AND name = ?2 AND uid = ?3";
 static const char *const sql_transitions =
     "SELECT seq, time_ms, from_phase, to_phase, reason, message FROM events"
     " WHERE job_uid = ?1 AND kind = 'Job' ORDER BY seq";
 static const char *const sql_attempts =
-    "SELECT pod, task, idx, attempt, job_version, node, pid, start_ms, end_ms, exit_code, reason, message,"
-    " log_path, outcome, peak_memory, cpu_usec FROM attempts WHERE job_uid = ?1 ORDER BY task, idx, attempt";
+    "SELECT " HISTORY_ATTEMPT_COLUMNS " FROM attempts WHERE job_uid = ?1 ORDER BY task, idx, attempt";
+static const char *const sql_commands =
+    "SELECT seq, time_ms, action, reason FROM commands WHERE job_uid = ?1 ORDER BY seq";
+static const char *const sql_tasks = "SELECT name, replicas, min_available FROM tasks WHERE job_uid = ?1 ORDER BY name";
 
-static int fail_db(struct store_reader *r, struct api_status *st, const char *doing)
+int history_fail_db(struct store_reader *r, struct api_status *st, const char *doing)
 {
     return api_fail(st, 500, "InternalError", "%s from database %s failed: %s", doing, r->path,
                     sqlite3_errmsg(r->db));
+}
+
+int history_prepare(struct store_reader *r, const char *sql, sqlite3_stmt **out, struct api_status *st)
+{
+    if (sqlite3_prepare_v2(r->db, sql, -1, out, NULL) == SQLITE_OK)
+        return 0;
+    return history_fail_db(r, st, "preparing a history query");
 }
 
 static int prepare(struct store_reader *r, const char *sql, sqlite3_stmt **out)
@@ -58,8 +59,10 @@ int store_reader_open(const char *path, struct store_reader **out, struct api_st
     /* The writer's checkpoints can hold the WAL lock for a moment: wait instead of failing. */
     sqlite3_busy_timeout(r->db, BUSY_TIMEOUT_MS);
     if (prepare(r, "BEGIN", &r->begin) || prepare(r, "COMMIT", &r->end) || prepare(r, sql_find_job, &r->find_job) ||
-        prepare(r, sql_transitions, &r->transitions) || prepare(r, sql_attempts, &r->attempts)) {
-        fail_db(r, st, "preparing the history queries");
+        prepare(r, sql_find_job_uid, &r->find_job_uid) || prepare(r, sql_transitions, &r->transitions) ||
+        prepare(r, sql_attempts, &r->attempts) || prepare(r, sql_tasks, &r->tasks) ||
+        prepare(r, sql_commands, &r->commands)) {
+        history_fail_db(r, st, "preparing the history queries");
         store_reader_close(r);
         return -1;
     }
@@ -71,117 +74,76 @@ void store_reader_close(struct store_reader *r)
 {
     if (!r)
         return;
-    sqlite3_finalize(r->begin);
-    sqlite3_finalize(r->end);
-    sqlite3_finalize(r->find_job);
-    sqlite3_finalize(r->transitions);
-    sqlite3_finalize(r->attempts);
+    sqlite3_stmt *all[] = {r->begin,       r->end,      r->find_job, r->find_job_uid,
+                           r->transitions, r->attempts, r->tasks,    r->commands};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        sqlite3_finalize(all[i]);
     sqlite3_close(r->db);
     free(r->path);
     free(r);
 }
 
-/* ---- JSON ------------------------------------------------------------------------------------ */
-
-/* A JSON string from column text. Text the core stored is UTF-8; should a stray byte (a process's
- * message, say) not be, it shows as '?' rather than the field going missing. */
-static json_t *text_json(sqlite3_stmt *stmt, int col)
+/* One snapshot: a job the writer deletes meanwhile cannot come out half old, half new. */
+int history_begin(struct store_reader *r, struct api_status *st)
 {
-    const char *s = (const char *)sqlite3_column_text(stmt, col);
-    if (!s)
-        return json_string("");
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    char *copy = strdup(s);
-    if (!copy)
-        return NULL;
-    for (char *p = copy; *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
-    j = json_string(copy);
-    free(copy);
-    return j;
+    int rc = sqlite3_step(r->begin);
+    sqlite3_reset(r->begin);
+    return rc == SQLITE_DONE ? 0 : history_fail_db(r, st, "reading job history");
 }
 
-static json_t *time_json(int64_t ms)
+void history_end(struct store_reader *r)
 {
-    char buf[RFC3339_LEN];
-    return json_string(rfc3339_ms(ms, buf));
+    sqlite3_step(r->end);
+    sqlite3_reset(r->end);
 }
 
-/* An integer column, or JSON null when the column is NULL (an attempt not ended). */
-static json_t *int_or_null_json(sqlite3_stmt *stmt, int col)
+int history_find_job(struct store_reader *r, const char *ns, const char *name, const char *uid, sqlite3_stmt **job,
+                     struct api_status *st)
 {
-    return sqlite3_column_type(stmt, col) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(stmt, col));
+    *job = uid ? r->find_job_uid : r->find_job;
+    sqlite3_bind_text(*job, 1, ns, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(*job, 2, name, -1, SQLITE_TRANSIENT);
+    if (uid)
+        sqlite3_bind_text(*job, 3, uid, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(*job);
+    if (rc == SQLITE_ROW)
+        return 0;
+    sqlite3_reset(*job);
+    if (rc != SQLITE_DONE)
+        return history_fail_db(r, st, "reading the job");
+    if (uid)
+        api_fail(st, 404, "NotFound", "jobs.batch.volcano.sh \"%s\" with uid %s not found", name, uid);
+    else
+        api_fail(st, 404, "NotFound", "jobs.batch.volcano.sh \"%s\" not found", name);
+    api_set_details(st, "jobs", "batch.volcano.sh", name);
+    return -1;
 }
 
-static json_t *time_or_null_json(sqlite3_stmt *stmt, int col)
-{
-    return sqlite3_column_type(stmt, col) == SQLITE_NULL ? json_null() : time_json(sqlite3_column_int64(stmt, col));
-}
-
-/* status_json's state.phase, or NULL when the status has none. */
-static json_t *phase_from_status(const char *status_json)
-{
-    json_t *status = status_json ? json_loads(status_json, 0, NULL) : NULL;
-    json_t *phase = json_object_get(json_object_get(status, "state"), "phase");
-    json_t *copy = json_is_string(phase) ? json_string(json_string_value(phase)) : NULL;
-    json_decref(status);
-    return copy;
-}
-
-/* metadata and phase from the jobs row the find_job statement stands on. */
-static void add_job_fields(json_t *out, sqlite3_stmt *job)
-{
-    json_t *meta = json_object();
-    json_object_set_new(meta, "name", text_json(job, 2));
-    json_object_set_new(meta, "namespace", text_json(job, 1));
-    json_object_set_new(meta, "uid", text_json(job, 0));
-    json_object_set_new(meta, "creationTimestamp", time_json(sqlite3_column_int64(job, 3)));
-    if (sqlite3_column_type(job, 4) != SQLITE_NULL)
-        json_object_set_new(meta, "deletionTimestamp", time_json(sqlite3_column_int64(job, 4)));
-    json_object_set_new(out, "metadata", meta);
-    json_t *phase = phase_from_status((const char *)sqlite3_column_text(job, 5));
-    if (phase)
-        json_object_set_new(out, "phase", phase);
-}
+/* ---- a job's history ------------------------------------------------------------------------- */
 
 static json_t *transition_json(sqlite3_stmt *stmt)
 {
     json_t *t = json_object();
     json_object_set_new(t, "seq", json_integer(sqlite3_column_int64(stmt, 0)));
-    json_object_set_new(t, "time", time_json(sqlite3_column_int64(stmt, 1)));
-    json_object_set_new(t, "from", text_json(stmt, 2));
-    json_object_set_new(t, "to", text_json(stmt, 3));
-    json_object_set_new(t, "reason", text_json(stmt, 4));
-    json_object_set_new(t, "message", text_json(stmt, 5));
+    json_object_set_new(t, "time", history_time_json(sqlite3_column_int64(stmt, 1)));
+    json_object_set_new(t, "from", history_text_json(stmt, 2));
+    json_object_set_new(t, "to", history_text_json(stmt, 3));
+    json_object_set_new(t, "reason", history_text_json(stmt, 4));
+    json_object_set_new(t, "message", history_text_json(stmt, 5));
     return t;
 }
 
-static json_t *attempt_json(sqlite3_stmt *stmt)
+static json_t *command_json(sqlite3_stmt *stmt)
 {
-    json_t *a = json_object();
-    json_object_set_new(a, "pod", text_json(stmt, 0));
-    json_object_set_new(a, "task", text_json(stmt, 1));
-    json_object_set_new(a, "index", json_integer(sqlite3_column_int(stmt, 2)));
-    json_object_set_new(a, "attempt", json_integer(sqlite3_column_int(stmt, 3)));
-    json_object_set_new(a, "jobVersion", json_integer(sqlite3_column_int(stmt, 4)));
-    json_object_set_new(a, "node", text_json(stmt, 5));
-    json_object_set_new(a, "pid", json_integer(sqlite3_column_int(stmt, 6)));
-    json_object_set_new(a, "startTime", time_json(sqlite3_column_int64(stmt, 7)));
-    json_object_set_new(a, "finishTime", time_or_null_json(stmt, 8));
-    json_object_set_new(a, "exitCode", int_or_null_json(stmt, 9));
-    json_object_set_new(a, "reason", text_json(stmt, 10));
-    json_object_set_new(a, "message", text_json(stmt, 11));
-    json_object_set_new(a, "logPath", text_json(stmt, 12));
-    if (*(const char *)sqlite3_column_text(stmt, 13))
-        json_object_set_new(a, "outcome", text_json(stmt, 13));
-    if (sqlite3_column_int64(stmt, 14) > 0)
-        json_object_set_new(a, "peakMemoryBytes", json_integer(sqlite3_column_int64(stmt, 14)));
-    if (sqlite3_column_int64(stmt, 15) > 0)
-        json_object_set_new(a, "cpuSeconds", json_real((double)sqlite3_column_int64(stmt, 15) / 1e6));
-    return a;
+    return json_pack("{s:I, s:o, s:o, s:o}", "seq", (json_int_t)sqlite3_column_int64(stmt, 0), "time",
+                     history_time_json(sqlite3_column_int64(stmt, 1)), "action", history_text_json(stmt, 2), "reason",
+                     history_text_json(stmt, 3));
+}
+
+static json_t *task_summary_json(sqlite3_stmt *stmt)
+{
+    return json_pack("{s:o, s:I, s:I}", "name", history_text_json(stmt, 0), "replicas",
+                     (json_int_t)sqlite3_column_int64(stmt, 1), "minAvailable", (json_int_t)sqlite3_column_int64(stmt, 2));
 }
 
 /* Runs a per-job statement and appends one JSON object per row to a new array under key. */
@@ -200,36 +162,27 @@ static int add_rows(struct store_reader *r, json_t *out, const char *key, sqlite
         return 0;
     char doing[64];
     snprintf(doing, sizeof doing, "reading the job's %s", key);
-    return fail_db(r, st, doing);
+    return history_fail_db(r, st, doing);
 }
 
-/* ---- the query ------------------------------------------------------------------------------- */
-
-/* Inside the read transaction: find the job, then its transitions and attempts. */
-static int build_history(struct store_reader *r, const char *ns, const char *name, json_t **out,
+/* Inside the read transaction: find the job, then its tasks, transitions, commands and attempts. */
+static int build_history(struct store_reader *r, const char *ns, const char *name, const char *uid, json_t **out,
                          struct api_status *st)
 {
-    sqlite3_stmt *job = r->find_job;
-    sqlite3_bind_text(job, 1, ns, -1, SQLITE_STATIC);
-    sqlite3_bind_text(job, 2, name, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(job);
-    if (rc != SQLITE_ROW) {
-        if (rc != SQLITE_DONE)
-            return fail_db(r, st, "reading the job");
-        api_fail(st, 404, "NotFound", "jobs.batch.volcano.sh \"%s\" not found", name);
-        api_set_details(st, "jobs", "batch.volcano.sh", name);
+    sqlite3_stmt *job;
+    if (history_find_job(r, ns, name, uid, &job, st) != 0)
         return -1;
-    }
-    json_t *h = json_object();
-    if (!h)
-        return api_fail(st, 500, "InternalError", "building the history of job %s/%s: out of memory", ns, name);
-    json_object_set_new(h, "apiVersion", json_string("caldera.io/v1"));
-    json_object_set_new(h, "kind", json_string("JobHistory"));
-    add_job_fields(h, job);
-    /* the uid text stays valid while find_job stands on its row, which it does until the reset */
-    const char *uid = (const char *)sqlite3_column_text(job, 0);
-    if (add_rows(r, h, "transitions", r->transitions, uid, transition_json, st) != 0 ||
-        add_rows(r, h, "attempts", r->attempts, uid, attempt_json, st) != 0) {
+    json_t *h = history_job_object("JobHistory", job, 0);
+    /* the uid text stays valid while the job statement stands on its row, until its reset */
+    const char *job_uid = (const char *)sqlite3_column_text(job, 0);
+    int rc = h ? 0 : api_fail(st, 500, "InternalError", "building the history of job %s/%s: out of memory", ns, name);
+    if (rc == 0 && (add_rows(r, h, "tasks", r->tasks, job_uid, task_summary_json, st) != 0 ||
+                    add_rows(r, h, "transitions", r->transitions, job_uid, transition_json, st) != 0 ||
+                    add_rows(r, h, "commands", r->commands, job_uid, command_json, st) != 0 ||
+                    add_rows(r, h, "attempts", r->attempts, job_uid, history_attempt_json, st) != 0))
+        rc = -1;
+    sqlite3_reset(job);
+    if (rc != 0) {
         json_decref(h);
         return -1;
     }
@@ -237,19 +190,13 @@ static int build_history(struct store_reader *r, const char *ns, const char *nam
     return 0;
 }
 
-int store_job_history(struct store_reader *r, const char *ns, const char *name, json_t **out, struct api_status *st)
+int store_job_history(struct store_reader *r, const char *ns, const char *name, const char *uid, json_t **out,
+                      struct api_status *st)
 {
     *out = NULL;
-    /* One snapshot: a job the writer deletes meanwhile cannot come out half old, half new. */
-    if (sqlite3_step(r->begin) != SQLITE_DONE) {
-        sqlite3_reset(r->begin);
-        return fail_db(r, st, "reading job history");
-    }
-    sqlite3_reset(r->begin);
-    int result = build_history(r, ns, name, out, st);
-    sqlite3_reset(r->find_job);
-    sqlite3_clear_bindings(r->find_job); /* ns and name belong to the caller */
-    sqlite3_step(r->end);
-    sqlite3_reset(r->end);
+    if (history_begin(r, st) != 0)
+        return -1;
+    int result = build_history(r, ns, name, uid, out, st);
+    history_end(r);
     return result;
 }

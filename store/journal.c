@@ -54,6 +54,11 @@ void journal_entry_free(struct journal_entry *e)
     free(e->object_ns);
     free(e->object_name);
     free(e->object_json);
+    free(e->node_name);
+    free(e->node_json);
+    free(e->command_action);
+    free(e->command_reason);
+    free(e->command_json);
     free(e);
 }
 

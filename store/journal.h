@@ -18,6 +18,9 @@ enum journal_op {
     JOURNAL_OBJECT_DELETE, /* delete an objects row */
     JOURNAL_JOB_SPEC,      /* replace the jobs row's spec_json (and status_json when set) */
     JOURNAL_ATTEMPT_CARRY, /* an attempts row's pod outlived a kill of its job: kept into attempt.job_version */
+    JOURNAL_NODE_PUT,      /* insert or replace a nodes row: node_name, node_json (updated at ev.time_ms) */
+    JOURNAL_COMMAND,       /* insert a commands row (keyed by ev.seq): ns, name (the job), job_uid,
+                              command_action, command_reason, command_json */
 };
 
 /* The event part: what happened to which object. Strings are owned by the entry. */
@@ -61,10 +64,10 @@ struct journal_entry {
     struct journal_entry *next;
     enum journal_op op;
     struct journal_event ev;
-    /* JOB_* ops */
+    /* JOB_* ops, and COMMAND (the job it acted on) */
     char *job_uid, *ns, *name;
     int64_t created_ms;
-    char *spec_json;   /* JOB_CREATE, JOB_SPEC */
+    char *spec_json;   /* JOB_CREATE, JOB_SPEC (its spec.tasks[] also become the tasks rows) */
     char *status_json; /* JOB_CREATE, JOB_STATUS */
     /* ATTEMPT_* ops */
     struct journal_attempt attempt;
@@ -73,6 +76,11 @@ struct journal_entry {
     /* OBJECT_PUT, OBJECT_DELETE: kind ("PriorityClass", "ResourceQuota"), namespace ("" when
      * cluster-scoped), name, and the object's JSON (PUT only) */
     char *object_kind, *object_ns, *object_name, *object_json;
+    /* NODE_PUT: the node's name and its v1 Node JSON */
+    char *node_name, *node_json;
+    /* COMMAND: the action's name ("AbortJob"), the reason given ("" when none) and the Command
+     * object as JSON; the job is ns/name/job_uid above */
+    char *command_action, *command_reason, *command_json;
 };
 
 /* A new zeroed entry with op set; NULL when memory runs out. */

@@ -85,11 +85,58 @@ static const char migration_3[] =
     "ALTER TABLE attempts ADD COLUMN peak_memory INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE attempts ADD COLUMN cpu_usec INTEGER NOT NULL DEFAULT 0;";
 
+/* Version 4: the history's own tables and indexes.
+ * - attempts.cgroup: where the attempt ran, as /proc/<pid>/cgroup said it ("" without cgroups).
+ * - tasks: each job's tasks as its spec says them (name, replicas, minAvailable, the pod template),
+ *   derived from jobs.spec_json by SQLite's JSON functions; existing jobs are filled in here.
+ *   Task minAvailable defaults to replicas, as Volcano's admission webhook does.
+ * - nodes: the nodes the server ran with, as v1 Node JSON, refreshed at every start.
+ * - commands: every Command run (bus.volcano.sh, or caldera.io's job actions), keyed by its event.
+ * - indexes: history lists walk jobs newest first in one namespace or in all of them; retention
+ *   finds deleted jobs by deletion time; a job's commands are one range; a pod's attempts are found
+ *   by the pod's name once its job is gone from the core (logs of deleted jobs). */
+static const char migration_4[] =
+    "ALTER TABLE attempts ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';"
+    "CREATE TABLE tasks ("
+    "  job_uid TEXT NOT NULL,"
+    "  name TEXT NOT NULL,"
+    "  replicas INTEGER NOT NULL,"
+    "  min_available INTEGER NOT NULL,"
+    "  template_json TEXT NOT NULL,"
+    "  PRIMARY KEY (job_uid, name)"
+    ") WITHOUT ROWID;"
+    "INSERT OR REPLACE INTO tasks(job_uid, name, replicas, min_available, template_json)"
+    "  SELECT j.uid, coalesce(t.value ->> '$.name', ''), coalesce(t.value ->> '$.replicas', 0),"
+    "         coalesce(t.value ->> '$.minAvailable', t.value ->> '$.replicas', 0),"
+    "         coalesce(t.value -> '$.template', '{}')"
+    "  FROM jobs j, json_each(j.spec_json, '$.spec.tasks') t WHERE json_valid(j.spec_json);"
+    "CREATE TABLE nodes ("
+    "  name TEXT NOT NULL PRIMARY KEY,"
+    "  json TEXT NOT NULL,"
+    "  updated_ms INTEGER NOT NULL"
+    ") WITHOUT ROWID;"
+    "CREATE TABLE commands ("
+    "  seq INTEGER PRIMARY KEY,"
+    "  time_ms INTEGER NOT NULL,"
+    "  namespace TEXT NOT NULL,"
+    "  job_name TEXT NOT NULL,"
+    "  job_uid TEXT NOT NULL,"
+    "  action TEXT NOT NULL,"
+    "  reason TEXT NOT NULL,"
+    "  json TEXT NOT NULL"
+    ");"
+    "CREATE INDEX commands_by_job ON commands(job_uid, seq);"
+    "CREATE INDEX jobs_by_created ON jobs(created_ms, uid);"
+    "CREATE INDEX jobs_by_namespace_created ON jobs(namespace, created_ms, uid);"
+    "CREATE INDEX jobs_deleted ON jobs(deleted_ms) WHERE deleted_ms IS NOT NULL;"
+    "CREATE INDEX attempts_by_pod ON attempts(pod);";
+
 /* migrations[i] takes user_version i to i+1. Append only. */
 static const char *const migrations[] = {
     migration_1,
     migration_2,
     migration_3,
+    migration_4,
 };
 
 int schema_latest_version(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

@@ -51,6 +51,7 @@ struct store_attempt_row {
     const char *reason, *message, *log_path;
     const char *outcome;  /* what became of the pod: "", "Requeued", "Restarting", "Deleted" */
     int32_t kept_version; /* the latest job version its finished pod was kept into, -1 when none */
+    const char *cgroup;   /* where it ran, as /proc/<pid>/cgroup said it ("" without cgroups) */
 };
 
 struct store_loader {
@@ -70,6 +71,18 @@ struct store_loader {
  * streaming rows (no query per job); a NULL callback skips its table. Sets *max_seq to the highest
  * event sequence number ever committed (0 for a new database). Call before store_start_writer(). */
 int store_load(struct store *s, const struct store_loader *loader, uint64_t *max_seq, char *err, size_t errlen);
+
+/* Group commit with a bounded delay: once entries are queued, the writer waits up to delay_ms for
+ * more (unless STORE_BATCH_MAX are already there) before it commits them together. 0, the default,
+ * commits as soon as the writer is free. Any thread, any time; applies from the next batch. */
+void store_set_commit_delay(struct store *s, int delay_ms);
+
+/* History retention: the writer prunes deleted jobs whose deletion is older than retention_ms (their
+ * jobs, tasks, attempts, events and commands rows, and <data_dir>/jobs/<uid>), at its start and then
+ * every minute (every half retention when shorter, at least a second apart), at most 500 jobs per
+ * transaction. Live jobs are never pruned. 0 keeps everything. Call before store_start_writer().
+ * Returns 0, or -1 when memory ran out. */
+int store_set_history_retention(struct store *s, int64_t retention_ms, const char *data_dir);
 
 /* Starts the writer thread. Returns 0 or -1. */
 int store_start_writer(struct store *s);

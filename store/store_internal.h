@@ -18,6 +18,9 @@
 /* Bounds one transaction, so a burst still commits (and acknowledges) in steps of bounded latency. */
 #define STORE_BATCH_MAX 20000
 
+/* History retention prunes at most this many deleted jobs per transaction. */
+#define STORE_PRUNE_BATCH 500
+
 /* The write path's prepared statements, prepared once at open and reused for every entry. */
 struct store_stmts {
     sqlite3_stmt *begin, *commit, *rollback;
@@ -26,6 +29,8 @@ struct store_stmts {
     sqlite3_stmt *attempt_start, *attempt_end, *attempt_carry;
     sqlite3_stmt *job_spec;
     sqlite3_stmt *queue_put;
+    sqlite3_stmt *tasks_insert, *tasks_delete;
+    sqlite3_stmt *node_put, *command;
 };
 
 struct store {
@@ -36,12 +41,13 @@ struct store {
     sqlite3 *db;
     struct store_stmts stmts;
     int migrations_applied; /* by store_open(); tests read it */
+    struct store_retention *retention; /* NULL: history kept for ever; the writer's, like db */
 
     /* Everything below up to `thread` is guarded by mu. The writer holds mu only to move list
      * pointers and copy small fields, never across SQLite calls or log writes, so store_append(),
      * store_wait() and store_health() never wait on I/O. */
     pthread_mutex_t mu;
-    pthread_cond_t work;      /* the writer waits here: entries queued, or a stop asked */
+    pthread_cond_t work;      /* the writer waits here (CLOCK_MONOTONIC): entries queued, or a stop asked */
     pthread_cond_t committed; /* store_wait() callers wait here (CLOCK_MONOTONIC): committed_seq moved */
     struct journal_list queue;
     uint64_t committed_seq;
@@ -51,6 +57,7 @@ struct store {
     bool failing;             /* the last commit attempt failed; health holds why */
     char health[512];
     int test_max_pages;       /* store_test_set_max_pages() value not yet applied, 0 when none */
+    int commit_delay_ms;      /* store_set_commit_delay(): how long a small batch waits for more */
 
     /* Touched only by the thread that owns the store (start and close). */
     pthread_t thread;
@@ -65,6 +72,13 @@ int store_stmt_run(sqlite3_stmt *stmt);
 /* Writes one entry's event row and row change inside the open transaction. Returns SQLITE_OK or the
  * failing code (sqlite3_errmsg() has the detail). */
 int store_apply_entry(const struct store_stmts *st, const struct journal_entry *e);
+
+/* retention.c (on the thread that owns the connection): one bounded prune step when one is due;
+ * how long until the next is due (0: now, -1: never). */
+struct store_retention;
+void store_prune_if_due(struct store *s);
+int64_t store_retention_due_in_ms(const struct store *s);
+void store_retention_free(struct store_retention *r);
 
 /* recovery.c: MAX(seq) of events, 0 when there are none. */
 int store_read_max_seq(sqlite3 *db, const char *path, uint64_t *max_seq, char *err, size_t errlen);

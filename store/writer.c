@@ -1,5 +1,6 @@
 /* The store writer: one thread that takes everything queued, commits it in one transaction (a group
- * commit: what arrives during a commit forms the next batch), then wakes the waiters. */
+ * commit: what arrives during a commit forms the next batch, and a commit delay lets a small batch
+ * wait a bounded time for more), then wakes the waiters. */
 #include "store/store_internal.h"
 
 #include <errno.h>
@@ -18,7 +19,7 @@ int store_sync_init(struct store *s)
     /* Waiters use monotonic deadlines, so a wall-clock step neither cuts nor stretches a timeout. */
     int rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     if (rc == 0 && (rc = pthread_mutex_init(&s->mu, NULL)) == 0) {
-        if ((rc = pthread_cond_init(&s->work, NULL)) == 0) {
+        if ((rc = pthread_cond_init(&s->work, &attr)) == 0) {
             if ((rc = pthread_cond_init(&s->committed, &attr)) != 0)
                 pthread_cond_destroy(&s->work);
         }
@@ -103,6 +104,13 @@ const char *store_health(struct store *s, char *buf, size_t len)
     return failing ? buf : NULL;
 }
 
+void store_set_commit_delay(struct store *s, int delay_ms)
+{
+    pthread_mutex_lock(&s->mu);
+    s->commit_delay_ms = delay_ms > 0 ? delay_ms : 0;
+    pthread_mutex_unlock(&s->mu);
+}
+
 void store_test_set_max_pages(struct store *s, int pages)
 {
     pthread_mutex_lock(&s->mu);
@@ -127,19 +135,48 @@ static void split_batch(struct journal_list *batch, struct journal_list *rest)
     batch->count = STORE_BATCH_MAX;
 }
 
-/* Blocks until entries are queued or a stop is asked, then takes up to STORE_BATCH_MAX of them.
- * False: stopping, and nothing is left. The whole queue is taken under the lock and the excess
- * walked and handed back outside it, so store_append() never waits for a 20,000-entry walk. */
-static bool wait_for_batch(struct store *s, struct journal_list *batch)
+/* With a commit delay: once the first entries are there, waits up to the delay for more, unless a
+ * full batch is already queued or a stop is asked. Called and returns with mu held. */
+static void gather_for_delay(struct store *s)
+{
+    if (s->commit_delay_ms <= 0)
+        return;
+    struct timespec deadline = monotonic_after_ms(s->commit_delay_ms);
+    while (s->queue.count < STORE_BATCH_MAX && !s->stopping &&
+           pthread_cond_timedwait(&s->work, &s->mu, &deadline) != ETIMEDOUT)
+        ;
+}
+
+enum writer_work { WORK_BATCH, WORK_PRUNE, WORK_STOP };
+
+/* Blocks until entries are queued, a stop is asked or a retention step is due (and, with a commit
+ * delay, for more entries up to that delay), then takes up to STORE_BATCH_MAX of them. WORK_STOP:
+ * stopping, and nothing is left. The whole queue is taken under the lock and the excess walked and
+ * handed back outside it, so store_append() never waits for a 20,000-entry walk. */
+static enum writer_work wait_for_batch(struct store *s, struct journal_list *batch)
 {
     pthread_mutex_lock(&s->mu);
-    while (s->queue.count == 0 && !s->stopping)
-        pthread_cond_wait(&s->work, &s->mu);
+    while (s->queue.count == 0 && !s->stopping) {
+        int64_t due_ms = store_retention_due_in_ms(s);
+        if (due_ms < 0) {
+            pthread_cond_wait(&s->work, &s->mu);
+            continue;
+        }
+        struct timespec deadline = monotonic_after_ms((int)(due_ms < 3600000 ? due_ms : 3600000));
+        if (due_ms == 0 || pthread_cond_timedwait(&s->work, &s->mu, &deadline) == ETIMEDOUT) {
+            if (s->queue.count == 0 && !s->stopping) {
+                pthread_mutex_unlock(&s->mu);
+                return WORK_PRUNE;
+            }
+        }
+    }
+    if (s->queue.count > 0)
+        gather_for_delay(s);
     *batch = s->queue;
     s->queue = (struct journal_list){0};
     pthread_mutex_unlock(&s->mu);
     if (batch->count == 0)
-        return false;
+        return WORK_STOP;
 
     struct journal_list rest;
     split_batch(batch, &rest);
@@ -152,7 +189,7 @@ static bool wait_for_batch(struct store *s, struct journal_list *batch)
         s->queue.count += rest.count;
         pthread_mutex_unlock(&s->mu);
     }
-    return true;
+    return WORK_BATCH;
 }
 
 /* Applies store_test_set_max_pages() on the writer's own thread (the connection is not shared);
@@ -297,12 +334,17 @@ static void commit_with_retry(struct store *s, struct journal_list *batch)
     }
 }
 
-/* The writer loop: until stopped and drained. */
+/* The writer loop: until stopped and drained. A due retention step runs between commits, when
+ * nothing waits to be committed; under a steady stream of entries, after a commit. */
 static void run_writer(struct store *s)
 {
     struct journal_list batch;
-    while (wait_for_batch(s, &batch))
-        commit_with_retry(s, &batch);
+    for (enum writer_work w; (w = wait_for_batch(s, &batch)) != WORK_STOP;) {
+        if (w == WORK_BATCH)
+            commit_with_retry(s, &batch);
+        if (store_retention_due_in_ms(s) == 0)
+            store_prune_if_due(s);
+    }
 }
 
 static void *writer_main(void *arg)

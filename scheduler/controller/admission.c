@@ -146,7 +146,7 @@ uint64_t controller_delete_job(struct controller *ctl, struct job *job)
 }
 
 int controller_command(struct controller *ctl, struct job *job, enum job_action action, const char *reason,
-                       struct api_status *st)
+                       const char *command_json, struct api_status *st)
 {
     if (!job_action_for_jobs(action))
         return api_fail(st, 422, "Invalid", "action %s does not apply to a job; supported: AbortJob, RestartJob, "
@@ -155,7 +155,16 @@ int controller_command(struct controller *ctl, struct job *job, enum job_action 
     char why[300];
     snprintf(why, sizeof why, "command %s%s%s", job_action_name(action), reason && *reason ? ": " : "",
              reason ? reason : "");
-    record_event(ctl, JOURNAL_EVENT, job, "Job", job->name, phase, phase, "CommandIssued", "%s", why);
+    struct journal_entry *e =
+        record_event(ctl, JOURNAL_COMMAND, job, "Job", job->name, phase, phase, "CommandIssued", "%s", why);
+    if (e) {
+        e->job_uid = strdup(job->uid);
+        e->ns = strdup(job->ns);
+        e->name = strdup(job->name);
+        e->command_action = strdup(job_action_name(action));
+        e->command_reason = strdup(reason ? reason : "");
+        e->command_json = strdup(command_json ? command_json : "{}");
+    }
     job_execute(ctl, job, action, -1, -1, why);
     return 0;
 }

@@ -158,6 +158,10 @@ int controller_restore_attempt(struct controller *ctl, const struct store_attemp
 /* After the last row: derive counts and PodGroup phases, create the `default` queue if missing. */
 int controller_finish_recovery(struct controller *ctl);
 
+/* Records every node of the cluster (event + nodes row), at start-up after recovery. Returns 0, or
+ * -1 when memory ran out. */
+int controller_record_nodes(struct controller *ctl);
+
 /* Timers: the earliest due time (controller clock, ms), or -1 when none; running the due ones
  * (call with now_ms set). Returns how many ran. controller_free_timers() at shutdown. */
 int64_t controller_next_timer(const struct controller *ctl);
@@ -165,9 +169,15 @@ int controller_run_timers(struct controller *ctl);
 void controller_free_timers(struct controller *ctl);
 
 /* A Command (bus.volcano.sh) or its convenience route: the action at once, whatever the policies
- * say, in the job's current phase. Returns 0, or -1 with a 4xx in st (not an action for jobs). */
+ * say, in the job's current phase, recorded as a commands row with command_json (the Command
+ * object; NULL stores "{}"). Returns 0, or -1 with a 4xx in st (not an action for jobs). */
 int controller_command(struct controller *ctl, struct job *job, enum job_action action, const char *reason,
-                       struct api_status *st);
+                       const char *command_json, struct api_status *st);
+/* A Command about a queue (OpenQueue, CloseQueue) of namespace ns, recorded as a commands row before
+ * the caller runs it. */
+struct queue;
+void controller_record_queue_command(struct controller *ctl, struct queue *q, const char *ns, enum job_action action,
+                                     const char *reason, const char *command_json);
 /* PUT of a job: upd is the parsed new Job. Only minAvailable, priorityClassName and the tasks'
  * replicas and minAvailable may change (422 otherwise); metadata.resourceVersion, when given,
  * must be the current one (409). Scales the job, raises JobUpdated. The caller keeps upd. */

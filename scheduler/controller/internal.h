@@ -14,6 +14,12 @@
 struct journal_entry *record_event(struct controller *ctl, enum journal_op op, struct job *job, const char *kind,
                                    const char *name, const char *from, const char *to, const char *reason,
                                    const char *fmt, ...) __attribute__((format(printf, 9, 10)));
+/* The same for an object that belongs to no job (a Queue, a PriorityClass, a Node): the sequence
+ * number also becomes *rv before the caller renders the stored row, so the row carries it. */
+struct journal_entry *record_object_event(struct controller *ctl, enum journal_op op, const char *kind, const char *ns,
+                                          const char *name, uint64_t *rv, const char *from, const char *to,
+                                          const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 10, 11)));
 /* Records the job's own phase change (event + stored status). */
 void record_job_phase(struct controller *ctl, struct job *job, enum job_phase from, const char *reason,
                       const char *message);

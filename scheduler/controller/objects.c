@@ -3,6 +3,8 @@
  * is one journal entry (event + row) stamped with the next sequence number. */
 #include "scheduler/controller/objects.h"
 
+#include "scheduler/controller/internal.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,46 +21,6 @@
 #define ACTIVE "Active"
 
 /* --- recording ------------------------------------------------------------ */
-
-/* Appends an entry with an event about an object that belongs to no job, stamped with the next
- * sequence number, which also becomes *rv (before the caller renders the stored row, so the row
- * carries it). Returns the entry for its row change, or NULL when memory ran out (logged). */
-static struct journal_entry *record_object_event(struct controller *ctl, enum journal_op op, const char *kind,
-                                                 const char *ns, const char *name, uint64_t *rv, const char *from,
-                                                 const char *to, const char *reason, const char *fmt, ...)
-    __attribute__((format(printf, 10, 11)));
-
-static struct journal_entry *record_object_event(struct controller *ctl, enum journal_op op, const char *kind,
-                                                 const char *ns, const char *name, uint64_t *rv, const char *from,
-                                                 const char *to, const char *reason, const char *fmt, ...)
-{
-    char message[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    *rv = ++ctl->cluster->seq;
-    struct journal_entry *e = journal_entry_new(op);
-    if (!e) {
-        log_error("out of memory recording event %llu (%s %s/%s: %s)", (unsigned long long)*rv, kind, ns, name,
-                  message);
-        return NULL;
-    }
-    e->ev = (struct journal_event){
-        .seq = *rv,
-        .time_ms = ctl->now_ms,
-        .kind = strdup(kind),
-        .ns = strdup(ns),
-        .name = strdup(name),
-        .job_uid = strdup(""),
-        .from_phase = strdup(from),
-        .to_phase = strdup(to),
-        .reason = strdup(reason),
-        .message = strdup(message),
-    };
-    journal_list_push(&ctl->journal, e);
-    return e;
-}
 
 static void record_queue(struct controller *ctl, struct queue *q, enum journal_op op, const char *from,
                          const char *reason, const char *message)

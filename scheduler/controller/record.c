@@ -40,6 +40,38 @@ struct journal_entry *record_event(struct controller *ctl, enum journal_op op, s
     return e;
 }
 
+struct journal_entry *record_object_event(struct controller *ctl, enum journal_op op, const char *kind, const char *ns,
+                                          const char *name, uint64_t *rv, const char *from, const char *to,
+                                          const char *reason, const char *fmt, ...)
+{
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    *rv = ++ctl->cluster->seq;
+    struct journal_entry *e = journal_entry_new(op);
+    if (!e) {
+        log_error("out of memory recording event %llu (%s %s/%s: %s)", (unsigned long long)*rv, kind, ns, name,
+                  message);
+        return NULL;
+    }
+    e->ev = (struct journal_event){
+        .seq = *rv,
+        .time_ms = ctl->now_ms,
+        .kind = strdup(kind),
+        .ns = strdup(ns),
+        .name = strdup(name),
+        .job_uid = strdup(""),
+        .from_phase = strdup(from),
+        .to_phase = strdup(to),
+        .reason = strdup(reason),
+        .message = strdup(message),
+    };
+    journal_list_push(&ctl->journal, e);
+    return e;
+}
+
 void record_job_phase(struct controller *ctl, struct job *job, enum job_phase from, const char *reason,
                       const char *message)
 {

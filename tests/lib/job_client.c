@@ -6,14 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-json_t *jv_at(json_t *v, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
-        v = json_is_array(v) ? json_array_get(v, (size_t)atoi(k)) : json_object_get(v, k);
-    return v;
-}
+json_t *jv_at(json_t *v, const char *path) { return server_json_at(v, path); }
 
 const char *jv_str(json_t *v, const char *path) { return json_string_value(jv_at(v, path)); }
 long long jv_num(json_t *v, const char *path) { return (long long)json_integer_value(jv_at(v, path)); }

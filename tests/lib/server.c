@@ -376,8 +376,7 @@ char *server_request_text(const struct test_server *s, const char *method, const
 
 /* --- waiting for a field ------------------------------------------------------------------- */
 
-/* The value at a dotted path; "[N]" and ".N" index arrays. NULL when missing. */
-static json_t *field_at(json_t *v, const char *path)
+json_t *server_json_at(json_t *v, const char *path)
 {
     const char *p = path;
     while (v && *p) {
@@ -420,7 +419,7 @@ int server_wait_field(const struct test_server *s, const char *path, const char 
     long code = 0;
     for (;;) {
         json_t *doc = server_request(s, "GET", path, NULL, NULL, &code);
-        json_t *v = field_at(doc, field);
+        json_t *v = server_json_at(doc, field);
         if (doc)
             field_text(v, seen, sizeof seen);
         bool match = doc && v && strcmp(seen, want) == 0;

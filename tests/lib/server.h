@@ -45,6 +45,9 @@ char *server_request_text(const struct test_server *s, const char *method, const
  * it last saw. */
 int server_wait_field(const struct test_server *s, const char *path, const char *field, const char *want,
                       int timeout_ms);
+/* The value at a dotted path in a JSON document ("items.0.metadata.name"; "[N]" and ".N" index
+ * arrays), NULL when missing: what server_wait_field reads. */
+json_t *server_json_at(json_t *v, const char *path);
 /* Runs jobctl ($CALDERA_JOBCTL, default build/asan/bin/jobctl) as `jobctl --server <url> args...`
  * (args NULL-terminated) with stdin from /dev/null, for at most 60 s. *out and *err (each may be
  * NULL) get its stdout and stderr (caller frees them). Returns its exit status, 128 + signal

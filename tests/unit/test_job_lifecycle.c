@@ -130,7 +130,7 @@ static void exit_code_policy_and_resume(void)
     CHECK_STR(phase(job), "Aborted"); /* nothing was left running */
     CHECK_INT(job->status.failed, 2);
     struct api_status st = {0};
-    CHECK_INT(controller_command(&fx.ctl, job, ACT_RESUME_JOB, "test", &st), 0);
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_RESUME_JOB, "test", NULL, &st), 0);
     CHECK_INT(job->status.retry_count, 1);
     /* Restarting -> Pending -> Running -> Failed at once: Volcano keeps finished pods through the soft
      * kills of abort and resume, so both failed pods still count and every replica has finished. */
@@ -147,7 +147,7 @@ static void abort_stops_then_resume_runs_again(void)
     REQUIRE(job);
     ctlfx_cycle(&fx);
     struct api_status st = {0};
-    CHECK_INT(controller_command(&fx.ctl, job, ACT_ABORT_JOB, NULL, &st), 0);
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_ABORT_JOB, NULL, NULL, &st), 0);
     CHECK_STR(phase(job), "Aborting");
     CHECK_INT(job->status.terminating, 2);
     ctlfx_settle(&fx);
@@ -155,15 +155,15 @@ static void abort_stops_then_resume_runs_again(void)
     CHECK_INT(ctlfx_count(job, POD_ABSENT), 2);
     ctlfx_cycle(&fx); /* nothing is placed for an aborted job */
     CHECK_INT(fx.starts, 2);
-    CHECK_INT(controller_command(&fx.ctl, job, ACT_RESUME_JOB, NULL, &st), 0);
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_RESUME_JOB, NULL, NULL, &st), 0);
     CHECK_STR(phase(job), "Pending");
     ctlfx_cycle(&fx);
     CHECK_STR(phase(job), "Running");
     CHECK_INT(fx.starts, 4);
-    CHECK_INT(controller_command(&fx.ctl, job, ACT_TERMINATE_JOB, NULL, &st), 0);
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_TERMINATE_JOB, NULL, NULL, &st), 0);
     ctlfx_settle(&fx);
     CHECK_STR(phase(job), "Terminated");
-    CHECK_INT(controller_command(&fx.ctl, job, ACT_OPEN_QUEUE, NULL, &st), -1);
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_OPEN_QUEUE, NULL, NULL, &st), -1);
     CHECK_INT(st.code, 422);
     ctlfx_free(&fx);
 }
@@ -374,7 +374,7 @@ static void background_starts(void)
     CHECK_INT(job->replicas[1].reason, TERM_START_ERROR);
     CHECK_INT(job->live_procs, 2); /* replica 0 runs, replica 2 is still starting */
     struct api_status st = {0};
-    CHECK_INT(controller_command(&fx.ctl, job, ACT_ABORT_JOB, NULL, &st), 0);
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_ABORT_JOB, NULL, NULL, &st), 0);
     CHECK_STR(phase(job), "Aborting");
     CHECK(ctlfx_finish_start(&fx, job, 2, false)); /* the start fails while it is being stopped */
     CHECK_INT(job->replicas[2].phase, POD_ABSENT);

@@ -477,7 +477,7 @@ static void test_writer_commits_and_load_rebuilds(void)
     struct api_status st = {0};
     REQUIRE(store_reader_open(t.path, &r, &st) == 0);
     json_t *h;
-    REQUIRE(store_job_history(r, "default", "gone", &h, &st) == 0);
+    REQUIRE(store_job_history(r, "default", "gone", NULL, &h, &st) == 0);
     CHECK_STR(json_string_value(json_object_get(json_object_get(h, "metadata"), "uid")), "uid-gone");
     CHECK(json_is_string(json_object_get(json_object_get(h, "metadata"), "deletionTimestamp")));
     CHECK_INT(json_array_size(json_object_get(h, "attempts")), 1);
@@ -827,12 +827,12 @@ static void test_history_of_a_job(void)
     struct api_status st = {0};
     REQUIRE(store_reader_open(t.path, &r, &st) == 0);
     json_t *h = NULL;
-    REQUIRE(store_job_history(r, "default", "demo", &h, &st) == 0);
+    REQUIRE(store_job_history(r, "default", "demo", NULL, &h, &st) == 0);
     check_history_document(h);
     json_decref(h);
 
     st = (struct api_status){0};
-    CHECK_INT(store_job_history(r, "default", "missing", &h, &st), -1);
+    CHECK_INT(store_job_history(r, "default", "missing", NULL, &h, &st), -1);
     CHECK(h == NULL);
     CHECK_INT(st.code, 404);
     CHECK_STR(st.reason, "NotFound");
@@ -841,7 +841,7 @@ static void test_history_of_a_job(void)
     CHECK_STR(st.group, "batch.volcano.sh");
     CHECK_STR(st.name, "missing");
     st = (struct api_status){0};
-    CHECK_INT(store_job_history(r, "other", "demo", &h, &st), -1); /* names are per namespace */
+    CHECK_INT(store_job_history(r, "other", "demo", NULL, &h, &st), -1); /* names are per namespace */
     CHECK_INT(st.code, 404);
 
     store_reader_close(r);
@@ -854,7 +854,7 @@ static const char *history_uid(struct store_reader *r, const char *name, bool *d
     static char uid[64];
     struct api_status st = {0};
     json_t *h;
-    if (store_job_history(r, "default", name, &h, &st) != 0)
+    if (store_job_history(r, "default", name, NULL, &h, &st) != 0)
         return "(error)";
     json_t *meta = json_object_get(h, "metadata");
     snprintf(uid, sizeof uid, "%s", json_string_value(json_object_get(meta, "uid")));
@@ -902,6 +902,90 @@ static void test_history_newest_job_wins_when_name_reused(void)
     tmp_db_remove(&t);
 }
 
+/* Version 4's rows: a job's tasks from its spec at creation, replaced by a spec change; an attempt's
+ * cgroup; a node; a command keyed by its event. */
+static void test_tasks_nodes_commands_and_cgroup_written(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+    struct journal_entry *create = job_create(1, "train", "uid-train", T0_MS);
+    free(create->spec_json);
+    create->spec_json = strdup("{\"spec\":{\"tasks\":[{\"name\":\"ps\",\"replicas\":1,\"template\":{\"a\":1}},"
+                               "{\"name\":\"worker\",\"replicas\":4,\"minAvailable\":2}]}}");
+    struct journal_entry *start = attempt_start(2, "train", "uid-train", "worker", 0, 1);
+    start->attempt.cgroup = strdup("0::/caldera/uid-train/train-worker-0.1");
+    struct journal_entry *spec =
+        new_entry(JOURNAL_JOB_SPEC, 3, (struct ev){"Job", "default", "train", "uid-train", "Running", "Running", "", ""});
+    spec->job_uid = strdup("uid-train");
+    spec->spec_json = strdup("{\"spec\":{\"tasks\":[{\"name\":\"worker\",\"replicas\":6,\"minAvailable\":2}]}}");
+    struct journal_entry *node = new_entry(JOURNAL_NODE_PUT, 4, (struct ev){"Node", "", "node-a", "", "", "Ready", "", ""});
+    node->node_name = strdup("node-a");
+    node->node_json = strdup("{\"kind\":\"Node\"}");
+    struct journal_entry *cmd =
+        new_entry(JOURNAL_COMMAND, 5, (struct ev){"Job", "default", "train", "uid-train", "Running", "Running", "", ""});
+    cmd->job_uid = strdup("uid-train");
+    cmd->ns = strdup("default");
+    cmd->name = strdup("train");
+    cmd->command_action = strdup("AbortJob");
+    cmd->command_reason = strdup("by hand");
+    cmd->command_json = strdup("{\"kind\":\"Command\"}");
+    struct journal_entry *e[] = {create, start, spec, node, cmd};
+    append(s, e, 5);
+    CHECK_INT(store_wait(s, 5, 5000), 0);
+    store_close(s);
+
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM tasks WHERE job_uid = 'uid-train'"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT replicas * 10 + min_available FROM tasks WHERE name = 'worker'"), 62);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM attempts WHERE cgroup = "
+                                       "'0::/caldera/uid-train/train-worker-0.1'"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT updated_ms FROM nodes WHERE name = 'node-a' AND json LIKE '%Node%'"),
+              T0_MS + 4000);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT seq FROM commands WHERE job_uid = 'uid-train' AND action = 'AbortJob'"
+                                       " AND reason = 'by hand' AND job_name = 'train' AND namespace = 'default'"),
+              5);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 5);
+    tmp_db_remove(&t);
+}
+
+static uint64_t commits_of(struct store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    uint64_t n = s->commits;
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
+
+/* With a commit delay the writer holds a small batch back for more entries (bounded by the delay),
+ * so entries appended apart commit together; without one it commits at once. */
+static void test_commit_delay_gathers_a_batch(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    store_set_commit_delay(s, 400);
+    REQUIRE(store_start_writer(s) == 0);
+    struct journal_entry *first[] = {plain_event(1, "first")};
+    append(s, first, 1);
+    CHECK_INT(store_wait(s, 1, 100), -1); /* held back: the delay has not passed */
+    struct journal_entry *more[] = {plain_event(2, "second"), plain_event(3, "third")};
+    append(s, more, 2);
+    CHECK_INT(store_wait(s, 3, 5000), 0);
+    CHECK_INT(commits_of(s), 1);
+    store_set_commit_delay(s, 0);
+    struct journal_entry *last[] = {plain_event(4, "fourth")};
+    append(s, last, 1);
+    CHECK_INT(store_wait(s, 4, 5000), 0);
+    CHECK_INT(commits_of(s), 2);
+    store_close(s);
+    tmp_db_remove(&t);
+}
+
 TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_refuses_newer_schema_without_writing),
           TEST_CASE(test_open_refuses_newer_wal_database_without_checkpointing),
           TEST_CASE(test_open_refuses_corrupt_file_without_writing),
@@ -910,4 +994,5 @@ TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_re
           TEST_CASE(test_group_commit_100k_events),
           TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_disk_full_keeps_batch_and_recovers),
           TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_history_of_a_job),
-          TEST_CASE(test_history_newest_job_wins_when_name_reused))
+          TEST_CASE(test_history_newest_job_wins_when_name_reused),
+          TEST_CASE(test_tasks_nodes_commands_and_cgroup_written), TEST_CASE(test_commit_delay_gathers_a_batch))

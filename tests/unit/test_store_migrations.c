@@ -36,8 +36,8 @@ static void check_latest_schema(const char *path)
 {
     CHECK_INT(tmp_db_query_int(path, "PRAGMA user_version"), schema_latest_version());
     CHECK_INT(tmp_db_query_int(path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN"
-                              " ('jobs', 'attempts', 'events', 'queues', 'objects')"),
-              5);
+                              " ('jobs', 'attempts', 'events', 'queues', 'objects', 'tasks', 'nodes', 'commands')"),
+              8);
     CHECK_INT(tmp_db_query_int(path, "SELECT COUNT(*) FROM pragma_quick_check WHERE quick_check != 'ok'"), 0);
 }
 
@@ -162,6 +162,105 @@ static void test_failed_migration_2_leaves_version_1(void)
     tmp_db_remove(&t);
 }
 
+/* Rows an older jobserver at `version` wrote: a queue, a job whose spec has two tasks (the second
+ * without minAvailable), one ended attempt with its events; from version 2 a PriorityClass, from
+ * version 3 the attempt's outcome and usage. */
+static bool insert_rows_of_version(const char *path, int version)
+{
+    static const char v1_rows[] =
+        "INSERT INTO queues VALUES ('default', '{\"spec\":{\"weight\":1}}');"
+        "INSERT INTO jobs VALUES ('u-1', 'default', 'train', 1000,"
+        " '{\"metadata\":{\"name\":\"train\"},\"spec\":{\"tasks\":["
+        "{\"name\":\"master\",\"replicas\":1,\"minAvailable\":1,\"template\":{\"spec\":{\"containers\":[]}}},"
+        "{\"name\":\"worker\",\"replicas\":3}]}}',"
+        " '{\"state\":{\"phase\":\"Failed\"}}', 3, NULL);"
+        "INSERT INTO jobs VALUES ('u-0', 'default', 'broken', 500, 'not json', '{}', 1, 900);"
+        "INSERT INTO attempts(job_uid, pod, attempt, task, idx, job_version, node, pid, pid_start, start_ms, end_ms,"
+        " exit_code, reason, message, log_path)"
+        " VALUES ('u-1', 'train-worker-0', 1, 'worker', 0, 0, 'node-a', 42, 7, 1100, 1200, 3, 'Error', 'exit 3',"
+        " 'jobs/u-1/logs/train-worker-0.1.log');"
+        "INSERT INTO events VALUES (1, 1000, 'Job', 'default', 'train', 'u-1', '', 'Pending', 'Created', '');"
+        "INSERT INTO events VALUES (2, 1100, 'Pod', 'default', 'train-worker-0', 'u-1', 'Pending', 'Running', '', '');";
+    static const char v2_rows[] = "INSERT INTO objects VALUES ('PriorityClass', '', 'high', '{\"value\":100}');";
+    static const char v3_rows[] =
+        "UPDATE attempts SET outcome = 'Restarting', kept_version = 0, peak_memory = 1048576, cpu_usec = 250000;";
+    sqlite3 *db;
+    if (sqlite3_open(path, &db) != SQLITE_OK)
+        return false;
+    bool ok = sqlite3_exec(db, v1_rows, NULL, NULL, NULL) == SQLITE_OK &&
+              (version < 2 || sqlite3_exec(db, v2_rows, NULL, NULL, NULL) == SQLITE_OK) &&
+              (version < 3 || sqlite3_exec(db, v3_rows, NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    return ok;
+}
+
+struct loaded {
+    int jobs, attempts;
+    char cgroup[64], outcome[32];
+};
+
+static int count_job(void *ctx, const struct store_job_row *row)
+{
+    (void)row;
+    ((struct loaded *)ctx)->jobs++;
+    return 0;
+}
+
+static int keep_attempt(void *ctx, const struct store_attempt_row *row)
+{
+    struct loaded *l = ctx;
+    l->attempts++;
+    snprintf(l->cgroup, sizeof l->cgroup, "%s", row->cgroup);
+    snprintf(l->outcome, sizeof l->outcome, "%s", row->outcome);
+    return 0;
+}
+
+/* Version 4 on a database with rows: every row stays; attempts gain cgroup ""; the tasks of stored
+ * jobs are derived from their specs (minAvailable defaulting to replicas; a spec that is not JSON
+ * gives none); nodes and commands start empty; recovery reads the old attempt with cgroup "". */
+static void test_rows_of_every_version_survive(void)
+{
+    for (int v = 1; v < schema_latest_version(); v++) {
+        struct tmp_db t;
+        REQUIRE(tmp_db_make(&t));
+        REQUIRE(build_at_version(t.path, v));
+        REQUIRE(insert_rows_of_version(t.path, v));
+        struct store *s;
+        char err[512];
+        REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+        CHECK_INT(s->migrations_applied, schema_latest_version() - v);
+        struct loaded l = {0};
+        uint64_t max_seq = 0;
+        struct store_loader loader = {.ctx = &l, .job = count_job, .attempt = keep_attempt};
+        CHECK_INT(store_load(s, &loader, &max_seq, err, sizeof err), 0);
+        store_close(s);
+        CHECK_INT(max_seq, 2);
+        CHECK_INT(l.jobs, 1); /* the deleted one stays out of recovery */
+        CHECK_INT(l.attempts, 1);
+        CHECK_STR(l.cgroup, "");
+        CHECK_STR(l.outcome, v >= 3 ? "Restarting" : "");
+        check_latest_schema(t.path);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM jobs"), 2);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 2);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM queues"), 1);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM objects"), v >= 2 ? 1 : 0);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM attempts WHERE cgroup = '' AND exit_code = 3"), 1);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT peak_memory FROM attempts"), v >= 3 ? 1048576 : 0);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM tasks"), 2);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT min_available FROM tasks WHERE job_uid = 'u-1' AND name = 'worker'"),
+                  3);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT replicas FROM tasks WHERE name = 'master'"), 1);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT template_json ->> '$.spec.containers' = '[]' FROM tasks"
+                                           " WHERE name = 'master'"),
+                  1);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT template_json = '{}' FROM tasks WHERE name = 'worker'"), 1);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM nodes"), 0);
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM commands"), 0);
+        tmp_db_remove(&t);
+    }
+}
+
 TEST_MAIN(TEST_CASE(test_every_earlier_version_migrates), TEST_CASE(test_missing_file_is_created_at_latest),
           TEST_CASE(test_failed_migration_leaves_version_unchanged),
-          TEST_CASE(test_version_1_gains_objects_and_keeps_rows), TEST_CASE(test_failed_migration_2_leaves_version_1))
+          TEST_CASE(test_version_1_gains_objects_and_keeps_rows), TEST_CASE(test_failed_migration_2_leaves_version_1),
+          TEST_CASE(test_rows_of_every_version_survive))

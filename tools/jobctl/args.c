@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum opt_id { OPT_SERVER, OPT_NAMESPACE, OPT_OUTPUT, OPT_HELP, OPT_PREVIOUS, OPT_ATTEMPT, OPT_WEIGHT, OPT_CAPABILITY, OPT_RECLAIMABLE };
+enum opt_id { OPT_SERVER, OPT_NAMESPACE, OPT_OUTPUT, OPT_HELP, OPT_PREVIOUS, OPT_ATTEMPT, OPT_WEIGHT, OPT_CAPABILITY, OPT_RECLAIMABLE,
+               OPT_PHASE, OPT_SINCE, OPT_LIMIT };
 
 struct opt_spec {
     enum opt_id id;
@@ -21,7 +22,8 @@ static const struct opt_spec OPTS[] = {
     {OPT_OUTPUT, 'o', "output", true},      {OPT_HELP, 'h', "help", false},
     {OPT_PREVIOUS, 'p', "previous", false}, {OPT_ATTEMPT, 0, "attempt", true},
     {OPT_WEIGHT, 0, "weight", true},        {OPT_CAPABILITY, 0, "capability", true},
-    {OPT_RECLAIMABLE, 0, "reclaimable", true},
+    {OPT_RECLAIMABLE, 0, "reclaimable", true}, {OPT_PHASE, 0, "phase", true},
+    {OPT_SINCE, 0, "since", true},          {OPT_LIMIT, 0, "limit", true},
 };
 
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -102,6 +104,15 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
         return 0;
     case OPT_RECLAIMABLE:
         a->reclaimable = v;
+        return 0;
+    case OPT_PHASE:
+        a->phase = v;
+        return 0;
+    case OPT_SINCE:
+        a->since = v;
+        return 0;
+    case OPT_LIMIT:
+        a->limit = v;
         return 0;
     }
     return 0;

@@ -18,6 +18,9 @@ struct jobctl_args {
     const char *weight;      /* queue create --weight N */
     const char *capability;  /* queue create --capability cpu=4,memory=8Gi */
     const char *reclaimable; /* queue create --reclaimable=true|false */
+    const char *phase;       /* history --phase Completed */
+    const char *since;       /* history --since 2026-11-22T08:00:00Z */
+    const char *limit;       /* history --limit N */
     const char *command; /* NULL when the line has none */
     const char *pos[JOBCTL_MAX_POS];
     int npos;

@@ -1,7 +1,10 @@
-/* `jobctl history JOB`: what happened to a job, from Caldera's history API: its phase
- * transitions, then every attempt of every pod (node, pid, times, exit code, reason). */
+/* `jobctl history [JOB]`: what happened to jobs, from Caldera's history API: without JOB the jobs'
+ * histories (filtered by phase and creation time), with JOB its phase transitions, then every
+ * attempt of every pod (node, pid, times, exit code, reason). */
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "common/sbuf.h"
 
 #include "tools/jobctl/api.h"
 #include "tools/jobctl/format.h"
@@ -30,8 +33,43 @@ static int print_history(const struct jobctl_args *a, const char *name, const js
     return rc;
 }
 
+/* The list's path with the filters the line gave, each escaped. */
+static char *list_path(const struct jobctl_args *a)
+{
+    char *base = api_ns_path(CALDERA_API, a->ns, "jobhistories", NULL, NULL);
+    if (!base)
+        return NULL;
+    struct sbuf b = {0};
+    sbuf_puts(&b, base);
+    free(base);
+    const char *keys[] = {"phase", "since", "limit"}, *values[] = {a->phase, a->since, a->limit};
+    char sep = '?';
+    for (int i = 0; i < 3; i++) {
+        if (!values[i])
+            continue;
+        sbuf_printf(&b, "%c%s=", sep, keys[i]);
+        url_escape(&b, values[i]);
+        sep = '&';
+    }
+    return sbuf_take(&b);
+}
+
+static int list_histories(const struct jobctl_args *a)
+{
+    char *path = list_path(a);
+    if (!path)
+        return report_oom();
+    char where[300];
+    snprintf(where, sizeof where, " in namespace \"%s\"", a->ns);
+    int rc = show_list(a, path, &VIEW_HISTORIES, "job histories", where);
+    free(path);
+    return rc;
+}
+
 int cmd_history(const struct jobctl_args *a)
 {
+    if (a->npos == 0)
+        return list_histories(a);
     const char *name = a->pos[0];
     char *path = api_ns_path(CALDERA_API, a->ns, "jobs", name, "history");
     json_t *h;

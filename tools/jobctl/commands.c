@@ -25,10 +25,16 @@ static const struct jobctl_command COMMANDS[] = {
      "  -p, --previous   the log of the attempt before the current one\n"
      "  --attempt N      the log of attempt N (see `jobctl history JOB`)\n",
      1, 1, true, cmd_logs},
-    {"history", "JOB", "show a job's phase transitions and every attempt of its pods",
-     "Two tables: the transitions (SEQ TIME FROM TO REASON MESSAGE), then the attempts\n"
+    {"history", "[JOB] [--phase PHASE] [--since TIME] [--limit N]",
+     "list the jobs' histories, or show a job's phase transitions and every attempt of its pods",
+     "Without JOB: one row per job of the namespace, live or deleted, newest first\n"
+     "(NAME PHASE ATTEMPTS STARTED FINISHED DELETED AGE).\n"
+     "  --phase PHASE    only jobs whose last phase is PHASE (Completed, Failed, ...)\n"
+     "  --since TIME     only jobs created at or after TIME (RFC 3339, e.g. 2026-11-22T08:00:00Z)\n"
+     "  --limit N        at most N jobs\n"
+     "With JOB: two tables: the transitions (SEQ TIME FROM TO REASON MESSAGE), then the attempts\n"
      "(POD ATTEMPT VERSION NODE PID START FINISH EXIT REASON MESSAGE).\n",
-     1, 1, false, cmd_history},
+     0, 1, false, cmd_history},
     {"delete", "JOB", "delete a job", "", 1, 1, false, cmd_delete},
     {"suspend", "JOB", "abort a job: stop its pods, keep the finished ones (Volcano's AbortJob)",
      "The job goes Aborting, then Aborted once every pod has stopped. `jobctl resume` runs it again.\n", 1, 1,

@@ -178,6 +178,24 @@ static void attempt_row(struct table *t, const json_t *at, int64_t now_ms)
 
 const struct view VIEW_ATTEMPTS = {ATTEMPT_HEADERS, 10, attempt_row};
 
+static const char *const HISTORY_HEADERS[] = {"NAME",     "PHASE",   "ATTEMPTS", "STARTED",
+                                              "FINISHED", "DELETED", "AGE"};
+
+static void history_row(struct table *t, const json_t *h, int64_t now_ms)
+{
+    struct row r;
+    cell(&r, 0, h, "metadata.name");
+    cell(&r, 1, h, "phase");
+    count(&r, 2, h, "attemptCount");
+    cell(&r, 3, h, "firstStartTime");
+    cell(&r, 4, h, "lastFinishTime");
+    cell(&r, 5, h, "metadata.deletionTimestamp");
+    age(&r, 6, h, "metadata.creationTimestamp", now_ms);
+    table_add(t, r.cells);
+}
+
+const struct view VIEW_HISTORIES = {HISTORY_HEADERS, 7, history_row};
+
 void view_table(struct table *t, const struct view *v, const json_t *items, int64_t now_ms)
 {
     table_init(t, v->ncols, v->headers);

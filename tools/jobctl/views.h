@@ -20,6 +20,7 @@ extern const struct view VIEW_NODES;       /* NAME STATUS CPU MEMORY GPU AGE */
 extern const struct view VIEW_QUEUES;      /* NAME STATE WEIGHT PENDING RUNNING INQUEUE AGE */
 extern const struct view VIEW_TRANSITIONS; /* SEQ TIME FROM TO REASON MESSAGE */
 extern const struct view VIEW_ATTEMPTS;    /* POD ATTEMPT VERSION NODE PID START FINISH EXIT REASON MESSAGE */
+extern const struct view VIEW_HISTORIES;   /* NAME PHASE ATTEMPTS STARTED FINISHED DELETED AGE */
 
 /* Initializes t with the view's header and adds one row per element of items (an array; a single
  * object gives one row). */
