@@ -25,6 +25,7 @@ struct gateway {
     void (*dispatch)(struct http_req *req); /* answers a complete request (the router) */
     struct core *core;
     struct store *store;
+    const char *data_dir;     /* named in Status messages about its disk */
     const char *db_path;      /* for history readers */
     const char *web_dir;      /* the browser UI's files, or NULL */
     size_t body_limit;        /* bytes; larger bodies get 413 */
@@ -43,6 +44,7 @@ struct http_req {
     struct sbuf body;
     bool body_too_large;
     bool answered;
+    char warning[512];        /* "": none; else sent as `Warning: 299 - "<text>"` with the answer */
 };
 
 typedef void (*http_handler)(struct http_req *req);
@@ -52,6 +54,8 @@ const char *http_query(const struct http_req *req, const char *key);
 /* A request header, or NULL. */
 const char *http_header(const struct http_req *req, const char *name);
 
+/* Adds a Kubernetes-style warning (`Warning: 299 - "text"`) to the answer still to come. */
+void http_set_warning(struct http_req *req, const char *text);
 /* Answers. Each queues exactly one response; the first answer wins. */
 void http_respond_json(struct http_req *req, int code, json_t *body); /* steals body */
 void http_respond_status(struct http_req *req, const struct api_status *st);

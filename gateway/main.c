@@ -315,7 +315,7 @@ static int run(const struct options *o)
     snprintf(url_file, sizeof url_file, "%s/jobserver.url", o->data_dir);
     unlink(url_file); /* a stale URL must not point clients at a previous run */
     char *web = o->web_dir ? strdup(o->web_dir) : default_web_dir();
-    struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .db_path = db_path, .web_dir = web,
+    struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .data_dir = o->data_dir, .db_path = db_path, .web_dir = web,
                          .body_limit = o->body_limit, .durable_timeout_ms = 10000,
                          .runtime_warning = process_runtime_warning()};
     int status = 0;

@@ -83,6 +83,11 @@ int store_wait(struct store *s, uint64_t seq, int timeout_ms);
 uint64_t store_committed_seq(struct store *s);
 /* NULL while writes succeed, else the last failure as a sentence written into buf. */
 const char *store_health(struct store *s, char *buf, size_t len);
+/* What the writer's last commit attempt ran into: nothing (writes succeed), a full disk (SQLITE_FULL,
+ * or an I/O error whose errno is ENOSPC or EDQUOT), or anything else. */
+enum store_failure { STORE_FAILURE_NONE, STORE_FAILURE_DISK_FULL, STORE_FAILURE_OTHER };
+/* The current failure's kind; when it is not NONE and buf is not NULL, its sentence goes into buf. */
+enum store_failure store_failure_kind(struct store *s, char *buf, size_t len);
 /* Commits what is queued (retrying a failing disk for a few seconds, then logging how many
  * entries could not be written), stops the writer and closes the database. Safe when the writer
  * never started; no store_append may run concurrently or after. */

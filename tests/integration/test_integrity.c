@@ -1,25 +1,44 @@
 /* The database's integrity through the real server: a corrupt, newer or foreign file stops the start
- * with one clear line and is left untouched. */
+ * with one clear line and is left untouched; a full disk keeps the server up, refuses new changes
+ * with 507 and loses nothing it acknowledged, across a clean stop and a kill -9. */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/fs.h"
 #include "store/schema.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
 
 #define JOBS "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs"
+#define QUEUES "/apis/scheduling.volcano.sh/v1beta1/queues"
 #define REFUSAL_TIMEOUT_MS 15000
 #define PROMPT_MS 5000      /* a refused start must end within this (ASan build included) */
+#define MAX_SUBMITS 400     /* bounds the loop that fills the disk */
+#define FULL_SIZE "size=3m"
+#define ROOMY_SIZE "size=64m"
+#define PAD_BYTES 12000     /* an annotation per job, so a few dozen jobs fill FULL_SIZE */
 
 static const char *const node_args[] = {"--nodes", "tests/integration/data/nodes.yaml", NULL};
 
 /* ---- helpers ------------------------------------------------------------------------------------ */
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
 
 static bool path_exists(const char *dir, const char *name)
 {
@@ -62,6 +81,8 @@ static long submit(const struct test_server *s, const char *name, const char *cp
         json_decref(r);
     return code;
 }
+
+static const char *message_of(json_t *status) { return json_string_value(json_object_get(status, "message")); }
 
 /* ---- refused starts ----------------------------------------------------------------------------- */
 
@@ -243,4 +264,194 @@ static void corrupt_newer_and_foreign_files_stop_the_start(void)
     server_cleanup(&real);
 }
 
-TEST_MAIN(TEST_CASE(corrupt_newer_and_foreign_files_stop_the_start))
+/* ---- a full disk ---------------------------------------------------------------------------------- */
+
+/* A small tmpfs as the data dir. Returns 0, or -1 when mounts are not allowed here (errno kept). */
+static int mount_small_disk(char *dir, size_t len)
+{
+    snprintf(dir, len, "/tmp/caldera-full-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    if (mount("tmpfs", dir, "tmpfs", 0, FULL_SIZE) != 0) {
+        int e = errno;
+        rmdir(dir);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+static int resize_disk(const char *dir, const char *size)
+{
+    return mount("tmpfs", dir, "tmpfs", MS_REMOUNT, size);
+}
+
+static void unmount_disk(const char *dir)
+{
+    if (umount2(dir, MNT_DETACH) != 0)
+        fprintf(stderr, "umount %s: %s\n", dir, strerror(errno));
+    rmdir(dir);
+}
+
+struct acknowledged {
+    int n;
+    char names[MAX_SUBMITS][32];
+};
+
+/* Submits padded jobs until one is refused at once with 507. Every 201 is remembered. Returns 0
+ * when the refusal came, with its Status in *refusal; a submit that was accepted but could not be
+ * recorded in time (507 after the durable wait) may come first and is not remembered. */
+static int fill_disk(const struct test_server *s, struct acknowledged *acked, json_t **refusal)
+{
+    *refusal = NULL;
+    for (int i = 0; i < MAX_SUBMITS; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "fill-%03d", i);
+        json_t *answer;
+        int64_t t0 = clock_mono_ms();
+        long code = submit(s, name, "1000", "true", PAD_BYTES, &answer);
+        int64_t took = clock_mono_ms() - t0;
+        if (code == 201) {
+            snprintf(acked->names[acked->n++], sizeof acked->names[0], "%s", name);
+        } else if (code == 507 && strstr(message_of(answer) ? message_of(answer) : "", "nothing was created")) {
+            CHECK(took < 2000); /* refused at once, not after the durable wait */
+            *refusal = answer;
+            return 0;
+        } else if (code != 507) {
+            fprintf(stderr, "fill_disk: %s got %ld: %s\n", name, code, message_of(answer) ? message_of(answer) : "");
+            json_decref(answer);
+            return -1;
+        }
+        json_decref(answer);
+    }
+    fprintf(stderr, "fill_disk: no 507 after %d submits\n", MAX_SUBMITS);
+    return -1;
+}
+
+static void check_all_there(const struct test_server *s, const struct acknowledged *acked)
+{
+    int missing = 0;
+    for (int i = 0; i < acked->n; i++) {
+        char path[128];
+        long code;
+        snprintf(path, sizeof path, JOBS "/%s", acked->names[i]);
+        json_t *job = server_request(s, "GET", path, NULL, NULL, &code);
+        if (code != 200) {
+            fprintf(stderr, "acknowledged job %s: GET answered %ld\n", acked->names[i], code);
+            missing++;
+        }
+        json_decref(job);
+    }
+    CHECK_INT(missing, 0);
+}
+
+static bool server_alive(const struct test_server *s) { return s->pid > 0 && kill(s->pid, 0) == 0; }
+
+/* While full: the server is up, /healthz and the Status say why, reads work, every kind of change
+ * is refused at once. */
+static void check_full_behaviour(const struct test_server *s, const struct acknowledged *acked, json_t *refusal)
+{
+    CHECK(server_alive(s));
+    CHECK_STR(json_string_value(json_object_get(refusal, "kind")), "Status");
+    CHECK_STR(json_string_value(json_object_get(refusal, "reason")), "InsufficientStorage");
+    CHECK_INT(json_integer_value(json_object_get(refusal, "code")), 507);
+    char want[300];
+    snprintf(want, sizeof want, "the disk of the data directory %s is full", s->data_dir);
+    CHECK_CONTAINS(message_of(refusal), want);
+    CHECK_CONTAINS(message_of(refusal), "SQLITE_FULL");
+
+    long code;
+    char *health = server_request_text(s, "GET", "/healthz", &code);
+    CHECK_INT(code, 503);
+    CHECK_CONTAINS(health, want);
+    printf("# after %d acknowledged submits: 507 \"%s\"\n# /healthz: %s", acked->n, message_of(refusal),
+           health ? health : "(none)\n");
+    free(health);
+
+    json_t *list = server_request(s, "GET", JOBS, NULL, NULL, &code);
+    CHECK_INT(code, 200);
+    CHECK((int)json_array_size(json_object_get(list, "items")) >= acked->n);
+    json_decref(list);
+    check_all_there(s, acked);
+
+    json_t *r = server_request(s, "POST", QUEUES,
+                               "{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"Queue\","
+                               "\"metadata\":{\"name\":\"team-a\"},\"spec\":{\"weight\":1}}",
+                               NULL, &code);
+    CHECK_INT(code, 507);
+    CHECK_CONTAINS(message_of(r), "nothing was created");
+    json_decref(r);
+    r = server_request(s, "DELETE", JOBS "/fill-000", NULL, NULL, &code);
+    CHECK_INT(code, 507);
+    CHECK_CONTAINS(message_of(r), "nothing was changed");
+    json_decref(r);
+    CHECK(server_alive(s));
+}
+
+/* After the disk grows: a submit succeeds again within a bounded time. */
+static void check_recovers(const struct test_server *s, struct acknowledged *acked)
+{
+    long code = 0;
+    int64_t deadline = clock_mono_ms() + 30000;
+    for (int i = 0; code != 201 && clock_mono_ms() < deadline; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "after-%03d", i);
+        code = submit(s, name, "1000", "true", 0, NULL);
+        if (code == 201)
+            snprintf(acked->names[acked->n++], sizeof acked->names[0], "%s", name);
+        else
+            sleep_ms(200);
+    }
+    CHECK_INT(code, 201);
+    char *health = server_request_text(s, "GET", "/healthz", &code);
+    CHECK_INT(code, 200);
+    free(health);
+}
+
+static void disk_full(bool crash_while_full)
+{
+    char dir[64];
+    if (mount_small_disk(dir, sizeof dir) != 0) {
+        test_skip("cannot mount a tmpfs here (%s): disk-full needs root and mount(2)", strerror(errno));
+        return;
+    }
+    struct test_server s;
+    static struct acknowledged acked;
+    acked.n = 0;
+    json_t *refusal = NULL;
+    if (server_start(&s, dir, node_args) != 0) {
+        CHECK(!"server started on the tmpfs");
+        unmount_disk(dir);
+        return;
+    }
+    if (fill_disk(&s, &acked, &refusal) == 0) {
+        CHECK(acked.n > 0);
+        check_full_behaviour(&s, &acked, refusal);
+        if (crash_while_full)
+            server_kill9(&s);
+        CHECK_INT(resize_disk(dir, ROOMY_SIZE), 0);
+        if (!crash_while_full) {
+            check_recovers(&s, &acked);
+            CHECK_INT(server_stop(&s), 0);
+        }
+        /* everything acknowledged is there after a restart on the same data */
+        if (server_start(&s, dir, node_args) == 0) {
+            check_all_there(&s, &acked);
+            CHECK_INT(server_stop(&s), 0);
+        } else {
+            CHECK(!"server restarted");
+        }
+    } else {
+        CHECK(!"the disk filled up and a submit was refused with 507");
+    }
+    json_decref(refusal);
+    server_kill9(&s);
+    unmount_disk(dir);
+}
+
+static void disk_full_refuses_with_507_and_keeps_what_was_acknowledged(void) { disk_full(false); }
+static void kill9_while_disk_full_keeps_what_was_acknowledged(void) { disk_full(true); }
+
+TEST_MAIN(TEST_CASE(corrupt_newer_and_foreign_files_stop_the_start),
+          TEST_CASE(disk_full_refuses_with_507_and_keeps_what_was_acknowledged),
+          TEST_CASE(kill9_while_disk_full_keeps_what_was_acknowledged))

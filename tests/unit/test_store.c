@@ -739,6 +739,7 @@ static void test_disk_full_keeps_batch_and_recovers(void)
     char health[512];
     const char *h = store_health(s, health, sizeof health);
     CHECK_STR(h, "database or disk is full (SQLITE_FULL) while committing events 11-310");
+    CHECK_INT(store_failure_kind(s, NULL, 0), STORE_FAILURE_DISK_FULL);
 
     /* More work while failing queues behind the failing batch. */
     append_events(s, 311, 320, "");
@@ -748,6 +749,7 @@ static void test_disk_full_keeps_batch_and_recovers(void)
     store_test_set_max_pages(s, 1073741823);
     CHECK_INT(store_wait(s, 320, 10000), 0);
     CHECK(store_health(s, health, sizeof health) == NULL);
+    CHECK_INT(store_failure_kind(s, health, sizeof health), STORE_FAILURE_NONE);
     store_close(s);
 
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 320);
