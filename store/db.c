@@ -15,6 +15,8 @@
 #define BUSY_TIMEOUT_MS 5000
 /* How many quick_check complaints to quote in the refusal sentence. */
 #define QUICK_CHECK_LINES 3
+/* How much of the file the check may map (SQLite's own ceiling applies too). */
+#define CHECK_MMAP_BYTES "4294967296"
 
 static int fail_corrupt(const char *path, const char *detail, char *err, size_t errlen)
 {
@@ -107,11 +109,9 @@ static int open_for_checks(const char *path, sqlite3 **db)
     return rc;
 }
 
-/* Refuses what this build must not touch: a newer schema, a corrupt file, or no database at all.
- * Read-only, so even a WAL-mode file with a pending log is left exactly as it was (a read-write
- * connection would checkpoint into the file when it closes). A missing file passes: it is created
- * later. */
-static int check_existing_file(const char *path, char *err, size_t errlen)
+/* Read-only, so even a WAL-mode file with a pending log is left exactly as it was (a read-write
+ * connection would checkpoint into the file when it closes). */
+int store_check_file(const char *path, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -128,6 +128,8 @@ static int check_existing_file(const char *path, char *err, size_t errlen)
         return -1;
     }
     sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+    /* quick_check reads every page once: mapped, they are not copied (a third less time at 300 MB) */
+    sqlite3_exec(db, "PRAGMA mmap_size = " CHECK_MMAP_BYTES, NULL, NULL, NULL);
     int version = 0, result = 0;
     rc = schema_read_version(db, &version);
     if (rc == SQLITE_NOTADB) {
@@ -216,7 +218,7 @@ static void store_destroy(struct store *s)
 int store_open(const char *path, struct store **out, char *err, size_t errlen)
 {
     *out = NULL;
-    if (check_existing_file(path, err, errlen) != 0)
+    if (store_check_file(path, err, errlen) != 0)
         return -1;
     struct store *s = calloc(1, sizeof *s);
     if (!s || !(s->path = strdup(path)) || store_sync_init(s) != 0) {

@@ -19,6 +19,9 @@ struct store;
  * owns the store; store_append, store_wait, store_committed_seq and store_health may be called
  * from any thread between store_open and store_close. */
 int store_open(const char *path, struct store **out, char *err, size_t errlen);
+/* store_open's checks alone, writing nothing: a newer schema, a corrupt file (PRAGMA quick_check) or
+ * no database at all is refused with a one-line sentence in err. A missing file passes. */
+int store_check_file(const char *path, char *err, size_t errlen);
 
 /* Recovery rows, valid only during the callback. */
 struct store_queue_row {
