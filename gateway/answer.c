@@ -1,10 +1,52 @@
 /* Asking the core and answering the client. The durability rule lives here: nothing is shown to a
- * client (not even a read) before the store has committed it, so what anyone saw survives a crash. */
+ * client (not even a read) before the store has committed it, so what anyone saw survives a crash;
+ * only while the database fails do reads show more, with a warning. */
 #include <stdio.h>
 #include <string.h>
 
 #include "gateway/handlers.h"
 #include "store/store.h"
+
+/* Waits until seq is committed. A read does not wait while the database is failing: it would wait
+ * in vain. Returns true once committed, else false with the failure's kind and sentence. */
+static bool wait_durable(struct http_req *req, uint64_t seq, enum store_failure *kind, char *why, size_t len)
+{
+    struct store *store = req->gw->store;
+    bool skip = gateway_is_read(req) && store_failure_kind(store, NULL, 0) != STORE_FAILURE_NONE;
+    if (store_wait(store, seq, skip ? 0 : req->gw->durable_timeout_ms) == 0)
+        return true;
+    *kind = store_failure_kind(store, why, len);
+    return false;
+}
+
+/* What the client learns when its answer is not durable in time. A read while the database fails
+ * is answered anyway, with a warning (state is what an operator needs most then); a change the core
+ * made stays queued in memory and is written once the database takes writes again. */
+static void answer_not_durable(struct http_req *req, struct core_request *creq, enum store_failure kind,
+                               const char *why)
+{
+    if (gateway_is_read(req) && kind != STORE_FAILURE_NONE) {
+        char warning[700];
+        snprintf(warning, sizeof warning, "this answer shows changes the job database has not recorded yet: %s",
+                 why);
+        http_set_warning(req, warning);
+        http_respond_json(req, creq->http_code, creq->body);
+        creq->body = NULL;
+        return;
+    }
+    struct api_status st = {0};
+    if (kind == STORE_FAILURE_DISK_FULL)
+        api_fail(&st, 507, "InsufficientStorage",
+                 "the disk of the data directory %s is full: this change was accepted but is not recorded yet; "
+                 "it is kept in memory and recorded once space is freed, unless the server stops first (%s)",
+                 gateway_data_dir(req), why);
+    else
+        api_fail(&st, 503, "ServiceUnavailable", "the job database is not accepting writes: %s",
+                 kind != STORE_FAILURE_NONE ? why : "the commit did not finish in time");
+    json_decref(creq->body);
+    creq->body = NULL;
+    http_respond_status(req, &st);
+}
 
 void gateway_answer_core(struct http_req *req, struct core_request *creq)
 {
@@ -12,15 +54,10 @@ void gateway_answer_core(struct http_req *req, struct core_request *creq)
         http_respond_status(req, &creq->status);
         return;
     }
-    if (creq->durable_seq && store_wait(req->gw->store, creq->durable_seq, req->gw->durable_timeout_ms) != 0) {
-        char health[512];
-        const char *why = store_health(req->gw->store, health, sizeof health);
-        struct api_status st = {0};
-        api_fail(&st, 503, "ServiceUnavailable", "the job database is not accepting writes: %s",
-                 why ? why : "the commit did not finish in time");
-        json_decref(creq->body);
-        creq->body = NULL;
-        http_respond_status(req, &st);
+    char why[512];
+    enum store_failure kind = STORE_FAILURE_NONE;
+    if (creq->durable_seq && !wait_durable(req, creq->durable_seq, &kind, why, sizeof why)) {
+        answer_not_durable(req, creq, kind, why);
         return;
     }
     http_respond_json(req, creq->http_code, creq->body);

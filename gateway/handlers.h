@@ -13,6 +13,15 @@ void gateway_answer_core(struct http_req *req, struct core_request *creq);
  * selector it cannot honour. buf keeps the split strings alive. */
 int gateway_parse_selector(struct http_req *req, struct core_request *creq, char *buf, size_t len);
 
+/* store_gate.c */
+/* GET and HEAD: requests that change nothing. */
+bool gateway_is_read(const struct http_req *req);
+/* The data directory as messages name it. */
+const char *gateway_data_dir(const struct http_req *req);
+/* While the store is failing, answers a request that would change state (anything but a read) with
+ * 507 InsufficientStorage (full disk) or 503 ServiceUnavailable, and returns true; else false. */
+bool gateway_refuse_write_while_failing(struct http_req *req);
+
 /* discovery.c */
 void handle_api_versions(struct http_req *req);
 void handle_api_core_resources(struct http_req *req);

@@ -27,6 +27,15 @@ const char *http_header(const struct http_req *req, const char *name)
     return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
+void http_set_warning(struct http_req *req, const char *text)
+{
+    /* A header value is one line, and the text sits between double quotes. */
+    size_t n = 0;
+    for (const char *p = text; *p && n + 1 < sizeof req->warning; p++)
+        req->warning[n++] = *p == '"' ? '\'' : *p == '\r' || *p == '\n' ? ' ' : *p;
+    req->warning[n] = '\0';
+}
+
 static void queue(struct http_req *req, int code, struct MHD_Response *resp, const char *content_type)
 {
     if (!resp) {
@@ -35,6 +44,11 @@ static void queue(struct http_req *req, int code, struct MHD_Response *resp, con
     }
     if (content_type)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    if (req->warning[0]) {
+        char value[sizeof req->warning + 16];
+        snprintf(value, sizeof value, "299 - \"%s\"", req->warning);
+        MHD_add_response_header(resp, "Warning", value);
+    }
     if (code == 503 || code == 429)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     if (!req->answered)

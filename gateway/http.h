@@ -26,7 +26,7 @@ struct gateway {
     struct core *core;
     struct store *store;
     const char *db_path;      /* for history readers */
-    const char *data_dir;     /* where stored log paths are relative to */
+    const char *data_dir;     /* where stored log paths are relative to; named in Status messages about its disk */
     const char *web_dir;      /* the browser UI's files, or NULL */
     size_t body_limit;        /* bytes; larger bodies get 413 */
     int durable_timeout_ms;   /* how long a request waits for the store before 503 */
@@ -44,6 +44,7 @@ struct http_req {
     struct sbuf body;
     bool body_too_large;
     bool answered;
+    char warning[512];        /* "": none; else sent as `Warning: 299 - "<text>"` with the answer */
 };
 
 typedef void (*http_handler)(struct http_req *req);
@@ -53,6 +54,8 @@ const char *http_query(const struct http_req *req, const char *key);
 /* A request header, or NULL. */
 const char *http_header(const struct http_req *req, const char *name);
 
+/* Adds a Kubernetes-style warning (`Warning: 299 - "text"`) to the answer still to come. */
+void http_set_warning(struct http_req *req, const char *text);
 /* Answers. Each queues exactly one response; the first answer wins. */
 void http_respond_json(struct http_req *req, int code, json_t *body); /* steals body */
 void http_respond_status(struct http_req *req, const struct api_status *st);

@@ -7,11 +7,17 @@
 
 void handle_healthz(struct http_req *req)
 {
-    char health[512];
-    const char *why = store_health(req->gw->store, health, sizeof health);
-    if (why) {
-        char text[600];
-        snprintf(text, sizeof text, "unhealthy: the job database is failing: %s\n", why);
+    char why[512];
+    enum store_failure kind = store_failure_kind(req->gw->store, why, sizeof why);
+    if (kind != STORE_FAILURE_NONE) {
+        char text[1200];
+        if (kind == STORE_FAILURE_DISK_FULL)
+            snprintf(text, sizeof text,
+                     "unhealthy: the disk of the data directory %s is full: new changes are refused (507) until "
+                     "space is freed; accepted ones are kept in memory and recorded then: %s\n",
+                     gateway_data_dir(req), why);
+        else
+            snprintf(text, sizeof text, "unhealthy: the job database is failing: %s\n", why);
         http_respond_text(req, 503, "text/plain; charset=utf-8", text);
         return;
     }

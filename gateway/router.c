@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gateway/handlers.h"
+
 static bool match_pattern(const char *pattern, char *path, const char **params, int *nparams)
 {
     const char *p = pattern;
@@ -74,6 +76,8 @@ void route_dispatch(struct http_req *req)
     const struct route *r;
     switch (route_find(gateway_routes, req->method, req->path, scratch, req->params, &req->nparams, &r)) {
     case ROUTE_FOUND:
+        if (gateway_refuse_write_while_failing(req)) /* before the handler: nothing reaches the core */
+            return;
         r->handler(req);
         if (!req->answered) {
             api_fail(&st, 500, "InternalError", "the handler for %s %s gave no answer", req->method, req->path);

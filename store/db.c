@@ -15,6 +15,8 @@
 #define BUSY_TIMEOUT_MS 5000
 /* How many quick_check complaints to quote in the refusal sentence. */
 #define QUICK_CHECK_LINES 3
+/* How much of the file the check may map (SQLite's own ceiling applies too). */
+#define CHECK_MMAP_BYTES "4294967296"
 
 static int fail_corrupt(const char *path, const char *detail, char *err, size_t errlen)
 {
@@ -67,10 +69,49 @@ static int quick_check(sqlite3 *db, const char *path, char *err, size_t errlen)
     return result;
 }
 
-/* Refuses what this build must not touch: a newer schema, or a corrupt file. Read-only, so even a
- * WAL-mode file with a pending log is left exactly as it was (a read-write connection would
- * checkpoint into the file when it closes). A missing file passes: it is created later. */
-static int check_existing_file(const char *path, char *err, size_t errlen)
+static bool file_exists(const char *path, const char *suffix)
+{
+    char name[4200];
+    struct stat st;
+    snprintf(name, sizeof name, "%s%s", path, suffix);
+    return stat(name, &st) == 0;
+}
+
+/* "file:<path>?immutable=1" with the path percent-encoded where a URI needs it. */
+static void immutable_uri(const char *path, struct sbuf *uri)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    sbuf_puts(uri, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p == '%' || *p == '?' || *p == '#' || *p <= ' ' || *p >= 0x7f) {
+            char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+            sbuf_append(uri, esc, 3);
+        } else {
+            sbuf_append(uri, (const char *)p, 1);
+        }
+    }
+    sbuf_puts(uri, "?immutable=1");
+}
+
+/* A read-only connection for the checks. A read-only open of a WAL-mode file still creates its -wal
+ * and -shm beside it (and leaves them), so when no log or journal is there (a clean stop, or a file
+ * that is no database at all) the file is opened immutable: nothing pending can be missed, and
+ * nothing is created. After a crash the -wal holds committed pages, so it is read the normal way
+ * (SQLite may then create a missing -shm, the log's index, which holds no data). */
+static int open_for_checks(const char *path, sqlite3 **db)
+{
+    if (file_exists(path, "-wal") || file_exists(path, "-journal"))
+        return sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    struct sbuf uri = {0};
+    immutable_uri(path, &uri);
+    int rc = sqlite3_open_v2(sbuf_str(&uri), db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, NULL);
+    sbuf_free(&uri);
+    return rc;
+}
+
+/* Read-only, so even a WAL-mode file with a pending log is left exactly as it was (a read-write
+ * connection would checkpoint into the file when it closes). */
+int store_check_file(const char *path, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -80,16 +121,21 @@ static int check_existing_file(const char *path, char *err, size_t errlen)
         return -1;
     }
     sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    int rc = open_for_checks(path, &db);
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "cannot open database %s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
         sqlite3_close(db);
         return -1;
     }
     sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+    /* quick_check reads every page once: mapped, they are not copied (a third less time at 300 MB) */
+    sqlite3_exec(db, "PRAGMA mmap_size = " CHECK_MMAP_BYTES, NULL, NULL, NULL);
     int version = 0, result = 0;
     rc = schema_read_version(db, &version);
-    if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) {
+    if (rc == SQLITE_NOTADB) {
+        snprintf(err, errlen, "%s is not a SQLite database (%s); refusing to start", path, sqlite3_errmsg(db));
+        result = -1;
+    } else if (rc == SQLITE_CORRUPT) {
         result = fail_corrupt(path, sqlite3_errmsg(db), err, errlen);
     } else if (rc != SQLITE_OK) {
         snprintf(err, errlen, "cannot read database %s: %s", path, sqlite3_errmsg(db));
@@ -173,7 +219,7 @@ static void store_destroy(struct store *s)
 int store_open(const char *path, struct store **out, char *err, size_t errlen)
 {
     *out = NULL;
-    if (check_existing_file(path, err, errlen) != 0)
+    if (store_check_file(path, err, errlen) != 0)
         return -1;
     struct store *s = calloc(1, sizeof *s);
     if (!s || !(s->path = strdup(path)) || store_sync_init(s) != 0) {

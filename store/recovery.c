@@ -4,6 +4,9 @@
 
 #include <stdio.h>
 
+/* How much of the file the load may map (SQLite's own ceiling applies too). */
+#define LOAD_MMAP_BYTES "4294967296"
+
 static const char *const sql_queues = "SELECT name, json FROM queues ORDER BY name";
 /* The primary key's order: no sort. */
 static const char *const sql_objects = "SELECT kind, namespace, name, json FROM objects ORDER BY kind, namespace, name";
@@ -160,6 +163,9 @@ int store_load(struct store *s, const struct store_loader *loader, uint64_t *max
         snprintf(err, errlen, "store_load must run before the writer starts (database %s)", s->path);
         return -1;
     }
+    /* Mapped, the pages the load reads once are not copied through the page cache (the join with
+     * attempts reads most of the file); the writer goes back to plain reads afterwards. */
+    sqlite3_exec(s->db, "PRAGMA mmap_size = " LOAD_MMAP_BYTES, NULL, NULL, NULL);
     if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "database %s: cannot begin reading: %s", s->path, sqlite3_errmsg(s->db));
         return -1;
@@ -170,5 +176,6 @@ int store_load(struct store *s, const struct store_loader *loader, uint64_t *max
     if (result == 0)
         result = load_all(s, loader, err, errlen);
     sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL); /* read-only transaction: ending it cannot lose data */
+    sqlite3_exec(s->db, "PRAGMA mmap_size = 0", NULL, NULL, NULL);
     return result;
 }

@@ -19,6 +19,9 @@ struct store;
  * owns the store; store_append, store_wait, store_committed_seq and store_health may be called
  * from any thread between store_open and store_close. */
 int store_open(const char *path, struct store **out, char *err, size_t errlen);
+/* store_open's checks alone, writing nothing: a newer schema, a corrupt file (PRAGMA quick_check) or
+ * no database at all is refused with a one-line sentence in err. A missing file passes. */
+int store_check_file(const char *path, char *err, size_t errlen);
 
 /* Recovery rows, valid only during the callback. */
 struct store_queue_row {
@@ -96,6 +99,11 @@ int store_wait(struct store *s, uint64_t seq, int timeout_ms);
 uint64_t store_committed_seq(struct store *s);
 /* NULL while writes succeed, else the last failure as a sentence written into buf. */
 const char *store_health(struct store *s, char *buf, size_t len);
+/* What the writer's last commit attempt ran into: nothing (writes succeed), a full disk (SQLITE_FULL,
+ * or an I/O error whose errno is ENOSPC or EDQUOT), or anything else. */
+enum store_failure { STORE_FAILURE_NONE, STORE_FAILURE_DISK_FULL, STORE_FAILURE_OTHER };
+/* The current failure's kind; when it is not NONE and buf is not NULL, its sentence goes into buf. */
+enum store_failure store_failure_kind(struct store *s, char *buf, size_t len);
 /* Commits what is queued (retrying a failing disk for a few seconds, then logging how many
  * entries could not be written), stops the writer and closes the database. Safe when the writer
  * never started; no store_append may run concurrently or after. */

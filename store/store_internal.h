@@ -54,7 +54,7 @@ struct store {
     uint64_t commits;         /* transactions committed by the writer: group-commit diagnostics */
     bool stopping;
     int64_t stop_deadline_ms; /* monotonic: after it, a stopping writer gives up on a failing commit */
-    bool failing;             /* the last commit attempt failed; health holds why */
+    enum store_failure failure; /* of the last commit attempt (NONE: it succeeded); health holds why */
     char health[512];
     int test_max_pages;       /* store_test_set_max_pages() value not yet applied, 0 when none */
     int commit_delay_ms;      /* store_set_commit_delay(): how long a small batch waits for more */

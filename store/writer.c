@@ -94,14 +94,19 @@ uint64_t store_committed_seq(struct store *s)
     return seq;
 }
 
-const char *store_health(struct store *s, char *buf, size_t len)
+enum store_failure store_failure_kind(struct store *s, char *buf, size_t len)
 {
     pthread_mutex_lock(&s->mu);
-    bool failing = s->failing;
-    if (failing)
+    enum store_failure kind = s->failure;
+    if (kind != STORE_FAILURE_NONE && buf && len > 0)
         snprintf(buf, len, "%s", s->health);
     pthread_mutex_unlock(&s->mu);
-    return failing ? buf : NULL;
+    return kind;
+}
+
+const char *store_health(struct store *s, char *buf, size_t len)
+{
+    return store_failure_kind(s, buf, len) != STORE_FAILURE_NONE ? buf : NULL;
 }
 
 void store_set_commit_delay(struct store *s, int delay_ms)
@@ -230,9 +235,20 @@ static const char *result_code_name(int rc)
     }
 }
 
+/* A full disk shows as SQLITE_FULL (the unix VFS maps ENOSPC on a write to it), or as an I/O error
+ * whose errno says so (growing the WAL index, a quota, a sync). */
+static bool errno_means_full(int err) { return err == ENOSPC || err == EDQUOT; }
+
+static enum store_failure failure_kind(int rc, int sys_errno)
+{
+    if ((rc & 0xff) == SQLITE_FULL || ((rc & 0xff) == SQLITE_IOERR && errno_means_full(sys_errno)))
+        return STORE_FAILURE_DISK_FULL;
+    return STORE_FAILURE_OTHER;
+}
+
 /* Commits the batch in one transaction. On failure rolls back (the batch is untouched and can be
- * retried as it is) and writes the health sentence into why. */
-static int commit_batch(struct store *s, const struct journal_list *batch, char *why, size_t whylen)
+ * retried as it is), writes the health sentence into why and returns the failure's kind. */
+static enum store_failure commit_batch(struct store *s, const struct journal_list *batch, char *why, size_t whylen)
 {
     const struct store_stmts *st = &s->stmts;
     int rc = store_stmt_run(st->begin);
@@ -241,15 +257,20 @@ static int commit_batch(struct store *s, const struct journal_list *batch, char 
     if (rc == SQLITE_OK)
         rc = store_stmt_run(st->commit);
     if (rc == SQLITE_OK)
-        return 0;
+        return STORE_FAILURE_NONE;
     /* The connection's message matches rc unless the failure was ours (an unknown op). */
-    const char *msg = (sqlite3_errcode(s->db) & 0xff) == (rc & 0xff) ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
-    snprintf(why, whylen, "%s (%s) while committing events %llu-%llu", msg, result_code_name(rc),
+    bool from_sqlite = (sqlite3_errcode(s->db) & 0xff) == (rc & 0xff);
+    const char *msg = from_sqlite ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+    int sys_errno = from_sqlite ? sqlite3_system_errno(s->db) : 0;
+    char os_error[96] = "";
+    if ((rc & 0xff) == SQLITE_IOERR && sys_errno != 0)
+        snprintf(os_error, sizeof os_error, ", errno %d: %s", sys_errno, strerror(sys_errno));
+    snprintf(why, whylen, "%s (%s%s) while committing events %llu-%llu", msg, result_code_name(rc), os_error,
              (unsigned long long)batch->head->ev.seq, (unsigned long long)batch->tail->ev.seq);
     /* SQLite may already have rolled back by itself (SQLITE_FULL, SQLITE_IOERR, ...). */
     if (!sqlite3_get_autocommit(s->db))
         store_stmt_run(st->rollback);
-    return -1;
+    return failure_kind(rc, sys_errno);
 }
 
 /* Acknowledges a committed batch: advances committed_seq, clears health, wakes the waiters. */
@@ -259,7 +280,7 @@ static void publish_commit(struct store *s, const struct journal_list *batch, in
     if (batch->tail->ev.seq > s->committed_seq) /* monotonic even if the core broke the order */
         s->committed_seq = batch->tail->ev.seq;
     s->commits++;
-    s->failing = false;
+    s->failure = STORE_FAILURE_NONE;
     s->health[0] = '\0';
     pthread_cond_broadcast(&s->committed);
     pthread_mutex_unlock(&s->mu);
@@ -270,11 +291,11 @@ static void publish_commit(struct store *s, const struct journal_list *batch, in
 }
 
 /* Records a failed attempt as the health sentence; logs only the first failure of a streak. */
-static void record_failure(struct store *s, const char *why)
+static void record_failure(struct store *s, enum store_failure kind, const char *why)
 {
     pthread_mutex_lock(&s->mu);
-    bool first = !s->failing;
-    s->failing = true;
+    bool first = s->failure == STORE_FAILURE_NONE;
+    s->failure = kind;
     snprintf(s->health, sizeof s->health, "%s", why);
     pthread_mutex_unlock(&s->mu);
     if (first)
@@ -319,12 +340,13 @@ static void commit_with_retry(struct store *s, struct journal_list *batch)
     for (int failed = 0;; failed++) {
         apply_test_max_pages(s);
         char why[512];
-        if (commit_batch(s, batch, why, sizeof why) == 0) {
+        enum store_failure kind = commit_batch(s, batch, why, sizeof why);
+        if (kind == STORE_FAILURE_NONE) {
             publish_commit(s, batch, failed);
             journal_list_free(batch);
             return;
         }
-        record_failure(s, why);
+        record_failure(s, kind, why);
         if (drain_deadline_passed(s)) {
             abandon_all(s, batch, why);
             return;

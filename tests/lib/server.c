@@ -285,6 +285,77 @@ int server_start(struct test_server *s, const char *data_dir, const char *const 
     return -1;
 }
 
+/* --- a start that ends by itself ----------------------------------------------------------- */
+
+/* A file under /tmp to collect a child's output; returns its descriptor, -1 on failure. */
+static int output_file(char *path, size_t len)
+{
+    snprintf(path, len, "/tmp/caldera-test-out-XXXXXX");
+    int fd = mkostemp(path, O_CLOEXEC);
+    if (fd < 0)
+        fprintf(stderr, "server_run_to_exit: mkstemp: %s\n", strerror(errno));
+    return fd;
+}
+
+/* Reads the whole file into *text (when text is not NULL) and removes it. */
+static void take_output(const char *path, char **text)
+{
+    if (text) {
+        size_t len;
+        if (read_file(path, 1 << 20, text, &len) != 0)
+            *text = strdup("");
+    }
+    unlink(path);
+}
+
+int server_run_to_exit(const char *data_dir, const char *const *extra_args, int timeout_ms, char **out, char **err,
+                       int *elapsed_ms)
+{
+    if (out)
+        *out = NULL;
+    if (err)
+        *err = NULL;
+    struct test_server s = {0};
+    snprintf(s.data_dir, sizeof s.data_dir, "%s", data_dir);
+    char out_path[64], err_path[64];
+    int out_fd = output_file(out_path, sizeof out_path), err_fd = output_file(err_path, sizeof err_path);
+    int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    char **argv = server_argv(&s, extra_args);
+    int64_t start = clock_mono_ms();
+    pid_t pid = argv && out_fd >= 0 && err_fd >= 0 && null_fd >= 0 ? spawn(argv, null_fd, out_fd, err_fd) : -1;
+    int rc = -1, status;
+    if (pid > 0) {
+        track(pid);
+        pid_t r;
+        while ((r = wait_child(pid, &status, WNOHANG)) == 0 && clock_mono_ms() - start < timeout_ms)
+            sleep_ms(POLL_MS);
+        if (r == pid) {
+            rc = decode_status(status);
+        } else {
+            fprintf(stderr, "server_run_to_exit: jobserver still running after %d ms; killing it\n", timeout_ms);
+            kill(pid, SIGKILL);
+            wait_child(pid, NULL, 0);
+        }
+        untrack(pid);
+    } else {
+        fprintf(stderr, "server_run_to_exit: cannot start the jobserver: %s\n", strerror(errno));
+    }
+    if (elapsed_ms)
+        *elapsed_ms = (int)(clock_mono_ms() - start);
+    strv_free(argv);
+    if (null_fd >= 0)
+        close(null_fd);
+    if (out_fd >= 0) {
+        close(out_fd);
+        take_output(out_path, out);
+    }
+    if (err_fd >= 0) {
+        close(err_fd);
+        take_output(err_path, err);
+    }
+    return rc;
+}
+
 /* --- stopping ------------------------------------------------------------------------------ */
 
 int server_stop(struct test_server *s)

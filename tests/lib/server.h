@@ -23,6 +23,13 @@ struct test_server {
  * Returns 0, or -1 after printing why and the server log's tail on stderr; the server is then
  * killed and a directory made here removed. Restarting on the same data_dir is allowed. */
 int server_start(struct test_server *s, const char *data_dir, const char *const *extra_args);
+/* Runs $CALDERA_BIN_DIR/jobserver --listen 127.0.0.1:0 --data data_dir extra_args... as a start that
+ * is expected to end by itself (a refusal): waits at most timeout_ms, then SIGKILLs it. Its stdout
+ * and stderr go to files outside data_dir; *out and *err (each may be NULL) get them (caller frees),
+ * *elapsed_ms (may be NULL) how long it ran. Returns the exit code, 128 + signal number, or -1 when
+ * it could not be run or had to be killed. */
+int server_run_to_exit(const char *data_dir, const char *const *extra_args, int timeout_ms, char **out, char **err,
+                       int *elapsed_ms);
 /* SIGTERM, then waits at most 30 s (SIGKILL and a report after that). Returns the exit code when
  * the server exited, 128 + signal number when a signal ended it, or -1 (not running, or it had to
  * be SIGKILLed). Keeps the data dir. */

@@ -297,6 +297,49 @@ static void test_open_refuses_newer_wal_database_without_checkpointing(void)
     tmp_db_remove(&t);
 }
 
+/* A WAL-mode file stopped cleanly has no -wal or -shm beside it; a read-only open would create
+ * both (and leave them), so the checks must open it without creating anything. */
+static void test_open_refuses_clean_wal_database_without_creating_files(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(t.path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE future(x); PRAGMA user_version = 9",
+                         NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db); /* the last connection: checkpoints and removes the -wal and -shm */
+    char wal[192], shm[192];
+    snprintf(wal, sizeof wal, "%s-wal", t.path);
+    snprintf(shm, sizeof shm, "%s-shm", t.path);
+    REQUIRE(!exists(wal) && !exists(shm));
+
+    struct store *s;
+    char err[512];
+    CHECK_INT(store_open(t.path, &s, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "has schema version 9");
+    CHECK(!exists(wal));
+    CHECK(!exists(shm));
+    tmp_db_remove(&t);
+}
+
+static void test_open_refuses_a_file_that_is_no_database(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    char text[4096];
+    memset(text, 'n', sizeof text);
+    int fd = open(t.path, O_CREAT | O_WRONLY, 0600);
+    REQUIRE(fd >= 0);
+    CHECK(write(fd, text, sizeof text) == (ssize_t)sizeof text);
+    close(fd);
+    struct store *s;
+    char err[512], want[256];
+    CHECK_INT(store_open(t.path, &s, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s is not a SQLite database (file is not a database); refusing to start", t.path);
+    CHECK_STR(err, want);
+    tmp_db_remove(&t);
+}
+
 static void test_open_refuses_corrupt_file_without_writing(void)
 {
     struct tmp_db t;
@@ -696,6 +739,7 @@ static void test_disk_full_keeps_batch_and_recovers(void)
     char health[512];
     const char *h = store_health(s, health, sizeof health);
     CHECK_STR(h, "database or disk is full (SQLITE_FULL) while committing events 11-310");
+    CHECK_INT(store_failure_kind(s, NULL, 0), STORE_FAILURE_DISK_FULL);
 
     /* More work while failing queues behind the failing batch. */
     append_events(s, 311, 320, "");
@@ -705,6 +749,7 @@ static void test_disk_full_keeps_batch_and_recovers(void)
     store_test_set_max_pages(s, 1073741823);
     CHECK_INT(store_wait(s, 320, 10000), 0);
     CHECK(store_health(s, health, sizeof health) == NULL);
+    CHECK_INT(store_failure_kind(s, health, sizeof health), STORE_FAILURE_NONE);
     store_close(s);
 
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 320);
@@ -988,6 +1033,8 @@ static void test_commit_delay_gathers_a_batch(void)
 
 TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_refuses_newer_schema_without_writing),
           TEST_CASE(test_open_refuses_newer_wal_database_without_checkpointing),
+          TEST_CASE(test_open_refuses_clean_wal_database_without_creating_files),
+          TEST_CASE(test_open_refuses_a_file_that_is_no_database),
           TEST_CASE(test_open_refuses_corrupt_file_without_writing),
           TEST_CASE(test_open_fails_when_directory_is_missing), TEST_CASE(test_writer_commits_and_load_rebuilds),
           TEST_CASE(test_object_rows_put_delete_and_load), TEST_CASE(test_close_without_writer_commits_queue),

@@ -1,0 +1,313 @@
+/* recovery_s_100k_jobs: start-up time with 100,000 jobs in the database, the jobserver's own path
+ * (store_open with quick_check, core_start, the first API answer durable); quick_check_s_100k_jobs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "adapters/intake.h"
+#include "adapters/node.h"
+#include "adapters/volcano_job.h"
+#include "common/fs.h"
+#include "common/log.h"
+#include "common/uuid.h"
+#include "scheduler/core.h"
+#include "store/store.h"
+#include "tests/lib/bench.h"
+
+#define NJOBS 100000
+#define RUNS 3
+#define T0_MS 1763800000000LL
+#define CHUNK 64 /* entries per store_append, as the core hands over a loop iteration's changes */
+
+/* Four small nodes: the live jobs below ask for more than any has, so no task runs while measuring. */
+static const char nodes_yaml[] =
+    "apiVersion: v1\nkind: List\nitems:\n"
+    "- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '8', memory: 32Gi}}}\n"
+    "- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: '8', memory: 32Gi}}}\n"
+    "- {apiVersion: v1, kind: Node, metadata: {name: n3}, status: {allocatable: {cpu: '8', memory: 32Gi}}}\n"
+    "- {apiVersion: v1, kind: Node, metadata: {name: n4}, status: {allocatable: {cpu: '8', memory: 32Gi}}}\n";
+
+/* Three shapes, as submitted (the admission defaults are added by the parser, as for a real submit):
+ * a one-pod job, a master and 3 workers with policies, an 8-replica pytorch job. */
+static const char *const shapes[] = {
+    "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: %s, labels: {team: vision}}\n"
+    "spec:\n  tasks:\n  - name: main\n    replicas: 1\n    template:\n      spec:\n        containers:\n"
+    "        - name: c\n          image: local\n          command: [python3, eval.py, --shard, '3']\n"
+    "          env: [{name: DATA, value: /data/eval}]\n"
+    "          resources: {requests: {cpu: '%s', memory: 2Gi}, limits: {cpu: '%s', memory: 4Gi}}\n",
+    "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: %s}\n"
+    "spec:\n  minAvailable: 4\n  maxRetry: 3\n  queue: default\n"
+    "  policies: [{event: PodEvicted, action: RestartJob}, {event: PodFailed, action: RestartJob}]\n"
+    "  plugins: {env: [], svc: []}\n  tasks:\n"
+    "  - name: master\n    replicas: 1\n    policies: [{event: TaskCompleted, action: CompleteJob}]\n"
+    "    template:\n      spec:\n        containers:\n        - name: c\n          command: [sh, -c, 'make -j8']\n"
+    "          resources: {requests: {cpu: '%s', memory: 1Gi}}\n"
+    "  - name: worker\n    replicas: 3\n    template:\n      spec:\n        containers:\n"
+    "        - name: c\n          command: [distccd, --daemon, --no-detach]\n"
+    "          resources: {requests: {cpu: '%s', memory: 1Gi}}\n",
+    "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: %s, annotations: {owner: ruitian}}\n"
+    "spec:\n  minAvailable: 8\n  schedulerName: volcano\n  plugins: {pytorch: ['--master=master', '--worker=worker', "
+    "'--port=23456']}\n  tasks:\n"
+    "  - name: master\n    replicas: 1\n    template:\n      spec:\n        containers:\n"
+    "        - name: c\n          command: [torchrun, train.py, --epochs, '90']\n"
+    "          resources: {requests: {cpu: '%s', memory: 8Gi}}\n"
+    "  - name: worker\n    replicas: 7\n    template:\n      spec:\n        containers:\n"
+    "        - name: c\n          command: [torchrun, train.py, --epochs, '90']\n"
+    "          resources: {requests: {cpu: '%s', memory: 8Gi}}\n",
+};
+
+/* ---- building the database through the store API ------------------------------------------------ */
+
+struct builder {
+    struct store *store;
+    struct journal_list pending;
+    uint64_t seq;
+    int64_t now_ms;
+};
+
+static struct journal_entry *entry(struct builder *b, enum journal_op op, const struct job *job, const char *kind,
+                                   const char *name, const char *from, const char *to, const char *reason,
+                                   const char *message)
+{
+    struct journal_entry *e = journal_entry_new(op);
+    e->ev.seq = ++b->seq;
+    e->ev.time_ms = b->now_ms += 7;
+    e->ev.kind = strdup(kind);
+    e->ev.ns = strdup("default");
+    e->ev.name = strdup(name);
+    e->ev.job_uid = strdup(job->uid);
+    e->ev.from_phase = strdup(from);
+    e->ev.to_phase = strdup(to);
+    e->ev.reason = strdup(reason);
+    e->ev.message = strdup(message);
+    journal_list_push(&b->pending, e);
+    if (b->pending.count >= CHUNK)
+        store_append(b->store, &b->pending);
+    return e;
+}
+
+static char *status_json(const struct job *job)
+{
+    json_t *status = volcano_job_render_status(job);
+    char *text = json_dumps(status, JSON_COMPACT);
+    json_decref(status);
+    return text;
+}
+
+static void job_phase(struct builder *b, struct job *job, enum job_phase to, const char *reason)
+{
+    enum job_phase from = job->status.phase;
+    job->status.phase = to;
+    job->status.transition_ms = b->now_ms;
+    if (to == JOB_RUNNING)
+        job->status.running_since_ms = b->now_ms;
+    struct journal_entry *e = entry(b, JOURNAL_JOB_STATUS, job, "Job", job->name, job_phase_name(from),
+                                    job_phase_name(to), reason, "");
+    e->job_uid = strdup(job->uid);
+    e->status_json = status_json(job);
+    job->resource_version = e->ev.seq;
+}
+
+static void attempt(struct builder *b, struct job *job, int flat, int number, bool ends, int exit_code)
+{
+    char pod[160], log[256];
+    int task = 0;
+    while (task + 1 < job->ntasks && job->task_first[task + 1] <= flat)
+        task++;
+    snprintf(pod, sizeof pod, "%s-%s-%d", job->name, job->tasks[task].name, flat - job->task_first[task]);
+    snprintf(log, sizeof log, "jobs/%s/logs/%s.%d.log", job->uid, pod, number);
+    struct journal_entry *e = entry(b, JOURNAL_ATTEMPT_START, job, "Pod", pod, "Pending", "Running", "Started", "");
+    e->attempt = (struct journal_attempt){
+        .job_uid = strdup(job->uid), .pod = strdup(pod), .task = strdup(job->tasks[task].name),
+        .index = flat - job->task_first[task], .attempt = number, .job_version = job->status.version,
+        .node = strdup("n1"), .pid = 4000000 + flat, .pid_start = 17, .start_ms = b->now_ms,
+        .log_path = strdup(log), .cgroup = strdup("/sys/fs/cgroup/memory/caldera/x")};
+    if (!ends)
+        return;
+    const char *reason = exit_code == 0 ? "Completed" : "Error";
+    e = entry(b, JOURNAL_ATTEMPT_END, job, "Pod", pod, "Running", exit_code == 0 ? "Succeeded" : "Failed", reason,
+              exit_code == 0 ? "exit code 0" : "exit code 1");
+    e->attempt = (struct journal_attempt){
+        .job_uid = strdup(job->uid), .pod = strdup(pod), .attempt = number, .end_ms = b->now_ms,
+        .exit_code = exit_code, .reason = strdup(reason), .message = strdup(""), .outcome = strdup(""),
+        .peak_memory = 512 << 20, .cpu_usec = 4200000};
+}
+
+/* Job i: 90% finished (one in ten Failed, one in five with a retried pod), 5% running when the server
+ * died (attempts with no end), 5% waiting. Live ones ask for 64 CPUs: more than any node has. */
+static int add_job(struct builder *b, int i)
+{
+    bool finished = i % 20 < 18, running = i % 20 == 18;
+    const char *cpu = finished ? "1" : "64";
+    char name[32], *yaml = NULL;
+    snprintf(name, sizeof name, "bench-%06d", i);
+    const char *shape = shapes[i % 10 < 6 ? 0 : i % 10 < 9 ? 1 : 2];
+    if (asprintf(&yaml, shape, name, cpu, cpu) < 0)
+        return -1;
+    struct intake in;
+    struct api_status st = {0};
+    struct job *job = NULL;
+    int rc = intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, &st);
+    free(yaml);
+    if (rc == 0) {
+        rc = volcano_job_from_doc(&in.docs[0], "default", &job, &st);
+        intake_free(&in);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "bench_recovery: %s: %s\n", name, st.message);
+        return -1;
+    }
+    uuid_v4(job->uid);
+    job->created_ms = b->now_ms;
+    volcano_job_stamp_metadata(job);
+    job->status.phase = JOB_PENDING;
+    job_count_replicas(job);
+    struct journal_entry *e = entry(b, JOURNAL_JOB_CREATE, job, "Job", name, "", "Pending", "Created",
+                                    "job created in queue default");
+    e->job_uid = strdup(job->uid);
+    e->ns = strdup("default");
+    e->name = strdup(name);
+    e->created_ms = job->created_ms;
+    e->spec_json = json_dumps(job->manifest, JSON_COMPACT);
+    e->status_json = status_json(job);
+    job->resource_version = e->ev.seq;
+    if (finished || running) {
+        for (int r = 0; r < job->total_replicas; r++)
+            job_set_replica_phase(job, r, POD_RUNNING);
+        job_phase(b, job, JOB_RUNNING, "");
+        bool failed = i % 10 == 7;
+        for (int r = 0; r < job->total_replicas; r++) {
+            int attempts = i % 5 == 1 && r == 0 ? 2 : 1;
+            for (int a = 1; a <= attempts; a++)
+                attempt(b, job, r, a, finished, a < attempts || failed ? 1 : 0);
+            if (finished)
+                job_set_replica_phase(job, r, failed ? POD_FAILED : POD_SUCCEEDED);
+        }
+        if (finished)
+            job_phase(b, job, failed ? JOB_FAILED : JOB_COMPLETED, failed ? "PodFailed" : "TaskCompleted");
+    }
+    job_free(job);
+    return 0;
+}
+
+static int build_database(const char *path)
+{
+    struct builder b = {.now_ms = T0_MS};
+    char err[512];
+    if (store_open(path, &b.store, err, sizeof err) != 0 || store_start_writer(b.store) != 0) {
+        fprintf(stderr, "bench_recovery: %s\n", err);
+        return -1;
+    }
+    int rc = 0;
+    for (int i = 0; i < NJOBS && rc == 0; i++)
+        rc = add_job(&b, i);
+    store_append(b.store, &b.pending);
+    store_wait(b.store, b.seq, -1);
+    store_close(b.store);
+    return rc;
+}
+
+/* ---- measuring ------------------------------------------------------------------------------------ */
+
+static int copy_file(const char *from, const char *to)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", from, to);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* store_open's checks alone (PRAGMA quick_check and the schema version), as the start runs them. */
+static double time_quick_check(const char *path)
+{
+    char err[512];
+    double t0 = bench_now();
+    if (store_check_file(path, err, sizeof err) != 0) {
+        fprintf(stderr, "bench_recovery: %s\n", err);
+        return -1;
+    }
+    return bench_now() - t0;
+}
+
+/* One start as the jobserver does it: store_open (checks, migrations), core_start (load, recovery
+ * of lost attempts, writer, core thread) and a first GET answered and durable. Seconds, or -1. */
+static double time_start(const char *dir, const char *path, double *open_s, double *core_s)
+{
+    struct core_config cfg = {.data_dir = dir, .period_ms = 1000};
+    struct api_status st = {0};
+    char err[512] = "";
+    if (nodes_from_yaml(nodes_yaml, strlen(nodes_yaml), &cfg.nodes, &cfg.nnodes, &st) != 0) {
+        fprintf(stderr, "bench_recovery: nodes: %s\n", st.message);
+        return -1;
+    }
+    sched_conf_default(&cfg.conf);
+    struct core *core = NULL;
+    double t0 = bench_now();
+    if (store_open(path, &cfg.store, err, sizeof err) != 0) {
+        fprintf(stderr, "bench_recovery: %s\n", err);
+        return -1;
+    }
+    *open_s = bench_now() - t0;
+    if (core_start(&cfg, &core, err, sizeof err) != 0) {
+        fprintf(stderr, "bench_recovery: %s\n", err);
+        return -1;
+    }
+    *core_s = bench_now() - t0 - *open_s;
+    struct core_request req = {.op = CORE_JOB_GET, .ns = "default", .name = "bench-099999"};
+    int rc = core_call(core, &req);
+    if (rc == 0)
+        store_wait(cfg.store, req.durable_seq, -1);
+    double took = bench_now() - t0;
+    json_decref(req.body);
+    core_stop(core);
+    store_close(cfg.store);
+    return rc == 0 ? took : -1;
+}
+
+int main(void)
+{
+    bool want_start = bench_wanted("recovery_s_100k_jobs"), want_check = bench_wanted("quick_check_s_100k_jobs");
+    if (!want_start && !want_check)
+        return 0;
+    log_set_level(LOG_WARN);
+    json_object_seed(0);
+    char dir[] = "/tmp/caldera-bench-recovery-XXXXXX", pristine[4096], path[128];
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(pristine, sizeof pristine, "%s/pristine.db", dir);
+    snprintf(path, sizeof path, "%s/caldera.db", dir);
+    /* CALDERA_BENCH_RECOVERY_DB keeps the built database there and reuses it (for profiling starts). */
+    const char *kept = getenv("CALDERA_BENCH_RECOVERY_DB");
+    if (kept && *kept)
+        snprintf(pristine, sizeof pristine, "%s", kept);
+    struct stat sb;
+    double t0 = bench_now();
+    if (stat(pristine, &sb) != 0) {
+        if (build_database(pristine) != 0) {
+            remove_tree(dir);
+            return 1;
+        }
+        stat(pristine, &sb);
+        fprintf(stderr, "bench_recovery: %d jobs, %.0f MB, built in %.1f s\n", NJOBS, sb.st_size / 1e6,
+                bench_now() - t0);
+    }
+    double starts[RUNS], opens[RUNS], cores[RUNS], checks[RUNS];
+    int status = 0;
+    for (int r = 0; r < RUNS && status == 0; r++) {
+        checks[r] = time_quick_check(pristine);
+        if (copy_file(pristine, path) != 0 || (starts[r] = time_start(dir, path, &opens[r], &cores[r])) < 0)
+            status = 1;
+        else
+            fprintf(stderr,
+                    "bench_recovery: run %d: start %.3f s (store_open %.3f s, core_start %.3f s), quick_check %.3f s\n",
+                    r + 1, starts[r], opens[r], cores[r], checks[r]);
+        unlink(path);
+    }
+    if (status == 0 && want_start)
+        bench_report("recovery_s_100k_jobs", bench_median(starts, RUNS), "s");
+    if (status == 0 && want_check)
+        bench_report("quick_check_s_100k_jobs", bench_median(checks, RUNS), "s");
+    remove_tree(dir);
+    return status;
+}
