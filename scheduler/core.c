@@ -418,6 +418,7 @@ static void restore_begin(void *ctx, uint64_t max_seq)
 
 static int load_store(struct core *c, char *err, size_t errlen)
 {
+    controller_enable_waking(&c->ctl);
     const struct store_loader loader = {&c->ctl, restore_queue, restore_object, restore_job, restore_attempt,
                                         restore_begin};
     uint64_t max_seq = 0;

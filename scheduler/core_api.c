@@ -54,8 +54,8 @@ static void job_get(struct core *c, struct core_request *req)
 static void job_list(struct core *c, struct core_request *req)
 {
     json_t *items = json_array();
-    for (const struct job *job = c->cluster.first; job; job = job->next) {
-        if (!in_namespace(job, req))
+    for (struct job *job = c->cluster.first; job; job = job->next) {
+        if (!in_namespace(job, req) || !cluster_wake(&c->cluster, job))
             continue;
         if (req->nselectors && !labels_match(json_object_get(json_object_get(job->manifest, "metadata"), "labels"), req))
             continue;
@@ -156,8 +156,8 @@ static const char *node_name(const struct core *c, const struct replica *r)
 static void pod_list(struct core *c, struct core_request *req)
 {
     json_t *items = json_array();
-    for (const struct job *job = c->cluster.first; job; job = job->next) {
-        if (!in_namespace(job, req))
+    for (struct job *job = c->cluster.first; job; job = job->next) {
+        if (!in_namespace(job, req) || !cluster_wake(&c->cluster, job))
             continue;
         for (int t = 0; t < job->ntasks; t++) {
             for (int i = 0; i < job->tasks[t].replicas; i++) {
@@ -246,8 +246,8 @@ static void pod_delete(struct core *c, struct core_request *req)
 static void podgroup_list(struct core *c, struct core_request *req)
 {
     json_t *items = json_array();
-    for (const struct job *job = c->cluster.first; job; job = job->next)
-        if (in_namespace(job, req))
+    for (struct job *job = c->cluster.first; job; job = job->next)
+        if (in_namespace(job, req) && cluster_wake(&c->cluster, job))
             json_array_append_new(items, podgroup_render(job));
     core_answer_list(c, req, "scheduling.volcano.sh/v1beta1", "PodGroupList", items);
 }

@@ -10,10 +10,17 @@ static const char *const sql_rollback = "ROLLBACK";
 static const char *const sql_event =
     "INSERT INTO events(seq, time_ms, kind, namespace, name, job_uid, from_phase, to_phase, reason, message)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+/* phase, queue and ttl_s restate parts of the JSON for start-up (schema 5); SQLite's JSON functions
+ * read them here, and a value that is not JSON leaves them empty rather than failing the commit. */
+#define PHASE_OF(p) "CASE WHEN json_valid(" p ") THEN coalesce(json_extract(" p ", '$.state.phase'), '') ELSE '' END"
+#define QUEUE_OF(p) "CASE WHEN json_valid(" p ") THEN coalesce(json_extract(" p ", '$.spec.queue'), '') ELSE '' END"
+#define TTL_OF(p) "CASE WHEN json_valid(" p ") THEN json_extract(" p ", '$.spec.ttlSecondsAfterFinished') END"
 static const char *const sql_job_create =
-    "INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json, resource_version, deleted_ms)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL)";
-static const char *const sql_job_status = "UPDATE jobs SET status_json = ?2, resource_version = ?3 WHERE uid = ?1";
+    "INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json, resource_version, deleted_ms,"
+    " phase, queue, ttl_s)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, " PHASE_OF("?6") ", " QUEUE_OF("?5") ", " TTL_OF("?5") ")";
+static const char *const sql_job_status =
+    "UPDATE jobs SET status_json = ?2, resource_version = ?3, phase = " PHASE_OF("?2") " WHERE uid = ?1";
 static const char *const sql_job_delete = "UPDATE jobs SET deleted_ms = ?2, resource_version = ?3 WHERE uid = ?1";
 static const char *const sql_attempt_start =
     "INSERT INTO attempts(job_uid, pod, attempt, task, idx, job_version, node, pid, pid_start, start_ms,"
@@ -25,7 +32,9 @@ static const char *const sql_attempt_end =
 static const char *const sql_attempt_carry =
     "UPDATE attempts SET kept_version = ?4 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
 static const char *const sql_job_spec =
-    "UPDATE jobs SET spec_json = ?2, resource_version = ?3, status_json = coalesce(?4, status_json) WHERE uid = ?1";
+    "UPDATE jobs SET spec_json = ?2, resource_version = ?3, status_json = coalesce(?4, status_json),"
+    " phase = " PHASE_OF("coalesce(?4, status_json)") ", queue = " QUEUE_OF("?2") ", ttl_s = " TTL_OF("?2")
+    " WHERE uid = ?1";
 /* A job's tasks from its spec (?2), by SQLite's JSON functions on the writer: no JSON tree is built
  * in C. A task without minAvailable has replicas (Volcano's default); a name repeated keeps the last.
  * A spec that is not JSON gives no tasks rather than a commit that fails for ever. */

@@ -132,11 +132,25 @@ static const char migration_4[] =
     "CREATE INDEX attempts_by_pod ON attempts(pod);";
 
 /* migrations[i] takes user_version i to i+1. Append only. */
+/* Version 5: what start-up needs to know of a job without parsing its JSON: its phase (status'
+ * state.phase), queue and ttlSecondsAfterFinished (NULL when none), kept by the writer with every
+ * job row change. A finished job is then restored from these alone and parsed only when something
+ * reads it (recovery of 100,000 mostly finished jobs in under 2 s). */
+static const char migration_5[] =
+    "ALTER TABLE jobs ADD COLUMN phase TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE jobs ADD COLUMN queue TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE jobs ADD COLUMN ttl_s INTEGER;"
+    "UPDATE jobs SET phase = coalesce(json_extract(status_json, '$.state.phase'), ''),"
+    " queue = coalesce(json_extract(spec_json, '$.spec.queue'), ''),"
+    " ttl_s = json_extract(spec_json, '$.spec.ttlSecondsAfterFinished')"
+    " WHERE deleted_ms IS NULL AND json_valid(status_json) AND json_valid(spec_json);";
+
 static const char *const migrations[] = {
     migration_1,
     migration_2,
     migration_3,
     migration_4,
+    migration_5,
 };
 
 int schema_latest_version(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

@@ -39,6 +39,9 @@ struct store_job_row {
     uint64_t resource_version;
     const char *spec_json;
     const char *status_json;
+    const char *phase;    /* status.state.phase, "" when unknown (schema 5 keeps it with the row) */
+    const char *queue;    /* spec.queue, "" when unknown */
+    bool has_ttl;         /* spec.ttlSecondsAfterFinished is set */
 };
 
 struct store_attempt_row {

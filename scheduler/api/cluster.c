@@ -5,16 +5,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct job *cluster_wake(const struct cluster *c, struct job *job)
+{
+    if (!job || !job->dormant)
+        return job;
+    return c->wake && c->wake(c->wake_ctx, job) == 0 ? job : NULL;
+}
+
 struct job *cluster_find_job(const struct cluster *c, const char *ns, const char *name)
 {
     char key[512];
     int n = snprintf(key, sizeof key, "%s/%s", ns, name);
     if (n < 0 || n >= (int)sizeof key)
         return NULL;
-    return strmap_get(&c->jobs_by_key, key);
+    return cluster_wake(c, strmap_get(&c->jobs_by_key, key));
 }
 
-struct job *cluster_find_job_uid(const struct cluster *c, const char *uid) { return strmap_get(&c->jobs_by_uid, uid); }
+struct job *cluster_find_job_uid(const struct cluster *c, const char *uid)
+{
+    return cluster_wake(c, strmap_get(&c->jobs_by_uid, uid));
+}
 
 int cluster_add_job(struct cluster *c, struct job *job)
 {
@@ -139,7 +149,7 @@ struct job *cluster_find_pod(const struct cluster *c, const char *ns, const char
             continue;
         memcpy(key + nslen, pod, i);
         key[(size_t)nslen + i] = '\0';
-        struct job *job = strmap_get(&c->jobs_by_key, key);
+        struct job *job = cluster_wake(c, strmap_get(&c->jobs_by_key, key));
         if (job && job_parse_pod_name(job, pod, task, index) == 0)
             return job;
     }

@@ -30,7 +30,14 @@ struct cluster {
     struct job *active_first, *active_last;
     int nactive;
     uint64_t seq;            /* the last event sequence number handed out */
+    /* Parses a dormant job in place (its pointer stays valid); 0, or -1 when it cannot be. The
+     * finders below wake what they find, and return NULL for a job that cannot be woken. */
+    int (*wake)(void *ctx, struct job *job);
+    void *wake_ctx;
 };
+
+/* The job, parsed if it was dormant; NULL when it cannot be. For loops over `first`. */
+struct job *cluster_wake(const struct cluster *c, struct job *job);
 
 struct job *cluster_find_job(const struct cluster *c, const char *ns, const char *name);
 struct job *cluster_find_job_uid(const struct cluster *c, const char *uid);

@@ -102,10 +102,26 @@ static void task_spec_free(struct task_spec *t)
     constraints_free(&t->constraints);
 }
 
+void job_dormant_free(struct job_dormant *d)
+{
+    if (!d)
+        return;
+    for (int i = 0; i < d->nattempts; i++) {
+        struct dormant_attempt *a = &d->attempts[i];
+        free(a->pod), free(a->task), free(a->node), free(a->reason);
+        free(a->message), free(a->log_path), free(a->outcome), free(a->cgroup);
+    }
+    free(d->attempts);
+    free(d->spec_json);
+    free(d->status_json);
+    free(d);
+}
+
 void job_free(struct job *job)
 {
     if (!job)
         return;
+    job_dormant_free(job->dormant);
     for (int t = 0; t < job->ntasks; t++)
         task_spec_free(&job->tasks[t]);
     free(job->tasks);

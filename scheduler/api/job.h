@@ -137,6 +137,21 @@ struct podgroup {
     struct resvec min_resources;
 };
 
+/* A finished job as the store had it, not parsed yet: start-up keeps finished jobs this way (their
+ * name, uid, queue and phase are enough for the indexes and queue counts) and parses one the first
+ * time something reads it (controller_wake_job). Its attempts' rows wait here too. */
+struct dormant_attempt {
+    char *pod, *task, *node, *reason, *message, *log_path, *outcome, *cgroup;
+    int32_t index, attempt, job_version, exit_code, kept_version, pid;
+    int64_t pid_start, start_ms, end_ms;
+};
+struct job_dormant {
+    char *spec_json, *status_json;
+    struct dormant_attempt *attempts;
+    int nattempts, cap;
+};
+void job_dormant_free(struct job_dormant *d);
+
 struct job {
     char *ns;
     char *name;
@@ -176,6 +191,8 @@ struct job {
     int32_t live_procs;       /* processes started and not yet reaped */
     int32_t timers;           /* controller timers armed for it (delayed actions, restarts, TTL) */
     bool prepared;            /* the job plugins' files are written for the current version */
+    struct job_dormant *dormant; /* not parsed yet (see above); only ns, name, key, uid, created_ms,
+                                    resource_version, queue, status.phase and pg.phase are set */
 };
 
 /* Lays the replicas out again for new per-task counts (a scale): each task keeps its first

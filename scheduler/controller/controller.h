@@ -155,6 +155,11 @@ int controller_restore_queue(struct controller *ctl, const struct store_queue_ro
 int controller_restore_object(struct controller *ctl, const struct store_object_row *row);
 int controller_restore_job(struct controller *ctl, const struct store_job_row *row);
 int controller_restore_attempt(struct controller *ctl, const struct store_attempt_row *row);
+/* Finished jobs (Completed, Failed, Terminated, no TTL) are restored dormant: indexed by name and
+ * uid, counted in their queue, parsed with their attempts the first time something looks them up
+ * (cluster_wake). Call before the load; controller_wake_job is what the cluster's hook runs. */
+void controller_enable_waking(struct controller *ctl);
+int controller_wake_job(struct controller *ctl, struct job *job);
 /* After the last row: derive counts and PodGroup phases, create the `default` queue if missing. */
 int controller_finish_recovery(struct controller *ctl);
 

@@ -24,37 +24,179 @@ int controller_restore_queue(struct controller *ctl, const struct store_queue_ro
     return 0;
 }
 
-int controller_restore_job(struct controller *ctl, const struct store_job_row *row)
+/* The job a row describes, parsed: spec through the same reader as a submit, then its status. */
+static struct job *parse_job(const char *uid, const char *ns, const char *name, int64_t created_ms, uint64_t rv,
+                             const char *spec_json, const char *status_json)
 {
     struct api_status st = {0};
     struct intake in;
     struct job *job = NULL;
-    if (intake_parse(row->spec_json, strlen(row->spec_json), INTAKE_JSON, &in, &st) != 0 || in.ndocs != 1) {
-        log_error("job %s/%s (%s): stored spec unreadable: %s", row->ns, row->name, row->uid, st.message);
-        return -1;
+    if (intake_parse(spec_json, strlen(spec_json), INTAKE_JSON, &in, &st) != 0 || in.ndocs != 1) {
+        log_error("job %s/%s (%s): stored spec unreadable: %s", ns, name, uid, st.message);
+        return NULL;
     }
-    int rc = volcano_job_from_doc(&in.docs[0], row->ns, &job, &st);
+    int rc = volcano_job_from_doc(&in.docs[0], ns, &job, &st);
     intake_free(&in);
     if (rc != 0) {
-        log_error("job %s/%s (%s): stored spec no longer valid: %s", row->ns, row->name, row->uid, st.message);
+        log_error("job %s/%s (%s): stored spec no longer valid: %s", ns, name, uid, st.message);
+        return NULL;
+    }
+    snprintf(job->uid, sizeof job->uid, "%s", uid);
+    job->created_ms = created_ms;
+    job->resource_version = rv;
+    if (volcano_job_restore_status(job, status_json) != 0) {
+        /* the spec is what was acknowledged; the phase follows again from the attempts */
+        log_error("job %s/%s (%s): stored status unreadable (%.80s); the job is restored as Pending", ns, name, uid,
+                  status_json ? status_json : "(null)");
+        job->status.phase = JOB_PENDING;
+    }
+    return job;
+}
+
+static int add_restored(struct controller *ctl, struct job *job)
+{
+    if (cluster_add_job(ctl->cluster, job) == 0)
+        return 0;
+    log_error("job %s/%s (%s): cannot be restored: %s", job->ns, job->name, job->uid,
+              strmap_get(&ctl->cluster->jobs_by_key, job->key) ? "another live job has its name"
+              : strmap_get(&ctl->cluster->jobs_by_uid, job->uid) ? "another job has its uid" : "out of memory");
+    job_free(job);
+    return -1;
+}
+
+/* Finished for good (Aborted can still resume) and nothing to arm: such a job is kept dormant. */
+static bool may_sleep(const struct store_job_row *row)
+{
+    return !row->has_ttl && row->queue && *row->queue && row->phase &&
+           (!strcmp(row->phase, "Completed") || !strcmp(row->phase, "Failed") || !strcmp(row->phase, "Terminated"));
+}
+
+static int restore_dormant(struct controller *ctl, const struct store_job_row *row)
+{
+    struct job *job = calloc(1, sizeof *job); /* no tasks until it wakes */
+    if (!job || !(job->dormant = calloc(1, sizeof *job->dormant))) {
+        free(job);
+        return -1;
+    }
+    struct job_dormant *d = job->dormant;
+    job->ns = strdup(row->ns);
+    job->name = strdup(row->name);
+    job->queue = strdup(row->queue);
+    d->spec_json = strdup(row->spec_json);
+    d->status_json = strdup(row->status_json);
+    if (asprintf(&job->key, "%s/%s", row->ns, row->name) < 0)
+        job->key = NULL;
+    if (!job->ns || !job->name || !job->queue || !job->key || !d->spec_json || !d->status_json) {
+        job_free(job);
         return -1;
     }
     snprintf(job->uid, sizeof job->uid, "%s", row->uid);
     job->created_ms = row->created_ms;
     job->resource_version = row->resource_version;
-    if (asprintf(&job->key, "%s/%s", job->ns, job->name) < 0 || volcano_job_restore_status(job, row->status_json) != 0 ||
-        cluster_add_job(ctl->cluster, job) != 0) {
-        log_error("job %s/%s (%s): stored status unreadable", row->ns, row->name, row->uid);
-        if (job->key == NULL || !cluster_find_job_uid(ctl->cluster, job->uid))
-            job_free(job);
+    job->status.phase = (enum job_phase)job_phase_parse(row->phase);
+    job->pg.phase = PG_COMPLETED;
+    job->ttl_seconds = -1;
+    if (add_restored(ctl, job) != 0)
+        return -1;
+    cluster_retire_job(ctl->cluster, job); /* holds nothing: no cycle walks it */
+    return 0;
+}
+
+int controller_restore_job(struct controller *ctl, const struct store_job_row *row)
+{
+    if (may_sleep(row))
+        return restore_dormant(ctl, row);
+    struct job *job = parse_job(row->uid, row->ns, row->name, row->created_ms, row->resource_version, row->spec_json,
+                                row->status_json);
+    if (!job)
+        return -1;
+    if (asprintf(&job->key, "%s/%s", job->ns, job->name) < 0) {
+        job->key = NULL;
+        job_free(job);
         return -1;
     }
+    if (add_restored(ctl, job) != 0)
+        return -1;
     job->pg.phase = job->status.phase == JOB_PENDING ? PG_PENDING : PG_INQUEUE;
     /* No pod until an attempt of this version says there is one; the sync after recovery creates
      * again what a live job misses. */
     for (int32_t i = 0; i < job->total_replicas; i++)
         job_set_replica_phase(job, i, POD_ABSENT);
     return 0;
+}
+
+static int restore_attempt_row(struct controller *ctl, struct job *job, const struct store_attempt_row *row);
+
+/* A dormant job's attempt row, kept for its waking. */
+static int keep_dormant_attempt(struct job_dormant *d, const struct store_attempt_row *row)
+{
+    if (d->nattempts == d->cap) {
+        int cap = d->cap ? d->cap * 2 : 4;
+        struct dormant_attempt *grown = realloc(d->attempts, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        d->attempts = grown;
+        d->cap = cap;
+    }
+    struct dormant_attempt *a = &d->attempts[d->nattempts++];
+    *a = (struct dormant_attempt){
+        .pod = strdup(row->pod), .task = strdup(row->task ? row->task : ""), .node = strdup(row->node ? row->node : ""),
+        .reason = strdup(row->reason ? row->reason : ""), .message = strdup(row->message ? row->message : ""),
+        .log_path = strdup(row->log_path ? row->log_path : ""), .outcome = strdup(row->outcome ? row->outcome : ""),
+        .cgroup = strdup(row->cgroup ? row->cgroup : ""), .index = row->index, .attempt = row->attempt,
+        .job_version = row->job_version, .exit_code = row->exit_code, .kept_version = row->kept_version,
+        .pid = row->pid, .pid_start = row->pid_start, .start_ms = row->start_ms, .end_ms = row->end_ms};
+    return a->pod && a->task && a->node && a->reason && a->message && a->log_path && a->outcome && a->cgroup ? 0 : -1;
+}
+
+int controller_wake_job(struct controller *ctl, struct job *stub)
+{
+    struct job_dormant *d = stub->dormant;
+    struct job *full = parse_job(stub->uid, stub->ns, stub->name, stub->created_ms, stub->resource_version, d->spec_json,
+                                 d->status_json);
+    if (!full)
+        return -1; /* logged; it stays dormant and out of reach */
+    /* the stub's place in the lists and indexes stays; everything else becomes the parsed job's */
+    struct job awake = *full;
+    awake.key = stub->key;
+    awake.prev = stub->prev;
+    awake.next = stub->next;
+    awake.active_prev = stub->active_prev;
+    awake.active_next = stub->active_next;
+    awake.active = stub->active;
+    awake.deleted = stub->deleted;
+    awake.live_procs = stub->live_procs;
+    awake.timers = stub->timers;
+    awake.dormant = NULL;
+    free(stub->ns);
+    free(stub->name);
+    free(stub->queue);
+    *stub = awake;
+    free(full); /* its contents live on in the stub */
+    for (int32_t i = 0; i < stub->total_replicas; i++)
+        job_set_replica_phase(stub, i, POD_ABSENT);
+    for (int i = 0; i < d->nattempts; i++) {
+        const struct dormant_attempt *a = &d->attempts[i];
+        struct store_attempt_row row = {
+            .job_uid = stub->uid, .pod = a->pod, .task = a->task, .index = a->index, .attempt = a->attempt,
+            .job_version = a->job_version, .node = a->node, .pid = a->pid, .pid_start = a->pid_start,
+            .start_ms = a->start_ms, .ended = true, .end_ms = a->end_ms, .exit_code = a->exit_code,
+            .reason = a->reason, .message = a->message, .log_path = a->log_path, .outcome = a->outcome,
+            .kept_version = a->kept_version, .cgroup = a->cgroup};
+        restore_attempt_row(ctl, stub, &row);
+    }
+    job_dormant_free(d);
+    job_count_replicas(stub);
+    stub->pg.phase = PG_COMPLETED;
+    return 0;
+}
+
+static int wake_hook(void *ctx, struct job *job) { return controller_wake_job(ctx, job); }
+
+void controller_enable_waking(struct controller *ctl)
+{
+    ctl->cluster->wake = wake_hook;
+    ctl->cluster->wake_ctx = ctl;
 }
 
 /* An attempt recorded as running: the pod runs (as far as anyone knows) until recovery has asked the
@@ -85,10 +227,23 @@ static int remember_running(struct controller *ctl, struct job *job, int flat, c
 
 int controller_restore_attempt(struct controller *ctl, const struct store_attempt_row *row)
 {
-    struct job *job = cluster_find_job_uid(ctl->cluster, row->job_uid);
+    struct job *job = strmap_get(&ctl->cluster->jobs_by_uid, row->job_uid); /* no waking while loading */
+    if (!job)
+        return 0; /* an attempt of a job that is gone: history only */
+    if (job->dormant) {
+        if (row->ended)
+            return keep_dormant_attempt(job->dormant, row);
+        if (controller_wake_job(ctl, job) != 0) /* still running after all: it must be watched */
+            return -1;
+    }
+    return restore_attempt_row(ctl, job, row);
+}
+
+static int restore_attempt_row(struct controller *ctl, struct job *job, const struct store_attempt_row *row)
+{
     int task, index;
-    if (!job || job_parse_pod_name(job, row->pod, &task, &index) != 0)
-        return 0; /* an attempt of a job that is gone or changed shape: history only */
+    if (job_parse_pod_name(job, row->pod, &task, &index) != 0)
+        return 0; /* an attempt of a job that changed shape: history only */
     int flat = job->task_first[task] + index;
     struct replica *r = &job->replicas[flat];
     if ((uint32_t)row->attempt > r->attempts)
@@ -195,6 +350,8 @@ int controller_finish_recovery(struct controller *ctl)
         }
     }
     for (struct job *job = ctl->cluster->first; job; job = job->next) {
+        if (job->dormant)
+            continue; /* finished, nothing to derive until it is read */
         job_count_replicas(job);
         if (job_phase_final(job->status.phase)) {
             job->pg.phase = PG_COMPLETED;
@@ -205,6 +362,7 @@ int controller_finish_recovery(struct controller *ctl)
     }
     adopt_recovered(ctl);
     for (struct job *job = ctl->cluster->first; job; job = job->next)
-        job_sync(ctl, job);
+        if (!job->dormant)
+            job_sync(ctl, job);
     return 0;
 }

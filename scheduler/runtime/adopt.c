@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -62,7 +63,14 @@ static bool read_exit_line(const char *path, const char *prefix, struct replica_
  * is killed and the cgroup removed. */
 static void collect_cgroup(const char *name, struct replica_exit *ex)
 {
-    if (!name[0] || cgroup_layout()->mode == CGROUP_NONE)
+    const struct cgroup_layout *L = cgroup_layout();
+    if (!name[0] || L->mode == CGROUP_NONE || L->count == 0)
+        return;
+    /* usually gone already (the attempt ended long ago): one stat instead of a dozen failed opens */
+    char dir[CGROUP_PATH_MAX];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%s/%s", L->h[0].parent, name);
+    if (stat(dir, &st) != 0 && errno == ENOENT)
         return;
     struct cgroup_usage usage;
     cgroup_read_usage(name, &usage);

@@ -222,5 +222,64 @@ static void unrecorded_task_is_killed_at_start(void)
     server_cleanup(&s);
 }
 
-TEST_MAIN(TEST_CASE(exit_while_down_keeps_its_code), TEST_CASE(lost_attempt_is_unknown_and_policies_decide),
+/* Finished jobs come back from a restart as they were: their status, pods, PodGroup, queue counts
+ * and listing (they are parsed only when first read), and one can be deleted and its name reused. */
+static void finished_jobs_read_the_same_after_a_restart(void)
+{
+    struct test_server s;
+    REQUIRE(server_start(&s, NULL, args) == 0);
+    CHECK_INT(job_submit(&s, "done", "", TASK("t", 2, "", "'echo hi; exit 0'", "")), 201);
+    CHECK_INT(job_submit(&s, "broke", "  maxRetry: 1\n", TASK("t", 1, "", "'exit 4'", "")), 201);
+    REQUIRE(job_wait(&s, "done", "status.state.phase", "Completed", WAIT_MS) == 0);
+    REQUIRE(job_wait(&s, "broke", "status.state.phase", "Failed", WAIT_MS) == 0);
+    json_t *before = job_get(&s, "done");
+    long code;
+    json_t *pods_before = server_request(&s, "GET", "/api/v1/namespaces/default/pods?labelSelector=volcano.sh/job-name=done",
+                                         NULL, NULL, &code);
+    CHECK_INT(server_stop(&s), 0);
+    REQUIRE(server_start(&s, s.data_dir, args) == 0);
+    /* listed before anything looked them up one by one */
+    json_t *queue = server_request(&s, "GET", "/apis/scheduling.volcano.sh/v1beta1/queues/default", NULL, NULL, &code);
+    CHECK_INT(jv_num(queue, "status.completed"), 2);
+    json_decref(queue);
+    json_t *list = server_request(&s, "GET", JOBS, NULL, NULL, &code);
+    CHECK_INT(json_array_size(json_object_get(list, "items")), 2);
+    json_decref(list);
+    json_t *after = job_get(&s, "done");
+    CHECK_STR(jv_str(after, "status.state.phase"), "Completed");
+    CHECK_INT(jv_num(after, "status.succeeded"), jv_num(before, "status.succeeded"));
+    CHECK_INT(jv_num(after, "status.succeeded"), 2);
+    CHECK_STR(jv_str(after, "metadata.uid"), jv_str(before, "metadata.uid"));
+    CHECK(json_equal(json_object_get(after, "spec"), json_object_get(before, "spec")));
+    json_decref(after);
+    json_decref(before);
+    json_t *pods = server_request(&s, "GET", "/api/v1/namespaces/default/pods?labelSelector=volcano.sh/job-name=done",
+                                  NULL, NULL, &code);
+    CHECK_INT(json_array_size(json_object_get(pods, "items")), 2);
+    CHECK_STR(jv_str(pods, "items.0.status.phase"), "Succeeded");
+    CHECK_STR(jv_str(pods, "items.0.metadata.name"), jv_str(pods_before, "items.0.metadata.name"));
+    json_decref(pods);
+    json_decref(pods_before);
+    char *log = server_request_text(&s, "GET", "/api/v1/namespaces/default/pods/done-t-1/log", &code);
+    CHECK_INT(code, 200);
+    CHECK_CONTAINS(log, "hi");
+    free(log);
+    json_t *broke = job_get(&s, "broke");
+    CHECK_STR(jv_str(broke, "status.state.phase"), "Failed");
+    CHECK_INT(jv_num(broke, "status.failed"), 1);
+    json_decref(broke);
+    json_t *pg = server_request(&s, "GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/broke",
+                                NULL, NULL, &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(jv_str(pg, "status.phase"), "Completed");
+    json_decref(pg);
+    json_decref(server_request(&s, "DELETE", JOBS "/broke", NULL, NULL, &code));
+    CHECK_INT(code, 200);
+    CHECK_INT(job_submit(&s, "broke", "", TASK("t", 1, "", "'exit 0'", "")), 201);
+    CHECK(job_wait(&s, "broke", "status.state.phase", "Completed", WAIT_MS) == 0);
+    CHECK_INT(server_stop(&s), 0);
+    server_cleanup(&s);
+}
+
+TEST_MAIN(TEST_CASE(finished_jobs_read_the_same_after_a_restart), TEST_CASE(exit_while_down_keeps_its_code), TEST_CASE(lost_attempt_is_unknown_and_policies_decide),
           TEST_CASE(keep_tasks_leaves_tasks_for_the_next_server), TEST_CASE(unrecorded_task_is_killed_at_start))

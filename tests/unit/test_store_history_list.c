@@ -24,7 +24,8 @@ static bool build(const struct tmp_db *t)
     sqlite3 *db;
     bool ok = sqlite3_open(t->path, &db) == SQLITE_OK;
     for (int i = 0; ok && i < NJOBS + 2; i++) {
-        char *sql = sqlite3_mprintf("INSERT INTO jobs VALUES ('uid-%02d', '%s', 'job-%02d', %d, '{}',"
+        char *sql = sqlite3_mprintf("INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json,"
+                                    " resource_version, deleted_ms) VALUES ('uid-%02d', '%s', 'job-%02d', %d, '{}',"
                                     " '{\"state\":{\"phase\":\"%s\"}}', 1, NULL)",
                                     i, i < NJOBS ? "a" : "b", i, 1000 + (i / 5) * 10, i % 3 == 0 ? "Failed" : "Completed");
         ok = sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;

@@ -184,25 +184,30 @@ static bool insert_rows_of_version(const char *path, int version)
     static const char v2_rows[] = "INSERT INTO objects VALUES ('PriorityClass', '', 'high', '{\"value\":100}');";
     static const char v3_rows[] =
         "UPDATE attempts SET outcome = 'Restarting', kept_version = 0, peak_memory = 1048576, cpu_usec = 250000;";
+    static const char v4_rows[] = /* what migration 4 derives, as a version-4 server would have written it */
+        "INSERT INTO tasks VALUES ('u-1', 'master', 1, 1, '{\"spec\":{\"containers\":[]}}');"
+        "INSERT INTO tasks VALUES ('u-1', 'worker', 3, 3, '{}');";
     sqlite3 *db;
     if (sqlite3_open(path, &db) != SQLITE_OK)
         return false;
     bool ok = sqlite3_exec(db, v1_rows, NULL, NULL, NULL) == SQLITE_OK &&
               (version < 2 || sqlite3_exec(db, v2_rows, NULL, NULL, NULL) == SQLITE_OK) &&
-              (version < 3 || sqlite3_exec(db, v3_rows, NULL, NULL, NULL) == SQLITE_OK);
+              (version < 3 || sqlite3_exec(db, v3_rows, NULL, NULL, NULL) == SQLITE_OK) &&
+              (version < 4 || sqlite3_exec(db, v4_rows, NULL, NULL, NULL) == SQLITE_OK);
     sqlite3_close(db);
     return ok;
 }
 
 struct loaded {
     int jobs, attempts;
-    char cgroup[64], outcome[32];
+    char cgroup[64], outcome[32], phase[32];
 };
 
 static int count_job(void *ctx, const struct store_job_row *row)
 {
-    (void)row;
-    ((struct loaded *)ctx)->jobs++;
+    struct loaded *l = ctx;
+    l->jobs++;
+    snprintf(l->phase, sizeof l->phase, "%s", row->phase);
     return 0;
 }
 
@@ -215,9 +220,10 @@ static int keep_attempt(void *ctx, const struct store_attempt_row *row)
     return 0;
 }
 
-/* Version 4 on a database with rows: every row stays; attempts gain cgroup ""; the tasks of stored
- * jobs are derived from their specs (minAvailable defaulting to replicas; a spec that is not JSON
- * gives none); nodes and commands start empty; recovery reads the old attempt with cgroup "". */
+/* Versions 4 and 5 on a database with rows: every row stays; attempts gain cgroup ""; the tasks of
+ * stored jobs are derived from their specs (minAvailable defaulting to replicas; a spec that is not
+ * JSON gives none); nodes and commands start empty; live jobs gain their phase, queue and TTL from
+ * their JSON; recovery reads the old attempt with cgroup "" and the job with its phase. */
 static void test_rows_of_every_version_survive(void)
 {
     for (int v = 1; v < schema_latest_version(); v++) {
@@ -256,6 +262,11 @@ static void test_rows_of_every_version_survive(void)
         CHECK_INT(tmp_db_query_int(t.path, "SELECT template_json = '{}' FROM tasks WHERE name = 'worker'"), 1);
         CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM nodes"), 0);
         CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM commands"), 0);
+        /* version 5: the phase, queue and TTL start-up reads without parsing, from the stored JSON */
+        CHECK_INT(tmp_db_query_int(t.path, "SELECT phase = 'Failed' AND queue = '' AND ttl_s IS NULL FROM jobs"
+                                           " WHERE uid = 'u-1'"),
+                  1);
+        CHECK_STR(l.phase, "Failed");
         tmp_db_remove(&t);
     }
 }

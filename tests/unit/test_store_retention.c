@@ -23,7 +23,8 @@ static bool add_job(sqlite3 *db, const char *data_dir, const char *uid, int64_t 
     if (deleted_ms)
         snprintf(deleted, sizeof deleted, "%lld", (long long)deleted_ms);
     char *sql = sqlite3_mprintf(
-        "INSERT INTO jobs VALUES ('%q', 'default', '%q', 1000, '{}', '{}', 1, %s);"
+        "INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json, resource_version, deleted_ms)"
+        " VALUES ('%q', 'default', '%q', 1000, '{}', '{}', 1, %s);"
         "INSERT INTO tasks VALUES ('%q', 'worker', 1, 1, '{}');"
         "INSERT INTO attempts(job_uid, pod, attempt, task, idx, job_version, node, pid, pid_start, start_ms, log_path)"
         " VALUES ('%q', '%q-worker-0', 1, 'worker', 0, 0, 'n', 1, 1, 1000, 'jobs/%q/logs/x.log');"
