@@ -178,7 +178,7 @@ static void reap_slot(struct core *c, int i)
 {
     struct proc_slot *s = &c->slots[i];
     struct replica_exit ex;
-    if (!s->job || process_reap(&s->proc, &ex) != 0)
+    if (!s->job || (s->proc.adopted ? process_reap_adopted(&s->proc, &ex) : process_reap(&s->proc, &ex)) != 0)
         return;
     struct job *job = s->job;
     int flat = s->flat;

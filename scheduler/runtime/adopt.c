@@ -1,9 +1,9 @@
 /* Tasks of an earlier run of the server: found again by pid and start time and watched through a
- * pidfd, or, when they ended meanwhile, their status read back from the supervisors' exits file. */
+ * pidfd, or, when they ended meanwhile, their status read back from the supervisors' exits file;
+ * and the sweep of cgroups no recorded attempt owns. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,51 +13,9 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/fs.h"
 #include "common/log.h"
 #include "scheduler/runtime/cgroup.h"
 #include "scheduler/runtime/process.h"
-
-#define EXITS_FILE_MAX (64u << 20)
-
-/* The last line of the exits file that starts with prefix ("<pod> <attempt> <pid> "), parsed into
- * ex (an exec failure as exec_errno with exit code 127). Returns true when there is one. */
-static bool read_exit_line(const char *path, const char *prefix, struct replica_exit *ex)
-{
-    char *data = NULL;
-    size_t len = 0;
-    if (read_file(path, EXITS_FILE_MAX, &data, &len) != 0)
-        return false;
-    size_t plen = strlen(prefix);
-    const char *found = NULL;
-    for (const char *line = data; line && *line;) {
-        if (strncmp(line, prefix, plen) == 0)
-            found = line + plen;
-        const char *nl = strchr(line, '\n');
-        line = nl ? nl + 1 : NULL;
-    }
-    char what[16];
-    int value;
-    long long ms = 0;
-    bool ok = found && sscanf(found, "%15s %d %lld", what, &value, &ms) >= 2;
-    if (ok) {
-        if (strcmp(what, "signal") == 0) {
-            ex->signal = value;
-            ex->exit_code = 128 + value;
-        } else if (strcmp(what, "exit") == 0) {
-            ex->exit_code = value;
-        } else if (strcmp(what, "exec-error") == 0) {
-            ex->exit_code = 127;
-            ex->exec_errno = value;
-        } else {
-            ok = false;
-        }
-        if (ok && ms > 0)
-            ex->end_ms = ms;
-    }
-    free(data);
-    return ok;
-}
 
 /* What an ended attempt's cgroup still tells (its OOM kills and usage), then whatever is left in it
  * is killed and the cgroup removed. */
@@ -79,37 +37,6 @@ static void collect_cgroup(const char *name, struct replica_exit *ex)
     ex->cpu_usec = usage.cpu_usec;
     cgroup_signal(name, SIGKILL, 0);
     cgroup_remove_async(name);
-}
-
-char *process_exit_record(const char *exits_path, const char *pod, uint32_t attempt, pid_t pid)
-{
-    char *rec = NULL;
-    if (asprintf(&rec, "%s\n%s %u %d ", exits_path ? exits_path : "", pod, attempt, (int)pid) < 0)
-        return NULL;
-    return rec;
-}
-
-/* Reads how an exited process ended from the exits file its record names; unknown when it does not
- * say. Returns true when it does. */
-static bool read_record(const char *record, struct replica_exit *ex)
-{
-    const char *nl = strchr(record, '\n');
-    char path[4200];
-    snprintf(path, sizeof path, "%.*s", nl ? (int)(nl - record) : 0, record);
-    if (nl && path[0] && read_exit_line(path, nl + 1, ex))
-        return true;
-    ex->unknown = true;
-    ex->exit_code = -1;
-    return false;
-}
-
-void process_read_exec_error(const struct process *p, struct replica_exit *ex)
-{
-    if (!p->exit_record || ex->exit_code != 127 || ex->signal)
-        return;
-    struct replica_exit line = {0};
-    if (read_record(p->exit_record, &line) && line.exec_errno)
-        ex->exec_errno = line.exec_errno;
 }
 
 enum process_found process_adopt(const struct process_adoption *a, struct process *out, struct replica_exit *ex)
@@ -137,7 +64,7 @@ enum process_found process_adopt(const struct process_adoption *a, struct proces
     ex->end_ms = clock_wall_ms();
     char *rec = process_exit_record(a->exits_path, a->pod, a->attempt, a->pid);
     if (rec) {
-        read_record(rec, ex);
+        process_read_exit_record(rec, ex);
         free(rec);
     } else {
         ex->unknown = true;
@@ -147,37 +74,17 @@ enum process_found process_adopt(const struct process_adoption *a, struct proces
     return ex->unknown ? PROCESS_LOST : PROCESS_EXITED;
 }
 
-bool process_wait_exit(const struct process *p, int timeout_ms)
-{
-    if (p->pidfd < 0)
-        return true;
-    struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
-    int n;
-    while ((n = poll(&pfd, 1, timeout_ms)) < 0 && errno == EINTR)
-        ;
-    return n == 1;
-}
-
 int process_reap_adopted(struct process *p, struct replica_exit *ex)
 {
     if (!process_wait_exit(p, 0))
         return -1;
     memset(ex, 0, sizeof *ex);
     ex->end_ms = clock_wall_ms();
-    read_record(p->exit_record, ex);
+    process_read_exit_record(p->exit_record, ex);
     collect_cgroup(p->cgroup_name, ex);
     p->cgroup_name[0] = '\0';
     process_forget(p);
     return 0;
-}
-
-void process_forget(struct process *p)
-{
-    if (p->pidfd >= 0)
-        close(p->pidfd);
-    p->pidfd = -1;
-    free(p->exit_record);
-    p->exit_record = NULL;
 }
 
 /* Whether name is among the first n of names. */

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -349,8 +350,6 @@ void process_signal(const struct process *p, int sig)
 
 int process_reap(struct process *p, struct replica_exit *ex)
 {
-    if (p->adopted)
-        return process_reap_adopted(p, ex);
     siginfo_t info;
     memset(&info, 0, sizeof info);
     if (p->pidfd < 0 || waitid(P_PIDFD, (id_t)p->pidfd, &info, WEXITED | WNOHANG) != 0 || info.si_pid == 0)
@@ -378,6 +377,26 @@ int process_reap(struct process *p, struct replica_exit *ex)
     }
     process_forget(p);
     return 0;
+}
+
+bool process_wait_exit(const struct process *p, int timeout_ms)
+{
+    if (p->pidfd < 0)
+        return true;
+    struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
+    int n;
+    while ((n = poll(&pfd, 1, timeout_ms)) < 0 && errno == EINTR)
+        ;
+    return n == 1;
+}
+
+void process_forget(struct process *p)
+{
+    if (p->pidfd >= 0)
+        close(p->pidfd);
+    p->pidfd = -1;
+    free(p->exit_record);
+    p->exit_record = NULL;
 }
 
 int process_runtime_flush(int timeout_ms) { return cgroup_cleaner_flush(timeout_ms); }

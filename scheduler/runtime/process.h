@@ -50,7 +50,8 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
  * cgroup). A process known by its pid alone (pidfd -1, no cgroup_name: a task of an earlier run of
  * the server) is found in its cgroup through /proc; after SIGKILL that cgroup is removed later. */
 void process_signal(const struct process *p, int sig);
-/* Reaps an exited process (its pidfd is readable): exit status, OOM from the cgroup's oom_kill
+/* Reaps an exited process this server started (its pidfd is readable; adopted ones:
+ * process_reap_adopted): exit status, OOM from the cgroup's oom_kill
  * count, peak memory and CPU time; kills what is left of the tree and removes the cgroup; closes
  * the pidfd. Returns 0, or -1 when it has not exited yet. */
 int process_reap(struct process *p, struct replica_exit *ex);
@@ -78,8 +79,11 @@ enum process_found process_adopt(const struct process_adoption *a, struct proces
 /* process_reap for an adopted process (not this server's child, so no wait status): how it ended
  * comes from its exits file, ex->unknown when that says nothing. Returns -1 while it runs. */
 int process_reap_adopted(struct process *p, struct replica_exit *ex);
-/* An exit record for process_start and process_adopt (malloc'd), NULL when out of memory. */
+/* An exit record for process_start and process_adopt (malloc'd), NULL when out of memory. Reading
+ * one back fills ex (exit code or signal, end time; exec_errno for an exec failure) and returns
+ * true, or sets ex->unknown (exit_code -1) when the file says nothing of it (exit_record.c). */
 char *process_exit_record(const char *exits_path, const char *pod, uint32_t attempt, pid_t pid);
+bool process_read_exit_record(const char *record, struct replica_exit *ex);
 /* A supervised process that exited 127: ex->exec_errno from its exits file when the task could not
  * be executed. */
 void process_read_exec_error(const struct process *p, struct replica_exit *ex);

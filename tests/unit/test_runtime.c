@@ -467,6 +467,41 @@ static void test_cgroups_the_task_made_go_with_it(void)
     CHECK(!task_pid_alive((pid_t)inner));
 }
 
+/* A recorded pid is the same process only with the same start time: a wrong one is not adopted
+ * (and nothing is done to the pid); the right one is watched, and its status read from the exits
+ * file its supervisor wrote, as a server that is not its parent must. */
+static void test_adopt_checks_the_start_time(void)
+{
+    SKIP_IF(process_supervisor_warning() != NULL, "needs caldera-shim ($CALDERA_SHIM)");
+    char *argv[] = {"sleep", "30", NULL};
+    struct task t;
+    task_init(&t, "adoptee", argv);
+    REQUIRE_STARTED(&t);
+    struct process_adoption a = {t.proc.pid, t.proc.start_ticks + 1, "", t.exits, t.pod, 1};
+    struct process adopted;
+    struct replica_exit ex;
+    CHECK(process_adopt(&a, &adopted, &ex) == PROCESS_LOST); /* a reused pid: not ours, untouched */
+    CHECK(ex.unknown);
+    CHECK(task_pid_alive(t.proc.pid));
+    a.start_ticks = t.proc.start_ticks;
+    a.cgroup_name = t.proc.cgroup_name;
+    REQUIRE(process_adopt(&a, &adopted, &ex) == PROCESS_ADOPTED);
+    CHECK(adopted.adopted);
+    CHECK_STR(adopted.cgroup_name, t.proc.cgroup_name);
+    CHECK(process_reap_adopted(&adopted, &ex) != 0); /* still running */
+    process_signal(&adopted, SIGTERM);
+    CHECK(process_wait_exit(&adopted, 5000));
+    REQUIRE(process_reap_adopted(&adopted, &ex) == 0);
+    CHECK(!ex.unknown);
+    CHECK_INT(ex.signal, SIGTERM); /* the task's end, from the supervisor's line */
+    CHECK_INT(ex.exit_code, 128 + SIGTERM);
+    CHECK(task_wait(&t, 5000)); /* the test is its parent: collect it */
+    CHECK_INT(t.exit.signal, SIGTERM);
+    for (int i = 0; i < 100 && task_cgroup_left(t.cgroup); i++)
+        usleep(10000);
+    CHECK(!task_cgroup_left(t.cgroup));
+}
+
 TEST_MAIN(TEST_CASE(test_started_describes_its_cgroup),
           TEST_CASE(test_task_starts_clean),
           TEST_CASE(test_memory_overrun_is_oom_killed),
@@ -474,7 +509,7 @@ TEST_MAIN(TEST_CASE(test_started_describes_its_cgroup),
           TEST_CASE(test_kill_reaches_a_process_that_left_the_group),
           TEST_CASE(test_sigterm_reaches_every_process_once),
           TEST_CASE(test_reap_ends_what_the_task_left_running),
-          TEST_CASE(test_lost_task_is_killed_with_its_cgroup),
+          TEST_CASE(test_lost_task_is_killed_with_its_cgroup), TEST_CASE(test_adopt_checks_the_start_time),
           TEST_CASE(test_cgroups_the_task_made_go_with_it),
           TEST_CASE(test_runs_as_nobody_in_its_own_work_dir),
           TEST_CASE(test_not_root_refuses_another_uid),

@@ -89,15 +89,26 @@ int main(int argc, char **argv)
     const char *pod = argv[1], *attempt = argv[2], *exe = argv[3];
     char **task_argv = argv + 4;
     int have_exits = fcntl(EXITS_FD, F_SETFD, FD_CLOEXEC) == 0; /* never the task's */
+    /* A stop can come at any moment, even before the task runs: signals wait blocked until the task
+     * has its default handlers, so one sent in between reaches it rather than the shim's no-op. */
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &all, NULL);
     shield_from_signals();
 
     volatile int exec_errno = 0; /* the vfork child shares this memory until it execs */
     pid_t child = vfork();
-    if (child == 0) {
+    if (child == 0) { /* its own copy of the handlers (no CLONE_SIGHAND): back to the defaults */
+        for (int sig = 1; sig < NSIG; sig++)
+            if (sig != SIGKILL && sig != SIGSTOP)
+                signal(sig, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &none, NULL); /* a pending stop ends it here, as it would the task */
         execv(exe, task_argv);
         exec_errno = errno;
         _exit(127);
     }
+    sigprocmask(SIG_SETMASK, &none, NULL);
     if (child < 0) {
         fprintf(stderr, "caldera-shim: cannot start %s: %s\n", exe, strerror(errno));
         if (have_exits)
