@@ -374,6 +374,20 @@ static void jobctl_history_and_logs(void)
     const char *one[] = {"history", "-n", "ctl", "--limit", "1", NULL};
     CHECK_INT(server_jobctl(s, one, &out, &err), 0);
     CHECK(out && (strstr(out, "ctl-a") != NULL) != (strstr(out, "ctl-b") != NULL));
+    bool first_is_a = out && strstr(out, "ctl-a");
+    /* the page says how to get the next one, which holds the other job and says no more */
+    char token[256] = "";
+    const char *hint = err ? strstr(err, "--continue ") : NULL;
+    if (hint)
+        sscanf(hint + strlen("--continue "), "%255s", token);
+    CHECK(token[0] != '\0');
+    free(out);
+    free(err);
+    const char *next[] = {"history", "-n", "ctl", "--limit", "1", "--continue", token, NULL};
+    CHECK_INT(server_jobctl(s, next, &out, &err), 0);
+    CHECK_CONTAINS(out, first_is_a ? "ctl-b" : "ctl-a");
+    CHECK(out && !strstr(out, first_is_a ? "ctl-a" : "ctl-b"));
+    CHECK(!err || !strstr(err, "--continue"));
     free(out);
     free(err);
     const char *since[] = {"history", "-n", "ctl", "--since", "not-a-time", NULL};

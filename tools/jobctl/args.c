@@ -8,7 +8,7 @@
 #include <string.h>
 
 enum opt_id { OPT_SERVER, OPT_NAMESPACE, OPT_OUTPUT, OPT_HELP, OPT_PREVIOUS, OPT_ATTEMPT, OPT_WEIGHT, OPT_CAPABILITY, OPT_RECLAIMABLE,
-               OPT_PHASE, OPT_SINCE, OPT_LIMIT };
+               OPT_PHASE, OPT_SINCE, OPT_LIMIT, OPT_CONTINUE };
 
 struct opt_spec {
     enum opt_id id;
@@ -24,6 +24,7 @@ static const struct opt_spec OPTS[] = {
     {OPT_WEIGHT, 0, "weight", true},        {OPT_CAPABILITY, 0, "capability", true},
     {OPT_RECLAIMABLE, 0, "reclaimable", true}, {OPT_PHASE, 0, "phase", true},
     {OPT_SINCE, 0, "since", true},          {OPT_LIMIT, 0, "limit", true},
+    {OPT_CONTINUE, 0, "continue", true},
 };
 
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -113,6 +114,9 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
         return 0;
     case OPT_LIMIT:
         a->limit = v;
+        return 0;
+    case OPT_CONTINUE:
+        a->cont = v;
         return 0;
     }
     return 0;

@@ -21,6 +21,7 @@ struct jobctl_args {
     const char *phase;       /* history --phase Completed */
     const char *since;       /* history --since 2026-11-22T08:00:00Z */
     const char *limit;       /* history --limit N */
+    const char *cont;        /* history --continue TOKEN: the next page */
     const char *command; /* NULL when the line has none */
     const char *pos[JOBCTL_MAX_POS];
     int npos;

@@ -42,9 +42,10 @@ static char *list_path(const struct jobctl_args *a)
     struct sbuf b = {0};
     sbuf_puts(&b, base);
     free(base);
-    const char *keys[] = {"phase", "since", "limit"}, *values[] = {a->phase, a->since, a->limit};
+    const char *keys[] = {"phase", "since", "limit", "continue"};
+    const char *values[] = {a->phase, a->since, a->limit, a->cont};
     char sep = '?';
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (!values[i])
             continue;
         sbuf_printf(&b, "%c%s=", sep, keys[i]);

@@ -25,13 +25,14 @@ static const struct jobctl_command COMMANDS[] = {
      "  -p, --previous   the log of the attempt before the current one\n"
      "  --attempt N      the log of attempt N (see `jobctl history JOB`)\n",
      1, 1, true, cmd_logs},
-    {"history", "[JOB] [--phase PHASE] [--since TIME] [--limit N]",
+    {"history", "[JOB] [--phase PHASE] [--since TIME] [--limit N [--continue TOKEN]]",
      "list the jobs' histories, or show a job's phase transitions and every attempt of its pods",
      "Without JOB: one row per job of the namespace, live or deleted, newest first\n"
      "(NAME PHASE ATTEMPTS STARTED FINISHED DELETED AGE).\n"
      "  --phase PHASE    only jobs whose last phase is PHASE (Completed, Failed, ...)\n"
      "  --since TIME     only jobs created at or after TIME (RFC 3339, e.g. 2026-11-22T08:00:00Z)\n"
-     "  --limit N        at most N jobs\n"
+     "  --limit N        at most N jobs; when there are more, the last line gives the --continue\n"
+     "                   TOKEN that lists the next N\n"
      "With JOB: two tables: the transitions (SEQ TIME FROM TO REASON MESSAGE), then the attempts\n"
      "(POD ATTEMPT VERSION NODE PID START FINISH EXIT REASON MESSAGE).\n",
      0, 1, false, cmd_history},

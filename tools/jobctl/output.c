@@ -43,6 +43,9 @@ int show_list(const struct jobctl_args *a, const char *path, const struct view *
         fprintf(stderr, "No %s found%s.\n", what, where);
     else
         rc = print_view(v, items);
+    const char *more = json_string_value(json_object_get(json_object_get(list, "metadata"), "continue"));
+    if (!a->json && rc == JOBCTL_OK && more && *more) /* a page of a longer list: say how to get the next */
+        fprintf(stderr, "More %s: add --continue %s\n", what, more);
     json_decref(list);
     return rc;
 }
