@@ -138,6 +138,7 @@ void job_free(struct job *job)
     free(job->priority_class);
     free(job->policies);
     json_decref(job->manifest);
+    json_decref(job->source);
     free(job->status.reason);
     free(job->status.message);
     free(job->pg.unschedulable);

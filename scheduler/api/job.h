@@ -180,6 +180,8 @@ struct job {
     struct resvec allocated;  /* requests of its replicas holding resources on nodes */
     int32_t total_replicas;
     json_t *manifest;         /* apiVersion, kind, metadata, spec as accepted (no status); immutable */
+    json_t *source;           /* the object as posted in another dialect (a PyTorchJob, a training
+                                 request...) that became this job; NULL for a Volcano Job. Immutable */
     struct job_status status;
     struct podgroup pg;
 
