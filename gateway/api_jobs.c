@@ -65,4 +65,11 @@ static void simple_request(struct http_req *req, enum core_op op, const char *ns
 void handle_job_get(struct http_req *req) { simple_request(req, CORE_JOB_GET, req->params[0], req->params[1]); }
 void handle_job_list(struct http_req *req) { simple_request(req, CORE_JOB_LIST, req->params[0], NULL); }
 void handle_job_list_all(struct http_req *req) { simple_request(req, CORE_JOB_LIST, NULL, NULL); }
+/* caldera.io: the job as the manifest a Kubernetes cluster running Volcano accepts. */
+void handle_job_manifest(struct http_req *req)
+{
+    struct core_request creq = {.op = CORE_JOB_GET, .ns = req->params[0], .name = req->params[1], .as_manifest = true};
+    gateway_answer_core(req, &creq);
+}
+
 void handle_job_delete(struct http_req *req) { simple_request(req, CORE_JOB_DELETE, req->params[0], req->params[1]); }

@@ -21,6 +21,14 @@ const struct api_resource api_resources[] = {
      "create delete get list update", "pc"},
     {"caldera.io", "v1", "jobhistories", "jobhistory", "JobHistory", true, "get list", ""},
     {"caldera.io", "v1", "jobs/history", "", "JobHistory", true, "get", ""},
+    {"caldera.io", "v1", "jobs/manifest", "", "Job", true, "get", ""},
+    {"caldera.io", "v1", "trainings", "training", "Training", true, "create delete get list", ""},
+    {"kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob", true, "create delete get list", ""},
+    {"kubeflow.org", "v1", "tfjobs", "tfjob", "TFJob", true, "create delete get list", ""},
+    {"kubeflow.org", "v1", "mpijobs", "mpijob", "MPIJob", true, "create delete get list", ""},
+    {"ray.io", "v1", "rayjobs", "rayjob", "RayJob", true, "create delete get list", ""},
+    {"sparkoperator.k8s.io", "v1beta2", "sparkapplications", "sparkapplication", "SparkApplication", true,
+     "create delete get list", "sparkapp"},
 };
 const int api_resources_count = (int)(sizeof api_resources / sizeof api_resources[0]);
 

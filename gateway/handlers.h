@@ -36,6 +36,14 @@ void handle_job_list(struct http_req *req);
 void handle_job_list_all(struct http_req *req);
 void handle_job_delete(struct http_req *req);
 void handle_job_update(struct http_req *req);
+void handle_job_manifest(struct http_req *req);
+
+/* api_dialects.c: jobs posted as PyTorchJob, RayJob, SparkApplication, training request... */
+void handle_dialect_create(struct http_req *req);
+void handle_dialect_get(struct http_req *req);
+void handle_dialect_list(struct http_req *req);
+void handle_dialect_list_all(struct http_req *req);
+void handle_dialect_delete(struct http_req *req);
 
 /* api_history.c: caldera.io/v1 history */
 void handle_jobhistory_list(struct http_req *req);

@@ -17,7 +17,7 @@ struct MHD_Daemon;
 struct core;
 struct store;
 
-#define HTTP_MAX_PARAMS 4
+#define HTTP_MAX_PARAMS 6
 
 /* What every handler can reach: the core, the store and the server's settings. */
 struct gateway {

@@ -67,8 +67,16 @@ const struct route gateway_routes[] = {
     {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/history/tasks/{task}", handle_task_history},
     {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/history/pods/{pod}/attempts/{n}", handle_attempt_history},
     {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/history/pods/{pod}/attempts/{n}/log", handle_attempt_log},
+    {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/manifest", handle_job_manifest},
     {"POST", CALDERA "/namespaces/{ns}/jobs/{name}/{action}", handle_job_action},
     {"POST", CALDERA "/queues/{name}/open", handle_queue_open},
     {"POST", CALDERA "/queues/{name}/close", handle_queue_close},
+
+    /* Other dialects' jobs (adapters/dialect_registry.c), after every fixed path above. */
+    {"GET", "/apis/{group}/{version}/{plural}", handle_dialect_list_all},
+    {"GET", "/apis/{group}/{version}/namespaces/{ns}/{plural}", handle_dialect_list},
+    {"POST", "/apis/{group}/{version}/namespaces/{ns}/{plural}", handle_dialect_create},
+    {"GET", "/apis/{group}/{version}/namespaces/{ns}/{plural}/{name}", handle_dialect_get},
+    {"DELETE", "/apis/{group}/{version}/namespaces/{ns}/{plural}/{name}", handle_dialect_delete},
     {NULL, NULL, NULL},
 };

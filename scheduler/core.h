@@ -67,6 +67,8 @@ enum core_op {
 
 #define CORE_MAX_SELECTORS 8
 
+struct dialect;
+
 struct core_request {
     enum core_op op;
     const char *ns;             /* NULL lists every namespace */
@@ -80,6 +82,11 @@ struct core_request {
     int attempt;                /* CORE_POD_LOG: 1..n, 0 for the latest */
     bool previous;              /* CORE_POD_LOG: the attempt before the latest */
     int action;                 /* CORE_JOB_ACTION: enum job_action */
+    /* CORE_JOB_*: the dialect whose path was asked (a PyTorchJob's): only jobs posted in it are seen,
+     * and they answer in its shape unless as_volcano; NULL: the Volcano Job path, every job. */
+    const struct dialect *dialect;
+    bool as_volcano;
+    bool as_manifest;           /* CORE_JOB_GET: the manifest a real Volcano cluster accepts (adapters/manifest.h) */
 
     /* The answer. */
     int http_code;              /* 200 or 201 on success; 0 when status says what failed */

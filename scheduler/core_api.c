@@ -12,10 +12,7 @@
 #include "scheduler/controller/objects.h"
 #include "scheduler/core_internal.h"
 
-
-
-
-static bool labels_match(const json_t *labels, const struct core_request *req)
+bool core_labels_match(const json_t *labels, const struct core_request *req)
 {
     for (int i = 0; i < req->nselectors; i++) {
         const char *v = json_string_value(json_object_get(labels, req->selector_key[i]));
@@ -25,66 +22,9 @@ static bool labels_match(const json_t *labels, const struct core_request *req)
     return true;
 }
 
-static bool in_namespace(const struct job *job, const struct core_request *req)
+bool core_in_namespace(const struct job *job, const struct core_request *req)
 {
     return !job->deleted && (!req->ns || strcmp(job->ns, req->ns) == 0);
-}
-
-/* --- jobs --------------------------------------------------------------- */
-
-static void job_create(struct core *c, struct core_request *req)
-{
-    uint64_t seq;
-    if (controller_create_job(&c->ctl, req->job, &seq, &req->status) != 0)
-        return;
-    struct job *job = req->job;
-    req->job = NULL; /* the cluster owns it now */
-    c->kick = true;
-    core_answer(req, 201, volcano_job_render(job), seq);
-}
-
-static void job_get(struct core *c, struct core_request *req)
-{
-    struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
-    if (!job)
-        return core_not_found(req, "jobs", "batch.volcano.sh", req->name);
-    core_answer(req, 200, volcano_job_render(job), job->resource_version);
-}
-
-static void job_list(struct core *c, struct core_request *req)
-{
-    json_t *items = json_array();
-    for (struct job *job = c->cluster.first; job; job = job->next) {
-        if (!in_namespace(job, req) || !cluster_wake(&c->cluster, job))
-            continue;
-        if (req->nselectors && !labels_match(json_object_get(json_object_get(job->manifest, "metadata"), "labels"), req))
-            continue;
-        json_array_append_new(items, volcano_job_render(job));
-    }
-    core_answer_list(c, req, VOLCANO_JOB_API_VERSION, "JobList", items);
-}
-
-static void job_delete(struct core *c, struct core_request *req)
-{
-    struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
-    if (!job)
-        return core_not_found(req, "jobs", "batch.volcano.sh", req->name);
-    char uid[UUID_STR_LEN];
-    snprintf(uid, sizeof uid, "%s", job->uid);
-    uint64_t seq = controller_delete_job(&c->ctl, job); /* may free the job */
-    c->kick = true;
-    core_answer_deleted(req, "jobs", "batch.volcano.sh", uid, seq);
-}
-
-static void job_update(struct core *c, struct core_request *req)
-{
-    struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
-    if (!job)
-        return core_not_found(req, "jobs", "batch.volcano.sh", req->name);
-    if (controller_update_job(&c->ctl, job, req->job, &req->status) != 0)
-        return;
-    c->kick = true;
-    core_answer(req, 200, volcano_job_render(job), job->resource_version);
 }
 
 /* A job action: Caldera's convenience route, or a Command about a Job. The answer is the job as the
@@ -157,14 +97,14 @@ static void pod_list(struct core *c, struct core_request *req)
 {
     json_t *items = json_array();
     for (struct job *job = c->cluster.first; job; job = job->next) {
-        if (!in_namespace(job, req) || !cluster_wake(&c->cluster, job))
+        if (!core_in_namespace(job, req) || !cluster_wake(&c->cluster, job))
             continue;
         for (int t = 0; t < job->ntasks; t++) {
             for (int i = 0; i < job->tasks[t].replicas; i++) {
                 if (!job_pod_exists(job, job->task_first[t] + i))
                     continue;
                 json_t *pod = pod_render(job, t, i, node_name(c, &job->replicas[job->task_first[t] + i]));
-                if (req->nselectors && !labels_match(json_object_get(json_object_get(pod, "metadata"), "labels"), req)) {
+                if (req->nselectors && !core_labels_match(json_object_get(json_object_get(pod, "metadata"), "labels"), req)) {
                     json_decref(pod);
                     continue;
                 }
@@ -247,7 +187,7 @@ static void podgroup_list(struct core *c, struct core_request *req)
 {
     json_t *items = json_array();
     for (struct job *job = c->cluster.first; job; job = job->next)
-        if (in_namespace(job, req) && cluster_wake(&c->cluster, job))
+        if (core_in_namespace(job, req) && cluster_wake(&c->cluster, job))
             json_array_append_new(items, podgroup_render(job));
     core_answer_list(c, req, "scheduling.volcano.sh/v1beta1", "PodGroupList", items);
 }
@@ -279,11 +219,11 @@ static void node_get(struct core *c, struct core_request *req)
 void core_handle_request(struct core *c, struct core_request *req)
 {
     switch (req->op) {
-    case CORE_JOB_CREATE: job_create(c, req); break;
-    case CORE_JOB_GET: job_get(c, req); break;
-    case CORE_JOB_LIST: job_list(c, req); break;
-    case CORE_JOB_DELETE: job_delete(c, req); break;
-    case CORE_JOB_UPDATE: job_update(c, req); break;
+    case CORE_JOB_CREATE:
+    case CORE_JOB_GET:
+    case CORE_JOB_LIST:
+    case CORE_JOB_DELETE:
+    case CORE_JOB_UPDATE: core_handle_job_request(c, req); break;
     case CORE_JOB_ACTION: job_action(c, req, (enum job_action)req->action, "requested through the API"); break;
     case CORE_COMMAND: command_run(c, req); break;
     case CORE_POD_DELETE: pod_delete(c, req); break;

@@ -17,8 +17,8 @@ static const char *const sql_event =
 #define TTL_OF(p) "CASE WHEN json_valid(" p ") THEN json_extract(" p ", '$.spec.ttlSecondsAfterFinished') END"
 static const char *const sql_job_create =
     "INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json, resource_version, deleted_ms,"
-    " phase, queue, ttl_s)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, " PHASE_OF("?6") ", " QUEUE_OF("?5") ", " TTL_OF("?5") ")";
+    " phase, queue, ttl_s, source_json)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, " PHASE_OF("?6") ", " QUEUE_OF("?5") ", " TTL_OF("?5") ", ?8)";
 static const char *const sql_job_status =
     "UPDATE jobs SET status_json = ?2, resource_version = ?3, phase = " PHASE_OF("?2") " WHERE uid = ?1";
 static const char *const sql_job_delete = "UPDATE jobs SET deleted_ms = ?2, resource_version = ?3 WHERE uid = ?1";
@@ -139,6 +139,10 @@ static int insert_job(sqlite3_stmt *stmt, const struct journal_entry *e)
     bind_text(stmt, 5, e->spec_json);
     bind_text(stmt, 6, e->status_json);
     sqlite3_bind_int64(stmt, 7, (sqlite3_int64)e->ev.seq);
+    if (e->source_json)
+        bind_text(stmt, 8, e->source_json);
+    else
+        sqlite3_bind_null(stmt, 8);
     return store_stmt_run(stmt);
 }
 

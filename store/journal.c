@@ -47,6 +47,7 @@ void journal_entry_free(struct journal_entry *e)
     free(e->name);
     free(e->spec_json);
     free(e->status_json);
+    free(e->source_json);
     free_attempt_strings(&e->attempt);
     free(e->queue_name);
     free(e->queue_json);

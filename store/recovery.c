@@ -12,8 +12,8 @@ static const char *const sql_queues = "SELECT name, json FROM queues ORDER BY na
 static const char *const sql_objects = "SELECT kind, namespace, name, json FROM objects ORDER BY kind, namespace, name";
 /* Live jobs in creation order: the UNIQUE partial index jobs_live_created delivers this order. */
 static const char *const sql_jobs =
-    "SELECT uid, namespace, name, created_ms, resource_version, spec_json, status_json, phase, queue, ttl_s"
-    " FROM jobs WHERE deleted_ms IS NULL ORDER BY created_ms, uid";
+    "SELECT uid, namespace, name, created_ms, resource_version, spec_json, status_json, phase, queue, ttl_s,"
+    " source_json FROM jobs WHERE deleted_ms IS NULL ORDER BY created_ms, uid";
 /* The outer loop walks jobs_live_created, the inner one a range of the attempts primary key, so the
  * rows come out in this order without a sort. */
 static const char *const sql_attempts =
@@ -57,6 +57,7 @@ static void fill_job(sqlite3_stmt *stmt, void *out)
         .phase = col_text(stmt, 7),
         .queue = col_text(stmt, 8),
         .has_ttl = sqlite3_column_type(stmt, 9) != SQLITE_NULL,
+        .source_json = col_text(stmt, 10),
     };
 }
 

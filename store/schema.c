@@ -145,12 +145,18 @@ static const char migration_5[] =
     " ttl_s = json_extract(spec_json, '$.spec.ttlSecondsAfterFinished')"
     " WHERE deleted_ms IS NULL AND json_valid(status_json) AND json_valid(spec_json);";
 
+/* Version 6: the object a job was posted as when that was not a Volcano Job (a PyTorchJob, a
+ * RayJob, a training request...), so GET answers in its own dialect after a restart; NULL for
+ * Volcano Jobs. */
+static const char migration_6[] = "ALTER TABLE jobs ADD COLUMN source_json TEXT;";
+
 static const char *const migrations[] = {
     migration_1,
     migration_2,
     migration_3,
     migration_4,
     migration_5,
+    migration_6,
 };
 
 int schema_latest_version(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

@@ -42,6 +42,7 @@ struct store_job_row {
     const char *phase;    /* status.state.phase, "" when unknown (schema 5 keeps it with the row) */
     const char *queue;    /* spec.queue, "" when unknown */
     bool has_ttl;         /* spec.ttlSecondsAfterFinished is set */
+    const char *source_json; /* the object as posted in another dialect, "" for a Volcano Job */
 };
 
 struct store_attempt_row {

@@ -114,6 +114,7 @@ void job_dormant_free(struct job_dormant *d)
     free(d->attempts);
     free(d->spec_json);
     free(d->status_json);
+    free(d->source_json);
     free(d);
 }
 

@@ -146,7 +146,7 @@ struct dormant_attempt {
     int64_t pid_start, start_ms, end_ms;
 };
 struct job_dormant {
-    char *spec_json, *status_json;
+    char *spec_json, *status_json, *source_json; /* source_json NULL for a Volcano Job */
     struct dormant_attempt *attempts;
     int nattempts, cap;
 };

@@ -24,9 +24,25 @@ int controller_restore_queue(struct controller *ctl, const struct store_queue_ro
     return 0;
 }
 
+/* The object a job was posted as in another dialect; NULL for a Volcano Job, and (logged) when the
+ * stored text cannot be read: the job itself is the Volcano Job and runs the same. */
+static json_t *parse_source(const char *uid, const char *source_json)
+{
+    if (!source_json || !*source_json)
+        return NULL;
+    json_error_t err;
+    json_t *source = json_loads(source_json, 0, &err);
+    if (!json_is_object(source)) {
+        log_error("job %s: stored source object unreadable (%s); it reads as a Volcano Job", uid, err.text);
+        json_decref(source);
+        return NULL;
+    }
+    return source;
+}
+
 /* The job a row describes, parsed: spec through the same reader as a submit, then its status. */
 static struct job *parse_job(const char *uid, const char *ns, const char *name, int64_t created_ms, uint64_t rv,
-                             const char *spec_json, const char *status_json)
+                             const char *spec_json, const char *status_json, const char *source_json)
 {
     struct api_status st = {0};
     struct intake in;
@@ -44,6 +60,7 @@ static struct job *parse_job(const char *uid, const char *ns, const char *name, 
     snprintf(job->uid, sizeof job->uid, "%s", uid);
     job->created_ms = created_ms;
     job->resource_version = rv;
+    job->source = parse_source(uid, source_json);
     if (volcano_job_restore_status(job, status_json) != 0) {
         /* the spec is what was acknowledged; the phase follows again from the attempts */
         log_error("job %s/%s (%s): stored status unreadable (%.80s); the job is restored as Pending", ns, name, uid,
@@ -84,6 +101,7 @@ static int restore_dormant(struct controller *ctl, const struct store_job_row *r
     job->queue = strdup(row->queue);
     d->spec_json = strdup(row->spec_json);
     d->status_json = strdup(row->status_json);
+    d->source_json = row->source_json && *row->source_json ? strdup(row->source_json) : NULL;
     if (asprintf(&job->key, "%s/%s", row->ns, row->name) < 0)
         job->key = NULL;
     if (!job->ns || !job->name || !job->queue || !job->key || !d->spec_json || !d->status_json) {
@@ -107,7 +125,7 @@ int controller_restore_job(struct controller *ctl, const struct store_job_row *r
     if (may_sleep(row))
         return restore_dormant(ctl, row);
     struct job *job = parse_job(row->uid, row->ns, row->name, row->created_ms, row->resource_version, row->spec_json,
-                                row->status_json);
+                                row->status_json, row->source_json);
     if (!job)
         return -1;
     if (asprintf(&job->key, "%s/%s", job->ns, job->name) < 0) {
@@ -153,7 +171,7 @@ int controller_wake_job(struct controller *ctl, struct job *stub)
 {
     struct job_dormant *d = stub->dormant;
     struct job *full = parse_job(stub->uid, stub->ns, stub->name, stub->created_ms, stub->resource_version, d->spec_json,
-                                 d->status_json);
+                                 d->status_json, d->source_json);
     if (!full)
         return -1; /* logged; it stays dormant and out of reach */
     /* the stub's place in the lists and indexes stays; everything else becomes the parsed job's */

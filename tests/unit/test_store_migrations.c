@@ -125,6 +125,9 @@ static void test_version_1_gains_objects_and_keeps_rows(void)
     /* version 3: what became of each attempt's pod, and what it used */
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM pragma_table_info('attempts') WHERE name IN "
                                        "('outcome', 'kept_version', 'peak_memory', 'cpu_usec')"), 4);
+    /* version 6: the object a job was posted as in another dialect; existing jobs have none */
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM pragma_table_info('jobs') WHERE name = 'source_json'"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM jobs WHERE source_json IS NOT NULL"), 0);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM queues WHERE name = 'default'"), 1);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 1);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM objects"), 0);

@@ -74,7 +74,11 @@ static int set_output(struct jobctl_args *a, const char *v, char *err, size_t er
         a->json = true;
         return 0;
     }
-    snprintf(err, errlen, "unsupported output format \"%s\" (only -o json is supported)", v);
+    if (strcmp(v, "manifest") == 0) {
+        a->manifest = true;
+        return 0;
+    }
+    snprintf(err, errlen, "unsupported output format \"%s\" (-o json, or -o manifest for one job)", v);
     return -1;
 }
 

@@ -12,6 +12,7 @@ struct jobctl_args {
     const char *server;  /* --server/-s; NULL until main fills in $CALDERA_SERVER or the default */
     const char *ns;      /* --namespace/-n; NULL until main fills in $CALDERA_NAMESPACE or "default" */
     bool json;           /* -o json */
+    bool manifest;       /* -o manifest (jobctl get JOB): the Job a Kubernetes cluster running Volcano accepts */
     bool help;           /* -h/--help */
     bool previous;       /* logs --previous/-p */
     long attempt;        /* logs --attempt N; -1 when not given */

@@ -38,8 +38,29 @@ static int print_job_pods(const struct jobctl_args *a, const char *name)
     return rc;
 }
 
+/* The Job manifest for a real cluster, in the server's canonical form (adapters/manifest.h): keys
+ * sorted, two-space indent, so the same job always prints the same bytes. */
+static int get_manifest(const struct jobctl_args *a, const char *name)
+{
+    char *path = api_ns_path(CALDERA_API, a->ns, "jobs", name, "manifest");
+    json_t *manifest;
+    int rc = path ? api_get_json(a, path, &manifest) : report_oom();
+    free(path);
+    if (rc != JOBCTL_OK)
+        return rc;
+    char *text = json_dumps(manifest, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    json_decref(manifest);
+    if (!text)
+        return report_oom();
+    printf("%s\n", text);
+    free(text);
+    return JOBCTL_OK;
+}
+
 static int get_one(const struct jobctl_args *a, const char *name)
 {
+    if (a->manifest)
+        return get_manifest(a, name);
     char *path = api_ns_path(VOLCANO_BATCH_API, a->ns, "jobs", name, NULL);
     json_t *job;
     int rc = path ? api_get_json(a, path, &job) : report_oom();

@@ -1,10 +1,12 @@
 /* `jobctl submit FILE`: every document of a YAML or JSON file (or stdin) POSTed to the API of its
- * kind, in order, stopping at the first failure. Kinds are checked before anything is sent. */
+ * kind (Job, Queue, or another dialect's job: PyTorchJob, RayJob...), in order, stopping at the first
+ * failure. Kinds are checked before anything is sent. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/dialect.h"
 #include "adapters/intake.h"
 #include "common/fs.h"
 #include "common/sbuf.h"
@@ -22,7 +24,13 @@ struct input {
     bool json;        /* JSON by the intake's sniffing rule; YAML otherwise */
 };
 
-enum doc_kind { DOC_JOB, DOC_QUEUE };
+enum doc_kind { DOC_JOB, DOC_QUEUE, DOC_DIALECT };
+
+/* A document's kind and, for DOC_DIALECT, its dialect. */
+struct doc_type {
+    enum doc_kind kind;
+    const struct dialect *dialect;
+};
 
 static int read_stdin(char **data, size_t *len)
 {
@@ -61,16 +69,46 @@ static const char *member_str(const json_t *obj, const char *key)
     return s && *s ? s : NULL;
 }
 
+/* "PyTorchJob, TFJob, ...": the other kinds jobctl knows. */
+static const char *dialect_kinds(void)
+{
+    static char list[512];
+    size_t n = 0;
+    for (const struct dialect *const *d = dialects; *d && n < sizeof list; d++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", (*d)->kind);
+    return list;
+}
+
+/* "pytorchjob.kubeflow.org/NAME created", as kubectl words it. */
+static void print_created(const struct doc_type *type, const char *name)
+{
+    if (type->kind == DOC_DIALECT) {
+        char singular[96];
+        size_t i = 0;
+        for (const char *k = type->dialect->kind; *k && i + 1 < sizeof singular; k++)
+            singular[i++] = (char)(*k >= 'A' && *k <= 'Z' ? *k - 'A' + 'a' : *k);
+        singular[i] = 0;
+        printf("%s.%s/%s created\n", singular, type->dialect->group, name);
+    } else {
+        printf("%s/%s created\n", type->kind == DOC_JOB ? "job.batch.volcano.sh" : "queue.scheduling.volcano.sh", name);
+    }
+}
+
 /* Which API a document goes to; an error naming the document (and its line) otherwise. */
-static int doc_kind(const struct input *in, const struct intake_doc *d, int number, enum doc_kind *kind)
+static int doc_kind(const struct input *in, const struct intake_doc *d, int number, struct doc_type *type)
 {
     const char *k = member_str(d->root, "kind");
+    type->dialect = dialect_by_kind(member_str(d->root, "apiVersion"), k);
+    if (type->dialect) {
+        type->kind = DOC_DIALECT;
+        return JOBCTL_OK;
+    }
     if (k && strcmp(k, "Job") == 0) {
-        *kind = DOC_JOB;
+        type->kind = DOC_JOB;
         return JOBCTL_OK;
     }
     if (k && strcmp(k, "Queue") == 0) {
-        *kind = DOC_QUEUE;
+        type->kind = DOC_QUEUE;
         return JOBCTL_OK;
     }
     fprintf(stderr, "jobctl: %s: document %d (line %d) ", in->name, number, d->first_line);
@@ -79,11 +117,12 @@ static int doc_kind(const struct input *in, const struct intake_doc *d, int numb
     else if (!k)
         fprintf(stderr, "has no kind\n");
     else
-        fprintf(stderr, "has kind \"%s\": jobctl submits Job and Queue documents\n", k);
+        fprintf(stderr, "has kind \"%s\" (apiVersion %s): jobctl submits Job and Queue documents, and %s\n", k,
+                member_str(d->root, "apiVersion") ? member_str(d->root, "apiVersion") : "none", dialect_kinds());
     return JOBCTL_FAIL;
 }
 
-static int check_kinds(const struct input *in, const struct intake *docs, enum doc_kind *kinds)
+static int check_kinds(const struct input *in, const struct intake *docs, struct doc_type *kinds)
 {
     for (int i = 0; i < docs->ndocs; i++)
         if (doc_kind(in, &docs->docs[i], i + 1, &kinds[i]) != JOBCTL_OK)
@@ -110,16 +149,20 @@ static char *doc_body(const struct input *in, const struct intake_doc *d, struct
     return text;
 }
 
-static char *doc_path(const struct jobctl_args *a, const json_t *root, enum doc_kind kind)
+static char *doc_path(const struct jobctl_args *a, const json_t *root, const struct doc_type *type)
 {
-    if (kind == DOC_QUEUE)
+    if (type->kind == DOC_QUEUE)
         return strdup(VOLCANO_SCHEDULING_API "/queues");
     const char *ns = member_str(json_object_get(root, "metadata"), "namespace");
-    return api_ns_path(VOLCANO_BATCH_API, ns ? ns : a->ns, "jobs", NULL, NULL);
+    if (type->kind == DOC_JOB)
+        return api_ns_path(VOLCANO_BATCH_API, ns ? ns : a->ns, "jobs", NULL, NULL);
+    char group[256];
+    snprintf(group, sizeof group, "/apis/%s/%s", type->dialect->group, type->dialect->version);
+    return api_ns_path(group, ns ? ns : a->ns, type->dialect->plural, NULL, NULL);
 }
 
 /* "job.batch.volcano.sh/<name> created", the name as the server gave it; -o json: the object. */
-static void report_created(const struct jobctl_args *a, const json_t *root, enum doc_kind kind,
+static void report_created(const struct jobctl_args *a, const json_t *root, const struct doc_type *type,
                            const struct http_response *resp)
 {
     json_t *obj = json_loadb(resp->body, resp->len, 0, NULL);
@@ -129,13 +172,12 @@ static void report_created(const struct jobctl_args *a, const json_t *root, enum
     if (a->json && obj)
         api_print_json(obj);
     else
-        printf("%s/%s created\n", kind == DOC_JOB ? "job.batch.volcano.sh" : "queue.scheduling.volcano.sh",
-               name ? name : "<unknown>");
+        print_created(type, name ? name : "<unknown>");
     json_decref(obj);
 }
 
 static int submit_doc(const struct jobctl_args *a, const struct input *in, const struct intake_doc *d,
-                      enum doc_kind kind)
+                      const struct doc_type *kind)
 {
     struct api_body body;
     char *text = doc_body(in, d, &body), *path = doc_path(a, d->root, kind);
@@ -152,12 +194,12 @@ static int submit_doc(const struct jobctl_args *a, const struct input *in, const
 
 static int submit_all(const struct jobctl_args *a, const struct input *in, const struct intake *docs)
 {
-    enum doc_kind *kinds = calloc((size_t)docs->ndocs, sizeof *kinds);
+    struct doc_type *kinds = calloc((size_t)docs->ndocs, sizeof *kinds);
     if (!kinds)
         return report_oom();
     int rc = check_kinds(in, docs, kinds);
     for (int i = 0; rc == JOBCTL_OK && i < docs->ndocs; i++) {
-        rc = submit_doc(a, in, &docs->docs[i], kinds[i]);
+        rc = submit_doc(a, in, &docs->docs[i], &kinds[i]);
         fflush(stdout);
     }
     free(kinds);

@@ -7,10 +7,12 @@
 #include "tools/jobctl/jobctl.h"
 
 static const struct jobctl_command COMMANDS[] = {
-    {"submit", "FILE", "create the Jobs and Queues described in a YAML or JSON file",
+    {"submit", "FILE", "create the Jobs, Queues, PyTorchJobs, RayJobs... described in a YAML or JSON file",
      "FILE may hold several documents (YAML \"---\" separated); \"-\" reads standard input.\n"
      "Each document goes to the API of its kind: a Job into its metadata.namespace (else -n),\n"
-     "a Queue to the cluster's queues. Kinds are checked first; sending stops at the first failure.\n"
+     "a Queue to the cluster's queues; a Kubeflow PyTorchJob/TFJob/MPIJob, a KubeRay RayJob or a\n"
+     "SparkApplication to its own path, where it becomes a Volcano Job.\n"
+     "Kinds are checked first; sending stops at the first failure.\n"
      "Errors in a document point at lines of FILE itself.\n",
      1, 1, false, cmd_submit},
     {"get", "[JOB]", "list the jobs of the namespace, or show one job and its pods",
