@@ -3,6 +3,7 @@
 #include "adapters/dialect.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "adapters/volcano_job.h"
@@ -60,7 +61,40 @@ static const struct dialect_path_map *map_for(const struct dialect_translation *
     return best;
 }
 
-static void rewrite_causes(const struct dialect_translation *t, struct api_status *st)
+/* Where the value at a field path ("spec.a[2].b") of the source is in the user's YAML; false when
+ * the path does not lead to a value (or the input was JSON). */
+static bool locate(const struct intake_doc *doc, const char *path, struct intake_pos *pos)
+{
+    const json_t *node = doc->root;
+    bool found = false;
+    const char *p = path;
+    while (*p && node) {
+        if (*p == '[') {
+            char *end;
+            long index = strtol(p + 1, &end, 10);
+            if (*end != ']' || index < 0 || !json_is_array(node))
+                return false;
+            found = intake_index_pos(doc, node, (size_t)index, pos);
+            node = json_array_get(node, (size_t)index);
+            p = end + 1;
+        } else {
+            if (*p == '.')
+                p++;
+            size_t n = strcspn(p, ".[");
+            char key[FIELD_PATH_MAX];
+            if (n == 0 || n >= sizeof key || !json_is_object(node))
+                return false;
+            memcpy(key, p, n);
+            key[n] = 0;
+            found = intake_member_pos(doc, node, key, pos);
+            node = json_object_get(node, key);
+            p += n;
+        }
+    }
+    return found && node != NULL && *p == 0;
+}
+
+static void rewrite_causes(const struct intake_doc *doc, const struct dialect_translation *t, struct api_status *st)
 {
     int shown = st->ncauses < API_MAX_CAUSES ? st->ncauses : API_MAX_CAUSES;
     for (int i = 0; i < shown; i++) {
@@ -71,6 +105,11 @@ static void rewrite_causes(const struct dialect_translation *t, struct api_statu
         char field[sizeof c->field];
         snprintf(field, sizeof field, "%s%s", m->source, c->field + strlen(m->volcano));
         memcpy(c->field, field, sizeof field);
+        struct intake_pos pos;
+        if (c->line == 0 && locate(doc, c->field, &pos)) {
+            c->line = pos.line;
+            c->column = pos.column;
+        }
     }
 }
 
@@ -134,7 +173,7 @@ int dialect_job_from_doc(const struct dialect *d, const struct intake_doc *doc, 
     json_decref(t.volcano);
     if (rc != 0) {
         if (st->ncauses > 0) {
-            rewrite_causes(&t, st);
+            rewrite_causes(doc, &t, st);
             return fail_invalid(d, source, st);
         }
         return -1;

@@ -215,7 +215,7 @@ static void test_args_errors(void)
     CHECK(parse(&a, err, (const char *[]){"jobctl", "get", "-n", NULL}) == -1);
     CHECK_STR(err, "option \"-n\" needs a value");
     CHECK(parse(&a, err, (const char *[]){"jobctl", "-o", "yaml", "get", NULL}) == -1);
-    CHECK_CONTAINS(err, "only -o json");
+    CHECK_CONTAINS(err, "unsupported output format \"yaml\" (-o json, or -o manifest for one job)");
     CHECK(parse(&a, err, (const char *[]){"jobctl", "logs", "p", "--attempt=x", NULL}) == -1);
     CHECK_CONTAINS(err, "--attempt");
     CHECK(parse(&a, err, (const char *[]){"jobctl", "logs", "--previous=1", NULL}) == -1);

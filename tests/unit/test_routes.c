@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "adapters/dialect.h"
 #include "gateway/discovery.h"
 #include "gateway/router.h"
 #include "tests/lib/test.h"
@@ -81,5 +82,21 @@ static void discovery_verbs_have_routes(void)
     }
 }
 
+/* Every dialect the gateway serves is announced by discovery, under its group and version. */
+static void dialects_are_discovered(void)
+{
+    for (const struct dialect *const *d = dialects; *d; d++) {
+        bool found = false;
+        for (int i = 0; i < api_resources_count; i++) {
+            const struct api_resource *r = &api_resources[i];
+            found = found || (strcmp(r->group, (*d)->group) == 0 && strcmp(r->version, (*d)->version) == 0 &&
+                              strcmp(r->name, (*d)->plural) == 0 && strcmp(r->kind, (*d)->kind) == 0);
+        }
+        if (!found)
+            test_fail(__FILE__, __LINE__, "dialect %s (%s/%s %s) is missing from discovery", (*d)->kind, (*d)->group,
+                      (*d)->version, (*d)->plural);
+    }
+}
+
 TEST_MAIN(TEST_CASE(placeholders_are_captured), TEST_CASE(unknown_paths_and_methods),
-          TEST_CASE(discovery_verbs_have_routes))
+          TEST_CASE(discovery_verbs_have_routes), TEST_CASE(dialects_are_discovered))

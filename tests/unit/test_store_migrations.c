@@ -172,12 +172,14 @@ static bool insert_rows_of_version(const char *path, int version)
 {
     static const char v1_rows[] =
         "INSERT INTO queues VALUES ('default', '{\"spec\":{\"weight\":1}}');"
-        "INSERT INTO jobs VALUES ('u-1', 'default', 'train', 1000,"
+        "INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json, resource_version, deleted_ms)"
+        " VALUES ('u-1', 'default', 'train', 1000,"
         " '{\"metadata\":{\"name\":\"train\"},\"spec\":{\"tasks\":["
         "{\"name\":\"master\",\"replicas\":1,\"minAvailable\":1,\"template\":{\"spec\":{\"containers\":[]}}},"
         "{\"name\":\"worker\",\"replicas\":3}]}}',"
         " '{\"state\":{\"phase\":\"Failed\"}}', 3, NULL);"
-        "INSERT INTO jobs VALUES ('u-0', 'default', 'broken', 500, 'not json', '{}', 1, 900);"
+        "INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json, resource_version, deleted_ms)"
+        " VALUES ('u-0', 'default', 'broken', 500, 'not json', '{}', 1, 900);"
         "INSERT INTO attempts(job_uid, pod, attempt, task, idx, job_version, node, pid, pid_start, start_ms, end_ms,"
         " exit_code, reason, message, log_path)"
         " VALUES ('u-1', 'train-worker-0', 1, 'worker', 0, 0, 'node-a', 42, 7, 1100, 1200, 3, 'Error', 'exit 3',"
@@ -190,13 +192,16 @@ static bool insert_rows_of_version(const char *path, int version)
     static const char v4_rows[] = /* what migration 4 derives, as a version-4 server would have written it */
         "INSERT INTO tasks VALUES ('u-1', 'master', 1, 1, '{\"spec\":{\"containers\":[]}}');"
         "INSERT INTO tasks VALUES ('u-1', 'worker', 3, 3, '{}');";
+    static const char v5_rows[] = /* what a version-5 server kept beside the JSON */
+        "UPDATE jobs SET phase = 'Failed' WHERE uid = 'u-1';";
     sqlite3 *db;
     if (sqlite3_open(path, &db) != SQLITE_OK)
         return false;
     bool ok = sqlite3_exec(db, v1_rows, NULL, NULL, NULL) == SQLITE_OK &&
               (version < 2 || sqlite3_exec(db, v2_rows, NULL, NULL, NULL) == SQLITE_OK) &&
               (version < 3 || sqlite3_exec(db, v3_rows, NULL, NULL, NULL) == SQLITE_OK) &&
-              (version < 4 || sqlite3_exec(db, v4_rows, NULL, NULL, NULL) == SQLITE_OK);
+              (version < 4 || sqlite3_exec(db, v4_rows, NULL, NULL, NULL) == SQLITE_OK) &&
+              (version < 5 || sqlite3_exec(db, v5_rows, NULL, NULL, NULL) == SQLITE_OK);
     sqlite3_close(db);
     return ok;
 }
