@@ -6,6 +6,7 @@
 
 #include "adapters/dialect.h"
 #include "adapters/intake.h"
+#include "scheduler/controller/job_plugins.h"
 #include "tests/lib/test.h"
 
 /* A parsed document and what became of it. */
@@ -385,6 +386,63 @@ static void lower_case_types_are_kubeflows_too(void)
     release(&a);
 }
 
+/* The value of variable name in what Volcano's plugins give replica index of task (new), or NULL. */
+static char *plugin_env(const struct job *job, int task, int index, const char *name)
+{
+    struct plugin_attempt pa;
+    char why[256];
+    if (job_plugins_attempt(job, task, index, "/nonexistent", &pa, why, sizeof why) != 0)
+        return NULL;
+    char *value = NULL;
+    size_t n = strlen(name);
+    for (size_t i = 0; pa.env && pa.env[i] && !value; i++)
+        if (strncmp(pa.env[i], name, n) == 0 && pa.env[i][n] == '=')
+            value = strdup(pa.env[i] + n + 1);
+    plugin_attempt_free(&pa);
+    return value;
+}
+
+#define CHECK_ENV(job, task, index, name, expected)                                                              \
+    do {                                                                                                         \
+        char *v_ = plugin_env(job, task, index, name);                                                           \
+        CHECK_STR(v_, expected);                                                                                 \
+        free(v_);                                                                                                \
+    } while (0)
+
+/* What the frameworks' programs read, as the translated plugins give it. */
+static void framework_environment(void)
+{
+    struct adapted a;
+    adapt(&a, pytorch_job);
+    REQUIRE(a.rc == 0);
+    CHECK_ENV(a.job, 0, 0, "MASTER_ADDR", "mnist-master-0.mnist");
+    CHECK_ENV(a.job, 0, 0, "RANK", "0");
+    CHECK_ENV(a.job, 1, 2, "RANK", "3");
+    CHECK_ENV(a.job, 1, 2, "WORLD_SIZE", "4");
+    CHECK_ENV(a.job, 1, 0, "MASTER_PORT", "23456");
+    release(&a);
+
+    adapt(&a, "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: tf}\nspec:\n  tfReplicaSpecs:\n"
+              "    Master: {template: {spec: {containers: [{name: tensorflow}]}}}\n"
+              "    PS: {template: {spec: {containers: [{name: tensorflow}]}}}\n"
+              "    Worker: {replicas: 2, template: {spec: {containers: [{name: tensorflow}]}}}\n");
+    REQUIRE(a.rc == 0);
+    CHECK_ENV(a.job, 2, 1, "TF_CONFIG",
+              "{\"cluster\":{\"ps\":[\"tf-ps-0.tf:2222\"],\"worker\":[\"tf-worker-0.tf:2222\",\"tf-worker-1.tf:2222\"],"
+              "\"chief\":[\"tf-master-0.tf:2222\"]},\"task\":{\"type\":\"worker\",\"index\":1}}");
+    char *chief = plugin_env(a.job, 0, 0, "TF_CONFIG");
+    CHECK_CONTAINS(chief, "\"task\":{\"type\":\"chief\",\"index\":0}");
+    free(chief);
+    release(&a);
+
+    adapt(&a, "apiVersion: kubeflow.org/v1\nkind: MPIJob\nmetadata: {name: pi}\nspec:\n  mpiReplicaSpecs:\n"
+              "    Launcher: {template: {spec: {containers: [{name: l}]}}}\n"
+              "    Worker: {replicas: 2, template: {spec: {containers: [{name: w}]}}}\n");
+    REQUIRE(a.rc == 0);
+    CHECK_ENV(a.job, 0, 0, "MPI_HOST", "pi-worker-0.pi,pi-worker-1.pi");
+    release(&a);
+}
+
 /* --- status ---------------------------------------------------------------------------------------------- */
 
 static json_t *rendered(const char *phase, bool ran, const char *counts)
@@ -534,6 +592,6 @@ TEST_MAIN(TEST_CASE(pytorch_tasks_share_the_templates_master_first), TEST_CASE(p
           TEST_CASE(exit_code_policies_split_permanent_and_retryable), TEST_CASE(run_policy_becomes_volcano_fields),
           TEST_CASE(tensorflow_roles_and_ports), TEST_CASE(mpi_launcher_and_workers),
           TEST_CASE(causes_name_the_users_fields), TEST_CASE(refusals_name_the_field),
-          TEST_CASE(replica_spec_refusals), TEST_CASE(lower_case_types_are_kubeflows_too),
+          TEST_CASE(replica_spec_refusals), TEST_CASE(lower_case_types_are_kubeflows_too), TEST_CASE(framework_environment),
           TEST_CASE(status_follows_the_volcano_phase), TEST_CASE(status_in_each_kinds_words),
           TEST_CASE(dialects_at_their_paths))
