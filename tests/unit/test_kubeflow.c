@@ -592,6 +592,6 @@ TEST_MAIN(TEST_CASE(pytorch_tasks_share_the_templates_master_first), TEST_CASE(p
           TEST_CASE(exit_code_policies_split_permanent_and_retryable), TEST_CASE(run_policy_becomes_volcano_fields),
           TEST_CASE(tensorflow_roles_and_ports), TEST_CASE(mpi_launcher_and_workers),
           TEST_CASE(causes_name_the_users_fields), TEST_CASE(refusals_name_the_field),
-          TEST_CASE(replica_spec_refusals), TEST_CASE(lower_case_types_are_kubeflows_too), TEST_CASE(framework_environment),
-          TEST_CASE(status_follows_the_volcano_phase), TEST_CASE(status_in_each_kinds_words),
+          TEST_CASE(replica_spec_refusals), TEST_CASE(lower_case_types_are_kubeflows_too),
+          TEST_CASE(framework_environment), TEST_CASE(status_follows_the_volcano_phase), TEST_CASE(status_in_each_kinds_words),
           TEST_CASE(dialects_at_their_paths))
