@@ -1,6 +1,9 @@
 /* The list of dialects the gateway serves at their own paths; each lives in its own file. */
 #include "adapters/dialect.h"
 
+extern const struct dialect kubeflow_pytorchjob, kubeflow_tfjob, kubeflow_mpijob; /* adapters/kubeflow.c */
+
 const struct dialect *const dialects[] = {
+    &kubeflow_pytorchjob, &kubeflow_tfjob, &kubeflow_mpijob,
     NULL,
 };
