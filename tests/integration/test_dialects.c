@@ -1,0 +1,281 @@
+/* Other dialects end to end on a real server: each framework's object posted at its own path runs
+ * as a Volcano Job whose tasks print their environment; the object reads back in its own shape,
+ * as the Volcano Job behind it, and as a manifest, the same after a restart. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/fs.h"
+#include "tests/lib/job_client.h"
+#include "tests/lib/server.h"
+#include "tests/lib/test.h"
+
+#define NS "/namespaces/default"
+#define PYTORCHJOBS "/apis/kubeflow.org/v1" NS "/pytorchjobs"
+#define TFJOBS "/apis/kubeflow.org/v1" NS "/tfjobs"
+#define MPIJOBS "/apis/kubeflow.org/v1" NS "/mpijobs"
+#define RAYJOBS "/apis/ray.io/v1" NS "/rayjobs"
+#define SPARKAPPS "/apis/sparkoperator.k8s.io/v1beta2" NS "/sparkapplications"
+#define TRAININGS "/apis/caldera.io/v1" NS "/trainings"
+#define PODS "/api/v1" NS "/pods"
+#define WAIT_MS 30000
+
+static struct test_server server;
+static bool server_up;
+
+/* Prints the variables the frameworks set, one per line, and the svc plugin's host files; lingers a
+ * second as a real trainer would (the master's end completes the job). */
+#define PRINT_ENV                                                                                           \
+    "'env | grep -E \"^(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE|TF_CONFIG|MPI_HOST|VC_TASK_INDEX)=\" | sort; " \
+    "cat /etc/volcano/*.host 2>/dev/null; sleep 1; true'"
+
+static bool start(void)
+{
+    if (server_up)
+        return true;
+    static const char *const args[] = {"--nodes", "tests/integration/data/nodes.yaml", NULL};
+    server_up = server_start(&server, NULL, args) == 0;
+    return server_up;
+}
+
+static json_t *post(const char *path, const char *body, const char *content_type, long *code)
+{
+    return server_request(&server, "POST", path, body, content_type, code);
+}
+
+/* The log of a pod, or NULL (caller frees). */
+static char *pod_log(const char *pod)
+{
+    char path[256];
+    snprintf(path, sizeof path, PODS "/%s/log", pod);
+    long code = 0;
+    char *text = server_request_text(&server, "GET", path, &code);
+    if (code != 200) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Waits for the Volcano Job behind a dialect's object to reach phase. */
+static int wait_volcano_phase(const char *name, const char *phase)
+{
+    char path[256];
+    snprintf(path, sizeof path, JOBS "/%s", name);
+    return server_wait_field(&server, path, "status.state.phase", phase, WAIT_MS);
+}
+
+/* The log of pod, which must contain each needle. */
+static void check_log(const char *pod, const char *const *needles)
+{
+    char *log = pod_log(pod);
+    if (!log) {
+        test_fail(__FILE__, __LINE__, "%s: no log", pod);
+        return;
+    }
+    for (const char *const *n = needles; *n; n++)
+        if (!strstr(log, *n))
+            test_fail(__FILE__, __LINE__, "%s: the log lacks \"%s\"; it is:\n%s", pod, *n, log);
+    free(log);
+}
+
+static const char pytorchjob[] =
+    "apiVersion: kubeflow.org/v1\n"
+    "kind: PyTorchJob\n"
+    "metadata:\n"
+    "  name: mnist\n"
+    "spec:\n"
+    "  pytorchReplicaSpecs:\n"
+    "    Master:\n"
+    "      replicas: 1\n"
+    "      restartPolicy: OnFailure\n"
+    "      template:\n"
+    "        spec:\n"
+    "          containers:\n"
+    "          - name: pytorch\n"
+    "            image: docker.io/kubeflowkatib/pytorch-mnist:v1beta1\n"
+    "            command: [sh, -c, " PRINT_ENV "]\n"
+    "    Worker:\n"
+    "      replicas: 2\n"
+    "      restartPolicy: OnFailure\n"
+    "      template:\n"
+    "        spec:\n"
+    "          containers:\n"
+    "          - name: pytorch\n"
+    "            image: docker.io/kubeflowkatib/pytorch-mnist:v1beta1\n"
+    "            command: [sh, -c, " PRINT_ENV "]\n";
+
+static void pytorchjob_runs_with_the_pytorch_wiring(void)
+{
+    REQUIRE(start());
+    long code = 0;
+    json_t *created = post(PYTORCHJOBS, pytorchjob, "application/yaml", &code);
+    CHECK_INT(code, 201);
+    CHECK_STR(jv_str(created, "kind"), "PyTorchJob");
+    json_decref(created);
+    REQUIRE(wait_volcano_phase("mnist", "Completed") == 0);
+    check_log("mnist-master-0", (const char *const[]){"MASTER_ADDR=mnist-master-0.mnist\n", "MASTER_PORT=",
+                                                       "RANK=0\n", "WORLD_SIZE=3\n", NULL});
+    check_log("mnist-worker-0", (const char *const[]){"MASTER_ADDR=mnist-master-0.mnist\n", "RANK=1\n",
+                                                       "WORLD_SIZE=3\n", NULL});
+    check_log("mnist-worker-1", (const char *const[]){"RANK=2\n", "WORLD_SIZE=3\n", NULL});
+    /* its own shape, with a Kubeflow status */
+    json_t *obj = server_request(&server, "GET", PYTORCHJOBS "/mnist", NULL, NULL, &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(jv_str(obj, "kind"), "PyTorchJob");
+    CHECK(jv_at(obj, "spec.pytorchReplicaSpecs.Worker") != NULL);
+    CHECK(jv_str(obj, "metadata.uid") != NULL);
+    json_t *conditions = jv_at(obj, "status.conditions");
+    const char *last = jv_str(conditions, "0.type") ? jv_str(json_array_get(conditions, json_array_size(conditions) - 1), "type") : NULL;
+    CHECK_STR(last, "Succeeded");
+    CHECK_INT(jv_num(obj, "status.replicaStatuses.Master.succeeded"), 1);
+    json_decref(obj);
+    /* the Volcano Job behind it, at the dialect's path and at the Volcano path */
+    obj = server_request(&server, "GET", PYTORCHJOBS "/mnist?as=volcano", NULL, NULL, &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(jv_str(obj, "kind"), "Job");
+    CHECK_STR(jv_str(obj, "spec.tasks.0.name"), "master");
+    json_decref(obj);
+    obj = job_get(&server, "mnist");
+    CHECK_STR(jv_str(obj, "kind"), "Job");
+    json_decref(obj);
+}
+
+/* A replica spec of kind `type` (Kubeflow's capitalised name), n replicas, container c. */
+#define REPLICAS(type, n, container)                                                                        \
+    "    " type ":\n      replicas: " #n "\n      template:\n        spec:\n          containers:\n"       \
+    "          - name: " container "\n            command: [sh, -c, " PRINT_ENV "]\n"
+
+static void tfjob_gets_tf_config(void)
+{
+    REQUIRE(start());
+    long code = 0;
+    json_t *created = post(TFJOBS,
+                           "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: dist}\nspec:\n"
+                           "  tfReplicaSpecs:\n" REPLICAS("PS", 1, "tensorflow") REPLICAS("Worker", 2, "tensorflow"),
+                           "application/yaml", &code);
+    CHECK_INT(code, 201);
+    json_decref(created);
+    REQUIRE(wait_volcano_phase("dist", "Completed") == 0);
+    check_log("dist-worker-1", (const char *const[]){"TF_CONFIG=", "\"ps\":[\"dist-ps-0.dist:",
+                                                      "\"worker\":[\"dist-worker-0.dist:", "\"type\":\"worker\"",
+                                                      "\"index\":1", NULL});
+    check_log("dist-ps-0", (const char *const[]){"\"type\":\"ps\"", "\"index\":0", NULL});
+}
+
+static void mpijob_launcher_gets_the_worker_hosts(void)
+{
+    REQUIRE(start());
+    long code = 0;
+    json_t *created = post(MPIJOBS,
+                           "apiVersion: kubeflow.org/v1\nkind: MPIJob\nmetadata: {name: pi}\nspec:\n"
+                           "  mpiReplicaSpecs:\n" REPLICAS("Launcher", 1, "launcher") REPLICAS("Worker", 2, "worker"),
+                           "application/yaml", &code);
+    CHECK_INT(code, 201);
+    json_decref(created);
+    REQUIRE(wait_volcano_phase("pi", "Completed") == 0);
+    check_log("pi-launcher-0", (const char *const[]){"MPI_HOST=pi-worker-0.pi,pi-worker-1.pi\n", NULL});
+}
+
+/* Lists at a dialect's path hold only its objects; its paths do not see other jobs; the Volcano Job
+ * behind a dialect's object cannot be replaced; an unknown plural is a 404. */
+static void each_path_sees_its_own_objects(void)
+{
+    REQUIRE(start());
+    REQUIRE(job_submit(&server, "plain", "", TASK("t", 1, "", "'true'", "")) == 201);
+    long code = 0;
+    json_t *list = server_request(&server, "GET", PYTORCHJOBS, NULL, NULL, &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(jv_str(list, "kind"), "PyTorchJobList");
+    for (size_t i = 0; i < json_array_size(jv_at(list, "items")); i++)
+        CHECK_STR(jv_str(json_array_get(jv_at(list, "items"), i), "kind"), "PyTorchJob");
+    json_decref(list);
+    json_decref(server_request(&server, "GET", PYTORCHJOBS "/plain", NULL, NULL, &code));
+    CHECK_INT(code, 404);
+    list = server_request(&server, "GET", "/apis/kubeflow.org/v1/tfjobs", NULL, NULL, &code); /* every namespace */
+    CHECK_INT(code, 200);
+    CHECK_INT(json_array_size(jv_at(list, "items")), 1);
+    CHECK_STR(jv_str(list, "items.0.kind"), "TFJob");
+    CHECK_STR(jv_str(list, "items.0.metadata.name"), "dist");
+    json_decref(list);
+    list = server_request(&server, "GET", JOBS, NULL, NULL, &code); /* every job is a Volcano Job */
+    CHECK_INT(json_array_size(jv_at(list, "items")), 4);
+    json_decref(list);
+    json_decref(server_request(&server, "GET", "/apis/kubeflow.org/v1" NS "/xgboostjobs", NULL, NULL, &code));
+    CHECK_INT(code, 404);
+    json_decref(server_request(&server, "GET", PYTORCHJOBS "/mnist?as=yaml", NULL, NULL, &code));
+    CHECK_INT(code, 400);
+    json_t *volcano = job_get(&server, "mnist");
+    json_object_del(volcano, "status");
+    char *body = json_dumps(volcano, JSON_COMPACT);
+    json_t *status = server_request(&server, "PUT", JOBS "/mnist", body, NULL, &code);
+    CHECK_INT(code, 409);
+    CHECK_CONTAINS(jv_str(status, "message"), "was submitted as a PyTorchJob (kubeflow.org/v1)");
+    free(body);
+    json_decref(status);
+    json_decref(volcano);
+}
+
+/* A bad value inside a replica's template is named by the user's path and line. */
+static void errors_name_the_users_field_and_line(void)
+{
+    REQUIRE(start());
+    char bad[sizeof pytorchjob + 64];
+    snprintf(bad, sizeof bad, "%s", pytorchjob);
+    char *name = strstr(bad, "name: mnist");
+    REQUIRE(name != NULL);
+    memcpy(name, "name: mnisx", 11);
+    char *worker = strstr(bad, "    Worker:");
+    REQUIRE(worker != NULL);
+    char *image = strstr(worker, "            image:");
+    REQUIRE(image != NULL);
+    /* the Worker's image line becomes a limits block with a bad quantity (line 22 onwards) */
+    char tail[2048];
+    snprintf(tail, sizeof tail, "%s", strstr(image, "            command:"));
+    snprintf(image, sizeof bad - (size_t)(image - bad), "            resources: {limits: {memory: 1.5GG}}\n%s", tail);
+    long code = 0;
+    json_t *st = post(PYTORCHJOBS, bad, "application/yaml", &code);
+    CHECK_INT(code, 422);
+    CHECK_STR(jv_str(st, "kind"), "Status");
+    CHECK_CONTAINS(jv_str(st, "message"), "PyTorchJob.kubeflow.org \"mnisx\" is invalid: "
+                                          "spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources.limits"
+                                          ".memory: invalid quantity \"1.5GG\"");
+    CHECK_CONTAINS(jv_str(st, "message"), "(line 23, column 42)");
+    json_decref(st);
+}
+
+/* After a restart the object reads the same in every view (a finished job wakes from the database
+ * with its source); the manifest's bytes do not change. */
+static void every_view_survives_a_restart(void)
+{
+    REQUIRE(start());
+    REQUIRE(wait_volcano_phase("mnist", "Completed") == 0);
+    long code = 0;
+    char *manifest = server_request_text(&server, "GET", "/apis/caldera.io/v1" NS "/jobs/mnist/manifest", &code);
+    CHECK_INT(code, 200);
+    json_t *before = server_request(&server, "GET", PYTORCHJOBS "/mnist", NULL, NULL, &code);
+    REQUIRE(server_stop(&server) == 0);
+    REQUIRE(server_start(&server, server.data_dir, (const char *const[]){"--nodes", "tests/integration/data/nodes.yaml", NULL}) == 0);
+    json_t *after = server_request(&server, "GET", PYTORCHJOBS "/mnist", NULL, NULL, &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(jv_str(after, "kind"), "PyTorchJob");
+    CHECK(json_equal(jv_at(before, "spec"), jv_at(after, "spec")));
+    CHECK_STR(jv_str(after, "metadata.uid"), jv_str(before, "metadata.uid"));
+    char *again = server_request_text(&server, "GET", "/apis/caldera.io/v1" NS "/jobs/mnist/manifest", &code);
+    CHECK_INT(code, 200);
+    CHECK(manifest && again && strcmp(manifest, again) == 0);
+    json_t *m = again ? json_loads(again, 0, NULL) : NULL;
+    CHECK_STR(jv_str(m, "apiVersion"), "batch.volcano.sh/v1alpha1");
+    CHECK(jv_at(m, "metadata.uid") == NULL && jv_at(m, "status") == NULL);
+    json_decref(m);
+    free(manifest);
+    free(again);
+    json_decref(before);
+    json_decref(after);
+}
+
+TEST_MAIN(TEST_CASE(pytorchjob_runs_with_the_pytorch_wiring), TEST_CASE(tfjob_gets_tf_config),
+          TEST_CASE(mpijob_launcher_gets_the_worker_hosts), TEST_CASE(each_path_sees_its_own_objects),
+          TEST_CASE(errors_name_the_users_field_and_line), TEST_CASE(every_view_survives_a_restart))
