@@ -179,6 +179,31 @@ static void mpijob_launcher_gets_the_worker_hosts(void)
     check_log("pi-launcher-0", (const char *const[]){"MPI_HOST=pi-worker-0.pi,pi-worker-1.pi\n", NULL});
 }
 
+/* One file with a Queue and a PyTorchJob in it (seed 004 keeps queues and jobs together): jobctl
+ * sends each document to the path of its kind. */
+static void jobctl_submits_a_queue_and_a_pytorchjob_from_one_file(void)
+{
+    REQUIRE(start());
+    char path[] = "/tmp/caldera-dialects-XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    const char text[] = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: research}\n"
+                        "spec: {weight: 2}\n---\napiVersion: kubeflow.org/v1\nkind: PyTorchJob\n"
+                        "metadata: {name: ptq}\nspec:\n  runPolicy:\n    schedulingPolicy: {queue: research}\n"
+                        "  pytorchReplicaSpecs:\n" REPLICAS("Master", 1, "pytorch");
+    CHECK_INT(write(fd, text, sizeof text - 1), (long)(sizeof text - 1));
+    close(fd);
+    char *out = NULL, *err = NULL;
+    CHECK_INT(server_jobctl(&server, (const char *const[]){"submit", path, NULL}, &out, &err), 0);
+    CHECK_STR(out, "queue.scheduling.volcano.sh/research created\npytorchjob.kubeflow.org/ptq created\n");
+    json_t *job = job_get(&server, "ptq");
+    CHECK_STR(jv_str(job, "spec.queue"), "research");
+    json_decref(job);
+    unlink(path);
+    free(out);
+    free(err);
+}
+
 /* Lists at a dialect's path hold only its objects; its paths do not see other jobs; the Volcano Job
  * behind a dialect's object cannot be replaced; an unknown plural is a 404. */
 static void each_path_sees_its_own_objects(void)
@@ -201,7 +226,7 @@ static void each_path_sees_its_own_objects(void)
     CHECK_STR(jv_str(list, "items.0.metadata.name"), "dist");
     json_decref(list);
     list = server_request(&server, "GET", JOBS, NULL, NULL, &code); /* every job is a Volcano Job */
-    CHECK_INT(json_array_size(jv_at(list, "items")), 4);
+    CHECK_INT(json_array_size(jv_at(list, "items")), 4); /* mnist, dist, pi, plain */
     json_decref(list);
     json_decref(server_request(&server, "GET", "/apis/kubeflow.org/v1" NS "/xgboostjobs", NULL, NULL, &code));
     CHECK_INT(code, 404);
@@ -278,4 +303,5 @@ static void every_view_survives_a_restart(void)
 
 TEST_MAIN(TEST_CASE(pytorchjob_runs_with_the_pytorch_wiring), TEST_CASE(tfjob_gets_tf_config),
           TEST_CASE(mpijob_launcher_gets_the_worker_hosts), TEST_CASE(each_path_sees_its_own_objects),
+          TEST_CASE(jobctl_submits_a_queue_and_a_pytorchjob_from_one_file),
           TEST_CASE(errors_name_the_users_field_and_line), TEST_CASE(every_view_survives_a_restart))
