@@ -195,6 +195,8 @@ static json_t *task_of(const struct training *t, const struct training_task *tas
         json_object_set_new(pod_spec, "nodeSelector", json_deep_copy(t->node_selector));
     json_t *out = json_pack("{s:s,s:I,s:{s:o}}", "name", task->name, "replicas", (json_int_t)task->replicas,
                             "template", "spec", pod_spec);
+    if (out && task->min_available >= 0)
+        json_object_set_new(out, "minAvailable", json_integer(task->min_available));
     if (out && task->completes_job)
         json_object_set_new(out, "policies", json_pack("[{s:s,s:s}]", "event", "TaskCompleted", "action",
                                                        "CompleteJob"));

@@ -319,7 +319,7 @@ static bool read_counts(struct fields *f, json_t *req, struct training *t)
         ok = only_for(f, req, "workerCommand", t, "mpi or horovod") && ok;
     if (fw != FW_BATCH)
         return only_for(f, req, "minAvailable", t, "batch") && ok;
-    if (field_int(f, req, "minAvailable", "minAvailable", false, 0, MAX_WORKERS, &t->min_available) &&
+    if (field_int(f, req, "minAvailable", "minAvailable", false, 1, MAX_WORKERS, &t->min_available) &&
         t->min_available > t->workers && ok) {
         field_invalid(f, req, "minAvailable", "minAvailable", "must not be greater than workers");
         ok = false;

@@ -34,6 +34,7 @@ static struct training_task *add_task(struct training_layout *l, const char *nam
     memset(task, 0, sizeof *task);
     task->name = name;
     task->replicas = replicas;
+    task->min_available = -1;
     return task;
 }
 
@@ -162,6 +163,7 @@ static void batch_layout(const struct training *t, struct training_layout *l)
                                     : json_pack("[{s:[s,s],s:s}]", "events", "PodEvicted", "PodFailed", "action",
                                                 "RestartPod");
     l->min_available = t->min_available >= 0 ? t->min_available : 1;
+    task->min_available = l->min_available; /* else Volcano's gang would want every replica of the task */
     l->min_success = t->workers;
 }
 

@@ -309,6 +309,7 @@ static void batch_shards_by_index(void)
     task_names(&a, names, sizeof names);
     CHECK_STR(names, "worker:10");
     CHECK_INT(a.job->min_available, 1);
+    CHECK_INT(a.job->tasks[0].min_available, 1); /* the gang is one replica, not the task's ten */
     CHECK_INT(a.job->min_success, 10); /* seed 000: all replicas must succeed */
     CHECK_INT(a.job->npolicies, 0);    /* maxRetry 0: a failure stays visible */
     const json_t *c = container_of(task_named(&a, "worker"));
