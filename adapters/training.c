@@ -273,6 +273,29 @@ static void map_paths(struct dialect_translation *out, const struct training *t,
     }
 }
 
+/* taskResources naming a task this request does not have (ps: 0, a pytorch job of one worker) would be
+ * dropped: refused instead. Returns false after adding causes. */
+static bool check_task_resources(struct fields *f, const json_t *req, const struct training_layout *l)
+{
+    const json_t *map = json_object_get(req, "taskResources");
+    bool ok = true;
+    const char *task;
+    json_t *v;
+    json_object_foreach((json_t *)map, task, v) {
+        bool found = false;
+        for (int i = 0; i < l->ntasks && !found; i++)
+            found = strcmp(l->tasks[i].name, task) == 0;
+        if (!found) {
+            char path[FIELD_PATH_MAX];
+            field_path(path, "taskResources", task);
+            field_error(f, map, task, path, "FieldValueInvalid",
+                        "Invalid value: \"%s\": this training has no %s task (see workers and ps)", task, task);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 /* What GET shows: the request with the defaults it was given. */
 static void write_defaults(json_t *req, const struct training *t)
 {
@@ -296,6 +319,11 @@ static int training_translate(struct fields *f, json_t *source, const char *ns, 
     if (training_layout(&t, &l) != 0) {
         training_free(&t);
         return api_fail(f->st, 500, "InternalError", "out of memory");
+    }
+    if (!check_task_resources(f, source, &l)) {
+        training_layout_free(&l);
+        training_free(&t);
+        return -1;
     }
     out->volcano = json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "batch.volcano.sh/v1alpha1", "kind", "Job",
                              "metadata", volcano_metadata(json_object_get(source, "metadata"), &t), "spec",

@@ -449,6 +449,11 @@ static void errors_name_the_request_fields(void)
     CHECK_CONTAINS(cause(&a.st, "slotsPerWorker"), "must be between 1 and 1024");
     adapted_free(&a);
 
+    adapt("{\"framework\":\"tensorflow\",\"command\":[\"x\"],\"taskResources\":{\"ps\":{\"cpu\":\"1\"}}}", INTAKE_JSON, &a);
+    CHECK(a.rc != 0);
+    CHECK_CONTAINS(cause(&a.st, "taskResources.ps"), "this training has no ps task");
+    adapted_free(&a);
+
     adapt("{\"command\":[\"x\"],\"workers\":2,\"minAvailable\":3,\"env\":{\"CALDERA_SHARD_INDEX\":\"0\"}}", INTAKE_JSON,
           &a);
     CHECK(a.rc != 0);
