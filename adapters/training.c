@@ -168,8 +168,7 @@ static json_t *container_of(const struct training *t, const struct training_task
     json_t *c = json_pack("{s:s}", "name", task->name);
     if (t->image)
         json_object_set_new(c, "image", json_string(t->image));
-    if (task->command)
-        json_object_set(c, "command", task->command);
+    json_object_set(c, "command", task->command);
     if (task->with_user_args && t->args && json_array_size(t->args) > 0)
         json_object_set_new(c, "args", json_deep_copy(t->args));
     json_t *env = json_deep_copy(t->env);

@@ -48,8 +48,7 @@ struct training_task {
     const char *name;       /* also the container's name (the ray plugin matches it) */
     int64_t replicas;
     int64_t min_available;  /* -1: Volcano's default, the replicas */
-    json_t *command;        /* owned; NULL only with plugin_command */
-    bool plugin_command;    /* the ray plugin writes the command (head, worker) */
+    json_t *command;        /* owned */
     bool with_user_args;    /* the request's args follow the command */
     bool completes_job;     /* TaskCompleted -> CompleteJob */
     const char *depends_on; /* a task whose pods must run first, or NULL */

@@ -132,9 +132,11 @@ static void spark_layout(const struct training *t, struct training_layout *l)
  * task, "driver", once the head runs, with RAY_ADDRESS=auto (the cluster started on this machine). */
 static void ray_layout(const struct training *t, struct training_layout *l)
 {
-    add_task(l, "head", 1)->plugin_command = true;
+    /* The plugin replaces these commands with its own (its ports, the head's address); they are there
+     * because the controller starts no container without one. */
+    add_task(l, "head", 1)->command = json_pack("[s,s,s,s]", "ray", "start", "--head", "--block");
     if (t->workers > 0)
-        add_task(l, "worker", t->workers)->plugin_command = true;
+        add_task(l, "worker", t->workers)->command = json_pack("[s,s,s]", "ray", "start", "--block");
     char script[256];
     snprintf(script, sizeof script,
              "i=0; until ray status >/dev/null 2>&1 || [ $i -ge %d ]; do i=$((i+1)); sleep 1; done; exec \"$@\"",
@@ -182,7 +184,7 @@ int training_layout(const struct training *t, struct training_layout *out)
     }
     bool ok = out->plugins && out->policies;
     for (int i = 0; i < out->ntasks; i++)
-        if (!out->tasks[i].command && !out->tasks[i].plugin_command)
+        if (!out->tasks[i].command)
             ok = false;
     if (!ok)
         training_layout_free(out);
