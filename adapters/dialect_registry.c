@@ -2,8 +2,9 @@
 #include "adapters/dialect.h"
 
 extern const struct dialect kubeflow_pytorchjob, kubeflow_tfjob, kubeflow_mpijob; /* adapters/kubeflow.c */
+extern const struct dialect training_dialect;                                      /* adapters/training.c */
 
 const struct dialect *const dialects[] = {
-    &kubeflow_pytorchjob, &kubeflow_tfjob, &kubeflow_mpijob,
+    &kubeflow_pytorchjob, &kubeflow_tfjob, &kubeflow_mpijob, &training_dialect,
     NULL,
 };
