@@ -1,6 +1,9 @@
 /* The list of dialects the gateway serves at their own paths; each lives in its own file. */
 #include "adapters/dialect.h"
 
+extern const struct dialect dialect_rayjob;
+
 const struct dialect *const dialects[] = {
+    &dialect_rayjob,
     NULL,
 };
