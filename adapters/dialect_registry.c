@@ -2,8 +2,10 @@
 #include "adapters/dialect.h"
 
 extern const struct dialect dialect_rayjob;
+extern const struct dialect dialect_spark;
 
 const struct dialect *const dialects[] = {
     &dialect_rayjob,
+    &dialect_spark,
     NULL,
 };

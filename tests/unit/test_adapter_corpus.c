@@ -156,5 +156,6 @@ static void check_dir(const char *dialect, int min_valid, int min_invalid)
 
 static void volcano_corpus(void) { check_dir("volcano", 1, 1); }
 static void ray_corpus(void) { check_dir("ray", 4, 4); }
+static void spark_corpus(void) { check_dir("spark", 4, 4); }
 
-TEST_MAIN(TEST_CASE(volcano_corpus), TEST_CASE(ray_corpus))
+TEST_MAIN(TEST_CASE(volcano_corpus), TEST_CASE(ray_corpus), TEST_CASE(spark_corpus))
