@@ -1,0 +1,412 @@
+/* The Spark operator's SparkApplication as a Volcano Job: Spark's memory strings and overheads, the
+ * gang's minResources (seed 002), the driver's spark-submit and the executors' backend (run against a
+ * stand-in spark-class), the restart policies, causes in the application's own paths, and the status. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "adapters/dialect.h"
+#include "adapters/intake.h"
+#include "adapters/spark.h"
+#include "common/fs.h"
+#include "scheduler/api/resource.h"
+#include "tests/lib/test.h"
+
+#define MIB (1024LL * 1024)
+
+static const char *const pi =
+    "apiVersion: sparkoperator.k8s.io/v1beta2\n"
+    "kind: SparkApplication\n"
+    "metadata:\n"
+    "  name: sp\n"
+    "spec:\n"
+    "  type: Scala\n"
+    "  image: spark:3.5.3\n"
+    "  mainClass: org.apache.spark.examples.SparkPi\n"
+    "  mainApplicationFile: local:///opt/spark/examples/jars/spark-examples.jar\n"
+    "  arguments: [\"100\"]\n"
+    "  sparkVersion: 3.5.3\n"
+    "  sparkConf: {spark.eventLog.enabled: \"false\"}\n"
+    "  driver:\n"
+    "    cores: 1\n"
+    "    memory: 512m\n"
+    "    env:\n"
+    "    - {name: A, value: \"1\"}\n"
+    "  executor:\n"
+    "    instances: 3\n"
+    "    cores: 2\n"
+    "    coreLimit: 2500m\n"
+    "    memory: 4g\n";
+
+struct parsed {
+    struct intake in;
+    struct job *job;
+    struct api_status st;
+};
+
+static int adapt(const char *yaml, struct parsed *p)
+{
+    memset(p, 0, sizeof *p);
+    if (intake_parse(yaml, strlen(yaml), INTAKE_YAML, &p->in, &p->st) != 0)
+        return -1;
+    return dialect_job_from_doc(&dialect_spark, &p->in.docs[0], "team-a", &p->job, &p->st);
+}
+
+static void done(struct parsed *p)
+{
+    job_free(p->job);
+    intake_free(&p->in);
+}
+
+static char *edit(const char *yaml, const char *from, const char *to)
+{
+    const char *at = strstr(yaml, from);
+    if (!at)
+        return strdup(yaml);
+    size_t head = (size_t)(at - yaml);
+    char *out = malloc(strlen(yaml) + strlen(to) + 1);
+    memcpy(out, yaml, head);
+    strcpy(out + head, to);
+    strcat(out, at + strlen(from));
+    return out;
+}
+
+static const struct api_cause *cause(const struct api_status *st, const char *field)
+{
+    for (int i = 0; i < st->ncauses && i < API_MAX_CAUSES; i++)
+        if (strcmp(st->causes[i].field, field) == 0)
+            return &st->causes[i];
+    return NULL;
+}
+
+static json_t *task_json(const struct job *job, int t)
+{
+    return json_array_get(json_object_get(json_object_get(job->manifest, "spec"), "tasks"), (size_t)t);
+}
+
+static const char *env_get(char **env, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; env && env[i]; i++)
+        if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+            return env[i] + n + 1;
+    return NULL;
+}
+
+/* The index of the first argv element equal to s, or -1. */
+static int argv_index(char **argv, const char *s)
+{
+    for (int i = 0; argv && argv[i]; i++)
+        if (strcmp(argv[i], s) == 0)
+            return i;
+    return -1;
+}
+
+static void served_at_its_own_path(void)
+{
+    CHECK(dialect_by_plural("sparkoperator.k8s.io", "v1beta2", "sparkapplications") == &dialect_spark);
+    CHECK(dialect_by_kind("sparkoperator.k8s.io/v1beta2", "SparkApplication") == &dialect_spark);
+}
+
+static void spark_memory_strings(void)
+{
+    const struct {
+        const char *text;
+        int64_t mib;
+    } good[] = {{"512m", 512}, {"512", 512},   {"2g", 2048},     {"2G", 2048},       {"2gb", 2048},
+                {"1t", 1048576}, {"1536k", 1},  {"2097152b", 2},  {"3mb", 3},         {"0", 0}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        int64_t mib = -1;
+        const char *why = NULL;
+        CHECK(spark_size_mib(good[i].text, 'm', &mib, &why));
+        CHECK_INT(mib, good[i].mib);
+    }
+    const char *const bad[] = {"1.5g", "", "g", "512x", "1gib", "-1g", "99999999999999999999m"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t mib;
+        const char *why = NULL;
+        CHECK(!spark_size_mib(bad[i], 'm', &mib, &why));
+        CHECK(why != NULL);
+    }
+    CHECK_INT(spark_overhead_mib(512, 0.1), 384);   /* the 384 MiB floor */
+    CHECK_INT(spark_overhead_mib(8192, 0.1), 819);  /* 0.1 x 8 GiB, truncated */
+    CHECK_INT(spark_overhead_mib(2048, 0.4), 819);  /* non-JVM factor */
+}
+
+/* Pods sized as Spark sizes them: cpu requested as cores, limited by coreLimit; memory requested and
+ * limited at heap + overhead. */
+static void pods_sized_as_spark_sizes_them(void)
+{
+    struct parsed p;
+    REQUIRE(adapt(pi, &p) == 0);
+    const struct task_spec *d = &p.job->tasks[0], *e = &p.job->tasks[1];
+    CHECK_STR(d->name, "driver");
+    CHECK_STR(e->name, "executor");
+    CHECK_INT(d->request.v[RES_CPU], 1000);
+    CHECK_INT(d->request.v[RES_MEMORY], 896 * MIB); /* 512 + 384 */
+    CHECK_INT(d->limit.v[RES_MEMORY], 896 * MIB);
+    CHECK_INT(e->request.v[RES_CPU], 2000);
+    CHECK_INT(e->limit.v[RES_CPU], 2500);
+    CHECK_INT(e->request.v[RES_MEMORY], (4096 + 409) * MIB);
+    done(&p);
+    /* Python: overhead factor 0.4; an explicit memoryOverhead wins over any factor. */
+    char *py = edit(pi, "type: Scala", "type: Python");
+    REQUIRE(adapt(py, &p) == 0);
+    CHECK_INT(p.job->tasks[1].request.v[RES_MEMORY], (4096 + 1638) * MIB);
+    done(&p);
+    char *own = edit(py, "    memory: 4g\n", "    memory: 4g\n    memoryOverhead: 1g\n");
+    REQUIRE(adapt(own, &p) == 0);
+    CHECK_INT(p.job->tasks[1].request.v[RES_MEMORY], 5 * 1024 * MIB);
+    done(&p);
+    char *factor = edit(pi, "  sparkVersion: 3.5.3\n", "  sparkVersion: 3.5.3\n  memoryOverheadFactor: \"0.25\"\n");
+    REQUIRE(adapt(factor, &p) == 0);
+    CHECK_INT(p.job->tasks[1].request.v[RES_MEMORY], (4096 + 1024) * MIB);
+    done(&p);
+    free(py);
+    free(own);
+    free(factor);
+}
+
+/* Seed 002: the PodGroup's minResources covers the driver and the minimum executors, so a driver never
+ * runs without the executors it needs (drivers cannot starve executors). */
+static void seed002_min_resources_cover_driver_and_minimum_executors(void)
+{
+    struct parsed p;
+    REQUIRE(adapt(pi, &p) == 0);
+    CHECK_INT(p.job->min_available, 4);
+    CHECK_INT(p.job->pg.min_resources.v[RES_CPU], 1000 + 3 * 2000);
+    CHECK_INT(p.job->pg.min_resources.v[RES_MEMORY], (896 + 3 * 4505) * MIB);
+    done(&p);
+    char *dyn = edit(pi, "    instances: 3\n", "");
+    char *yaml = edit(dyn, "  driver:\n",
+                      "  dynamicAllocation: {enabled: true, minExecutors: 2, maxExecutors: 10}\n  driver:\n");
+    REQUIRE(adapt(yaml, &p) == 0);
+    CHECK_INT(p.job->tasks[1].replicas, 10);     /* every executor Spark may ask for */
+    CHECK_INT(p.job->tasks[1].min_available, 2);
+    CHECK_INT(p.job->min_available, 3);
+    CHECK_INT(p.job->pg.min_resources.v[RES_CPU], 1000 + 2 * 2000);
+    CHECK_INT(p.job->pg.min_resources.v[RES_MEMORY], (896 + 2 * 4505) * MIB);
+    done(&p);
+    free(dyn);
+    free(yaml);
+}
+
+/* The driver runs spark-submit through PATH, in client mode inside its pod, reachable as
+ * <job>-driver-0.<job>; the user's sparkConf comes first so the layout's settings win. */
+static void driver_runs_spark_submit(void)
+{
+    struct parsed p;
+    REQUIRE(adapt(pi, &p) == 0);
+    char **argv = p.job->tasks[0].argv;
+    REQUIRE(argv);
+    CHECK_STR(argv[0], "spark-submit");
+    CHECK_STR(argv[argv_index(argv, "--deploy-mode") + 1], "client");
+    CHECK_STR(argv[argv_index(argv, "--class") + 1], "org.apache.spark.examples.SparkPi");
+    int user = argv_index(argv, "spark.eventLog.enabled=false"), host = argv_index(argv, "spark.driver.host=sp-driver-0.sp");
+    CHECK(user > 0 && host > user);
+    CHECK(argv_index(argv, "spark.driver.port=7078") > 0);
+    CHECK(argv_index(argv, "spark.executor.instances=3") > 0);
+    CHECK(argv_index(argv, "spark.executor.memory=4g") > 0);
+    CHECK(argv_index(argv, "spark.kubernetes.namespace=team-a") > 0);
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    CHECK_STR(argv[n - 2], "local:///opt/spark/examples/jars/spark-examples.jar");
+    CHECK_STR(argv[n - 1], "100");
+    CHECK_STR(env_get(p.job->tasks[0].env, "A"), "1");
+    done(&p);
+}
+
+/* The executor's command run by sh against a stand-in spark-class found on PATH: the executor id is the
+ * replica's index + 1 and the driver's URL is the driver pod's. */
+static void executors_run_the_backend_pointed_at_the_driver(void)
+{
+    struct parsed p;
+    REQUIRE(adapt(pi, &p) == 0);
+    const struct task_spec *e = &p.job->tasks[1];
+    CHECK_STR(env_get(e->env, "SPARK_DRIVER_URL"), "spark://CoarseGrainedScheduler@sp-driver-0.sp:7078");
+    CHECK_STR(env_get(e->env, "SPARK_EXECUTOR_CORES"), "2");
+    CHECK_STR(env_get(e->env, "SPARK_EXECUTOR_MEMORY"), "4g");
+    CHECK_STR(env_get(e->env, "SPARK_APPLICATION_ID"), "spark-sp");
+    CHECK_STR(e->restart_policy, "OnFailure");
+    REQUIRE(e->argv && e->argv[0] && e->argv[2]);
+    CHECK_STR(e->argv[0], "sh");
+    CHECK(strchr(e->argv[2], '\'') == NULL);
+    char dir[] = "/tmp/caldera-spark-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    char stub[128];
+    snprintf(stub, sizeof stub, "%s/spark-class", dir);
+    FILE *f = fopen(stub, "w");
+    REQUIRE(f);
+    fputs("#!/bin/sh\necho \"$@\"\n", f);
+    fclose(f);
+    chmod(stub, 0755);
+    char cmd[4096];
+    int n = snprintf(cmd, sizeof cmd, "env -i PATH=%s:/usr/bin:/bin VC_TASK_INDEX=2", dir);
+    for (size_t i = 0; e->env[i]; i++)
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " '%s'", e->env[i]);
+    snprintf(cmd + n, sizeof cmd - (size_t)n, " sh -c '%s'", e->argv[2]);
+    FILE *out = popen(cmd, "r");
+    REQUIRE(out);
+    char line[2048] = "";
+    CHECK(fgets(line, sizeof line, out) != NULL);
+    CHECK_INT(pclose(out), 0);
+    CHECK_STR(line, "org.apache.spark.executor.CoarseGrainedExecutorBackend --driver-url "
+                    "spark://CoarseGrainedScheduler@sp-driver-0.sp:7078 --executor-id 3 --hostname "
+                    "sp-executor-2.sp --cores 2 --app-id spark-sp --resourceProfileId 0\n");
+    unlink(stub);
+    rmdir(dir);
+    done(&p);
+}
+
+static json_t *policy_for(json_t *task, const char *event)
+{
+    size_t i, k;
+    json_t *pol, *e;
+    json_array_foreach(json_object_get(task, "policies"), i, pol) {
+        const char *one = json_string_value(json_object_get(pol, "event"));
+        if (one && strcmp(one, event) == 0)
+            return pol;
+        json_array_foreach(json_object_get(pol, "events"), k, e) if (strcmp(json_string_value(e), event) == 0) return pol;
+    }
+    return NULL;
+}
+
+/* The driver's end is the application's: completion completes the job, failure retries it as
+ * restartPolicy says (N retries: maxRetry N + 1). */
+static void restart_policies(void)
+{
+    struct parsed p;
+    REQUIRE(adapt(pi, &p) == 0);
+    json_t *driver = task_json(p.job, 0), *executor = task_json(p.job, 1);
+    CHECK_STR(json_string_value(json_object_get(policy_for(driver, "TaskCompleted"), "action")), "CompleteJob");
+    CHECK_STR(json_string_value(json_object_get(policy_for(driver, "PodFailed"), "action")), "RestartJob");
+    CHECK_STR(json_string_value(json_object_get(policy_for(executor, "TaskFailed"), "action")), "RestartJob");
+    CHECK_INT(p.job->tasks[1].max_retry, 6); /* spark.executor.maxNumFailures: 2 x 3 executors */
+    CHECK_INT(p.job->max_retry, 1);          /* Never: the first failure fails the job */
+    CHECK_STR(json_string_value(json_object_get(json_object_get(p.job->source, "spec"), "mode")), "cluster");
+    done(&p);
+    char *on_failure = edit(pi, "  sparkVersion: 3.5.3\n",
+                            "  sparkVersion: 3.5.3\n  restartPolicy: {type: OnFailure, onFailureRetries: 2, "
+                            "onFailureRetryInterval: 30}\n");
+    REQUIRE(adapt(on_failure, &p) == 0);
+    CHECK_INT(p.job->max_retry, 3);
+    CHECK_STR(json_string_value(json_object_get(policy_for(task_json(p.job, 0), "PodFailed"), "timeout")), "30s");
+    done(&p);
+    char *always = edit(pi, "  sparkVersion: 3.5.3\n", "  sparkVersion: 3.5.3\n  restartPolicy: {type: Always}\n");
+    REQUIRE(adapt(always, &p) == 0);
+    CHECK_STR(json_string_value(json_object_get(policy_for(task_json(p.job, 0), "TaskCompleted"), "action")),
+              "RestartJob");
+    CHECK_INT(p.job->max_retry, INT32_MAX);
+    done(&p);
+    free(on_failure);
+    free(always);
+}
+
+static void scheduling_options(void)
+{
+    char *yaml = edit(pi, "  sparkVersion: 3.5.3\n",
+                      "  sparkVersion: 3.5.3\n  batchScheduler: volcano\n  batchSchedulerOptions: {queue: q1, "
+                      "priorityClassName: low}\n  timeToLiveSeconds: 120\n");
+    struct parsed p;
+    REQUIRE(adapt(yaml, &p) == 0);
+    CHECK_STR(p.job->queue, "q1");
+    CHECK_STR(p.job->priority_class, "low");
+    CHECK_INT(p.job->ttl_seconds, 120);
+    done(&p);
+    free(yaml);
+}
+
+/* Causes name the application's own fields, with their lines: Spark's refusals, the runtime's (an env
+ * value from a Secret, found by the Volcano validation inside the driver's template), fields Caldera
+ * does not run. */
+static void causes_in_the_applications_terms(void)
+{
+    char *a = edit(pi, "    memory: 512m\n", "    memory: 512m\n    coreLimit: 1.5GG\n");
+    char *b = edit(a, "    memory: 4g\n", "    memory: 4.5g\n    sidecars: []\n");
+    struct parsed p;
+    CHECK(adapt(b, &p) != 0);
+    const struct api_cause *c = cause(&p.st, "spec.driver.coreLimit");
+    REQUIRE(c);
+    CHECK_INT(c->line, 16);
+    c = cause(&p.st, "spec.executor.memory");
+    REQUIRE(c);
+    CHECK_CONTAINS(c->message, "fractional");
+    CHECK_INT(c->line, 23);
+    c = cause(&p.st, "spec.executor.sidecars");
+    REQUIRE(c);
+    CHECK_CONTAINS(c->message, "one container per pod");
+    done(&p);
+    char *secret = edit(pi, "    - {name: A, value: \"1\"}\n", "    - {name: A, valueFrom: {secretKeyRef: {name: s}}}\n");
+    CHECK(adapt(secret, &p) != 0);
+    c = cause(&p.st, "spec.driver.env[0].valueFrom");
+    REQUIRE(c);
+    CHECK_INT(c->line, 17);
+    CHECK_INT(c->column, 28); /* the valueFrom mapping itself */
+    CHECK_CONTAINS(p.st.message, "SparkApplication.sparkoperator.k8s.io \"sp\" is invalid");
+    done(&p);
+    free(a);
+    free(b);
+    free(secret);
+}
+
+static json_t *rendered(const char *phase, int retries, const char *executor_counts)
+{
+    return json_pack("{s:{s:s, s:s}, s:{s:[{}, {s:i}]}, s:{s:{s:s, s:s, s:s}, s:i, s:{s:{s:o}}}}", "metadata",
+                     "name", "sp", "creationTimestamp", "2026-01-02T03:04:05Z", "spec", "tasks", "replicas", 3,
+                     "status", "state", "phase", phase, "lastTransitionTime", "2026-01-02T04:00:00Z", "message",
+                     "driver failed", "retryCount", retries, "taskStatusCount", "executor", "phase",
+                     json_loads(executor_counts, 0, NULL));
+}
+
+static void status_for_each_phase(void)
+{
+    struct parsed p;
+    REQUIRE(adapt(pi, &p) == 0);
+    const struct {
+        const char *phase;
+        int retries;
+        const char *counts, *state, *executor_state;
+        int submissions, executions;
+        bool ended;
+    } cases[] = {
+        {"Pending", 0, "{}", "SUBMITTED", NULL, 1, 0, false},
+        {"Running", 0, "{\"Running\": 3}", "RUNNING", "RUNNING", 1, 1, false},
+        {"Running", 0, "{\"Running\": 2, \"Pending\": 1}", "RUNNING", NULL, 1, 1, false},
+        {"Restarting", 1, "{\"Failed\": 3}", "PENDING_RERUN", "FAILED", 2, 1, false},
+        {"Completed", 1, "{\"Succeeded\": 3}", "COMPLETED", "COMPLETED", 2, 2, true},
+        {"Failed", 2, "{}", "FAILED", NULL, 3, 2, true},
+        {"Failed", 0, "{}", "FAILED", NULL, 1, 1, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *vj = rendered(cases[i].phase, cases[i].retries, cases[i].counts);
+        json_t *obj = dialect_render(&dialect_spark, p.job->source, vj);
+        json_t *st = json_object_get(obj, "status");
+        json_t *app = json_object_get(st, "applicationState");
+        CHECK_STR(json_string_value(json_object_get(app, "state")), cases[i].state);
+        CHECK((json_object_get(app, "errorMessage") != NULL) == (strcmp(cases[i].state, "FAILED") == 0));
+        CHECK_STR(json_string_value(json_object_get(json_object_get(st, "driverInfo"), "podName")), "sp-driver-0");
+        CHECK_STR(json_string_value(json_object_get(st, "sparkApplicationId")), "spark-sp");
+        CHECK_INT(json_integer_value(json_object_get(st, "submissionAttempts")), cases[i].submissions);
+        CHECK_INT(json_integer_value(json_object_get(st, "executionAttempts")), cases[i].executions);
+        CHECK(cases[i].ended == (json_object_get(st, "terminationTime") != NULL));
+        json_t *ex = json_object_get(st, "executorState");
+        if (cases[i].executor_state) {
+            CHECK_INT(json_object_size(ex), 3);
+            CHECK_STR(json_string_value(json_object_get(ex, "sp-executor-2")), cases[i].executor_state);
+        } else {
+            CHECK(ex == NULL);
+        }
+        json_decref(obj);
+        json_decref(vj);
+    }
+    done(&p);
+}
+
+TEST_MAIN(TEST_CASE(served_at_its_own_path), TEST_CASE(spark_memory_strings), TEST_CASE(pods_sized_as_spark_sizes_them),
+          TEST_CASE(seed002_min_resources_cover_driver_and_minimum_executors), TEST_CASE(driver_runs_spark_submit),
+          TEST_CASE(executors_run_the_backend_pointed_at_the_driver), TEST_CASE(restart_policies),
+          TEST_CASE(scheduling_options), TEST_CASE(causes_in_the_applications_terms),
+          TEST_CASE(status_for_each_phase))
