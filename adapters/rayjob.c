@@ -56,40 +56,25 @@ const char *rayjob_submission_id(const json_t *source)
     return name ? name : "";
 }
 
-/* metadata: the name is required (the head's address is made from it); labels name the queue and the
- * priority class as KubeRay's Volcano integration reads them. */
+/* The Volcano Job's metadata; the labels KubeRay's Volcano integration reads name the queue and the
+ * PodGroup's priority class. */
 static json_t *volcano_metadata(struct fields *f, json_t *source, json_t *vspec, struct dialect_translation *t,
                                 const char **name)
 {
-    json_t *meta, *labels = NULL, *annotations = NULL;
-    *name = NULL;
-    if (!field_object(f, source, "metadata", "metadata", true, &meta) || !meta)
-        return NULL;
-    field_string(f, meta, "name", "metadata.name", false, name);
-    if (!*name || !**name) {
-        field_error(f, meta, "name", "metadata.name", "FieldValueRequired",
-                    "Required value: a RayJob needs its name (generateName is not supported): the head's "
-                    "address <name>-head-0.<name> is made from it");
-        return NULL;
+    json_t *out = dialect_volcano_metadata(f, source,
+                                           "a RayJob needs its name (generateName is not supported): the head's "
+                                           "address <name>-head-0.<name> is made from it",
+                                           name);
+    json_t *labels = json_object_get(out, "labels");
+    json_t *queue = json_object_get(labels, QUEUE_LABEL), *pclass = json_object_get(labels, PRIORITY_LABEL);
+    if (queue) {
+        json_object_set(vspec, "queue", queue);
+        dialect_map_path(t, "spec.queue", "metadata.labels[" QUEUE_LABEL "]");
     }
-    json_t *out = json_pack("{s:s}", "name", *name);
-    json_t *ns = json_object_get(meta, "namespace");
-    if (ns)
-        json_object_set(out, "namespace", ns);
-    if (field_string_map(f, meta, "labels", "metadata.labels", &labels) && labels) {
-        json_object_set(out, "labels", labels);
-        json_t *queue = json_object_get(labels, QUEUE_LABEL), *pclass = json_object_get(labels, PRIORITY_LABEL);
-        if (queue) {
-            json_object_set(vspec, "queue", queue);
-            dialect_map_path(t, "spec.queue", "metadata.labels[" QUEUE_LABEL "]");
-        }
-        if (pclass) {
-            json_object_set(vspec, "priorityClassName", pclass);
-            dialect_map_path(t, "spec.priorityClassName", "metadata.labels[" PRIORITY_LABEL "]");
-        }
+    if (pclass) {
+        json_object_set(vspec, "priorityClassName", pclass);
+        dialect_map_path(t, "spec.priorityClassName", "metadata.labels[" PRIORITY_LABEL "]");
     }
-    if (field_string_map(f, meta, "annotations", "metadata.annotations", &annotations) && annotations)
-        json_object_set(out, "annotations", annotations);
     return out;
 }
 
@@ -165,9 +150,7 @@ static int rayjob_translate(struct fields *f, json_t *source, const char *ns, st
     json_object_set_new(vspec, "minAvailable", json_integer(cluster.min_members));
     json_object_set_new(vspec, "plugins", json_pack("{s:o, s:[]}", "ray", ray_args, "svc"));
     json_object_set_new(vspec, "tasks", tasks);
-    out->volcano = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "batch.volcano.sh/v1alpha1", "kind", "Job",
-                             "metadata", meta, "spec", vspec);
-    return out->volcano ? 0 : api_fail(f->st, 500, "InternalError", "out of memory");
+    return dialect_volcano_job(f, meta, vspec, out);
 }
 
 const struct dialect dialect_rayjob = {

@@ -37,30 +37,6 @@ static const char *const options_fields[] = {"queue", "priorityClassName", NULL}
 static const struct field_refusal options_refusals[] = {
     {"resources", "the PodGroup's minResources is computed: the driver and the minimum executors"}, {NULL, NULL}};
 
-/* metadata: the name is required (the driver's address is made from it). */
-static json_t *volcano_metadata(struct fields *f, json_t *source, struct spark_app *app)
-{
-    json_t *meta, *labels = NULL, *annotations = NULL;
-    if (!field_object(f, source, "metadata", "metadata", true, &meta) || !meta)
-        return NULL;
-    field_string(f, meta, "name", "metadata.name", false, &app->name);
-    if (!app->name || !*app->name) {
-        field_error(f, meta, "name", "metadata.name", "FieldValueRequired",
-                    "Required value: a SparkApplication needs its name (generateName is not supported): the "
-                    "driver's address <name>-driver-0.<name> is made from it");
-        return NULL;
-    }
-    json_t *out = json_pack("{s:s}", "name", app->name);
-    json_t *ns = json_object_get(meta, "namespace");
-    if (ns)
-        json_object_set(out, "namespace", ns);
-    if (field_string_map(f, meta, "labels", "metadata.labels", &labels) && labels)
-        json_object_set(out, "labels", labels);
-    if (field_string_map(f, meta, "annotations", "metadata.annotations", &annotations) && annotations)
-        json_object_set(out, "annotations", annotations);
-    return out;
-}
-
 static bool parse_factor(const char *text, double *out)
 {
     char *end = NULL;
@@ -275,7 +251,10 @@ static int spark_translate(struct fields *f, json_t *source, const char *ns, str
     app.driver = (struct spark_role){.task = SPARK_DRIVER_TASK, .path = "spec.driver"};
     app.executor = (struct spark_role){.task = SPARK_EXECUTOR_TASK, .path = "spec.executor"};
     json_t *spec, *vspec = json_object(), *driver_policies = NULL, *command = NULL;
-    json_t *meta = volcano_metadata(f, source, &app);
+    json_t *meta = dialect_volcano_metadata(f, source,
+                                            "a SparkApplication needs its name (generateName is not supported): "
+                                            "the driver's address <name>-driver-0.<name> is made from it",
+                                            &app.name);
     if (meta && field_object(f, source, "spec", "spec", true, &spec) && spec) {
         dialect_refuse_fields(f, spec, "spec", spec_fields, spec_refusals);
         field_string_map(f, spec, "sparkConf", "spec.sparkConf", &app.spark_conf);
@@ -298,9 +277,7 @@ static int spark_translate(struct fields *f, json_t *source, const char *ns, str
     json_object_set_new(vspec, "minAvailable", json_integer(1 + app.min_executors));
     json_object_set_new(vspec, "plugins", json_pack("{s:[]}", "svc"));
     json_object_set_new(vspec, "tasks", tasks(spec, &app, command, driver_policies, out));
-    out->volcano = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "batch.volcano.sh/v1alpha1", "kind", "Job",
-                             "metadata", meta, "spec", vspec);
-    return out->volcano ? 0 : api_fail(f->st, 500, "InternalError", "out of memory");
+    return dialect_volcano_job(f, meta, vspec, out);
 }
 
 const struct dialect dialect_spark = {

@@ -10,6 +10,7 @@
 #include "adapters/rayjob.h"
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins.h"
+#include "tests/lib/dialect_case.h"
 #include "tests/lib/test.h"
 
 static const char *const sample =
@@ -46,62 +47,6 @@ static const char *const sample =
     "            resources:\n"
     "              limits: {cpu: 1, memory: 1Gi}\n";
 
-struct parsed {
-    struct intake in;
-    struct job *job;
-    struct api_status st;
-};
-
-static int adapt(const char *yaml, struct parsed *p)
-{
-    memset(p, 0, sizeof *p);
-    if (intake_parse(yaml, strlen(yaml), INTAKE_YAML, &p->in, &p->st) != 0)
-        return -1;
-    return dialect_job_from_doc(&dialect_rayjob, &p->in.docs[0], "team-a", &p->job, &p->st);
-}
-
-static void done(struct parsed *p)
-{
-    job_free(p->job);
-    intake_free(&p->in);
-}
-
-/* yaml with `from` replaced by `to` (once). */
-static char *edit(const char *yaml, const char *from, const char *to)
-{
-    const char *at = strstr(yaml, from);
-    if (!at)
-        return strdup(yaml);
-    size_t head = (size_t)(at - yaml);
-    char *out = malloc(strlen(yaml) + strlen(to) + 1);
-    memcpy(out, yaml, head);
-    strcpy(out + head, to);
-    strcat(out, at + strlen(from));
-    return out;
-}
-
-static const struct api_cause *cause(const struct api_status *st, const char *field)
-{
-    for (int i = 0; i < st->ncauses && i < API_MAX_CAUSES; i++)
-        if (strcmp(st->causes[i].field, field) == 0)
-            return &st->causes[i];
-    return NULL;
-}
-
-static json_t *task_json(const struct job *job, int t)
-{
-    return json_array_get(json_object_get(json_object_get(job->manifest, "spec"), "tasks"), (size_t)t);
-}
-
-static const char *env_get(char **env, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; env && env[i]; i++)
-        if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-            return env[i] + n + 1;
-    return NULL;
-}
-
 static void served_at_its_own_path(void)
 {
     CHECK(dialect_by_plural("ray.io", "v1", "rayjobs") == &dialect_rayjob);
@@ -111,8 +56,8 @@ static void served_at_its_own_path(void)
 
 static void head_worker_and_submitter_tasks(void)
 {
-    struct parsed p;
-    REQUIRE(adapt(sample, &p) == 0);
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_rayjob, sample, &p) == 0);
     struct job *job = p.job;
     REQUIRE(job->ntasks == 3);
     CHECK_STR(job->tasks[0].name, "head");
@@ -134,15 +79,15 @@ static void head_worker_and_submitter_tasks(void)
     CHECK_STR(json_string_value(json_array_get(ray, 1)), "--headContainer=ray-head");
     CHECK_STR(json_string_value(json_array_get(ray, 2)), "--worker=small");
     CHECK_STR(json_string_value(json_array_get(ray, 3)), "--workerContainer=ray-worker");
-    done(&p);
+    dialect_case_done(&p);
 }
 
 /* What the ray plugin makes of the tasks: the head starts the cluster, workers join it, and the
  * submitter keeps its own `ray job submit` command. */
 static void the_plugin_starts_head_and_workers(void)
 {
-    struct parsed p;
-    REQUIRE(adapt(sample, &p) == 0);
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_rayjob, sample, &p) == 0);
     struct plugin_attempt pa;
     char why[256];
     REQUIRE(job_plugins_attempt(p.job, 0, 0, "/tmp/rj", &pa, why, sizeof why) == 0);
@@ -154,7 +99,7 @@ static void the_plugin_starts_head_and_workers(void)
     REQUIRE(job_plugins_attempt(p.job, 1, 2, "/tmp/rj", &pa, why, sizeof why) == 0);
     REQUIRE(pa.argv && pa.argv[2]);
     CHECK_STR(pa.argv[2], "ray start --block --address=rj-head-0.rj:6379");
-    CHECK_STR(env_get(pa.env, "VC_HEAD_HOSTS"), "rj-head-0.rj");
+    CHECK_STR(dialect_case_env(pa.env, "VC_HEAD_HOSTS"), "rj-head-0.rj");
     plugin_attempt_free(&pa);
     REQUIRE(job_plugins_attempt(p.job, 2, 0, "/tmp/rj", &pa, why, sizeof why) == 0);
     CHECK(pa.argv == NULL); /* the submitter's own command */
@@ -166,68 +111,53 @@ static void the_plugin_starts_head_and_workers(void)
     CHECK_CONTAINS(sub->argv[2], "ray job submit --address http://rj-head-0.rj:8265 --submission-id 'rj' "
                                  "--runtime-env-json '{\"env_vars\":{\"MODE\":\"it'\\''s\"}}' -- python /app/main.py "
                                  "--epochs 2");
-    CHECK_STR(env_get(sub->env, "RAY_DASHBOARD_ADDRESS"), "http://rj-head-0.rj:8265");
-    CHECK_STR(env_get(sub->env, "RAY_JOB_SUBMISSION_ID"), "rj");
+    CHECK_STR(dialect_case_env(sub->env, "RAY_DASHBOARD_ADDRESS"), "http://rj-head-0.rj:8265");
+    CHECK_STR(dialect_case_env(sub->env, "RAY_JOB_SUBMISSION_ID"), "rj");
     CHECK_STR(sub->restart_policy, "OnFailure");
-    done(&p);
+    dialect_case_done(&p);
 }
 
 static void head_ports_come_from_ray_start_params(void)
 {
-    char *yaml = edit(sample, "{dashboard-host: 0.0.0.0}", "{port: \"6400\", dashboard-port: \"8300\"}");
-    struct parsed p;
-    REQUIRE(adapt(yaml, &p) == 0);
+    char *yaml = dialect_case_edit(sample, "{dashboard-host: 0.0.0.0}", "{port: \"6400\", dashboard-port: \"8300\"}");
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_rayjob, yaml, &p) == 0);
     struct plugin_attempt pa;
     char why[256];
     REQUIRE(job_plugins_attempt(p.job, 1, 0, "/tmp/rj", &pa, why, sizeof why) == 0);
     CHECK_STR(pa.argv[2], "ray start --block --address=rj-head-0.rj:6400");
     plugin_attempt_free(&pa);
     CHECK_CONTAINS(p.job->tasks[2].argv[2], "--address http://rj-head-0.rj:8300 ");
-    done(&p);
+    dialect_case_done(&p);
     free(yaml);
-}
-
-static json_t *policy_for(json_t *task, const char *event)
-{
-    size_t i;
-    json_t *pol;
-    json_array_foreach(json_object_get(task, "policies"), i, pol) {
-        if (json_is_string(json_object_get(pol, "event")) &&
-            strcmp(json_string_value(json_object_get(pol, "event")), event) == 0)
-            return pol;
-        size_t k;
-        json_t *e;
-        json_array_foreach(json_object_get(pol, "events"), k, e) if (strcmp(json_string_value(e), event) == 0) return pol;
-    }
-    return NULL;
 }
 
 /* The submitter's completion ends the job only when the cluster is to shut down; its failure (retries
  * spent) is the attempt's failure: a new cluster. Losing the head loses the cluster. */
 static void policies_follow_shutdown(void)
 {
-    struct parsed p;
-    REQUIRE(adapt(sample, &p) == 0);
-    json_t *sub = task_json(p.job, 2), *head = task_json(p.job, 0);
-    CHECK_STR(json_string_value(json_object_get(policy_for(sub, "TaskCompleted"), "action")), "CompleteJob");
-    CHECK_STR(json_string_value(json_object_get(policy_for(sub, "TaskFailed"), "action")), "RestartJob");
-    CHECK_STR(json_string_value(json_object_get(policy_for(sub, "PodFailed"), "action")), "RestartJob");
-    CHECK_STR(json_string_value(json_object_get(policy_for(head, "PodFailed"), "action")), "RestartJob");
-    CHECK(policy_for(task_json(p.job, 1), "PodFailed") == NULL);
-    done(&p);
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_rayjob, sample, &p) == 0);
+    json_t *sub = dialect_case_task(p.job, 2), *head = dialect_case_task(p.job, 0);
+    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(sub, "TaskCompleted"), "action")), "CompleteJob");
+    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(sub, "TaskFailed"), "action")), "RestartJob");
+    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(sub, "PodFailed"), "action")), "RestartJob");
+    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(head, "PodFailed"), "action")), "RestartJob");
+    CHECK(dialect_case_policy(dialect_case_task(p.job, 1), "PodFailed") == NULL);
+    dialect_case_done(&p);
 
-    char *yaml = edit(sample, "shutdownAfterJobFinishes: true\n", "shutdownAfterJobFinishes: false\n");
-    char *no_ttl = edit(yaml, "  ttlSecondsAfterFinished: 60\n", "");
-    REQUIRE(adapt(no_ttl, &p) == 0);
-    CHECK(policy_for(task_json(p.job, 2), "TaskCompleted") == NULL); /* the cluster stays up */
+    char *yaml = dialect_case_edit(sample, "shutdownAfterJobFinishes: true\n", "shutdownAfterJobFinishes: false\n");
+    char *no_ttl = dialect_case_edit(yaml, "  ttlSecondsAfterFinished: 60\n", "");
+    REQUIRE(dialect_case_adapt(&dialect_rayjob, no_ttl, &p) == 0);
+    CHECK(dialect_case_policy(dialect_case_task(p.job, 2), "TaskCompleted") == NULL); /* the cluster stays up */
     CHECK_INT(p.job->ttl_seconds, -1);
-    done(&p);
+    dialect_case_done(&p);
     /* KubeRay refuses a TTL when the cluster is not shut down. */
-    CHECK(adapt(yaml, &p) != 0);
-    const struct api_cause *c = cause(&p.st, "spec.ttlSecondsAfterFinished");
+    CHECK(dialect_case_adapt(&dialect_rayjob, yaml, &p) != 0);
+    const struct api_cause *c = dialect_case_cause(&p.st, "spec.ttlSecondsAfterFinished");
     REQUIRE(c);
     CHECK_INT(c->line, 9);
-    done(&p);
+    dialect_case_done(&p);
     free(yaml);
     free(no_ttl);
 }
@@ -236,10 +166,10 @@ static void policies_follow_shutdown(void)
  * GET returns) stay as the user wrote them. */
 static void deadline_on_copies_of_the_templates(void)
 {
-    struct parsed p;
-    REQUIRE(adapt(sample, &p) == 0);
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_rayjob, sample, &p) == 0);
     for (int t = 0; t < 3; t++) {
-        json_t *spec = json_object_get(json_object_get(task_json(p.job, t), "template"), "spec");
+        json_t *spec = json_object_get(json_object_get(dialect_case_task(p.job, t), "template"), "spec");
         CHECK_INT(json_integer_value(json_object_get(spec, "activeDeadlineSeconds")), 600);
     }
     json_t *source_head = json_object_get(
@@ -249,13 +179,13 @@ static void deadline_on_copies_of_the_templates(void)
         "spec");
     CHECK(json_object_get(source_head, "activeDeadlineSeconds") == NULL);
     /* Without a deadline the template is the RayJob's own node, shared. */
-    done(&p);
-    char *yaml = edit(sample, "  activeDeadlineSeconds: 600\n", "");
-    REQUIRE(adapt(yaml, &p) == 0);
+    dialect_case_done(&p);
+    char *yaml = dialect_case_edit(sample, "  activeDeadlineSeconds: 600\n", "");
+    REQUIRE(dialect_case_adapt(&dialect_rayjob, yaml, &p) == 0);
     json_t *src = json_object_get(json_object_get(json_object_get(p.job->source, "spec"), "rayClusterSpec"),
                                   "headGroupSpec");
-    CHECK(json_object_get(task_json(p.job, 0), "template") == json_object_get(src, "template"));
-    done(&p);
+    CHECK(json_object_get(dialect_case_task(p.job, 0), "template") == json_object_get(src, "template"));
+    dialect_case_done(&p);
     free(yaml);
 }
 
@@ -263,42 +193,42 @@ static void deadline_on_copies_of_the_templates(void)
  * its line and column in the RayJob. */
 static void volcano_causes_in_the_rayjobs_terms(void)
 {
-    char *yaml = edit(sample, "memory: 1Gi", "memory: 1.5GG");
-    struct parsed p;
-    CHECK(adapt(yaml, &p) != 0);
+    char *yaml = dialect_case_edit(sample, "memory: 1Gi", "memory: 1.5GG");
+    struct dialect_case p;
+    CHECK(dialect_case_adapt(&dialect_rayjob, yaml, &p) != 0);
     CHECK_INT(p.st.code, 422);
     const struct api_cause *c =
-        cause(&p.st, "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.memory");
+        dialect_case_cause(&p.st, "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.memory");
     REQUIRE(c);
     CHECK_INT(c->line, 32); /* `limits: {cpu: 1, memory: 1.5GG}`: the value's own place */
     CHECK_INT(c->column, 40);
     CHECK_CONTAINS(p.st.message, "RayJob.ray.io \"rj\" is invalid");
-    done(&p);
+    dialect_case_done(&p);
     free(yaml);
 }
 
 static void refusals_name_the_field(void)
 {
-    char *a = edit(sample, "  backoffLimit: 2\n", "  backoffLimit: 2\n  schedule: \"0 * * * *\"\n  bogus: 1\n");
-    char *b = edit(a, "      replicas: 7\n", "      replicas: 7\n      rayStartParams: {num-gpus: \"1\"}\n");
-    struct parsed p;
-    CHECK(adapt(b, &p) != 0);
-    const struct api_cause *c = cause(&p.st, "spec.schedule");
+    char *a = dialect_case_edit(sample, "  backoffLimit: 2\n", "  backoffLimit: 2\n  schedule: \"0 * * * *\"\n  bogus: 1\n");
+    char *b = dialect_case_edit(a, "      replicas: 7\n", "      replicas: 7\n      rayStartParams: {num-gpus: \"1\"}\n");
+    struct dialect_case p;
+    CHECK(dialect_case_adapt(&dialect_rayjob, b, &p) != 0);
+    const struct api_cause *c = dialect_case_cause(&p.st, "spec.schedule");
     REQUIRE(c);
     CHECK_CONTAINS(c->message, "cron");
     CHECK_INT(c->line, 9);
-    c = cause(&p.st, "spec.bogus");
+    c = dialect_case_cause(&p.st, "spec.bogus");
     REQUIRE(c);
     CHECK_STR(c->message, "Unsupported value: \"bogus\": unknown field");
-    CHECK(cause(&p.st, "spec.rayClusterSpec.workerGroupSpecs[0].rayStartParams[num-gpus]") != NULL);
-    done(&p);
+    CHECK(dialect_case_cause(&p.st, "spec.rayClusterSpec.workerGroupSpecs[0].rayStartParams[num-gpus]") != NULL);
+    dialect_case_done(&p);
     free(a);
     free(b);
     /* The name is required: the head's address is made from it. */
-    char *gen = edit(sample, "  name: rj\n", "  generateName: rj-\n");
-    CHECK(adapt(gen, &p) != 0);
-    CHECK(cause(&p.st, "metadata.name") != NULL);
-    done(&p);
+    char *gen = dialect_case_edit(sample, "  name: rj\n", "  generateName: rj-\n");
+    CHECK(dialect_case_adapt(&dialect_rayjob, gen, &p) != 0);
+    CHECK(dialect_case_cause(&p.st, "metadata.name") != NULL);
+    dialect_case_done(&p);
     free(gen);
 }
 
@@ -317,8 +247,8 @@ static json_t *rendered(const char *phase, int retries, const char *submitter_ph
 
 static void status_for_each_phase(void)
 {
-    struct parsed p;
-    REQUIRE(adapt(sample, &p) == 0);
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_rayjob, sample, &p) == 0);
     const struct {
         const char *phase, *submitter;
         int retries;
@@ -355,7 +285,7 @@ static void status_for_each_phase(void)
         json_decref(obj);
         json_decref(vj);
     }
-    done(&p);
+    dialect_case_done(&p);
 }
 
 TEST_MAIN(TEST_CASE(served_at_its_own_path), TEST_CASE(head_worker_and_submitter_tasks),

@@ -12,6 +12,7 @@
 #include "adapters/spark.h"
 #include "common/fs.h"
 #include "scheduler/api/resource.h"
+#include "tests/lib/dialect_case.h"
 #include "tests/lib/test.h"
 
 #define MIB (1024LL * 1024)
@@ -39,61 +40,6 @@ static const char *const pi =
     "    cores: 2\n"
     "    coreLimit: 2500m\n"
     "    memory: 4g\n";
-
-struct parsed {
-    struct intake in;
-    struct job *job;
-    struct api_status st;
-};
-
-static int adapt(const char *yaml, struct parsed *p)
-{
-    memset(p, 0, sizeof *p);
-    if (intake_parse(yaml, strlen(yaml), INTAKE_YAML, &p->in, &p->st) != 0)
-        return -1;
-    return dialect_job_from_doc(&dialect_spark, &p->in.docs[0], "team-a", &p->job, &p->st);
-}
-
-static void done(struct parsed *p)
-{
-    job_free(p->job);
-    intake_free(&p->in);
-}
-
-static char *edit(const char *yaml, const char *from, const char *to)
-{
-    const char *at = strstr(yaml, from);
-    if (!at)
-        return strdup(yaml);
-    size_t head = (size_t)(at - yaml);
-    char *out = malloc(strlen(yaml) + strlen(to) + 1);
-    memcpy(out, yaml, head);
-    strcpy(out + head, to);
-    strcat(out, at + strlen(from));
-    return out;
-}
-
-static const struct api_cause *cause(const struct api_status *st, const char *field)
-{
-    for (int i = 0; i < st->ncauses && i < API_MAX_CAUSES; i++)
-        if (strcmp(st->causes[i].field, field) == 0)
-            return &st->causes[i];
-    return NULL;
-}
-
-static json_t *task_json(const struct job *job, int t)
-{
-    return json_array_get(json_object_get(json_object_get(job->manifest, "spec"), "tasks"), (size_t)t);
-}
-
-static const char *env_get(char **env, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; env && env[i]; i++)
-        if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-            return env[i] + n + 1;
-    return NULL;
-}
 
 /* The index of the first argv element equal to s, or -1. */
 static int argv_index(char **argv, const char *s)
@@ -139,8 +85,8 @@ static void spark_memory_strings(void)
  * limited at heap + overhead. */
 static void pods_sized_as_spark_sizes_them(void)
 {
-    struct parsed p;
-    REQUIRE(adapt(pi, &p) == 0);
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_spark, pi, &p) == 0);
     const struct task_spec *d = &p.job->tasks[0], *e = &p.job->tasks[1];
     CHECK_STR(d->name, "driver");
     CHECK_STR(e->name, "executor");
@@ -150,20 +96,20 @@ static void pods_sized_as_spark_sizes_them(void)
     CHECK_INT(e->request.v[RES_CPU], 2000);
     CHECK_INT(e->limit.v[RES_CPU], 2500);
     CHECK_INT(e->request.v[RES_MEMORY], (4096 + 409) * MIB);
-    done(&p);
+    dialect_case_done(&p);
     /* Python: overhead factor 0.4; an explicit memoryOverhead wins over any factor. */
-    char *py = edit(pi, "type: Scala", "type: Python");
-    REQUIRE(adapt(py, &p) == 0);
+    char *py = dialect_case_edit(pi, "type: Scala", "type: Python");
+    REQUIRE(dialect_case_adapt(&dialect_spark, py, &p) == 0);
     CHECK_INT(p.job->tasks[1].request.v[RES_MEMORY], (4096 + 1638) * MIB);
-    done(&p);
-    char *own = edit(py, "    memory: 4g\n", "    memory: 4g\n    memoryOverhead: 1g\n");
-    REQUIRE(adapt(own, &p) == 0);
+    dialect_case_done(&p);
+    char *own = dialect_case_edit(py, "    memory: 4g\n", "    memory: 4g\n    memoryOverhead: 1g\n");
+    REQUIRE(dialect_case_adapt(&dialect_spark, own, &p) == 0);
     CHECK_INT(p.job->tasks[1].request.v[RES_MEMORY], 5 * 1024 * MIB);
-    done(&p);
-    char *factor = edit(pi, "  sparkVersion: 3.5.3\n", "  sparkVersion: 3.5.3\n  memoryOverheadFactor: \"0.25\"\n");
-    REQUIRE(adapt(factor, &p) == 0);
+    dialect_case_done(&p);
+    char *factor = dialect_case_edit(pi, "  sparkVersion: 3.5.3\n", "  sparkVersion: 3.5.3\n  memoryOverheadFactor: \"0.25\"\n");
+    REQUIRE(dialect_case_adapt(&dialect_spark, factor, &p) == 0);
     CHECK_INT(p.job->tasks[1].request.v[RES_MEMORY], (4096 + 1024) * MIB);
-    done(&p);
+    dialect_case_done(&p);
     free(py);
     free(own);
     free(factor);
@@ -173,22 +119,22 @@ static void pods_sized_as_spark_sizes_them(void)
  * runs without the executors it needs (drivers cannot starve executors). */
 static void seed002_min_resources_cover_driver_and_minimum_executors(void)
 {
-    struct parsed p;
-    REQUIRE(adapt(pi, &p) == 0);
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_spark, pi, &p) == 0);
     CHECK_INT(p.job->min_available, 4);
     CHECK_INT(p.job->pg.min_resources.v[RES_CPU], 1000 + 3 * 2000);
     CHECK_INT(p.job->pg.min_resources.v[RES_MEMORY], (896 + 3 * 4505) * MIB);
-    done(&p);
-    char *dyn = edit(pi, "    instances: 3\n", "");
-    char *yaml = edit(dyn, "  driver:\n",
+    dialect_case_done(&p);
+    char *dyn = dialect_case_edit(pi, "    instances: 3\n", "");
+    char *yaml = dialect_case_edit(dyn, "  driver:\n",
                       "  dynamicAllocation: {enabled: true, minExecutors: 2, maxExecutors: 10}\n  driver:\n");
-    REQUIRE(adapt(yaml, &p) == 0);
+    REQUIRE(dialect_case_adapt(&dialect_spark, yaml, &p) == 0);
     CHECK_INT(p.job->tasks[1].replicas, 10);     /* every executor Spark may ask for */
     CHECK_INT(p.job->tasks[1].min_available, 2);
     CHECK_INT(p.job->min_available, 3);
     CHECK_INT(p.job->pg.min_resources.v[RES_CPU], 1000 + 2 * 2000);
     CHECK_INT(p.job->pg.min_resources.v[RES_MEMORY], (896 + 2 * 4505) * MIB);
-    done(&p);
+    dialect_case_done(&p);
     free(dyn);
     free(yaml);
 }
@@ -197,8 +143,8 @@ static void seed002_min_resources_cover_driver_and_minimum_executors(void)
  * <job>-driver-0.<job>; the user's sparkConf comes first so the layout's settings win. */
 static void driver_runs_spark_submit(void)
 {
-    struct parsed p;
-    REQUIRE(adapt(pi, &p) == 0);
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_spark, pi, &p) == 0);
     char **argv = p.job->tasks[0].argv;
     REQUIRE(argv);
     CHECK_STR(argv[0], "spark-submit");
@@ -215,21 +161,21 @@ static void driver_runs_spark_submit(void)
         n++;
     CHECK_STR(argv[n - 2], "local:///opt/spark/examples/jars/spark-examples.jar");
     CHECK_STR(argv[n - 1], "100");
-    CHECK_STR(env_get(p.job->tasks[0].env, "A"), "1");
-    done(&p);
+    CHECK_STR(dialect_case_env(p.job->tasks[0].env, "A"), "1");
+    dialect_case_done(&p);
 }
 
 /* The executor's command run by sh against a stand-in spark-class found on PATH: the executor id is the
  * replica's index + 1 and the driver's URL is the driver pod's. */
 static void executors_run_the_backend_pointed_at_the_driver(void)
 {
-    struct parsed p;
-    REQUIRE(adapt(pi, &p) == 0);
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_spark, pi, &p) == 0);
     const struct task_spec *e = &p.job->tasks[1];
-    CHECK_STR(env_get(e->env, "SPARK_DRIVER_URL"), "spark://CoarseGrainedScheduler@sp-driver-0.sp:7078");
-    CHECK_STR(env_get(e->env, "SPARK_EXECUTOR_CORES"), "2");
-    CHECK_STR(env_get(e->env, "SPARK_EXECUTOR_MEMORY"), "4g");
-    CHECK_STR(env_get(e->env, "SPARK_APPLICATION_ID"), "spark-sp");
+    CHECK_STR(dialect_case_env(e->env, "SPARK_DRIVER_URL"), "spark://CoarseGrainedScheduler@sp-driver-0.sp:7078");
+    CHECK_STR(dialect_case_env(e->env, "SPARK_EXECUTOR_CORES"), "2");
+    CHECK_STR(dialect_case_env(e->env, "SPARK_EXECUTOR_MEMORY"), "4g");
+    CHECK_STR(dialect_case_env(e->env, "SPARK_APPLICATION_ID"), "spark-sp");
     CHECK_STR(e->restart_policy, "OnFailure");
     REQUIRE(e->argv && e->argv[0] && e->argv[2]);
     CHECK_STR(e->argv[0], "sh");
@@ -258,64 +204,51 @@ static void executors_run_the_backend_pointed_at_the_driver(void)
                     "sp-executor-2.sp --cores 2 --app-id spark-sp --resourceProfileId 0\n");
     unlink(stub);
     rmdir(dir);
-    done(&p);
-}
-
-static json_t *policy_for(json_t *task, const char *event)
-{
-    size_t i, k;
-    json_t *pol, *e;
-    json_array_foreach(json_object_get(task, "policies"), i, pol) {
-        const char *one = json_string_value(json_object_get(pol, "event"));
-        if (one && strcmp(one, event) == 0)
-            return pol;
-        json_array_foreach(json_object_get(pol, "events"), k, e) if (strcmp(json_string_value(e), event) == 0) return pol;
-    }
-    return NULL;
+    dialect_case_done(&p);
 }
 
 /* The driver's end is the application's: completion completes the job, failure retries it as
  * restartPolicy says (N retries: maxRetry N + 1). */
 static void restart_policies(void)
 {
-    struct parsed p;
-    REQUIRE(adapt(pi, &p) == 0);
-    json_t *driver = task_json(p.job, 0), *executor = task_json(p.job, 1);
-    CHECK_STR(json_string_value(json_object_get(policy_for(driver, "TaskCompleted"), "action")), "CompleteJob");
-    CHECK_STR(json_string_value(json_object_get(policy_for(driver, "PodFailed"), "action")), "RestartJob");
-    CHECK_STR(json_string_value(json_object_get(policy_for(executor, "TaskFailed"), "action")), "RestartJob");
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_spark, pi, &p) == 0);
+    json_t *driver = dialect_case_task(p.job, 0), *executor = dialect_case_task(p.job, 1);
+    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(driver, "TaskCompleted"), "action")), "CompleteJob");
+    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(driver, "PodFailed"), "action")), "RestartJob");
+    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(executor, "TaskFailed"), "action")), "RestartJob");
     CHECK_INT(p.job->tasks[1].max_retry, 6); /* spark.executor.maxNumFailures: 2 x 3 executors */
     CHECK_INT(p.job->max_retry, 1);          /* Never: the first failure fails the job */
     CHECK_STR(json_string_value(json_object_get(json_object_get(p.job->source, "spec"), "mode")), "cluster");
-    done(&p);
-    char *on_failure = edit(pi, "  sparkVersion: 3.5.3\n",
+    dialect_case_done(&p);
+    char *on_failure = dialect_case_edit(pi, "  sparkVersion: 3.5.3\n",
                             "  sparkVersion: 3.5.3\n  restartPolicy: {type: OnFailure, onFailureRetries: 2, "
                             "onFailureRetryInterval: 30}\n");
-    REQUIRE(adapt(on_failure, &p) == 0);
+    REQUIRE(dialect_case_adapt(&dialect_spark, on_failure, &p) == 0);
     CHECK_INT(p.job->max_retry, 3);
-    CHECK_STR(json_string_value(json_object_get(policy_for(task_json(p.job, 0), "PodFailed"), "timeout")), "30s");
-    done(&p);
-    char *always = edit(pi, "  sparkVersion: 3.5.3\n", "  sparkVersion: 3.5.3\n  restartPolicy: {type: Always}\n");
-    REQUIRE(adapt(always, &p) == 0);
-    CHECK_STR(json_string_value(json_object_get(policy_for(task_json(p.job, 0), "TaskCompleted"), "action")),
+    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(dialect_case_task(p.job, 0), "PodFailed"), "timeout")), "30s");
+    dialect_case_done(&p);
+    char *always = dialect_case_edit(pi, "  sparkVersion: 3.5.3\n", "  sparkVersion: 3.5.3\n  restartPolicy: {type: Always}\n");
+    REQUIRE(dialect_case_adapt(&dialect_spark, always, &p) == 0);
+    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(dialect_case_task(p.job, 0), "TaskCompleted"), "action")),
               "RestartJob");
     CHECK_INT(p.job->max_retry, INT32_MAX);
-    done(&p);
+    dialect_case_done(&p);
     free(on_failure);
     free(always);
 }
 
 static void scheduling_options(void)
 {
-    char *yaml = edit(pi, "  sparkVersion: 3.5.3\n",
+    char *yaml = dialect_case_edit(pi, "  sparkVersion: 3.5.3\n",
                       "  sparkVersion: 3.5.3\n  batchScheduler: volcano\n  batchSchedulerOptions: {queue: q1, "
                       "priorityClassName: low}\n  timeToLiveSeconds: 120\n");
-    struct parsed p;
-    REQUIRE(adapt(yaml, &p) == 0);
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_spark, yaml, &p) == 0);
     CHECK_STR(p.job->queue, "q1");
     CHECK_STR(p.job->priority_class, "low");
     CHECK_INT(p.job->ttl_seconds, 120);
-    done(&p);
+    dialect_case_done(&p);
     free(yaml);
 }
 
@@ -324,29 +257,29 @@ static void scheduling_options(void)
  * does not run. */
 static void causes_in_the_applications_terms(void)
 {
-    char *a = edit(pi, "    memory: 512m\n", "    memory: 512m\n    coreLimit: 1.5GG\n");
-    char *b = edit(a, "    memory: 4g\n", "    memory: 4.5g\n    sidecars: []\n");
-    struct parsed p;
-    CHECK(adapt(b, &p) != 0);
-    const struct api_cause *c = cause(&p.st, "spec.driver.coreLimit");
+    char *a = dialect_case_edit(pi, "    memory: 512m\n", "    memory: 512m\n    coreLimit: 1.5GG\n");
+    char *b = dialect_case_edit(a, "    memory: 4g\n", "    memory: 4.5g\n    sidecars: []\n");
+    struct dialect_case p;
+    CHECK(dialect_case_adapt(&dialect_spark, b, &p) != 0);
+    const struct api_cause *c = dialect_case_cause(&p.st, "spec.driver.coreLimit");
     REQUIRE(c);
     CHECK_INT(c->line, 16);
-    c = cause(&p.st, "spec.executor.memory");
+    c = dialect_case_cause(&p.st, "spec.executor.memory");
     REQUIRE(c);
     CHECK_CONTAINS(c->message, "fractional");
     CHECK_INT(c->line, 23);
-    c = cause(&p.st, "spec.executor.sidecars");
+    c = dialect_case_cause(&p.st, "spec.executor.sidecars");
     REQUIRE(c);
     CHECK_CONTAINS(c->message, "one container per pod");
-    done(&p);
-    char *secret = edit(pi, "    - {name: A, value: \"1\"}\n", "    - {name: A, valueFrom: {secretKeyRef: {name: s}}}\n");
-    CHECK(adapt(secret, &p) != 0);
-    c = cause(&p.st, "spec.driver.env[0].valueFrom");
+    dialect_case_done(&p);
+    char *secret = dialect_case_edit(pi, "    - {name: A, value: \"1\"}\n", "    - {name: A, valueFrom: {secretKeyRef: {name: s}}}\n");
+    CHECK(dialect_case_adapt(&dialect_spark, secret, &p) != 0);
+    c = dialect_case_cause(&p.st, "spec.driver.env[0].valueFrom");
     REQUIRE(c);
     CHECK_INT(c->line, 17);
     CHECK_INT(c->column, 28); /* the valueFrom mapping itself */
     CHECK_CONTAINS(p.st.message, "SparkApplication.sparkoperator.k8s.io \"sp\" is invalid");
-    done(&p);
+    dialect_case_done(&p);
     free(a);
     free(b);
     free(secret);
@@ -363,8 +296,8 @@ static json_t *rendered(const char *phase, int retries, const char *executor_cou
 
 static void status_for_each_phase(void)
 {
-    struct parsed p;
-    REQUIRE(adapt(pi, &p) == 0);
+    struct dialect_case p;
+    REQUIRE(dialect_case_adapt(&dialect_spark, pi, &p) == 0);
     const struct {
         const char *phase;
         int retries;
@@ -402,7 +335,7 @@ static void status_for_each_phase(void)
         json_decref(obj);
         json_decref(vj);
     }
-    done(&p);
+    dialect_case_done(&p);
 }
 
 TEST_MAIN(TEST_CASE(served_at_its_own_path), TEST_CASE(spark_memory_strings), TEST_CASE(pods_sized_as_spark_sizes_them),
