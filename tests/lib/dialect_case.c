@@ -2,8 +2,11 @@
  * became. */
 #include "tests/lib/dialect_case.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "adapters/volcano_job.h"
 
 int dialect_case_adapt(const struct dialect *d, const char *yaml, struct dialect_case *c)
 {
@@ -71,4 +74,26 @@ const char *dialect_case_env(char **env, const char *name)
         if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
             return env[i] + n + 1;
     return NULL;
+}
+
+struct job *dialect_case_submit(struct ctl_fixture *fx, const struct dialect *d, const char *yaml)
+{
+    struct dialect_case c;
+    uint64_t seq;
+    if (dialect_case_adapt(d, yaml, &c) != 0 || controller_create_job(&fx->ctl, c.job, &seq, &c.st) != 0) {
+        fprintf(stderr, "# submit: %s\n", c.st.message);
+        dialect_case_done(&c);
+        return NULL;
+    }
+    struct job *job = c.job; /* the controller's now */
+    intake_free(&c.in);
+    return job;
+}
+
+json_t *dialect_case_render(const struct dialect *d, const struct job *job)
+{
+    json_t *vj = volcano_job_render(job);
+    json_t *obj = dialect_render(d, job->source, vj);
+    json_decref(vj);
+    return obj;
 }

@@ -7,6 +7,7 @@
 
 #include "adapters/dialect.h"
 #include "adapters/intake.h"
+#include "tests/lib/ctl_fixture.h"
 
 struct dialect_case {
     struct intake in;
@@ -25,6 +26,11 @@ const struct api_cause *dialect_case_cause(const struct api_status *st, const ch
 json_t *dialect_case_task(const struct job *job, int t);
 /* The task's policy for event (in `event` or `events`), or NULL. */
 json_t *dialect_case_policy(json_t *task, const char *event);
+/* yaml posted to d's path and admitted by the fixture's controller (the queue "default"); NULL when
+ * refused (the reason on stderr). */
+struct job *dialect_case_submit(struct ctl_fixture *fx, const struct dialect *d, const char *yaml);
+/* The job as its dialect shows it (the rendered Volcano Job's status in the dialect's shape). */
+json_t *dialect_case_render(const struct dialect *d, const struct job *job);
 /* The value of name in a NAME=value vector, or NULL. */
 const char *dialect_case_env(char **env, const char *name);
 

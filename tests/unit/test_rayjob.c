@@ -288,7 +288,82 @@ static void status_for_each_phase(void)
     dialect_case_done(&p);
 }
 
-TEST_MAIN(TEST_CASE(served_at_its_own_path), TEST_CASE(head_worker_and_submitter_tasks),
+static const char *phase(const struct job *job) { return job_phase_name(job->status.phase); }
+
+static const char *ray_status(const struct job *job, const char *key)
+{
+    json_t *obj = dialect_case_render(&dialect_rayjob, job);
+    static char value[32];
+    snprintf(value, sizeof value, "%s", json_string_value(json_object_get(json_object_get(obj, "status"), key)));
+    json_decref(obj);
+    return value;
+}
+
+/* Run by the controller (fake processes): the submitter's success completes the job and stops the
+ * cluster when shutdownAfterJobFinishes; otherwise the cluster stays up, the deployment Complete. */
+static void submitter_success_ends_the_job_when_shutting_down(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 2);
+    struct job *job = dialect_case_submit(&fx, &dialect_rayjob, sample);
+    REQUIRE(job);
+    CHECK_STR(ray_status(job, "jobDeploymentStatus"), "Initializing");
+    ctlfx_cycle(&fx);
+    CHECK_STR(phase(job), "Running");
+    CHECK_INT(job->status.running, 5); /* head, 3 workers, submitter */
+    CHECK_STR(ray_status(job, "jobStatus"), "RUNNING");
+    ctlfx_exit(&fx, job, 4, 0, false);
+    CHECK_STR(phase(job), "Completing");
+    ctlfx_settle(&fx);
+    CHECK_STR(phase(job), "Completed");
+    CHECK_STR(ray_status(job, "jobStatus"), "SUCCEEDED");
+    CHECK_STR(ray_status(job, "jobDeploymentStatus"), "Complete");
+    ctlfx_free(&fx);
+
+    char *a = dialect_case_edit(sample, "shutdownAfterJobFinishes: true\n", "shutdownAfterJobFinishes: false\n");
+    char *keep = dialect_case_edit(a, "  ttlSecondsAfterFinished: 60\n", "");
+    ctlfx_init(&fx, 2);
+    job = dialect_case_submit(&fx, &dialect_rayjob, keep);
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    ctlfx_exit(&fx, job, 4, 0, false);
+    CHECK_STR(phase(job), "Running"); /* the cluster stays up until the job is deleted or terminated */
+    CHECK_INT(job->status.running, 4);
+    CHECK_STR(ray_status(job, "jobStatus"), "SUCCEEDED");
+    CHECK_STR(ray_status(job, "jobDeploymentStatus"), "Complete");
+    ctlfx_free(&fx);
+    free(a);
+    free(keep);
+}
+
+/* The submitter retries in place (submitterConfig.backoffLimit); once spent, the attempt failed and the
+ * RayJob retries with a new cluster (backoffLimit), then fails. */
+static void submitter_failures_retry_then_fail(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 2);
+    char *yaml = dialect_case_edit(sample, "  backoffLimit: 2\n", "  backoffLimit: 1\n  submitterConfig: {backoffLimit: 0}\n");
+    struct job *job = dialect_case_submit(&fx, &dialect_rayjob, yaml);
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    ctlfx_exit(&fx, job, 4, 1, false); /* restart 1 of maxRetry 1: TaskFailed -> RestartJob */
+    CHECK_STR(phase(job), "Restarting");
+    CHECK_STR(ray_status(job, "jobDeploymentStatus"), "Retrying");
+    ctlfx_settle(&fx);
+    ctlfx_cycle(&fx);
+    CHECK_STR(phase(job), "Running"); /* a new cluster */
+    ctlfx_exit(&fx, job, 4, 1, false);
+    ctlfx_settle(&fx);
+    ctlfx_cycle(&fx);
+    CHECK_STR(phase(job), "Failed");
+    CHECK_INT(job->status.retry_count, 2);
+    CHECK_STR(ray_status(job, "jobStatus"), "FAILED");
+    CHECK_STR(ray_status(job, "jobDeploymentStatus"), "Failed");
+    ctlfx_free(&fx);
+    free(yaml);
+}
+
+TEST_MAIN(TEST_CASE(submitter_success_ends_the_job_when_shutting_down), TEST_CASE(submitter_failures_retry_then_fail), TEST_CASE(served_at_its_own_path), TEST_CASE(head_worker_and_submitter_tasks),
           TEST_CASE(the_plugin_starts_head_and_workers), TEST_CASE(head_ports_come_from_ray_start_params),
           TEST_CASE(policies_follow_shutdown), TEST_CASE(deadline_on_copies_of_the_templates),
           TEST_CASE(volcano_causes_in_the_rayjobs_terms), TEST_CASE(refusals_name_the_field),

@@ -338,7 +338,69 @@ static void status_for_each_phase(void)
     dialect_case_done(&p);
 }
 
-TEST_MAIN(TEST_CASE(served_at_its_own_path), TEST_CASE(spark_memory_strings), TEST_CASE(pods_sized_as_spark_sizes_them),
+static const char *phase(const struct job *job) { return job_phase_name(job->status.phase); }
+
+static const char *app_state(const struct job *job)
+{
+    json_t *obj = dialect_case_render(&dialect_spark, job);
+    static char state[32];
+    snprintf(state, sizeof state, "%s",
+             json_string_value(json_object_get(json_object_get(json_object_get(obj, "status"), "applicationState"),
+                                               "state")));
+    json_decref(obj);
+    return state;
+}
+
+/* Run by the controller (fake processes): a lost executor restarts in place; the driver's success
+ * completes the application and stops the executors. */
+static void driver_completion_completes_the_application(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 2);
+    char *yaml = dialect_case_edit(pi, "    instances: 3\n    cores: 2\n    coreLimit: 2500m\n    memory: 4g\n",
+                                   "    instances: 2\n    memory: 512m\n");
+    struct job *job = dialect_case_submit(&fx, &dialect_spark, yaml);
+    REQUIRE(job);
+    CHECK_STR(app_state(job), "SUBMITTED");
+    ctlfx_cycle(&fx);
+    CHECK_STR(phase(job), "Running");
+    CHECK_INT(job->status.running, 3);
+    CHECK_STR(app_state(job), "RUNNING");
+    ctlfx_exit(&fx, job, 1, 1, false); /* executor 0 lost */
+    CHECK_INT(job->replicas[1].phase, POD_RUNNING);
+    CHECK_INT(job->replicas[1].restarts, 1);
+    CHECK_STR(phase(job), "Running");
+    ctlfx_exit(&fx, job, 0, 0, false); /* the driver ends well */
+    CHECK_STR(phase(job), "Completing");
+    ctlfx_settle(&fx);
+    CHECK_STR(phase(job), "Completed");
+    CHECK_STR(app_state(job), "COMPLETED");
+    ctlfx_free(&fx);
+    free(yaml);
+}
+
+/* restartPolicy Never: the driver's failure fails the application, no second run. */
+static void driver_failure_fails_the_application(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 2);
+    char *yaml = dialect_case_edit(pi, "    instances: 3\n    cores: 2\n    coreLimit: 2500m\n    memory: 4g\n",
+                                   "    instances: 1\n    memory: 512m\n");
+    struct job *job = dialect_case_submit(&fx, &dialect_spark, yaml);
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    CHECK_STR(phase(job), "Running");
+    ctlfx_exit(&fx, job, 0, 1, false);
+    ctlfx_settle(&fx);
+    ctlfx_cycle(&fx);
+    CHECK_STR(phase(job), "Failed");
+    CHECK_STR(app_state(job), "FAILED");
+    CHECK_INT(fx.starts, 2);
+    ctlfx_free(&fx);
+    free(yaml);
+}
+
+TEST_MAIN(TEST_CASE(driver_completion_completes_the_application), TEST_CASE(driver_failure_fails_the_application), TEST_CASE(served_at_its_own_path), TEST_CASE(spark_memory_strings), TEST_CASE(pods_sized_as_spark_sizes_them),
           TEST_CASE(seed002_min_resources_cover_driver_and_minimum_executors), TEST_CASE(driver_runs_spark_submit),
           TEST_CASE(executors_run_the_backend_pointed_at_the_driver), TEST_CASE(restart_policies),
           TEST_CASE(scheduling_options), TEST_CASE(causes_in_the_applications_terms),
