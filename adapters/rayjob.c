@@ -137,7 +137,7 @@ static int rayjob_translate(struct fields *f, json_t *source, const char *ns, st
         dialect_refuse_fields(f, spec, "spec", spec_fields, spec_refusals);
         check_modes(f, spec);
         check_lifetime(f, spec, vspec, out, &shutdown, &deadline);
-        if (rayjob_cluster(f, spec, name, deadline, tasks, ray_args, &cluster, out))
+        if (rayjob_cluster(f, spec, deadline, tasks, ray_args, &cluster, out))
             rayjob_submitter(f, spec, name, &cluster, shutdown, deadline, json_array_size(tasks), tasks, out);
     }
     if (!meta || f->st->code != 0 || f->st->ncauses > 0) {

@@ -37,8 +37,8 @@ void rayjob_set_deadline(json_t *template, int64_t deadline);
 /* Checks spec.rayClusterSpec and appends the head task and the worker task (at most one group: the
  * Volcano ray plugin starts one worker task) to tasks, the ray plugin's arguments to plugins, and the
  * path maps. deadline: activeDeadlineSeconds, 0 when none. Returns false after adding causes. */
-bool rayjob_cluster(struct fields *f, json_t *spec, const char *job, int64_t deadline, json_t *tasks,
-                    json_t *plugin_args, struct rayjob_cluster *out, struct dialect_translation *t);
+bool rayjob_cluster(struct fields *f, json_t *spec, int64_t deadline, json_t *tasks, json_t *plugin_args,
+                    struct rayjob_cluster *out, struct dialect_translation *t);
 
 /* Checks the submission fields (entrypoint, runtimeEnvYAML, metadata, entrypoint*, jobId,
  * submitterPodTemplate, submitterConfig) and appends the submitter task: `ray job submit` against the

@@ -248,10 +248,9 @@ static void cluster_switches(struct fields *f, json_t *cluster)
         field_unsupported(f, cluster, "suspend", CLUSTER_PATH ".suspend", "the RayJob's cluster runs while the job does");
 }
 
-bool rayjob_cluster(struct fields *f, json_t *spec, const char *job, int64_t deadline, json_t *tasks,
-                    json_t *plugin_args, struct rayjob_cluster *out, struct dialect_translation *t)
+bool rayjob_cluster(struct fields *f, json_t *spec, int64_t deadline, json_t *tasks, json_t *plugin_args,
+                    struct rayjob_cluster *out, struct dialect_translation *t)
 {
-    (void)job;
     json_t *cluster, *groups;
     int before = f->st->ncauses;
     *out = (struct rayjob_cluster){RAY_GCS_PORT, RAY_DASHBOARD_PORT, RAY_CLIENT_PORT, NULL, 1};

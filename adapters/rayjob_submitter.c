@@ -250,7 +250,10 @@ bool rayjob_submitter(struct fields *f, json_t *spec, const char *job, const str
     rayjob_set_deadline(template, deadline);
     /* The submitter's restarts in place are its K8s Job's retries (backoffLimit + 1: Volcano's task
      * fails when its restarts reach maxRetry); once they are spent, or the pod fails outright (its
-     * deadline), the attempt failed and the RayJob retries with a new cluster. */
+     * deadline), the attempt failed and the RayJob retries with a new cluster.
+     * Without shutdownAfterJobFinishes the submitter's success ends nothing: the Volcano Job stays
+     * Running with the head and workers up (the RayJob's deployment shows Complete) until it is
+     * deleted, ended by a command (TerminateJob, AbortJob), or its activeDeadlineSeconds stops the pods. */
     json_t *policies = json_pack("[{s:[s,s], s:s}]", "events", "PodFailed", "TaskFailed", "action", "RestartJob");
     if (shutdown)
         json_array_append_new(policies, json_pack("{s:s, s:s}", "event", "TaskCompleted", "action", "CompleteJob"));

@@ -113,6 +113,17 @@ static void layout_conf(json_t *argv, json_t *spec, const struct spark_app *app)
     push_conf(argv, "spark.driver.memory", app->driver.memory);
     push_conf_int(argv, "spark.executor.cores", app->executor.cores);
     push_conf(argv, "spark.executor.memory", app->executor.memory);
+    for (const struct spark_role *r = &app->driver; r; r = r == &app->driver ? &app->executor : NULL) {
+        char key[64];
+        const char *request = json_string_value(json_object_get(r->pod, "coreRequest"));
+        const char *limit = json_string_value(json_object_get(r->pod, "coreLimit"));
+        snprintf(key, sizeof key, "spark.kubernetes.%s.request.cores", r->task);
+        if (request)
+            push_conf(argv, key, request);
+        snprintf(key, sizeof key, "spark.kubernetes.%s.limit.cores", r->task);
+        if (limit)
+            push_conf(argv, key, limit);
+    }
     const char *factor = json_string_value(json_object_get(spec, "memoryOverheadFactor"));
     if (factor)
         push_conf(argv, "spark.kubernetes.memoryOverheadFactor", factor);
