@@ -363,7 +363,41 @@ static void submitter_failures_retry_then_fail(void)
     free(yaml);
 }
 
-TEST_MAIN(TEST_CASE(submitter_success_ends_the_job_when_shutting_down), TEST_CASE(submitter_failures_retry_then_fail), TEST_CASE(served_at_its_own_path), TEST_CASE(head_worker_and_submitter_tasks),
+/* Malformed documents are refused with a cause, never half-read. */
+static void malformed_documents_are_refused(void)
+{
+    const char *const bodies[] = {
+        "spec: []",
+        "spec: {entrypoint: x, rayClusterSpec: []}",
+        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {template: 3}}}",
+        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {template: {spec: {containers: x}}}}}",
+        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {rayStartParams: {port: 5}, template: {spec: {}}}}}",
+        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {rayStartParams: {port: \"0\"}, template: {spec: {}}}}}",
+        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {template: {spec: {containers: [{name: h, command: [x]}]}}},"
+        " workerGroupSpecs: [1]}}",
+        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {template: {spec: {containers: [{name: h, command: [x]}]}}},"
+        " workerGroupSpecs: [{groupName: Bad_Name, template: {}}]}}",
+        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {template: {spec: {containers: [{name: h, command: [x]}]}}},"
+        " workerGroupSpecs: [{groupName: w, minReplicas: 3, maxReplicas: 2, template: {}}]}}",
+        "spec: {entrypoint: x, entrypointNumCpus: -1, entrypointResources: \"[1]\", rayClusterSpec: {headGroupSpec: "
+        "{template: {spec: {containers: [{name: h}]}}}}}",
+        "spec: {entrypoint: x, submitterPodTemplate: {spec: {restartPolicy: Always, containers: [{name: s}]}},"
+        " rayClusterSpec: {headGroupSpec: {template: {spec: {containers: [{name: h}]}}}}}",
+        "spec: {entrypoint: x, submitterPodTemplate: {metadata: {}}, rayClusterSpec: {headGroupSpec: {template: "
+        "{spec: {containers: [{name: h}]}}}}}",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml, "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: m}\n%s\n", bodies[i]);
+        struct dialect_case p;
+        int rc = dialect_case_adapt(&dialect_rayjob, yaml, &p);
+        if (rc == 0 || p.st.ncauses == 0)
+            test_fail(__FILE__, __LINE__, "body %zu: rc %d, %d causes: %s", i, rc, p.st.ncauses, p.st.message);
+        dialect_case_done(&p);
+    }
+}
+
+TEST_MAIN(TEST_CASE(malformed_documents_are_refused), TEST_CASE(submitter_success_ends_the_job_when_shutting_down), TEST_CASE(submitter_failures_retry_then_fail), TEST_CASE(served_at_its_own_path), TEST_CASE(head_worker_and_submitter_tasks),
           TEST_CASE(the_plugin_starts_head_and_workers), TEST_CASE(head_ports_come_from_ray_start_params),
           TEST_CASE(policies_follow_shutdown), TEST_CASE(deadline_on_copies_of_the_templates),
           TEST_CASE(volcano_causes_in_the_rayjobs_terms), TEST_CASE(refusals_name_the_field),

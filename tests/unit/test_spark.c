@@ -400,7 +400,47 @@ static void driver_failure_fails_the_application(void)
     free(yaml);
 }
 
-TEST_MAIN(TEST_CASE(driver_completion_completes_the_application), TEST_CASE(driver_failure_fails_the_application), TEST_CASE(served_at_its_own_path), TEST_CASE(spark_memory_strings), TEST_CASE(pods_sized_as_spark_sizes_them),
+/* Malformed documents are refused with a cause, never half-read. */
+static void malformed_documents_are_refused(void)
+{
+    const char *const bodies[] = {
+        "spec: []",
+        "spec: {type: Scala, sparkVersion: x, mainApplicationFile: a.jar, driver: x, executor: {}}",
+        "spec: {type: Go, sparkVersion: x, mainApplicationFile: a.jar, driver: {}, executor: {}}",
+        "spec: {type: Scala, sparkVersion: x, mainApplicationFile: a.jar, driver: {cores: 0}, executor: {}}",
+        "spec: {type: Scala, sparkVersion: x, mainApplicationFile: a.jar, driver: {gpu: {name: x.io/tpu, quantity: 1}},"
+        " executor: {}}",
+        "spec: {type: Scala, sparkVersion: x, mainApplicationFile: a.jar, driver: {}, executor: {instances: 0}}",
+        "spec: {type: Scala, sparkVersion: x, mainApplicationFile: a.jar, driver: {}, executor: {},"
+        " dynamicAllocation: {enabled: true, minExecutors: 5, maxExecutors: 2}}",
+        "spec: {type: Scala, sparkVersion: x, mainApplicationFile: a.jar, driver: {}, executor: {},"
+        " restartPolicy: {type: Sometimes}}",
+        "spec: {type: Scala, sparkVersion: x, mainApplicationFile: a.jar, driver: {}, executor: {},"
+        " sparkConf: {spark.driver.port: http}}",
+        "spec: {type: Scala, sparkVersion: x, mainApplicationFile: a.jar, driver: {}, executor: {},"
+        " deps: {jars: [1, {}]}}",
+        "spec: {type: Scala, sparkVersion: x, mainApplicationFile: a.jar, driver: {nodeSelector: {a: b}}, executor: {},"
+        " nodeSelector: {c: d}}",
+        "spec: {type: Scala, sparkVersion: x, mainApplicationFile: a.jar, driver: {}, executor: {},"
+        " batchScheduler: yunikorn, batchSchedulerOptions: {resources: {cpu: 1}}}",
+        "spec: {type: Scala, sparkVersion: x, mainApplicationFile: a.jar, driver: {schedulerName: a},"
+        " executor: {schedulerName: b}}",
+        "spec: {type: Scala, sparkVersion: x, mainApplicationFile: a.jar, memoryOverheadFactor: \"-1\", driver: {},"
+        " executor: {}}",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml, "apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\nmetadata: "
+                                    "{name: m}\n%s\n", bodies[i]);
+        struct dialect_case p;
+        int rc = dialect_case_adapt(&dialect_spark, yaml, &p);
+        if (rc == 0 || p.st.ncauses == 0)
+            test_fail(__FILE__, __LINE__, "body %zu: rc %d, %d causes: %s", i, rc, p.st.ncauses, p.st.message);
+        dialect_case_done(&p);
+    }
+}
+
+TEST_MAIN(TEST_CASE(malformed_documents_are_refused), TEST_CASE(driver_completion_completes_the_application), TEST_CASE(driver_failure_fails_the_application), TEST_CASE(served_at_its_own_path), TEST_CASE(spark_memory_strings), TEST_CASE(pods_sized_as_spark_sizes_them),
           TEST_CASE(seed002_min_resources_cover_driver_and_minimum_executors), TEST_CASE(driver_runs_spark_submit),
           TEST_CASE(executors_run_the_backend_pointed_at_the_driver), TEST_CASE(restart_policies),
           TEST_CASE(scheduling_options), TEST_CASE(causes_in_the_applications_terms),
