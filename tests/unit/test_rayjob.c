@@ -397,8 +397,9 @@ static void malformed_documents_are_refused(void)
     }
 }
 
-TEST_MAIN(TEST_CASE(malformed_documents_are_refused), TEST_CASE(submitter_success_ends_the_job_when_shutting_down), TEST_CASE(submitter_failures_retry_then_fail), TEST_CASE(served_at_its_own_path), TEST_CASE(head_worker_and_submitter_tasks),
-          TEST_CASE(the_plugin_starts_head_and_workers), TEST_CASE(head_ports_come_from_ray_start_params),
-          TEST_CASE(policies_follow_shutdown), TEST_CASE(deadline_on_copies_of_the_templates),
-          TEST_CASE(volcano_causes_in_the_rayjobs_terms), TEST_CASE(refusals_name_the_field),
-          TEST_CASE(status_for_each_phase))
+TEST_MAIN(TEST_CASE(malformed_documents_are_refused), TEST_CASE(submitter_success_ends_the_job_when_shutting_down),
+          TEST_CASE(submitter_failures_retry_then_fail), TEST_CASE(served_at_its_own_path),
+          TEST_CASE(head_worker_and_submitter_tasks), TEST_CASE(the_plugin_starts_head_and_workers),
+          TEST_CASE(head_ports_come_from_ray_start_params), TEST_CASE(policies_follow_shutdown),
+          TEST_CASE(deadline_on_copies_of_the_templates), TEST_CASE(volcano_causes_in_the_rayjobs_terms),
+          TEST_CASE(refusals_name_the_field), TEST_CASE(status_for_each_phase))

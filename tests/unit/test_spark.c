@@ -440,7 +440,9 @@ static void malformed_documents_are_refused(void)
     }
 }
 
-TEST_MAIN(TEST_CASE(malformed_documents_are_refused), TEST_CASE(driver_completion_completes_the_application), TEST_CASE(driver_failure_fails_the_application), TEST_CASE(served_at_its_own_path), TEST_CASE(spark_memory_strings), TEST_CASE(pods_sized_as_spark_sizes_them),
+TEST_MAIN(TEST_CASE(malformed_documents_are_refused), TEST_CASE(driver_completion_completes_the_application),
+          TEST_CASE(driver_failure_fails_the_application), TEST_CASE(served_at_its_own_path),
+          TEST_CASE(spark_memory_strings), TEST_CASE(pods_sized_as_spark_sizes_them),
           TEST_CASE(seed002_min_resources_cover_driver_and_minimum_executors), TEST_CASE(driver_runs_spark_submit),
           TEST_CASE(executors_run_the_backend_pointed_at_the_driver), TEST_CASE(restart_policies),
           TEST_CASE(scheduling_options), TEST_CASE(causes_in_the_applications_terms),
