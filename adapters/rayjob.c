@@ -97,13 +97,16 @@ static void check_modes(struct fields *f, json_t *spec)
         field_unsupported(f, spec, "managedBy", "spec.managedBy", "supported values: \"" KUBERAY_OPERATOR "\"");
 }
 
-/* backoffLimit, ttlSecondsAfterFinished, shutdownAfterJobFinishes and activeDeadlineSeconds. */
+/* backoffLimit, ttlSecondsAfterFinished, shutdownAfterJobFinishes and activeDeadlineSeconds. KubeRay's
+ * TTL is the cluster's: it is deleted that long after the Ray job ends, and the RayJob stays; so the
+ * submitter's completion completes the job after the TTL (a delayed policy), and the Volcano Job has no
+ * TTL of its own (which would delete the RayJob). */
 static void check_lifetime(struct fields *f, json_t *spec, json_t *vspec, struct dialect_translation *t,
-                           bool *shutdown, int64_t *deadline)
+                           bool *shutdown, int64_t *ttl, int64_t *deadline)
 {
-    int64_t backoff = 0, ttl = 0;
+    int64_t backoff = 0;
     *shutdown = false;
-    *deadline = 0;
+    *ttl = *deadline = 0;
     field_bool(f, spec, "shutdownAfterJobFinishes", "spec.shutdownAfterJobFinishes", shutdown);
     /* Each retry is a new cluster: RestartJob. Volcano fails the job once retryCount reaches maxRetry,
      * counting the restart that reaches it, so backoffLimit retries need maxRetry backoffLimit + 1. */
@@ -113,14 +116,11 @@ static void check_lifetime(struct fields *f, json_t *spec, json_t *vspec, struct
     }
     if (!json_object_get(spec, "backoffLimit"))
         json_object_set_new(spec, "backoffLimit", json_integer(0));
-    if (field_int(f, spec, "ttlSecondsAfterFinished", "spec.ttlSecondsAfterFinished", false, 0, INT32_MAX, &ttl) &&
-        ttl > 0) {
-        if (!*shutdown)
-            field_invalid(f, spec, "ttlSecondsAfterFinished", "spec.ttlSecondsAfterFinished",
-                          "a RayJob with shutdownAfterJobFinishes set to false is not allowed to be set "
-                          "TTLSecondsAfterFinished");
-        json_object_set_new(vspec, "ttlSecondsAfterFinished", json_integer(ttl));
-    }
+    if (field_int(f, spec, "ttlSecondsAfterFinished", "spec.ttlSecondsAfterFinished", false, 0, INT32_MAX, ttl) &&
+        *ttl > 0 && !*shutdown)
+        field_invalid(f, spec, "ttlSecondsAfterFinished", "spec.ttlSecondsAfterFinished",
+                      "a RayJob with shutdownAfterJobFinishes set to false is not allowed to be set "
+                      "TTLSecondsAfterFinished");
     field_int(f, spec, "activeDeadlineSeconds", "spec.activeDeadlineSeconds", false, 1, INT32_MAX, deadline);
 }
 
@@ -131,14 +131,15 @@ static int rayjob_translate(struct fields *f, json_t *source, const char *ns, st
     const char *name = NULL;
     json_t *meta = volcano_metadata(f, source, vspec, out, &name);
     bool shutdown = false;
-    int64_t deadline = 0;
+    int64_t ttl = 0, deadline = 0;
     struct rayjob_cluster cluster = {0};
     if (meta && field_object(f, source, "spec", "spec", true, &spec) && spec) {
         dialect_refuse_fields(f, spec, "spec", spec_fields, spec_refusals);
         check_modes(f, spec);
-        check_lifetime(f, spec, vspec, out, &shutdown, &deadline);
+        check_lifetime(f, spec, vspec, out, &shutdown, &ttl, &deadline);
         if (rayjob_cluster(f, spec, deadline, tasks, ray_args, &cluster, out))
-            rayjob_submitter(f, spec, name, &cluster, shutdown, deadline, json_array_size(tasks), tasks, out);
+            rayjob_submitter(f, spec, name, &cluster, shutdown ? ttl : -1, deadline, json_array_size(tasks), tasks,
+                             out);
     }
     if (!meta || f->st->code != 0 || f->st->ncauses > 0) {
         json_decref(meta);

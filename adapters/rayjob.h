@@ -42,10 +42,11 @@ bool rayjob_cluster(struct fields *f, json_t *spec, int64_t deadline, json_t *ta
 
 /* Checks the submission fields (entrypoint, runtimeEnvYAML, metadata, entrypoint*, jobId,
  * submitterPodTemplate, submitterConfig) and appends the submitter task: `ray job submit` against the
- * head's dashboard, whose completion ends the job when shutdown is set. task_index: its place in
- * spec.tasks (for the path maps). Returns false after adding causes. */
+ * head's dashboard, whose completion completes the job shutdown_after seconds later (-1: never, the
+ * cluster stays up). task_index: its place in spec.tasks (for the path maps). Returns false after
+ * adding causes. */
 bool rayjob_submitter(struct fields *f, json_t *spec, const char *job, const struct rayjob_cluster *cluster,
-                      bool shutdown, int64_t deadline, size_t task_index, json_t *tasks,
+                      int64_t shutdown_after, int64_t deadline, size_t task_index, json_t *tasks,
                       struct dialect_translation *t);
 
 /* The submission id: spec.jobId, else the RayJob's name. */

@@ -228,7 +228,7 @@ static int64_t submitter_backoff(struct fields *f, json_t *spec)
 }
 
 bool rayjob_submitter(struct fields *f, json_t *spec, const char *job, const struct rayjob_cluster *cluster,
-                      bool shutdown, int64_t deadline, size_t task_index, json_t *tasks,
+                      int64_t shutdown_after, int64_t deadline, size_t task_index, json_t *tasks,
                       struct dialect_translation *t)
 {
     char address[FIELD_PATH_MAX];
@@ -251,12 +251,22 @@ bool rayjob_submitter(struct fields *f, json_t *spec, const char *job, const str
     /* The submitter's restarts in place are its K8s Job's retries (backoffLimit + 1: Volcano's task
      * fails when its restarts reach maxRetry); once they are spent, or the pod fails outright (its
      * deadline), the attempt failed and the RayJob retries with a new cluster.
+     * With shutdownAfterJobFinishes its success completes the job, ttlSecondsAfterFinished later.
      * Without shutdownAfterJobFinishes the submitter's success ends nothing: the Volcano Job stays
      * Running with the head and workers up (the RayJob's deployment shows Complete) until it is
      * deleted, ended by a command (TerminateJob, AbortJob), or its activeDeadlineSeconds stops the pods. */
     json_t *policies = json_pack("[{s:[s,s], s:s}]", "events", "PodFailed", "TaskFailed", "action", "RestartJob");
-    if (shutdown)
-        json_array_append_new(policies, json_pack("{s:s, s:s}", "event", "TaskCompleted", "action", "CompleteJob"));
+    if (shutdown_after >= 0) {
+        json_t *complete = json_pack("{s:s, s:s}", "event", "TaskCompleted", "action", "CompleteJob");
+        if (shutdown_after > 0) { /* ttlSecondsAfterFinished: the cluster stays that long */
+            char vpath[64];
+            json_object_set_new(complete, "timeout", json_sprintf("%llds", (long long)shutdown_after));
+            snprintf(vpath, sizeof vpath, "spec.tasks[%zu].policies[%zu].timeout", task_index,
+                     json_array_size(policies));
+            dialect_map_path(t, vpath, "spec.ttlSecondsAfterFinished");
+        }
+        json_array_append_new(policies, complete);
+    }
     json_array_append_new(tasks, json_pack("{s:s, s:i, s:i, s:I, s:o, s:o}", "name", RAY_SUBMITTER_TASK, "replicas", 1,
                                            "minAvailable", 0, "maxRetry", (json_int_t)(backoff + 1), "template",
                                            template, "policies", policies));

@@ -69,7 +69,7 @@ static void head_worker_and_submitter_tasks(void)
     CHECK_INT(job->tasks[2].min_available, 0);  /* not part of the gang, as KubeRay's submitter Job */
     CHECK_INT(job->min_available, 2);           /* the head and the workers' minimum */
     CHECK_INT(job->max_retry, 3);               /* backoffLimit 2: two retries */
-    CHECK_INT(job->ttl_seconds, 60);
+    CHECK_INT(job->ttl_seconds, -1);            /* KubeRay's TTL is the cluster's, not the RayJob's */
     CHECK_INT(job->tasks[2].max_retry, 3);      /* submitterConfig.backoffLimit 2 by default */
     json_t *plugins = json_object_get(json_object_get(job->manifest, "spec"), "plugins");
     CHECK(json_is_array(json_object_get(plugins, "svc")));
@@ -140,6 +140,8 @@ static void policies_follow_shutdown(void)
     REQUIRE(dialect_case_adapt(&dialect_rayjob, sample, &p) == 0);
     json_t *sub = dialect_case_task(p.job, 2), *head = dialect_case_task(p.job, 0);
     CHECK_STR(json_string_value(json_object_get(dialect_case_policy(sub, "TaskCompleted"), "action")), "CompleteJob");
+    /* ttlSecondsAfterFinished: the cluster stays up that long after the Ray job ends */
+    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(sub, "TaskCompleted"), "timeout")), "60s");
     CHECK_STR(json_string_value(json_object_get(dialect_case_policy(sub, "TaskFailed"), "action")), "RestartJob");
     CHECK_STR(json_string_value(json_object_get(dialect_case_policy(sub, "PodFailed"), "action")), "RestartJob");
     CHECK_STR(json_string_value(json_object_get(dialect_case_policy(head, "PodFailed"), "action")), "RestartJob");
@@ -313,6 +315,11 @@ static void submitter_success_ends_the_job_when_shutting_down(void)
     CHECK_INT(job->status.running, 5); /* head, 3 workers, submitter */
     CHECK_STR(ray_status(job, "jobStatus"), "RUNNING");
     ctlfx_exit(&fx, job, 4, 0, false);
+    CHECK_STR(phase(job), "Running"); /* ttlSecondsAfterFinished 60: the cluster stays up a minute */
+    CHECK_STR(ray_status(job, "jobDeploymentStatus"), "Complete");
+    ctlfx_advance(&fx, 59999);
+    CHECK_STR(phase(job), "Running");
+    ctlfx_advance(&fx, 1);
     CHECK_STR(phase(job), "Completing");
     ctlfx_settle(&fx);
     CHECK_STR(phase(job), "Completed");
