@@ -177,6 +177,12 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     if (job_plugins_attempt(job, task, index, p->job_dir, &pa, why, why_len) != 0)
         return -1;
     char *const *argv = pa.argv ? pa.argv : ts->argv;
+    if (!argv) { /* neither the container's own command nor a plugin's (ray gives its head and workers one) */
+        plugin_attempt_free(&pa);
+        snprintf(why, why_len, "the container has no command or args: the process runtime runs the command on the "
+                               "node (the image \"%s\" is recorded, not run)", ts->image ? ts->image : "");
+        return -1;
+    }
     char **env = attempt_env(ts, p->pod, p->work_dir, pa.env);
     if (!env) {
         plugin_attempt_free(&pa);
@@ -238,7 +244,6 @@ static void replica_launch(struct controller *ctl, struct job *job, int flat, co
 {
     struct replica *r = &job->replicas[flat];
     int task = job_task_of(job, flat);
-    const struct task_spec *ts = &job->tasks[task];
     struct attempt_paths p;
     char why[512] = "";
     job_pod_name(job, task, flat - job->task_first[task], p.pod, sizeof p.pod);
@@ -249,12 +254,6 @@ static void replica_launch(struct controller *ctl, struct job *job, int flat, co
     r->reason = TERM_NONE;
     free(r->message);
     r->message = NULL;
-    if (!ts->argv) {
-        snprintf(why, sizeof why, "the container has no command or args: the process runtime runs the command on the "
-                                  "node (the image \"%s\" is recorded, not run)", ts->image ? ts->image : "");
-        start_failed(ctl, job, flat, from, why);
-        return;
-    }
     controller_job_dir(ctl, job, p.job_dir, sizeof p.job_dir);
     snprintf(p.work_dir, sizeof p.work_dir, "%s/work", p.job_dir);
     struct attempt_started started = {0};
