@@ -152,14 +152,15 @@ static void queue_refuses_fields_by_name_with_lines(void)
     CHECK_STR(st.reason, "Invalid");
     CHECK_CONTAINS(st.message, "Queue.scheduling.volcano.sh \"q1\" is invalid");
     CHECK_CAUSE(&st, "spec.weight", "FieldValueInvalid", 6, "must be between 1 and 65535");
-    CHECK_CAUSE(&st, "spec.type", "FieldValueNotSupported", 7, "Caldera does not implement this field");
-    CHECK_CAUSE(&st, "spec.affinity", "FieldValueNotSupported", 8, "\"affinity\"");
-    CHECK_CAUSE(&st, "spec.extendCluster", "FieldValueNotSupported", 9, "supported: weight, capability");
+    CHECK_CAUSE(&st, "spec.type", "FieldValueForbidden", 7, "Forbidden: Caldera does not implement queue types");
+    CHECK(cause_on(&st, "spec.affinity") == NULL); /* {} asks for nothing, as omitempty drops it */
+    CHECK_CAUSE(&st, "spec.extendCluster", "FieldValueNotSupported", 9, "unknown field \"spec.extendCluster\"");
     CHECK_CAUSE(&st, "spec.dequeueStrategy", "FieldValueNotSupported", 10, "\"fifo\", \"traverse\"");
     CHECK_CAUSE(&st, "spec.parent", "FieldValueInvalid", 11, "its own parent");
     CHECK_CAUSE(&st, "spec.reclaimable", "FieldValueInvalid", 12, "must be a boolean");
     CHECK_CAUSE(&st, "spec.capability.foo", "FieldValueNotSupported", 13, "no node offers this resource");
-    CHECK_CAUSE(&st, "spec.guarantee.resources", "FieldValueNotSupported", 14, "supported: resource");
+    CHECK_CAUSE(&st, "spec.guarantee.resources", "FieldValueNotSupported", 14,
+                "unknown field \"spec.guarantee.resources\"");
 }
 
 static void queue_guarantee_and_deserved_within_capability(void)
