@@ -269,6 +269,11 @@ bool volcano_job_volumes_parse(struct fields *f, json_t *spec, struct job *job)
     size_t n = json_array_size(vols);
     if (n == 0)
         return true;
+    if (n > TASK_VOLUMES_MAX) {
+        field_error(f, spec, "volumes", "spec.volumes", "FieldValueTooMany", "Too many: %zu: must have at most %d items",
+                    n, TASK_VOLUMES_MAX);
+        return false;
+    }
     struct task_volume *v = calloc(n, sizeof *v);
     if (!v) {
         api_fail(f->st, 500, "InternalError", "out of memory");

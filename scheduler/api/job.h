@@ -68,6 +68,7 @@ bool job_phase_final(enum job_phase p);
 
 /* One of the Job's spec.volumes, as each pod of a task gets it: a directory of the node's, named to
  * the task by an environment variable and bound at mount_path when the runtime can. */
+#define TASK_VOLUMES_MAX 32
 struct task_volume {
     char *mount_path;  /* absolute, as the Job names it */
     char *claim_name;  /* volumeClaimName: a directory shared by every job naming it; NULL for volumeClaim */
