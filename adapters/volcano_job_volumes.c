@@ -282,7 +282,8 @@ bool volcano_job_volumes_parse(struct fields *f, json_t *spec, struct job *job)
     bool ok = true;
     for (size_t i = 0; i < n; i++)
         ok = parse_volume(f, vols, i, &v[i]) && ok;
-    ok = ok && check_duplicates(f, vols, v, n) && hand_to_tasks(f, job, v, n);
+    ok = check_duplicates(f, vols, v, n) && ok; /* among those that parsed */
+    ok = ok && hand_to_tasks(f, job, v, n);
     free_volumes(v, n);
     return ok;
 }
