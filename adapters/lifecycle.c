@@ -114,7 +114,8 @@ static bool parse_policy(struct fields *f, json_t *pol, const char *path, struct
         field_invalid(f, pol, "timeout", p, why);
         ok = false;
     }
-    if (out->events & (1u << EV_POD_PENDING) && out->timeout_ms == 0) {
+    const json_t *given = json_object_get(pol, "timeout"); /* an invalid one has its own cause */
+    if (out->events & (1u << EV_POD_PENDING) && (!given || json_is_null(given))) {
         field_error(f, pol, "timeout", p, "FieldValueRequired", "Required value: a PodPending policy needs a timeout");
         ok = false;
     }
