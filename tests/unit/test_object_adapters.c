@@ -9,6 +9,7 @@
 #include "adapters/queue.h"
 #include "adapters/resource_quota.h"
 #include "scheduler/api/resource.h"
+#include "tests/lib/causes.h"
 #include "tests/lib/test.h"
 
 /* --- helpers ---------------------------------------------------------------------------------- */
@@ -49,26 +50,6 @@ static struct resource_quota *parse_quota(const char *yaml, struct api_status *s
     return q;
 }
 
-/* The cause on field, or NULL. */
-static const struct api_cause *cause_on(const struct api_status *st, const char *field)
-{
-    for (int i = 0; i < st->ncauses && i < API_MAX_CAUSES; i++)
-        if (strcmp(st->causes[i].field, field) == 0)
-            return &st->causes[i];
-    return NULL;
-}
-
-#define CHECK_CAUSE(st, field, reason_, line_, text)                                                         \
-    do {                                                                                                     \
-        const struct api_cause *c_ = cause_on(st, field);                                                    \
-        if (!c_) {                                                                                           \
-            test_fail(__FILE__, __LINE__, "no cause on %s in \"%s\"", field, (st)->message);                 \
-            break;                                                                                           \
-        }                                                                                                    \
-        CHECK_STR(c_->reason, reason_);                                                                      \
-        CHECK_INT(c_->line, line_);                                                                          \
-        CHECK_CONTAINS(c_->message, text);                                                                   \
-    } while (0)
 
 static const char *str_at(const json_t *obj, const char *a, const char *b)
 {

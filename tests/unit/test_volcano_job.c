@@ -8,6 +8,7 @@
 #include "adapters/volcano_job.h"
 #include "common/duration.h"
 #include "scheduler/api/resource.h"
+#include "tests/lib/causes.h"
 #include "tests/lib/test.h"
 
 static struct job *parse(const char *yaml, struct api_status *st)
@@ -318,30 +319,7 @@ static void depends_on_and_scale_errors(void)
     CHECK_CONTAINS(st.message, "dependsOn: Invalid value: the tasks' dependsOn form a cycle");
 }
 
-
 /* --- strict fields, volumes, deadlines, durations, minResources ------------------------------- */
-
-static const struct api_cause *cause_on(const struct api_status *st, const char *field)
-{
-    for (int i = 0; i < st->ncauses && i < API_MAX_CAUSES; i++)
-        if (strcmp(st->causes[i].field, field) == 0)
-            return &st->causes[i];
-    return NULL;
-}
-
-/* A cause on field with this reason, position and text in its message. */
-#define CHECK_CAUSE_AT(st, field, reason_, line_, column_, text)                                              \
-    do {                                                                                                     \
-        const struct api_cause *c_ = cause_on(st, field);                                                    \
-        if (!c_) {                                                                                           \
-            test_fail(__FILE__, __LINE__, "no cause on %s in \"%s\"", field, (st)->message);                 \
-            break;                                                                                           \
-        }                                                                                                    \
-        CHECK_STR(c_->reason, reason_);                                                                      \
-        CHECK_INT(c_->line, line_);                                                                          \
-        CHECK_INT(c_->column, column_);                                                                      \
-        CHECK_CONTAINS(c_->message, text);                                                                   \
-    } while (0)
 
 static const char *const job_head = "apiVersion: batch.volcano.sh/v1alpha1\n" /* 1 */
                                     "kind: Job\n"                             /* 2 */
