@@ -87,6 +87,12 @@ static void parse_metadata(struct fields *f, json_t *root, const char *url_ns, s
         return;
     const char *name = NULL, *gen = NULL, *ns = NULL;
     field_check_rules(f, meta, "metadata", kube_object_meta_rules);
+    /* What the API server clears on create; uid, creationTimestamp and generation it replaces
+     * (volcano_job_stamp_metadata), resourceVersion an update compares. */
+    static const char *const cleared[] = {"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink",
+                                          "managedFields"};
+    for (size_t i = 0; i < sizeof cleared / sizeof cleared[0]; i++)
+        json_object_del(meta, cleared[i]);
     field_string(f, meta, "name", "metadata.name", false, &name);
     field_string(f, meta, "generateName", "metadata.generateName", false, &gen);
     field_string(f, meta, "namespace", "metadata.namespace", false, &ns);

@@ -325,6 +325,9 @@ static const char *const job_head = "apiVersion: batch.volcano.sh/v1alpha1\n" /*
                                     "kind: Job\n"                             /* 2 */
                                     "metadata: {name: j}\n";                  /* 3 */
 
+#define ONE_TASK \
+    "  tasks: [{replicas: 2, template: {spec: {containers: [{name: c, command: [x], resources: {requests: {cpu: 1, memory: 1Gi}}}]}}}]\n"
+
 static struct job *parse_with_head(const char *rest, struct api_status *st)
 {
     static char buf[8192];
@@ -460,6 +463,29 @@ static void accepted_fields_parse(void)
     job_free(job);
 }
 
+/* The API server's own metadata: cleared or replaced on create, never refused; ownerReferences and
+ * finalizers would need a garbage collector Caldera lacks. */
+static void server_metadata_on_create(void)
+{
+    struct api_status st;
+    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n"
+                            "metadata:\n  name: j\n  uid: 1234\n  generation: 7\n  selfLink: /x\n"
+                            "  deletionTimestamp: \"2020-01-01T00:00:00Z\"\n  managedFields: [{manager: kubectl}]\n"
+                            "spec:\n" ONE_TASK,
+                            &st);
+    REQUIRE(job);
+    const json_t *meta = json_object_get(job->manifest, "metadata");
+    CHECK(json_object_get(meta, "deletionTimestamp") == NULL);
+    CHECK(json_object_get(meta, "selfLink") == NULL);
+    CHECK(json_object_get(meta, "managedFields") == NULL);
+    job_free(job);
+    CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n"
+                "metadata:\n  name: j\n  finalizers: [example.com/keep]\n" /* 3-5 */
+                "spec:\n" ONE_TASK,
+                &st) == NULL);
+    CHECK_CAUSE_AT(&st, "metadata.finalizers", "FieldValueForbidden", 5, 15, "could not be deleted");
+}
+
 static void deadline_and_security_values(void)
 {
     struct api_status st;
@@ -539,8 +565,6 @@ static void policy_timeouts_parse_as_go_durations(void)
     CHECK(job == NULL);
     CHECK_CAUSE_AT(&st, "spec.runningEstimate", "FieldValueInvalid", 5, 20, "time: invalid duration \"soon\"");
 }
-
-#define ONE_TASK "  tasks: [{replicas: 2, template: {spec: {containers: [{name: c, command: [x], resources: {requests: {cpu: 1, memory: 1Gi}}}]}}}]\n"
 
 static void volumes_parse_into_every_task(void)
 {
@@ -653,6 +677,6 @@ TEST_MAIN(TEST_CASE(defaults_as_volcano_admission_sets_them), TEST_CASE(runtime_
           TEST_CASE(render_and_restore_status), TEST_CASE(policy_errors_name_their_fields),
           TEST_CASE(lifecycle_fields_parse), TEST_CASE(depends_on_and_scale_errors),
           TEST_CASE(unknown_fields_are_refused_by_name), TEST_CASE(refused_fields_say_why),
-          TEST_CASE(accepted_fields_parse), TEST_CASE(deadline_and_security_values),
+          TEST_CASE(accepted_fields_parse), TEST_CASE(server_metadata_on_create), TEST_CASE(deadline_and_security_values),
           TEST_CASE(policy_timeouts_parse_as_go_durations), TEST_CASE(volumes_parse_into_every_task),
           TEST_CASE(invalid_volumes_are_refused), TEST_CASE(pod_group_min_resources_annotation))
