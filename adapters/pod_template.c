@@ -245,6 +245,14 @@ static bool parse_resources(struct fields *f, json_t *container, const char *pat
     memset(&ts->request, 0, sizeof ts->request);
     memset(&ts->limit, 0, sizeof ts->limit);
     if (res) {
+        static const struct field_rule resources_rules[] = {
+            {"requests", NULL},
+            {"limits", NULL},
+            {"claims", "Caldera has no dynamic resource allocation: request resources in requests and limits"},
+            {NULL, NULL},
+        };
+        if (!field_check_rules(f, res, sub, resources_rules))
+            return false;
         field_path(req_path, sub, "requests");
         field_path(lim_path, sub, "limits");
         bool ok = resource_map_parse(f, res, "requests", req_path, false, &ts->request);
@@ -292,6 +300,9 @@ static bool parse_env(struct fields *f, json_t *container, const char *path, str
             ok = false;
             continue;
         }
+        static const char *const env_fields[] = {"name", "value", "valueFrom", NULL};
+        if (!field_check_known(f, item, p, env_fields))
+            ok = false;
         const char *name = NULL, *value = NULL;
         field_path(np, p, "name");
         field_path(vp, p, "value");

@@ -400,7 +400,9 @@ static void refused_fields_say_why(void)
                                       "          livenessProbe: {exec: {command: [true]}}\n"   /* 19 */
                                       "          envFrom: [{configMapRef: {name: cm}}]\n"      /* 20 */
                                       "          tty: true\n"                                  /* 21 */
-                                      "          securityContext: {privileged: true}\n",       /* 22 */
+                                      "          securityContext: {privileged: true}\n"        /* 22 */
+                                      "          resources: {claims: [{name: gpu}]}\n"         /* 23 */
+                                      "          env: [{name: A, vaule: b}]\n",                /* 24 */
                                       &st);
     CHECK(job == NULL);
     CHECK_INT(st.code, 422);
@@ -421,7 +423,11 @@ static void refused_fields_say_why(void)
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].tty", "FieldValueForbidden", 21, 16, "stdin");
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].securityContext.privileged", "FieldValueForbidden",
                    22, 41, "does not confine");
-    CHECK_INT(st.ncauses, 11);
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].resources.claims", "FieldValueForbidden", 23, 31,
+                   "no dynamic resource allocation");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].env[0].vaule", "FieldValueNotSupported", 24, 34,
+                   "unknown field");
+    CHECK_INT(st.ncauses, 13);
     job_free(job);
 }
 
