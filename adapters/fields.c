@@ -282,3 +282,84 @@ bool dns1123_subdomain(const char *s)
         }
     }
 }
+
+void field_forbidden(struct fields *f, const json_t *obj, const char *key, const char *path, const char *detail)
+{
+    field_error(f, obj, key, path, "FieldValueForbidden", "Forbidden: %s", detail);
+}
+
+static bool unknown_field(struct fields *f, const json_t *obj, const char *key, const char *path)
+{
+    char sub[FIELD_PATH_MAX];
+    field_path(sub, path, key);
+    field_error(f, obj, key, sub, "FieldValueNotSupported", "unknown field \"%s\"", sub);
+    return false;
+}
+
+bool field_check_known(struct fields *f, const json_t *obj, const char *path, const char *const *known)
+{
+    bool ok = true;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        const char *const *k = known;
+        while (*k && strcmp(*k, key) != 0)
+            k++;
+        if (!*k)
+            ok = unknown_field(f, obj, key, path);
+    }
+    return ok;
+}
+
+/* What omitempty drops: such a value asks for nothing, so even a refused field may carry it. */
+static bool empty_value(const json_t *v)
+{
+    return json_is_null(v) || (json_is_string(v) && json_string_length(v) == 0) ||
+           (json_is_array(v) && json_array_size(v) == 0) || (json_is_object(v) && json_object_size(v) == 0);
+}
+
+bool field_check_rules(struct fields *f, const json_t *obj, const char *path, const struct field_rule *rules)
+{
+    bool ok = true;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        const struct field_rule *r = rules;
+        while (r->name && strcmp(r->name, key) != 0)
+            r++;
+        if (!r->name) {
+            ok = unknown_field(f, obj, key, path);
+        } else if (r->refused && !empty_value(v)) {
+            char sub[FIELD_PATH_MAX];
+            field_path(sub, path, key);
+            field_forbidden(f, obj, key, sub, r->refused);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+/* ObjectMeta, of a Job, a Queue, a pod template. name, generateName, namespace, labels and
+ * annotations are honoured (by the Job's reader; a template's name and namespace are ignored, as the
+ * job controller names its pods). The server's own fields are accepted and replaced, as the API
+ * server does on create (uid, creationTimestamp, generation, selfLink, managedFields, deletion*);
+ * resourceVersion is what an update expects to replace. */
+const struct field_rule kube_object_meta_rules[] = {
+    {"name", NULL},
+    {"generateName", NULL},
+    {"namespace", NULL},
+    {"labels", NULL},
+    {"annotations", NULL},
+    {"uid", NULL},
+    {"resourceVersion", NULL},
+    {"generation", NULL},
+    {"creationTimestamp", NULL},
+    {"deletionTimestamp", NULL},
+    {"deletionGracePeriodSeconds", NULL},
+    {"selfLink", NULL},
+    {"managedFields", NULL},
+    {"ownerReferences", "Caldera has no garbage collector: nothing would delete this object with its owner"},
+    {"finalizers", "nothing in Caldera would ever remove a finalizer, so the object could not be deleted"},
+    {NULL, NULL},
+};
+

@@ -51,6 +51,27 @@ bool field_string_map(struct fields *f, const json_t *obj, const char *key, cons
 /* A list of strings (command, args); *out is a new NULL-terminated vector or NULL when absent. */
 bool field_string_list(struct fields *f, const json_t *obj, const char *key, const char *path, char ***out);
 
+/* A field of an input format and what Caldera does with it: nothing to say (honoured by the code
+ * that reads it, or accepted with no effect, which the README says), or refused with a reason. */
+struct field_rule {
+    const char *name;
+    const char *refused; /* NULL: honoured or accepted; else why it is refused ("the process runtime ...") */
+};
+
+/* Strict field validation, as Kubernetes' (`kubectl apply --validate=strict`): a cause
+ * `unknown field "spec.foo"` (FieldValueNotSupported) for each member of obj that known (NULL-ended)
+ * does not name. Returns false when it added a cause. */
+bool field_check_known(struct fields *f, const json_t *obj, const char *path, const char *const *known);
+/* The same with a table (ended by a NULL name): unknown members are refused as above, and a member
+ * whose rule has a reason is refused with `Forbidden: <reason>` unless its value is empty (null, "",
+ * [] or {}: what Kubernetes' omitempty treats as unset). Returns false when it added a cause. */
+bool field_check_rules(struct fields *f, const json_t *obj, const char *path, const struct field_rule *rules);
+/* Kubernetes' ObjectMeta: what Caldera honours, accepts and refuses of it (a Job's, a Queue's, a
+ * pod template's). */
+extern const struct field_rule kube_object_meta_rules[];
+/* A FieldValueForbidden cause at obj[key]: "Forbidden: <detail>". */
+void field_forbidden(struct fields *f, const json_t *obj, const char *key, const char *path, const char *detail);
+
 /* DNS-1123 label: lower-case alphanumerics and '-', starting and ending alphanumeric, <= 63. */
 bool dns1123_label(const char *s);
 /* DNS-1123 subdomain: labels joined by '.', <= 253. */

@@ -56,11 +56,17 @@ static bool parse_events(struct fields *f, json_t *pol, const char *path, uint32
     return ok;
 }
 
+/* LifecyclePolicy: every field honoured. */
+static const char *const policy_fields[] = {"event", "events", "action", "exitCode", "timeout", NULL};
+/* DependsOn: every field honoured. */
+static const char *const depends_on_fields[] = {"name", "iteration", NULL};
+
 static bool parse_policy(struct fields *f, json_t *pol, const char *path, struct lifecycle_policy *out)
 {
     char p[FIELD_PATH_MAX];
     memset(out, 0, sizeof *out);
-    bool ok = parse_events(f, pol, path, &out->events);
+    bool ok = field_check_known(f, pol, path, policy_fields);
+    ok = parse_events(f, pol, path, &out->events) && ok;
     int64_t code = 0;
     field_path(p, path, "exitCode");
     if (field_int(f, pol, "exitCode", p, false, INT32_MIN, INT32_MAX, &code) && json_object_get(pol, "exitCode")) {
@@ -99,14 +105,17 @@ static bool parse_policy(struct fields *f, json_t *pol, const char *path, struct
     } else {
         ok = false;
     }
-    const char *timeout = NULL, *why;
+    /* A metav1.Duration: a string Go's time.ParseDuration reads ("90" has no unit, 90 is no string). */
+    const char *timeout = NULL;
+    char why[160];
     field_path(p, path, "timeout");
     if (field_string(f, pol, "timeout", p, false, &timeout) && timeout &&
-        duration_parse(timeout, &out->timeout_ms, &why) != 0) {
+        duration_parse_go(timeout, &out->timeout_ms, why, sizeof why) != 0) {
         field_invalid(f, pol, "timeout", p, why);
         ok = false;
     }
-    if (out->events & (1u << EV_POD_PENDING) && out->timeout_ms == 0) {
+    const json_t *given = json_object_get(pol, "timeout"); /* an invalid one has its own cause */
+    if (out->events & (1u << EV_POD_PENDING) && (!given || json_is_null(given))) {
         field_error(f, pol, "timeout", p, "FieldValueRequired", "Required value: a PodPending policy needs a timeout");
         ok = false;
     }
@@ -216,7 +225,8 @@ static bool parse_one_depends(struct fields *f, json_t *task, const char *path, 
     field_path(np, p, "name");
     field_path(ip, p, "iteration");
     const char *iteration = NULL;
-    bool ok = field_string(f, dep, "iteration", ip, false, &iteration);
+    bool ok = field_check_known(f, dep, p, depends_on_fields);
+    ok = field_string(f, dep, "iteration", ip, false, &iteration) && ok;
     if (iteration && strcmp(iteration, "any") != 0 && strcmp(iteration, "all") != 0) {
         field_error(f, dep, "iteration", ip, "FieldValueNotSupported",
                     "Unsupported value: \"%s\": supported values: \"any\", \"all\"", iteration);

@@ -3,6 +3,7 @@
 #include "adapters/pod.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "adapters/render.h"
@@ -28,6 +29,60 @@ static json_t *pod_labels(const struct job *job, int task, int index)
     return labels;
 }
 
+/* Where the process runtime put each of the Job's volumes: caldera.io/volumes, compact JSON
+ * [{"mountPath", "directory", "env", "claimName"?}], once the directories are known (the job's first
+ * start). The task reads the directory from env; it is also bound at mountPath when that exists on
+ * the node and the server may bind (root). */
+static json_t *volumes_annotation(const struct task_spec *ts)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < ts->nvolumes; i++) {
+        const struct task_volume *v = &ts->volumes[i];
+        if (!v->dir)
+            continue;
+        json_t *o = json_pack("{s:s, s:s, s:s}", "mountPath", v->mount_path, "directory", v->dir, "env", v->env_name);
+        if (v->claim_name)
+            set_str(o, "claimName", v->claim_name);
+        json_array_append_new(list, o);
+    }
+    if (json_array_size(list) == 0) {
+        json_decref(list);
+        return NULL;
+    }
+    char *text = json_dumps(list, JSON_COMPACT);
+    json_decref(list);
+    json_t *out = text ? json_string(text) : NULL;
+    free(text);
+    return out;
+}
+
+/* As Volcano's controller adds them: a pod volume per Job volume (a claim) and a mount of each in
+ * the container. The template stays as accepted: containers are copied before they change. */
+static void add_volumes(json_t *spec, const struct job *job, const struct task_spec *ts)
+{
+    if (ts->nvolumes == 0)
+        return;
+    json_t *vols = json_array(), *mounts = json_array();
+    for (int i = 0; i < ts->nvolumes; i++) {
+        const struct task_volume *v = &ts->volumes[i];
+        char name[320];
+        if (v->claim_name)
+            snprintf(name, sizeof name, "%s", v->claim_name);
+        else
+            snprintf(name, sizeof name, "%s-volume-%d", job->name, i);
+        json_array_append_new(vols, json_pack("{s:s, s:{s:s}}", "name", name, "persistentVolumeClaim", "claimName", name));
+        json_array_append_new(mounts, json_pack("{s:s, s:s}", "name", name, "mountPath", v->mount_path));
+    }
+    json_object_set_new(spec, "volumes", vols);
+    json_t *containers = json_deep_copy(json_object_get(spec, "containers"));
+    json_t *c0 = json_array_get(containers, 0);
+    if (json_is_object(c0))
+        json_object_set(c0, "volumeMounts", mounts);
+    json_decref(mounts);
+    if (containers)
+        json_object_set_new(spec, "containers", containers);
+}
+
 static json_t *pod_annotations(const struct job *job, int task)
 {
     const json_t *tmeta = json_object_get(job->tasks[task].template, "metadata");
@@ -45,6 +100,9 @@ static json_t *pod_annotations(const struct job *job, int task)
     set_str(ann, "volcano.sh/job-version", num);
     snprintf(num, sizeof num, "%d", job->status.retry_count);
     set_str(ann, "volcano.sh/job-retry-count", num);
+    json_t *vols = volumes_annotation(&job->tasks[task]);
+    if (vols)
+        json_object_set_new(ann, "caldera.io/volumes", vols);
     return ann;
 }
 
@@ -101,6 +159,11 @@ static json_t *pod_status(const struct job *job, int task, const struct replica 
                            r->phase == POD_RUNNING, "restartCount", (int)r->restarts,
                            "state", container_state(r));
     json_object_set_new(status, "containerStatuses", json_pack("[o]", cs));
+    if (r->phase == POD_FAILED && r->reason == TERM_DEADLINE) { /* as kubelet words it */
+        set_str(status, "reason", "DeadlineExceeded");
+        if (r->message)
+            set_str(status, "message", r->message);
+    }
     return status;
 }
 
@@ -120,6 +183,7 @@ json_t *pod_render(const struct job *job, int task, int index, const char *node_
         json_decref(spec);
         spec = json_object();
     }
+    add_volumes(spec, job, &job->tasks[task]);
     set_str(spec, "schedulerName", job->scheduler_name);
     set_str(spec, "hostname", name);
     set_str(spec, "subdomain", job->name);

@@ -1,5 +1,5 @@
-/* A PodTemplateSpec read into one task's runtime fields. The process runtime runs one container
- * per pod, so a second container or an init container is refused rather than silently dropped. */
+/* A PodTemplateSpec read into one task's runtime fields, every field of Kubernetes' PodSpec and
+ * Container either honoured, accepted as truthful on a process runtime, or refused with its reason. */
 #include "adapters/pod_template.h"
 
 #include <stdio.h>
@@ -12,20 +12,145 @@
 #define DEFAULT_GRACE_SECONDS 30
 #define DEFAULT_RESTART_POLICY "Never"
 #define ID_MAX 2147483646 /* uid/gid: -1 is "unset" to the kernel */
+#define DEADLINE_MAX_SECONDS 4294967295LL /* Kubernetes: math.MaxUint32 */
 
-/* securityContext.runAsUser / runAsGroup of one holder (pod or container); an absent field keeps the value. */
-static bool parse_run_as(struct fields *f, json_t *holder, const char *path, int32_t *uid, int32_t *gid)
+static const struct field_rule template_rules[] = {{"metadata", NULL}, {"spec", NULL}, {NULL, NULL}};
+
+#define NO_POD_VOLUMES "the process runtime provides the Job's spec.volumes (a directory per volume), not pod volumes"
+
+/* PodSpec. Honoured: containers (one), restartPolicy, terminationGracePeriodSeconds,
+ * activeDeadlineSeconds, securityContext (runAsUser, runAsGroup, runAsNonRoot), nodeSelector,
+ * affinity (node affinity), tolerations. Accepted because they are true of a process runtime or
+ * ask nothing of it: hostNetwork, hostPID, hostIPC (a task always shares the host's network, PIDs
+ * and IPC), dnsPolicy (it uses the host's resolver), shareProcessNamespace (one container),
+ * imagePullSecrets (nothing is pulled), serviceAccountName/serviceAccount (recorded; no token is
+ * given), enableServiceLinks (there are no Services to link), schedulerName (checked against the
+ * Job's by the Job's reader), os (linux only), hostUsers (true only). Refused: the rest, each with
+ * its reason. */
+static const struct field_rule pod_spec_rules[] = {
+    {"containers", NULL},
+    {"initContainers", NULL}, /* refused below when not empty, with the reason */
+    {"restartPolicy", NULL},
+    {"terminationGracePeriodSeconds", NULL},
+    {"activeDeadlineSeconds", NULL},
+    {"securityContext", NULL},
+    {"nodeSelector", NULL},
+    {"affinity", NULL},
+    {"tolerations", NULL},
+    {"hostNetwork", NULL},
+    {"hostPID", NULL},
+    {"hostIPC", NULL},
+    {"dnsPolicy", NULL},
+    {"shareProcessNamespace", NULL},
+    {"imagePullSecrets", NULL},
+    {"serviceAccountName", NULL},
+    {"serviceAccount", NULL},
+    {"enableServiceLinks", NULL},
+    {"schedulerName", NULL},
+    {"os", NULL},
+    {"hostUsers", NULL},
+    {"volumes", NULL}, /* refused below per volume, naming its type */
+    {"automountServiceAccountToken", NULL}, /* refused below when true */
+    {"ephemeralContainers", "ephemeral containers are added to running pods by kubectl debug, which Caldera does not offer"},
+    {"nodeName", "placement is the scheduler's; ask for a node with nodeSelector kubernetes.io/hostname"},
+    {"hostname", "the job's svc plugin names each pod's host <job>-<task>-<index>"},
+    {"subdomain", "the job's svc plugin sets the subdomain to the job's name"},
+    {"hostAliases", "the job's hosts file is the svc plugin's; Caldera adds no host aliases"},
+    {"dnsConfig", "tasks use the node's resolver; Caldera cannot give one task its own DNS settings"},
+    {"priorityClassName", "a job's pods share the Job's priority: use spec.priorityClassName of the Job"},
+    {"priority", "a job's pods share the Job's priority: use spec.priorityClassName of the Job"},
+    {"preemptionPolicy", "the Job's PriorityClass decides preemption"},
+    {"readinessGates", "the process runtime runs no readiness checks"},
+    {"runtimeClassName", "the process runtime has no container runtime classes"},
+    {"overhead", "the process runtime adds no pod overhead"},
+    {"topologySpreadConstraints", "Caldera's scheduler does not spread pods by topology"},
+    {"setHostnameAsFQDN", "tasks run with the node's own host name"},
+    {"schedulingGates", "Caldera's scheduler has no scheduling gates"},
+    {"resourceClaims", "Caldera has no dynamic resource allocation: request resources in the container's resources"},
+    {"resources", "pod-level resources are not supported: set them on the container"},
+    {NULL, NULL},
+};
+
+/* Container. Honoured: name, image (recorded and shown: the task runs its command on the node),
+ * command, args, workingDir, env, resources, securityContext (runAsUser, runAsGroup, runAsNonRoot).
+ * Accepted: imagePullPolicy (nothing is pulled), ports (declarations only, as in Kubernetes: the
+ * task listens on the node's network), resizePolicy (nothing is resized in place),
+ * terminationMessagePath/Policy at their defaults. Refused: the rest. */
+static const struct field_rule container_rules[] = {
+    {"name", NULL},
+    {"image", NULL},
+    {"command", NULL},
+    {"args", NULL},
+    {"workingDir", NULL},
+    {"env", NULL},
+    {"resources", NULL},
+    {"securityContext", NULL},
+    {"imagePullPolicy", NULL},
+    {"ports", NULL},
+    {"resizePolicy", NULL},
+    {"terminationMessagePath", NULL},
+    {"terminationMessagePolicy", NULL},
+    {"stdin", NULL}, /* refused below when true, like tty and stdinOnce */
+    {"stdinOnce", NULL},
+    {"tty", NULL},
+    {"envFrom", "the process runtime has no ConfigMaps or Secrets: give literal env values"},
+    {"volumeMounts", NO_POD_VOLUMES},
+    {"volumeDevices", "the process runtime attaches no block devices"},
+    {"livenessProbe", "the process runtime runs no probes"},
+    {"readinessProbe", "the process runtime runs no probes"},
+    {"startupProbe", "the process runtime runs no probes"},
+    {"lifecycle", "the process runtime runs no postStart or preStop hooks"},
+    {"restartPolicy", "may not be set for non-init containers"},
+    {NULL, NULL},
+};
+
+/* PodSecurityContext and SecurityContext: the ids are honoured, the rest is refused, because the
+ * task's process gets no capabilities, SELinux, AppArmor or seccomp settings of its own. */
+#define NO_CONFINEMENT "the process runtime does not confine tasks with it"
+static const struct field_rule security_rules[] = {
+    {"runAsUser", NULL},
+    {"runAsGroup", NULL},
+    {"runAsNonRoot", NULL},
+    {"fsGroup", "the process runtime does not change the ownership of volumes"},
+    {"fsGroupChangePolicy", "the process runtime does not change the ownership of volumes"},
+    {"supplementalGroups", "a task runs with its runAsGroup alone"},
+    {"supplementalGroupsPolicy", "a task runs with its runAsGroup alone"},
+    {"sysctls", "the process runtime does not set sysctls per task"},
+    {"seLinuxOptions", NO_CONFINEMENT},
+    {"seLinuxChangePolicy", NO_CONFINEMENT},
+    {"seccompProfile", NO_CONFINEMENT},
+    {"appArmorProfile", NO_CONFINEMENT},
+    {"windowsOptions", "tasks run on Linux"},
+    {"capabilities", NO_CONFINEMENT},
+    {"privileged", NO_CONFINEMENT},
+    {"allowPrivilegeEscalation", NO_CONFINEMENT},
+    {"readOnlyRootFilesystem", NO_CONFINEMENT},
+    {"procMount", NO_CONFINEMENT},
+    {NULL, NULL},
+};
+
+/* securityContext.runAsUser / runAsGroup / runAsNonRoot of one holder (pod or container); an absent
+ * field keeps the value. *sc_out is the securityContext read (NULL when none). */
+static bool parse_run_as(struct fields *f, json_t *holder, const char *path, int32_t *uid, int32_t *gid,
+                         int *non_root, json_t **sc_out)
 {
     json_t *sc;
     char p[FIELD_PATH_MAX], q[FIELD_PATH_MAX];
     field_path(p, path, "securityContext");
+    *sc_out = NULL;
     if (!field_object(f, holder, "securityContext", p, false, &sc) || !sc)
         return sc == NULL;
+    *sc_out = sc;
+    bool ok = field_check_rules(f, sc, p, security_rules);
     int64_t user = -1, group = -1;
     field_path(q, p, "runAsUser");
-    bool ok = field_int(f, sc, "runAsUser", q, false, 0, ID_MAX, &user);
+    ok = field_int(f, sc, "runAsUser", q, false, 0, ID_MAX, &user) && ok;
     field_path(q, p, "runAsGroup");
     ok = field_int(f, sc, "runAsGroup", q, false, 0, ID_MAX, &group) && ok;
+    bool nr = false;
+    field_path(q, p, "runAsNonRoot");
+    if (field_bool(f, sc, "runAsNonRoot", q, &nr) && json_is_boolean(json_object_get(sc, "runAsNonRoot")))
+        *non_root = nr;
     if (user >= 0)
         *uid = (int32_t)user;
     if (group >= 0)
@@ -33,13 +158,30 @@ static bool parse_run_as(struct fields *f, json_t *holder, const char *path, int
     return ok;
 }
 
-/* The pod's securityContext, then the container's, which wins where both set a field. */
+/* The pod's securityContext, then the container's, which wins where both set a field. runAsNonRoot
+ * is checked here, where kubelet checks it at the container's start: with no image to say which user
+ * it runs as, the task runs as the server's user unless runAsUser says otherwise. */
 static bool parse_security_context(struct fields *f, json_t *spec, const char *spec_path, json_t *container,
                                    const char *container_path, struct task_spec *ts)
 {
     ts->run_as_uid = ts->run_as_gid = -1;
-    bool ok = parse_run_as(f, spec, spec_path, &ts->run_as_uid, &ts->run_as_gid);
-    return parse_run_as(f, container, container_path, &ts->run_as_uid, &ts->run_as_gid) && ok;
+    int non_root = -1;
+    json_t *pod_sc, *c_sc;
+    bool ok = parse_run_as(f, spec, spec_path, &ts->run_as_uid, &ts->run_as_gid, &non_root, &pod_sc);
+    int pod_non_root = non_root;
+    ok = parse_run_as(f, container, container_path, &ts->run_as_uid, &ts->run_as_gid, &non_root, &c_sc) && ok;
+    if (ok && non_root == 1 && ts->run_as_uid <= 0) {
+        bool from_container = non_root != pod_non_root || json_object_get(c_sc, "runAsNonRoot");
+        char p[FIELD_PATH_MAX], q[FIELD_PATH_MAX];
+        field_path(p, from_container ? container_path : spec_path, "securityContext");
+        field_path(q, p, "runAsNonRoot");
+        field_invalid(f, from_container ? c_sc : pod_sc, "runAsNonRoot", q,
+                      ts->run_as_uid == 0 ? "the container would run as root (runAsUser 0)"
+                                          : "needs a runAsUser other than 0: without an image, the task runs as "
+                                            "the job server's user");
+        ok = false;
+    }
+    return ok;
 }
 
 static bool parse_quantity(struct fields *f, json_t *map, const char *name, const char *path, int index, int64_t *out)
@@ -103,6 +245,14 @@ static bool parse_resources(struct fields *f, json_t *container, const char *pat
     memset(&ts->request, 0, sizeof ts->request);
     memset(&ts->limit, 0, sizeof ts->limit);
     if (res) {
+        static const struct field_rule resources_rules[] = {
+            {"requests", NULL},
+            {"limits", NULL},
+            {"claims", "Caldera has no dynamic resource allocation: request resources in requests and limits"},
+            {NULL, NULL},
+        };
+        if (!field_check_rules(f, res, sub, resources_rules))
+            return false;
         field_path(req_path, sub, "requests");
         field_path(lim_path, sub, "limits");
         bool ok = resource_map_parse(f, res, "requests", req_path, false, &ts->request);
@@ -150,6 +300,9 @@ static bool parse_env(struct fields *f, json_t *container, const char *path, str
             ok = false;
             continue;
         }
+        static const char *const env_fields[] = {"name", "value", "valueFrom", NULL};
+        if (!field_check_known(f, item, p, env_fields))
+            ok = false;
         const char *name = NULL, *value = NULL;
         field_path(np, p, "name");
         field_path(vp, p, "value");
@@ -177,11 +330,104 @@ static bool parse_env(struct fields *f, json_t *container, const char *path, str
     return ok;
 }
 
+/* A value that must be one of a list, when present. */
+static bool check_enum(struct fields *f, json_t *obj, const char *key, const char *path, const char *const *allowed)
+{
+    const char *v = NULL;
+    if (!field_string(f, obj, key, path, false, &v))
+        return false;
+    if (!v)
+        return true;
+    char list[160] = "";
+    for (const char *const *a = allowed; *a; a++) {
+        if (strcmp(v, *a) == 0)
+            return true;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", a == allowed ? "" : ", ", *a);
+    }
+    field_error(f, obj, key, path, "FieldValueNotSupported", "Unsupported value: \"%s\": supported values: %s", v, list);
+    return false;
+}
+
+/* A boolean the process runtime can only honour as false (stdin, tty: a task's stdin is /dev/null). */
+static bool refuse_true(struct fields *f, json_t *obj, const char *key, const char *parent, const char *why)
+{
+    char p[FIELD_PATH_MAX];
+    bool v = false;
+    field_path(p, parent, key);
+    if (!field_bool(f, obj, key, p, &v))
+        return false;
+    if (v) {
+        field_forbidden(f, obj, key, p, why);
+        return false;
+    }
+    return true;
+}
+
+/* Declarations, as in Kubernetes; only their shape is checked. */
+static bool check_ports(struct fields *f, json_t *container, const char *path)
+{
+    static const char *const port_fields[] = {"name", "containerPort", "hostPort", "hostIP", "protocol", NULL};
+    static const char *const protocols[] = {"TCP", "UDP", "SCTP", NULL};
+    json_t *ports;
+    char p[FIELD_PATH_MAX];
+    field_path(p, path, "ports");
+    if (!field_array(f, container, "ports", p, false, &ports) || !ports)
+        return ports == NULL;
+    bool ok = true;
+    size_t i;
+    json_t *port;
+    json_array_foreach(ports, i, port) {
+        char ip[FIELD_PATH_MAX], q[FIELD_PATH_MAX];
+        field_path_index(ip, p, i);
+        if (!json_is_object(port)) {
+            field_error_at_index(f, ports, i, ip, "FieldValueInvalid", "Invalid value: must be an object");
+            ok = false;
+            continue;
+        }
+        int64_t n = 0;
+        ok = field_check_known(f, port, ip, port_fields) && ok;
+        field_path(q, ip, "containerPort");
+        ok = field_int(f, port, "containerPort", q, true, 1, 65535, &n) && ok;
+        field_path(q, ip, "hostPort");
+        ok = field_int(f, port, "hostPort", q, false, 0, 65535, &n) && ok;
+        field_path(q, ip, "protocol");
+        ok = check_enum(f, port, "protocol", q, protocols) && ok;
+    }
+    return ok;
+}
+
+/* Kubernetes' defaults are what the runtime does (the message is its own); anything else is not. */
+static bool check_termination_message(struct fields *f, json_t *container, const char *path)
+{
+    static const char *const paths[] = {"/dev/termination-log", NULL};
+    static const char *const policies[] = {"File", NULL};
+    char p[FIELD_PATH_MAX];
+    field_path(p, path, "terminationMessagePath");
+    bool ok = check_enum(f, container, "terminationMessagePath", p, paths);
+    field_path(p, path, "terminationMessagePolicy");
+    return check_enum(f, container, "terminationMessagePolicy", p, policies) && ok;
+}
+
+static bool check_accepted_container_fields(struct fields *f, json_t *container, const char *path)
+{
+    static const char *const pull[] = {"Always", "IfNotPresent", "Never", NULL};
+    char p[FIELD_PATH_MAX];
+    bool ok = field_check_rules(f, container, path, container_rules);
+    field_path(p, path, "imagePullPolicy");
+    ok = check_enum(f, container, "imagePullPolicy", p, pull) && ok;
+    ok = check_ports(f, container, path) && ok;
+    ok = check_termination_message(f, container, path) && ok;
+    const char *no_stdin = "a task's stdin is /dev/null: the process runtime attaches no terminal or input";
+    ok = refuse_true(f, container, "stdin", path, no_stdin) && ok;
+    ok = refuse_true(f, container, "stdinOnce", path, no_stdin) && ok;
+    return refuse_true(f, container, "tty", path, no_stdin) && ok;
+}
+
 static bool parse_container(struct fields *f, json_t *container, const char *path, struct task_spec *ts)
 {
     const char *name = NULL, *image = NULL, *workdir = NULL;
     char p[FIELD_PATH_MAX];
-    bool ok = true;
+    bool ok = check_accepted_container_fields(f, container, path);
     field_path(p, path, "name");
     ok = field_string(f, container, "name", p, false, &name) && ok;
     field_path(p, path, "image");
@@ -221,16 +467,82 @@ static bool parse_container(struct fields *f, json_t *container, const char *pat
     return ok;
 }
 
+/* Pod volumes: each refused naming its type (hostPath, emptyDir, persistentVolumeClaim...). */
+static bool refuse_pod_volumes(struct fields *f, json_t *spec, const char *spec_path)
+{
+    json_t *vols;
+    char p[FIELD_PATH_MAX];
+    field_path(p, spec_path, "volumes");
+    if (!field_array(f, spec, "volumes", p, false, &vols) || !vols)
+        return vols == NULL;
+    size_t i;
+    json_t *vol;
+    json_array_foreach(vols, i, vol) {
+        char ip[FIELD_PATH_MAX];
+        field_path_index(ip, p, i);
+        const char *type = NULL, *key;
+        json_t *v;
+        json_object_foreach(vol, key, v) {
+            if (strcmp(key, "name") != 0)
+                type = key;
+        }
+        field_error_at_index(f, vols, i, ip, "FieldValueForbidden", "Forbidden: %s%s%s", type ? type : "",
+                             type ? " volumes are not supported: " : "", NO_POD_VOLUMES);
+    }
+    return json_array_size(vols) == 0;
+}
+
+/* The PodSpec fields accepted with conditions: automountServiceAccountToken only false (no token
+ * is given), hostUsers only true (no user namespaces), os only linux, dnsPolicy one of Kubernetes'. */
+static bool check_accepted_pod_fields(struct fields *f, json_t *spec, const char *spec_path)
+{
+    static const char *const dns_policies[] = {"ClusterFirst", "ClusterFirstWithHostNet", "Default", "None", NULL};
+    static const char *const os_fields[] = {"name", NULL};
+    static const char *const os_names[] = {"linux", NULL};
+    char p[FIELD_PATH_MAX], q[FIELD_PATH_MAX];
+    bool ok = refuse_pod_volumes(f, spec, spec_path);
+    ok = refuse_true(f, spec, "automountServiceAccountToken", spec_path,
+                     "the process runtime gives tasks no service account token") && ok;
+    bool host_users = true;
+    field_path(p, spec_path, "hostUsers");
+    if (field_bool(f, spec, "hostUsers", p, &host_users) && !host_users) {
+        field_forbidden(f, spec, "hostUsers", p, "the process runtime runs tasks in the node's user namespace");
+        ok = false;
+    }
+    field_path(p, spec_path, "dnsPolicy");
+    ok = check_enum(f, spec, "dnsPolicy", p, dns_policies) && ok;
+    json_t *os;
+    field_path(p, spec_path, "os");
+    if (field_object(f, spec, "os", p, false, &os) && os) {
+        ok = field_check_known(f, os, p, os_fields) && ok;
+        field_path(q, p, "name");
+        ok = check_enum(f, os, "name", q, os_names) && ok;
+    }
+    return ok;
+}
+
 bool pod_template_parse(struct fields *f, json_t *template, const char *path, struct task_spec *ts)
 {
-    json_t *spec, *containers, *init;
+    json_t *spec, *containers, *init, *meta;
     char p[FIELD_PATH_MAX];
-    bool ok = true;
+    bool ok = field_check_rules(f, template, path, template_rules);
+    field_path(p, path, "metadata");
+    if (field_object(f, template, "metadata", p, false, &meta) && meta) {
+        json_t *labels, *annotations;
+        char q[FIELD_PATH_MAX];
+        ok = field_check_rules(f, meta, p, kube_object_meta_rules) && ok;
+        field_path(q, p, "labels");
+        ok = field_string_map(f, meta, "labels", q, &labels) && ok;
+        field_path(q, p, "annotations");
+        ok = field_string_map(f, meta, "annotations", q, &annotations) && ok;
+    }
     field_path(p, path, "spec");
     if (!field_object(f, template, "spec", p, true, &spec))
         return false;
     char spec_path[FIELD_PATH_MAX];
     snprintf(spec_path, sizeof spec_path, "%s", p);
+    ok = field_check_rules(f, spec, spec_path, pod_spec_rules) && ok;
+    ok = check_accepted_pod_fields(f, spec, spec_path) && ok;
     field_path(p, spec_path, "containers");
     if (!field_array(f, spec, "containers", p, true, &containers))
         return false;
@@ -286,6 +598,10 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
     field_path(p, spec_path, "terminationGracePeriodSeconds");
     ok = field_int(f, spec, "terminationGracePeriodSeconds", p, false, 0, 86400 * 7, &grace) && ok;
     ts->grace_seconds = (int32_t)grace;
+    int64_t deadline = 0;
+    field_path(p, spec_path, "activeDeadlineSeconds");
+    ok = field_int(f, spec, "activeDeadlineSeconds", p, false, 1, DEADLINE_MAX_SECONDS, &deadline) && ok;
+    ts->active_deadline_seconds = deadline;
     ok = constraints_parse(f, spec, spec_path, &ts->constraints) && ok;
     return ok;
 }

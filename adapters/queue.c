@@ -20,8 +20,22 @@
 static const struct object_type queue_type = {QUEUE_API_VERSION, "Queue", "queues", "scheduling.volcano.sh"};
 
 static const char *const top_fields[] = {"apiVersion", "kind", "metadata", "spec", "status", NULL};
-static const char *const spec_fields[] = {"weight",   "capability", "reclaimable",     "guarantee", "deserved",
-                                          "parent",   "priority",   "dequeueStrategy", NULL};
+/* QueueSpec (volcano-sh/apis scheduling/v1beta1). Honoured: weight, capability, reclaimable,
+ * guarantee, deserved, parent, priority, dequeueStrategy. Refused, each for its reason. */
+static const struct field_rule spec_rules[] = {
+    {"weight", NULL},
+    {"capability", NULL},
+    {"reclaimable", NULL},
+    {"guarantee", NULL},
+    {"deserved", NULL},
+    {"parent", NULL},
+    {"priority", NULL},
+    {"dequeueStrategy", NULL},
+    {"extendClusters", "Caldera dispatches jobs to its own nodes only, not to other clusters"},
+    {"affinity", "Caldera has no node groups for a queue's nodeGroupAffinity"},
+    {"type", "Caldera does not implement queue types: a queue is a hierarchy through spec.parent"},
+    {NULL, NULL},
+};
 static const char *const guarantee_fields[] = {"resource", NULL};
 
 /* A resource map whose presence matters: capability {cpu: 4} limits cpu and nothing else. */
@@ -37,7 +51,7 @@ static void parse_guarantee(struct fields *f, json_t *spec, struct queue *q)
     json_t *g;
     if (!field_object(f, spec, "guarantee", "spec.guarantee", false, &g) || !g)
         return;
-    object_refuse_unknown(f, g, "spec.guarantee", guarantee_fields);
+    field_check_known(f, g, "spec.guarantee", guarantee_fields);
     parse_limits(f, g, "resource", "spec.guarantee.resource", &q->has_guarantee, &q->guarantee);
 }
 
@@ -99,7 +113,7 @@ static void parse_dequeue_strategy(struct fields *f, json_t *spec, struct queue 
  * the spec so a client reads back what the scheduler uses. */
 static void parse_spec(struct fields *f, json_t *spec, struct queue *q)
 {
-    object_refuse_unknown(f, spec, "spec", spec_fields);
+    field_check_rules(f, spec, "spec", spec_rules);
     int64_t weight = 1, priority = 0;
     if (field_int(f, spec, "weight", "spec.weight", false, 1, QUEUE_WEIGHT_MAX, &weight) &&
         !json_is_integer(json_object_get(spec, "weight")))
@@ -130,7 +144,9 @@ static struct queue *build(struct fields *f, json_t *root)
         return NULL;
     }
     q->state = QUEUE_OPEN;
-    object_refuse_unknown(f, root, "", top_fields);
+    field_check_known(f, root, "", top_fields);
+    if (json_is_object(json_object_get(root, "metadata")))
+        field_check_rules(f, json_object_get(root, "metadata"), "metadata", kube_object_meta_rules);
     if (object_meta_parse(f, root, NULL, &meta, &q->resource_version)) {
         q->manifest = json_pack("{s:o}", "metadata", meta);
         q->name = strdup(json_string_value(json_object_get(meta, "name")));

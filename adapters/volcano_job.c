@@ -9,6 +9,7 @@
 #include "adapters/fields.h"
 #include "adapters/lifecycle.h"
 #include "adapters/pod_template.h"
+#include "common/duration.h"
 #include "common/uuid.h"
 #include "scheduler/controller/job_plugins.h"
 
@@ -17,6 +18,53 @@
 #define DEFAULT_MAX_RETRY 3
 #define DEFAULT_TASK_MAX_RETRY 3
 #define DEFAULT_TTL_SECONDS -1
+
+/* The Job object: status is the server's (dropped on create, as the API server drops it). */
+static const char *const job_fields[] = {"apiVersion", "kind", "metadata", "spec", "status", NULL};
+
+/* JobSpec (volcano-sh/apis batch/v1alpha1), field by field. Honoured: schedulerName, minAvailable,
+ * volumes (directories of the node's: see volcano_job_volumes.c), tasks, policies, plugins, queue,
+ * maxRetry, ttlSecondsAfterFinished, priorityClassName, minSuccess; autoMemoryScale is ours (seed
+ * 000). runningEstimate is accepted once it parses as a duration: it is an estimate for the
+ * scheduler, and Caldera's schedules without estimates (no backfill by expected end), so it changes
+ * nothing, which is also what Volcano's default scheduler configuration makes of it.
+ * networkTopology is refused: it asks for placement within HyperNode tiers of the network, and
+ * Caldera knows no network topology, so a "hard" constraint could not be kept. */
+static const struct field_rule spec_rules[] = {
+    {"schedulerName", NULL},
+    {"minAvailable", NULL},
+    {"volumes", NULL},
+    {"tasks", NULL},
+    {"policies", NULL},
+    {"plugins", NULL},
+    {"runningEstimate", NULL},
+    {"queue", NULL},
+    {"maxRetry", NULL},
+    {"ttlSecondsAfterFinished", NULL},
+    {"priorityClassName", NULL},
+    {"minSuccess", NULL},
+    {"autoMemoryScale", NULL},
+    {"networkTopology", "Caldera has no HyperNodes: it knows no network topology to keep a job within"},
+    {NULL, NULL},
+};
+
+/* TaskSpec. Honoured: name, replicas, minAvailable, template, policies, maxRetry, dependsOn.
+ * topologyPolicy (the kubelet's NUMA alignment): "none" is what the process runtime does and
+ * "best-effort" allows it (alignment is a preference), so both are accepted; "restricted" and
+ * "single-numa-node" promise an alignment the runtime does not make and are refused.
+ * partitionPolicy is refused: partitions are placed by network topology, which Caldera lacks. */
+static const struct field_rule task_rules[] = {
+    {"name", NULL},
+    {"replicas", NULL},
+    {"minAvailable", NULL},
+    {"template", NULL},
+    {"policies", NULL},
+    {"topologyPolicy", NULL},
+    {"maxRetry", NULL},
+    {"dependsOn", NULL},
+    {"partitionPolicy", "partitions are placed within network topology tiers, and Caldera knows no network topology"},
+    {NULL, NULL},
+};
 
 /* 400 when the object is not a Job of our group; missing apiVersion/kind take the path's. */
 static int check_type(const json_t *root, struct api_status *st)
@@ -38,6 +86,13 @@ static void parse_metadata(struct fields *f, json_t *root, const char *url_ns, s
     if (!field_object(f, root, "metadata", "metadata", true, &meta))
         return;
     const char *name = NULL, *gen = NULL, *ns = NULL;
+    field_check_rules(f, meta, "metadata", kube_object_meta_rules);
+    /* What the API server clears on create; uid, creationTimestamp and generation it replaces
+     * (volcano_job_stamp_metadata), resourceVersion an update compares. */
+    static const char *const cleared[] = {"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink",
+                                          "managedFields"};
+    for (size_t i = 0; i < sizeof cleared / sizeof cleared[0]; i++)
+        json_object_del(meta, cleared[i]);
     field_string(f, meta, "name", "metadata.name", false, &name);
     field_string(f, meta, "generateName", "metadata.generateName", false, &gen);
     field_string(f, meta, "namespace", "metadata.namespace", false, &ns);
@@ -67,6 +122,37 @@ static void parse_metadata(struct fields *f, json_t *root, const char *url_ns, s
     job->ns = strdup(url_ns);
 }
 
+static void parse_topology_policy(struct fields *f, json_t *task, const char *path)
+{
+    char p[FIELD_PATH_MAX];
+    const char *policy = NULL;
+    field_path(p, path, "topologyPolicy");
+    if (!field_string(f, task, "topologyPolicy", p, false, &policy) || !policy || !*policy ||
+        strcmp(policy, "none") == 0 || strcmp(policy, "best-effort") == 0)
+        return;
+    if (strcmp(policy, "restricted") == 0 || strcmp(policy, "single-numa-node") == 0)
+        field_forbidden(f, task, "topologyPolicy", p,
+                        "the process runtime does not align a task's CPUs and devices to NUMA nodes "
+                        "(supported: \"none\", \"best-effort\")");
+    else
+        field_error(f, task, "topologyPolicy", p, "FieldValueNotSupported",
+                    "Unsupported value: \"%s\": supported values: \"none\", \"best-effort\", \"restricted\", "
+                    "\"single-numa-node\"", policy);
+}
+
+/* The template's own schedulerName may only repeat the Job's: one scheduler places the gang. */
+static void check_template_scheduler(struct fields *f, const struct job *job, const struct task_spec *ts,
+                                     const char *task_path)
+{
+    json_t *spec = json_object_get(ts->template, "spec");
+    const char *name = json_string_value(json_object_get(spec, "schedulerName"));
+    if (!name || !*name || strcmp(name, job->scheduler_name) == 0)
+        return;
+    char p[FIELD_PATH_MAX];
+    snprintf(p, sizeof p, "%s.template.spec.schedulerName", task_path);
+    field_forbidden(f, spec, "schedulerName", p, "must be the Job's spec.schedulerName: one scheduler places the gang");
+}
+
 static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_spec *ts)
 {
     char path[FIELD_PATH_MAX], p[FIELD_PATH_MAX];
@@ -76,6 +162,8 @@ static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_sp
         field_error_at_index(f, tasks, i, path, "FieldValueInvalid", "Invalid value: a task must be an object");
         return;
     }
+    field_check_rules(f, task, path, task_rules);
+    parse_topology_policy(f, task, path);
     const char *name = NULL;
     field_path(p, path, "name");
     if (field_string(f, task, "name", p, false, &name) && name && *name && !dns1123_label(name))
@@ -118,8 +206,13 @@ static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_sp
 static void parse_tasks(struct fields *f, json_t *spec, struct job *job)
 {
     json_t *tasks = json_object_get(spec, "tasks");
-    for (size_t i = 0; i < (size_t)job->ntasks; i++)
+    for (size_t i = 0; i < (size_t)job->ntasks; i++) {
+        char path[FIELD_PATH_MAX];
+        field_path_index(path, "spec.tasks", i);
         parse_task(f, tasks, i, &job->tasks[i]);
+        if (job->tasks[i].template)
+            check_template_scheduler(f, job, &job->tasks[i], path);
+    }
     bool duplicates = false;
     for (int a = 0; a < job->ntasks; a++) {
         for (int b = 0; b < a; b++) {
@@ -192,8 +285,13 @@ static void parse_spec_scalars(struct fields *f, json_t *spec, struct job *job)
     job->ttl_seconds = (int32_t)ttl;
     policies_parse(f, spec, "spec", &job->policies, &job->npolicies);
     parse_auto_memory_scale(f, spec, job);
-    json_t *ignored;
-    field_array(f, spec, "volumes", "spec.volumes", false, &ignored);
+    const char *estimate = NULL;
+    if (field_string(f, spec, "runningEstimate", "spec.runningEstimate", false, &estimate) && estimate) {
+        int64_t ms;
+        char why[160];
+        if (duration_parse_go(estimate, &ms, why, sizeof why) != 0)
+            field_invalid(f, spec, "runningEstimate", "spec.runningEstimate", why);
+    }
     job_plugins_admit(f, spec);
 }
 
@@ -218,21 +316,10 @@ static void check_min_available(struct fields *f, json_t *spec, struct job *job)
         field_invalid(f, spec, "minSuccess", "spec.minSuccess", "job 'minSuccess' should not be greater than total replicas in tasks");
 }
 
-void volcano_job_min_resources(struct job *job)
-{
-    int32_t left = job->min_available;
-    memset(&job->pg.min_resources, 0, sizeof job->pg.min_resources);
-    for (int t = 0; t < job->ntasks && left > 0; t++) {
-        int32_t n = job->tasks[t].replicas < left ? job->tasks[t].replicas : left;
-        for (int32_t i = 0; i < n; i++)
-            resvec_add(&job->pg.min_resources, &job->tasks[t].request);
-        left -= n;
-    }
-}
-
 static int build(struct fields *f, json_t *root, const char *url_ns, struct job **out)
 {
     json_t *spec, *tasks;
+    field_check_known(f, root, "", job_fields);
     if (!field_object(f, root, "spec", "spec", true, &spec) ||
         !field_array(f, spec, "tasks", "spec.tasks", true, &tasks))
         return -1;
@@ -245,21 +332,24 @@ static int build(struct fields *f, json_t *root, const char *url_ns, struct job 
         return api_fail(f->st, 500, "InternalError", "out of memory");
     parse_metadata(f, root, url_ns, job);
     if (f->st->code == 0) {
+        field_check_rules(f, spec, "spec", spec_rules);
         parse_spec_scalars(f, spec, job);
         parse_tasks(f, spec, job);
         check_min_available(f, spec, job);
+        volcano_job_volumes_parse(f, spec, job);
+        volcano_job_min_resources_check(f, root, job);
     }
     if (f->st->code != 0 || f->st->ncauses > 0 || job_alloc_replicas(job) != 0) {
         job_free(job);
         return -1;
     }
-    volcano_job_min_resources(job);
     json_object_del(root, "status"); /* status is the server's to write */
     if (!json_object_get(root, "apiVersion"))
         json_object_set_new(root, "apiVersion", json_string(VOLCANO_JOB_API_VERSION));
     if (!json_object_get(root, "kind"))
         json_object_set_new(root, "kind", json_string(JOB_KIND));
     job->manifest = json_incref(root);
+    volcano_job_min_resources(job);
     *out = job;
     return 0;
 }

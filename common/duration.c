@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -165,4 +166,98 @@ int duration_from_json(const json_t *v, int64_t *ms, const char **why)
     }
     *why = "must be a number of seconds or a duration such as 90s, 5m or 1h30m";
     return -1;
+}
+
+/* Go's units in nanoseconds (time.ParseDuration's unitMap). */
+static const struct {
+    const char *name;
+    int64_t ns;
+} go_units[] = {{"ns", 1},          {"us", 1000},        {"\xc2\xb5s", 1000},      {"\xce\xbcs", 1000},
+                {"ms", 1000000},    {"s", 1000000000LL}, {"m", 60000000000LL}, {"h", 3600000000000LL}};
+
+#define GO_NS_MAX INT64_MAX
+
+__attribute__((format(printf, 3, 4))) static int go_fail(char *why, size_t why_len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* One <decimal><unit> at *p, added to *total in nanoseconds. */
+static int go_component(const char **p, const char *text, int64_t *total, char *why, size_t why_len)
+{
+    const char *s = *p;
+    int64_t whole = 0, frac = 0, scale = 1;
+    bool digits = false, overflow = false;
+    for (; isdigit((unsigned char)*s); s++, digits = true) {
+        if (whole > (GO_NS_MAX - 9) / 10)
+            overflow = true;
+        else
+            whole = whole * 10 + (*s - '0');
+    }
+    if (*s == '.') {
+        for (s++; isdigit((unsigned char)*s); s++, digits = true) {
+            if (scale < 1000000000000000000LL) { /* further digits cannot matter below a nanosecond */
+                frac = frac * 10 + (*s - '0');
+                scale *= 10;
+            }
+        }
+    }
+    if (!digits || overflow)
+        return go_fail(why, why_len, "time: invalid duration \"%s\"", text);
+    const char *u = s;
+    while (*s && *s != '.' && !isdigit((unsigned char)*s))
+        s++;
+    size_t ulen = (size_t)(s - u);
+    if (ulen == 0)
+        return go_fail(why, why_len, "time: missing unit in duration \"%s\"", text);
+    int64_t unit = 0;
+    for (size_t i = 0; i < sizeof go_units / sizeof go_units[0]; i++)
+        if (strlen(go_units[i].name) == ulen && strncmp(go_units[i].name, u, ulen) == 0)
+            unit = go_units[i].ns;
+    if (!unit) {
+        char name[16];
+        snprintf(name, sizeof name, "%.*s", (int)(ulen < 15 ? ulen : 15), u);
+        return go_fail(why, why_len, "time: unknown unit \"%s\" in duration \"%s\"", name, text);
+    }
+    if (whole > GO_NS_MAX / unit)
+        return go_fail(why, why_len, "time: invalid duration \"%s\"", text);
+    int64_t v = whole * unit;
+    /* frac / scale * unit, without overflow: unit <= 3.6e12 and frac < scale */
+    long double part = (long double)frac * (long double)unit / (long double)scale;
+    v += (int64_t)part;
+    if (v < 0 || *total > GO_NS_MAX - v)
+        return go_fail(why, why_len, "time: invalid duration \"%s\"", text);
+    *total += v;
+    *p = s;
+    return 0;
+}
+
+int duration_parse_go(const char *text, int64_t *ms, char *why, size_t why_len)
+{
+    const char *p = text;
+    bool negative = false;
+    if (*p == '-' || *p == '+')
+        negative = *p++ == '-';
+    if (strcmp(p, "0") == 0) {
+        *ms = 0;
+        return 0;
+    }
+    if (!*p)
+        return go_fail(why, why_len, "time: invalid duration \"%s\"", text);
+    int64_t ns = 0;
+    while (*p)
+        if (go_component(&p, text, &ns, why, why_len) != 0)
+            return -1;
+    if (negative && ns > 0)
+        return go_fail(why, why_len, "must not be negative");
+    if (ns % 1000000 != 0)
+        return go_fail(why, why_len, "must be a whole number of milliseconds");
+    if (ns / 1000000 > DURATION_MAX_MS)
+        return go_fail(why, why_len, "must be at most 100 years");
+    *ms = ns / 1000000;
+    return 0;
 }

@@ -16,6 +16,13 @@
  * *why ("must be a whole number of milliseconds"). */
 int duration_parse(const char *text, int64_t *ms, const char **why);
 
+/* Go's time.ParseDuration, as Kubernetes reads a metav1.Duration (a Volcano policy's timeout,
+ * runningEstimate): "0", or one or more <decimal><unit> with units ns, us (µs, μs), ms, s, m, h
+ * ("1h30m", "1.5h", "300ms"); a bare number other than 0 has no unit and is refused, as Go does.
+ * Negative durations and parts finer than a millisecond (Caldera's clock) are refused too. Returns
+ * 0, or -1 with Go's wording in why (`time: missing unit in duration "90"`). */
+int duration_parse_go(const char *text, int64_t *ms, char *why, size_t why_len);
+
 /* The same for a JSON scalar: an integer or real number of seconds, or a string as above. */
 int duration_from_json(const json_t *v, int64_t *ms, const char **why);
 

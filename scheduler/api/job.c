@@ -17,6 +17,7 @@ static const char *const pod_phases[POD_PHASE_COUNT] = {"Pending", "Running", "S
 static const char *const pg_phases[PG_PHASE_COUNT] = {"Pending", "Inqueue", "Running", "Unknown", "Completed"};
 static const char *const term_reasons[TERM_REASON_COUNT] = {
     "", "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Stopped", "Evicted", "Unknown", "PodDeleted",
+    "DeadlineExceeded",
 };
 
 const char *job_phase_name(enum job_phase p) { return p < JOB_PHASE_COUNT ? job_phases[p] : "Unknown"; }
@@ -100,6 +101,13 @@ static void task_spec_free(struct task_spec *t)
     free(t->restart_policy);
     json_decref(t->template);
     constraints_free(&t->constraints);
+    for (int v = 0; v < t->nvolumes; v++) {
+        free(t->volumes[v].mount_path);
+        free(t->volumes[v].claim_name);
+        free(t->volumes[v].env_name);
+        free(t->volumes[v].dir);
+    }
+    free(t->volumes);
 }
 
 void job_dormant_free(struct job_dormant *d)

@@ -53,6 +53,7 @@ enum term_reason {
     TERM_EVICTED,    /* evicted by preemption or reclaim; the replica runs again later */
     TERM_UNKNOWN,    /* the server lost track of it (crash) */
     TERM_DELETED_POD,/* its pod was deleted (DELETE on the pod); it is created again */
+    TERM_DEADLINE,   /* killed when the pod outlived its activeDeadlineSeconds (DeadlineExceeded) */
     TERM_REASON_COUNT
 };
 
@@ -64,6 +65,17 @@ const char *term_reason_name(enum term_reason r);
 int job_phase_parse(const char *s);
 int term_reason_parse(const char *s);
 bool job_phase_final(enum job_phase p);
+
+/* One of the Job's spec.volumes, as each pod of a task gets it: a directory of the node's, named to
+ * the task by an environment variable and bound at mount_path when the runtime can. */
+#define TASK_VOLUMES_MAX 32
+struct task_volume {
+    char *mount_path;  /* absolute, as the Job names it */
+    char *claim_name;  /* volumeClaimName: a directory shared by every job naming it; NULL for volumeClaim */
+    int64_t storage;   /* volumeClaim.resources.requests.storage in bytes (recorded, not enforced), 0 */
+    char *env_name;    /* CALDERA_VOLUME_<mountPath upper-cased, '/' and others as '_'> */
+    char *dir;         /* the directory, absolute; set by the controller at the job's first start */
+};
 
 struct task_spec {
     char *name;
@@ -90,6 +102,9 @@ struct task_spec {
     int32_t shrink_to;      /* a scale-down waiting for its extra pods to stop: the new replicas, else -1 */
     json_t *template;       /* the task's pod template as accepted (immutable, shared with renderings) */
     struct placement_constraints constraints; /* nodeSelector, node affinity, tolerations */
+    int64_t active_deadline_seconds; /* PodSpec activeDeadlineSeconds: a pod running longer fails, 0: none */
+    int nvolumes;
+    struct task_volume *volumes; /* the Job's spec.volumes: every pod mounts every one, as Volcano does */
 };
 
 struct replica {

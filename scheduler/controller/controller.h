@@ -16,6 +16,7 @@
 
 /* What a started attempt is: the command, its environment, where it runs and logs, its cgroup
  * limits, whom it runs as, and the files bound into its view of the machine. */
+#define ATTEMPT_VOLUMES_MAX TASK_VOLUMES_MAX
 struct attempt_spec {
     char *const *argv;
     char *const *envp;
@@ -32,6 +33,9 @@ struct attempt_spec {
                                  supervisor (the process runs directly) */
     const char *pod;          /* with attempt, how the supervisor names its line in exits_path */
     uint32_t attempt;
+    int nvolumes;             /* the Job's spec.volumes: directories made if missing (owned by the task's */
+    const char *const *volume_dirs;    /* user when it made them), each bound at its mount path when */
+    const char *const *volume_targets; /* that exists on the node and the server can bind, else NULL */
 };
 
 struct attempt_started {
@@ -89,9 +93,10 @@ struct recovered_attempt {
 };
 
 /* Something the controller does later, at due_ms on its clock: a policy action delayed by its
- * timeout, a container restart after its back-off, a finished job's deletion (TTL). Identified by
+ * timeout, a container restart after its back-off, a finished job's deletion (TTL), a pod's
+ * activeDeadlineSeconds. Identified by
  * the job's uid, so a timer outliving its job does nothing. */
-enum controller_timer_kind { TIMER_ACTION, TIMER_RESTART, TIMER_TTL };
+enum controller_timer_kind { TIMER_ACTION, TIMER_RESTART, TIMER_TTL, TIMER_DEADLINE };
 struct controller_timer {
     int64_t due_ms;
     char job_uid[UUID_STR_LEN];
@@ -101,7 +106,7 @@ struct controller_timer {
     int32_t task;     /* the target: a task and replica (flat), -1 when the whole job */
     int32_t flat;
     int32_t version;  /* the job's version when armed: a kill of the job since makes it stale */
-    uint32_t attempt; /* TIMER_RESTART: the attempt whose exit it follows */
+    uint32_t attempt; /* TIMER_RESTART: the attempt whose exit it follows; TIMER_DEADLINE: the pod's born */
 };
 
 struct controller {

@@ -29,6 +29,10 @@ static enum job_event end_stopped(struct controller *ctl, struct job *job, int f
         replica_reborn(r);
         *outcome = "Requeued";
         return EV_COUNT;
+    case TERM_DEADLINE: /* kubelet's activeDeadlineSeconds: the pod fails */
+        job_set_replica_phase(job, flat, POD_FAILED);
+        *outcome = "";
+        return EV_POD_FAILED;
     case TERM_EVICTED:
     case TERM_DELETED_POD: /* the pod was deleted and is created again, as SyncJob would */
         job_set_replica_phase(job, flat, POD_PENDING);
@@ -184,7 +188,7 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
     char sig[48] = "";
     if (ex->signal)
         snprintf(sig, sizeof sig, " (signal %d)", ex->signal);
-    if ((r->reason == TERM_EVICTED || r->reason == TERM_DELETED_POD) && r->message)
+    if ((r->reason == TERM_EVICTED || r->reason == TERM_DELETED_POD || r->reason == TERM_DEADLINE) && r->message)
         snprintf(detail + strlen(detail), sizeof detail - strlen(detail), ": %s", r->message);
     struct journal_entry *e =
         ex->unknown && !r->stopping
@@ -270,9 +274,37 @@ void controller_delete_pod(struct controller *ctl, struct job *job, int flat)
     job_raise(ctl, job, EV_POD_EVICTED, flat, false, 0);
 }
 
+#define DEADLINE_MESSAGE "Pod was active on the node longer than the specified deadline"
+
+void replica_deadline_exceeded(struct controller *ctl, struct job *job, int flat, uint32_t born)
+{
+    if (flat >= job->total_replicas)
+        return;
+    struct replica *r = &job->replicas[flat];
+    if (r->born != born || r->phase != POD_RUNNING || r->stopping)
+        return; /* another pod by now, or one that ended or is being stopped */
+    free(r->message);
+    r->message = strdup(DEADLINE_MESSAGE);
+    if (!r->backoff) {
+        replica_stop(ctl, job, flat, TERM_DEADLINE, false); /* PodFailed once it has exited */
+        return;
+    }
+    /* between two restarts in place: nothing runs, the pod fails now */
+    int task = job_task_of(job, flat);
+    char pod[320];
+    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
+    r->backoff = false;
+    r->reason = TERM_DEADLINE;
+    replica_release(ctl, job, flat);
+    job_set_replica_phase(job, flat, POD_FAILED);
+    record_event(ctl, JOURNAL_EVENT, job, "Pod", pod, "Running", "Failed", "DeadlineExceeded", "%s", DEADLINE_MESSAGE);
+    job_raise(ctl, job, EV_POD_FAILED, flat, true, r->exit_code);
+}
+
 void job_release_if_done(struct controller *ctl, struct job *job)
 {
     if (job->deleted && job->live_procs == 0) {
+        controller_remove_job_volumes(ctl, job);
         cluster_remove_job(ctl->cluster, job);
         job_free(job);
     }

@@ -70,6 +70,12 @@ void replica_restart_after_backoff(struct controller *ctl, struct job *job, int 
 void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_reason why, bool vanish);
 /* Takes a deleted job whose processes are all reaped out of the cluster and frees it. */
 void job_release_if_done(struct controller *ctl, struct job *job);
+/* Removes the job's own volumes (its volumeClaim directories) as it goes (launch.c). */
+void controller_remove_job_volumes(const struct controller *ctl, const struct job *job);
+/* The pod born at `born` outlived its activeDeadlineSeconds: it is killed (its grace period, then
+ * SIGKILL, as a deletion) and fails with reason DeadlineExceeded; PodFailed goes through the
+ * policies (exits.c). Nothing happens when that pod is gone or finished meanwhile. */
+void replica_deadline_exceeded(struct controller *ctl, struct job *job, int flat, uint32_t born);
 
 /* --- timers.c ----------------------------------------------------------------------------------- */
 

@@ -2,10 +2,13 @@
  * with the job plugins' variables, cgroup limits, user, bound files, paths) and handing it to the
  * runtime. An attempt that cannot start fails its pod with StartError, as a container that cannot
  * be created does. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fs.h"
+#include "common/log.h"
 #include "common/strv.h"
 #include "scheduler/controller/internal.h"
 #include "scheduler/controller/job_plugins.h"
@@ -54,8 +57,41 @@ void replica_release(struct controller *ctl, struct job *job, int flat)
         account(ctl, job, flat, false);
 }
 
+/* Where each of the task's volumes lives, decided once: a volumeClaimName is a directory shared by
+ * every job of the namespace naming that claim, kept when jobs go (volumes/<ns>/<claim> under the
+ * data directory); a volumeClaim is the job's own (jobs/<uid>/volumes/<i>), removed with the job. */
+static int resolve_volumes(const struct controller *ctl, const struct job *job, struct task_spec *ts)
+{
+    for (int i = 0; i < ts->nvolumes; i++) {
+        struct task_volume *v = &ts->volumes[i];
+        if (v->dir)
+            continue;
+        char dir[4608];
+        if (v->claim_name)
+            snprintf(dir, sizeof dir, "%s/volumes/%s/%s", ctl->data_dir, job->ns, v->claim_name);
+        else
+            snprintf(dir, sizeof dir, "%s/jobs/%s/volumes/%d", ctl->data_dir, job->uid, i);
+        if (!(v->dir = strdup(dir)))
+            return -1;
+    }
+    return 0;
+}
+
+void controller_remove_job_volumes(const struct controller *ctl, const struct job *job)
+{
+    bool owned = false;
+    for (int i = 0; job->ntasks > 0 && i < job->tasks[0].nvolumes; i++)
+        owned = owned || !job->tasks[0].volumes[i].claim_name;
+    if (!owned || !ctl->data_dir)
+        return;
+    char dir[4608];
+    snprintf(dir, sizeof dir, "%s/jobs/%s/volumes", ctl->data_dir, job->uid);
+    if (remove_tree(dir) != 0)
+        log_warn("job %s/%s: cannot remove its volumes %s: %s", job->ns, job->name, dir, strerror(errno));
+}
+
 /* A container-like base environment, the container's env on top, then what the job plugins set
- * (VK_TASK_INDEX/VC_TASK_INDEX always), which the container's env may not override. */
+ * (VK_TASK_INDEX/VC_TASK_INDEX always) and the volumes' variables, which it may not override. */
 static char **attempt_env(const struct task_spec *ts, const char *pod, const char *work_dir, char *const *plugin_env)
 {
     char **env = NULL;
@@ -66,6 +102,11 @@ static char **attempt_env(const struct task_spec *ts, const char *pod, const cha
         rc |= strv_setenv(&env, ts->env[i]);
     for (size_t i = 0; plugin_env && plugin_env[i]; i++)
         rc |= strv_setenv(&env, plugin_env[i]);
+    for (int i = 0; i < ts->nvolumes; i++) {
+        char var[4800];
+        snprintf(var, sizeof var, "%s=%s", ts->volumes[i].env_name, ts->volumes[i].dir);
+        rc |= strv_setenv(&env, var);
+    }
     if (rc != 0) {
         strv_free(env);
         return NULL;
@@ -166,7 +207,11 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
 {
     const struct replica *r = &job->replicas[flat];
     int task = job_task_of(job, flat), index = flat - job->task_first[task];
-    const struct task_spec *ts = &job->tasks[task];
+    struct task_spec *ts = &job->tasks[task];
+    if (resolve_volumes(ctl, job, ts) != 0) {
+        snprintf(why, why_len, "out of memory naming the volumes");
+        return -1;
+    }
     if (!job->prepared) {
         spare_take_dir(p->job_dir); /* with its work/ and logs/ ready, else the runtime makes them */
         if (job_plugins_prepare(job, p->job_dir, why, why_len) != 0)
@@ -194,6 +239,11 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     snprintf(p->log_path, sizeof p->log_path, "%s/%s", ctl->data_dir, rel);
     controller_cgroup_name(job->uid, p->pod, r->attempts, p->cgroup, sizeof p->cgroup);
     controller_exits_path(ctl, job->uid, p->exits_path, sizeof p->exits_path);
+    const char *vol_dirs[TASK_VOLUMES_MAX], *vol_targets[TASK_VOLUMES_MAX];
+    for (int i = 0; i < ts->nvolumes && i < TASK_VOLUMES_MAX; i++) {
+        vol_dirs[i] = ts->volumes[i].dir;
+        vol_targets[i] = ts->volumes[i].mount_path;
+    }
     struct attempt_spec spec = {
         .argv = argv,
         .envp = env,
@@ -210,6 +260,9 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         .exits_path = p->exits_path,
         .pod = p->pod,
         .attempt = r->attempts,
+        .nvolumes = ts->nvolumes < TASK_VOLUMES_MAX ? ts->nvolumes : TASK_VOLUMES_MAX,
+        .volume_dirs = vol_dirs,
+        .volume_targets = vol_targets,
     };
     int rc = ctl->ops.start(ctl->ops.ctx, job, flat, &spec, started, why, why_len);
     strv_free(env);
@@ -244,6 +297,7 @@ static void replica_launch(struct controller *ctl, struct job *job, int flat, co
 {
     struct replica *r = &job->replicas[flat];
     int task = job_task_of(job, flat);
+    const struct task_spec *ts = &job->tasks[task];
     struct attempt_paths p;
     char why[512] = "";
     job_pod_name(job, task, flat - job->task_first[task], p.pod, sizeof p.pod);
@@ -263,6 +317,11 @@ static void replica_launch(struct controller *ctl, struct job *job, int flat, co
         return;
     }
     r->backoff = false;
+    if (ts->active_deadline_seconds > 0 && strcmp(from, "Pending") == 0) { /* from the pod's start */
+        struct controller_timer t = {.due_ms = ctl->now_ms + ts->active_deadline_seconds * 1000, .kind = TIMER_DEADLINE,
+                                     .task = task, .flat = flat, .version = job->status.version, .attempt = r->born};
+        timer_arm(ctl, job, &t);
+    }
     if (r->phase != POD_RUNNING)
         job_set_replica_phase(job, flat, POD_RUNNING);
     job->live_procs++;

@@ -340,6 +340,23 @@ static void adopt_recovered(struct controller *ctl)
     ctl->nrecovered = ctl->recovered_cap = 0;
 }
 
+/* activeDeadlineSeconds of the pods still running after a restart, counted from their last
+ * attempt's start (the runtime's timers did not survive the server; an in-place restart before the
+ * stop thus gives its pod that much longer). */
+static void rearm_deadlines(struct controller *ctl, struct job *job)
+{
+    for (int32_t flat = 0; flat < job->total_replicas; flat++) {
+        const struct replica *r = &job->replicas[flat];
+        int task = job_task_of(job, flat);
+        int64_t ads = job->tasks[task].active_deadline_seconds;
+        if (ads <= 0 || r->phase != POD_RUNNING)
+            continue;
+        struct controller_timer t = {.due_ms = r->start_ms + ads * 1000, .kind = TIMER_DEADLINE, .task = task,
+                                     .flat = flat, .version = job->status.version, .attempt = r->born};
+        timer_arm(ctl, job, &t);
+    }
+}
+
 int controller_finish_recovery(struct controller *ctl)
 {
     if (controller_finish_objects(ctl) != 0)
@@ -379,8 +396,11 @@ int controller_finish_recovery(struct controller *ctl)
         }
     }
     adopt_recovered(ctl);
-    for (struct job *job = ctl->cluster->first; job; job = job->next)
-        if (!job->dormant)
-            job_sync(ctl, job);
+    for (struct job *job = ctl->cluster->first; job; job = job->next) {
+        if (job->dormant)
+            continue;
+        rearm_deadlines(ctl, job);
+        job_sync(ctl, job);
+    }
     return 0;
 }

@@ -1,5 +1,5 @@
 /* The controller's timers: a binary min-heap of delayed policy actions, container restarts after
- * their back-off and finished jobs' TTL deletions, run by the core (or the simulator) on its clock. */
+ * their back-off, pods' active deadlines and finished jobs' TTL deletions, run by the core (or the simulator) on its clock. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +112,9 @@ static void fire(struct controller *ctl, struct job *job, const struct controlle
         break;
     case TIMER_RESTART:
         replica_restart_after_backoff(ctl, job, t->flat, t->attempt);
+        break;
+    case TIMER_DEADLINE:
+        replica_deadline_exceeded(ctl, job, t->flat, t->attempt);
         break;
     case TIMER_TTL:
         if (job_phase_final(job->status.phase)) {

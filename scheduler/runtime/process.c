@@ -152,6 +152,10 @@ static void describe_failure(const struct spawn_failure *f, const struct spawn_r
     case SPAWN_BIND_SSH:
         snprintf(why, why_len, "cannot bind %s over %s: %s", req->ssh_dir, req->ssh_target, err);
         break;
+    case SPAWN_BIND_VOLUME:
+        snprintf(why, why_len, "cannot bind the volume directory %s at %s: %s", req->bind_sources[f->index],
+                 req->bind_targets[f->index], err);
+        break;
     case SPAWN_STDIN:
         snprintf(why, why_len, "cannot open /dev/null as stdin: %s", err);
         break;
@@ -202,6 +206,8 @@ struct prepared {
     int log_fd, exits_fd;
     struct cgroup_join join;
     bool isolate;
+    int nbinds;            /* volumes bound at their mount paths */
+    const char *bind_sources[ATTEMPT_VOLUMES_MAX], *bind_targets[ATTEMPT_VOLUMES_MAX];
     char **argv;           /* with the supervisor: its argv, the task's after it; else NULL */
     char attempt_text[16];
 };
@@ -251,10 +257,23 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
     pp->argv = NULL;
     pp->join.count = 0;
     pp->cgroup[0] = '\0';
-    pp->isolate = (spec->hosts_file || spec->ssh_dir) && mount_namespaces;
+    int binds[ATTEMPT_VOLUMES_MAX];
+    pp->nbinds = 0;
+    if (spec->nvolumes > ATTEMPT_VOLUMES_MAX) {
+        snprintf(why, why_len, "a pod may have at most %d volumes", ATTEMPT_VOLUMES_MAX);
+        return -1;
+    }
     if (check_identity(spec, root, why, why_len) != 0 || task_prepare_dirs(spec, switch_user, why, why_len) != 0 ||
+        task_prepare_volumes(spec, switch_user, binds, &pp->nbinds, why, why_len) != 0 ||
         task_resolve_command(spec->argv[0], spec->envp, pp->exe, sizeof pp->exe, why, why_len) != 0)
         return -1;
+    if (!mount_namespaces)
+        pp->nbinds = 0; /* the variables still name the directories */
+    for (int i = 0; i < pp->nbinds; i++) {
+        pp->bind_sources[i] = spec->volume_dirs[binds[i]];
+        pp->bind_targets[i] = spec->volume_targets[binds[i]];
+    }
+    pp->isolate = (spec->hosts_file || spec->ssh_dir || pp->nbinds > 0) && mount_namespaces;
     if (pp->isolate && spec->ssh_dir &&
         task_ssh_target(spec->uid, spec->gid, pp->ssh_target, sizeof pp->ssh_target, why, why_len) != 0)
         return -1;
@@ -294,6 +313,9 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
         .hosts_file = pp.isolate ? spec->hosts_file : NULL,
         .ssh_dir = pp.isolate ? spec->ssh_dir : NULL,
         .ssh_target = pp.ssh_target,
+        .bind_sources = pp.bind_sources,
+        .bind_targets = pp.bind_targets,
+        .bind_count = pp.nbinds,
         .log_fd = pp.log_fd,
         .exits_fd = pp.exits_fd,
         .chdir_to = spec->chdir_to,

@@ -81,6 +81,9 @@ CHILD_CODE static void child_isolate(struct child_frame *f, const struct spawn_r
         child_fail(f, SPAWN_BIND_HOSTS, 0);
     if (r->ssh_dir && bind_read_only(r->ssh_dir, r->ssh_target) != 0)
         child_fail(f, SPAWN_BIND_SSH, 0);
+    for (int i = 0; i < r->bind_count; i++)
+        if (syscall(SYS_mount, r->bind_sources[i], r->bind_targets[i], 0, MS_BIND | MS_REC, 0) != 0)
+            child_fail(f, SPAWN_BIND_VOLUME, i);
 }
 
 CHILD_CODE static void child_redirect(struct child_frame *f, const struct spawn_request *r)
@@ -142,7 +145,7 @@ CHILD_CODE static int child_main(void *arg)
     for (int i = 0; i < r->cgroup_count; i++)
         if (syscall(SYS_write, r->cgroup_procs[i], "0", 1) != 1)
             child_fail(f, SPAWN_JOIN_CGROUP, i);
-    if (r->hosts_file || r->ssh_dir)
+    if (r->hosts_file || r->ssh_dir || r->bind_count > 0)
         child_isolate(f, r);
     child_redirect(f, r);
     if (syscall(SYS_chdir, r->chdir_to) != 0)

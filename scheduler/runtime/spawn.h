@@ -17,6 +17,7 @@ enum spawn_step {
     SPAWN_MOUNT_PRIVATE,
     SPAWN_BIND_HOSTS,
     SPAWN_BIND_SSH,
+    SPAWN_BIND_VOLUME,
     SPAWN_STDIN,
     SPAWN_STDOUT,
     SPAWN_EXITS_FD,
@@ -38,6 +39,9 @@ struct spawn_request {
     const char *hosts_file;  /* bound read-only over /etc/hosts, or NULL */
     const char *ssh_dir;     /* bound read-only over ssh_target, or NULL */
     const char *ssh_target;
+    const char *const *bind_sources; /* bound read-write over bind_targets (the Job's volumes) */
+    const char *const *bind_targets;
+    int bind_count;
     int log_fd;              /* >= 3, close-on-exec: becomes stdout and stderr */
     int exits_fd;            /* close-on-exec, becomes descriptor 3 (the supervisor's exits file); -1: none */
     const char *chdir_to;
@@ -47,7 +51,7 @@ struct spawn_request {
 
 struct spawn_failure {
     enum spawn_step step;
-    int index; /* SPAWN_JOIN_CGROUP: which of cgroup_procs */
+    int index; /* SPAWN_JOIN_CGROUP: which of cgroup_procs; SPAWN_BIND_VOLUME: which bind */
     int err;   /* errno of the failed step */
 };
 

@@ -54,6 +54,30 @@ static int ensure_dir(const char *path)
     return errno == ENOENT ? mkdir_p(path, 0755) : -1;
 }
 
+int task_prepare_volumes(const struct attempt_spec *spec, bool chown_to_user, int *binds, int *nbinds, char *why,
+                         size_t why_len)
+{
+    *nbinds = 0;
+    for (int i = 0; i < spec->nvolumes; i++) {
+        const char *dir = spec->volume_dirs[i];
+        struct stat st;
+        bool made = stat(dir, &st) != 0;
+        if (made && mkdir_p(dir, 0755) != 0) {
+            snprintf(why, why_len, "cannot create the volume directory %s for %s: %s", dir, spec->volume_targets[i],
+                     strerror(errno));
+            return -1;
+        }
+        if (made && chown_to_user && chown(dir, (uid_t)spec->uid, (gid_t)spec->gid) != 0) {
+            snprintf(why, why_len, "cannot give %s to uid %d, gid %d: %s", dir, (int)spec->uid, (int)spec->gid,
+                     strerror(errno));
+            return -1;
+        }
+        if (stat(spec->volume_targets[i], &st) == 0 && S_ISDIR(st.st_mode))
+            binds[(*nbinds)++] = i;
+    }
+    return 0;
+}
+
 int task_prepare_dirs(const struct attempt_spec *spec, bool chown_to_user, char *why, size_t why_len)
 {
     char log_dir[4096];

@@ -164,12 +164,12 @@ static void queue_crud_and_validation(void)
                   "  name: bad\n"                                /* 4 */
                   "spec:\n"                                      /* 5 */
                   "  weight: 70000\n"                            /* 6 */
-                  "  affinity: {}\n"                             /* 7 */
+                  "  affinity: {nodeGroupAffinity: {}}\n"        /* 7 */
                   "  parent: missing\n",                         /* 8 */
                   422);
     CHECK_STR(str(r, "reason"), "Invalid");
     CHECK_CONTAINS(cause_message(r, "spec.weight"), "must be between 1 and 65535 (line 6");
-    CHECK_CONTAINS(cause_message(r, "spec.affinity"), "Caldera does not implement this field (supported:");
+    CHECK_CONTAINS(cause_message(r, "spec.affinity"), "Forbidden: Caldera has no node groups");
     CHECK_CONTAINS(cause_message(r, "spec.affinity"), "(line 7");
     json_decref(r);
     /* A parent must exist (checked against live state), and a queue cannot end up below itself. */

@@ -6,7 +6,9 @@
 
 #include "adapters/intake.h"
 #include "adapters/volcano_job.h"
+#include "common/duration.h"
 #include "scheduler/api/resource.h"
+#include "tests/lib/causes.h"
 #include "tests/lib/test.h"
 
 static struct job *parse(const char *yaml, struct api_status *st)
@@ -317,8 +319,370 @@ static void depends_on_and_scale_errors(void)
     CHECK_CONTAINS(st.message, "dependsOn: Invalid value: the tasks' dependsOn form a cycle");
 }
 
+/* --- strict fields, volumes, deadlines, durations, minResources ------------------------------- */
+
+static const char *const job_head = "apiVersion: batch.volcano.sh/v1alpha1\n" /* 1 */
+                                    "kind: Job\n"                             /* 2 */
+                                    "metadata: {name: j}\n";                  /* 3 */
+
+#define ONE_TASK \
+    "  tasks: [{replicas: 2, template: {spec: {containers: [{name: c, command: [x], resources: {requests: {cpu: 1, memory: 1Gi}}}]}}}]\n"
+
+static struct job *parse_with_head(const char *rest, struct api_status *st)
+{
+    static char buf[8192];
+    snprintf(buf, sizeof buf, "%s%s", job_head, rest);
+    return parse(buf, st);
+}
+
+static void unknown_fields_are_refused_by_name(void)
+{
+    struct api_status st;
+    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\n"        /* 1 */
+                            "kind: Job\n"                                    /* 2 */
+                            "metadata: {name: j, nmae: x}\n"                 /* 3 */
+                            "extra: 1\n"                                     /* 4 */
+                            "spec:\n"                                        /* 5 */
+                            "  foo: bar\n"                                   /* 6 */
+                            "  policies: [{event: PodFailed, action: AbortJob, delay: 1}]\n" /* 7 */
+                            "  tasks:\n"                                     /* 8 */
+                            "  - replicas: 1\n"                              /* 9 */
+                            "    replica: 2\n"                               /* 10 */
+                            "    template:\n"                                /* 11 */
+                            "      metadata: {labels: {a: b}, lables: {}}\n" /* 12 */
+                            "      spek: {}\n"                               /* 13 */
+                            "      spec:\n"                                  /* 14 */
+                            "        restartPolcy: Never\n"                  /* 15 */
+                            "        securityContext: {runAsUsr: 1}\n"       /* 16 */
+                            "        containers:\n"                          /* 17 */
+                            "        - name: c\n"                            /* 18 */
+                            "          command: [x]\n"                       /* 19 */
+                            "          comand: [y]\n",                       /* 20 */
+                            &st);
+    CHECK(job == NULL);
+    CHECK_INT(st.code, 422);
+    CHECK_CAUSE_AT(&st, "metadata.nmae", "FieldValueNotSupported", 3, 27, "unknown field \"metadata.nmae\"");
+    CHECK_CAUSE_AT(&st, "extra", "FieldValueNotSupported", 4, 8, "unknown field \"extra\"");
+    CHECK_CAUSE_AT(&st, "spec.foo", "FieldValueNotSupported", 6, 8, "unknown field \"spec.foo\"");
+    CHECK_CAUSE_AT(&st, "spec.policies[0].delay", "FieldValueNotSupported", 7, 58,
+                   "unknown field \"spec.policies[0].delay\"");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].replica", "FieldValueNotSupported", 10, 14, "unknown field");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.metadata.lables", "FieldValueNotSupported", 12, 42, "unknown field");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spek", "FieldValueNotSupported", 13, 13, "unknown field");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.restartPolcy", "FieldValueNotSupported", 15, 23,
+                   "unknown field \"spec.tasks[0].template.spec.restartPolcy\"");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.securityContext.runAsUsr", "FieldValueNotSupported", 16, 37,
+                   "unknown field");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].comand", "FieldValueNotSupported", 20, 19,
+                   "unknown field");
+    CHECK_INT(st.ncauses, 10);
+    job_free(job);
+}
+
+static void refused_fields_say_why(void)
+{
+    struct api_status st;
+    struct job *job = parse_with_head("spec:\n"                                                /* 4 */
+                                      "  networkTopology: {mode: hard, highestTierAllowed: 1}\n" /* 5 */
+                                      "  tasks:\n"                                             /* 6 */
+                                      "  - replicas: 1\n"                                      /* 7 */
+                                      "    topologyPolicy: single-numa-node\n"                 /* 8 */
+                                      "    partitionPolicy: {totalPartitions: 1, partitionSize: 1}\n" /* 9 */
+                                      "    template:\n"                                        /* 10 */
+                                      "      metadata: {ownerReferences: [{name: x}]}\n"       /* 11 */
+                                      "      spec:\n"                                          /* 12 */
+                                      "        schedulerName: default-scheduler\n"             /* 13 */
+                                      "        hostUsers: false\n"                             /* 14 */
+                                      "        volumes: [{name: v, hostPath: {path: /srv}}]\n" /* 15 */
+                                      "        containers:\n"                                  /* 16 */
+                                      "        - name: c\n"                                    /* 17 */
+                                      "          command: [x]\n"                               /* 18 */
+                                      "          livenessProbe: {exec: {command: [true]}}\n"   /* 19 */
+                                      "          envFrom: [{configMapRef: {name: cm}}]\n"      /* 20 */
+                                      "          tty: true\n"                                  /* 21 */
+                                      "          securityContext: {privileged: true}\n"        /* 22 */
+                                      "          resources: {claims: [{name: gpu}]}\n"         /* 23 */
+                                      "          env: [{name: A, vaule: b}]\n",                /* 24 */
+                                      &st);
+    CHECK(job == NULL);
+    CHECK_INT(st.code, 422);
+    CHECK_CAUSE_AT(&st, "spec.networkTopology", "FieldValueForbidden", 5, 20, "Forbidden: Caldera has no HyperNodes");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].topologyPolicy", "FieldValueForbidden", 8, 21, "NUMA");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].partitionPolicy", "FieldValueForbidden", 9, 22, "network topology");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.metadata.ownerReferences", "FieldValueForbidden", 11, 35,
+                   "garbage collector");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.schedulerName", "FieldValueForbidden", 13, 24,
+                   "must be the Job's spec.schedulerName");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.hostUsers", "FieldValueForbidden", 14, 20, "user namespace");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.volumes[0]", "FieldValueForbidden", 15, 19,
+                   "Forbidden: hostPath volumes are not supported");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].livenessProbe", "FieldValueForbidden", 19, 26,
+                   "runs no probes");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].envFrom", "FieldValueForbidden", 20, 20,
+                   "no ConfigMaps or Secrets");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].tty", "FieldValueForbidden", 21, 16, "stdin");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].securityContext.privileged", "FieldValueForbidden",
+                   22, 41, "does not confine");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].resources.claims", "FieldValueForbidden", 23, 31,
+                   "no dynamic resource allocation");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].env[0].vaule", "FieldValueNotSupported", 24, 34,
+                   "unknown field");
+    CHECK_INT(st.ncauses, 13);
+    job_free(job);
+}
+
+/* What a process runtime can truthfully accept is accepted, and omitempty values ask for nothing. */
+static void accepted_fields_parse(void)
+{
+    struct api_status st;
+    struct job *job = parse_with_head("spec:\n"
+                                      "  runningEstimate: 1h30m\n"
+                                      "  tasks:\n"
+                                      "  - replicas: 1\n"
+                                      "    topologyPolicy: best-effort\n"
+                                      "    template:\n"
+                                      "      metadata: {name: ignored, labels: {app: x}, annotations: {a: b}}\n"
+                                      "      spec:\n"
+                                      "        hostNetwork: true\n"
+                                      "        dnsPolicy: ClusterFirstWithHostNet\n"
+                                      "        schedulerName: volcano\n"
+                                      "        imagePullSecrets: [{name: reg}]\n"
+                                      "        os: {name: linux}\n"
+                                      "        automountServiceAccountToken: false\n"
+                                      "        volumes: []\n"
+                                      "        activeDeadlineSeconds: 600\n"
+                                      "        containers:\n"
+                                      "        - name: c\n"
+                                      "          image: pytorch/pytorch:2.3\n"
+                                      "          imagePullPolicy: IfNotPresent\n"
+                                      "          command: [x]\n"
+                                      "          ports: [{containerPort: 23456, name: master}]\n"
+                                      "          terminationMessagePath: /dev/termination-log\n"
+                                      "          livenessProbe: {}\n"
+                                      "          stdin: false\n"
+                                      "          securityContext: {runAsUser: 1000, runAsNonRoot: true}\n",
+                                      &st);
+    REQUIRE(job);
+    CHECK_STR(job->tasks[0].image, "pytorch/pytorch:2.3");
+    CHECK_INT(job->tasks[0].active_deadline_seconds, 600);
+    CHECK_INT(job->tasks[0].run_as_uid, 1000);
+    job_free(job);
+}
+
+/* The API server's own metadata: cleared or replaced on create, never refused; ownerReferences and
+ * finalizers would need a garbage collector Caldera lacks. */
+static void server_metadata_on_create(void)
+{
+    struct api_status st;
+    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n"
+                            "metadata:\n  name: j\n  uid: 1234\n  generation: 7\n  selfLink: /x\n"
+                            "  deletionTimestamp: \"2020-01-01T00:00:00Z\"\n  managedFields: [{manager: kubectl}]\n"
+                            "spec:\n" ONE_TASK,
+                            &st);
+    REQUIRE(job);
+    const json_t *meta = json_object_get(job->manifest, "metadata");
+    CHECK(json_object_get(meta, "deletionTimestamp") == NULL);
+    CHECK(json_object_get(meta, "selfLink") == NULL);
+    CHECK(json_object_get(meta, "managedFields") == NULL);
+    job_free(job);
+    CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n"
+                "metadata:\n  name: j\n  finalizers: [example.com/keep]\n" /* 3-5 */
+                "spec:\n" ONE_TASK,
+                &st) == NULL);
+    CHECK_CAUSE_AT(&st, "metadata.finalizers", "FieldValueForbidden", 5, 15, "could not be deleted");
+}
+
+static void deadline_and_security_values(void)
+{
+    struct api_status st;
+    struct job *job = parse_with_head("spec:\n"                                    /* 4 */
+                                      "  tasks:\n"                                 /* 5 */
+                                      "  - replicas: 1\n"                          /* 6 */
+                                      "    template:\n"                            /* 7 */
+                                      "      spec:\n"                              /* 8 */
+                                      "        activeDeadlineSeconds: 0\n"         /* 9 */
+                                      "        securityContext: {runAsNonRoot: true}\n" /* 10 */
+                                      "        os: {name: windows}\n"              /* 11 */
+                                      "        containers:\n"                      /* 12 */
+                                      "        - name: c\n"                        /* 13 */
+                                      "          command: [x]\n"                   /* 14 */
+                                      "          imagePullPolicy: Sometimes\n"     /* 15 */
+                                      "          ports: [{containerPort: 70000}]\n", /* 16 */
+                                      &st);
+    CHECK(job == NULL);
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.activeDeadlineSeconds", "FieldValueInvalid", 9, 32,
+                   "Invalid value: 0: must be between 1 and 4294967295");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.securityContext.runAsNonRoot", "FieldValueInvalid", 10, 41,
+                   "needs a runAsUser other than 0");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.os.name", "FieldValueNotSupported", 11, 20,
+                   "Unsupported value: \"windows\": supported values: \"linux\"");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].imagePullPolicy", "FieldValueNotSupported", 15,
+                   28, "\"Always\", \"IfNotPresent\", \"Never\"");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].ports[0].containerPort", "FieldValueInvalid", 16,
+                   35, "must be between 1 and 65535");
+    job_free(job);
+}
+
+/* Policy timeouts are metav1.Durations: Go's time.ParseDuration, not seconds. */
+static void policy_timeouts_parse_as_go_durations(void)
+{
+    static const struct {
+        const char *text;
+        long long ms;     /* -1: refused */
+        const char *why;  /* part of the refusal */
+    } cases[] = {
+        {"1h30m", 5400000, NULL}, {"1.5h", 5400000, NULL}, {"300ms", 300, NULL}, {"2m0.5s", 120500, NULL},
+        {"0", 0, NULL},           {"+5s", 5000, NULL},      {".5s", 500, NULL},  {"1000us", 1, NULL},
+        {"90", -1, "time: missing unit in duration \"90\""},
+        {"-", -1, "time: invalid duration \"-\""},
+        {"", -1, "time: invalid duration \"\""},
+        {"1d", -1, "time: unknown unit \"d\" in duration \"1d\""},
+        {"-1s", -1, "must not be negative"},
+        {"1.5ms", -1, "must be a whole number of milliseconds"},
+        {"1h-5m", -1, "time: unknown unit \"h-\" in duration \"1h-5m\""},
+        {"9999999999h", -1, "time: invalid duration"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t ms = -7;
+        char why[160] = "";
+        int rc = duration_parse_go(cases[i].text, &ms, why, sizeof why);
+        if (cases[i].ms >= 0) {
+            CHECK_INT(rc, 0);
+            CHECK_INT(ms, cases[i].ms);
+        } else {
+            CHECK_INT(rc, -1);
+            CHECK_CONTAINS(why, cases[i].why);
+        }
+    }
+    struct api_status st;
+    struct job *job = parse_with_head("spec:\n"                                                        /* 4 */
+                                      "  policies:\n"                                                  /* 5 */
+                                      "  - {event: PodEvicted, action: RestartJob, timeout: \"90\"}\n" /* 6 */
+                                      "  - {event: PodFailed, action: RestartJob, timeout: 90}\n"      /* 7 */
+                                      "  tasks: [{replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}]\n",
+                                      &st);
+    CHECK(job == NULL);
+    CHECK_CAUSE_AT(&st, "spec.policies[0].timeout", "FieldValueInvalid", 6, 54,
+                   "Invalid value: \"90\": time: missing unit in duration \"90\"");
+    CHECK_CAUSE_AT(&st, "spec.policies[1].timeout", "FieldValueInvalid", 7, 53, "must be a string, not an integer");
+    job = parse_with_head("spec:\n  runningEstimate: soon\n"
+                          "  tasks: [{replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}]\n",
+                          &st);
+    CHECK(job == NULL);
+    CHECK_CAUSE_AT(&st, "spec.runningEstimate", "FieldValueInvalid", 5, 20, "time: invalid duration \"soon\"");
+}
+
+static void volumes_parse_into_every_task(void)
+{
+    struct api_status st;
+    struct job *job = parse_with_head("spec:\n"
+                                      "  volumes:\n"
+                                      "  - mountPath: /data/simulation\n"
+                                      "    volumeClaimName: sim-results\n"
+                                      "  - mountPath: /scratch/my-set.v2/\n"
+                                      "    volumeClaim:\n"
+                                      "      accessModes: [ReadWriteOnce]\n"
+                                      "      storageClassName: local\n"
+                                      "      volumeMode: Filesystem\n"
+                                      "      resources: {requests: {storage: 10Gi}, limits: {storage: 20Gi}}\n"
+                                      "  tasks:\n"
+                                      "  - {name: a, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n"
+                                      "  - {name: b, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n",
+                                      &st);
+    REQUIRE(job);
+    for (int t = 0; t < 2; t++) {
+        REQUIRE(job->tasks[t].nvolumes == 2);
+        CHECK_STR(job->tasks[t].volumes[0].mount_path, "/data/simulation");
+        CHECK_STR(job->tasks[t].volumes[0].claim_name, "sim-results");
+        CHECK_STR(job->tasks[t].volumes[0].env_name, "CALDERA_VOLUME_DATA_SIMULATION");
+        CHECK(job->tasks[t].volumes[1].claim_name == NULL);
+        CHECK_STR(job->tasks[t].volumes[1].env_name, "CALDERA_VOLUME_SCRATCH_MY_SET_V2");
+        CHECK_INT(job->tasks[t].volumes[1].storage, 10LL << 30);
+        CHECK(job->tasks[t].volumes[0].dir == NULL); /* the controller's to decide */
+    }
+    job_free(job);
+}
+
+static void invalid_volumes_are_refused(void)
+{
+    struct api_status st;
+    struct job *job = parse_with_head("spec:\n"                                                    /* 4 */
+                                      "  volumes:\n"                                               /* 5 */
+                                      "  - {mountPath: /a, volumeClaimName: x, volumeClaim: {resources: {requests: {storage: 1Gi}}}}\n" /* 6 */
+                                      "  - {mountPath: /b}\n"                                      /* 7 */
+                                      "  - {mountPath: data, volumeClaimName: cy}\n"               /* 8 */
+                                      "  - {mountPath: /c, volumeClaimName: cy}\n"                 /* 9 */
+                                      "  - {mountPath: /c, volumeClaimName: cz}\n"                 /* 10 */
+                                      "  - {mountPath: /d, volumeClaim: {resources: {requests: {storage: 1GG}}}}\n" /* 11 */
+                                      "  - {mountPath: /e, volumeClaim: {volumeMode: Block, resources: {requests: {}}}}\n" /* 12 */
+                                      "  - {mountPath: /f, volumeClaim: {selector: {matchLabels: {a: b}}, resources: {requests: {storage: 1}}}}\n" /* 13 */
+                                      "  - {mountPath: /g, volumeClaimName: Bad_Name, size: 1}\n"  /* 14 */
+                                      "  - {mountPath: /a/../etc, volumeClaimName: w}\n"           /* 15 */
+                                      ONE_TASK,
+                                      &st);
+    CHECK(job == NULL);
+    CHECK_INT(st.code, 422);
+    CHECK_CAUSE_AT(&st, "spec.volumes[0].volumeClaimName", "FieldValueForbidden", 6, 38, "conflict");
+    CHECK_CAUSE_AT(&st, "spec.volumes[1]", "FieldValueRequired", 7, 5,
+                   "Required value: either volumeClaim or volumeClaimName must be specified");
+    CHECK_CAUSE_AT(&st, "spec.volumes[2].mountPath", "FieldValueInvalid", 8, 17,
+                   "Invalid value: \"data\": must be an absolute path");
+    CHECK_CAUSE_AT(&st, "spec.volumes[4].mountPath", "FieldValueDuplicate", 10, 17, "Duplicate value: \"/c\"");
+    CHECK_CAUSE_AT(&st, "spec.volumes[5].volumeClaim.resources.requests[storage]", "FieldValueInvalid", 11, 67,
+                   "Invalid value: \"1GG\"");
+    CHECK_CAUSE_AT(&st, "spec.volumes[6].volumeClaim.volumeMode", "FieldValueForbidden", 12, 47, "not block devices");
+    CHECK_CAUSE_AT(&st, "spec.volumes[6].volumeClaim.resources.requests[storage]", "FieldValueRequired", 12, 76,
+                   "Required value");
+    CHECK_CAUSE_AT(&st, "spec.volumes[7].volumeClaim.selector", "FieldValueForbidden", 13, 45, "no PersistentVolumes");
+    CHECK_CAUSE_AT(&st, "spec.volumes[8].volumeClaimName", "FieldValueInvalid", 14, 38, "RFC 1123 subdomain");
+    CHECK_CAUSE_AT(&st, "spec.volumes[8].size", "FieldValueNotSupported", 14, 54, "unknown field \"spec.volumes[8].size\"");
+    CHECK_CAUSE_AT(&st, "spec.volumes[9].mountPath", "FieldValueInvalid", 15, 17, "must not contain '..'");
+    CHECK_INT(st.ncauses, 11);
+    job_free(job);
+}
+
+static void pod_group_min_resources_annotation(void)
+{
+    struct api_status st;
+    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n"
+                            "metadata:\n  name: j\n  annotations:\n"
+                            "    caldera.io/pod-group-min-resources: '{\"cpu\":\"4\",\"memory\":\"8Gi\",\"nvidia.com/gpu\":1}'\n"
+                            "spec:\n" ONE_TASK,
+                            &st);
+    REQUIRE(job);
+    CHECK_INT(job->pg.min_resources.v[RES_CPU], 4000);
+    CHECK_INT(job->pg.min_resources.v[RES_MEMORY], 8LL << 30);
+    CHECK_INT(job->pg.min_resources.v[RES_GPU], 1);
+    CHECK_INT(job->pg.min_resources.v[RES_PODS], 2); /* not named: the computed one */
+    job_free(job);
+    static const struct {
+        const char *value, *why;
+    } bad[] = {
+        {"'cpu: 4'", "must be a JSON object of resource quantities"},
+        {"'{\"cpu\":\"4\",\"bananas\":\"1\"}'", "bananas: no node offers this resource"},
+        {"'{\"memory\":\"8GG\"}'", "memory: invalid quantity \"8GG\""},
+        {"'{\"cpu\":\"1\"}'", "cpu 1 is less than 2, the requests of the job's minAvailable pods"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml,
+                 "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n" /* 1-2 */
+                 "metadata:\n  name: j\n  annotations:\n"             /* 3-5 */
+                 "    caldera.io/pod-group-min-resources: %s\n"       /* 6 */
+                 "spec:\n" ONE_TASK,
+                 bad[i].value);
+        CHECK(parse(yaml, &st) == NULL);
+        CHECK_CAUSE_AT(&st, "metadata.annotations[\"caldera.io/pod-group-min-resources\"]", "FieldValueInvalid", 6, 41,
+                       bad[i].why);
+    }
+}
+
 TEST_MAIN(TEST_CASE(defaults_as_volcano_admission_sets_them), TEST_CASE(runtime_fields_from_the_template),
           TEST_CASE(errors_name_field_and_line), TEST_CASE(type_and_namespace_errors_are_400),
           TEST_CASE(min_available_above_replicas_is_refused), TEST_CASE(generate_name_gets_a_suffix),
           TEST_CASE(render_and_restore_status), TEST_CASE(policy_errors_name_their_fields),
-          TEST_CASE(lifecycle_fields_parse), TEST_CASE(depends_on_and_scale_errors))
+          TEST_CASE(lifecycle_fields_parse), TEST_CASE(depends_on_and_scale_errors),
+          TEST_CASE(unknown_fields_are_refused_by_name), TEST_CASE(refused_fields_say_why),
+          TEST_CASE(accepted_fields_parse), TEST_CASE(server_metadata_on_create), TEST_CASE(deadline_and_security_values),
+          TEST_CASE(policy_timeouts_parse_as_go_durations), TEST_CASE(volumes_parse_into_every_task),
+          TEST_CASE(invalid_volumes_are_refused), TEST_CASE(pod_group_min_resources_annotation))
