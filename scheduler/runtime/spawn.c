@@ -125,13 +125,15 @@ CHILD_CODE static void child_switch_user(struct child_frame *f, const struct spa
         child_fail(f, SPAWN_SETUID, 0);
 }
 
-CHILD_CODE static void child_reset_signals(struct child_frame *f)
+/* Default handlers. A task gets an empty mask (last: a signal pending since clone() meets the default
+ * action). The supervisor keeps everything blocked through exec: a stop sent before it has shielded
+ * itself stays pending, and it hands what is pending to its task (tools/shim/shim.c). */
+CHILD_CODE static void child_reset_signals(struct child_frame *f, bool supervisor)
 {
-    /* Handlers first, mask last: a signal pending since clone() must meet the default action. */
     for (int sig = 1; sig < _NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP && syscall(SYS_rt_sigaction, sig, default_action, 0, SIGSET_BYTES) != 0)
             child_fail(f, SPAWN_SIGNALS, 0);
-    if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, empty_mask, 0, SIGSET_BYTES) != 0)
+    if (!supervisor && syscall(SYS_rt_sigprocmask, SIG_SETMASK, empty_mask, 0, SIGSET_BYTES) != 0)
         child_fail(f, SPAWN_SIGNALS, 0);
 }
 
@@ -152,7 +154,7 @@ CHILD_CODE static int child_main(void *arg)
         child_fail(f, SPAWN_CHDIR, 0);
     if (r->switch_user)
         child_switch_user(f, r);
-    child_reset_signals(f);
+    child_reset_signals(f, r->exits_fd >= 0);
     syscall(SYS_execve, r->path, r->argv, r->envp);
     child_fail(f, SPAWN_EXEC, 0);
 }

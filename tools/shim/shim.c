@@ -48,6 +48,15 @@ static void shield_from_signals(void)
     }
 }
 
+/* Signals that reached the shim before its task existed were meant for the task: pass them on.
+ * Only those (early): one sent to the group once the task exists reaches the task by itself. */
+static void forward_pending(pid_t task, const sigset_t *early)
+{
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGCHLD && sigismember(early, sig) == 1)
+            kill(task, sig);
+}
+
 /* One write: O_APPEND keeps concurrent shims' lines whole. */
 static void record(const char *pod, const char *attempt, const char *what, int value)
 {
@@ -89,14 +98,19 @@ int main(int argc, char **argv)
     const char *pod = argv[1], *attempt = argv[2], *exe = argv[3];
     char **task_argv = argv + 4;
     int have_exits = fcntl(EXITS_FD, F_SETFD, FD_CLOEXEC) == 0; /* never the task's */
-    /* A stop can come at any moment, even before the task runs: signals wait blocked until the task
-     * has its default handlers, so one sent in between reaches it rather than the shim's no-op. */
+    /* A stop can come at any moment, even before the task runs. The server execs the shim with every
+     * signal blocked (and this blocks them again for a shim started by hand): one sent before the
+     * task exists stays pending here and is handed to the task below; one sent while the vfork child
+     * runs is pending in it too, and meets the task's default handlers once it unblocks. */
     sigset_t all, none;
     sigfillset(&all);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &all, NULL);
     shield_from_signals();
 
+    sigset_t early;
+    if (sigpending(&early) != 0)
+        sigemptyset(&early);
     volatile int exec_errno = 0; /* the vfork child shares this memory until it execs */
     pid_t child = vfork();
     if (child == 0) { /* its own copy of the handlers (no CLONE_SIGHAND): back to the defaults */
@@ -108,6 +122,8 @@ int main(int argc, char **argv)
         exec_errno = errno;
         _exit(127);
     }
+    if (child > 0)
+        forward_pending(child, &early);
     sigprocmask(SIG_SETMASK, &none, NULL);
     if (child < 0) {
         fprintf(stderr, "caldera-shim: cannot start %s: %s\n", exe, strerror(errno));
