@@ -16,6 +16,10 @@
 struct fields {
     const struct intake_doc *doc;
     struct api_status *st;
+    /* The document was accepted before and is read back from the store: fields unknown or refused
+     * since (a newer server is stricter) pass, and so do values in a form an older server took, so
+     * nothing acknowledged is lost by an upgrade. New documents are read with this false. */
+    bool admitted;
 };
 
 /* "parent.key" or "key" when parent is empty. */

@@ -109,8 +109,10 @@ static bool parse_policy(struct fields *f, json_t *pol, const char *path, struct
     const char *timeout = NULL;
     char why[160];
     field_path(p, path, "timeout");
+    const char *older_why; /* an admitted job may hold the bare seconds an older server took */
     if (field_string(f, pol, "timeout", p, false, &timeout) && timeout &&
-        duration_parse_go(timeout, &out->timeout_ms, why, sizeof why) != 0) {
+        duration_parse_go(timeout, &out->timeout_ms, why, sizeof why) != 0 &&
+        !(f->admitted && duration_parse(timeout, &out->timeout_ms, &older_why) == 0)) {
         field_invalid(f, pol, "timeout", p, why);
         ok = false;
     }

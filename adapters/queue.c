@@ -245,7 +245,7 @@ struct queue *queue_from_store_json(const char *json)
         return NULL;
     }
     struct api_status st = {0};
-    struct fields f = {NULL, &st};
+    struct fields f = {NULL, &st, true};
     enum queue_state state = stored_state(root);
     struct queue *q = build(&f, root);
     if (q) {

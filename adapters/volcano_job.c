@@ -354,7 +354,8 @@ static int build(struct fields *f, json_t *root, const char *url_ns, struct job 
     return 0;
 }
 
-int volcano_job_from_doc(const struct intake_doc *doc, const char *url_ns, struct job **out, struct api_status *st)
+static int from_doc(const struct intake_doc *doc, const char *url_ns, bool admitted, struct job **out,
+                    struct api_status *st)
 {
     json_t *root = doc->root;
     *out = NULL;
@@ -362,7 +363,7 @@ int volcano_job_from_doc(const struct intake_doc *doc, const char *url_ns, struc
         return api_fail(st, 400, "BadRequest", "the body must be a Job object");
     if (check_type(root, st) != 0)
         return -1;
-    struct fields f = {doc, st};
+    struct fields f = {doc, st, admitted};
     if (build(&f, root, url_ns, out) == 0)
         return 0;
     if (st->code == 0) {
@@ -372,4 +373,14 @@ int volcano_job_from_doc(const struct intake_doc *doc, const char *url_ns, struc
         api_set_details(st, "Job", "batch.volcano.sh", name ? name : "");
     }
     return -1;
+}
+
+int volcano_job_from_doc(const struct intake_doc *doc, const char *url_ns, struct job **out, struct api_status *st)
+{
+    return from_doc(doc, url_ns, false, out, st);
+}
+
+int volcano_job_from_admitted_doc(const struct intake_doc *doc, const char *ns, struct job **out, struct api_status *st)
+{
+    return from_doc(doc, ns, true, out, st);
 }

@@ -23,6 +23,9 @@ struct fields;
  * The job's uid and creation time are left for the core to assign. Returns 0 or -1. */
 int volcano_job_from_doc(const struct intake_doc *doc, const char *url_ns, struct job **out, struct api_status *st);
 
+/* The same for a Job read back from the store: it was admitted once, so fields and value forms a
+ * stricter server would refuse now pass (struct fields.admitted); defaults are already in it. */
+int volcano_job_from_admitted_doc(const struct intake_doc *doc, const char *ns, struct job **out, struct api_status *st);
 /* The Job object: manifest + metadata (uid, resourceVersion, creationTimestamp) + status. */
 json_t *volcano_job_render(const struct job *job);
 /* Just the status object (also what the store keeps per job). */

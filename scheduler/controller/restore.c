@@ -51,7 +51,7 @@ static struct job *parse_job(const char *uid, const char *ns, const char *name, 
         log_error("job %s/%s (%s): stored spec unreadable: %s", ns, name, uid, st.message);
         return NULL;
     }
-    int rc = volcano_job_from_doc(&in.docs[0], ns, &job, &st);
+    int rc = volcano_job_from_admitted_doc(&in.docs[0], ns, &job, &st);
     intake_free(&in);
     if (rc != 0) {
         log_error("job %s/%s (%s): stored spec no longer valid: %s", ns, name, uid, st.message);

@@ -677,7 +677,35 @@ static void pod_group_min_resources_annotation(void)
     }
 }
 
-TEST_MAIN(TEST_CASE(defaults_as_volcano_admission_sets_them), TEST_CASE(runtime_fields_from_the_template),
+/* A Job an older, less strict server accepted is read back from the store whole: fields refused now
+ * and the bare-seconds timeout it took pass when the document was admitted before. */
+static void admitted_jobs_read_back_whatever_is_refused_now(void)
+{
+    static const char stored[] =
+        "{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"old\"},"
+        "\"spec\":{\"networkTopology\":{\"mode\":\"hard\"},\"someFutureField\":1,"
+        "\"policies\":[{\"event\":\"PodPending\",\"action\":\"AbortJob\",\"timeout\":\"300\"}],"
+        "\"tasks\":[{\"name\":\"t\",\"replicas\":1,\"template\":{\"spec\":{\"containers\":"
+        "[{\"name\":\"c\",\"command\":[\"x\"],\"livenessProbe\":{}}]}}}]}}";
+    struct intake in;
+    struct api_status st = {0};
+    REQUIRE(intake_parse(stored, sizeof stored - 1, INTAKE_JSON, &in, &st) == 0);
+    struct job *job = NULL;
+    CHECK(volcano_job_from_doc(&in.docs[0], "default", &job, &st) != 0); /* a new submit: refused */
+    CHECK_CONTAINS(st.message, "spec.networkTopology: Forbidden");
+    CHECK_CONTAINS(st.message, "unknown field \"spec.someFutureField\"");
+    CHECK_CONTAINS(st.message, "missing unit in duration");
+    intake_free(&in);
+    memset(&st, 0, sizeof st);
+    REQUIRE(intake_parse(stored, sizeof stored - 1, INTAKE_JSON, &in, &st) == 0);
+    CHECK(volcano_job_from_admitted_doc(&in.docs[0], "default", &job, &st) == 0);
+    REQUIRE(job != NULL);
+    CHECK_INT(job->policies[0].timeout_ms, 300000);
+    job_free(job);
+    intake_free(&in);
+}
+
+TEST_MAIN(TEST_CASE(admitted_jobs_read_back_whatever_is_refused_now), TEST_CASE(defaults_as_volcano_admission_sets_them), TEST_CASE(runtime_fields_from_the_template),
           TEST_CASE(errors_name_field_and_line), TEST_CASE(type_and_namespace_errors_are_400),
           TEST_CASE(min_available_above_replicas_is_refused), TEST_CASE(generate_name_gets_a_suffix),
           TEST_CASE(render_and_restore_status), TEST_CASE(policy_errors_name_their_fields),
