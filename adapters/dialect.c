@@ -167,21 +167,27 @@ int dialect_job_from_doc(const struct dialect *d, const struct intake_doc *doc, 
         json_decref(t.volcano);
         return st->code != 0 && st->ncauses == 0 ? -1 : fail_invalid(d, source, st);
     }
+    /* The object as its dialect admitted it, before the Volcano Job's admission writes its own
+     * defaults into the templates the two share (a pod's restartPolicy): GET shows what the user's
+     * format says, not what Volcano added. */
+    json_t *admitted = json_deep_copy(source);
     struct intake_doc vdoc = *doc; /* the same positions, keyed on the shared subtrees */
     vdoc.root = t.volcano;
-    int rc = volcano_job_from_doc(&vdoc, url_ns, out, st);
+    int rc = admitted ? volcano_job_from_doc(&vdoc, url_ns, out, st)
+                      : api_fail(st, 500, "InternalError", "out of memory");
     json_decref(t.volcano);
     if (rc != 0) {
+        json_decref(admitted);
         if (st->ncauses > 0) {
             rewrite_causes(doc, &t, st);
             return fail_invalid(d, source, st);
         }
         return -1;
     }
-    json_t *meta = json_object_get(source, "metadata");
+    json_t *meta = json_object_get(admitted, "metadata");
     if (json_is_object(meta) && !json_object_get(meta, "name")) /* generateName: the name given */
         json_object_set_new(meta, "name", json_string((*out)->name));
-    (*out)->source = json_incref(source);
+    (*out)->source = admitted;
     return 0;
 }
 

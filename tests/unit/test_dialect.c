@@ -91,6 +91,11 @@ static void the_source_is_kept_and_rendered_with_server_metadata(void)
     CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(obj, "metadata"), "labels"), "a")), "b");
     CHECK_STR(json_string_value(json_object_get(json_object_get(obj, "status"), "phase")), "Running");
     CHECK(json_object_get(json_object_get(job->source, "metadata"), "uid") == NULL); /* the source is not changed */
+    /* the Volcano Job's admission writes its defaults into the templates it shares with the posted
+     * document; the kept source is the object as the dialect admitted it */
+    CHECK(json_object_get(json_object_get(json_object_get(json_object_get(json_object_get(job->source, "spec"),
+                                                                         "runner"), "template"), "spec"),
+                          "restartPolicy") == NULL);
     json_decref(obj);
     json_decref(volcano);
     job_free(job);

@@ -86,7 +86,8 @@ static void pytorch_tasks_share_the_templates_master_first(void)
     CHECK_INT(a.job->tasks[0].replicas, 1); /* Kubeflow's default */
     CHECK_INT(a.job->tasks[1].replicas, 3);
     CHECK_INT(a.job->min_available, 4);
-    json_t *specs = json_object_get(json_object_get(a.job->source, "spec"), "pytorchReplicaSpecs");
+    /* the posted document (the job keeps a copy of it as admitted, job->source) */
+    json_t *specs = json_object_get(json_object_get(a.in.docs[0].root, "spec"), "pytorchReplicaSpecs");
     /* the very template objects, not copies */
     CHECK(json_object_get(vtask(&a, 0), "template") == json_object_get(json_object_get(specs, "Master"), "template"));
     CHECK(json_object_get(vtask(&a, 1), "template") == json_object_get(json_object_get(specs, "Worker"), "template"));
@@ -182,7 +183,7 @@ static void run_policy_becomes_volcano_fields(void)
     /* the source's annotations are untouched */
     CHECK_INT(json_object_size(json_object_get(json_object_get(a.job->source, "metadata"), "annotations")), 1);
     /* the deadline on every pod; the templates copied for it, their containers still shared */
-    json_t *specs = json_object_get(json_object_get(a.job->source, "spec"), "pytorchReplicaSpecs");
+    json_t *specs = json_object_get(json_object_get(a.in.docs[0].root, "spec"), "pytorchReplicaSpecs");
     for (size_t i = 0; i < 2; i++) {
         json_t *vt = json_object_get(vtask(&a, i), "template");
         json_t *st = json_object_get(json_object_get(specs, i ? "Worker" : "Master"), "template");

@@ -184,7 +184,7 @@ static void deadline_on_copies_of_the_templates(void)
     dialect_case_done(&p);
     char *yaml = dialect_case_edit(sample, "  activeDeadlineSeconds: 600\n", "");
     REQUIRE(dialect_case_adapt(&dialect_rayjob, yaml, &p) == 0);
-    json_t *src = json_object_get(json_object_get(json_object_get(p.job->source, "spec"), "rayClusterSpec"),
+    json_t *src = json_object_get(json_object_get(json_object_get(p.in.docs[0].root, "spec"), "rayClusterSpec"),
                                   "headGroupSpec");
     CHECK(json_object_get(dialect_case_task(p.job, 0), "template") == json_object_get(src, "template"));
     dialect_case_done(&p);
