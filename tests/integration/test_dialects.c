@@ -31,6 +31,10 @@ static bool server_up;
     "'env | grep -E \"^(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE|TF_CONFIG|MPI_HOST|VC_TASK_INDEX)=\" | sort; " \
     "cat /etc/volcano/*.host 2>/dev/null; sleep 1; true'"
 
+/* The same command as a JSON string (for the training request). */
+#define PRINT_ENV_JSON                                                                                      \
+    "\"env | grep -E '^(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE)=' | sort; sleep 1\""
+
 static bool start(void)
 {
     if (server_up)
@@ -179,6 +183,151 @@ static void mpijob_launcher_gets_the_worker_hosts(void)
     check_log("pi-launcher-0", (const char *const[]){"MPI_HOST=pi-worker-0.pi,pi-worker-1.pi\n", NULL});
 }
 
+/* Stand-ins for the tools a RayJob's and a SparkApplication's tasks run (neither Ray nor Spark is
+ * installed here): each says how it was called and with what environment, and a cluster process
+ * (ray start, Spark's executor backend) stays up as the real one does until the job stops it. */
+static char tools_dir[64];
+
+static bool write_tool(const char *name, const char *body)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", tools_dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return false;
+    fprintf(f, "#!/bin/sh\necho \"%s $*\"\nenv | grep -E '^(SPARK_|RAY_)' | sort\n%s", name, body);
+    fclose(f);
+    return chmod(path, 0755) == 0;
+}
+
+static void remove_tools(void)
+{
+    static const char *const names[] = {"ray", "spark-submit", "spark-class"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", tools_dir, names[i]);
+        unlink(path);
+    }
+    rmdir(tools_dir);
+}
+
+static bool make_tools(void)
+{
+    if (tools_dir[0])
+        return true;
+    snprintf(tools_dir, sizeof tools_dir, "/tmp/caldera-tools-XXXXXX");
+    if (!mkdtemp(tools_dir))
+        return false;
+    atexit(remove_tools);
+    return write_tool("ray", "case \"$1\" in\n"
+                             "start) exec sleep 60 ;;\n"
+                             "job) if [ \"$2\" = submit ]; then\n"
+                             "  while [ $# -gt 0 ] && [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\n"
+                             "fi ;;\n"
+                             "esac\n") &&
+           write_tool("spark-submit", "sleep 1\n") && write_tool("spark-class", "exec sleep 60\n");
+}
+
+/* A container's env line putting the stand-ins first on PATH. */
+static const char *tools_path_env(void)
+{
+    static char env[256];
+    snprintf(env, sizeof env, "[{name: PATH, value: \"%s:/usr/bin:/bin\"}]", tools_dir);
+    return env;
+}
+
+static void rayjob_runs_head_workers_and_the_submitter(void)
+{
+    REQUIRE(start());
+    REQUIRE(make_tools());
+    char yaml[4096];
+    const char *env = tools_path_env();
+    snprintf(yaml, sizeof yaml,
+             "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: rj}\nspec:\n"
+             "  entrypoint: echo entrypoint-ran\n  shutdownAfterJobFinishes: true\n"
+             "  submitterPodTemplate:\n    spec:\n      containers:\n      - name: submit\n        env: %s\n"
+             "  rayClusterSpec:\n    headGroupSpec:\n      rayStartParams: {}\n      template:\n        spec:\n"
+             "          containers:\n          - name: ray-head\n            env: %s\n"
+             "    workerGroupSpecs:\n    - groupName: small\n      replicas: 2\n      template:\n        spec:\n"
+             "          containers:\n          - name: ray-worker\n            env: %s\n",
+             env, env, env);
+    long code = 0;
+    json_t *created = post(RAYJOBS, yaml, "application/yaml", &code);
+    CHECK_INT(code, 201);
+    CHECK_STR(jv_str(created, "kind"), "RayJob");
+    json_decref(created);
+    REQUIRE(wait_volcano_phase("rj", "Completed") == 0);
+    check_log("rj-head-0", (const char *const[]){"ray start --head", NULL});
+    check_log("rj-small-1", (const char *const[]){"ray start", "--address=rj-head-0.rj:6379", NULL});
+    check_log("rj-submitter-0", (const char *const[]){"ray job submit --address http://rj-head-0.rj:8265",
+                                                       "entrypoint-ran\n", NULL});
+    json_t *obj = server_request(&server, "GET", RAYJOBS "/rj", NULL, NULL, &code);
+    CHECK_STR(jv_str(obj, "status.jobStatus"), "SUCCEEDED");
+    CHECK_STR(jv_str(obj, "status.dashboardURL"), "rj-head-0.rj:8265");
+    json_decref(obj);
+}
+
+static void sparkapplication_runs_a_driver_and_its_executors(void)
+{
+    REQUIRE(start());
+    REQUIRE(make_tools());
+    char yaml[4096];
+    const char *env = tools_path_env();
+    snprintf(yaml, sizeof yaml,
+             "apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\nmetadata: {name: sp}\nspec:\n"
+             "  type: Scala\n  mode: cluster\n  image: spark:3.5.3\n"
+             "  mainClass: org.apache.spark.examples.SparkPi\n"
+             "  mainApplicationFile: local:///opt/spark/examples/jars/spark-examples.jar\n"
+             "  arguments: [\"100\"]\n  sparkVersion: 3.5.3\n"
+             "  driver: {cores: 1, memory: 512m, env: %s}\n"
+             "  executor: {instances: 2, cores: 1, memory: 512m, env: %s}\n",
+             env, env);
+    long code = 0;
+    json_t *created = post(SPARKAPPS, yaml, "application/yaml", &code);
+    CHECK_INT(code, 201);
+    json_decref(created);
+    REQUIRE(wait_volcano_phase("sp", "Completed") == 0);
+    check_log("sp-driver-0", (const char *const[]){"spark-submit", "--class org.apache.spark.examples.SparkPi",
+                                                    "spark.driver.host=sp-driver-0.sp", NULL});
+    check_log("sp-executor-1", (const char *const[]){"spark-class org.apache.spark.executor.CoarseGrainedExecutorBackend",
+                                                      "--executor-id 2", "SPARK_DRIVER_URL=", NULL});
+    json_t *obj = server_request(&server, "GET", SPARKAPPS "/sp", NULL, NULL, &code);
+    CHECK_STR(jv_str(obj, "status.applicationState.state"), "COMPLETED");
+    json_decref(obj);
+}
+
+/* The training request: the answer is the Volcano Job it became; GET shows the request. */
+static void training_requests_become_volcano_jobs(void)
+{
+    REQUIRE(start());
+    long code = 0;
+    json_t *job = post(TRAININGS,
+                       "{\"name\":\"tp\",\"framework\":\"pytorch\",\"workers\":3,"
+                       "\"command\":[\"sh\",\"-c\"," PRINT_ENV_JSON "]}",
+                       "application/json", &code);
+    CHECK_INT(code, 201);
+    CHECK_STR(jv_str(job, "kind"), "Job");
+    CHECK_STR(jv_str(job, "apiVersion"), "batch.volcano.sh/v1alpha1");
+    json_decref(job);
+    job = post(TRAININGS,
+               "{\"name\":\"tb\",\"workers\":3,"
+               "\"command\":[\"sh\",\"-c\",\"echo shard $CALDERA_SHARD_INDEX of $CALDERA_SHARD_COUNT\"]}",
+               "application/json", &code);
+    CHECK_INT(code, 201);
+    json_decref(job);
+    REQUIRE(wait_volcano_phase("tp", "Completed") == 0);
+    check_log("tp-master-0", (const char *const[]){"RANK=0\n", "WORLD_SIZE=3\n", "MASTER_ADDR=tp-master-0.tp\n", NULL});
+    check_log("tp-worker-1", (const char *const[]){"RANK=2\n", "WORLD_SIZE=3\n", NULL});
+    REQUIRE(wait_volcano_phase("tb", "Completed") == 0);
+    check_log("tb-worker-0", (const char *const[]){"shard 0 of 3\n", NULL});
+    check_log("tb-worker-2", (const char *const[]){"shard 2 of 3\n", NULL});
+    json_t *obj = server_request(&server, "GET", TRAININGS "/tb", NULL, NULL, &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(jv_str(obj, "kind"), "Training");
+    CHECK_STR(jv_str(obj, "status.phase"), "Completed");
+    json_decref(obj);
+}
+
 /* One file with a Queue and a PyTorchJob in it (seed 004 keeps queues and jobs together): jobctl
  * sends each document to the path of its kind. */
 static void jobctl_submits_a_queue_and_a_pytorchjob_from_one_file(void)
@@ -304,4 +453,7 @@ static void every_view_survives_a_restart(void)
 TEST_MAIN(TEST_CASE(pytorchjob_runs_with_the_pytorch_wiring), TEST_CASE(tfjob_gets_tf_config),
           TEST_CASE(mpijob_launcher_gets_the_worker_hosts), TEST_CASE(each_path_sees_its_own_objects),
           TEST_CASE(jobctl_submits_a_queue_and_a_pytorchjob_from_one_file),
+          TEST_CASE(rayjob_runs_head_workers_and_the_submitter),
+          TEST_CASE(sparkapplication_runs_a_driver_and_its_executors),
+          TEST_CASE(training_requests_become_volcano_jobs),
           TEST_CASE(errors_name_the_users_field_and_line), TEST_CASE(every_view_survives_a_restart))
