@@ -84,7 +84,7 @@ int command_from_doc(const struct intake_doc *doc, const char *url_ns, struct co
     uint64_t rv;
     resolve_generate_name(root);
     object_meta_parse(&f, root, url_ns, &c->meta, &rv);
-    object_refuse_unknown(&f, root, "", top_fields);
+    field_check_known(&f, root, "", top_fields);
     parse_target(&f, root, c);
     parse_action(&f, root, c);
     field_string(&f, root, "reason", "reason", false, &c->reason);

@@ -23,13 +23,16 @@ void dialect_refuse_fields(struct fields *f, const json_t *obj, const char *path
         (void)v;
         if (listed(known, key))
             continue;
-        const char *reason = "unknown field";
+        const char *reason = NULL;
         for (const struct field_refusal *r = refused; r && r->name; r++)
             if (strcmp(r->name, key) == 0)
                 reason = r->reason;
         char sub[FIELD_PATH_MAX];
         field_path(sub, path, key);
-        field_error(f, obj, key, sub, "FieldValueNotSupported", "Unsupported value: \"%s\": %s", key, reason);
+        if (reason)
+            field_forbidden(f, obj, key, sub, reason); /* a field of the format that Caldera does not run */
+        else
+            field_unknown(f, obj, key, path);
     }
 }
 

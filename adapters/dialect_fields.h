@@ -14,9 +14,10 @@ struct field_refusal {
     const char *reason;
 };
 
-/* A FieldValueNotSupported cause for each member of obj (at path) whose key is not in known
- * (NULL-ended): `Unsupported value: "<key>": <reason>` for the keys in refused (ended by a {NULL}
- * entry; refused may be NULL), `Unsupported value: "<key>": unknown field` for the others. */
+/* A cause for each member of obj (at path) whose key is not in known (NULL-ended): for the keys in
+ * refused (ended by a {NULL} entry; refused may be NULL), fields the format defines that Caldera does
+ * not run, `Forbidden: <reason>`; for the others `unknown field "<path>.<key>"`, the wording of every
+ * strict check (adapters/fields.h). */
 void dialect_refuse_fields(struct fields *f, const json_t *obj, const char *path, const char *const *known,
                            const struct field_refusal *refused);
 

@@ -288,7 +288,7 @@ void field_forbidden(struct fields *f, const json_t *obj, const char *key, const
     field_error(f, obj, key, path, "FieldValueForbidden", "Forbidden: %s", detail);
 }
 
-static bool unknown_field(struct fields *f, const json_t *obj, const char *key, const char *path)
+bool field_unknown(struct fields *f, const json_t *obj, const char *key, const char *path)
 {
     char sub[FIELD_PATH_MAX];
     field_path(sub, path, key);
@@ -308,7 +308,7 @@ bool field_check_known(struct fields *f, const json_t *obj, const char *path, co
         while (*k && strcmp(*k, key) != 0)
             k++;
         if (!*k)
-            ok = unknown_field(f, obj, key, path);
+            ok = field_unknown(f, obj, key, path);
     }
     return ok;
 }
@@ -332,7 +332,7 @@ bool field_check_rules(struct fields *f, const json_t *obj, const char *path, co
         while (r->name && strcmp(r->name, key) != 0)
             r++;
         if (!r->name) {
-            ok = unknown_field(f, obj, key, path);
+            ok = field_unknown(f, obj, key, path);
         } else if (r->refused && !empty_value(v)) {
             char sub[FIELD_PATH_MAX];
             field_path(sub, path, key);

@@ -66,6 +66,8 @@ struct field_rule {
  * `unknown field "spec.foo"` (FieldValueNotSupported) for each member of obj that known (NULL-ended)
  * does not name. Returns false when it added a cause. */
 bool field_check_known(struct fields *f, const json_t *obj, const char *path, const char *const *known);
+/* The cause field_check_known adds for one member: `unknown field "<path>.<key>"`. Returns false. */
+bool field_unknown(struct fields *f, const json_t *obj, const char *key, const char *path);
 /* The same with a table (ended by a NULL name): unknown members are refused as above, and a member
  * whose rule has a reason is refused with `Forbidden: <reason>` unless its value is empty (null, "",
  * [] or {}: what Kubernetes' omitempty treats as unset). Returns false when it added a cause. */

@@ -97,7 +97,7 @@ static void scheduling_policy(struct kubeflow_job *j, json_t *rp)
     json_t *sp;
     if (!field_object(j->f, rp, "schedulingPolicy", parent, false, &sp) || !sp)
         return;
-    object_refuse_unknown(j->f, sp, parent, scheduling_fields);
+    field_check_known(j->f, sp, parent, scheduling_fields);
     char path[FIELD_PATH_MAX];
     field_path(path, parent, "minAvailable");
     int64_t min_available = 0;
@@ -124,7 +124,7 @@ void kubeflow_run_policy(struct kubeflow_job *j)
     char path[FIELD_PATH_MAX];
     if (!field_object(j->f, j->spec, "runPolicy", parent, false, &rp) || !rp)
         return;
-    object_refuse_unknown(j->f, rp, parent, run_policy_fields);
+    field_check_known(j->f, rp, parent, run_policy_fields);
     field_path(path, parent, "cleanPodPolicy");
     kubeflow_clean_pod_policy(j, rp, path);
     int64_t ignored;

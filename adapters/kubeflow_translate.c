@@ -95,7 +95,7 @@ static void parse_replica(struct kubeflow_job *j, struct kubeflow_replica *r)
                       "a replica spec must be an object");
         return;
     }
-    object_refuse_unknown(f, r->spec, r->path, replica_fields);
+    field_check_known(f, r->spec, r->path, replica_fields);
     r->replicas = r->type->default_replicas;
     field_path(p, r->path, "replicas");
     if (!json_object_get(r->spec, "replicas"))
@@ -231,13 +231,13 @@ int kubeflow_translate(const struct kubeflow_kind *kind, struct fields *f, json_
                        struct dialect_translation *out)
 {
     struct kubeflow_job j = {.kind = kind, .f = f, .source = source, .out = out};
-    object_refuse_unknown(f, source, "", top_fields);
+    field_check_known(f, source, "", top_fields);
     j.volcano = json_pack("{s:s, s:s}", "apiVersion", VOLCANO_JOB_API_VERSION, "kind", "Job");
     j.vspec = json_object();
     json_object_set_new(j.volcano, "metadata", copy_metadata(&j));
     json_object_set_new(j.volcano, "spec", j.vspec);
     if (field_object(f, source, "spec", "spec", true, &j.spec) && j.spec) {
-        object_refuse_unknown(f, j.spec, "spec", kind->spec_fields);
+        field_check_known(f, j.spec, "spec", kind->spec_fields);
         parse_replica_specs(&j);
         kind->check_spec(&j);
         kubeflow_run_policy(&j);

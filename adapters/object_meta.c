@@ -83,30 +83,7 @@ bool object_meta_parse(struct fields *f, json_t *root, const char *url_ns, json_
     return true;
 }
 
-static bool known_key(const char *key, const char *const *known)
-{
-    for (; *known; known++)
-        if (strcmp(key, *known) == 0)
-            return true;
-    return false;
-}
 
-void object_refuse_unknown(struct fields *f, const json_t *obj, const char *path, const char *const *known)
-{
-    char list[256] = "";
-    for (const char *const *k = known; *k; k++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k == known ? "" : ", ", *k);
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)obj, key, v) {
-        if (known_key(key, known))
-            continue;
-        char sub[FIELD_PATH_MAX];
-        field_path(sub, path, key);
-        field_error(f, obj, key, sub, "FieldValueNotSupported",
-                    "Unsupported value: \"%s\": Caldera does not implement this field (supported: %s)", key, list);
-    }
-}
 
 const char *object_doc_name(const json_t *root)
 {

@@ -32,9 +32,6 @@ int object_check_type(const json_t *root, const struct object_type *t, struct ap
  * when it added causes or failed the status. */
 bool object_meta_parse(struct fields *f, json_t *root, const char *url_ns, json_t **meta, uint64_t *resource_version);
 
-/* A FieldValueNotSupported cause for each member of obj whose key is not in known (NULL-ended),
- * so a field Caldera does not implement is refused by name rather than dropped. */
-void object_refuse_unknown(struct fields *f, const json_t *obj, const char *path, const char *const *known);
 
 /* The object's name as the document gives it, for messages ("" when it has none). */
 const char *object_doc_name(const json_t *root);

@@ -63,7 +63,7 @@ static void parse_preemption_policy(struct fields *f, json_t *root, struct prior
 /* The fields beside metadata; defaults (globalDefault false, PreemptLowerPriority) are written back. */
 static void parse_fields(struct fields *f, json_t *root, struct priority_class *pc)
 {
-    object_refuse_unknown(f, root, "", top_fields);
+    field_check_known(f, root, "", top_fields);
     int64_t value = 0;
     int64_t max = is_builtin(pc->name) ? INT32_MAX : PRIORITY_USER_MAX;
     field_int(f, root, "value", "value", true, INT32_MIN, max, &value);

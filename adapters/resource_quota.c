@@ -15,7 +15,13 @@
 static const struct object_type quota_type = {"v1", "ResourceQuota", "resourcequotas", ""};
 
 static const char *const top_fields[] = {"apiVersion", "kind", "metadata", "spec", "status", NULL};
-static const char *const spec_fields[] = {"hard", NULL};
+/* ResourceQuotaSpec: hard is honoured; scopes narrow a quota to some pods, which Caldera does not do. */
+static const struct field_rule spec_rules[] = {
+    {"hard", NULL},
+    {"scopes", "Caldera does not implement quota scopes: a quota counts every job of its namespace"},
+    {"scopeSelector", "Caldera does not implement quota scopes: a quota counts every job of its namespace"},
+    {NULL, NULL},
+};
 
 int resource_quota_key_index(const char *key)
 {
@@ -83,12 +89,12 @@ static struct resource_quota *build(struct fields *f, json_t *root, const char *
         api_fail(f->st, 500, "InternalError", "out of memory");
         return NULL;
     }
-    object_refuse_unknown(f, root, "", top_fields);
+    field_check_known(f, root, "", top_fields);
     if (object_meta_parse(f, root, url_ns, &meta, &q->resource_version) &&
         (!(q->name = strdup(json_string_value(json_object_get(meta, "name")))) || !(q->ns = strdup(url_ns))))
         api_fail(f->st, 500, "InternalError", "out of memory");
     if (f->st->code == 0 && field_object(f, root, "spec", "spec", false, &spec) && spec) {
-        object_refuse_unknown(f, spec, "spec", spec_fields);
+        field_check_rules(f, spec, "spec", spec_rules);
         parse_hard(f, spec, q);
     }
     if (f->st->code != 0 || f->st->ncauses > 0 || !meta) {

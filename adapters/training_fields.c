@@ -36,15 +36,7 @@ static bool in_list(const char *s, const char *const *list)
     return false;
 }
 
-static void refuse_unknown(struct fields *f, const json_t *req)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)req, key, v) {
-        if (!in_list(key, known_fields))
-            field_error(f, req, key, key, "FieldValueNotSupported", "unknown field \"%s\"", key);
-    }
-}
+static void refuse_unknown(struct fields *f, const json_t *req) { field_check_known(f, req, "", known_fields); }
 
 /* A field only some frameworks read: refused by name for the others. */
 static bool only_for(struct fields *f, const json_t *req, const char *key, const struct training *t, const char *which)

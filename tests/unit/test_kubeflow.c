@@ -318,8 +318,8 @@ static void refusals_name_the_field(void)
          "spec.runPolicy.schedulingPolicy.minResources.cpu: invalid quantity \"1x\""},
         {"  nprocPerNode: auto\n", "spec.nprocPerNode: Unsupported value: \"auto\""},
         {"  runPolicy: {cleanPodPolicies: All}\n",
-         "spec.runPolicy.cleanPodPolicies: Unsupported value: \"cleanPodPolicies\""},
-        {"  extra: 1\n", "spec.extra: Unsupported value: \"extra\""},
+         "spec.runPolicy.cleanPodPolicies: unknown field \"spec.runPolicy.cleanPodPolicies\""},
+        {"  extra: 1\n", "spec.extra: unknown field \"spec.extra\""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char yaml[1024];

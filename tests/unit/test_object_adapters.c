@@ -267,7 +267,7 @@ static void priority_class_refusals_with_lines(void)
     CHECK_CAUSE(&st, "metadata.name", "FieldValueForbidden", 2, "reserved for the built-in classes");
     CHECK_CAUSE(&st, "value", "FieldValueInvalid", 3, "1000000000");
     CHECK_CAUSE(&st, "preemptionPolicy", "FieldValueNotSupported", 4, "\"Never\", \"PreemptLowerPriority\"");
-    CHECK_CAUSE(&st, "spec", "FieldValueNotSupported", 5, "Caldera does not implement this field");
+    CHECK_CAUSE(&st, "spec", "FieldValueNotSupported", 5, "unknown field \"spec\"");
     CHECK_CAUSE(&st, "globalDefault", "FieldValueInvalid", 6, "must be a boolean");
     CHECK(parse_pc("metadata: {name: x}\nvalue: 3000000000\n", &st) == NULL); /* not an int32 */
     CHECK_CAUSE(&st, "value", "FieldValueInvalid", 2, "must be between");
@@ -395,7 +395,7 @@ static void quota_refusals_with_lines(void)
                       "    memory: lots\n"      /* 8 */
                       "    pods: 1.5\n"         /* 9 */
                       "  scopes: [BestEffort]\n" /* 10 */
-                      "  scopeSelector: {}\n",  /* 11 */
+                      "  scopeSelector: {matchExpressions: [{operator: Exists, scopeName: BestEffort}]}\n", /* 11 */
                       &st) == NULL);
     CHECK_INT(st.code, 422);
     CHECK_CONTAINS(st.message, "ResourceQuota \"q\" is invalid");
@@ -405,8 +405,8 @@ static void quota_refusals_with_lines(void)
     CHECK_CAUSE(&st, "spec.hard[requests.foo/x]", "FieldValueNotSupported", 7, "no node offers this resource");
     CHECK_CAUSE(&st, "spec.hard[memory]", "FieldValueInvalid", 8, "\"lots\"");
     CHECK_CAUSE(&st, "spec.hard[pods]", "FieldValueInvalid", 9, "1.5");
-    CHECK_CAUSE(&st, "spec.scopes", "FieldValueNotSupported", 10, "Caldera does not implement this field");
-    CHECK_CAUSE(&st, "spec.scopeSelector", "FieldValueNotSupported", 11, "\"scopeSelector\"");
+    CHECK_CAUSE(&st, "spec.scopes", "FieldValueForbidden", 10, "Forbidden: Caldera does not implement quota scopes");
+    CHECK_CAUSE(&st, "spec.scopeSelector", "FieldValueForbidden", 11, "Forbidden: Caldera does not implement quota scopes");
 
     CHECK(parse_quota("metadata: {name: q, namespace: team-b}\n", &st) == NULL);
     CHECK_INT(st.code, 400);
