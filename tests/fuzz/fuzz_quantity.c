@@ -128,7 +128,10 @@ static void check_scales(const char *text)
     snprintf(with, sizeof with, "%sM", text);
     snprintf(other, sizeof other, "%sk", text);
     check_same(with, 0, other, 3);
-    if (milli.err == QTY_OK && milli.value % 1000 == 0) { /* a whole number: Ki is exactly 1024 of it */
+    /* A whole number (ceil(x) == floor(x) == -ceil(-x)): Ki is exactly 1024 of it. */
+    snprintf(other, sizeof other, "%c%s", text[0] == '-' ? '+' : '-', text + (text[0] == '-' || text[0] == '+'));
+    struct parsed negated = parse_at(other, 0);
+    if (negated.err == QTY_OK && negated.value != INT64_MIN && whole.value == -negated.value) {
         int64_t expect;
         snprintf(with, sizeof with, "%sKi", text);
         struct parsed kibi = parse_at(with, 0);
