@@ -141,6 +141,38 @@ build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(PKG_LIBS)
 
+# Fuzzers: clang's libFuzzer against the library compiled on its own with coverage, ASan and UBSan.
+# build/fuzz/suite/fuzz_NAME runs fuzzer NAME for $FUZZ_SECONDS through tests/fuzz/run-fuzzer, so
+# tests/run-tests counts it like any test binary.
+FUZZ_CC := /usr/bin/clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := $(filter-out -Wno-format-truncation,$(BASE_CFLAGS)) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SUPPORT_SRCS := $(wildcard tests/fuzz/support/*.c)
+FUZZ_LIB := build/fuzz/libcaldera.a
+FUZZ_BINS := $(patsubst %,build/fuzz/bin/fuzz_%,$(FUZZ_NAMES))
+FUZZ_SUITE := $(patsubst %,build/fuzz/suite/fuzz_%,$(FUZZ_NAMES))
+
+build/fuzz/%.o: %.c
+	@mkdir -p $(@D)
+	$(call say,CC-FUZZ,$<)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_LIB): $(call obj,fuzz,$(LIB_SRCS))
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+build/fuzz/bin/fuzz_%: build/fuzz/tests/fuzz/fuzz_%.o $(call obj,fuzz,$(FUZZ_SUPPORT_SRCS)) $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+build/fuzz/suite/fuzz_%: build/fuzz/bin/fuzz_%
+	@mkdir -p $(@D)
+	$(Q)printf '#!/bin/sh\n# Runs fuzzer %s for $$FUZZ_SECONDS (made by the Makefile).\nexec "$$(dirname "$$0")/../../../tests/fuzz/run-fuzzer" %s\n' $* $* >$@
+	$(Q)chmod +x $@
+
 .SECONDARY:
 
 # --- goals -----------------------------------------------------------------
@@ -155,15 +187,20 @@ all: $(BINARIES)
 run: all
 	./bin/jobserver --listen 127.0.0.1:8080 --data ./var $(ARGS)
 
-test-build: $(UNIT_BINS) $(INTEGRATION_BINS) $(ASAN_BINARIES) all
+test-build: $(UNIT_BINS) $(INTEGRATION_BINS) $(ASAN_BINARIES) all $(FUZZ_SUITE)
 
-## make test: every unit and integration test, built with ASan+UBSan; prints "N passed, N failed"
+## make test: every unit and integration test, built with ASan+UBSan, and each fuzzer for FUZZ_SECONDS
+## (default 20); prints "N passed, N failed"
 test: test-build
-	@./tests/run-tests build/asan/tests/unit build/asan/tests/integration
+	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20) ./tests/run-tests build/asan/tests/unit build/asan/tests/integration build/fuzz/suite
 
 ## make bench [ONLY=prefix]: every benchmark, one "bench: <name> <value> <unit>" line per figure
 bench: $(BENCH_BINS) all
 	@./tests/bench/run-benches build/rel/tests/bench "$(ONLY)"
+
+## make fuzz [FUZZ_SECONDS=600]: each libFuzzer target for FUZZ_SECONDS; crashes kept in build/fuzz/crashes/
+fuzz: $(FUZZ_SUITE)
+	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600) TEST_TIMEOUT=$$(( $(or $(FUZZ_SECONDS),600) + 300 )) ./tests/run-tests build/fuzz/suite
 
 clean:
 	rm -rf build bin

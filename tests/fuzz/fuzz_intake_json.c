@@ -1,0 +1,10 @@
+/* libFuzzer target: any body posted as JSON (intake_parse with INTAKE_JSON), then the document
+ * adapted as the gateway would, with the checks of tests/fuzz/support/adapt_checks.c. */
+#include "tests/fuzz/support/adapt_checks.h"
+#include "tests/fuzz/support/fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_adapt_body(data, size, INTAKE_JSON);
+    return 0;
+}
