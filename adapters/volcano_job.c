@@ -10,6 +10,7 @@
 #include "adapters/lifecycle.h"
 #include "adapters/pod_template.h"
 #include "common/duration.h"
+#include "common/hashmap.h"
 #include "common/uuid.h"
 #include "scheduler/controller/job_plugins.h"
 
@@ -18,6 +19,7 @@
 #define DEFAULT_MAX_RETRY 3
 #define DEFAULT_TASK_MAX_RETRY 3
 #define DEFAULT_TTL_SECONDS -1
+#define MAX_JOB_REPLICAS 10000000 /* replica counts are int32; this keeps every sum of them far below */
 
 /* The Job object: status is the server's (dropped on create, as the API server drops it). */
 static const char *const job_fields[] = {"apiVersion", "kind", "metadata", "spec", "status", NULL};
@@ -214,18 +216,23 @@ static void parse_tasks(struct fields *f, json_t *spec, struct job *job)
             check_template_scheduler(f, job, &job->tasks[i], path);
     }
     bool duplicates = false;
+    struct hmap seen = {0}; /* name -> task: a job of 5,000 tasks is checked in linear time */
     for (int a = 0; a < job->ntasks; a++) {
-        for (int b = 0; b < a; b++) {
-            if (job->tasks[a].name && job->tasks[b].name && strcmp(job->tasks[a].name, job->tasks[b].name) == 0) {
-                char p[FIELD_PATH_MAX], tp[FIELD_PATH_MAX];
-                field_path_index(tp, "spec.tasks", (size_t)a);
-                field_path(p, tp, "name");
-                field_error(f, json_array_get(tasks, (size_t)a), "name", p, "FieldValueDuplicate",
-                            "Duplicate value: \"%s\": duplicated task name", job->tasks[a].name);
-                duplicates = true;
-            }
+        const char *name = job->tasks[a].name;
+        if (!name)
+            continue;
+        if (strmap_get(&seen, name)) {
+            char p[FIELD_PATH_MAX], tp[FIELD_PATH_MAX];
+            field_path_index(tp, "spec.tasks", (size_t)a);
+            field_path(p, tp, "name");
+            field_error(f, json_array_get(tasks, (size_t)a), "name", p, "FieldValueDuplicate",
+                        "Duplicate value: \"%s\": duplicated task name", name);
+            duplicates = true;
+        } else if (strmap_put(&seen, name, &job->tasks[a]) != 0) {
+            api_fail(f->st, 500, "InternalError", "out of memory");
         }
     }
+    hmap_free(&seen);
     if (!duplicates) /* names must be unique to mean anything */
         depends_on_parse(f, tasks, job);
 }
@@ -297,6 +304,25 @@ static void parse_spec_scalars(struct fields *f, json_t *spec, struct job *job)
 
 /* Volcano's rule: job minAvailable defaults to the sum of the tasks' minAvailable, and may not
  * exceed the total replicas. */
+/* The requests of all replicas together must be countable: the queue and PodGroup sums are int64
+ * in the smallest unit (bytes, millicores), and 4 replicas of 2Ei of memory are not. */
+static void check_total_requests(struct fields *f, json_t *spec, const struct job *job)
+{
+    for (int i = 0; i < resource_count(); i++) {
+        int64_t sum = 0, part;
+        bool overflow = false;
+        for (int t = 0; t < job->ntasks && !overflow; t++)
+            overflow = __builtin_mul_overflow(job->tasks[t].request.v[i], (int64_t)job->tasks[t].replicas, &part) ||
+                       __builtin_add_overflow(sum, part, &sum);
+        if (overflow) {
+            field_error(f, spec, "tasks", "spec.tasks", "FieldValueInvalid",
+                        "Invalid value: the replicas' %s requests add up to more than Caldera can count "
+                        "(9223372036854775807 in its smallest unit)", resource_name(i));
+            return;
+        }
+    }
+}
+
 static void check_min_available(struct fields *f, json_t *spec, struct job *job)
 {
     int64_t total = 0, task_min = 0, min_available = -1;
@@ -314,6 +340,11 @@ static void check_min_available(struct fields *f, json_t *spec, struct job *job)
     job->min_available = (int32_t)min_available;
     if (job->min_success > total)
         field_invalid(f, spec, "minSuccess", "spec.minSuccess", "job 'minSuccess' should not be greater than total replicas in tasks");
+    if (total > MAX_JOB_REPLICAS)
+        field_error(f, spec, "tasks", "spec.tasks", "FieldValueTooMany",
+                    "Too many: %lld: a job may have at most %d replicas in all", (long long)total, MAX_JOB_REPLICAS);
+    else
+        check_total_requests(f, spec, job);
 }
 
 static int build(struct fields *f, json_t *root, const char *url_ns, struct job **out)

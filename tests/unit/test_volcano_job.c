@@ -705,7 +705,33 @@ static void admitted_jobs_read_back_whatever_is_refused_now(void)
     intake_free(&in);
 }
 
-TEST_MAIN(TEST_CASE(admitted_jobs_read_back_whatever_is_refused_now), TEST_CASE(defaults_as_volcano_admission_sets_them), TEST_CASE(runtime_fields_from_the_template),
+/* Sums the queue and the PodGroup keep must fit: 4 replicas of 2Ei of memory do not (found by the
+ * YAML fuzzer); a name repeated among many tasks is still found. */
+static void requests_that_cannot_be_counted_are_refused(void)
+{
+    struct api_status st;
+    CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: big}\nspec:\n  tasks:\n"
+                "  - name: t\n    replicas: 4\n    template: {spec: {containers: [{name: c, command: [x], "
+                "resources: {requests: {memory: 2Ei}}}]}}\n",
+                &st) == NULL);
+    CHECK_INT(st.code, 422);
+    CHECK_CONTAINS(st.message, "spec.tasks: Invalid value: the replicas' memory requests add up to more than Caldera "
+                               "can count");
+    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: ok}\nspec:\n  tasks:\n"
+                            "  - name: t\n    replicas: 3\n    template: {spec: {containers: [{name: c, command: [x], "
+                            "resources: {requests: {memory: 2Ei}}}]}}\n",
+                            &st);
+    CHECK(job != NULL); /* 6Ei still fits */
+    job_free(job);
+    CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: d}\nspec:\n  tasks:\n"
+                "  - {name: a, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n"
+                "  - {name: b, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n"
+                "  - {name: a, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n",
+                &st) == NULL);
+    CHECK_CONTAINS(st.message, "spec.tasks[2].name: Duplicate value: \"a\": duplicated task name (line 8, column 12)");
+}
+
+TEST_MAIN(TEST_CASE(requests_that_cannot_be_counted_are_refused), TEST_CASE(admitted_jobs_read_back_whatever_is_refused_now), TEST_CASE(defaults_as_volcano_admission_sets_them), TEST_CASE(runtime_fields_from_the_template),
           TEST_CASE(errors_name_field_and_line), TEST_CASE(type_and_namespace_errors_are_400),
           TEST_CASE(min_available_above_replicas_is_refused), TEST_CASE(generate_name_gets_a_suffix),
           TEST_CASE(render_and_restore_status), TEST_CASE(policy_errors_name_their_fields),
