@@ -26,7 +26,8 @@ struct intake_pos {
  * multi-document file into one body per document: it starts at the beginning of the document's first
  * line ("---" or directives when present, else its first content line; comments before are left out)
  * and ends where the next document or the stream begins/ends (after "..." when present). Each slice
- * parses on its own to the same JSON. JSON input: 0 and the body's length. */
+ * of a UTF-8 body parses on its own to the same JSON (a UTF-16 body's slices lack its byte order
+ * mark: re-encode such documents instead). JSON input: 0 and the body's length. */
 struct intake_doc {
     json_t *root;           /* owned: an object or an array */
     int first_line;         /* the line the document starts on */

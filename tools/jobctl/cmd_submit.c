@@ -22,6 +22,7 @@ struct input {
     char *data;
     size_t len;
     bool json;        /* JSON by the intake's sniffing rule; YAML otherwise */
+    bool utf16;       /* a UTF-16 byte order mark: slices of it are not documents on their own */
 };
 
 enum doc_kind { DOC_JOB, DOC_QUEUE, DOC_DIALECT };
@@ -58,6 +59,8 @@ static int read_input(const char *file, struct input *in)
         fprintf(stderr, "jobctl: cannot read %s: %s\n", in->name, strerror(errno));
         return JOBCTL_FAIL;
     }
+    const unsigned char *b = (const unsigned char *)in->data;
+    in->utf16 = in->len >= 2 && ((b[0] == 0xFE && b[1] == 0xFF) || (b[0] == 0xFF && b[1] == 0xFE));
     size_t blank = strspn(in->data, " \t\r\n");
     in->json = in->data[blank] == '{' || in->data[blank] == '[';
     return JOBCTL_OK;
@@ -137,7 +140,7 @@ static char *doc_body(const struct input *in, const struct intake_doc *d, struct
 {
     bool has_range = d->start_offset < d->end_offset && d->end_offset <= in->len;
     char *text;
-    if (!in->json && has_range) {
+    if (!in->json && !in->utf16 && has_range) {
         text = slice_keeping_lines(in->data, d->start_offset, d->end_offset, &body->len);
         body->content_type = "application/yaml";
     } else {
