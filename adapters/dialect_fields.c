@@ -64,3 +64,24 @@ int dialect_volcano_job(struct fields *f, json_t *meta, json_t *spec, struct dia
                              "metadata", meta, "spec", spec);
     return out->volcano ? 0 : api_fail(f->st, 500, "InternalError", "out of memory");
 }
+
+json_t *dialect_template_cow(json_t *template)
+{
+    json_t *copy = json_copy(template);
+    json_t *spec = json_object_get(template, "spec");
+    if (copy && json_is_object(spec) && json_object_set_new(copy, "spec", json_copy(spec)) != 0) {
+        json_decref(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+void dialect_template_deadline(json_t *template, int64_t deadline)
+{
+    json_t *spec = json_object_get(template, "spec");
+    json_t *own = json_object_get(spec, "activeDeadlineSeconds");
+    /* the pod's own deadline, when shorter, still holds; a malformed one is left for the pod
+     * template's validation to report */
+    if (deadline > 0 && json_is_object(spec) && (!own || (json_is_integer(own) && json_integer_value(own) > deadline)))
+        json_object_set_new(spec, "activeDeadlineSeconds", json_integer(deadline));
+}

@@ -30,4 +30,12 @@ json_t *dialect_volcano_metadata(struct fields *f, json_t *source, const char *w
  * with a 500 in f->st. */
 int dialect_volcano_job(struct fields *f, json_t *meta, json_t *spec, struct dialect_translation *out);
 
+/* A pod template whose spec the translation may change: shallow copies of the template and of its
+ * spec; what lies deeper (the containers) stays shared with the user's document, with its positions.
+ * A new reference, or NULL (out of memory). */
+json_t *dialect_template_cow(json_t *template);
+/* Writes activeDeadlineSeconds (seconds, 0: none) into a copied template's spec; the template's own
+ * deadline stays when it is shorter. */
+void dialect_template_deadline(json_t *template, int64_t deadline);
+
 #endif

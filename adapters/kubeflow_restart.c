@@ -2,6 +2,7 @@
  * the pod restarts nothing itself (restartPolicy Never) and the task's policies decide, per exit. */
 #include <string.h>
 
+#include "adapters/dialect_fields.h"
 #include "adapters/kubeflow.h"
 
 /* Kubeflow's ExitCode rule: 1-127 are the program's own verdict (permanent), 128-255 a signal or the
@@ -39,22 +40,14 @@ json_t *kubeflow_task_template(const struct kubeflow_job *j, const struct kubefl
     bool set_restart = restart && !(json_is_string(restart) && strcmp(json_string_value(restart), "Never") == 0);
     if (!json_is_object(spec) || (!set_restart && j->active_deadline == 0))
         return json_incref(r->template);
-    json_t *template = json_copy(r->template), *copy = json_copy(spec);
-    if (!template || !copy || json_object_set_new(template, "spec", copy) != 0) {
-        json_decref(template);
+    json_t *template = dialect_template_cow(r->template);
+    if (!template)
         return NULL;
-    }
     if (set_restart)
-        json_object_set_new(copy, "restartPolicy", json_string("Never"));
-    if (j->active_deadline > 0) {
-        /* Kubeflow counts activeDeadlineSeconds from the job's start and then fails the whole job; the pod
-         * field counts from each pod's own start, so a pod started later (a retry) gets the full time
-         * again. The pod's own deadline, when shorter, still holds; a malformed one is left for the pod
-         * template's validation to report. */
-        json_t *own = json_object_get(copy, "activeDeadlineSeconds");
-        if (!own || (json_is_integer(own) && json_integer_value(own) > j->active_deadline))
-            json_object_set_new(copy, "activeDeadlineSeconds", json_integer(j->active_deadline));
-    }
+        json_object_set_new(json_object_get(template, "spec"), "restartPolicy", json_string("Never"));
+    /* Kubeflow counts activeDeadlineSeconds from the job's start and then fails the whole job; the pod
+     * field counts from each pod's own start, so a pod started later (a retry) gets the full time again. */
+    dialect_template_deadline(template, j->active_deadline);
     return template;
 }
 

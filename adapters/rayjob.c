@@ -24,38 +24,6 @@ static const struct field_refusal spec_refusals[] = {
     {"schedule", "Caldera does not run RayJobs on a cron schedule"},
     {NULL, NULL}};
 
-void rayjob_dashboard_host(const char *job, int32_t port, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s-%s-0.%s:%d", job, RAY_HEAD_TASK, job, port);
-}
-
-json_t *rayjob_template_cow(json_t *template)
-{
-    json_t *copy = json_copy(template);
-    json_t *spec = json_object_get(template, "spec");
-    if (copy && json_is_object(spec))
-        json_object_set_new(copy, "spec", json_copy(spec));
-    return copy;
-}
-
-void rayjob_set_deadline(json_t *template, int64_t deadline)
-{
-    json_t *spec = json_object_get(template, "spec");
-    json_t *own = json_object_get(spec, "activeDeadlineSeconds");
-    if (deadline <= 0 || !json_is_object(spec) || (json_is_integer(own) && json_integer_value(own) <= deadline))
-        return;
-    json_object_set_new(spec, "activeDeadlineSeconds", json_integer(deadline));
-}
-
-const char *rayjob_submission_id(const json_t *source)
-{
-    const char *id = json_string_value(json_object_get(json_object_get(source, "spec"), "jobId"));
-    if (id && *id)
-        return id;
-    const char *name = json_string_value(json_object_get(json_object_get(source, "metadata"), "name"));
-    return name ? name : "";
-}
-
 /* The Volcano Job's metadata; the labels KubeRay's Volcano integration reads name the queue and the
  * PodGroup's priority class. */
 static json_t *volcano_metadata(struct fields *f, json_t *source, json_t *vspec, struct dialect_translation *t,

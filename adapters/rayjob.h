@@ -27,12 +27,6 @@ struct rayjob_cluster {
 
 /* The address of the head's dashboard, "<job>-head-0.<job>:<port>". */
 void rayjob_dashboard_host(const char *job, int32_t port, char *buf, size_t len);
-/* A template whose spec may be changed: a shallow copy of template and of its spec (the members stay
- * shared, so their positions are kept). A new reference, or NULL (out of memory). */
-json_t *rayjob_template_cow(json_t *template);
-/* The KubeRay activeDeadlineSeconds written into a task's template (the smaller one when the
- * template has its own). template must be a copy. */
-void rayjob_set_deadline(json_t *template, int64_t deadline);
 
 /* Checks spec.rayClusterSpec and appends the head task and the worker task (at most one group: the
  * Volcano ray plugin starts one worker task) to tasks, the ray plugin's arguments to plugins, and the

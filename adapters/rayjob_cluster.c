@@ -101,8 +101,8 @@ static json_t *group_template(struct fields *f, json_t *group, const char *group
         return NULL;
     if (deadline <= 0)
         return json_incref(template);
-    json_t *copy = rayjob_template_cow(template);
-    rayjob_set_deadline(copy, deadline);
+    json_t *copy = dialect_template_cow(template);
+    dialect_template_deadline(copy, deadline);
     return copy;
 }
 

@@ -13,6 +13,20 @@
 #define DEFAULT_SUBMITTER_BACKOFF 2
 #define TEMPLATE_PATH "spec.submitterPodTemplate"
 
+void rayjob_dashboard_host(const char *job, int32_t port, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s-%s-0.%s:%d", job, RAY_HEAD_TASK, job, port);
+}
+
+const char *rayjob_submission_id(const json_t *source)
+{
+    const char *id = json_string_value(json_object_get(json_object_get(source, "spec"), "jobId"));
+    if (id && *id)
+        return id;
+    const char *name = json_string_value(json_object_get(json_object_get(source, "metadata"), "name"));
+    return name ? name : "";
+}
+
 static const char *const config_fields[] = {"backoffLimit", NULL};
 
 /* s in single quotes for sh: ' becomes '\''. */
@@ -203,7 +217,7 @@ static json_t *user_template(struct fields *f, json_t *template, json_t *command
         json_decref(command);
         return NULL;
     }
-    json_t *copy = rayjob_template_cow(template);
+    json_t *copy = dialect_template_cow(template);
     json_t *cspec = json_object_get(copy, "spec");
     json_t *ccontainers = json_copy(containers), *cc0 = json_copy(c0);
     json_object_set_new(cspec, "restartPolicy", json_string("OnFailure"));
@@ -247,7 +261,7 @@ bool rayjob_submitter(struct fields *f, json_t *spec, const char *job, const str
                            : default_template(cluster->head_image, command, submitter_env(NULL, address, submission_id));
     if (!template)
         return false;
-    rayjob_set_deadline(template, deadline);
+    dialect_template_deadline(template, deadline);
     /* The submitter's restarts in place are its K8s Job's retries (backoffLimit + 1: Volcano's task
      * fails when its restarts reach maxRetry); once they are spent, or the pod fails outright (its
      * deadline), the attempt failed and the RayJob retries with a new cluster.

@@ -1,6 +1,8 @@
 /* How the core answers a request: a success with its body and the sequence number that must be
- * durable first, a list in Kubernetes' shape, a deletion's Success Status, a NotFound Status. */
+ * durable first, a list in Kubernetes' shape (and which objects belong in it), a deletion's Success
+ * Status, a NotFound Status. */
 #include <stdio.h>
+#include <string.h>
 
 #include "scheduler/core_internal.h"
 
@@ -42,4 +44,19 @@ void core_not_found(struct core_request *req, const char *resource, const char *
 {
     api_set_details(&req->status, resource, group, name);
     api_fail(&req->status, 404, "NotFound", "%s%s%s \"%s\" not found", resource, *group ? "." : "", group, name);
+}
+
+bool core_labels_match(const json_t *labels, const struct core_request *req)
+{
+    for (int i = 0; i < req->nselectors; i++) {
+        const char *v = json_string_value(json_object_get(labels, req->selector_key[i]));
+        if (!v || strcmp(v, req->selector_value[i]) != 0)
+            return false;
+    }
+    return true;
+}
+
+bool core_in_namespace(const struct job *job, const struct core_request *req)
+{
+    return !job->deleted && (!req->ns || strcmp(job->ns, req->ns) == 0);
 }

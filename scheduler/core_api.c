@@ -12,20 +12,6 @@
 #include "scheduler/controller/objects.h"
 #include "scheduler/core_internal.h"
 
-bool core_labels_match(const json_t *labels, const struct core_request *req)
-{
-    for (int i = 0; i < req->nselectors; i++) {
-        const char *v = json_string_value(json_object_get(labels, req->selector_key[i]));
-        if (!v || strcmp(v, req->selector_value[i]) != 0)
-            return false;
-    }
-    return true;
-}
-
-bool core_in_namespace(const struct job *job, const struct core_request *req)
-{
-    return !job->deleted && (!req->ns || strcmp(job->ns, req->ns) == 0);
-}
 
 /* A job action: Caldera's convenience route, or a Command about a Job. The answer is the job as the
  * action left it; the Command it stands for is recorded. */

@@ -60,9 +60,9 @@ void core_not_found(struct core_request *req, const char *resource, const char *
 void core_handle_object_request(struct core *c, struct core_request *req);
 /* core_jobs.c: create, get, list, update and delete jobs, in the Volcano view or a dialect's. */
 void core_handle_job_request(struct core *c, struct core_request *req);
-/* Whether a job is live and in the request's namespace (all namespaces when req->ns is NULL). */
+/* core_answer.c: whether a job is live and in the request's namespace (all namespaces when req->ns
+ * is NULL); whether labels satisfy the request's labelSelector. */
 bool core_in_namespace(const struct job *job, const struct core_request *req);
-/* Whether labels satisfy the request's labelSelector. */
 bool core_labels_match(const json_t *labels, const struct core_request *req);
 
 #endif
