@@ -60,6 +60,8 @@ struct kubeflow_job {
     int nreplicas;
     int64_t total_replicas;
     int64_t active_deadline; /* runPolicy.activeDeadlineSeconds; 0 when unset */
+    int64_t max_retry;       /* runPolicy.backoffLimit + 1 (Volcano counts the restart that
+                                reaches maxRetry), 0 when absent */
     json_t *volcano;         /* the Volcano Job being built */
     json_t *vspec;           /* its spec */
     struct dialect_translation *out;

@@ -127,8 +127,17 @@ void kubeflow_run_policy(struct kubeflow_job *j)
     field_check_known(j->f, rp, parent, run_policy_fields);
     field_path(path, parent, "cleanPodPolicy");
     kubeflow_clean_pod_policy(j, rp, path);
-    int64_t ignored;
-    copy_int(j, rp, "backoffLimit", parent, 0, "maxRetry", &ignored);
+    int64_t ignored, backoff;
+    /* backoffLimit retries: Volcano fails the job once retryCount reaches maxRetry, counting the
+     * restart that reaches it, so maxRetry is backoffLimit + 1, on the job and on every task (a task
+     * past its own maxRetry raises TaskFailed) */
+    field_path(path, parent, "backoffLimit");
+    if (field_int(j->f, rp, "backoffLimit", path, false, 0, INT32_MAX, &backoff) &&
+        json_object_get(rp, "backoffLimit")) {
+        j->max_retry = backoff < INT32_MAX ? backoff + 1 : INT32_MAX;
+        json_object_set_new(j->vspec, "maxRetry", json_integer(j->max_retry));
+        dialect_map_path(j->out, "spec.maxRetry", path);
+    }
     copy_int(j, rp, "ttlSecondsAfterFinished", parent, 0, "ttlSecondsAfterFinished", &ignored);
     field_path(path, parent, "activeDeadlineSeconds");
     field_int(j->f, rp, "activeDeadlineSeconds", path, false, 1, INT64_MAX, &j->active_deadline);

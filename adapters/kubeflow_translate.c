@@ -215,6 +215,8 @@ static void build_tasks(struct kubeflow_job *j)
             json_object_set_new(task, "template", kubeflow_task_template(j, r));
         if (r->restart)
             json_object_set_new(task, "policies", kubeflow_task_policies(r));
+        if (j->max_retry > 0)
+            json_object_set_new(task, "maxRetry", json_integer(j->max_retry));
         json_array_append_new(tasks, task);
         char vpath[FIELD_PATH_MAX], spath[FIELD_PATH_MAX];
         field_path_index(vpath, "spec.tasks", (size_t)i);

@@ -171,7 +171,8 @@ static void run_policy_becomes_volcano_fields(void)
     struct adapted a;
     adapt(&a, yaml);
     REQUIRE(a.rc == 0);
-    CHECK_INT(a.job->max_retry, 4);
+    CHECK_INT(a.job->max_retry, 5); /* backoffLimit 4: four retries */
+    CHECK_INT(a.job->tasks[0].max_retry, 5);
     CHECK_INT(a.job->ttl_seconds, 60);
     CHECK_INT(a.job->min_available, 2);
     CHECK_STR(a.job->queue, "q1");
