@@ -28,12 +28,20 @@ struct intake_pos {
  * and ends where the next document or the stream begins/ends (after "..." when present). Each slice
  * of a UTF-8 body parses on its own to the same JSON (a UTF-16 body's slices lack its byte order
  * mark: re-encode such documents instead). JSON input: 0 and the body's length. */
+/* Private (adapters/intake_pos.c): where each value of a YAML document was written, records found
+ * through a hash map and kept in blocks freed together. */
+struct pos_block;
+struct intake_positions {
+    struct hmap map;
+    struct pos_block *blocks;
+};
+
 struct intake_doc {
     json_t *root;           /* owned: an object or an array */
     int first_line;         /* the line the document starts on */
     size_t start_offset;    /* bytes into the body */
     size_t end_offset;
-    struct hmap positions;  /* private: empty for JSON input */
+    struct intake_positions positions; /* private: empty for JSON input */
 };
 
 struct intake {

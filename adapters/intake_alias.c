@@ -42,9 +42,9 @@ void anchors_clear(struct hmap *anchors)
     hmap_clear(anchors);
 }
 
-static json_t *copy_value(struct hmap *positions, json_t *src, int level, enum alias_result *why);
+static json_t *copy_value(struct intake_positions *positions, json_t *src, int level, enum alias_result *why);
 
-static json_t *copy_object(struct hmap *positions, json_t *src, int level, enum alias_result *why)
+static json_t *copy_object(struct intake_positions *positions, json_t *src, int level, enum alias_result *why)
 {
     json_t *dst = json_object();
     if (!dst || pos_record_origin(positions, dst, src) != 0)
@@ -67,7 +67,7 @@ oom:
     return NULL;
 }
 
-static json_t *copy_array(struct hmap *positions, json_t *src, int level, enum alias_result *why)
+static json_t *copy_array(struct intake_positions *positions, json_t *src, int level, enum alias_result *why)
 {
     json_t *dst = json_array();
     if (!dst || pos_record_origin(positions, dst, src) != 0)
@@ -90,7 +90,7 @@ oom:
     return NULL;
 }
 
-static json_t *copy_value(struct hmap *positions, json_t *src, int level, enum alias_result *why)
+static json_t *copy_value(struct intake_positions *positions, json_t *src, int level, enum alias_result *why)
 {
     if (json_is_object(src) || json_is_array(src)) {
         if (level > INTAKE_MAX_DEPTH) {
@@ -108,13 +108,13 @@ static json_t *copy_value(struct hmap *positions, json_t *src, int level, enum a
 /* Aliases get deep copies, as Go's decoder gives Kubernetes: a consumer that changes one use of an
  * anchor (defaulting a task template, say) must not change the others. The copy records its
  * original, so lookups inside it answer with the anchored text's positions. */
-json_t *alias_copy(struct hmap *positions, const struct anchor *a, int level, enum alias_result *why)
+json_t *alias_copy(struct intake_positions *positions, const struct anchor *a, int level, enum alias_result *why)
 {
     *why = ALIAS_OK;
     return copy_value(positions, a->value, level, why);
 }
 
-static int merge_members(struct hmap *positions, json_t *into, json_t *from)
+static int merge_members(struct intake_positions *positions, json_t *into, json_t *from)
 {
     const char *key;
     json_t *value;
@@ -127,7 +127,7 @@ static int merge_members(struct hmap *positions, json_t *into, json_t *from)
     return 0;
 }
 
-enum alias_result merge_apply(struct hmap *positions, json_t *into, json_t *merge, size_t *bad_index)
+enum alias_result merge_apply(struct intake_positions *positions, json_t *into, json_t *merge, size_t *bad_index)
 {
     if (json_is_object(merge))
         return merge_members(positions, into, merge) == 0 ? ALIAS_OK : ALIAS_NO_MEMORY;

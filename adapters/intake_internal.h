@@ -15,23 +15,23 @@
  * Every record holds a reference on the container it describes, so no recorded address can be freed
  * and reused by another container while the document lives. Record functions return 0 or -1 (out of
  * memory); recording the same place twice updates it. */
-int pos_record_node(struct hmap *m, json_t *node, struct intake_pos pos);
-int pos_record_member(struct hmap *m, json_t *object, const char *key, struct intake_pos value_pos,
+int pos_record_node(struct intake_positions *m, json_t *node, struct intake_pos pos);
+int pos_record_member(struct intake_positions *m, json_t *object, const char *key, struct intake_pos value_pos,
                       struct intake_pos key_pos);
-int pos_record_index(struct hmap *m, json_t *array, size_t index, struct intake_pos pos);
+int pos_record_index(struct intake_positions *m, json_t *array, size_t index, struct intake_pos pos);
 
 /* key_pos may be NULL. */
-bool pos_find_member(const struct hmap *m, const json_t *object, const char *key, struct intake_pos *value_pos,
+bool pos_find_member(const struct intake_positions *m, const json_t *object, const char *key, struct intake_pos *value_pos,
                      struct intake_pos *key_pos);
-bool pos_find_index(const struct hmap *m, const json_t *array, size_t index, struct intake_pos *pos);
-bool pos_find_node(const struct hmap *m, const json_t *node, struct intake_pos *pos);
+bool pos_find_index(const struct intake_positions *m, const json_t *array, size_t index, struct intake_pos *pos);
+bool pos_find_node(const struct intake_positions *m, const json_t *node, struct intake_pos *pos);
 
 /* Records that `copy` (made for an alias) has the positions of `original` and everything below it. */
-int pos_record_origin(struct hmap *m, json_t *copy, json_t *original);
+int pos_record_origin(struct intake_positions *m, json_t *copy, json_t *original);
 /* Gives to[key] the positions of from[key] (a member moved by a merge key); nothing recorded is fine. */
-int pos_copy_member(struct hmap *m, json_t *to, const json_t *from, const char *key);
+int pos_copy_member(struct intake_positions *m, json_t *to, const json_t *from, const char *key);
 
-void pos_free_all(struct hmap *m);
+void pos_free_all(struct intake_positions *m);
 
 /* --- scalars (intake_scalar.c) -------------------------------------------------------------------- */
 enum yscalar_kind {
@@ -91,11 +91,11 @@ void anchors_clear(struct hmap *anchors);
 
 /* A deep copy of the anchored value whose top lands on nesting level `level` (1 = the document's
  * root container); NULL with *why set on failure. */
-json_t *alias_copy(struct hmap *positions, const struct anchor *a, int level, enum alias_result *why);
+json_t *alias_copy(struct intake_positions *positions, const struct anchor *a, int level, enum alias_result *why);
 
 /* Adds to `into` the members of the merge value (a mapping, or a sequence of mappings where earlier
  * ones win) that `into` does not have. *bad_index names the offending item for ALIAS_NOT_MAPPING_ITEM. */
-enum alias_result merge_apply(struct hmap *positions, json_t *into, json_t *merge, size_t *bad_index);
+enum alias_result merge_apply(struct intake_positions *positions, json_t *into, json_t *merge, size_t *bad_index);
 
 /* --- YAML streams (intake_yaml.c) ----------------------------------------------------------------- */
 /* Appends the stream's non-empty documents to out (which the caller frees, also on error). */
