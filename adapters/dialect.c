@@ -147,6 +147,28 @@ static int check_type(const struct dialect *d, const json_t *root, struct api_st
 int dialect_job_from_doc(const struct dialect *d, const struct intake_doc *doc, const char *url_ns,
                          struct job **out, struct api_status *st)
 {
+    return dialect_job_from_doc_keep(d, doc, url_ns, out, st, NULL);
+}
+
+void dialect_restate_status(const struct dialect *d, const struct intake_doc *doc,
+                            const struct dialect_translation *keep, struct api_status *st)
+{
+    if (!d)
+        return;
+    const char *name = source_name(doc->root);
+    if (st->code == 422 && st->ncauses > 0) {
+        rewrite_causes(doc, keep, st);
+        fail_invalid(d, doc->root, st);
+    } else if (st->code == 409 && strcmp(st->reason, "AlreadyExists") == 0) {
+        api_fail(st, 409, "AlreadyExists", "%s.%s \"%s\" already exists (a %s is the Volcano Job of its name, and "
+                 "that job exists)", d->plural, d->group, name ? name : "", d->kind);
+        api_set_details(st, d->plural, d->group, name ? name : "");
+    }
+}
+
+int dialect_job_from_doc_keep(const struct dialect *d, const struct intake_doc *doc, const char *url_ns,
+                              struct job **out, struct api_status *st, struct dialect_translation *keep)
+{
     *out = NULL;
     if (!d)
         return volcano_job_from_doc(doc, url_ns, out, st);
@@ -188,6 +210,10 @@ int dialect_job_from_doc(const struct dialect *d, const struct intake_doc *doc, 
     if (json_is_object(meta) && !json_object_get(meta, "name")) /* generateName: the name given */
         json_object_set_new(meta, "name", json_string((*out)->name));
     (*out)->source = admitted;
+    if (keep) {
+        *keep = t;
+        keep->volcano = NULL;
+    }
     return 0;
 }
 

@@ -74,6 +74,17 @@ const struct dialect *dialect_of_source(const json_t *source);
 int dialect_job_from_doc(const struct dialect *d, const struct intake_doc *doc, const char *url_ns,
                          struct job **out, struct api_status *st);
 
+/* The same, keeping the translation's path maps in keep (its volcano member stays NULL) for
+ * dialect_restate_status(). */
+int dialect_job_from_doc_keep(const struct dialect *d, const struct intake_doc *doc, const char *url_ns,
+                              struct job **out, struct api_status *st, struct dialect_translation *keep);
+/* A Status the core gave about the Volcano Job behind a dialect's object (admission: a queue or
+ * PriorityClass not found, the name taken), said in the dialect's words: causes on the user's own
+ * fields and lines (doc is the posted document, keep what dialect_job_from_doc_keep kept), the
+ * object's kind and group named. */
+void dialect_restate_status(const struct dialect *d, const struct intake_doc *doc,
+                            const struct dialect_translation *keep, struct api_status *st);
+
 /* The object as its dialect shows it: the stored source with the Volcano Job's metadata (uid,
  * resourceVersion, creationTimestamp, namespace) and the dialect's status. A new reference, or NULL. */
 json_t *dialect_render(const struct dialect *d, const json_t *source, const json_t *volcano_job);

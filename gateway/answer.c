@@ -50,7 +50,15 @@ static void answer_not_durable(struct http_req *req, struct core_request *creq, 
 
 void gateway_answer_core(struct http_req *req, struct core_request *creq)
 {
+    gateway_answer_core_restated(req, creq, NULL, NULL);
+}
+
+void gateway_answer_core_restated(struct http_req *req, struct core_request *creq, gateway_restate_fn restate,
+                                  void *ctx)
+{
     if (core_call(req->gw->core, creq) != 0) {
+        if (restate)
+            restate(ctx, &creq->status);
         http_respond_status(req, &creq->status);
         return;
     }

@@ -42,6 +42,19 @@ static void dialect_request(struct http_req *req, enum core_op op, const char *n
     gateway_answer_core(req, &creq);
 }
 
+/* What a refusal by the core needs to be said in the dialect's words. */
+struct posted {
+    const struct dialect *dialect;
+    const struct intake_doc *doc;
+    struct dialect_translation paths;
+};
+
+static void restate(void *ctx, struct api_status *st)
+{
+    struct posted *p = ctx;
+    dialect_restate_status(p->dialect, p->doc, &p->paths, st);
+}
+
 void handle_dialect_create(struct http_req *req)
 {
     const struct dialect *d = path_dialect(req, 3);
@@ -50,19 +63,22 @@ void handle_dialect_create(struct http_req *req)
         return;
     struct api_status st = {0};
     struct intake in;
-    struct job *job = NULL;
-    if (gateway_read_document(req, d->kind, &in, &st) == 0) {
-        dialect_job_from_doc(d, &in.docs[0], req->params[2], &job, &st);
-        intake_free(&in);
+    if (gateway_read_document(req, d->kind, &in, &st) != 0) {
+        http_respond_status(req, &st);
+        return;
     }
-    if (!job) {
+    struct posted posted = {.dialect = d, .doc = &in.docs[0]};
+    struct job *job = NULL;
+    if (dialect_job_from_doc_keep(d, &in.docs[0], req->params[2], &job, &st, &posted.paths) != 0) {
+        intake_free(&in);
         http_respond_status(req, &st);
         return;
     }
     struct core_request creq = {.op = CORE_JOB_CREATE, .ns = req->params[2], .name = job->name, .job = job,
                                 .dialect = d, .as_volcano = as_volcano || d->answer_as_volcano};
-    gateway_answer_core(req, &creq);
+    gateway_answer_core_restated(req, &creq, restate, &posted);
     job_free(creq.job); /* still ours when the core refused it */
+    intake_free(&in); /* after the answer: a refusal's causes find their lines in it */
 }
 
 void handle_dialect_list_all(struct http_req *req) { dialect_request(req, CORE_JOB_LIST, NULL, NULL, 2); }

@@ -9,6 +9,11 @@
 /* Posts creq to the core, waits until the store has committed what the answer shows, and answers
  * the client with the body or the Status. Frees the body. */
 void gateway_answer_core(struct http_req *req, struct core_request *creq);
+/* The same; when the core refuses, restate(ctx, status) may reword the Status first (a dialect's
+ * object speaks of its own fields). */
+typedef void (*gateway_restate_fn)(void *ctx, struct api_status *st);
+void gateway_answer_core_restated(struct http_req *req, struct core_request *creq, gateway_restate_fn restate,
+                                  void *ctx);
 /* Reads labelSelector ("k=v,k2==v2"; equality only) into creq; answers 400 and returns -1 on a
  * selector it cannot honour. buf keeps the split strings alive. */
 int gateway_parse_selector(struct http_req *req, struct core_request *creq, char *buf, size_t len);

@@ -420,6 +420,30 @@ static void errors_name_the_users_field_and_line(void)
     json_decref(st);
 }
 
+/* What the core refuses (a queue that does not exist, a name taken) is said in the object's words. */
+static void admission_errors_name_the_users_field(void)
+{
+    REQUIRE(start());
+    long code = 0;
+    json_t *st = post(PYTORCHJOBS,
+                      "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: qx}\nspec:\n  runPolicy:\n"
+                      "    schedulingPolicy: {queue: nosuch}\n  pytorchReplicaSpecs:\n" REPLICAS("Master", 1, "pytorch"),
+                      "application/yaml", &code);
+    CHECK_INT(code, 422);
+    CHECK_STR(jv_str(st, "message"), "PyTorchJob.kubeflow.org \"qx\" is invalid: spec.runPolicy.schedulingPolicy.queue: "
+                                     "Not found: \"nosuch\": no such queue (line 6, column 31)");
+    CHECK_STR(jv_str(st, "details.kind"), "PyTorchJob");
+    json_decref(st);
+    st = post(TRAININGS, "{\"name\":\"tq\",\"queue\":\"nosuch\",\"command\":[\"true\"]}", "application/json", &code);
+    CHECK_INT(code, 422);
+    CHECK_CONTAINS(jv_str(st, "message"), "Training.caldera.io \"tq\" is invalid: queue: Not found");
+    json_decref(st);
+    st = post(PYTORCHJOBS, pytorchjob, "application/yaml", &code); /* mnist exists */
+    CHECK_INT(code, 409);
+    CHECK_CONTAINS(jv_str(st, "message"), "pytorchjobs.kubeflow.org \"mnist\" already exists");
+    json_decref(st);
+}
+
 /* After a restart the object reads the same in every view (a finished job wakes from the database
  * with its source); the manifest's bytes do not change. */
 static void every_view_survives_a_restart(void)
@@ -456,4 +480,5 @@ TEST_MAIN(TEST_CASE(pytorchjob_runs_with_the_pytorch_wiring), TEST_CASE(tfjob_ge
           TEST_CASE(rayjob_runs_head_workers_and_the_submitter),
           TEST_CASE(sparkapplication_runs_a_driver_and_its_executors),
           TEST_CASE(training_requests_become_volcano_jobs),
-          TEST_CASE(errors_name_the_users_field_and_line), TEST_CASE(every_view_survives_a_restart))
+          TEST_CASE(errors_name_the_users_field_and_line), TEST_CASE(admission_errors_name_the_users_field),
+          TEST_CASE(every_view_survives_a_restart))
