@@ -29,7 +29,7 @@ static bool server_up;
  * second as a real trainer would (the master's end completes the job). */
 #define PRINT_ENV                                                                                           \
     "'env | grep -E \"^(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE|TF_CONFIG|MPI_HOST|VC_TASK_INDEX)=\" | sort; " \
-    "cat /etc/volcano/*.host 2>/dev/null; sleep 1; true'"
+    "cat \"$VC_CONFIG_DIR\"/*.host 2>/dev/null; sleep 1; true'"
 
 /* The same command as a JSON string (for the training request). */
 #define PRINT_ENV_JSON                                                                                      \
@@ -121,7 +121,9 @@ static void pytorchjob_runs_with_the_pytorch_wiring(void)
     json_decref(created);
     REQUIRE(wait_volcano_phase("mnist", "Completed") == 0);
     check_log("mnist-master-0", (const char *const[]){"MASTER_ADDR=mnist-master-0.mnist\n", "MASTER_PORT=",
-                                                       "RANK=0\n", "WORLD_SIZE=3\n", NULL});
+                                                       "RANK=0\n", "WORLD_SIZE=3\n",
+                                                       /* the svc plugin's $VC_CONFIG_DIR/worker.host */
+                                                       "mnist-worker-0.mnist\nmnist-worker-1.mnist", NULL});
     check_log("mnist-worker-0", (const char *const[]){"MASTER_ADDR=mnist-master-0.mnist\n", "RANK=1\n",
                                                        "WORLD_SIZE=3\n", NULL});
     check_log("mnist-worker-1", (const char *const[]){"RANK=2\n", "WORLD_SIZE=3\n", NULL});
