@@ -7,6 +7,10 @@
 #include "common/hashmap.h"
 #include "scheduler/core_internal.h"
 
+/* Finished jobs keep their start and finish series while they are among the last this many to
+ * leave the active list: the families stay bounded whatever the number of live jobs. */
+#define FINISHED_JOBS_SHOWN 1000
+
 /* Pods by phase of one queue and namespace. */
 struct pod_tally {
     const char *queue, *ns; /* the job's strings: the walk ends before any job can go */
@@ -122,6 +126,14 @@ static void job_sample(struct sbuf *out, const char *name, const struct job *job
     sbuf_printf(out, "\"} %.3f\n", (double)ms / 1000.0);
 }
 
+static void job_times(struct metrics_walk *w, const struct job *job)
+{
+    if (job->status.running_since_ms > 0)
+        job_sample(&w->start, "caldera_job_start_timestamp_seconds", job, job->status.running_since_ms);
+    if (job_phase_final(job->status.phase))
+        job_sample(&w->finish, "caldera_job_finish_timestamp_seconds", job, job->status.transition_ms);
+}
+
 /* One active job into the tallies and the per-job families. */
 static void walk_job(struct metrics_walk *w, const struct job *job)
 {
@@ -139,10 +151,7 @@ static void walk_job(struct metrics_walk *w, const struct job *job)
             t->pods[POD_FAILED] += n->failed;
             t->pods[POD_UNKNOWN] += n->unknown;
         }
-    if (job->status.running_since_ms > 0)
-        job_sample(&w->start, "caldera_job_start_timestamp_seconds", job, job->status.running_since_ms);
-    if (job_phase_final(job->status.phase))
-        job_sample(&w->finish, "caldera_job_finish_timestamp_seconds", job, job->status.transition_ms);
+    job_times(w, job);
 }
 
 static int compare_tallies(const void *a, const void *b)
@@ -223,15 +232,22 @@ static void render(struct core *c, struct sbuf *out, struct metrics_walk *w)
     for (const struct job *job = cl->active_first; job && !w->failed; job = job->active_next)
         if (!job->deleted && !job->dormant)
             walk_job(w, job);
+    /* The jobs that finished last: O(FINISHED_JOBS_SHOWN). A dormant one (finished before this start
+     * and not read since) is not woken for this. */
+    int seen = 0;
+    for (const struct job *job = cl->retired_last; job && seen < FINISHED_JOBS_SHOWN; job = job->active_prev, seen++)
+        if (!job->deleted && !job->dormant)
+            job_times(w, job);
     render_queue_specs(out, cl);
     render_queue_jobs(out, cl, w);
     render_pods(out, w);
     metrics_family(out, "caldera_job_start_timestamp_seconds", "gauge",
-                   "When the job last entered Running, in seconds since the epoch; active jobs only.");
+                   "When the job last entered Running, in seconds since the epoch; unfinished jobs and the last 1000 "
+                   "to finish.");
     sbuf_puts(out, sbuf_str(&w->start));
     metrics_family(out, "caldera_job_finish_timestamp_seconds", "gauge",
-                   "When the job finished (Completed, Failed or Terminated), in seconds since the epoch; active jobs "
-                   "only: a finished job leaves once it holds nothing.");
+                   "When the job finished (Completed, Failed or Terminated), in seconds since the epoch; the last 1000 "
+                   "jobs to finish.");
     sbuf_puts(out, sbuf_str(&w->finish));
     metrics_family(out, "caldera_scheduler_cycle_duration_seconds", "histogram",
                    "Duration of one scheduling cycle over every zone.");
