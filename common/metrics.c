@@ -2,6 +2,8 @@
  * the writers of family headers, label values and histogram samples. */
 #include "common/metrics.h"
 
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 const double metrics_bucket_bounds[METRICS_BUCKETS] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
@@ -33,6 +35,10 @@ void metrics_family(struct sbuf *out, const char *name, const char *type, const 
 
 void metrics_label_value(struct sbuf *out, const char *value)
 {
+    if (!strpbrk(value, "\\\"\n")) { /* names and namespaces: nothing to escape */
+        sbuf_puts(out, value);
+        return;
+    }
     for (const char *p = value; *p; p++) {
         if (*p == '\\')
             sbuf_puts(out, "\\\\");
@@ -58,12 +64,16 @@ void metrics_histogram_samples(struct sbuf *out, const char *name, const char *l
         else
             sbuf_printf(out, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, (unsigned long long)cumulative);
     }
-    double sum = (double)atomic_load_explicit(&h->sum_ns, memory_order_relaxed) / 1e9;
+    /* The sum exactly, from nanoseconds: "%.9g" would round a long-running server's sum. */
+    uint64_t ns = atomic_load_explicit(&h->sum_ns, memory_order_relaxed);
+    char sum[48];
+    snprintf(sum, sizeof sum, "%llu.%09llu", (unsigned long long)(ns / 1000000000u),
+             (unsigned long long)(ns % 1000000000u));
     if (labels[0]) {
-        sbuf_printf(out, "%s_sum{%s} %.9g\n", name, labels, sum);
+        sbuf_printf(out, "%s_sum{%s} %s\n", name, labels, sum);
         sbuf_printf(out, "%s_count{%s} %llu\n", name, labels, (unsigned long long)cumulative);
     } else {
-        sbuf_printf(out, "%s_sum %.9g\n", name, sum);
+        sbuf_printf(out, "%s_sum %s\n", name, sum);
         sbuf_printf(out, "%s_count %llu\n", name, (unsigned long long)cumulative);
     }
 }
