@@ -26,6 +26,19 @@ struct job *cluster_find_job_uid(const struct cluster *c, const char *uid)
     return cluster_wake(c, strmap_get(&c->jobs_by_uid, uid));
 }
 
+/* A job is in one of two lists through the same links: the active list, or once retired the retired
+ * list (in retirement order). */
+static void list_append(struct job **first, struct job **last, struct job *job)
+{
+    job->active_prev = *last;
+    job->active_next = NULL;
+    if (*last)
+        (*last)->active_next = job;
+    else
+        *first = job;
+    *last = job;
+}
+
 int cluster_add_job(struct cluster *c, struct job *job)
 {
     if (strmap_put(&c->jobs_by_key, job->key, job) != 0)
@@ -43,19 +56,11 @@ int cluster_add_job(struct cluster *c, struct job *job)
     c->last = job;
     c->njobs++;
     job->active = true;
-    job->active_prev = c->active_last;
-    job->active_next = NULL;
-    if (c->active_last)
-        c->active_last->active_next = job;
-    else
-        c->active_first = job;
-    c->active_last = job;
+    list_append(&c->active_first, &c->active_last, job);
     c->nactive++;
     return 0;
 }
 
-/* A job is in one of two lists through the same links: the active list, or once retired the retired
- * list (in retirement order). */
 static void list_unlink(struct job **first, struct job **last, struct job *job)
 {
     if (job->active_prev)
@@ -76,12 +81,7 @@ void cluster_retire_job(struct cluster *c, struct job *job)
     list_unlink(&c->active_first, &c->active_last, job);
     job->active = false;
     c->nactive--;
-    job->active_prev = c->retired_last;
-    if (c->retired_last)
-        c->retired_last->active_next = job;
-    else
-        c->retired_first = job;
-    c->retired_last = job;
+    list_append(&c->retired_first, &c->retired_last, job);
     c->nretired++;
 }
 
