@@ -108,6 +108,9 @@ void handle_quota_create(struct http_req *req);
 void handle_quota_update(struct http_req *req);
 void handle_quota_delete(struct http_req *req);
 
+/* metrics.c: GET /metrics (Prometheus text format 0.0.4) */
+void handle_metrics(struct http_req *req);
+
 /* misc.c */
 void handle_healthz(struct http_req *req);
 void handle_root(struct http_req *req);

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/metrics.h"
+#include "gateway/metrics.h"
 #include "gateway/status.h"
 
 #define CONNECTION_TIMEOUT_S 120
@@ -51,8 +53,10 @@ static void queue(struct http_req *req, int code, struct MHD_Response *resp, con
     }
     if (code == 503 || code == 429)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-    if (!req->answered)
+    if (!req->answered) {
         MHD_queue_response(req->conn, (unsigned)code, resp);
+        metrics_http_observe(req->method, code, metrics_now_ns() - req->started_ns);
+    }
     req->answered = true;
     MHD_destroy_response(resp);
 }
@@ -128,6 +132,7 @@ static struct http_req *new_request(struct gateway *gw, struct MHD_Connection *c
     req->conn = conn;
     req->method = method;
     req->path = url;
+    req->started_ns = metrics_now_ns();
     return req;
 }
 

@@ -45,6 +45,7 @@ struct http_req {
     bool body_too_large;
     bool answered;
     char warning[512];        /* "": none; else sent as `Warning: 299 - "<text>"` with the answer */
+    int64_t started_ns;       /* monotonic, when its first byte arrived: for the latency histogram */
 };
 
 typedef void (*http_handler)(struct http_req *req);

@@ -11,6 +11,7 @@
 
 const struct route gateway_routes[] = {
     {"GET", "/healthz", handle_healthz},
+    {"GET", "/metrics", handle_metrics},
     {"GET", "/", handle_root},
     {"GET", "/ui", handle_ui},
     {"GET", "/ui/{file}", handle_ui_file},

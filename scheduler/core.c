@@ -230,7 +230,9 @@ static int next_timeout_ms(const struct core *c, int64_t now)
 static void run_cycle(struct core *c)
 {
     struct cycle_stats stats = {0};
+    int64_t started = metrics_now_ns();
     schedule_cycle(&c->ctl, &c->conf, c->zones, &stats);
+    metrics_histogram_observe(&c->cycle_seconds, metrics_now_ns() - started);
 }
 
 static void flush_journal(struct core *c)

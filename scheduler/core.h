@@ -63,6 +63,7 @@ enum core_op {
     CORE_QUOTA_CREATE,          /* req->object: struct resource_quota */
     CORE_QUOTA_UPDATE,
     CORE_QUOTA_DELETE,
+    CORE_METRICS,               /* the live part of GET /metrics, rendered into req->text */
 };
 
 #define CORE_MAX_SELECTORS 8
@@ -93,6 +94,7 @@ struct core_request {
     struct api_status status;
     json_t *body;               /* the caller owns it */
     char *log_path;             /* CORE_POD_LOG: absolute path of the log file (caller frees) */
+    char *text;                 /* CORE_METRICS: Prometheus text exposition lines (caller frees) */
     uint64_t durable_seq;       /* answer only once the store has committed up to this */
 
     /* Private to the mailbox. */

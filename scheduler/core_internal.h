@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include "common/metrics.h"
 #include "scheduler/controller/controller.h"
 #include "scheduler/cycle.h"
 #include "scheduler/core.h"
@@ -42,6 +43,7 @@ struct core {
     int adopted;                 /* tasks of the last run watched again at start-up */
     struct proc_slot *slots;
     int nslots, free_slot, live_slots, pending_kills;
+    struct metrics_histogram cycle_seconds; /* schedule_cycle() durations (observed and read here only) */
 };
 
 /* Answers one request on the core thread. */
@@ -55,6 +57,9 @@ void core_answer_list(struct core *c, struct core_request *req, const char *api_
 void core_answer_deleted(struct core_request *req, const char *resource, const char *group, const char *uid,
                          uint64_t seq);
 void core_not_found(struct core_request *req, const char *resource, const char *group, const char *name);
+
+/* core_metrics.c: CORE_METRICS, the live part of GET /metrics in O(queues + active jobs). */
+void core_handle_metrics(struct core *c, struct core_request *req);
 
 /* Answers the requests about queues, priority classes and quotas (core_objects.c). */
 void core_handle_object_request(struct core *c, struct core_request *req);

@@ -16,8 +16,8 @@ struct store;
  * pending migrations, one transaction each, and switches to WAL with synchronous=FULL.
  * Returns 0, or -1 with a sentence in err. The directory must exist.
  * Threading: store_open, store_load, store_start_writer and store_close belong to the thread that
- * owns the store; store_append, store_wait, store_committed_seq and store_health may be called
- * from any thread between store_open and store_close. */
+ * owns the store; store_append, store_wait, store_committed_seq, store_events_committed and store_health
+ * may be called from any thread between store_open and store_close. */
 int store_open(const char *path, struct store **out, char *err, size_t errlen);
 /* store_open's checks alone, writing nothing: a newer schema, a corrupt file (PRAGMA quick_check) or
  * no database at all is refused with a one-line sentence in err. A missing file passes. */
@@ -101,6 +101,8 @@ void store_append(struct store *s, struct journal_list *entries);
  * (the database is failing; store_health() says why). A negative timeout_ms waits without limit. */
 int store_wait(struct store *s, uint64_t seq, int timeout_ms);
 uint64_t store_committed_seq(struct store *s);
+/* Events (journal entries) the writer has committed since store_open: a lock-free counter. */
+uint64_t store_events_committed(struct store *s);
 /* NULL while writes succeed, else the last failure as a sentence written into buf. */
 const char *store_health(struct store *s, char *buf, size_t len);
 /* What the writer's last commit attempt ran into: nothing (writes succeed), a full disk (SQLITE_FULL,

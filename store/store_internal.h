@@ -4,6 +4,7 @@
 #define CALDERA_STORE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,6 +53,7 @@ struct store {
     struct journal_list queue;
     uint64_t committed_seq;
     uint64_t commits;         /* transactions committed by the writer: group-commit diagnostics */
+    _Atomic uint64_t events_committed; /* entries (events) committed since store_open: read without mu */
     bool stopping;
     int64_t stop_deadline_ms; /* monotonic: after it, a stopping writer gives up on a failing commit */
     enum store_failure failure; /* of the last commit attempt (NONE: it succeeded); health holds why */

@@ -86,6 +86,11 @@ int store_wait(struct store *s, uint64_t seq, int timeout_ms)
     return result;
 }
 
+uint64_t store_events_committed(struct store *s)
+{
+    return atomic_load_explicit(&s->events_committed, memory_order_relaxed);
+}
+
 uint64_t store_committed_seq(struct store *s)
 {
     pthread_mutex_lock(&s->mu);
@@ -280,6 +285,7 @@ static void publish_commit(struct store *s, const struct journal_list *batch, in
     if (batch->tail->ev.seq > s->committed_seq) /* monotonic even if the core broke the order */
         s->committed_seq = batch->tail->ev.seq;
     s->commits++;
+    atomic_fetch_add_explicit(&s->events_committed, (uint64_t)batch->count, memory_order_relaxed);
     s->failure = STORE_FAILURE_NONE;
     s->health[0] = '\0';
     pthread_cond_broadcast(&s->committed);

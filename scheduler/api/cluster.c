@@ -26,6 +26,19 @@ struct job *cluster_find_job_uid(const struct cluster *c, const char *uid)
     return cluster_wake(c, strmap_get(&c->jobs_by_uid, uid));
 }
 
+/* A job is in one of two lists through the same links: the active list, or once retired the retired
+ * list (in retirement order). */
+static void list_append(struct job **first, struct job **last, struct job *job)
+{
+    job->active_prev = *last;
+    job->active_next = NULL;
+    if (*last)
+        (*last)->active_next = job;
+    else
+        *first = job;
+    *last = job;
+}
+
 int cluster_add_job(struct cluster *c, struct job *job)
 {
     if (strmap_put(&c->jobs_by_key, job->key, job) != 0)
@@ -43,32 +56,33 @@ int cluster_add_job(struct cluster *c, struct job *job)
     c->last = job;
     c->njobs++;
     job->active = true;
-    job->active_prev = c->active_last;
-    job->active_next = NULL;
-    if (c->active_last)
-        c->active_last->active_next = job;
-    else
-        c->active_first = job;
-    c->active_last = job;
+    list_append(&c->active_first, &c->active_last, job);
     c->nactive++;
     return 0;
+}
+
+static void list_unlink(struct job **first, struct job **last, struct job *job)
+{
+    if (job->active_prev)
+        job->active_prev->active_next = job->active_next;
+    else if (*first == job)
+        *first = job->active_next;
+    if (job->active_next)
+        job->active_next->active_prev = job->active_prev;
+    else if (*last == job)
+        *last = job->active_prev;
+    job->active_prev = job->active_next = NULL;
 }
 
 void cluster_retire_job(struct cluster *c, struct job *job)
 {
     if (!job->active)
         return;
-    if (job->active_prev)
-        job->active_prev->active_next = job->active_next;
-    else
-        c->active_first = job->active_next;
-    if (job->active_next)
-        job->active_next->active_prev = job->active_prev;
-    else
-        c->active_last = job->active_prev;
-    job->active_prev = job->active_next = NULL;
+    list_unlink(&c->active_first, &c->active_last, job);
     job->active = false;
     c->nactive--;
+    list_append(&c->retired_first, &c->retired_last, job);
+    c->nretired++;
 }
 
 void cluster_unname_job(struct cluster *c, struct job *job)
@@ -79,7 +93,14 @@ void cluster_unname_job(struct cluster *c, struct job *job)
 
 void cluster_remove_job(struct cluster *c, struct job *job)
 {
-    cluster_retire_job(c, job);
+    if (job->active) {
+        list_unlink(&c->active_first, &c->active_last, job);
+        job->active = false;
+        c->nactive--;
+    } else if (job->active_prev || job->active_next || c->retired_first == job) {
+        list_unlink(&c->retired_first, &c->retired_last, job);
+        c->nretired--;
+    }
     cluster_unname_job(c, job);
     strmap_remove(&c->jobs_by_uid, job->uid);
     if (job->prev)

@@ -29,6 +29,10 @@ struct cluster {
      * Thousands of finished jobs stay for the API; a cycle never walks them. */
     struct job *active_first, *active_last;
     int nactive;
+    /* The others, in the order they left the active list (the latest last), through the same links:
+     * dormant jobs restored at start-up first, then every job that finished since. */
+    struct job *retired_first, *retired_last;
+    int nretired;
     uint64_t seq;            /* the last event sequence number handed out */
     /* Parses a dormant job in place (its pointer stays valid); 0, or -1 when it cannot be. The
      * finders below wake what they find, and return NULL for a job that cannot be woken. */
@@ -45,7 +49,8 @@ struct job *cluster_find_job_uid(const struct cluster *c, const char *uid);
 int cluster_add_job(struct cluster *c, struct job *job);
 /* Takes a job out of the name index (its name can be reused); it stays listed by uid. */
 void cluster_unname_job(struct cluster *c, struct job *job);
-/* Takes a finished job that holds nothing out of the active list (no-op when it is not in it). */
+/* Moves a finished job that holds nothing from the active list to the end of the retired list (no-op
+ * when it is not in the active list). */
 void cluster_retire_job(struct cluster *c, struct job *job);
 /* Takes a job out of every index; the caller frees it. */
 void cluster_remove_job(struct cluster *c, struct job *job);

@@ -202,7 +202,7 @@ struct job {
 
     /* Bookkeeping of the core; not part of the object. */
     struct job *prev, *next;  /* creation order */
-    struct job *active_prev, *active_next; /* the cluster's active list */
+    struct job *active_prev, *active_next; /* the cluster's active list, or its retired list once retired */
     bool active;              /* in it */
     bool deleted;             /* removed from the API; kept until its processes are reaped */
     int32_t live_procs;       /* processes started and not yet reaped */
