@@ -122,8 +122,8 @@ static json_t *body_content(const char *schema)
  * too, and only that for a dialect whose POST answers with it (the training request). */
 static json_t *answer_schema(const struct openapi_operation *op, const struct dialect *d)
 {
-    char name[128];
-    expand(op->answer, d, name, sizeof name);
+    char buf[128];
+    const char *name = expand(op->answer, d, buf, sizeof buf);
     if (!d || !strstr(op->answer, "{kind}"))
         return openapi_ref("schemas", name);
     char volcano[128];

@@ -7,6 +7,7 @@
 #include "adapters/dialect.h"
 #include "gateway/openapi.h"
 #include "gateway/router.h"
+#include "tests/lib/openapi_check.h"
 #include "tests/lib/test.h"
 
 static const char *const http_methods[] = {"get", "put", "post", "delete", "options", "head", "patch", "trace"};
@@ -21,39 +22,13 @@ static json_t *document(void)
 
 static json_t *paths(void) { return json_object_get(document(), "paths"); }
 
-/* The value a local reference ("#/components/schemas/Job") points at, or NULL. */
-static json_t *resolve(const char *ref)
-{
-    if (strncmp(ref, "#/", 2) != 0)
-        return NULL;
-    json_t *v = document();
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", ref + 2);
-    for (char *save = NULL, *seg = strtok_r(buf, "/", &save); seg && v; seg = strtok_r(NULL, "/", &save)) {
-        char key[256];
-        size_t n = 0;
-        for (const char *c = seg; *c && n + 1 < sizeof key; c++) { /* JSON pointer escapes */
-            if (c[0] == '~' && (c[1] == '0' || c[1] == '1')) {
-                key[n++] = c[1] == '0' ? '~' : '/';
-                c++;
-            } else {
-                key[n++] = *c;
-            }
-        }
-        key[n] = '\0';
-        v = json_object_get(v, key);
-    }
-    return v;
-}
+static json_t *resolve(const char *ref) { return openapi_resolve(document(), ref); }
+static json_t *deref(json_t *v) { return openapi_deref(document(), v); }
 
-/* v itself, or what its $ref points at. */
-static json_t *deref(json_t *v)
+static json_t *schema(const char *name)
 {
-    const char *ref = json_string_value(json_object_get(v, "$ref"));
-    return ref ? resolve(ref) : v;
+    return json_object_get(json_object_get(json_object_get(document(), "components"), "schemas"), name);
 }
-
-static json_t *schema(const char *name) { return json_object_get(json_object_get(json_object_get(document(), "components"), "schemas"), name); }
 
 static json_t *property(const char *schema_name, const char *field)
 {
@@ -367,6 +342,41 @@ static void operations_are_complete(void)
     CHECK(json_object_get(operation("/apis/kubeflow.org/v1/namespaces/{namespace}/tfjobs", "post"), "requestBody"));
 }
 
+static const char *answer_ref(const char *path, const char *method, const char *code)
+{
+    json_t *r = json_object_get(json_object_get(operation(path, method), "responses"), code);
+    return json_string_value(json_object_get(
+        json_object_get(json_object_get(json_object_get(r, "content"), "application/json"), "schema"), "$ref"));
+}
+
+/* Each operation answers with its own object. */
+static void answers_name_their_objects(void)
+{
+    static const struct {
+        const char *path, *method, *code, *schema;
+    } expected[] = {
+        {"/api", "get", "200", "APIVersions"},
+        {"/apis/{group}/{version}", "get", "200", "APIResourceList"},
+        {"/api/v1/nodes", "get", "200", "NodeList"},
+        {"/api/v1/namespaces/{namespace}/pods/{name}", "get", "200", "Pod"},
+        {"/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs", "post", "201", "Job"},
+        {"/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs/{name}", "delete", "200", "Status"},
+        {"/apis/scheduling.volcano.sh/v1beta1/queues/{name}", "put", "200", "Queue"},
+        {"/apis/caldera.io/v1/jobhistories", "get", "200", "JobHistoryList"},
+        {"/apis/caldera.io/v1/namespaces/{namespace}/trainings", "post", "201", "Job"}, /* answered as Volcano */
+    };
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        char want[128];
+        snprintf(want, sizeof want, "#/components/schemas/%s", expected[i].schema);
+        const char *got = answer_ref(expected[i].path, expected[i].method, expected[i].code);
+        if (!got || strcmp(got, want) != 0)
+            test_fail(__FILE__, __LINE__, "%s %s answers %s with %s, expected %s", expected[i].method,
+                      expected[i].path, expected[i].code, got ? got : "(nothing)", want);
+    }
+    json_t *healthz = json_object_get(json_object_get(operation("/healthz", "get"), "responses"), "200");
+    CHECK(json_object_get(json_object_get(healthz, "content"), "text/plain") != NULL);
+}
+
 static const char *ref_of(json_t *v)
 {
     json_t *all = json_object_get(v, "allOf"); /* a described reference */
@@ -426,5 +436,5 @@ static void schemas_describe_the_objects(void)
 
 TEST_MAIN(TEST_CASE(every_route_is_documented), TEST_CASE(paths_read_like_kubernetes),
           TEST_CASE(every_operation_is_a_route), TEST_CASE(every_ref_resolves), TEST_CASE(path_params_are_declared),
-          TEST_CASE(query_params_are_documented), TEST_CASE(operations_are_complete),
+          TEST_CASE(query_params_are_documented), TEST_CASE(operations_are_complete), TEST_CASE(answers_name_their_objects),
           TEST_CASE(schemas_describe_the_objects))
