@@ -29,7 +29,8 @@ static const struct query_param query_params[] = {
      "own shape."},
     {OQ_PREVIOUS, "previous", "boolean", NULL, NULL, -1, "The log of the attempt before the last."},
     {OQ_ATTEMPT, "attempt", "integer", NULL, NULL, 1, "The log of this attempt (1, 2, ...)."},
-    {OQ_PHASE, "phase", "string", NULL, NULL, -1, "Only jobs whose status.state.phase is this (Pending, Running, ...)."},
+    {OQ_PHASE, "phase", "string", NULL, NULL, -1,
+     "Only jobs whose status.state.phase is this (Pending, Running, ...)."},
     {OQ_SINCE, "since", "string", "date-time", NULL, -1, "Only jobs created at or after this time (RFC 3339)."},
     {OQ_UNTIL, "until", "string", "date-time", NULL, -1, "Only jobs created before this time (RFC 3339)."},
     {OQ_UID, "uid", "string", NULL, NULL, -1,
@@ -118,7 +119,8 @@ json_t *openapi_parameters(void)
         snprintf(key, sizeof key, "path-%s", p->name);
         json_object_set_new(out, key,
                             json_pack("{s:s, s:s, s:s, s:b, s:o}", "name", p->name, "in", "path", "description",
-                                      p->description, "required", 1, "schema", param_schema(p->type, NULL, p->values, p->minimum)));
+                                      p->description, "required", 1, "schema",
+                                      param_schema(p->type, NULL, p->values, p->minimum)));
     }
     return out;
 }

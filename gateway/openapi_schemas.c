@@ -80,14 +80,18 @@ static json_t *field_schema(const struct openapi_field *f)
     case F_BOOL: s = typed("boolean", NULL); break;
     case F_NUMBER: s = typed("number", "double"); break;
     case F_TIME: s = typed("string", "date-time"); break;
-    case F_NULLABLE_TIME: s = json_pack("{s:s, s:s, s:b}", "type", "string", "format", "date-time", "nullable", 1); break;
+    case F_NULLABLE_TIME:
+        s = json_pack("{s:s, s:s, s:b}", "type", "string", "format", "date-time", "nullable", 1);
+        break;
     case F_QUANTITY: s = openapi_ref("schemas", "Quantity"); break;
     case F_OBJECT: s = json_pack("{s:s, s:b}", "type", "object", "additionalProperties", 1); break;
     case F_REF: s = openapi_ref("schemas", f->of); break;
     case F_ARRAY_REF: s = json_pack("{s:s, s:o}", "type", "array", "items", openapi_ref("schemas", f->of)); break;
     case F_STRINGS: s = json_pack("{s:s, s:{s:s}}", "type", "array", "items", "type", "string"); break;
     case F_OBJECTS: s = json_pack("{s:s, s:{s:s}}", "type", "array", "items", "type", "object"); break;
-    case F_STRING_MAP: s = json_pack("{s:s, s:{s:s}}", "type", "object", "additionalProperties", "type", "string"); break;
+    case F_STRING_MAP:
+        s = json_pack("{s:s, s:{s:s}}", "type", "object", "additionalProperties", "type", "string");
+        break;
     case F_STRINGS_MAP:
         s = json_pack("{s:s, s:{s:s, s:{s:s}}}", "type", "object", "additionalProperties", "type", "array", "items",
                       "type", "string");

@@ -2,6 +2,7 @@
  * dialect routes once per dialect) is documented with its method, every documented operation is a
  * route, every $ref resolves, every path parameter is declared, and the objects are described. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "adapters/dialect.h"
@@ -436,5 +437,6 @@ static void schemas_describe_the_objects(void)
 
 TEST_MAIN(TEST_CASE(every_route_is_documented), TEST_CASE(paths_read_like_kubernetes),
           TEST_CASE(every_operation_is_a_route), TEST_CASE(every_ref_resolves), TEST_CASE(path_params_are_declared),
-          TEST_CASE(query_params_are_documented), TEST_CASE(operations_are_complete), TEST_CASE(answers_name_their_objects),
+          TEST_CASE(query_params_are_documented), TEST_CASE(operations_are_complete),
+          TEST_CASE(answers_name_their_objects),
           TEST_CASE(schemas_describe_the_objects))
