@@ -117,4 +117,7 @@ void handle_root(struct http_req *req);
 void handle_ui(struct http_req *req);
 void handle_ui_file(struct http_req *req);
 
+/* openapi.c: the OpenAPI 3 document of every route */
+void handle_openapi_v3(struct http_req *req);
+
 #endif

@@ -15,6 +15,7 @@ const struct route gateway_routes[] = {
     {"GET", "/", handle_root},
     {"GET", "/ui", handle_ui},
     {"GET", "/ui/{file}", handle_ui_file},
+    {"GET", "/openapi/v3", handle_openapi_v3},
 
     {"GET", "/api", handle_api_versions},
     {"GET", "/api/v1", handle_api_core_resources},

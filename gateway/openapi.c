@@ -1,0 +1,244 @@
+/* The OpenAPI 3 document at GET /openapi/v3: paths from openapi_operations[] (the generic routes of
+ * the other dialects once per dialect, as Kubernetes' own document has each resource), components
+ * from the schema and parameter tables. */
+#include "gateway/openapi.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "adapters/dialect.h"
+#include "gateway/handlers.h"
+#include "gateway/openapi_internal.h"
+
+#define OPENAPI_VERSION "3.0.3"
+#define DOCUMENT_VERSION "v1"
+
+/* Placeholders whose name in the document differs from the route's. */
+static const struct {
+    const char *placeholder;
+    const char *name;
+} renamed[] = {{"ns", "namespace"}, {"n", "attempt"}};
+
+bool openapi_is_dialect_route(const char *pattern) { return strstr(pattern, "{plural}") != NULL; }
+
+/* Appends text (len bytes) to out at *at; false when it does not fit. */
+static bool append(char *out, size_t size, size_t *at, const char *text, size_t len)
+{
+    if (*at + len + 1 > size)
+        return false;
+    memcpy(out + *at, text, len);
+    *at += len;
+    out[*at] = '\0';
+    return true;
+}
+
+/* What placeholder {name} (len bytes) becomes: the dialect's own group, version or plural, or the
+ * placeholder by its document name. */
+static bool append_placeholder(char *out, size_t size, size_t *at, const char *name, size_t len,
+                               const struct dialect *d)
+{
+    const char *own = NULL;
+    if (d && len == 5 && strncmp(name, "group", 5) == 0)
+        own = d->group;
+    else if (d && len == 7 && strncmp(name, "version", 7) == 0)
+        own = d->version;
+    else if (d && len == 6 && strncmp(name, "plural", 6) == 0)
+        own = d->plural;
+    if (own)
+        return append(out, size, at, own, strlen(own));
+    for (size_t i = 0; i < sizeof renamed / sizeof renamed[0]; i++)
+        if (strlen(renamed[i].placeholder) == len && strncmp(renamed[i].placeholder, name, len) == 0) {
+            name = renamed[i].name;
+            len = strlen(name);
+            break;
+        }
+    return append(out, size, at, "{", 1) && append(out, size, at, name, len) && append(out, size, at, "}", 1);
+}
+
+int openapi_path(const char *pattern, const struct dialect *d, char *out, size_t len)
+{
+    size_t at = 0;
+    if (len == 0)
+        return -1;
+    out[0] = '\0';
+    for (const char *p = pattern; *p;) {
+        const char *open = strchr(p, '{');
+        const char *close = open ? strchr(open, '}') : NULL;
+        if (!open || !close)
+            return append(out, len, &at, p, strlen(p)) ? 0 : -1;
+        if (!append(out, len, &at, p, (size_t)(open - p)) ||
+            !append_placeholder(out, len, &at, open + 1, (size_t)(close - open - 1), d))
+            return -1;
+        p = close + 1;
+    }
+    return 0;
+}
+
+/* text with "{kind}", "{group}" and "{version}" as dialect d's (d NULL: text as it is). */
+static const char *expand(const char *text, const struct dialect *d, char *out, size_t len)
+{
+    if (!d)
+        return text;
+    static const char *const keys[] = {"{kind}", "{group}", "{version}"};
+    size_t at = 0;
+    out[0] = '\0';
+    for (const char *p = text; *p;) {
+        const char *value = NULL;
+        size_t key_len = 0;
+        for (size_t k = 0; k < 3 && !value; k++)
+            if (strncmp(p, keys[k], strlen(keys[k])) == 0) {
+                value = k == 0 ? d->kind : k == 1 ? d->group : d->version;
+                key_len = strlen(keys[k]);
+            }
+        if (value ? !append(out, len, &at, value, strlen(value)) : !append(out, len, &at, p, 1))
+            break; /* too long: cut, and the tests see a name that does not resolve */
+        p += value ? key_len : 1;
+    }
+    return out;
+}
+
+/* The path item's parameters: a reference for each placeholder of the document's path. */
+static json_t *path_parameters(const char *path)
+{
+    json_t *params = json_array();
+    for (const char *p = strchr(path, '{'); p; p = strchr(p + 1, '{')) {
+        const char *close = strchr(p, '}');
+        if (!close)
+            break;
+        char key[64];
+        snprintf(key, sizeof key, "path-%.*s", (int)(close - p - 1), p + 1);
+        json_array_append_new(params, openapi_ref("parameters", key));
+    }
+    return params;
+}
+
+static json_t *body_content(const char *schema)
+{
+    return json_pack("{s:{s:o}, s:{s:o}}", "application/json", "schema", openapi_ref("schemas", schema),
+                     "application/yaml", "schema", openapi_ref("schemas", schema));
+}
+
+/* The success answer's schema: for a dialect's object, with ?as=volcano the Volcano Job behind it
+ * too, and only that for a dialect whose POST answers with it (the training request). */
+static json_t *answer_schema(const struct openapi_operation *op, const struct dialect *d)
+{
+    char buf[128];
+    const char *name = expand(op->answer, d, buf, sizeof buf);
+    if (!d || !strstr(op->answer, "{kind}"))
+        return openapi_ref("schemas", name);
+    char volcano[128];
+    snprintf(volcano, sizeof volcano, "Job%s", op->answer + strlen("{kind}"));
+    if (strcmp(op->method, "POST") == 0 && d->answer_as_volcano)
+        return openapi_ref("schemas", volcano);
+    if (!(op->query & OQ_AS))
+        return openapi_ref("schemas", name);
+    return json_pack("{s:[o, o]}", "oneOf", openapi_ref("schemas", name), openapi_ref("schemas", volcano));
+}
+
+static const char *code_description(int code)
+{
+    switch (code) {
+    case 201: return "Created";
+    case 302: return "Found: see Location";
+    default: return "OK";
+    }
+}
+
+static json_t *responses(const struct openapi_operation *op, const struct dialect *d)
+{
+    json_t *success = json_pack("{s:s}", "description", code_description(op->code));
+    if (op->answer)
+        json_object_set_new(success, "content",
+                            json_pack("{s:{s:o}}", op->media ? op->media : "application/json", "schema",
+                                      answer_schema(op, d)));
+    else if (op->media)
+        json_object_set_new(success, "content",
+                            json_pack("{s:{s:{s:s}}}", op->media, "schema", "type", "string"));
+    if (op->code == 302)
+        json_object_set_new(success, "headers",
+                            json_pack("{s:{s:{s:s}}}", "Location", "schema", "type", "string"));
+    char code[8];
+    snprintf(code, sizeof code, "%d", op->code);
+    json_t *out = json_object();
+    json_object_set_new(out, code, success);
+    openapi_add_error_responses(out, op->errors);
+    return out;
+}
+
+static json_t *operation(const struct openapi_operation *op, const struct dialect *d)
+{
+    char id[128], tag[128], summary[256];
+    json_t *obj = json_pack("{s:[s], s:s, s:s}", "tags", expand(op->tag, d, tag, sizeof tag), "summary",
+                            expand(op->summary, d, summary, sizeof summary), "operationId",
+                            expand(op->id, d, id, sizeof id));
+    json_t *params = json_array();
+    openapi_add_query_params(params, op->query);
+    if (json_array_size(params) > 0)
+        json_object_set_new(obj, "parameters", params);
+    else
+        json_decref(params);
+    if (op->body) {
+        char body[128];
+        json_object_set_new(obj, "requestBody",
+                            json_pack("{s:b, s:o}", "required", 1, "content",
+                                      body_content(expand(op->body, d, body, sizeof body))));
+    }
+    json_object_set_new(obj, "responses", responses(op, d));
+    return obj;
+}
+
+static int add_operation(json_t *paths, const struct openapi_operation *op, const struct dialect *d)
+{
+    char path[512], method[16];
+    if (openapi_path(op->pattern, d, path, sizeof path) != 0)
+        return -1;
+    json_t *item = json_object_get(paths, path);
+    if (!item) {
+        item = json_pack("{s:o}", "parameters", path_parameters(path));
+        if (json_object_set_new(paths, path, item) != 0)
+            return -1;
+    }
+    size_t i;
+    for (i = 0; op->method[i] && i + 1 < sizeof method; i++)
+        method[i] = (char)(op->method[i] | 0x20); /* methods are upper-case ASCII letters */
+    method[i] = '\0';
+    return json_object_set_new(item, method, operation(op, d));
+}
+
+static json_t *paths(void)
+{
+    json_t *out = json_object();
+    for (const struct openapi_operation *op = openapi_operations; op->method; op++) {
+        if (!openapi_is_dialect_route(op->pattern)) {
+            add_operation(out, op, NULL);
+            continue;
+        }
+        for (const struct dialect *const *d = dialects; *d; d++)
+            add_operation(out, op, *d);
+    }
+    return out;
+}
+
+json_t *openapi_document(void)
+{
+    return json_pack("{s:s, s:{s:s, s:s, s:s}, s:o, s:{s:o, s:o, s:o}}", "openapi", OPENAPI_VERSION, "info", "title",
+                     "Caldera", "version", DOCUMENT_VERSION, "description",
+                     "Caldera's job server: Volcano's batch API (Jobs, Queues, PodGroups, Commands), the Kubernetes "
+                     "objects it shows (Pods, Nodes, PriorityClasses, ResourceQuotas), the other job dialects "
+                     "(Kubeflow, KubeRay, Spark operator, training requests) and Caldera's own caldera.io API "
+                     "(history, actions). Every failure is answered with a Kubernetes Status.",
+                     "paths", paths(), "components", "schemas", openapi_schemas(), "parameters",
+                     openapi_parameters(), "responses", openapi_error_responses());
+}
+
+void handle_openapi_v3(struct http_req *req)
+{
+    json_t *doc = openapi_document();
+    if (!doc) {
+        struct api_status st = {0};
+        api_fail(&st, 500, "InternalError", "out of memory building the OpenAPI document");
+        http_respond_status(req, &st);
+        return;
+    }
+    http_respond_json(req, 200, doc);
+}

@@ -1,0 +1,163 @@
+/* The OpenAPI document's shared parts: the query and path parameters (components.parameters) and
+ * the error answers (components.responses), from tables, referenced by every operation. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gateway/openapi_internal.h"
+
+struct query_param {
+    unsigned flag;
+    const char *name;
+    const char *type;   /* "string", "integer", "boolean" */
+    const char *format; /* NULL or "date-time" */
+    const char *values; /* allowed values, space-separated; NULL: any */
+    int minimum;        /* for integers; -1: none */
+    const char *description;
+};
+
+static const struct query_param query_params[] = {
+    {OQ_PRETTY, "pretty", "string", NULL, NULL, -1, "If 'true', the JSON answer is indented."},
+    {OQ_LABEL_SELECTOR, "labelSelector", "string", NULL, NULL, -1,
+     "Only objects whose labels match: comma-separated equality terms key=value (or key==value); other selector "
+     "operators are refused with 400."},
+    {OQ_LIMIT, "limit", "integer", NULL, NULL, 0,
+     "At most this many items (0 to 100000; 0: all); metadata.continue of the list is then set when more follow."},
+    {OQ_CONTINUE, "continue", "string", NULL, NULL, -1,
+     "metadata.continue of the previous page, to read the next one (with the same filters)."},
+    {OQ_AS, "as", "string", NULL, "volcano", -1,
+     "as=volcano: the batch.volcano.sh/v1alpha1 Job (or JobList) behind the object instead of the object in its "
+     "own shape."},
+    {OQ_PREVIOUS, "previous", "boolean", NULL, NULL, -1, "The log of the attempt before the last."},
+    {OQ_ATTEMPT, "attempt", "integer", NULL, NULL, 1, "The log of this attempt (1, 2, ...)."},
+    {OQ_PHASE, "phase", "string", NULL, NULL, -1,
+     "Only jobs whose status.state.phase is this (Pending, Running, ...)."},
+    {OQ_SINCE, "since", "string", "date-time", NULL, -1, "Only jobs created at or after this time (RFC 3339)."},
+    {OQ_UNTIL, "until", "string", "date-time", NULL, -1, "Only jobs created before this time (RFC 3339)."},
+    {OQ_UID, "uid", "string", NULL, NULL, -1,
+     "The job of this uid: an earlier job of the same name (default: the newest)."},
+};
+
+struct path_param {
+    const char *name; /* as openapi_param_name gives it */
+    const char *type;
+    const char *values;
+    int minimum;
+    const char *description;
+};
+
+static const struct path_param path_params[] = {
+    {"namespace", "string", NULL, -1, "object name and auth scope, such as for teams and projects"},
+    {"name", "string", NULL, -1, "name of the object"},
+    {"group", "string", NULL, -1, "an API group, such as batch.volcano.sh"},
+    {"version", "string", NULL, -1, "a version of the API group, such as v1alpha1"},
+    {"file", "string", NULL, -1, "a file of the browser UI"},
+    {"task", "string", NULL, -1, "name of a task of the job"},
+    {"pod", "string", NULL, -1, "name of a pod of the job (<job>-<task>-<index>)"},
+    {"attempt", "integer", NULL, 1, "number of the attempt: 1, 2, ..."},
+    {"action", "string", "suspend abort resume restart terminate complete", -1,
+     "the action: suspend (or abort, as Volcano's AbortJob), resume, restart, terminate or complete"},
+};
+
+struct error_answer {
+    unsigned flag;
+    const char *code;
+    const char *description;
+};
+
+static const struct error_answer error_answers[] = {
+    {OE_400, "400", "BadRequest: a malformed body, query parameter or selector"},
+    {OE_404, "404", "NotFound: no such object"},
+    {OE_409, "409", "AlreadyExists or Conflict: the object exists, or its state forbids the change"},
+    {OE_413, "413", "RequestEntityTooLarge: the body is larger than the server's limit"},
+    {OE_415, "415", "UnsupportedMediaType: a body neither JSON nor YAML"},
+    {OE_422, "422", "Invalid: the object breaks the rules of its kind; details.causes name each field"},
+    {OE_503, "503", "ServiceUnavailable: the job database does not accept writes now"},
+    {OE_507, "507", "InsufficientStorage: the disk of the data directory is full"},
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+json_t *openapi_ref(const char *section, const char *name)
+{
+    char ref[256];
+    snprintf(ref, sizeof ref, "#/components/%s/%s", section, name);
+    return json_pack("{s:s}", "$ref", ref);
+}
+
+static json_t *param_schema(const char *type, const char *format, const char *values, int minimum)
+{
+    json_t *schema = json_pack("{s:s}", "type", type);
+    if (format)
+        json_object_set_new(schema, "format", json_string(format));
+    if (minimum >= 0)
+        json_object_set_new(schema, "minimum", json_integer(minimum));
+    if (values) {
+        json_t *list = json_array();
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", values);
+        for (char *save = NULL, *v = strtok_r(buf, " ", &save); v; v = strtok_r(NULL, " ", &save))
+            json_array_append_new(list, json_string(v));
+        json_object_set_new(schema, "enum", list);
+    }
+    return schema;
+}
+
+json_t *openapi_parameters(void)
+{
+    json_t *out = json_object();
+    char key[64];
+    for (size_t i = 0; i < COUNT(query_params); i++) {
+        const struct query_param *q = &query_params[i];
+        snprintf(key, sizeof key, "query-%s", q->name);
+        json_object_set_new(out, key,
+                            json_pack("{s:s, s:s, s:s, s:b, s:o}", "name", q->name, "in", "query", "description",
+                                      q->description, "required", 0, "schema",
+                                      param_schema(q->type, q->format, q->values, q->minimum)));
+    }
+    for (size_t i = 0; i < COUNT(path_params); i++) {
+        const struct path_param *p = &path_params[i];
+        snprintf(key, sizeof key, "path-%s", p->name);
+        json_object_set_new(out, key,
+                            json_pack("{s:s, s:s, s:s, s:b, s:o}", "name", p->name, "in", "path", "description",
+                                      p->description, "required", 1, "schema",
+                                      param_schema(p->type, NULL, p->values, p->minimum)));
+    }
+    return out;
+}
+
+void openapi_add_query_params(json_t *params, unsigned flags)
+{
+    char key[64];
+    for (size_t i = 0; i < COUNT(query_params); i++) {
+        if (!(flags & query_params[i].flag))
+            continue;
+        snprintf(key, sizeof key, "query-%s", query_params[i].name);
+        json_array_append_new(params, openapi_ref("parameters", key));
+    }
+}
+
+static json_t *status_answer(const char *description)
+{
+    return json_pack("{s:s, s:{s:{s:o}}}", "description", description, "content", "application/json", "schema",
+                     openapi_ref("schemas", "Status"));
+}
+
+json_t *openapi_error_responses(void)
+{
+    json_t *out = json_object();
+    for (size_t i = 0; i < COUNT(error_answers); i++)
+        json_object_set_new(out, error_answers[i].code, status_answer(error_answers[i].description));
+    json_object_set_new(out, "Error",
+                        status_answer("any other failure (404 for unknown paths, 405 for methods a path does not "
+                                      "take, 500 InternalError...), as a Status"));
+    return out;
+}
+
+void openapi_add_error_responses(json_t *responses, unsigned flags)
+{
+    for (size_t i = 0; i < COUNT(error_answers); i++)
+        if (flags & error_answers[i].flag)
+            json_object_set_new(responses, error_answers[i].code,
+                                openapi_ref("responses", error_answers[i].code));
+    json_object_set_new(responses, "default", openapi_ref("responses", "Error"));
+}
