@@ -204,7 +204,7 @@ static bool write_tool(const char *name, const char *body)
 
 static void remove_tools(void)
 {
-    static const char *const names[] = {"ray", "spark-submit", "spark-class"};
+    static const char *const names[] = {"ray", "spark-submit", "spark-class", "horovodrun"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char path[128];
         snprintf(path, sizeof path, "%s/%s", tools_dir, names[i]);
@@ -227,7 +227,8 @@ static bool make_tools(void)
                              "  while [ $# -gt 0 ] && [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\n"
                              "fi ;;\n"
                              "esac\n") &&
-           write_tool("spark-submit", "sleep 1\n") && write_tool("spark-class", "exec sleep 60\n");
+           write_tool("spark-submit", "sleep 1\n") && write_tool("spark-class", "exec sleep 60\n") &&
+           write_tool("horovodrun", "exit 0\n");
 }
 
 /* A container's env line putting the stand-ins first on PATH. */
@@ -328,6 +329,40 @@ static void training_requests_become_volcano_jobs(void)
     CHECK_STR(jv_str(obj, "kind"), "Training");
     CHECK_STR(jv_str(obj, "status.phase"), "Completed");
     json_decref(obj);
+}
+
+/* The training request's other distributed frameworks: TF_CONFIG for tensorflow, MPI_HOST for mpi,
+ * and horovodrun's host list (a stand-in horovodrun prints how it was called). */
+static void training_frameworks_get_their_wiring(void)
+{
+    REQUIRE(start());
+    REQUIRE(make_tools());
+    char body[1024];
+    long code = 0;
+    json_decref(post(TRAININGS,
+                     "{\"name\":\"ttf\",\"framework\":\"tensorflow\",\"workers\":2,\"ps\":1,"
+                     "\"command\":[\"sh\",\"-c\",\"echo TF_CONFIG=$TF_CONFIG\"]}",
+                     "application/json", &code));
+    CHECK_INT(code, 201);
+    json_decref(post(TRAININGS,
+                     "{\"name\":\"tmpi\",\"framework\":\"mpi\",\"workers\":2,"
+                     "\"command\":[\"sh\",\"-c\",\"echo MPI_HOST=$MPI_HOST\"]}",
+                     "application/json", &code));
+    CHECK_INT(code, 201);
+    snprintf(body, sizeof body,
+             "{\"name\":\"thvd\",\"framework\":\"horovod\",\"workers\":2,\"slotsPerWorker\":2,"
+             "\"env\":{\"PATH\":\"%s:/usr/bin:/bin\"},\"command\":[\"python\",\"train.py\"]}",
+             tools_dir);
+    json_decref(post(TRAININGS, body, "application/json", &code));
+    CHECK_INT(code, 201);
+    REQUIRE(wait_volcano_phase("ttf", "Completed") == 0);
+    check_log("ttf-worker-1", (const char *const[]){"TF_CONFIG=", "\"ps\":[\"ttf-ps-0.ttf:", "\"type\":\"worker\"",
+                                                     "\"index\":1", NULL});
+    REQUIRE(wait_volcano_phase("tmpi", "Completed") == 0);
+    check_log("tmpi-master-0", (const char *const[]){"MPI_HOST=tmpi-worker-0.tmpi,tmpi-worker-1.tmpi\n", NULL});
+    REQUIRE(wait_volcano_phase("thvd", "Completed") == 0);
+    check_log("thvd-master-0",
+              (const char *const[]){"horovodrun -np 4 -H thvd-worker-0.thvd:2,thvd-worker-1.thvd:2 python train.py", NULL});
 }
 
 /* One file with a Queue and a PyTorchJob in it (seed 004 keeps queues and jobs together): jobctl
@@ -481,6 +516,6 @@ TEST_MAIN(TEST_CASE(pytorchjob_runs_with_the_pytorch_wiring), TEST_CASE(tfjob_ge
           TEST_CASE(jobctl_submits_a_queue_and_a_pytorchjob_from_one_file),
           TEST_CASE(rayjob_runs_head_workers_and_the_submitter),
           TEST_CASE(sparkapplication_runs_a_driver_and_its_executors),
-          TEST_CASE(training_requests_become_volcano_jobs),
+          TEST_CASE(training_requests_become_volcano_jobs), TEST_CASE(training_frameworks_get_their_wiring),
           TEST_CASE(errors_name_the_users_field_and_line), TEST_CASE(admission_errors_name_the_users_field),
           TEST_CASE(every_view_survives_a_restart))
