@@ -1,5 +1,6 @@
 /* The gateway's HTTP layer on libmicrohttpd: one thread per connection (handlers may block on the
- * core and the store), bodies collected up to the limit, every error answered as a Status. */
+ * core and the store), bodies collected up to the limit, the limits of gateway/limits.h applied
+ * before a body is read, every error answered as a Status. */
 #include "gateway/http.h"
 
 #include <arpa/inet.h>
@@ -16,8 +17,6 @@
 #include "common/metrics.h"
 #include "gateway/metrics.h"
 #include "gateway/status.h"
-
-#define CONNECTION_TIMEOUT_S 120
 
 const char *http_query(const struct http_req *req, const char *key)
 {
@@ -51,8 +50,7 @@ static void queue(struct http_req *req, int code, struct MHD_Response *resp, con
         snprintf(value, sizeof value, "299 - \"%s\"", req->warning);
         MHD_add_response_header(resp, "Warning", value);
     }
-    if (code == 503 || code == 429)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    limits_decorate(req, resp, code);
     if (!req->answered) {
         MHD_queue_response(req->conn, (unsigned)code, resp);
         metrics_http_observe(req->method, code, metrics_now_ns() - req->started_ns);
@@ -121,6 +119,11 @@ void http_respond_redirect(struct http_req *req, const char *location)
     queue(req, 302, resp, NULL);
 }
 
+void http_respond_empty(struct http_req *req, int code)
+{
+    queue(req, code, MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT), NULL);
+}
+
 /* --- the access handler ------------------------------------------------ */
 
 static struct http_req *new_request(struct gateway *gw, struct MHD_Connection *conn, const char *url, const char *method)
@@ -161,18 +164,26 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!req)
             return MHD_NO;
         *con_cls = req;
+        /* Refusals come at once, before the body: no need to read what will be refused. */
+        if (limits_answer_preflight(req) || limits_refuse_rate(req))
+            return MHD_YES;
         if (declared_too_large(req)) {
             req->body_too_large = true;
-            respond_too_large(req); /* at once: no need to read what will be refused */
+            respond_too_large(req);
         }
         return MHD_YES;
     }
     if (*upload_size > 0) {
+        if (limits_body_overdue(req, metrics_now_ns())) {
+            log_warn("http: dropping a client whose %s %s body took longer than %d s", method, url,
+                     gw->client_timeout_s);
+            return MHD_NO; /* closes the connection: a trickling client cannot hold a thread */
+        }
         if (!req->body_too_large && req->body.len + *upload_size > gw->body_limit) {
             req->body_too_large = true;
             sbuf_free(&req->body);
         }
-        if (!req->body_too_large)
+        if (!req->body_too_large && !req->answered) /* a refused request's body is read and dropped */
             sbuf_append(&req->body, upload_data, *upload_size);
         *upload_size = 0;
         return MHD_YES;
@@ -242,7 +253,7 @@ int http_start(struct gateway *gw, const char *addr, int max_connections, char *
     gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, gw, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, gw,
                                   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED,
                                   on_completed, gw, MHD_OPTION_CONNECTION_LIMIT, (unsigned)max_connections,
-                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
+                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)gw->client_timeout_s,
                                   MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
     if (!gw->daemon) {
         snprintf(err, errlen, "cannot listen on %s: %s", addr, errno ? strerror(errno) : "libmicrohttpd refused");

@@ -10,6 +10,7 @@
 
 #include "common/api_status.h"
 #include "common/sbuf.h"
+#include "gateway/limits.h"
 
 struct MHD_Connection;
 struct http_req;
@@ -29,6 +30,9 @@ struct gateway {
     const char *data_dir;     /* where stored log paths are relative to; named in Status messages about its disk */
     const char *web_dir;      /* the browser UI's files, or NULL */
     size_t body_limit;        /* bytes; larger bodies get 413 */
+    int client_timeout_s;     /* idle connections, and bodies slower than this in all, are dropped */
+    struct rate_limiter *rate_limiter; /* NULL: no rate limit */
+    struct cors_origins cors; /* origins browsers may call from; none: no CORS headers */
     int durable_timeout_ms;   /* how long a request waits for the store before 503 */
     const char *runtime_warning; /* NULL, or why tasks run without cgroup limits (shown by /healthz) */
     char url[64];             /* http://127.0.0.1:8080 once listening */
@@ -44,6 +48,9 @@ struct http_req {
     struct sbuf body;
     bool body_too_large;
     bool answered;
+    const char *cors_origin;  /* the request's Origin when configured, else NULL */
+    bool cors_preflight;      /* answered as a CORS preflight */
+    int retry_after_s;        /* 0: Retry-After is 1 on a 429 or 503; else this */
     char warning[512];        /* "": none; else sent as `Warning: 299 - "<text>"` with the answer */
     int64_t started_ns;       /* monotonic, when its first byte arrived: for the latency histogram */
 };
@@ -64,6 +71,8 @@ void http_respond_text(struct http_req *req, int code, const char *content_type,
 /* Answers with a file's bytes (200); 404 Status when it cannot be opened. */
 void http_respond_file(struct http_req *req, const char *path, const char *content_type);
 void http_respond_redirect(struct http_req *req, const char *location);
+/* Answers with no body (204 for a CORS preflight). */
+void http_respond_empty(struct http_req *req, int code);
 
 /* Starts listening on addr ("127.0.0.1:8080"; port 0 picks a free one) with a thread per
  * connection; gw->url says where. Returns 0 or -1 with a sentence in err. */

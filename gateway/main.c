@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,8 @@
 
 #define DEFAULT_LISTEN "127.0.0.1:8080"
 #define DEFAULT_DATA "./var"
-#define DEFAULT_BODY_LIMIT (16u << 20)
+#define DEFAULT_BODY_LIMIT (8u << 20)
+#define DEFAULT_CLIENT_TIMEOUT_S 60
 #define CONFIG_FILE_LIMIT (4u << 20)
 
 struct options {
@@ -41,7 +43,14 @@ struct options {
     bool keep_tasks;
     int64_t commit_delay_ms;       /* 0: commit as soon as the writer is free */
     int64_t history_retention_ms;  /* 0: keep deleted jobs' history for ever */
+    int client_timeout_s;
+    double rate_per_second;        /* 0: no rate limit */
+    double rate_burst;             /* 0: one second's worth */
+    struct cors_origins cors;
 };
+
+/* Long options without a short letter. */
+enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN };
 
 static void usage(FILE *out)
 {
@@ -62,13 +71,21 @@ static void usage(FILE *out)
             "                            or Always); doubles each time up to 300 s (default 10000, as kubelet)\n"
             "  --job-ports FIRST-LAST    ports handed to jobs whose plugins listen (pytorch, tensorflow, ray)\n"
             "                            (default 20000-59999)\n"
-            "  --max-body BYTES          largest request body accepted (default 16777216)\n"
+            "  --max-body-bytes BYTES    largest request body accepted; larger ones get 413 (default 8388608;\n"
+            "                            --max-body is the same)\n"
             "  --commit-delay DURATION   how long the database writer may wait for more changes before it\n"
             "                            commits a small batch (e.g. 2ms; default 0: commit at once; at most 1s)\n"
             "  --history-retention DURATION\n"
             "                            how long a deleted job's history (rows and logs) is kept after its\n"
             "                            deletion (e.g. 720h; default 0: for ever); live jobs are never pruned\n"
             "  --max-connections N       concurrent HTTP connections (default 1000)\n"
+            "  --client-timeout DURATION a connection idle this long is closed, and a request whose body takes\n"
+            "                            longer in all is dropped (e.g. 30s; default 60s)\n"
+            "  --rate-limit N/s          requests a second per client (its bearer token, else its address);\n"
+            "                            more get 429 with Retry-After (N/m: a minute; default 0: no limit)\n"
+            "  --rate-burst M            requests a client may make at once above its rate (default: N)\n"
+            "  --cors-origin ORIGIN      an origin (https://ui.example.com) whose pages may call the API from\n"
+            "                            a browser; repeatable, matched exactly (default: none)\n"
             "  --web DIR                 the browser UI's files (default: web/ beside bin/)\n"
             "  --log-level LEVEL         debug, info, warn or error (default info)\n"
             "  -h, --help                this help\n"
@@ -128,6 +145,47 @@ static int parse_port_range(const char *s, int32_t *first, int32_t *last)
     return 0;
 }
 
+/* --client-timeout, --rate-limit, --rate-burst and --cors-origin. Returns 0, or -1 after saying why. */
+static int parse_limit_option(int c, const char *text, struct options *o)
+{
+    char err[300];
+    int64_t ms;
+    long v;
+    switch (c) {
+    case OPT_CLIENT_TIMEOUT:
+        if (parse_duration_option("--client-timeout", text, 3600 * 1000, &ms) != 0)
+            return -1;
+        if (ms < 1000 || ms % 1000 != 0) {
+            fprintf(stderr, "jobserver: --client-timeout is whole seconds, at least 1s, not \"%s\"\n", text);
+            return -1;
+        }
+        o->client_timeout_s = (int)(ms / 1000);
+        return 0;
+    case OPT_RATE_LIMIT:
+        if (rate_parse(text, &o->rate_per_second) != 0) {
+            fprintf(stderr, "jobserver: --rate-limit wants requests a second such as 50/s (or 600/m; 0: none), "
+                            "not \"%s\"\n", text);
+            return -1;
+        }
+        return 0;
+    case OPT_RATE_BURST:
+        if (parse_int("--rate-burst", text, 1, 10000000, &v) != 0)
+            return -1;
+        o->rate_burst = (double)v;
+        return 0;
+    default:
+        if (cors_origin_check(text, err, sizeof err) != 0) {
+            fprintf(stderr, "jobserver: %s\n", err);
+            return -1;
+        }
+        if (cors_origins_add(&o->cors, text) != 0) {
+            fprintf(stderr, "jobserver: out of memory\n");
+            return -1;
+        }
+        return 0;
+    }
+}
+
 /* Returns 0 to run, 1 to exit successfully (help), -1 on a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -140,9 +198,13 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"restart-backoff", required_argument, 0, 'r'},{"job-ports", required_argument, 0, 'P'},
         {"commit-delay", required_argument, 0, 'C'},   {"history-retention", required_argument, 0, 'R'},
         {"keep-tasks", no_argument, 0, 'K'},           {"help", no_argument, 0, 'h'},
+        {"max-body-bytes", required_argument, 0, 'b'}, {"client-timeout", required_argument, 0, OPT_CLIENT_TIMEOUT},
+        {"rate-limit", required_argument, 0, OPT_RATE_LIMIT}, {"rate-burst", required_argument, 0, OPT_RATE_BURST},
+        {"cors-origin", required_argument, 0, OPT_CORS_ORIGIN},
         {0, 0, 0, 0},
     };
-    *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT, 1000};
+    *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT, 1000,
+                          .client_timeout_s = DEFAULT_CLIENT_TIMEOUT_S};
     int c;
     long v;
     opterr = 0;
@@ -164,7 +226,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             o->shutdown_grace_s = (int)v;
             break;
         case 'b':
-            if (parse_int("--max-body", optarg, 1024, 1L << 30, &v) != 0)
+            if (parse_int("--max-body-bytes", optarg, 1024, 1L << 30, &v) != 0)
                 return -1;
             o->body_limit = (size_t)v;
             break;
@@ -198,11 +260,22 @@ static int parse_options(int argc, char **argv, struct options *o)
             if (parse_duration_option("--history-retention", optarg, DURATION_MAX_MS, &o->history_retention_ms) != 0)
                 return -1;
             break;
+        case OPT_CLIENT_TIMEOUT:
+        case OPT_RATE_LIMIT:
+        case OPT_RATE_BURST:
+        case OPT_CORS_ORIGIN:
+            if (parse_limit_option(c, optarg, o) != 0)
+                return -1;
+            break;
         case 'h': usage(stdout); return 1;
         default:
             fprintf(stderr, "jobserver: unknown option \"%s\"; see jobserver --help\n", argv[optind - 1]);
             return -1;
         }
+    }
+    if (o->rate_burst > 0 && o->rate_per_second == 0) {
+        fprintf(stderr, "jobserver: --rate-burst needs --rate-limit: without a rate there is nothing to burst above\n");
+        return -1;
     }
     if (optind < argc) {
         fprintf(stderr, "jobserver: unexpected argument \"%s\"; see jobserver --help\n", argv[optind]);
@@ -340,6 +413,25 @@ static void block_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* The rate limiter of --rate-limit and --rate-burst (NULL when there is none), and one log line
+ * saying every limit the server applies. Returns 0, or -1 when the limiter cannot be made. */
+static int make_limits(const struct options *o, struct rate_limiter **rl)
+{
+    *rl = NULL;
+    double burst = o->rate_burst > 0 ? o->rate_burst : ceil(o->rate_per_second) > 1 ? ceil(o->rate_per_second) : 1;
+    if (o->rate_per_second > 0 && rate_limiter_new(o->rate_per_second, burst, rl) != 0) {
+        log_error("cannot set up the rate limit: out of memory or no SHA-256 in libcrypto");
+        return -1;
+    }
+    char rate[96] = "no rate limit";
+    if (*rl)
+        snprintf(rate, sizeof rate, "%g requests a second per client, %g at once", o->rate_per_second, burst);
+    log_info("limits: bodies up to %zu bytes, %d connections, clients idle or slow for %d s dropped, %s, %d CORS "
+             "origin%s",
+             o->body_limit, o->max_connections, o->client_timeout_s, rate, o->cors.n, o->cors.n == 1 ? "" : "s");
+    return 0;
+}
+
 static int run(const struct options *o)
 {
     char err[512] = "", db_path[4096];
@@ -369,9 +461,12 @@ static int run(const struct options *o)
     struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .db_path = db_path,
                          .data_dir = o->data_dir, .web_dir = web,
                          .body_limit = o->body_limit, .durable_timeout_ms = 10000,
+                         .client_timeout_s = o->client_timeout_s, .cors = o->cors,
                          .runtime_warning = process_runtime_warning()};
     int status = 0;
-    if (http_start(&gw, o->listen, o->max_connections, err, sizeof err) != 0) {
+    if (make_limits(o, &gw.rate_limiter) != 0) {
+        status = 1;
+    } else if (http_start(&gw, o->listen, o->max_connections, err, sizeof err) != 0) {
         log_error("%s", err);
         status = 1;
     } else {
@@ -384,6 +479,7 @@ static int run(const struct options *o)
     }
     core_stop(core);
     store_close(cfg.store);
+    rate_limiter_free(gw.rate_limiter);
     free(web);
     log_info("stopped");
     return status;
@@ -393,12 +489,15 @@ int main(int argc, char **argv)
 {
     struct options o;
     int rc = parse_options(argc, argv, &o);
-    if (rc != 0)
+    if (rc != 0) {
+        cors_origins_free(&o.cors);
         return rc > 0 ? 0 : 2;
+    }
     block_signals();
     json_object_seed(0); /* seed Jansson's hashing once, before any thread uses it */
     curl_global_init(CURL_GLOBAL_DEFAULT);
     int status = run(&o);
+    cors_origins_free(&o.cors);
     curl_global_cleanup();
     return status;
 }

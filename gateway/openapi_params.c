@@ -71,7 +71,7 @@ static const struct error_answer error_answers[] = {
     {OE_413, "413", "RequestEntityTooLarge: the body is larger than the server's limit"},
     {OE_415, "415", "UnsupportedMediaType: a body neither JSON nor YAML"},
     {OE_422, "422", "Invalid: the object breaks the rules of its kind; details.causes name each field"},
-    {OE_503, "503", "ServiceUnavailable: the job database does not accept writes now"},
+    {OE_503, "503", "ServiceUnavailable: the job database does not accept writes now (Retry-After says when to retry)"},
     {OE_507, "507", "InsufficientStorage: the disk of the data directory is full"},
 };
 
@@ -149,7 +149,8 @@ json_t *openapi_error_responses(void)
         json_object_set_new(out, error_answers[i].code, status_answer(error_answers[i].description));
     json_object_set_new(out, "Error",
                         status_answer("any other failure (404 for unknown paths, 405 for methods a path does not "
-                                      "take, 500 InternalError...), as a Status"));
+                                      "take, 429 TooManyRequests with Retry-After for a client over the server's "
+                                      "rate limit, 500 InternalError...), as a Status"));
     return out;
 }
 
