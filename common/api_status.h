@@ -23,6 +23,7 @@ struct api_status {
     char name[256];       /* details.name */
     int ncauses;
     struct api_cause causes[API_MAX_CAUSES];
+    int retry_after_s;    /* details.retryAfterSeconds (429, 503), 0 when none */
 };
 
 static inline bool api_ok(const struct api_status *st) { return st->code == 0; }

@@ -15,6 +15,7 @@
 
 #include "common/log.h"
 #include "common/metrics.h"
+#include "gateway/limits.h"
 #include "gateway/metrics.h"
 #include "gateway/status.h"
 
@@ -81,7 +82,9 @@ void http_respond_json(struct http_req *req, int code, json_t *body)
 
 void http_respond_status(struct http_req *req, const struct api_status *st)
 {
-    char *text = json_dumps_status(st);
+    struct api_status said = *st; /* what the Retry-After header says, the Status says too */
+    said.retry_after_s = retry_after_seconds(st->code, req->retry_after_s);
+    char *text = json_dumps_status(&said);
     if (!text) {
         queue(req, 500, MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT), NULL);
         return;

@@ -96,6 +96,7 @@ const struct openapi_field openapi_field_table[] = {
     {"StatusDetails", "kind", F_STRING, NULL, NULL},
     {"StatusDetails", "uid", F_STRING, NULL, NULL},
     {"StatusDetails", "causes", F_ARRAY_REF, "StatusCause", NULL},
+    {"StatusDetails", "retryAfterSeconds", F_INT, NULL, "on 429 and 503: when to try again (also the Retry-After header)"},
     {"StatusCause", "field", F_STRING, NULL, "the field's path, such as spec.tasks[0].replicas"},
     {"StatusCause", "reason", F_STRING, NULL, "FieldValueRequired, FieldValueInvalid, FieldValueNotSupported, ..."},
     {"StatusCause", "message", F_STRING, NULL, NULL},

@@ -22,7 +22,7 @@ json_t *status_render(const struct api_status *st)
                             "code", code);
     if (!obj)
         return NULL;
-    if (st->name[0] || st->kind[0] || st->ncauses > 0) {
+    if (st->name[0] || st->kind[0] || st->ncauses > 0 || st->retry_after_s > 0) {
         json_t *details = json_object();
         if (st->name[0])
             json_object_set_new(details, "name", json_string(st->name));
@@ -36,6 +36,8 @@ json_t *status_render(const struct api_status *st)
                 json_array_append_new(causes, render_cause(&st->causes[i]));
             json_object_set_new(details, "causes", causes);
         }
+        if (st->retry_after_s > 0)
+            json_object_set_new(details, "retryAfterSeconds", json_integer(st->retry_after_s));
         json_object_set_new(obj, "details", details);
     }
     return obj;

@@ -228,6 +228,9 @@ static void a_client_over_its_rate_gets_429_while_another_is_served(void)
     CHECK_CONTAINS(status_field(&a, "message"), "bearer token");
     CHECK_CONTAINS(status_field(&a, "message"), "retry after");
     CHECK(atoi(a.retry_after) >= 1 && atoi(a.retry_after) <= 60);
+    /* the Status says it too, as Kubernetes' does */
+    CHECK_INT(json_integer_value(json_object_get(json_object_get(a.json, "details"), "retryAfterSeconds")),
+              atoi(a.retry_after));
     char *text = json_dumps(a.json, 0);
     CHECK(text && !strstr(text, "alice-secret-token")); /* the token is never repeated */
     free(text);
