@@ -17,6 +17,7 @@ struct http_req;
 struct MHD_Daemon;
 struct core;
 struct store;
+struct hub;
 
 #define HTTP_MAX_PARAMS 6
 
@@ -26,6 +27,7 @@ struct gateway {
     void (*dispatch)(struct http_req *req); /* answers a complete request (the router) */
     struct core *core;
     struct store *store;
+    struct hub *hub;          /* committed changes, for watch streams */
     const char *db_path;      /* for history readers */
     const char *data_dir;     /* where stored log paths are relative to; named in Status messages about its disk */
     const char *web_dir;      /* the browser UI's files, or NULL */

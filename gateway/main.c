@@ -17,6 +17,7 @@
 #include "common/fs.h"
 #include "common/log.h"
 #include "gateway/http.h"
+#include "gateway/hub.h"
 #include "gateway/router.h"
 #include "scheduler/core.h"
 #include "scheduler/runtime/process.h"
@@ -27,6 +28,8 @@
 #define DEFAULT_BODY_LIMIT (8u << 20)
 #define DEFAULT_CLIENT_TIMEOUT_S 60
 #define CONFIG_FILE_LIMIT (4u << 20)
+#define HUB_MAX_ITEMS 65536        /* changes the live streams can resume within, exactly */
+#define HUB_MAX_BYTES (128u << 20)
 
 struct options {
     const char *listen;
@@ -361,8 +364,10 @@ static int load_sched_conf(const struct options *o, struct sched_conf *conf)
     return 0;
 }
 
-/* Opens the database with the options that tune its writer: commit delay, history retention. */
-static int open_store(const struct options *o, const char *db_path, struct store **out, char *err, size_t errlen)
+/* Opens the database with the options that tune its writer (commit delay, history retention), and
+ * makes its commits feed the hub, which starts where the database ends. */
+static int open_store(const struct options *o, const char *db_path, struct hub *hub, struct store **out, char *err,
+                      size_t errlen)
 {
     if (store_open(db_path, out, err, errlen) != 0)
         return -1;
@@ -371,6 +376,8 @@ static int open_store(const struct options *o, const char *db_path, struct store
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    hub_set_floor(hub, store_committed_seq(*out));
+    store_set_commit_listener(*out, hub_publish, hub);
     return 0;
 }
 
@@ -447,18 +454,26 @@ static int run(const struct options *o)
                               .keep_tasks = o->keep_tasks};
     snprintf(db_path, sizeof db_path, "%s/caldera.db", o->data_dir);
     struct core *core = NULL;
+    struct hub *hub = hub_new(HUB_MAX_ITEMS, HUB_MAX_BYTES);
+    if (!hub) {
+        log_error("out of memory");
+        free_config(&cfg);
+        return 1;
+    }
     if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || load_sched_conf(o, &cfg.conf) != 0 ||
-        open_store(o, db_path, &cfg.store, err, sizeof err) != 0 || core_start(&cfg, &core, err, sizeof err) != 0) {
+        open_store(o, db_path, hub, &cfg.store, err, sizeof err) != 0 ||
+        core_start(&cfg, &core, err, sizeof err) != 0) {
         if (err[0])
             log_error("%s", err);
         free_config(&cfg); /* whatever core_start did not take over */
+        hub_free(hub);
         return 1;
     }
     char url_file[4200];
     snprintf(url_file, sizeof url_file, "%s/jobserver.url", o->data_dir);
     unlink(url_file); /* a stale URL must not point clients at a previous run */
     char *web = o->web_dir ? strdup(o->web_dir) : default_web_dir();
-    struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .db_path = db_path,
+    struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .hub = hub, .db_path = db_path,
                          .data_dir = o->data_dir, .web_dir = web,
                          .body_limit = o->body_limit, .durable_timeout_ms = 10000,
                          .client_timeout_s = o->client_timeout_s, .cors = o->cors,
@@ -475,10 +490,12 @@ static int run(const struct options *o)
         log_info("listening on %s (data in %s)", gw.url, o->data_dir);
         int sig = wait_for_signal();
         log_info("%s received: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+        hub_close(hub); /* watch streams end, so their connections let HTTP stop */
         http_stop(&gw);
     }
     core_stop(core);
     store_close(cfg.store);
+    hub_free(hub);
     rate_limiter_free(gw.rate_limiter);
     free(web);
     log_info("stopped");

@@ -3,6 +3,7 @@
 #include "store/journal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct journal_entry *journal_entry_new(enum journal_op op)
 {
@@ -18,6 +19,7 @@ static void free_event_strings(struct journal_event *ev)
     free(ev->ns);
     free(ev->name);
     free(ev->job_uid);
+    free(ev->job_name);
     free(ev->from_phase);
     free(ev->to_phase);
     free(ev->reason);
@@ -60,7 +62,60 @@ void journal_entry_free(struct journal_entry *e)
     free(e->command_action);
     free(e->command_reason);
     free(e->command_json);
+    watch_objects_free(e->watch);
     free(e);
+}
+
+struct watch_object *watch_object_new(enum watch_type type, const char *api_version, const char *kind,
+                                      const char *ns, const char *name, json_t *object)
+{
+    struct watch_object *w = calloc(1, sizeof *w);
+    if (!w || !object) {
+        free(w);
+        json_decref(object);
+        return NULL;
+    }
+    *w = (struct watch_object){.type = type, .api_version = strdup(api_version), .kind = strdup(kind),
+                               .ns = strdup(ns ? ns : ""), .name = strdup(name), .object = object};
+    if (!w->api_version || !w->kind || !w->ns || !w->name) {
+        watch_object_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void watch_object_free(struct watch_object *w)
+{
+    if (!w)
+        return;
+    free(w->api_version);
+    free(w->kind);
+    free(w->ns);
+    free(w->name);
+    free(w->source_kind);
+    json_decref(w->object);
+    free(w);
+}
+
+void watch_objects_free(struct watch_object *list)
+{
+    while (list) {
+        struct watch_object *next = list->next;
+        watch_object_free(list);
+        list = next;
+    }
+}
+
+void journal_entry_add_watch(struct journal_entry *e, struct watch_object *w)
+{
+    if (!w)
+        return;
+    w->next = NULL;
+    if (e->watch_tail)
+        e->watch_tail->next = w;
+    else
+        e->watch = w;
+    e->watch_tail = w;
 }
 
 void journal_list_push(struct journal_list *l, struct journal_entry *e)

@@ -3,6 +3,7 @@
 #ifndef CALDERA_JOURNAL_H
 #define CALDERA_JOURNAL_H
 
+#include <jansson.h>
 #include <stdint.h>
 
 enum journal_op {
@@ -31,6 +32,7 @@ struct journal_event {
     char *ns;          /* "" for cluster-scoped objects */
     char *name;        /* object name (pod name for pods) */
     char *job_uid;     /* the job this is about, "" when none: history queries go by it */
+    char *job_name;    /* that job's name, "" when none (not stored: the streams show it) */
     char *from_phase;  /* "" when the object is new */
     char *to_phase;    /* "" when the object is gone */
     char *reason;      /* short CamelCase, may be "" */
@@ -60,6 +62,31 @@ struct journal_attempt {
     int64_t cpu_usec;
 };
 
+/* What a Kubernetes watch shows of one object after a change: rendered by the core at the end of
+ * the loop iteration in which the object last changed (one per object and iteration), carried to
+ * the store writer with the entry of that last change, never written to the database, and handed to
+ * the live streams once the entry is committed. */
+enum watch_type { WATCH_ADDED, WATCH_MODIFIED, WATCH_DELETED };
+
+struct watch_object {
+    struct watch_object *next;
+    enum watch_type type;
+    char *api_version;  /* "batch.volcano.sh/v1alpha1", "v1", "kubeflow.org/v1"... */
+    char *kind;         /* "Job", "Pod", "PodGroup", "Queue", "PyTorchJob"... */
+    char *ns;           /* "" for cluster-scoped objects */
+    char *name;
+    char *source_kind;  /* a Volcano Job posted in another dialect: that dialect's kind, else NULL */
+    json_t *object;     /* the object; immutable from the moment it is attached */
+};
+
+/* A new watch object (strings copied, object's reference taken over); NULL when memory runs out
+ * (object is released then). */
+struct watch_object *watch_object_new(enum watch_type type, const char *api_version, const char *kind,
+                                      const char *ns, const char *name, json_t *object);
+void watch_object_free(struct watch_object *w);
+/* Frees a list of them. */
+void watch_objects_free(struct watch_object *list);
+
 struct journal_entry {
     struct journal_entry *next;
     enum journal_op op;
@@ -82,7 +109,12 @@ struct journal_entry {
     /* COMMAND: the action's name ("AbortJob"), the reason given ("" when none) and the Command
      * object as JSON; the job is ns/name/job_uid above */
     char *command_action, *command_reason, *command_json;
+    /* The objects a watch shows after this entry, in order (never stored; see watch_object). */
+    struct watch_object *watch, *watch_tail;
 };
+
+/* Appends a watch object to the entry's list (w may be NULL: nothing happens). */
+void journal_entry_add_watch(struct journal_entry *e, struct watch_object *w);
 
 /* A new zeroed entry with op set; NULL when memory runs out. */
 struct journal_entry *journal_entry_new(enum journal_op op);

@@ -91,6 +91,13 @@ void store_set_commit_delay(struct store *s, int delay_ms);
  * Returns 0, or -1 when memory ran out. */
 int store_set_history_retention(struct store *s, int64_t retention_ms, const char *data_dir);
 
+/* Called on the writer thread after each successful commit, with the batch just committed (in sequence
+ * order) and before its entries are freed: the live streams (watch, WebSocket) take their view of it
+ * here, so nothing reaches them before it is durable. The listener may take an entry's watch objects
+ * (leaving e->watch NULL) and must not block. Set it before store_start_writer(). */
+typedef void (*store_commit_listener)(void *ctx, struct journal_list *committed);
+void store_set_commit_listener(struct store *s, store_commit_listener fn, void *ctx);
+
 /* Starts the writer thread. Returns 0 or -1. */
 int store_start_writer(struct store *s);
 /* Hands entries to the writer (never blocks on I/O); the list is emptied and the store owns the

@@ -60,6 +60,8 @@ struct store {
     char health[512];
     int test_max_pages;       /* store_test_set_max_pages() value not yet applied, 0 when none */
     int commit_delay_ms;      /* store_set_commit_delay(): how long a small batch waits for more */
+    store_commit_listener listener; /* set before the writer starts; called on its thread */
+    void *listener_ctx;
 
     /* Touched only by the thread that owns the store (start and close). */
     pthread_t thread;

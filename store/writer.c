@@ -114,6 +114,12 @@ const char *store_health(struct store *s, char *buf, size_t len)
     return store_failure_kind(s, buf, len) != STORE_FAILURE_NONE ? buf : NULL;
 }
 
+void store_set_commit_listener(struct store *s, store_commit_listener fn, void *ctx)
+{
+    s->listener = fn;
+    s->listener_ctx = ctx;
+}
+
 void store_set_commit_delay(struct store *s, int delay_ms)
 {
     pthread_mutex_lock(&s->mu);
@@ -349,6 +355,8 @@ static void commit_with_retry(struct store *s, struct journal_list *batch)
         enum store_failure kind = commit_batch(s, batch, why, sizeof why);
         if (kind == STORE_FAILURE_NONE) {
             publish_commit(s, batch, failed);
+            if (s->listener)
+                s->listener(s->listener_ctx, batch);
             journal_list_free(batch);
             return;
         }

@@ -162,6 +162,7 @@ void record_attempt_carry(struct controller *ctl, struct job *job, int flat)
     e->ev.ns = strdup(job->ns);
     e->ev.name = strdup(pod);
     e->ev.job_uid = strdup(job->uid);
+    e->ev.job_name = strdup(job->name);
     e->ev.from_phase = strdup(pod_phase_name(r->phase));
     e->ev.to_phase = strdup(pod_phase_name(r->phase));
     e->ev.reason = strdup("Kept");

@@ -32,6 +32,7 @@ struct journal_entry *record_event(struct controller *ctl, enum journal_op op, s
     ev->ns = strdup(job->ns);
     ev->name = strdup(name);
     ev->job_uid = strdup(job->uid);
+    ev->job_name = strdup(job->name);
     ev->from_phase = strdup(from ? from : "");
     ev->to_phase = strdup(to ? to : "");
     ev->reason = strdup(reason ? reason : "");
