@@ -175,9 +175,12 @@ json_t *pod_render(const struct job *job, int task, int index, const char *node_
     pod_uid(job, job->task_first[task] + index, uid);
     json_t *owner = json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "batch.volcano.sh/v1alpha1", "kind",
                               "Job", "name", job->name, "uid", job->uid, "controller", 1, "blockOwnerDeletion", 1);
-    json_t *meta = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:[o]}", "name", name, "namespace", job->ns, "uid", uid,
-                             "creationTimestamp", render_time(job->created_ms), "labels", pod_labels(job, task, index),
-                             "annotations", pod_annotations(job, task), "ownerReferences", owner);
+    char rv[24]; /* a pod changes with its job: the job's is the last change that could have touched it */
+    snprintf(rv, sizeof rv, "%llu", (unsigned long long)job->resource_version);
+    json_t *meta = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:[o]}", "name", name, "namespace", job->ns, "uid",
+                             uid, "resourceVersion", rv, "creationTimestamp", render_time(job->created_ms), "labels",
+                             pod_labels(job, task, index), "annotations", pod_annotations(job, task), "ownerReferences",
+                             owner);
     json_t *spec = json_copy(json_object_get(job->tasks[task].template, "spec"));
     if (!json_is_object(spec)) {
         json_decref(spec);

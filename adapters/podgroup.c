@@ -38,6 +38,6 @@ json_t *podgroup_render(const struct job *job)
     json_t *status = json_pack("{s:s, s:o, s:i, s:i, s:i}", "phase", podgroup_phase_name(job->pg.phase),
                                "conditions", conditions(job), "running", job->status.running, "succeeded",
                                job->status.succeeded, "failed", job->status.failed);
-    return json_pack("{s:s, s:s, s:o, s:o, s:o}", "apiVersion", "scheduling.volcano.sh/v1beta1", "kind", "PodGroup",
+    return json_pack("{s:s, s:s, s:o, s:o, s:o}", "apiVersion", PODGROUP_API_VERSION, "kind", "PodGroup",
                      "metadata", meta, "spec", spec, "status", status);
 }

@@ -7,6 +7,8 @@
 
 #include "scheduler/api/job.h"
 
+#define PODGROUP_API_VERSION "scheduling.volcano.sh/v1beta1"
+
 json_t *podgroup_render(const struct job *job);
 
 #endif

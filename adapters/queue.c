@@ -12,7 +12,6 @@
 #include "adapters/render.h"
 #include "common/uuid.h"
 
-#define QUEUE_API_VERSION "scheduling.volcano.sh/v1beta1"
 #define QUEUE_WEIGHT_MAX 65535
 /* Volcano's hierarchy hangs every top-level queue below an implicit queue called root. */
 #define ROOT_QUEUE "root"

@@ -9,6 +9,8 @@
 #include "common/api_status.h"
 #include "scheduler/api/queue.h"
 
+#define QUEUE_API_VERSION "scheduling.volcano.sh/v1beta1"
+
 /* PodGroup counts by phase, as Queue.status reports them. */
 struct queue_counts {
     int32_t pending, inqueue, running, completed, unknown;

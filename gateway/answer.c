@@ -53,8 +53,8 @@ void gateway_answer_core(struct http_req *req, struct core_request *creq)
     gateway_answer_core_restated(req, creq, NULL, NULL);
 }
 
-void gateway_answer_core_restated(struct http_req *req, struct core_request *creq, gateway_restate_fn restate,
-                                  void *ctx)
+static void answer(struct http_req *req, struct core_request *creq, gateway_restate_fn restate,
+                   gateway_filter_fn filter, void *ctx)
 {
     if (core_call(req->gw->core, creq) != 0) {
         if (restate)
@@ -62,6 +62,8 @@ void gateway_answer_core_restated(struct http_req *req, struct core_request *cre
         http_respond_status(req, &creq->status);
         return;
     }
+    if (filter)
+        filter(ctx, creq->body);
     char why[512];
     enum store_failure kind = STORE_FAILURE_NONE;
     if (creq->durable_seq && !wait_durable(req, creq->durable_seq, &kind, why, sizeof why)) {
@@ -72,32 +74,14 @@ void gateway_answer_core_restated(struct http_req *req, struct core_request *cre
     creq->body = NULL;
 }
 
-int gateway_parse_selector(struct http_req *req, struct core_request *creq, char *buf, size_t len)
+void gateway_answer_core_restated(struct http_req *req, struct core_request *creq, gateway_restate_fn restate,
+                                  void *ctx)
 {
-    const char *sel = http_query(req, "labelSelector");
-    creq->nselectors = 0;
-    if (!sel || !*sel)
-        return 0;
-    struct api_status st = {0};
-    if (strlen(sel) >= len) {
-        api_fail(&st, 400, "BadRequest", "labelSelector is too long");
-        http_respond_status(req, &st);
-        return -1;
-    }
-    memcpy(buf, sel, strlen(sel) + 1);
-    for (char *save = NULL, *term = strtok_r(buf, ",", &save); term; term = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(term, '=');
-        if (!eq || eq == term || strchr(term, '!') || creq->nselectors == CORE_MAX_SELECTORS) {
-            api_fail(&st, 400, "BadRequest",
-                     "unable to parse requirement \"%s\": only key=value terms (at most %d) are supported", term,
-                     CORE_MAX_SELECTORS);
-            http_respond_status(req, &st);
-            return -1;
-        }
-        *eq = '\0';
-        const char *value = eq[1] == '=' ? eq + 2 : eq + 1;
-        creq->selector_key[creq->nselectors] = term;
-        creq->selector_value[creq->nselectors++] = value;
-    }
-    return 0;
+    answer(req, creq, restate, NULL, ctx);
+}
+
+void gateway_answer_core_filtered(struct http_req *req, struct core_request *creq, gateway_filter_fn filter,
+                                  void *ctx)
+{
+    answer(req, creq, NULL, filter, ctx);
 }

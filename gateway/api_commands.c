@@ -5,6 +5,7 @@
 #include "adapters/command.h"
 #include "adapters/intake.h"
 #include "gateway/handlers.h"
+#include "gateway/watch.h"
 
 void handle_command_create(struct http_req *req)
 {
@@ -24,12 +25,10 @@ void handle_command_create(struct http_req *req)
     command_free(cmd); /* run, never kept: Volcano's controller deletes a Command once it acted */
 }
 
-/* Commands are deleted once run, so there is never one to list. */
+/* Commands are deleted once run, so there is never one to list; a watch sees each one run. */
 void handle_command_list(struct http_req *req)
 {
-    http_respond_json(req, 200,
-                      json_pack("{s:s, s:s, s:{s:s}, s:[]}", "apiVersion", COMMAND_API_VERSION, "kind", "CommandList",
-                                "metadata", "resourceVersion", "0", "items"));
+    gateway_answer_list(req, NULL, &(struct list_kind){COMMAND_API_VERSION, "Command", NULL});
 }
 
 /* The verbs of POST .../jobs/{name}/{verb}: vcctl's names, plus abort as Volcano's action says it. */

@@ -1,10 +1,13 @@
 /* Jobs posted in other dialects at their own paths: /apis/{group}/{version}/namespaces/{ns}/{plural}
  * (pytorchjobs, rayjobs, sparkapplications, trainings...). `?as=volcano` shows the Volcano Job behind. */
+#include <stdio.h>
 #include <string.h>
 
 #include "adapters/dialect.h"
 #include "adapters/intake.h"
+#include "adapters/volcano_job.h"
 #include "gateway/handlers.h"
+#include "gateway/watch.h"
 
 /* The dialect the path names (params: group, version, then the plural at index plural_at), or NULL
  * with 404 answered, as for any path the server does not serve. */
@@ -36,10 +39,18 @@ static void dialect_request(struct http_req *req, enum core_op op, const char *n
 {
     const struct dialect *d = path_dialect(req, plural_at);
     struct core_request creq = {.op = op, .ns = ns, .name = name, .dialect = d};
-    char selector[1024];
-    if (!d || read_view(req, &creq.as_volcano) != 0 || gateway_parse_selector(req, &creq, selector, sizeof selector) != 0)
+    if (!d || read_view(req, &creq.as_volcano) != 0)
         return;
-    gateway_answer_core(req, &creq);
+    if (op != CORE_JOB_LIST) {
+        gateway_answer_core(req, &creq);
+        return;
+    }
+    char api_version[128]; /* the items' own, or the Volcano Jobs behind them */
+    snprintf(api_version, sizeof api_version, "%s/%s", d->group, d->version);
+    struct list_kind kind = {api_version, d->kind, NULL};
+    if (creq.as_volcano)
+        kind = (struct list_kind){VOLCANO_JOB_API_VERSION, "Job", d->kind};
+    gateway_answer_list(req, &creq, &kind);
 }
 
 /* What a refusal by the core needs to be said in the dialect's words. */

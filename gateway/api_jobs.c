@@ -7,6 +7,7 @@
 #include "adapters/intake.h"
 #include "adapters/volcano_job.h"
 #include "gateway/handlers.h"
+#include "gateway/watch.h"
 
 /* The body as a Volcano Job of the URL's namespace, or NULL with why in st. */
 static struct job *read_job(struct http_req *req, struct api_status *st)
@@ -56,15 +57,18 @@ void handle_job_update(struct http_req *req)
 static void simple_request(struct http_req *req, enum core_op op, const char *ns, const char *name)
 {
     struct core_request creq = {.op = op, .ns = ns, .name = name};
-    char selector[1024];
-    if (gateway_parse_selector(req, &creq, selector, sizeof selector) != 0)
-        return;
     gateway_answer_core(req, &creq);
 }
 
+static void list(struct http_req *req, const char *ns)
+{
+    struct core_request creq = {.op = CORE_JOB_LIST, .ns = ns};
+    gateway_answer_list(req, &creq, &(struct list_kind){VOLCANO_JOB_API_VERSION, "Job", NULL});
+}
+
 void handle_job_get(struct http_req *req) { simple_request(req, CORE_JOB_GET, req->params[0], req->params[1]); }
-void handle_job_list(struct http_req *req) { simple_request(req, CORE_JOB_LIST, req->params[0], NULL); }
-void handle_job_list_all(struct http_req *req) { simple_request(req, CORE_JOB_LIST, NULL, NULL); }
+void handle_job_list(struct http_req *req) { list(req, req->params[0]); }
+void handle_job_list_all(struct http_req *req) { list(req, NULL); }
 /* caldera.io: the job as the manifest a Kubernetes cluster running Volcano accepts. */
 void handle_job_manifest(struct http_req *req)
 {

@@ -5,20 +5,22 @@
 #include <string.h>
 
 #include "gateway/handlers.h"
+#include "gateway/watch.h"
 #include "store/history.h"
 
-static void pods(struct http_req *req, enum core_op op, const char *ns, const char *name)
+static void pods(struct http_req *req, const char *ns)
 {
-    struct core_request creq = {.op = op, .ns = ns, .name = name};
-    char selector[1024];
-    if (gateway_parse_selector(req, &creq, selector, sizeof selector) != 0)
-        return;
-    gateway_answer_core(req, &creq);
+    struct core_request creq = {.op = CORE_POD_LIST, .ns = ns};
+    gateway_answer_list(req, &creq, &(struct list_kind){"v1", "Pod", NULL});
 }
 
-void handle_pod_list(struct http_req *req) { pods(req, CORE_POD_LIST, req->params[0], NULL); }
-void handle_pod_list_all(struct http_req *req) { pods(req, CORE_POD_LIST, NULL, NULL); }
-void handle_pod_get(struct http_req *req) { pods(req, CORE_POD_GET, req->params[0], req->params[1]); }
+void handle_pod_list(struct http_req *req) { pods(req, req->params[0]); }
+void handle_pod_list_all(struct http_req *req) { pods(req, NULL); }
+void handle_pod_get(struct http_req *req)
+{
+    struct core_request creq = {.op = CORE_POD_GET, .ns = req->params[0], .name = req->params[1]};
+    gateway_answer_core(req, &creq);
+}
 
 /* A pod the core does not have (its job deleted, or finished and gone): the log of that attempt
  * from the history of the newest job that ran a pod of that name. */

@@ -14,9 +14,16 @@ void gateway_answer_core(struct http_req *req, struct core_request *creq);
 typedef void (*gateway_restate_fn)(void *ctx, struct api_status *st);
 void gateway_answer_core_restated(struct http_req *req, struct core_request *creq, gateway_restate_fn restate,
                                   void *ctx);
-/* Reads labelSelector ("k=v,k2==v2"; equality only) into creq; answers 400 and returns -1 on a
- * selector it cannot honour. buf keeps the split strings alive. */
-int gateway_parse_selector(struct http_req *req, struct core_request *creq, char *buf, size_t len);
+/* The same; on success filter(ctx, body) may change the body first (a list's selectors). */
+typedef void (*gateway_filter_fn)(void *ctx, json_t *body);
+void gateway_answer_core_filtered(struct http_req *req, struct core_request *creq, gateway_filter_fn filter,
+                                  void *ctx);
+
+/* list.c: a list request built in creq (op, namespace, dialect, view). ?watch=true streams it
+ * (gateway/watch.h); otherwise the core's list, filtered by the full labelSelector (the core narrows
+ * by its key=value terms first) and fieldSelector. creq NULL: a list that is always empty. */
+struct list_kind;
+void gateway_answer_list(struct http_req *req, struct core_request *creq, const struct list_kind *kind);
 
 /* store_gate.c */
 /* GET and HEAD: requests that change nothing. */
@@ -76,6 +83,10 @@ void handle_pod_list(struct http_req *req);
 void handle_pod_list_all(struct http_req *req);
 void handle_pod_get(struct http_req *req);
 void handle_pod_log(struct http_req *req);
+
+/* api_events.c: core/v1 Events from the record of every change */
+void handle_event_list(struct http_req *req);
+void handle_event_list_all(struct http_req *req);
 
 /* api_cluster.c: nodes, podgroups */
 void handle_node_list(struct http_req *req);

@@ -127,6 +127,48 @@ void http_respond_empty(struct http_req *req, int code)
     queue(req, code, MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT), NULL);
 }
 
+struct stream {
+    http_stream_read read;
+    void *ctx;
+    void (*free_ctx)(void *ctx);
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    struct stream *s = cls;
+    long n = s->read(s->ctx, buf, max);
+    return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+    struct stream *s = cls;
+    if (s->free_ctx)
+        s->free_ctx(s->ctx);
+    free(s);
+}
+
+void http_respond_stream(struct http_req *req, const char *content_type, http_stream_read read, void *ctx,
+                         void (*free_ctx)(void *ctx))
+{
+    struct stream *s = malloc(sizeof *s);
+    struct MHD_Response *resp = s ? MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, s,
+                                                                      stream_free)
+                                  : NULL;
+    if (!resp) {
+        free(s);
+        if (free_ctx)
+            free_ctx(ctx);
+        struct api_status st = {0};
+        api_fail(&st, 500, "InternalError", "out of memory starting the stream");
+        http_respond_status(req, &st);
+        return;
+    }
+    *s = (struct stream){read, ctx, free_ctx};
+    queue(req, 200, resp, content_type);
+}
+
 /* --- the access handler ------------------------------------------------ */
 
 static struct http_req *new_request(struct gateway *gw, struct MHD_Connection *conn, const char *url, const char *method)

@@ -18,6 +18,7 @@ struct MHD_Daemon;
 struct core;
 struct store;
 struct hub;
+struct watch_demand;
 
 #define HTTP_MAX_PARAMS 6
 
@@ -28,6 +29,8 @@ struct gateway {
     struct core *core;
     struct store *store;
     struct hub *hub;          /* committed changes, for watch streams */
+    struct watch_demand *watch_demand; /* object watches count themselves here (the core renders for them) */
+    int64_t watch_window_ms;  /* how far back (by the first missed change's time) a watch may resume */
     const char *db_path;      /* for history readers */
     const char *data_dir;     /* where stored log paths are relative to; named in Status messages about its disk */
     const char *web_dir;      /* the browser UI's files, or NULL */
@@ -75,6 +78,12 @@ void http_respond_file(struct http_req *req, const char *path, const char *conte
 void http_respond_redirect(struct http_req *req, const char *location);
 /* Answers with no body (204 for a CORS preflight). */
 void http_respond_empty(struct http_req *req, int code);
+/* Answers 200 with a body of unknown length (chunked), made by read(ctx, buf, max) on the
+ * connection's own thread: it returns the bytes it put in buf (it may block until it has some),
+ * or -1 at the end of the stream. free_ctx(ctx) runs once the connection is done with it. */
+typedef long (*http_stream_read)(void *ctx, char *buf, size_t max);
+void http_respond_stream(struct http_req *req, const char *content_type, http_stream_read read, void *ctx,
+                         void (*free_ctx)(void *ctx));
 
 /* Starts listening on addr ("127.0.0.1:8080"; port 0 picks a free one) with a thread per
  * connection; gw->url says where. Returns 0 or -1 with a sentence in err. */

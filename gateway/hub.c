@@ -212,8 +212,10 @@ static struct item *item_from_entry(struct journal_entry *e)
     atomic_init(&it->event_json, NULL);
     it->bytes = sizeof *it + total;
     it->watch = e->watch;
+    it->pub.rendered = e->watch_rendered;
     e->watch = e->watch_tail = NULL;
     if (!serialize_objects(it)) {
+        it->pub.rendered = false; /* a stream that needs them catches up instead */
         log_warn("hub: out of memory serializing the objects of event %llu; watches miss them",
                  (unsigned long long)ev->seq);
         for (size_t i = 0; it->lines && it->lines[i]; i++)

@@ -25,6 +25,7 @@ struct hub_item {
     const char *from, *to;  /* phases; "" when new / when gone */
     const char *reason, *message;
     const struct watch_object *objects; /* a list (->next), may be NULL */
+    bool rendered;          /* false: the core did not render objects for it (nobody watched them) */
 };
 
 struct hub;

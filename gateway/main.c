@@ -29,6 +29,7 @@
 #define DEFAULT_CLIENT_TIMEOUT_S 60
 #define CONFIG_FILE_LIMIT (4u << 20)
 #define HUB_MAX_ITEMS 65536        /* changes the live streams can resume within, exactly */
+#define DEFAULT_WATCH_WINDOW_MS (5 * 60 * 1000) /* etcd's default compaction: 5 minutes of history */
 #define HUB_MAX_BYTES (128u << 20)
 
 struct options {
@@ -46,6 +47,8 @@ struct options {
     bool keep_tasks;
     int64_t commit_delay_ms;       /* 0: commit as soon as the writer is free */
     int64_t history_retention_ms;  /* 0: keep deleted jobs' history for ever */
+    int64_t watch_window_ms;       /* how far back a watch may resume by resourceVersion */
+    long watch_cache_size;         /* changes the hub holds for exact resumption */
     int client_timeout_s;
     double rate_per_second;        /* 0: no rate limit */
     double rate_burst;             /* 0: one second's worth */
@@ -53,7 +56,7 @@ struct options {
 };
 
 /* Long options without a short letter. */
-enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN };
+enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WATCH_WINDOW, OPT_WATCH_CACHE };
 
 static void usage(FILE *out)
 {
@@ -81,6 +84,10 @@ static void usage(FILE *out)
             "  --history-retention DURATION\n"
             "                            how long a deleted job's history (rows and logs) is kept after its\n"
             "                            deletion (e.g. 720h; default 0: for ever); live jobs are never pruned\n"
+            "  --watch-window DURATION   how far back a watch may resume from a resourceVersion (by the time of\n"
+            "                            the first change it missed; older: 410 Expired) (default 5m)\n"
+            "  --watch-cache-size N      the latest changes kept in memory for watches and WebSocket streams to\n"
+            "                            resume from exactly; older ones come from the database (default 65536)\n"
             "  --max-connections N       concurrent HTTP connections (default 1000)\n"
             "  --client-timeout DURATION a connection idle this long is closed, and a request whose body takes\n"
             "                            longer in all is dropped (e.g. 30s; default 60s)\n"
@@ -204,10 +211,13 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"max-body-bytes", required_argument, 0, 'b'}, {"client-timeout", required_argument, 0, OPT_CLIENT_TIMEOUT},
         {"rate-limit", required_argument, 0, OPT_RATE_LIMIT}, {"rate-burst", required_argument, 0, OPT_RATE_BURST},
         {"cors-origin", required_argument, 0, OPT_CORS_ORIGIN},
+        {"watch-window", required_argument, 0, OPT_WATCH_WINDOW},
+        {"watch-cache-size", required_argument, 0, OPT_WATCH_CACHE},
         {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT, 1000,
-                          .client_timeout_s = DEFAULT_CLIENT_TIMEOUT_S};
+                          .client_timeout_s = DEFAULT_CLIENT_TIMEOUT_S, .watch_window_ms = DEFAULT_WATCH_WINDOW_MS,
+                          .watch_cache_size = HUB_MAX_ITEMS};
     int c;
     long v;
     opterr = 0;
@@ -261,6 +271,14 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case 'R':
             if (parse_duration_option("--history-retention", optarg, DURATION_MAX_MS, &o->history_retention_ms) != 0)
+                return -1;
+            break;
+        case OPT_WATCH_WINDOW:
+            if (parse_duration_option("--watch-window", optarg, DURATION_MAX_MS, &o->watch_window_ms) != 0)
+                return -1;
+            break;
+        case OPT_WATCH_CACHE:
+            if (parse_int("--watch-cache-size", optarg, 16, 10000000, &o->watch_cache_size) != 0)
                 return -1;
             break;
         case OPT_CLIENT_TIMEOUT:
@@ -454,7 +472,9 @@ static int run(const struct options *o)
                               .keep_tasks = o->keep_tasks};
     snprintf(db_path, sizeof db_path, "%s/caldera.db", o->data_dir);
     struct core *core = NULL;
-    struct hub *hub = hub_new(HUB_MAX_ITEMS, HUB_MAX_BYTES);
+    struct hub *hub = hub_new((size_t)o->watch_cache_size, HUB_MAX_BYTES);
+    static struct watch_demand demand; /* object watches count themselves; the core renders for them */
+    cfg.watch_demand = &demand;
     if (!hub) {
         log_error("out of memory");
         free_config(&cfg);
@@ -473,7 +493,8 @@ static int run(const struct options *o)
     snprintf(url_file, sizeof url_file, "%s/jobserver.url", o->data_dir);
     unlink(url_file); /* a stale URL must not point clients at a previous run */
     char *web = o->web_dir ? strdup(o->web_dir) : default_web_dir();
-    struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .hub = hub, .db_path = db_path,
+    struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .hub = hub,
+                         .watch_demand = &demand, .watch_window_ms = o->watch_window_ms, .db_path = db_path,
                          .data_dir = o->data_dir, .web_dir = web,
                          .body_limit = o->body_limit, .durable_timeout_ms = 10000,
                          .client_timeout_s = o->client_timeout_s, .cors = o->cors,

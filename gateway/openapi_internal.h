@@ -18,6 +18,12 @@ enum openapi_query {
     OQ_SINCE = 1 << 8,
     OQ_UNTIL = 1 << 9,
     OQ_UID = 1 << 10,
+    OQ_FIELD_SELECTOR = 1 << 11,
+    OQ_WATCH = 1 << 12,
+    OQ_RESOURCE_VERSION = 1 << 13,
+    OQ_TIMEOUT_SECONDS = 1 << 14,
+    OQ_ALLOW_WATCH_BOOKMARKS = 1 << 15,
+    OQ_SEND_INITIAL_EVENTS = 1 << 16,
 };
 
 /* Error answers an operation documents besides "default"; each is components.responses[<code>],
@@ -31,6 +37,8 @@ enum openapi_error {
     OE_422 = 1 << 5,
     OE_503 = 1 << 6,
     OE_507 = 1 << 7,
+    OE_410 = 1 << 8,
+    OE_504 = 1 << 9,
 };
 
 /* One route as the document describes it. In a dialect route (openapi_is_dialect_route) "{kind}"

@@ -21,10 +21,11 @@
 #define T_DIALECT "{group}_{version}"
 
 /* The query parameters and errors of the usual kinds of operation. */
-#define Q_LIST (OQ_PRETTY | OQ_LABEL_SELECTOR)
+#define Q_LIST (OQ_PRETTY | OQ_LABEL_SELECTOR | OQ_FIELD_SELECTOR | Q_WATCH)
+#define Q_WATCH (OQ_WATCH | OQ_RESOURCE_VERSION | OQ_TIMEOUT_SECONDS | OQ_ALLOW_WATCH_BOOKMARKS | OQ_SEND_INITIAL_EVENTS)
 #define Q_HISTORY (OQ_PRETTY | OQ_PHASE | OQ_SINCE | OQ_UNTIL | OQ_LIMIT | OQ_CONTINUE)
 #define E_READ (OE_400 | OE_404)
-#define E_LIST OE_400
+#define E_LIST (OE_400 | OE_410 | OE_504)
 #define E_CREATE (OE_400 | OE_409 | OE_413 | OE_415 | OE_422 | OE_503 | OE_507)
 #define E_UPDATE (E_CREATE | OE_404)
 #define E_DELETE (OE_404 | OE_409 | OE_503 | OE_507)
@@ -53,7 +54,7 @@ const struct openapi_operation openapi_operations[] = {
     {"GET", "/apis/{group}/{version}", "getAPIGroupResources", "discovery", "the resources of a group's version",
      OQ_PRETTY, NULL, 200, "APIResourceList", NULL, OE_404},
 
-    {"GET", "/api/v1/nodes", "listCoreV1Node", T_CORE, "list the nodes", OQ_PRETTY, NULL, 200, "NodeList", NULL, 0},
+    {"GET", "/api/v1/nodes", "listCoreV1Node", T_CORE, "list the nodes", Q_LIST, NULL, 200, "NodeList", NULL, E_LIST},
     {"GET", "/api/v1/nodes/{name}", "readCoreV1Node", T_CORE, "read a node", OQ_PRETTY, NULL, 200, "Node", NULL,
      OE_404},
     {"GET", "/api/v1/pods", "listCoreV1PodForAllNamespaces", T_CORE, "list the pods of every namespace", Q_LIST, NULL,
@@ -68,10 +69,16 @@ const struct openapi_operation openapi_operations[] = {
     {"GET", "/api/v1/namespaces/{ns}/pods/{name}/log", "readCoreV1NamespacedPodLog", T_CORE,
      "read a pod's log (from the history once its job is gone)", OQ_PREVIOUS | OQ_ATTEMPT, NULL, 200, NULL, TEXT,
      E_READ},
+    {"GET", "/api/v1/events", "listCoreV1EventForAllNamespaces", T_CORE,
+     "list the events of every namespace (each recorded change, oldest first), or watch them",
+     Q_LIST | OQ_LIMIT | OQ_CONTINUE, NULL, 200, "EventList", NULL, E_LIST},
+    {"GET", "/api/v1/namespaces/{ns}/events", "listCoreV1NamespacedEvent", T_CORE,
+     "list the events of a namespace (each recorded change, oldest first), or watch them",
+     Q_LIST | OQ_LIMIT | OQ_CONTINUE, NULL, 200, "EventList", NULL, E_LIST},
     {"GET", "/api/v1/resourcequotas", "listCoreV1ResourceQuotaForAllNamespaces", T_CORE,
-     "list the resource quotas of every namespace", OQ_PRETTY, NULL, 200, "ResourceQuotaList", NULL, 0},
+     "list the resource quotas of every namespace", Q_LIST, NULL, 200, "ResourceQuotaList", NULL, E_LIST},
     {"GET", "/api/v1/namespaces/{ns}/resourcequotas", "listCoreV1NamespacedResourceQuota", T_CORE,
-     "list the resource quotas of a namespace", OQ_PRETTY, NULL, 200, "ResourceQuotaList", NULL, 0},
+     "list the resource quotas of a namespace", Q_LIST, NULL, 200, "ResourceQuotaList", NULL, E_LIST},
     {"POST", "/api/v1/namespaces/{ns}/resourcequotas", "createCoreV1NamespacedResourceQuota", T_CORE,
      "create a resource quota", OQ_PRETTY, "ResourceQuota", 201, "ResourceQuota", NULL, E_CREATE},
     {"GET", "/api/v1/namespaces/{ns}/resourcequotas/{name}", "readCoreV1NamespacedResourceQuota", T_CORE,
@@ -97,13 +104,13 @@ const struct openapi_operation openapi_operations[] = {
      "delete a job", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE},
 
     {"GET", VCBUS "/namespaces/{ns}/commands", "listBusVolcanoShV1alpha1NamespacedCommand", T_VCBUS,
-     "list the commands of a namespace (always empty: a command is run at once, never kept)", OQ_PRETTY, NULL, 200,
-     "CommandList", NULL, 0},
+     "list the commands of a namespace (always empty: a command is run at once, never kept; a watch sees each one "
+     "run)", Q_LIST, NULL, 200, "CommandList", NULL, E_LIST},
     {"POST", VCBUS "/namespaces/{ns}/commands", "createBusVolcanoShV1alpha1NamespacedCommand", T_VCBUS,
      "run a command on a job or a queue", OQ_PRETTY, "Command", 201, "Command", NULL, E_CREATE | OE_404},
 
-    {"GET", VCSCHED "/queues", "listSchedulingVolcanoShV1beta1Queue", T_VCSCHED, "list the queues", OQ_PRETTY, NULL,
-     200, "QueueList", NULL, 0},
+    {"GET", VCSCHED "/queues", "listSchedulingVolcanoShV1beta1Queue", T_VCSCHED, "list the queues", Q_LIST, NULL,
+     200, "QueueList", NULL, E_LIST},
     {"POST", VCSCHED "/queues", "createSchedulingVolcanoShV1beta1Queue", T_VCSCHED, "create a queue", OQ_PRETTY,
      "Queue", 201, "Queue", NULL, E_CREATE},
     {"GET", VCSCHED "/queues/{name}", "readSchedulingVolcanoShV1beta1Queue", T_VCSCHED, "read a queue", OQ_PRETTY,
@@ -113,14 +120,14 @@ const struct openapi_operation openapi_operations[] = {
     {"DELETE", VCSCHED "/queues/{name}", "deleteSchedulingVolcanoShV1beta1Queue", T_VCSCHED,
      "delete a queue (only a Closed one, never default)", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE},
     {"GET", VCSCHED "/podgroups", "listSchedulingVolcanoShV1beta1PodGroupForAllNamespaces", T_VCSCHED,
-     "list the pod groups of every namespace", OQ_PRETTY, NULL, 200, "PodGroupList", NULL, 0},
+     "list the pod groups of every namespace", Q_LIST, NULL, 200, "PodGroupList", NULL, E_LIST},
     {"GET", VCSCHED "/namespaces/{ns}/podgroups", "listSchedulingVolcanoShV1beta1NamespacedPodGroup", T_VCSCHED,
-     "list the pod groups of a namespace", OQ_PRETTY, NULL, 200, "PodGroupList", NULL, 0},
+     "list the pod groups of a namespace", Q_LIST, NULL, 200, "PodGroupList", NULL, E_LIST},
     {"GET", VCSCHED "/namespaces/{ns}/podgroups/{name}", "readSchedulingVolcanoShV1beta1NamespacedPodGroup", T_VCSCHED,
      "read a job's pod group", OQ_PRETTY, NULL, 200, "PodGroup", NULL, OE_404},
 
     {"GET", K8SSCHED "/priorityclasses", "listSchedulingV1PriorityClass", T_K8SSCHED, "list the priority classes",
-     OQ_PRETTY, NULL, 200, "PriorityClassList", NULL, 0},
+     Q_LIST, NULL, 200, "PriorityClassList", NULL, E_LIST},
     {"POST", K8SSCHED "/priorityclasses", "createSchedulingV1PriorityClass", T_K8SSCHED, "create a priority class",
      OQ_PRETTY, "PriorityClass", 201, "PriorityClass", NULL, E_CREATE},
     {"GET", K8SSCHED "/priorityclasses/{name}", "readSchedulingV1PriorityClass", T_K8SSCHED,

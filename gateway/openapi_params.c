@@ -18,8 +18,26 @@ struct query_param {
 static const struct query_param query_params[] = {
     {OQ_PRETTY, "pretty", "string", NULL, NULL, -1, "If 'true', the JSON answer is indented."},
     {OQ_LABEL_SELECTOR, "labelSelector", "string", NULL, NULL, -1,
-     "Only objects whose labels match: comma-separated equality terms key=value (or key==value); other selector "
-     "operators are refused with 400."},
+     "Only objects whose labels match, as Kubernetes selects: comma-separated terms key=value (or key==value), "
+     "key!=value, key, !key, key in (a,b), key notin (a,b)."},
+    {OQ_FIELD_SELECTOR, "fieldSelector", "string", NULL, NULL, -1,
+     "Only objects whose fields match: comma-separated terms path=value, path==value or path!=value on a dotted "
+     "path into the object (metadata.name, status.phase, spec.nodeName, involvedObject.name...); a Job's "
+     "status.phase is its status.state.phase."},
+    {OQ_WATCH, "watch", "boolean", NULL, NULL, -1,
+     "Watch: the answer is a stream (chunked) of WatchEvent lines {\"type\":\"ADDED|MODIFIED|DELETED|BOOKMARK|"
+     "ERROR\",\"object\":...}: the list as it is now (each item ADDED) unless resourceVersion says where to go "
+     "on from, then every change live."},
+    {OQ_RESOURCE_VERSION, "resourceVersion", "string", NULL, NULL, -1,
+     "With watch: the changes after this resourceVersion (a list's metadata.resourceVersion, or an object's); "
+     "unset or 0: the current list first. One older than --watch-window is answered 410 Expired: list again."},
+    {OQ_TIMEOUT_SECONDS, "timeoutSeconds", "integer", NULL, NULL, 0,
+     "With watch: end the stream after this many seconds (default 1800)."},
+    {OQ_ALLOW_WATCH_BOOKMARKS, "allowWatchBookmarks", "boolean", NULL, NULL, -1,
+     "With watch: send a BOOKMARK event (an object with only metadata.resourceVersion) every 10 seconds."},
+    {OQ_SEND_INITIAL_EVENTS, "sendInitialEvents", "boolean", NULL, NULL, -1,
+     "With watch, allowWatchBookmarks and no resourceVersion: after the current list, a BOOKMARK annotated "
+     "k8s.io/initial-events-end: \"true\", as Kubernetes' streaming lists do."},
     {OQ_LIMIT, "limit", "integer", NULL, NULL, 0,
      "At most this many items (0 to 100000; 0: all); metadata.continue of the list is then set when more follow."},
     {OQ_CONTINUE, "continue", "string", NULL, NULL, -1,
@@ -73,6 +91,8 @@ static const struct error_answer error_answers[] = {
     {OE_422, "422", "Invalid: the object breaks the rules of its kind; details.causes name each field"},
     {OE_503, "503", "ServiceUnavailable: the job database does not accept writes now (Retry-After says when to retry)"},
     {OE_507, "507", "InsufficientStorage: the disk of the data directory is full"},
+    {OE_410, "410", "Expired: the resourceVersion is older than the changes a watch may resume over; list again"},
+    {OE_504, "504", "Timeout: the resourceVersion is newer than any the server has reached"},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

@@ -30,6 +30,8 @@ const struct route gateway_routes[] = {
     {"GET", "/api/v1/namespaces/{ns}/pods/{name}", handle_pod_get},
     {"DELETE", "/api/v1/namespaces/{ns}/pods/{name}", handle_pod_delete},
     {"GET", "/api/v1/namespaces/{ns}/pods/{name}/log", handle_pod_log},
+    {"GET", "/api/v1/events", handle_event_list_all},
+    {"GET", "/api/v1/namespaces/{ns}/events", handle_event_list},
     {"GET", "/api/v1/resourcequotas", handle_quota_list_all},
     {"GET", "/api/v1/namespaces/{ns}/resourcequotas", handle_quota_list},
     {"POST", "/api/v1/namespaces/{ns}/resourcequotas", handle_quota_create},

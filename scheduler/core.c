@@ -237,8 +237,10 @@ static void run_cycle(struct core *c)
 
 static void flush_journal(struct core *c)
 {
-    if (c->ctl.journal.count > 0)
-        store_append(c->store, &c->ctl.journal);
+    if (c->ctl.journal.count == 0)
+        return;
+    controller_watch_flush(&c->ctl); /* what watches are shown of this iteration's changes */
+    store_append(c->store, &c->ctl.journal);
 }
 
 /* --- mailbox ------------------------------------------------------------ */
@@ -376,6 +378,7 @@ static void *core_main(void *arg)
             break;
         }
         c->ctl.now_ms = clock_wall_ms();
+        c->ctl.watch_render = watch_demand_wanted(c->watch_demand, mono);
         handle_events(c, evs, n > 0 ? n : 0);
         if (!c->stopping && controller_run_timers(&c->ctl) > 0)
             c->kick = true;
@@ -465,6 +468,7 @@ static void core_free(struct core *c)
         close(c->timer_fd);
     spare_files_stop();
     journal_list_free(&c->ctl.journal);
+    controller_watch_free(&c->ctl);
     controller_free_timers(&c->ctl);
     free(c->ctl.recovered);
     zone_table_free(c->zones);
@@ -496,6 +500,7 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
     c->data_dir = strdup(cfg->data_dir);
     c->period_ms = cfg->period_ms > 0 ? cfg->period_ms : 1000;
     c->keep_tasks = cfg->keep_tasks;
+    c->watch_demand = cfg->watch_demand;
     c->ctl = (struct controller){
         .cluster = &c->cluster,
         .ops = {c, op_start, op_stop, op_adopt, NULL, op_moved},

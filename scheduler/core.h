@@ -12,6 +12,7 @@
 #include "common/api_status.h"
 #include "scheduler/api/cluster.h"
 #include "scheduler/framework/conf.h"
+#include "common/watch_demand.h"
 #include "store/store.h"
 
 struct core;
@@ -28,6 +29,8 @@ struct core_config {
     int64_t restart_backoff_max_ms; /* its ceiling (0: kubelet's 300 s) */
     int32_t port_first, port_last;  /* where job port blocks come from (0: 20000-59999) */
     bool keep_tasks;            /* core_stop leaves running tasks to the next server (--keep-tasks) */
+    struct watch_demand *watch_demand; /* whether watches follow objects (then each change is rendered
+                                          for them); NULL: never */
 };
 
 enum core_op {

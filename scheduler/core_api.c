@@ -175,7 +175,7 @@ static void podgroup_list(struct core *c, struct core_request *req)
     for (struct job *job = c->cluster.first; job; job = job->next)
         if (core_in_namespace(job, req) && cluster_wake(&c->cluster, job))
             json_array_append_new(items, podgroup_render(job));
-    core_answer_list(c, req, "scheduling.volcano.sh/v1beta1", "PodGroupList", items);
+    core_answer_list(c, req, PODGROUP_API_VERSION, "PodGroupList", items);
 }
 
 static void podgroup_get(struct core *c, struct core_request *req)

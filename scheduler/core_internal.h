@@ -40,6 +40,7 @@ struct core {
     int64_t stop_deadline_ms;    /* monotonic: SIGKILL whatever is left after this */
     bool kick;                   /* schedule at the end of this loop iteration */
     bool keep_tasks;             /* a stop leaves running tasks for the next server to adopt */
+    struct watch_demand *watch_demand; /* from the config: render watch objects while wanted */
     int adopted;                 /* tasks of the last run watched again at start-up */
     struct proc_slot *slots;
     int nslots, free_slot, live_slots, pending_kills;

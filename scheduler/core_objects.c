@@ -9,7 +9,6 @@
 #include "scheduler/controller/objects.h"
 #include "scheduler/core_internal.h"
 
-#define QUEUE_API "scheduling.volcano.sh/v1beta1"
 
 /* --- queues --------------------------------------------------------------- */
 
@@ -31,7 +30,7 @@ static void queue_list(struct core *c, struct core_request *req)
     json_t *items = json_array();
     for (int i = 0; i < c->cluster.nqueues; i++)
         json_array_append_new(items, render_queue(c, c->cluster.queues[i]));
-    core_answer_list(c, req, QUEUE_API, "QueueList", items);
+    core_answer_list(c, req, QUEUE_API_VERSION, "QueueList", items);
 }
 
 static void queue_get(struct core *c, struct core_request *req)

@@ -3,6 +3,9 @@
 #include "store/store_internal.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include "common/hashmap.h"
 
 static const char *const sql_begin = "BEGIN IMMEDIATE";
 static const char *const sql_commit = "COMMIT";
@@ -48,6 +51,8 @@ static const char *const sql_node_put = "INSERT OR REPLACE INTO nodes(name, json
 static const char *const sql_command =
     "INSERT INTO commands(seq, time_ms, namespace, job_name, job_uid, action, reason, json)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+static const char *const sql_job_version =
+    "UPDATE jobs SET resource_version = ?2 WHERE uid = ?1 AND resource_version < ?2";
 static const char *const sql_queue_put = "INSERT OR REPLACE INTO queues(name, json) VALUES(?1, ?2)";
 static const char *const sql_queue_delete = "DELETE FROM queues WHERE name = ?1";
 static const char *const sql_object_put =
@@ -76,7 +81,8 @@ int store_stmts_prepare(sqlite3 *db, struct store_stmts *st, char *err, size_t e
         prepare(db, sql_queue_put, &st->queue_put, err, errlen) ||
         prepare(db, sql_tasks_insert, &st->tasks_insert, err, errlen) ||
         prepare(db, sql_tasks_delete, &st->tasks_delete, err, errlen) ||
-        prepare(db, sql_node_put, &st->node_put, err, errlen) || prepare(db, sql_command, &st->command, err, errlen)) {
+        prepare(db, sql_node_put, &st->node_put, err, errlen) || prepare(db, sql_command, &st->command, err, errlen) ||
+        prepare(db, sql_job_version, &st->job_version, err, errlen)) {
         store_stmts_finalize(st);
         return -1;
     }
@@ -88,7 +94,8 @@ void store_stmts_finalize(struct store_stmts *st)
     sqlite3_stmt **all[] = {&st->begin,      &st->commit,        &st->rollback,    &st->event,
                             &st->job_create, &st->job_status,    &st->job_delete,  &st->attempt_start,
                             &st->attempt_end, &st->attempt_carry, &st->job_spec, &st->queue_put,
-                            &st->tasks_insert, &st->tasks_delete, &st->node_put, &st->command};
+                            &st->tasks_insert, &st->tasks_delete, &st->node_put, &st->command,
+                            &st->job_version};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         sqlite3_finalize(*all[i]); /* a no-op on NULL */
         *all[i] = NULL;
@@ -334,4 +341,26 @@ int store_apply_entry(const struct store_stmts *st, const struct journal_entry *
         return insert_command(st->command, e);
     }
     return SQLITE_MISUSE; /* an op this build does not know: refuse rather than drop it silently */
+}
+
+int store_apply_job_versions(const struct store_stmts *st, const struct journal_list *batch)
+{
+    struct hmap last = {0}; /* job uid -> its batch's last entry (keys live in the entries) */
+    for (const struct journal_entry *e = batch->head; e; e = e->next)
+        if (e->ev.job_uid && *e->ev.job_uid && strmap_put(&last, e->ev.job_uid, (void *)e) != 0) {
+            hmap_free(&last);
+            return SQLITE_NOMEM;
+        }
+    int rc = SQLITE_OK;
+    size_t pos = 0;
+    const void *key;
+    void *value;
+    while (rc == SQLITE_OK && hmap_next(&last, &pos, &key, &value)) {
+        const struct journal_entry *e = value;
+        sqlite3_bind_text(st->job_version, 1, e->ev.job_uid, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st->job_version, 2, (sqlite3_int64)e->ev.seq);
+        rc = store_stmt_run(st->job_version);
+    }
+    hmap_free(&last);
+    return rc;
 }

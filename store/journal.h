@@ -4,6 +4,7 @@
 #define CALDERA_JOURNAL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 enum journal_op {
@@ -109,8 +110,10 @@ struct journal_entry {
     /* COMMAND: the action's name ("AbortJob"), the reason given ("" when none) and the Command
      * object as JSON; the job is ns/name/job_uid above */
     char *command_action, *command_reason, *command_json;
-    /* The objects a watch shows after this entry, in order (never stored; see watch_object). */
+    /* The objects a watch shows after this entry, in order (never stored; see watch_object), and
+     * whether the core rendered them at all (it does only while someone watches objects). */
     struct watch_object *watch, *watch_tail;
+    bool watch_rendered;
 };
 
 /* Appends a watch object to the entry's list (w may be NULL: nothing happens). */

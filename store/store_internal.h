@@ -32,6 +32,7 @@ struct store_stmts {
     sqlite3_stmt *queue_put;
     sqlite3_stmt *tasks_insert, *tasks_delete;
     sqlite3_stmt *node_put, *command;
+    sqlite3_stmt *job_version;
 };
 
 struct store {
@@ -76,6 +77,10 @@ int store_stmt_run(sqlite3_stmt *stmt);
 /* Writes one entry's event row and row change inside the open transaction. Returns SQLITE_OK or the
  * failing code (sqlite3_errmsg() has the detail). */
 int store_apply_entry(const struct store_stmts *st, const struct journal_entry *e);
+/* After a batch's entries: every job an event of the batch is about gets that event's sequence number
+ * as its resource_version (a pod's change is its job's too), so a restart shows clients the
+ * resourceVersions they saw. Returns SQLITE_OK or the failing code. */
+int store_apply_job_versions(const struct store_stmts *st, const struct journal_list *batch);
 
 /* retention.c (on the thread that owns the connection): one bounded prune step when one is due;
  * how long until the next is due (0: now, -1: never). */

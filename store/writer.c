@@ -266,6 +266,8 @@ static enum store_failure commit_batch(struct store *s, const struct journal_lis
     for (const struct journal_entry *e = batch->head; rc == SQLITE_OK && e; e = e->next)
         rc = store_apply_entry(st, e);
     if (rc == SQLITE_OK)
+        rc = store_apply_job_versions(st, batch);
+    if (rc == SQLITE_OK)
         rc = store_stmt_run(st->commit);
     if (rc == SQLITE_OK)
         return STORE_FAILURE_NONE;

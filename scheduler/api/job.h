@@ -107,6 +107,10 @@ struct task_spec {
     struct task_volume *volumes; /* the Job's spec.volumes: every pod mounts every one, as Volcano does */
 };
 
+/* What the watch streams were last shown of a pod or job (controller/watch.c): not known yet (restored
+ * from the store: shown if it exists), hidden (not in the API yet), shown (+ the pod's phase), gone. */
+enum { WATCH_SHOWN_UNKNOWN, WATCH_SHOWN_HIDDEN, WATCH_SHOWN_GONE, WATCH_SHOWN_VISIBLE };
+
 struct replica {
     uint8_t phase;     /* enum pod_phase */
     uint8_t reason;    /* enum term_reason of the last attempt */
@@ -118,6 +122,8 @@ struct replica {
     uint32_t born;     /* attempts made before the current pod was created: tells pods apart (its uid) */
     int32_t node;      /* index into the cluster's nodes; -1 when not bound */
     int32_t exit_code; /* of the last attempt */
+    uint8_t watch_shown; /* what watches were last shown of it (controller/watch.c): WATCH_SHOWN_* */
+    bool watch_dirty;  /* a change of it is in this iteration's journal */
     int64_t memory;    /* the memory request it holds while bound (the task's, when it was placed) */
     uint32_t attempts; /* attempts started; the current or last attempt's number */
     int32_t pid;       /* while running, else 0 */
@@ -167,6 +173,8 @@ struct job_dormant {
 };
 void job_dormant_free(struct job_dormant *d);
 
+struct journal_entry;
+
 struct job {
     char *ns;
     char *name;
@@ -208,6 +216,9 @@ struct job {
     int32_t live_procs;       /* processes started and not yet reaped */
     int32_t timers;           /* controller timers armed for it (delayed actions, restarts, TTL) */
     bool prepared;            /* the job plugins' files are written for the current version */
+    uint8_t watch_shown;      /* WATCH_SHOWN_* of the Job (and its PodGroup) */
+    bool watch_touched;       /* in the controller's list of jobs this iteration changed */
+    struct journal_entry *watch_entry; /* while touched: the last entry of this iteration about it */
     struct job_dormant *dormant; /* not parsed yet (see above); only ns, name, key, uid, created_ms,
                                     resource_version, queue, status.phase and pg.phase are set */
 };

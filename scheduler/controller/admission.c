@@ -112,6 +112,9 @@ int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq
     job->pg.transition_ms = ctl->now_ms;
     hold_back_dependents(job);
     job_count_replicas(job);
+    job->watch_shown = WATCH_SHOWN_HIDDEN; /* watches see it appear (ADDED), its pods once they exist */
+    for (int32_t i = 0; i < job->total_replicas; i++)
+        job->replicas[i].watch_shown = WATCH_SHOWN_HIDDEN;
     struct journal_entry *e = record_event(ctl, JOURNAL_JOB_CREATE, job, "Job", job->name, "", "Pending", "Created",
                                            "job created in queue %s", job->queue);
     if (e) {
@@ -137,6 +140,7 @@ uint64_t controller_delete_job(struct controller *ctl, struct job *job)
                                            job_phase_name(job->status.phase), "", "Deleted", "job deleted");
     if (e)
         e->job_uid = strdup(job->uid);
+    controller_watch_job_deleted(ctl, job, e);
     uint64_t seq = job->resource_version;
     for (int32_t i = 0; i < job->total_replicas; i++)
         replica_stop(ctl, job, i, TERM_DELETED, false);

@@ -124,6 +124,11 @@ struct controller {
     int ntimers, timers_cap;
     struct recovered_attempt *recovered; /* during recovery only */
     int nrecovered, recovered_cap;
+    /* Watch objects (watch.c): whether this iteration renders them (someone watches), and the jobs
+     * its journal touched, gathered at the end of the iteration. */
+    bool watch_render;
+    struct job **watch_touched;
+    int nwatch_touched, watch_touched_cap;
 };
 
 /* Admission: name free (409), queue exists and is Open (422). On success the cluster owns the job,
@@ -167,6 +172,17 @@ void controller_enable_waking(struct controller *ctl);
 int controller_wake_job(struct controller *ctl, struct job *job);
 /* After the last row: derive counts and PodGroup phases, create the `default` queue if missing. */
 int controller_finish_recovery(struct controller *ctl);
+
+/* Watch objects (watch.c), at the end of a core loop iteration, before the journal goes to the
+ * store: every job, pod and PodGroup the iteration's entries touched is compared with what the watch
+ * streams were last shown of it; when it changed (or appeared, or went away) and ctl->watch_render is
+ * set, its rendering is attached, once, to the last entry about it (also queues, priority classes,
+ * quotas, nodes and Commands, each to its own entry). Without watch_render only the comparison's
+ * memory is kept up to date, so rendering can start at any time with the right ADDED/DELETED. */
+void controller_watch_flush(struct controller *ctl);
+/* A job leaves the API (deletion): its Job, PodGroup and shown pods as DELETED, on entry e. */
+void controller_watch_job_deleted(struct controller *ctl, struct job *job, struct journal_entry *e);
+void controller_watch_free(struct controller *ctl);
 
 /* Records every node of the cluster (event + nodes row), at start-up after recovery. Returns 0, or
  * -1 when memory ran out. */

@@ -50,7 +50,7 @@ static const char *method_of(const char *verb)
     return "GET";
 }
 
-/* create and list go to the collection; get, update, delete to one object; a subresource
+/* create, list and watch (?watch=true) go to the collection; get, update, delete to one object; a subresource
  * ("pods/log") hangs below its object. */
 static void discovery_verbs_have_routes(void)
 {
@@ -68,7 +68,7 @@ static void discovery_verbs_have_routes(void)
         char verbs[128];
         snprintf(verbs, sizeof verbs, "%s", r->verbs);
         for (char *save = NULL, *verb = strtok_r(verbs, " ", &save); verb; verb = strtok_r(NULL, " ", &save)) {
-            bool collection = strcmp(verb, "create") == 0 || strcmp(verb, "list") == 0;
+            bool collection = strcmp(verb, "create") == 0 || strcmp(verb, "list") == 0 || strcmp(verb, "watch") == 0;
             char path[512];
             snprintf(path, sizeof path, "%s%s/%s%s%s", base, r->namespaced ? "/namespaces/ns1" : "", resource,
                      collection ? "" : "/obj1", collection ? "" : sub);

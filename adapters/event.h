@@ -1,0 +1,27 @@
+/* Caldera's recorded events as Kubernetes core/v1 Events: what `kubectl get events` lists, for the
+ * events API and its watch. Each event row (one per state change, with its global sequence number)
+ * becomes one Event; the phases it moved between travel as annotations. */
+#ifndef CALDERA_EVENT_H
+#define CALDERA_EVENT_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#define EVENT_API_VERSION "v1"
+
+/* One recorded event, as the events table and the hub hold it (strings never NULL). */
+struct event_fields {
+    uint64_t seq;
+    int64_t time_ms;
+    const char *kind, *ns, *name, *job_uid, *from, *to, *reason, *message;
+};
+
+/* The v1 Event: metadata.name "<object>.<seq as 16 hex digits>", namespace the object's (none for
+ * cluster-scoped objects), resourceVersion the sequence number; involvedObject {apiVersion, kind,
+ * namespace, name, uid (the job's, for Jobs and PodGroups)}; reason, message; type Warning for
+ * failures (a phase Failed, reasons such as OOMKilled, StartError, Unschedulable, Forbidden), else
+ * Normal; first/lastTimestamp and eventTime; count 1; source and reportingComponent "caldera";
+ * annotations caldera.io/from-phase and caldera.io/to-phase. NULL when memory runs out. */
+json_t *event_render(const struct event_fields *ev);
+
+#endif

@@ -1,0 +1,57 @@
+/* A watch stream's state, shared by the files that start it (watch.c), feed it from the hub
+ * (watch_stream.c) and bring a client up to date from the database (watch_catchup.c). */
+#ifndef CALDERA_WATCH_INTERNAL_H
+#define CALDERA_WATCH_INTERNAL_H
+
+#include <stdint.h>
+
+#include "common/sbuf.h"
+#include "gateway/hub.h"
+#include "gateway/selector.h"
+#include "gateway/watch.h"
+
+#define WATCH_BOOKMARK_MS 10000   /* a BOOKMARK this often, when the client allows them */
+#define WATCH_KEEPALIVE_MS 15000  /* a bare newline after this much silence: finds clients that left */
+#define WATCH_DEFAULT_TIMEOUT_S 1800
+#define WATCH_READ_BATCH 256      /* hub items taken at once */
+
+struct watch_stream {
+    struct gateway *gw;
+    struct core *core;
+    struct hub *hub;
+    /* what it shows */
+    char *api_version, *kind, *source_kind; /* source_kind NULL: every Job */
+    char *ns;                 /* NULL: every namespace */
+    bool events;              /* a watch of core/v1 Events: built from the hub items' events */
+    struct core_request list; /* the list it watches (op, ns, dialect, view), for catching up */
+    bool has_list;
+    struct selector labels, fields;
+    /* where it is */
+    uint64_t cursor;          /* the last sequence number the client has been brought past */
+    struct sbuf out;          /* lines not yet handed to the connection */
+    size_t out_sent;
+    bool ended;               /* after out drains, the stream ends */
+    bool bookmarks;
+    bool joined;              /* counted in the watch demand */
+    int64_t deadline_ms, next_bookmark_ms, next_keepalive_ms, keepalive_ms; /* monotonic */
+};
+
+/* watch_stream.c */
+/* The reader http_respond_stream() calls; blocks until it has lines to send. */
+long watch_stream_read(void *ctx, char *buf, size_t max);
+void watch_stream_free(void *ctx);
+/* Whether the stream shows this object / this event (its kind, namespace and selectors). */
+bool watch_shows_object(const struct watch_stream *w, const struct watch_object *o);
+/* Appends one {"type","object"} line. */
+void watch_append(struct watch_stream *w, const char *type, const json_t *object);
+/* Appends the ERROR line a Kubernetes watch ends with: a Status with code and reason. */
+void watch_append_error(struct watch_stream *w, int code, const char *reason, const char *message);
+
+/* watch_catchup.c */
+/* Brings the client from w->cursor (older than what the hub holds, or across changes the core did
+ * not render) to the present: each object of the watched list changed since, as it is now, and each
+ * one gone since, as DELETED, in resourceVersion order; then w->cursor is the present. Returns 0,
+ * or -1 with a Status (410 when the cursor is older than the history kept) in st. */
+int watch_catch_up(struct watch_stream *w, struct api_status *st);
+
+#endif

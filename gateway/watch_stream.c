@@ -1,0 +1,180 @@
+/* A watch stream after its start: lines for the hub's items past the cursor that the watch shows,
+ * BOOKMARKs when allowed, a bare newline after a long silence (a client that left is found when it
+ * fails), and the end at timeoutSeconds, at shutdown, or with a 410 ERROR when the stream fell behind
+ * the hub's ring. Runs on the connection's thread and blocks there; never on the core. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters/event.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "gateway/handlers.h"
+#include "gateway/watch_internal.h"
+
+#define WAIT_SLICE_MS 1000
+
+void watch_stream_free(void *ctx)
+{
+    struct watch_stream *w = ctx;
+    if (!w)
+        return;
+    if (w->joined)
+        watch_demand_leave(w->gw->watch_demand, clock_mono_ms());
+    selector_free(&w->labels);
+    selector_free(&w->fields);
+    sbuf_free(&w->out);
+    free(w->api_version);
+    free(w->kind);
+    free(w->source_kind);
+    free(w->ns);
+    free(w);
+}
+
+static bool same(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
+
+bool watch_shows_object(const struct watch_stream *w, const struct watch_object *o)
+{
+    if (!same(o->kind, w->kind) || !same(o->api_version, w->api_version))
+        return false;
+    if (w->source_kind && !same(o->source_kind, w->source_kind))
+        return false;
+    if (w->ns && !same(o->ns, w->ns))
+        return false;
+    return selector_match_object(&w->labels, &w->fields, o->kind, o->object);
+}
+
+void watch_append(struct watch_stream *w, const char *type, const json_t *object)
+{
+    json_t *line = json_pack("{s:s, s:O}", "type", type, "object", (json_t *)object);
+    char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+    json_decref(line);
+    if (!text) {
+        log_warn("watch: out of memory writing an event; ending the stream");
+        w->ended = true;
+        return;
+    }
+    sbuf_puts(&w->out, text);
+    sbuf_puts(&w->out, "\n");
+    free(text);
+}
+
+void watch_append_error(struct watch_stream *w, int code, const char *reason, const char *message)
+{
+    json_t *status = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:i}", "kind", "Status", "apiVersion", "v1", "metadata",
+                               "status", "Failure", "message", message, "reason", reason, "code", code);
+    watch_append(w, "ERROR", status);
+    json_decref(status);
+}
+
+static void append_bookmark(struct watch_stream *w)
+{
+    char rv[24];
+    snprintf(rv, sizeof rv, "%llu", (unsigned long long)w->cursor);
+    json_t *mark = json_pack("{s:s, s:s, s:{s:s}}", "kind", w->kind, "apiVersion", w->api_version, "metadata",
+                             "resourceVersion", rv);
+    watch_append(w, "BOOKMARK", mark);
+    json_decref(mark);
+}
+
+/* An item's event as a core/v1 Event, when the stream shows it. */
+static void append_event(struct watch_stream *w, const struct hub_item *it)
+{
+    if (w->ns && strcmp(it->ns, w->ns) != 0)
+        return;
+    struct event_fields ev = {it->seq, it->time_ms, it->kind, it->ns, it->name, it->job_uid,
+                              it->from, it->to, it->reason, it->message};
+    json_t *event = event_render(&ev);
+    if (event && selector_match_object(&w->labels, &w->fields, "Event", event))
+        watch_append(w, "ADDED", event);
+    json_decref(event);
+}
+
+/* What the hub holds past the cursor. Returns false when the stream cannot go on from the hub. */
+static bool take_from_hub(struct watch_stream *w)
+{
+    const struct hub_item *items[WATCH_READ_BATCH];
+    int n = hub_read(w->hub, w->cursor, items, WATCH_READ_BATCH);
+    if (n < 0) {
+        char message[160];
+        snprintf(message, sizeof message, "too old resource version: %llu (%llu): the watch fell behind; list again",
+                 (unsigned long long)w->cursor, (unsigned long long)hub_floor(w->hub));
+        watch_append_error(w, 410, "Expired", message);
+        w->ended = true;
+        return false;
+    }
+    int i = 0;
+    for (; i < n; i++) {
+        const struct hub_item *it = items[i];
+        if (!w->events && !it->rendered)
+            break; /* changes nobody rendered: the database brings the client past them */
+        if (w->events) {
+            append_event(w, it);
+        } else {
+            for (const struct watch_object *o = it->objects; o; o = o->next) {
+                size_t len;
+                const char *line = watch_shows_object(w, o) ? hub_object_line(it, o, &len) : NULL;
+                if (line)
+                    sbuf_append(&w->out, line, len);
+            }
+        }
+        w->cursor = it->seq;
+    }
+    bool unrendered = i < n;
+    for (int k = 0; k < n; k++)
+        hub_item_unref(items[k]);
+    if (unrendered) {
+        struct api_status st = {0};
+        if (watch_catch_up(w, &st) != 0) {
+            watch_append_error(w, st.code, st.reason, st.message);
+            w->ended = true;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Hands over what is buffered; returns the bytes copied. */
+static long drain(struct watch_stream *w, char *buf, size_t max)
+{
+    size_t left = w->out.len - w->out_sent;
+    size_t n = left < max ? left : max;
+    memcpy(buf, w->out.data + w->out_sent, n);
+    w->out_sent += n;
+    if (w->out_sent == w->out.len) {
+        w->out.len = 0;
+        w->out_sent = 0;
+    }
+    return (long)n;
+}
+
+long watch_stream_read(void *ctx, char *buf, size_t max)
+{
+    struct watch_stream *w = ctx;
+    for (;;) {
+        if (w->out.len > w->out_sent) {
+            w->next_keepalive_ms = clock_mono_ms() + w->keepalive_ms;
+            return drain(w, buf, max);
+        }
+        if (w->ended || hub_closed(w->hub))
+            return -1;
+        int64_t now = clock_mono_ms();
+        if (now >= w->deadline_ms)
+            return -1; /* timeoutSeconds: the client watches again from its last resourceVersion */
+        if (w->bookmarks && now >= w->next_bookmark_ms) {
+            append_bookmark(w);
+            w->next_bookmark_ms = now + WATCH_BOOKMARK_MS;
+            continue;
+        }
+        if (now >= w->next_keepalive_ms) {
+            sbuf_puts(&w->out, "\n");
+            continue;
+        }
+        int64_t until = w->deadline_ms < w->next_keepalive_ms ? w->deadline_ms : w->next_keepalive_ms;
+        if (w->bookmarks && w->next_bookmark_ms < until)
+            until = w->next_bookmark_ms;
+        int64_t wait = until - now < WAIT_SLICE_MS ? until - now : WAIT_SLICE_MS;
+        if (hub_wait(w->hub, w->cursor, (int)(wait > 0 ? wait : 0)))
+            take_from_hub(w);
+    }
+}
