@@ -123,3 +123,18 @@ void command_free(struct command *c)
     json_decref(c->doc);
     free(c);
 }
+
+void command_stamp_record(json_t *cmd, uint64_t seq)
+{
+    json_t *meta = json_object_get(cmd, "metadata");
+    if (!json_is_object(meta))
+        return;
+    char rv[24], name[400];
+    snprintf(rv, sizeof rv, "%llu", (unsigned long long)seq);
+    json_object_set_new(meta, "resourceVersion", json_string(rv));
+    if (json_is_string(json_object_get(meta, "name")))
+        return;
+    const char *target = json_string_value(json_object_get(json_object_get(cmd, "target"), "name"));
+    snprintf(name, sizeof name, "%s-%llx", target ? target : "command", (unsigned long long)seq);
+    json_object_set_new(meta, "name", json_string(name));
+}

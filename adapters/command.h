@@ -31,5 +31,9 @@ json_t *command_render(const struct command *c, const char *uid, int64_t created
  * action and target as a Command created for it would carry them. */
 json_t *command_render_job_action(const char *ns, const char *job_name, enum job_action action, const char *reason);
 void command_free(struct command *c);
+/* A recorded Command (as command_render or command_render_job_action made it) as watches show it:
+ * metadata.resourceVersion the sequence number it was recorded at and, when it has no name (a
+ * caldera.io action), "<target>-<seq in hex>". */
+void command_stamp_record(json_t *cmd, uint64_t seq);
 
 #endif

@@ -31,6 +31,7 @@ struct gateway {
     struct hub *hub;          /* committed changes, for watch streams */
     struct watch_demand *watch_demand; /* object watches count themselves here (the core renders for them) */
     int64_t watch_window_ms;  /* how far back (by the first missed change's time) a watch may resume */
+    int64_t watch_bookmark_ms; /* how often a watch that allows them gets a BOOKMARK */
     const char *db_path;      /* for history readers */
     const char *data_dir;     /* where stored log paths are relative to; named in Status messages about its disk */
     const char *web_dir;      /* the browser UI's files, or NULL */

@@ -49,6 +49,7 @@ struct options {
     int64_t history_retention_ms;  /* 0: keep deleted jobs' history for ever */
     int64_t watch_window_ms;       /* how far back a watch may resume by resourceVersion */
     long watch_cache_size;         /* changes the hub holds for exact resumption */
+    int64_t watch_bookmark_ms;
     int client_timeout_s;
     double rate_per_second;        /* 0: no rate limit */
     double rate_burst;             /* 0: one second's worth */
@@ -56,7 +57,8 @@ struct options {
 };
 
 /* Long options without a short letter. */
-enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WATCH_WINDOW, OPT_WATCH_CACHE };
+enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WATCH_WINDOW, OPT_WATCH_CACHE,
+       OPT_WATCH_BOOKMARK };
 
 static void usage(FILE *out)
 {
@@ -88,6 +90,9 @@ static void usage(FILE *out)
             "                            the first change it missed; older: 410 Expired) (default 5m)\n"
             "  --watch-cache-size N      the latest changes kept in memory for watches and WebSocket streams to\n"
             "                            resume from exactly; older ones come from the database (default 65536)\n"
+            "  --watch-bookmark-interval DURATION\n"
+            "                            how often a watch with allowWatchBookmarks=true gets a BOOKMARK\n"
+            "                            (default 10s)\n"
             "  --max-connections N       concurrent HTTP connections (default 1000)\n"
             "  --client-timeout DURATION a connection idle this long is closed, and a request whose body takes\n"
             "                            longer in all is dropped (e.g. 30s; default 60s)\n"
@@ -213,11 +218,12 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"cors-origin", required_argument, 0, OPT_CORS_ORIGIN},
         {"watch-window", required_argument, 0, OPT_WATCH_WINDOW},
         {"watch-cache-size", required_argument, 0, OPT_WATCH_CACHE},
+        {"watch-bookmark-interval", required_argument, 0, OPT_WATCH_BOOKMARK},
         {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT, 1000,
                           .client_timeout_s = DEFAULT_CLIENT_TIMEOUT_S, .watch_window_ms = DEFAULT_WATCH_WINDOW_MS,
-                          .watch_cache_size = HUB_MAX_ITEMS};
+                          .watch_cache_size = HUB_MAX_ITEMS, .watch_bookmark_ms = 10000};
     int c;
     long v;
     opterr = 0;
@@ -276,6 +282,14 @@ static int parse_options(int argc, char **argv, struct options *o)
         case OPT_WATCH_WINDOW:
             if (parse_duration_option("--watch-window", optarg, DURATION_MAX_MS, &o->watch_window_ms) != 0)
                 return -1;
+            break;
+        case OPT_WATCH_BOOKMARK:
+            if (parse_duration_option("--watch-bookmark-interval", optarg, 3600 * 1000, &o->watch_bookmark_ms) != 0)
+                return -1;
+            if (o->watch_bookmark_ms < 100) {
+                fprintf(stderr, "jobserver: --watch-bookmark-interval is at least 100ms, not \"%s\"\n", optarg);
+                return -1;
+            }
             break;
         case OPT_WATCH_CACHE:
             if (parse_int("--watch-cache-size", optarg, 16, 10000000, &o->watch_cache_size) != 0)
@@ -494,7 +508,8 @@ static int run(const struct options *o)
     unlink(url_file); /* a stale URL must not point clients at a previous run */
     char *web = o->web_dir ? strdup(o->web_dir) : default_web_dir();
     struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .hub = hub,
-                         .watch_demand = &demand, .watch_window_ms = o->watch_window_ms, .db_path = db_path,
+                         .watch_demand = &demand, .watch_window_ms = o->watch_window_ms,
+                         .watch_bookmark_ms = o->watch_bookmark_ms, .db_path = db_path,
                          .data_dir = o->data_dir, .web_dir = web,
                          .body_limit = o->body_limit, .durable_timeout_ms = 10000,
                          .client_timeout_s = o->client_timeout_s, .cors = o->cors,

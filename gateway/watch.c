@@ -81,7 +81,8 @@ static int read_params(struct http_req *req, struct watch_stream *w, struct api_
     int64_t now = clock_mono_ms();
     w->deadline_ms = now + (int64_t)timeout_s * 1000;
     w->bookmarks = flag(req, "allowWatchBookmarks");
-    w->next_bookmark_ms = now + WATCH_BOOKMARK_MS;
+    w->bookmark_ms = w->gw->watch_bookmark_ms > 0 ? w->gw->watch_bookmark_ms : 10000;
+    w->next_bookmark_ms = now + w->bookmark_ms;
     w->keepalive_ms = WATCH_KEEPALIVE_MS;
     if (w->gw->client_timeout_s > 0 && w->gw->client_timeout_s * 1000 / 2 < w->keepalive_ms)
         w->keepalive_ms = w->gw->client_timeout_s * 1000 / 2;

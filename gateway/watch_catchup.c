@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/command.h"
 #include "adapters/event.h"
 #include "common/clock.h"
 #include "common/hashmap.h"
@@ -187,6 +188,7 @@ static int command_row(void *ctx, uint64_t seq, const char *json)
 {
     struct catch_up *c = ctx;
     json_t *cmd = json_loads(json, 0, NULL);
+    command_stamp_record(cmd, seq);
     if (cmd && selector_match_object(&c->w->labels, &c->w->fields, "Command", cmd))
         return add(c, seq, "ADDED", cmd);
     json_decref(cmd);
@@ -233,7 +235,8 @@ int watch_catch_up(struct watch_stream *w, struct api_status *st)
     if (rc == 0)
         rc = w->events || !w->has_list ? replay(&c, r, st) : objects(&c, r, st);
     store_reader_close(r);
-    qsort(c.items, c.n, sizeof *c.items, by_rv);
+    if (c.n > 1)
+        qsort(c.items, c.n, sizeof *c.items, by_rv);
     for (size_t i = 0; i < c.n; i++) {
         if (rc == 0)
             watch_append(w, c.items[i].type, c.items[i].object);

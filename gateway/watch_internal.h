@@ -10,7 +10,6 @@
 #include "gateway/selector.h"
 #include "gateway/watch.h"
 
-#define WATCH_BOOKMARK_MS 10000   /* a BOOKMARK this often, when the client allows them */
 #define WATCH_KEEPALIVE_MS 15000  /* a bare newline after this much silence: finds clients that left */
 #define WATCH_DEFAULT_TIMEOUT_S 1800
 #define WATCH_READ_BATCH 256      /* hub items taken at once */
@@ -34,6 +33,7 @@ struct watch_stream {
     bool bookmarks;
     bool joined;              /* counted in the watch demand */
     int64_t deadline_ms, next_bookmark_ms, next_keepalive_ms, keepalive_ms; /* monotonic */
+    int64_t bookmark_ms;      /* the interval between BOOKMARKs */
 };
 
 /* watch_stream.c */

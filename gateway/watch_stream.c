@@ -163,7 +163,7 @@ long watch_stream_read(void *ctx, char *buf, size_t max)
             return -1; /* timeoutSeconds: the client watches again from its last resourceVersion */
         if (w->bookmarks && now >= w->next_bookmark_ms) {
             append_bookmark(w);
-            w->next_bookmark_ms = now + WATCH_BOOKMARK_MS;
+            w->next_bookmark_ms = now + w->bookmark_ms;
             continue;
         }
         if (now >= w->next_keepalive_ms) {

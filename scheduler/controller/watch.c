@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/command.h"
 #include "adapters/dialect.h"
 #include "adapters/node.h"
 #include "adapters/pod.h"
@@ -19,7 +20,6 @@
 #include "scheduler/controller/objects.h"
 
 #define POD_API "v1"
-#define COMMAND_API "bus.volcano.sh/v1alpha1"
 
 static void attach(struct journal_entry *e, enum watch_type type, const char *api_version, const char *kind,
                    const char *ns, const char *name, json_t *object)
@@ -179,6 +179,7 @@ static void attach_object(struct controller *ctl, struct journal_entry *e)
 static void attach_command(struct journal_entry *e)
 {
     json_t *cmd = e->command_json ? json_loads(e->command_json, 0, NULL) : NULL;
+    command_stamp_record(cmd, e->ev.seq);
     const json_t *meta = json_object_get(cmd, "metadata");
     const char *name = json_string_value(json_object_get(meta, "name"));
     const char *ns = json_string_value(json_object_get(meta, "namespace"));
@@ -186,10 +187,7 @@ static void attach_command(struct journal_entry *e)
         json_decref(cmd);
         return;
     }
-    char rv[24];
-    snprintf(rv, sizeof rv, "%llu", (unsigned long long)e->ev.seq);
-    json_object_set_new((json_t *)meta, "resourceVersion", json_string(rv));
-    attach(e, WATCH_ADDED, COMMAND_API, "Command", ns ? ns : e->ns ? e->ns : "", name, cmd);
+    attach(e, WATCH_ADDED, COMMAND_API_VERSION, "Command", ns ? ns : e->ns ? e->ns : "", name, cmd);
 }
 
 /* --- the end of an iteration ---------------------------------------------------------- */

@@ -126,7 +126,8 @@ static const struct {
     {"/apis/caldera.io/v1", "/apis/{group}/{version}", 200},
     {"/apis/kubeflow.org/v1/pytorchjobs", "/apis/kubeflow.org/v1/pytorchjobs", 200},
     {JOB "x", DOC_JOB, 404},
-    {"/api/v1/namespaces/default/pods?labelSelector=a!=b", "/api/v1/namespaces/{namespace}/pods", 400},
+    {"/api/v1/namespaces/default/pods?labelSelector=a!=b", "/api/v1/namespaces/{namespace}/pods", 200},
+    {"/api/v1/namespaces/default/pods?labelSelector=a%20in%20(b", "/api/v1/namespaces/{namespace}/pods", 400},
 };
 
 static void follow_a_job(json_t *doc)
