@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "gateway/handlers.h"
+#include "gateway/watch.h"
 #include "store/history.h"
 
 /* ---- query parameters -------------------------------------------------------------------------- */
@@ -149,8 +150,23 @@ static int attempt_query(struct http_req *req, struct store_reader *r, json_t **
     return store_attempt_history(r, req->params[0], req->params[1], uid_param(req), req->params[2], n, out, st);
 }
 
-void handle_jobhistory_list(struct http_req *req) { answer(req, list_query); }
-void handle_jobhistory_list_all(struct http_req *req) { answer(req, list_query); }
+static const struct list_kind history_kind = {"caldera.io/v1", "JobHistory", NULL};
+
+void handle_jobhistory_list(struct http_req *req)
+{
+    if (watch_requested(req))
+        watch_serve(req, NULL, &history_kind, req->params[0]);
+    else
+        answer(req, list_query);
+}
+
+void handle_jobhistory_list_all(struct http_req *req)
+{
+    if (watch_requested(req))
+        watch_serve(req, NULL, &history_kind, NULL);
+    else
+        answer(req, list_query);
+}
 void handle_job_history(struct http_req *req) { answer(req, job_query); }
 void handle_task_history(struct http_req *req) { answer(req, task_query); }
 void handle_attempt_history(struct http_req *req) { answer(req, attempt_query); }

@@ -22,7 +22,7 @@ const struct api_resource api_resources[] = {
      "pg podgroup-v1beta1"},
     {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false,
      "create delete get list watch update", "pc"},
-    {"caldera.io", "v1", "jobhistories", "jobhistory", "JobHistory", true, "get list", ""},
+    {"caldera.io", "v1", "jobhistories", "jobhistory", "JobHistory", true, "get list watch", ""},
     {"caldera.io", "v1", "jobs/history", "", "JobHistory", true, "get", ""},
     {"caldera.io", "v1", "jobs/manifest", "", "Job", true, "get", ""},
     {"caldera.io", "v1", "trainings", "training", "Training", true, "create delete get list watch", ""},

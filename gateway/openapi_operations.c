@@ -23,7 +23,7 @@
 /* The query parameters and errors of the usual kinds of operation. */
 #define Q_LIST (OQ_PRETTY | OQ_LABEL_SELECTOR | OQ_FIELD_SELECTOR | Q_WATCH)
 #define Q_WATCH (OQ_WATCH | OQ_RESOURCE_VERSION | OQ_TIMEOUT_SECONDS | OQ_ALLOW_WATCH_BOOKMARKS | OQ_SEND_INITIAL_EVENTS)
-#define Q_HISTORY (OQ_PRETTY | OQ_PHASE | OQ_SINCE | OQ_UNTIL | OQ_LIMIT | OQ_CONTINUE)
+#define Q_HISTORY (OQ_PRETTY | OQ_PHASE | OQ_SINCE | OQ_UNTIL | OQ_LIMIT | OQ_CONTINUE | Q_WATCH)
 #define E_READ (OE_400 | OE_404)
 #define E_LIST (OE_400 | OE_410 | OE_504)
 #define E_CREATE (OE_400 | OE_409 | OE_413 | OE_415 | OE_422 | OE_503 | OE_507)
@@ -138,11 +138,11 @@ const struct openapi_operation openapi_operations[] = {
      "delete a priority class", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE},
 
     {"GET", CALDERA "/jobhistories", "listCalderaIoV1JobHistoryForAllNamespaces", T_CALDERA,
-     "list the histories of live and deleted jobs of every namespace, newest first", Q_HISTORY, NULL, 200,
-     "JobHistoryList", NULL, OE_400},
+     "list the histories of live and deleted jobs of every namespace, newest first (a watch: each job's summary "
+     "as its history changes)", Q_HISTORY, NULL, 200, "JobHistoryList", NULL, E_LIST},
     {"GET", CALDERA "/namespaces/{ns}/jobhistories", "listCalderaIoV1NamespacedJobHistory", T_CALDERA,
-     "list the histories of live and deleted jobs of a namespace, newest first", Q_HISTORY, NULL, 200,
-     "JobHistoryList", NULL, OE_400},
+     "list the histories of live and deleted jobs of a namespace, newest first (a watch: each job's summary as its "
+     "history changes)", Q_HISTORY, NULL, 200, "JobHistoryList", NULL, E_LIST},
     {"GET", CALDERA "/namespaces/{ns}/jobhistories/{name}", "readCalderaIoV1NamespacedJobHistory", T_CALDERA,
      "read a job's history", OQ_PRETTY | OQ_UID, NULL, 200, "JobHistory", NULL, OE_404},
     {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/history", "readCalderaIoV1NamespacedJobHistoryOfJob", T_CALDERA,

@@ -53,6 +53,7 @@ static struct watch_stream *stream_new(struct http_req *req, const struct core_r
     w->kind = strdup(kind->kind);
     w->source_kind = kind->source_kind ? strdup(kind->source_kind) : NULL;
     w->events = strcmp(kind->kind, "Event") == 0;
+    w->histories = strcmp(kind->kind, "JobHistory") == 0;
     if (creq)
         ns = creq->ns;
     w->ns = ns ? strdup(ns) : NULL;
@@ -143,7 +144,7 @@ static int start_from(struct watch_stream *w, uint64_t n, struct api_status *st)
         return -1;
     }
     w->cursor = n;
-    if (!w->events && n >= hub_floor(w->hub))
+    if (!w->events && !w->histories && n >= hub_floor(w->hub))
         return 0;
     return watch_catch_up(w, st);
 }
@@ -157,7 +158,7 @@ void watch_serve(struct http_req *req, const struct core_request *creq, const st
         http_respond_status(req, &st);
         return;
     }
-    if (!w->events && w->gw->watch_demand) { /* before the list: changes after it are rendered */
+    if (!w->events && !w->histories && w->gw->watch_demand) { /* before the list: changes after it are rendered */
         watch_demand_join(w->gw->watch_demand);
         w->joined = true;
     }
@@ -169,7 +170,7 @@ void watch_serve(struct http_req *req, const struct core_request *creq, const st
         if (rc == 0)
             rc = start_from(w, n, &st);
     } else if (rc == 0) {
-        rc = w->events ? start_from(w, 0, &st) : initial_list(w, &st);
+        rc = w->events ? start_from(w, 0, &st) : w->histories ? watch_history_initial(w, &st) : initial_list(w, &st);
         if (rc == 0 && w->bookmarks && flag(req, "sendInitialEvents")) { /* Kubernetes' streaming list */
             json_t *mark = json_pack("{s:s, s:s, s:{s:s, s:{s:s}}}", "kind", w->kind, "apiVersion", w->api_version,
                                      "metadata", "resourceVersion", "", "annotations", "k8s.io/initial-events-end",

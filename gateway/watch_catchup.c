@@ -184,6 +184,12 @@ static int event_row(void *ctx, const struct store_event_row *row)
     return event ? 0 : -1;
 }
 
+static int history_row(void *ctx, const struct store_event_row *row)
+{
+    struct history_changes *changed = ctx;
+    return history_changes_note(changed, row->job_uid, row->seq, strcmp(row->kind, "Job") == 0 && !*row->from);
+}
+
 static int command_row(void *ctx, uint64_t seq, const char *json)
 {
     struct catch_up *c = ctx;
@@ -200,6 +206,19 @@ static int replay(struct catch_up *c, struct store_reader *r, struct api_status 
 {
     struct watch_stream *w = c->w;
     uint64_t upto = store_committed_seq(w->gw->store), last;
+    if (w->histories) {
+        struct history_changes *changed = history_changes_new();
+        if (!changed)
+            return api_fail(st, 500, "InternalError", "out of memory");
+        if (store_events_between(r, w->cursor, upto, w->ns, 0, history_row, changed, &last, st) != 0) {
+            history_changes_free(changed);
+            return -1;
+        }
+        if (history_changes_emit(w, changed, st) != 0)
+            return -1;
+        w->cursor = upto;
+        return 0;
+    }
     int rc = w->events ? store_events_between(r, w->cursor, upto, w->ns, 0, event_row, c, &last, st)
                        : store_commands_between(r, w->cursor, upto, w->ns, command_row, c, st);
     if (rc == 0)

@@ -22,6 +22,8 @@ struct watch_stream {
     char *api_version, *kind, *source_kind; /* source_kind NULL: every Job */
     char *ns;                 /* NULL: every namespace */
     bool events;              /* a watch of core/v1 Events: built from the hub items' events */
+    bool histories;           /* a watch of caldera.io JobHistories: read from the database per change */
+    struct store_reader *reader; /* the histories' own read connection, opened on first use */
     struct core_request list; /* the list it watches (op, ns, dialect, view), for catching up */
     bool has_list;
     struct selector labels, fields;
@@ -46,6 +48,19 @@ bool watch_shows_object(const struct watch_stream *w, const struct watch_object 
 void watch_append(struct watch_stream *w, const char *type, const json_t *object);
 /* Appends the ERROR line a Kubernetes watch ends with: a Status with code and reason. */
 void watch_append_error(struct watch_stream *w, int code, const char *reason, const char *message);
+
+/* watch_history.c: JobHistories, which the database holds, changed by the jobs' events. */
+struct history_changes;
+/* A new set of changed jobs; NULL when memory runs out. */
+struct history_changes *history_changes_new(void);
+void history_changes_free(struct history_changes *c);
+/* A job's event at seq (created: the job's creation). */
+int history_changes_note(struct history_changes *c, const char *job_uid, uint64_t seq, bool created);
+/* Appends each changed job's JobHistory as it is now (ADDED when created among the changes, else
+ * MODIFIED), in the order of their last change, and frees the set. Returns 0, or -1 with st. */
+int history_changes_emit(struct watch_stream *w, struct history_changes *c, struct api_status *st);
+/* The JobHistoryList as it is now, each item ADDED. */
+int watch_history_initial(struct watch_stream *w, struct api_status *st);
 
 /* watch_catchup.c */
 /* Brings the client from w->cursor (older than what the hub holds, or across changes the core did

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "gateway/handlers.h"
 #include "gateway/watch_internal.h"
+#include "store/history.h"
 
 #define WAIT_SLICE_MS 1000
 
@@ -21,6 +22,7 @@ void watch_stream_free(void *ctx)
         return;
     if (w->joined)
         watch_demand_leave(w->gw->watch_demand, clock_mono_ms());
+    store_reader_close(w->reader);
     selector_free(&w->labels);
     selector_free(&w->fields);
     sbuf_free(&w->out);
@@ -103,13 +105,18 @@ static bool take_from_hub(struct watch_stream *w)
         w->ended = true;
         return false;
     }
+    struct history_changes *changed = w->histories ? history_changes_new() : NULL;
     int i = 0;
     for (; i < n; i++) {
         const struct hub_item *it = items[i];
-        if (!w->events && !it->rendered)
+        if (!w->events && !w->histories && !it->rendered)
             break; /* changes nobody rendered: the database brings the client past them */
         if (w->events) {
             append_event(w, it);
+        } else if (w->histories) {
+            bool created = strcmp(it->kind, "Job") == 0 && !*it->from;
+            if (!changed || history_changes_note(changed, it->job_uid, it->seq, created) != 0)
+                break;
         } else {
             for (const struct watch_object *o = it->objects; o; o = o->next) {
                 size_t len;
@@ -123,6 +130,19 @@ static bool take_from_hub(struct watch_stream *w)
     bool unrendered = i < n;
     for (int k = 0; k < n; k++)
         hub_item_unref(items[k]);
+    if (w->histories) {
+        struct api_status st = {0};
+        if (unrendered || history_changes_emit(w, changed, &st) != 0) {
+            if (unrendered) {
+                history_changes_free(changed);
+                api_fail(&st, 500, "InternalError", "out of memory following job histories");
+            }
+            watch_append_error(w, st.code, st.reason, st.message);
+            w->ended = true;
+            return false;
+        }
+        return true;
+    }
     if (unrendered) {
         struct api_status st = {0};
         if (watch_catch_up(w, &st) != 0) {

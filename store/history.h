@@ -54,6 +54,9 @@ struct store_history_query {
 int store_job_history_list(struct store_reader *r, const struct store_history_query *q, json_t **out,
                            struct api_status *st);
 
+/* One job's summary as a JobHistoryList item shows it, by uid (live or deleted). 404 when none. */
+int store_job_history_summary(struct store_reader *r, const char *uid, json_t **out, struct api_status *st);
+
 /* The caldera.io/v1 TaskHistory of task `task` of the job (uid NULL: the newest of the name):
  *   {"apiVersion","kind":"TaskHistory","metadata":{"name":task,"namespace"},
  *    "job":{"name","uid"},"replicas","minAvailable","template":{...},"attempts":[...as above]}

@@ -21,6 +21,7 @@
     " AND (?6 IS NULL OR status_json ->> '$.state.phase' = ?6) ORDER BY created_ms DESC, uid DESC LIMIT ?7"
 static const char *const sql_list_namespace = LIST_SELECT "namespace = ?1 AND " LIST_FILTER;
 static const char *const sql_list_all = LIST_SELECT "?1 IS NULL AND " LIST_FILTER;
+static const char *const sql_summary = LIST_SELECT "uid = ?1";
 
 /* ---- continue tokens ------------------------------------------------------------------------- */
 
@@ -166,4 +167,26 @@ int store_job_history_list(struct store_reader *r, const struct store_history_qu
     *out = json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "caldera.io/v1", "kind", "JobHistoryList", "metadata", meta,
                      "items", items);
     return *out ? 0 : api_fail(st, 500, "InternalError", "listing job histories: out of memory");
+}
+
+int store_job_history_summary(struct store_reader *r, const char *uid, json_t **out, struct api_status *st)
+{
+    *out = NULL;
+    sqlite3_stmt *stmt;
+    if (history_prepare(r, sql_summary, &stmt, st) != 0)
+        return -1;
+    sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_STATIC);
+    int rc = history_begin(r, st);
+    if (rc == 0) {
+        int step = sqlite3_step(stmt);
+        if (step == SQLITE_ROW)
+            *out = summary_json(stmt);
+        else if (step == SQLITE_DONE)
+            rc = api_fail(st, 404, "NotFound", "no job with uid %s", uid);
+        else
+            rc = history_fail_db(r, st, "reading a job history");
+        history_end(r);
+    }
+    sqlite3_finalize(stmt);
+    return rc == 0 && !*out ? api_fail(st, 500, "InternalError", "reading a job history: out of memory") : rc;
 }

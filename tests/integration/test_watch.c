@@ -350,8 +350,29 @@ static void dialects_and_commands_are_watched(void)
     server_cleanup(&s);
 }
 
+/* JobHistories live in the database: a watch shows each job's summary as its history changes, and
+ * from an older resourceVersion the jobs that changed since. */
+static void job_histories_are_watched(void)
+{
+    struct test_server s;
+    REQUIRE(server_start(&s, NULL, fast_args) == 0);
+    unsigned long long from = list_rv(&s, JOBS);
+    struct watch_client *w = watch_open(&s, "/apis/caldera.io/v1/namespaces/default/jobhistories?watch=true", NULL);
+    usleep(200 * 1000);
+    CHECK_INT(job_submit(&s, "hist", "", TASK("t", 2, "", "'sleep 0.2'", "")), 201);
+    CHECK(watch_wait_for(w, 0, "ADDED", "hist", "kind", "JobHistory", WAIT_MS) >= 0);
+    CHECK(watch_wait_for(w, 0, "MODIFIED", "hist", "phase", "Completed", WAIT_MS) >= 0);
+    char path[256];
+    snprintf(path, sizeof path, "/apis/caldera.io/v1/jobhistories?watch=true&resourceVersion=%llu", from);
+    struct watch_client *since = watch_open(&s, path, NULL);
+    CHECK(watch_wait_for(since, 0, "ADDED", "hist", "phase", "Completed", WAIT_MS) >= 0);
+    watch_close(w);
+    watch_close(since);
+    server_cleanup(&s);
+}
+
 TEST_MAIN(TEST_CASE(a_watch_lists_then_follows_every_change), TEST_CASE(selectors_narrow_a_watch),
           TEST_CASE(a_resource_version_resumes_exactly), TEST_CASE(changes_nobody_watched_are_caught_up),
           TEST_CASE(a_watch_resumes_across_a_restart), TEST_CASE(old_and_future_resource_versions_are_refused),
           TEST_CASE(bookmarks_initial_events_end_and_timeouts), TEST_CASE(events_are_listed_paged_and_watched),
-          TEST_CASE(dialects_and_commands_are_watched))
+          TEST_CASE(dialects_and_commands_are_watched), TEST_CASE(job_histories_are_watched))
