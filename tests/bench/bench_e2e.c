@@ -3,7 +3,9 @@
  *   e2e_jobs_per_s  - 1-replica jobs, from the first POST until every job is Completed, 4 clients
  *                     submitting in parallel;
  *   e2e_tasks_per_s - tasks of 100-replica jobs, from the first POST until every job is Completed
- *                     (each task started in its cgroup, exited, reaped, its attempt committed).
+ *                     (each task started in its cgroup, exited, reaped, its attempt committed);
+ *   e2e_tasks_per_s_watched - the same while two watches (every pod, every job) follow it all: the
+ *                     core renders each change for them (ARCHITECTURE.md, "Watch, events and the hub").
  * A job reads Completed only once the store has committed it, so "Completed" means in the history.
  * Each figure is the median of several waves on one server: this machine is shared and noisy. */
 #include <pthread.h>
@@ -15,6 +17,7 @@
 #include "common/fs.h"
 #include "tests/lib/bench.h"
 #include "tests/lib/server.h"
+#include "tests/lib/watch_client.h"
 
 #define CLIENTS 4
 #define JOBS_PER_CLIENT 250
@@ -96,7 +99,8 @@ int main(void)
 {
     bool narrow = bench_wanted("submit_p50_ms") || bench_wanted("e2e_jobs_per_s");
     bool wide = bench_wanted("e2e_tasks_per_s");
-    if (!narrow && !wide)
+    bool watched = bench_wanted("e2e_tasks_per_s_watched");
+    if (!narrow && !wide && !watched)
         return 0;
     char nodes[] = "/tmp/caldera-bench-nodes-XXXXXX";
     int fd = mkstemp(nodes);
@@ -140,6 +144,22 @@ int main(void)
     }
     if (wide)
         bench_report("e2e_tasks_per_s", bench_median(rate, WIDE_WAVES), "tasks/s");
+    if (watched) {
+        struct watch_client *pods = watch_open(&s, "/api/v1/pods?watch=true&resourceVersion=0", NULL);
+        struct watch_client *all_jobs = watch_open(&s, "/apis/batch.volcano.sh/v1alpha1/jobs?watch=true", NULL);
+        for (int w = 0; w < WIDE_WAVES; w++) {
+            double elapsed = run_wave(&s, clients, 1, WIDE_JOBS, WIDE_REPLICAS, jobs);
+            jobs += WIDE_JOBS;
+            rate[w] = elapsed > 0 ? WIDE_JOBS * WIDE_REPLICAS / elapsed : 0;
+            status |= elapsed < 0;
+        }
+        int pod_events = watch_wait_count(pods, 1 << 30, 0);
+        bench_report("e2e_tasks_per_s_watched", bench_median(rate, WIDE_WAVES), "tasks/s");
+        fprintf(stderr, "bench_e2e: e2e_tasks_per_s_watched: the pods watch received %d events\n", pod_events);
+        status |= pod_events < WIDE_WAVES * WIDE_JOBS * WIDE_REPLICAS;
+        watch_close(pods);
+        watch_close(all_jobs);
+    }
     server_stop(&s);
     server_cleanup(&s);
     remove_tree(data_dir);
