@@ -77,4 +77,20 @@ int store_attempt_log(struct store_reader *r, const char *ns, const char *name, 
 int store_pod_log(struct store_reader *r, const char *ns, const char *pod, int attempt, bool previous,
                   char **log_path, struct api_status *st);
 
+/* One row of the events table as the live streams show it (gateway/hub.h's fields): the strings are
+ * the row's, valid during the callback only; job_name is the name in the job's row ("" when none). */
+struct store_event {
+    uint64_t seq;
+    int64_t time_ms;
+    const char *kind, *ns, *name, *job_uid, *job_name, *from, *to, *reason, *message;
+};
+
+/* For a stream resuming from before the live hub: calls fn for each event with after < seq <= upto,
+ * in sequence order, until fn returns non-zero. *last gets the seq of the row fn stopped at, or upto
+ * when it read them all. The caller bounds upto - after: this reads that range of the table. Returns
+ * 0, or -1 with a 500 in st. */
+int store_events_read(struct store_reader *r, uint64_t after, uint64_t upto,
+                      int (*fn)(void *ctx, const struct store_event *ev), void *ctx, uint64_t *last,
+                      struct api_status *st);
+
 #endif
