@@ -28,6 +28,7 @@ struct gateway {
     struct core *core;
     struct store *store;
     struct hub *hub;          /* committed changes, for watch streams */
+    const char *ws_url;       /* the WebSocket stream's URL, NULL when it does not listen */
     const char *db_path;      /* for history readers */
     const char *data_dir;     /* where stored log paths are relative to; named in Status messages about its disk */
     const char *web_dir;      /* the browser UI's files, or NULL */
