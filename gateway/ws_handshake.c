@@ -122,7 +122,8 @@ static int authorize(struct ws_server *s, struct lws *wsi, struct ws_conn *c, st
     }
     ws_offer_parse(protocols, WS_PROTOCOL, offer);
     if (offer->any && !offer->events) {
-        api_add_cause(st, "Sec-WebSocket-Protocol", "FieldValueNotSupported", 0, 0, "offers no protocol of this server");
+        api_add_cause(st, "Sec-WebSocket-Protocol", "FieldValueNotSupported", 0, 0,
+                      "offers no protocol of this server");
         api_fail(st, 400, "BadRequest", "Sec-WebSocket-Protocol: offer " WS_PROTOCOL " (next to the token's, if any)");
         goto out;
     }

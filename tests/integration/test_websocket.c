@@ -81,8 +81,8 @@ static void db_seqs(const struct test_server *s, const char *where, struct seqs 
 {
     char path[512], sql[1024];
     snprintf(path, sizeof path, "%s/caldera.db", s->data_dir);
-    snprintf(sql, sizeof sql, "SELECT e.seq FROM events e LEFT JOIN jobs j ON j.uid = e.job_uid WHERE %s ORDER BY e.seq",
-             where);
+    snprintf(sql, sizeof sql,
+             "SELECT e.seq FROM events e LEFT JOIN jobs j ON j.uid = e.job_uid WHERE %s ORDER BY e.seq", where);
     out->n = 0;
     sqlite3 *db = NULL;
     sqlite3_stmt *stmt = NULL;
@@ -296,7 +296,8 @@ static void resume_across_a_restart(void)
     REQUIRE(write_nodes() == 0);
     REQUIRE(server_start(&s, NULL, args) == 0);
     if (job_submit(&s, "ws-restart", "", TASK("work", 2, "", "'true'", "")) != 201 ||
-        wait_completed(&s, "default", "ws-restart") != 0 || server_stop(&s) != 0 || server_start(&s, s.data_dir, args) != 0) {
+        wait_completed(&s, "default", "ws-restart") != 0 || server_stop(&s) != 0 ||
+        server_start(&s, s.data_dir, args) != 0) {
         test_fail(__FILE__, __LINE__, "the first run or the restart failed");
         server_cleanup(&s);
         return;
@@ -336,9 +337,8 @@ static void expect_refusal(const struct test_server *s, const char *query, const
     int rc = ws_client_connect(&c, ws_url_of(s), query, o, 10000);
     json_t *status = c.http_body ? json_loads(c.http_body, 0, NULL) : NULL;
     const char *message = json_string_value(json_object_get(status, "message"));
-    if (rc != 1 || c.http_code != code || !message || !strstr(message, names) ||
-        strcmp(json_string_value(json_object_get(status, "kind")) ? json_string_value(json_object_get(status, "kind")) : "",
-               "Status") != 0)
+    const char *kind = json_string_value(json_object_get(status, "kind"));
+    if (rc != 1 || c.http_code != code || !message || !strstr(message, names) || !kind || strcmp(kind, "Status") != 0)
         test_fail(__FILE__, __LINE__, "?%s: %d, HTTP %d %s; expected %d naming \"%s\"", query ? query : "", rc,
                   c.http_code, c.http_body ? c.http_body : "", code, names);
     json_decref(status);
