@@ -30,7 +30,7 @@ static const char *api_version_of(const char *kind)
     return "v1"; /* Pod, Node, ResourceQuota */
 }
 
-static bool is_warning(const struct event_fields *ev)
+static bool is_warning(const struct event_view *ev)
 {
     static const char *const reasons[] = {"Error", "OOMKilled", "StartError", "Unschedulable", "DeadlineExceeded",
                                           "Evicted", "Unknown", "Forbidden", "Unauthorized", "BackOff", "Lost"};
@@ -42,7 +42,7 @@ static bool is_warning(const struct event_fields *ev)
     return false;
 }
 
-json_t *event_render(const struct event_fields *ev)
+json_t *event_render(const struct event_view *ev)
 {
     char name[400], rv[24], time[RFC3339_LEN], micro[RFC3339_LEN];
     snprintf(name, sizeof name, "%s.%016llx", *ev->name ? ev->name : ev->kind, (unsigned long long)ev->seq);

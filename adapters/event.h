@@ -7,14 +7,9 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#define EVENT_API_VERSION "v1"
+#include "common/event_view.h"
 
-/* One recorded event, as the events table and the hub hold it (strings never NULL). */
-struct event_fields {
-    uint64_t seq;
-    int64_t time_ms;
-    const char *kind, *ns, *name, *job_uid, *from, *to, *reason, *message;
-};
+#define EVENT_API_VERSION "v1"
 
 /* The v1 Event: metadata.name "<object>.<seq as 16 hex digits>", namespace the object's (none for
  * cluster-scoped objects), resourceVersion the sequence number; involvedObject {apiVersion, kind,
@@ -22,6 +17,6 @@ struct event_fields {
  * failures (a phase Failed, reasons such as OOMKilled, StartError, Unschedulable, Forbidden), else
  * Normal; first/lastTimestamp and eventTime; count 1; source and reportingComponent "caldera";
  * annotations caldera.io/from-phase and caldera.io/to-phase. NULL when memory runs out. */
-json_t *event_render(const struct event_fields *ev);
+json_t *event_render(const struct event_view *ev);
 
 #endif

@@ -22,12 +22,10 @@ struct page {
     struct selector fields;
 };
 
-static int add_event(void *ctx, const struct store_event_row *row)
+static int add_event(void *ctx, const struct event_view *row)
 {
     struct page *p = ctx;
-    struct event_fields ev = {row->seq, row->time_ms, row->kind, row->ns, row->name, row->job_uid,
-                              row->from, row->to, row->reason, row->message};
-    json_t *event = event_render(&ev);
+    json_t *event = event_render(row);
     if (!event)
         return -1;
     if (selector_match_fields(&p->fields, "Event", event))
@@ -78,7 +76,7 @@ static void events(struct http_req *req, const char *ns)
     struct store_reader *r = NULL;
     p.items = json_array();
     if (!p.items || store_reader_open(req->gw->db_path, &r, &st) != 0 ||
-        store_events_between(r, after, upto, ns, limit, add_event, &p, &last, &st) != 0) {
+        store_events_read(r, after, upto, ns, limit, add_event, &p, &last, &st) != 0) {
         if (!st.code)
             api_fail(&st, 500, "InternalError", "out of memory listing events");
         json_decref(p.items);
@@ -92,7 +90,7 @@ static void events(struct http_req *req, const char *ns)
     char rv[24], next[24];
     snprintf(rv, sizeof rv, "%llu", (unsigned long long)upto);
     json_t *meta = json_pack("{s:s}", "resourceVersion", rv);
-    if (limit > 0 && last < upto && last > after) { /* maybe more: the next page starts after the last one read */
+    if (last < upto) { /* the limit stopped it: the next page starts after the last one read */
         snprintf(next, sizeof next, "%llu", (unsigned long long)last);
         json_object_set_new(meta, "continue", json_string(next));
     }

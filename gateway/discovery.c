@@ -25,6 +25,9 @@ const struct api_resource api_resources[] = {
     {"caldera.io", "v1", "jobhistories", "jobhistory", "JobHistory", true, "get list watch", ""},
     {"caldera.io", "v1", "jobs/history", "", "JobHistory", true, "get", ""},
     {"caldera.io", "v1", "jobs/manifest", "", "Job", true, "get", ""},
+    /* Not an object with Kubernetes verbs: GET at the collection path says where the WebSocket
+     * stream listens, so discovery names it with no verbs. */
+    {"caldera.io", "v1", "stream", "", "StreamInfo", false, "", ""},
     {"caldera.io", "v1", "trainings", "training", "Training", true, "create delete get list watch", ""},
     {"kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob", true, "create delete get list watch", ""},
     {"kubeflow.org", "v1", "tfjobs", "tfjob", "TFJob", true, "create delete get list watch", ""},

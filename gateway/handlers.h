@@ -131,4 +131,7 @@ void handle_ui_file(struct http_req *req);
 /* openapi.c: the OpenAPI 3 document of every route */
 void handle_openapi_v3(struct http_req *req);
 
+/* api_stream.c */
+void handle_stream_info(struct http_req *req);
+
 #endif

@@ -32,6 +32,7 @@ struct gateway {
     struct watch_demand *watch_demand; /* object watches count themselves here (the core renders for them) */
     int64_t watch_window_ms;  /* how far back (by the first missed change's time) a watch may resume */
     int64_t watch_bookmark_ms; /* how often a watch that allows them gets a BOOKMARK */
+    const char *ws_url;       /* the WebSocket stream's URL, NULL when it does not listen */
     const char *db_path;      /* for history readers */
     const char *data_dir;     /* where stored log paths are relative to; named in Status messages about its disk */
     const char *web_dir;      /* the browser UI's files, or NULL */

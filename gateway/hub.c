@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/clock.h"
 #include "common/log.h"
 
 struct item {
@@ -336,18 +335,19 @@ bool hub_wait(struct hub *h, uint64_t after, int timeout_ms)
 
 /* --- what readers send -------------------------------------------------------- */
 
+struct event_view hub_item_view(const struct hub_item *it)
+{
+    return (struct event_view){it->seq, it->time_ms, it->kind, it->ns, it->name, it->job_uid, it->job_name,
+                               it->from, it->to, it->reason, it->message};
+}
+
 const char *hub_item_event_json(const struct hub_item *pub, size_t *len)
 {
     struct item *it = item_of(pub);
     char *text = atomic_load_explicit(&it->event_json, memory_order_acquire);
     if (!text) {
-        char time[RFC3339_LEN];
-        json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "seq", (json_int_t)pub->seq,
-                              "time", rfc3339_ms(pub->time_ms, time), "kind", pub->kind, "namespace", pub->ns, "name",
-                              pub->name, "job", pub->job_name, "jobUid", pub->job_uid, "from", pub->from, "to",
-                              pub->to, "reason", pub->reason, "message", pub->message);
-        char *made = o ? json_dumps(o, JSON_COMPACT) : NULL;
-        json_decref(o);
+        struct event_view view = hub_item_view(pub);
+        char *made = event_view_json(&view);
         if (!made)
             return NULL;
         char *expected = NULL;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/event_view.h"
 #include "store/journal.h"
 
 /* One committed journal entry: its event, and the objects a watch shows after it (see
@@ -60,6 +61,8 @@ int hub_read(struct hub *h, uint64_t after, const struct hub_item **out, int max
 /* Waits up to timeout_ms for an item with seq > after. Returns true when there is one. */
 bool hub_wait(struct hub *h, uint64_t after, int timeout_ms);
 void hub_item_unref(const struct hub_item *it);
+/* The item's event as a view (its strings are the item's). */
+struct event_view hub_item_view(const struct hub_item *it);
 
 /* The item's event as one compact JSON object, made once on first use:
  *   {"seq":N,"time":"RFC 3339 with ms","kind","namespace","name","job","jobUid","from","to","reason","message"}

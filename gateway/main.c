@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "gateway/http.h"
 #include "gateway/hub.h"
 #include "gateway/router.h"
+#include "gateway/ws.h"
 #include "scheduler/core.h"
 #include "scheduler/runtime/process.h"
 #include "store/store.h"
@@ -28,7 +30,7 @@
 #define DEFAULT_BODY_LIMIT (8u << 20)
 #define DEFAULT_CLIENT_TIMEOUT_S 60
 #define CONFIG_FILE_LIMIT (4u << 20)
-#define HUB_MAX_ITEMS 65536        /* changes the live streams can resume within, exactly */
+#define HUB_MAX_ITEMS 65536        /* changes the live streams can resume within, exactly (--watch-cache-size) */
 #define DEFAULT_WATCH_WINDOW_MS (5 * 60 * 1000) /* etcd's default compaction: 5 minutes of history */
 #define HUB_MAX_BYTES (128u << 20)
 
@@ -48,17 +50,18 @@ struct options {
     int64_t commit_delay_ms;       /* 0: commit as soon as the writer is free */
     int64_t history_retention_ms;  /* 0: keep deleted jobs' history for ever */
     int64_t watch_window_ms;       /* how far back a watch may resume by resourceVersion */
-    long watch_cache_size;         /* changes the hub holds for exact resumption */
     int64_t watch_bookmark_ms;
     int client_timeout_s;
     double rate_per_second;        /* 0: no rate limit */
     double rate_burst;             /* 0: one second's worth */
     struct cors_origins cors;
+    const char *ws_listen;         /* NULL: the HTTP port + 1 on the same host (0 when that is 0) */
+    long hub_items;                /* --watch-cache-size */
 };
 
 /* Long options without a short letter. */
-enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WATCH_WINDOW, OPT_WATCH_CACHE,
-       OPT_WATCH_BOOKMARK };
+enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WS_LISTEN, OPT_WATCH_CACHE,
+       OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK };
 
 static void usage(FILE *out)
 {
@@ -67,6 +70,9 @@ static void usage(FILE *out)
             "Caldera's job server: Volcano Jobs in, scheduled and run as local processes, every attempt recorded.\n"
             "\n"
             "  --listen HOST:PORT        where the API listens (default %s; port 0 picks a free one)\n"
+            "  --ws-listen HOST:PORT     where the WebSocket stream of events listens (default: the --listen host\n"
+            "                            and port + 1; port 0 picks a free one); GET /apis/caldera.io/v1/stream\n"
+            "                            tells where it is\n"
             "  --data DIR                data directory: database, job files, logs (default %s)\n"
             "  --nodes FILE              virtual nodes: v1 Node objects (YAML, several documents or a v1 List);\n"
             "                            default: this machine as one node\n"
@@ -88,8 +94,9 @@ static void usage(FILE *out)
             "                            deletion (e.g. 720h; default 0: for ever); live jobs are never pruned\n"
             "  --watch-window DURATION   how far back a watch may resume from a resourceVersion (by the time of\n"
             "                            the first change it missed; older: 410 Expired) (default 5m)\n"
-            "  --watch-cache-size N      the latest changes kept in memory for watches and WebSocket streams to\n"
-            "                            resume from exactly; older ones come from the database (default 65536)\n"
+            "  --watch-cache-size N      the newest changes kept in memory for watches and WebSocket streams to\n"
+            "                            resume from exactly; a stream further behind is dropped and resumes\n"
+            "                            from the database (default 65536)\n"
             "  --watch-bookmark-interval DURATION\n"
             "                            how often a watch with allowWatchBookmarks=true gets a BOOKMARK\n"
             "                            (default 10s)\n"
@@ -105,7 +112,8 @@ static void usage(FILE *out)
             "  --log-level LEVEL         debug, info, warn or error (default info)\n"
             "  -h, --help                this help\n"
             "\n"
-            "Once listening, the server writes its URL to DIR/jobserver.url.\n",
+            "Once listening, the server writes its URL to DIR/jobserver.url and the WebSocket stream's to\n"
+            "DIR/jobserver.ws-url.\n",
             DEFAULT_LISTEN, DEFAULT_DATA);
 }
 
@@ -216,14 +224,14 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"max-body-bytes", required_argument, 0, 'b'}, {"client-timeout", required_argument, 0, OPT_CLIENT_TIMEOUT},
         {"rate-limit", required_argument, 0, OPT_RATE_LIMIT}, {"rate-burst", required_argument, 0, OPT_RATE_BURST},
         {"cors-origin", required_argument, 0, OPT_CORS_ORIGIN},
+        {"ws-listen", required_argument, 0, OPT_WS_LISTEN}, {"watch-cache-size", required_argument, 0, OPT_WATCH_CACHE},
         {"watch-window", required_argument, 0, OPT_WATCH_WINDOW},
-        {"watch-cache-size", required_argument, 0, OPT_WATCH_CACHE},
         {"watch-bookmark-interval", required_argument, 0, OPT_WATCH_BOOKMARK},
         {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT, 1000,
-                          .client_timeout_s = DEFAULT_CLIENT_TIMEOUT_S, .watch_window_ms = DEFAULT_WATCH_WINDOW_MS,
-                          .watch_cache_size = HUB_MAX_ITEMS, .watch_bookmark_ms = 10000};
+                          .client_timeout_s = DEFAULT_CLIENT_TIMEOUT_S, .hub_items = HUB_MAX_ITEMS,
+                          .watch_window_ms = DEFAULT_WATCH_WINDOW_MS, .watch_bookmark_ms = 10000};
     int c;
     long v;
     opterr = 0;
@@ -271,6 +279,11 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case 'K': o->keep_tasks = true; break;
+        case OPT_WS_LISTEN: o->ws_listen = optarg; break;
+        case OPT_WATCH_CACHE:
+            if (parse_int("--watch-cache-size", optarg, 1, 1L << 24, &o->hub_items) != 0)
+                return -1;
+            break;
         case 'C':
             if (parse_duration_option("--commit-delay", optarg, 1000, &o->commit_delay_ms) != 0)
                 return -1;
@@ -290,10 +303,6 @@ static int parse_options(int argc, char **argv, struct options *o)
                 fprintf(stderr, "jobserver: --watch-bookmark-interval is at least 100ms, not \"%s\"\n", optarg);
                 return -1;
             }
-            break;
-        case OPT_WATCH_CACHE:
-            if (parse_int("--watch-cache-size", optarg, 16, 10000000, &o->watch_cache_size) != 0)
-                return -1;
             break;
         case OPT_CLIENT_TIMEOUT:
         case OPT_RATE_LIMIT:
@@ -423,10 +432,11 @@ static void free_config(struct core_config *cfg)
         store_close(cfg->store);
 }
 
-static int write_url_file(const char *data_dir, const char *url)
+/* DIR/name holding url and a newline. */
+static int write_url_file(const char *data_dir, const char *name, const char *url)
 {
-    char path[4096], line[128];
-    snprintf(path, sizeof path, "%s/jobserver.url", data_dir);
+    char path[4096], line[160];
+    snprintf(path, sizeof path, "%s/%s", data_dir, name);
     int n = snprintf(line, sizeof line, "%s\n", url);
     return write_file_atomic(path, line, (size_t)n, 0644);
 }
@@ -471,6 +481,41 @@ static int make_limits(const struct options *o, struct rate_limiter **rl)
     return 0;
 }
 
+/* The WebSocket listener of --ws-listen, by default the HTTP one's port + 1 (a free port when HTTP
+ * asked for one), and where it is: gw->ws_url, DIR/jobserver.ws-url and the log. */
+static int start_ws(const struct options *o, struct gateway *gw, struct ws_server **ws)
+{
+    char listen[96], err[512];
+    if (o->ws_listen) {
+        snprintf(listen, sizeof listen, "%s", o->ws_listen);
+    } else {
+        const char *colon = strrchr(o->listen, ':');
+        long port = colon ? strtol(colon + 1, NULL, 10) : 0;
+        snprintf(listen, sizeof listen, "%.*s:%ld", colon ? (int)(colon - o->listen) : 0, o->listen,
+                 port > 0 ? port + 1 : 0);
+    }
+    struct ws_config cfg = {.listen = listen, .hub = gw->hub, .db_path = gw->db_path, .auth = ws_auth_loopback_only()};
+    if (ws_start(&cfg, ws, err, sizeof err) != 0) {
+        log_error("%s", err);
+        return -1;
+    }
+    gw->ws_url = ws_url(*ws);
+    if (write_url_file(o->data_dir, "jobserver.ws-url", gw->ws_url) != 0)
+        log_warn("cannot write %s/jobserver.ws-url: %s", o->data_dir, strerror(errno));
+    log_info("WebSocket stream on %s", gw->ws_url);
+    return 0;
+}
+
+/* Every subscriber of the WebSocket stream holds a descriptor: take the most the system allows. */
+static void raise_open_file_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 static int run(const struct options *o)
 {
     char err[512] = "", db_path[4096];
@@ -486,7 +531,7 @@ static int run(const struct options *o)
                               .keep_tasks = o->keep_tasks};
     snprintf(db_path, sizeof db_path, "%s/caldera.db", o->data_dir);
     struct core *core = NULL;
-    struct hub *hub = hub_new((size_t)o->watch_cache_size, HUB_MAX_BYTES);
+    struct hub *hub = hub_new((size_t)o->hub_items, HUB_MAX_BYTES);
     static struct watch_demand demand; /* object watches count themselves; the core renders for them */
     cfg.watch_demand = &demand;
     if (!hub) {
@@ -506,6 +551,9 @@ static int run(const struct options *o)
     char url_file[4200];
     snprintf(url_file, sizeof url_file, "%s/jobserver.url", o->data_dir);
     unlink(url_file); /* a stale URL must not point clients at a previous run */
+    snprintf(url_file, sizeof url_file, "%s/jobserver.ws-url", o->data_dir);
+    unlink(url_file);
+    struct ws_server *ws = NULL;
     char *web = o->web_dir ? strdup(o->web_dir) : default_web_dir();
     struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .hub = hub,
                          .watch_demand = &demand, .watch_window_ms = o->watch_window_ms,
@@ -521,12 +569,19 @@ static int run(const struct options *o)
         log_error("%s", err);
         status = 1;
     } else {
-        if (write_url_file(o->data_dir, gw.url) != 0)
-            log_warn("cannot write %s/jobserver.url: %s", o->data_dir, strerror(errno));
         log_info("listening on %s (data in %s)", gw.url, o->data_dir);
-        int sig = wait_for_signal();
-        log_info("%s received: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+        if (start_ws(o, &gw, &ws) != 0) {
+            status = 1;
+        } else {
+            /* Last: once this file is there, everything listens. */
+            if (write_url_file(o->data_dir, "jobserver.url", gw.url) != 0)
+                log_warn("cannot write %s/jobserver.url: %s", o->data_dir, strerror(errno));
+            int sig = wait_for_signal();
+            log_info("%s received: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+        }
         hub_close(hub); /* watch streams end, so their connections let HTTP stop */
+        ws_stop(ws);     /* before the hub goes: it reads the hub until then */
+        gw.ws_url = NULL;
         http_stop(&gw);
     }
     core_stop(core);
@@ -547,6 +602,7 @@ int main(int argc, char **argv)
         return rc > 0 ? 0 : 2;
     }
     block_signals();
+    raise_open_file_limit();
     json_object_seed(0); /* seed Jansson's hashing once, before any thread uses it */
     curl_global_init(CURL_GLOBAL_DEFAULT);
     int status = run(&o);

@@ -166,6 +166,10 @@ const struct openapi_operation openapi_operations[] = {
      "Queue", NULL, E_ACT},
     {"POST", CALDERA "/queues/{name}/close", "closeCalderaIoV1Queue", T_CALDERA, "close a queue", OQ_PRETTY, NULL, 200,
      "Queue", NULL, E_ACT},
+    {"GET", CALDERA "/stream", "readCalderaIoV1StreamInfo", T_CALDERA,
+     "where the WebSocket stream of committed events listens: open a WebSocket to its url with "
+     "?namespace=NS[&job=NAME|&pod=NAME][&since=SEQ]; each message is one event with its seq",
+     OQ_PRETTY, NULL, 200, "StreamInfo", NULL, OE_503},
 
     {"GET", DIALECT "/{plural}", "list{kind}ForAllNamespaces", T_DIALECT, "list the {kind} objects of every namespace",
      Q_LIST | OQ_AS, NULL, 200, "{kind}List", NULL, E_LIST},

@@ -79,6 +79,8 @@ const struct openapi_schema openapi_schema_table[] = {
     {"TaskHistory", "One task of a job: its template and every attempt of its pods.", CALDERA, "TaskHistory", ""},
     {"PodAttempt", "One run of a pod: where, when, how it ended.", CALDERA, "PodAttempt", ""},
     {"JobReference", "The job a history belongs to.", PART, ""},
+    {"StreamInfo", "Where the WebSocket stream of committed events listens (a port of its own).", CALDERA,
+     "StreamInfo", "url"},
 
     {"APIVersions", "The versions of the core API.", CORE, "APIVersions", ""},
     {"APIGroupList", "The API groups.", CORE, "APIGroupList", ""},
@@ -414,6 +416,9 @@ const struct openapi_field openapi_field_table[] = {
     {"PodAttempt", "cpuSeconds", F_NUMBER, NULL, NULL},
     {"JobReference", "name", F_STRING, NULL, NULL},
     {"JobReference", "uid", F_STRING, NULL, NULL},
+    {"StreamInfo", "apiVersion", F_STRING, NULL, "caldera.io/v1"},
+    {"StreamInfo", "kind", F_STRING, NULL, "StreamInfo"},
+    {"StreamInfo", "url", F_STRING, NULL, "ws://HOST:PORT/apis/caldera.io/v1/stream"},
 
     {"APIVersions", "kind", F_STRING, NULL, NULL},
     {"APIVersions", "versions", F_STRINGS, NULL, NULL},

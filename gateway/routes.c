@@ -75,6 +75,7 @@ const struct route gateway_routes[] = {
     {"POST", CALDERA "/namespaces/{ns}/jobs/{name}/{action}", handle_job_action},
     {"POST", CALDERA "/queues/{name}/open", handle_queue_open},
     {"POST", CALDERA "/queues/{name}/close", handle_queue_close},
+    {"GET", CALDERA "/stream", handle_stream_info},
 
     /* Other dialects' jobs (adapters/dialect_registry.c), after every fixed path above. */
     {"GET", "/apis/{group}/{version}/{plural}", handle_dialect_list_all},

@@ -172,19 +172,17 @@ static int objects(struct catch_up *c, struct store_reader *r, struct api_status
     return rc;
 }
 
-static int event_row(void *ctx, const struct store_event_row *row)
+static int event_row(void *ctx, const struct event_view *row)
 {
     struct catch_up *c = ctx;
-    struct event_fields ev = {row->seq, row->time_ms, row->kind, row->ns, row->name, row->job_uid,
-                              row->from, row->to, row->reason, row->message};
-    json_t *event = event_render(&ev);
+    json_t *event = event_render(row);
     if (event && selector_match_object(&c->w->labels, &c->w->fields, "Event", event))
         return add(c, row->seq, "ADDED", event);
     json_decref(event);
     return event ? 0 : -1;
 }
 
-static int history_row(void *ctx, const struct store_event_row *row)
+static int history_row(void *ctx, const struct event_view *row)
 {
     struct history_changes *changed = ctx;
     return history_changes_note(changed, row->job_uid, row->seq, strcmp(row->kind, "Job") == 0 && !*row->from);
@@ -210,7 +208,7 @@ static int replay(struct catch_up *c, struct store_reader *r, struct api_status 
         struct history_changes *changed = history_changes_new();
         if (!changed)
             return api_fail(st, 500, "InternalError", "out of memory");
-        if (store_events_between(r, w->cursor, upto, w->ns, 0, history_row, changed, &last, st) != 0) {
+        if (store_events_read(r, w->cursor, upto, w->ns, 0, history_row, changed, &last, st) != 0) {
             history_changes_free(changed);
             return -1;
         }
@@ -219,7 +217,7 @@ static int replay(struct catch_up *c, struct store_reader *r, struct api_status 
         w->cursor = upto;
         return 0;
     }
-    int rc = w->events ? store_events_between(r, w->cursor, upto, w->ns, 0, event_row, c, &last, st)
+    int rc = w->events ? store_events_read(r, w->cursor, upto, w->ns, 0, event_row, c, &last, st)
                        : store_commands_between(r, w->cursor, upto, w->ns, command_row, c, st);
     if (rc == 0)
         w->cursor = upto;

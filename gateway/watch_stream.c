@@ -84,8 +84,7 @@ static void append_event(struct watch_stream *w, const struct hub_item *it)
 {
     if (w->ns && strcmp(it->ns, w->ns) != 0)
         return;
-    struct event_fields ev = {it->seq, it->time_ms, it->kind, it->ns, it->name, it->job_uid,
-                              it->from, it->to, it->reason, it->message};
+    struct event_view ev = hub_item_view(it);
     json_t *event = event_render(&ev);
     if (event && selector_match_object(&w->labels, &w->fields, "Event", event))
         watch_append(w, "ADDED", event);

@@ -68,42 +68,6 @@ int store_first_event_after(struct store_reader *r, uint64_t seq, bool *found, i
                     NULL, first_row, &f, st);
 }
 
-/* --- events ----------------------------------------------------------------------------- */
-
-struct events_ctx {
-    int (*fn)(void *ctx, const struct store_event_row *row);
-    void *ctx;
-    uint64_t *last;
-    long left;
-};
-
-static int event_row(void *ctx, sqlite3_stmt *s)
-{
-    struct events_ctx *e = ctx;
-    struct store_event_row row = {(uint64_t)sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), text(s, 2),
-                                  text(s, 3), text(s, 4), text(s, 5), text(s, 6), text(s, 7), text(s, 8),
-                                  text(s, 9), text(s, 10)};
-    *e->last = row.seq;
-    if (e->fn(e->ctx, &row) != 0)
-        return -1;
-    return --e->left == 0 ? -1 : 0;
-}
-
-int store_events_between(struct store_reader *r, uint64_t after, uint64_t upto, const char *ns, long limit,
-                         int (*fn)(void *ctx, const struct store_event_row *row), void *ctx, uint64_t *last,
-                         struct api_status *st)
-{
-#define EVENTS                                                                                                 \
-    "SELECT e.seq, e.time_ms, e.kind, e.namespace, e.name, e.job_uid,"                                          \
-    " coalesce((SELECT j.name FROM jobs j WHERE j.uid = e.job_uid), ''), e.from_phase, e.to_phase, e.reason,"    \
-    " e.message FROM events e WHERE e.seq > ?1 AND e.seq <= ?2"
-    *last = after;
-    struct events_ctx e = {fn, ctx, last, limit > 0 ? limit : -1};
-    return each_row(r, WITH_NS(ns, EVENTS, "e.namespace", " ORDER BY e.seq"), after, upto, ns, NULL, event_row, &e,
-                    st);
-#undef EVENTS
-}
-
 /* --- what is gone ------------------------------------------------------------------------- */
 
 struct gone_ctx {

@@ -1,6 +1,6 @@
 /* What changed after a sequence number, read from the database: for a watch that resumes from an
- * older resourceVersion than the live streams hold (after a restart, or a long absence), and for the
- * events API. Rows are valid only during their callback; a callback returns 0 to go on, -1 to stop. */
+ * older resourceVersion than the live streams hold (after a restart, or a long absence); the events
+ * themselves come from store_events_read() (store/history.h). Rows are valid only during their callback; a callback returns 0 to go on, -1 to stop. */
 #ifndef CALDERA_CHANGES_H
 #define CALDERA_CHANGES_H
 
@@ -14,18 +14,6 @@ struct store_reader;
 /* The time of the first event after seq; *found false when there is none. */
 int store_first_event_after(struct store_reader *r, uint64_t seq, bool *found, int64_t *time_ms,
                             struct api_status *st);
-
-/* One recorded event (a row of the events table) with its job's name ("" when none). */
-struct store_event_row {
-    uint64_t seq;
-    int64_t time_ms;
-    const char *kind, *ns, *name, *job_uid, *job_name, *from, *to, *reason, *message;
-};
-/* Events with after < seq <= upto in sequence order (ns NULL: every namespace), at most limit
- * (0: no limit). *last is the sequence number of the last one given (after when none). */
-int store_events_between(struct store_reader *r, uint64_t after, uint64_t upto, const char *ns, long limit,
-                         int (*fn)(void *ctx, const struct store_event_row *row), void *ctx, uint64_t *last,
-                         struct api_status *st);
 
 /* An object gone since: its namespace and name, the job's uid (jobs only, else ""), the sequence
  * number of its last change, and for a job posted in another dialect that dialect's kind ("" else). */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/api_status.h"
+#include "common/event_view.h"
 
 struct store_reader;
 
@@ -79,5 +80,15 @@ int store_attempt_log(struct store_reader *r, const char *ns, const char *name, 
  * last. 404 NotFound (pods) when no job ran that pod; 400 BadRequest when the attempt is missing. */
 int store_pod_log(struct store_reader *r, const char *ns, const char *pod, int attempt, bool previous,
                   char **log_path, struct api_status *st);
+
+/* The events table in sequence order, for the events API and for streams that resume from before the
+ * live hub: calls fn for each event with after < seq <= upto (in namespace ns; NULL: every
+ * namespace), each as a view whose strings are the row's (valid during the call only; job_name is the
+ * name in the job's row, "" when none), until fn returns non-zero or limit events were given (0: no
+ * limit). *last gets the seq of the event it stopped at, or upto when it read them all. Returns 0, or
+ * -1 with a 500 in st. */
+int store_events_read(struct store_reader *r, uint64_t after, uint64_t upto, const char *ns, long limit,
+                      int (*fn)(void *ctx, const struct event_view *ev), void *ctx, uint64_t *last,
+                      struct api_status *st);
 
 #endif

@@ -23,41 +23,35 @@ static const char *const sql_attempts =
     " FROM jobs j JOIN attempts a ON a.job_uid = j.uid"
     " WHERE j.deleted_ms IS NULL ORDER BY j.created_ms, j.uid, a.pod, a.attempt";
 
-/* Text of a column, "" for NULL, so loaders never see a NULL string. */
-static const char *col_text(sqlite3_stmt *stmt, int i)
-{
-    const char *s = (const char *)sqlite3_column_text(stmt, i);
-    return s ? s : "";
-}
-
 static void fill_queue(sqlite3_stmt *stmt, void *out)
 {
     struct store_queue_row *row = out;
-    *row = (struct store_queue_row){.name = col_text(stmt, 0), .json = col_text(stmt, 1)};
+    *row = (struct store_queue_row){.name = store_column_text(stmt, 0), .json = store_column_text(stmt, 1)};
 }
 
 static void fill_object(sqlite3_stmt *stmt, void *out)
 {
     struct store_object_row *row = out;
     *row = (struct store_object_row){
-        .kind = col_text(stmt, 0), .ns = col_text(stmt, 1), .name = col_text(stmt, 2), .json = col_text(stmt, 3)};
+        .kind = store_column_text(stmt, 0), .ns = store_column_text(stmt, 1), .name = store_column_text(stmt, 2),
+        .json = store_column_text(stmt, 3)};
 }
 
 static void fill_job(sqlite3_stmt *stmt, void *out)
 {
     struct store_job_row *row = out;
     *row = (struct store_job_row){
-        .uid = col_text(stmt, 0),
-        .ns = col_text(stmt, 1),
-        .name = col_text(stmt, 2),
+        .uid = store_column_text(stmt, 0),
+        .ns = store_column_text(stmt, 1),
+        .name = store_column_text(stmt, 2),
         .created_ms = sqlite3_column_int64(stmt, 3),
         .resource_version = (uint64_t)sqlite3_column_int64(stmt, 4),
-        .spec_json = col_text(stmt, 5),
-        .status_json = col_text(stmt, 6),
-        .phase = col_text(stmt, 7),
-        .queue = col_text(stmt, 8),
+        .spec_json = store_column_text(stmt, 5),
+        .status_json = store_column_text(stmt, 6),
+        .phase = store_column_text(stmt, 7),
+        .queue = store_column_text(stmt, 8),
         .has_ttl = sqlite3_column_type(stmt, 9) != SQLITE_NULL,
-        .source_json = col_text(stmt, 10),
+        .source_json = store_column_text(stmt, 10),
     };
 }
 
@@ -65,25 +59,25 @@ static void fill_attempt(sqlite3_stmt *stmt, void *out)
 {
     struct store_attempt_row *row = out;
     *row = (struct store_attempt_row){
-        .job_uid = col_text(stmt, 0),
-        .pod = col_text(stmt, 1),
-        .task = col_text(stmt, 2),
+        .job_uid = store_column_text(stmt, 0),
+        .pod = store_column_text(stmt, 1),
+        .task = store_column_text(stmt, 2),
         .index = sqlite3_column_int(stmt, 3),
         .attempt = sqlite3_column_int(stmt, 4),
         .job_version = sqlite3_column_int(stmt, 5),
-        .node = col_text(stmt, 6),
+        .node = store_column_text(stmt, 6),
         .pid = sqlite3_column_int(stmt, 7),
         .pid_start = sqlite3_column_int64(stmt, 8),
         .start_ms = sqlite3_column_int64(stmt, 9),
         .ended = sqlite3_column_type(stmt, 10) != SQLITE_NULL,
         .end_ms = sqlite3_column_int64(stmt, 10),
         .exit_code = sqlite3_column_int(stmt, 11),
-        .reason = col_text(stmt, 12),
-        .message = col_text(stmt, 13),
-        .log_path = col_text(stmt, 14),
-        .outcome = col_text(stmt, 15),
+        .reason = store_column_text(stmt, 12),
+        .message = store_column_text(stmt, 13),
+        .log_path = store_column_text(stmt, 14),
+        .outcome = store_column_text(stmt, 15),
         .kept_version = sqlite3_column_int(stmt, 16),
-        .cgroup = col_text(stmt, 17),
+        .cgroup = store_column_text(stmt, 17),
     };
 }
 

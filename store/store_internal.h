@@ -19,6 +19,13 @@
 /* Bounds one transaction, so a burst still commits (and acknowledges) in steps of bounded latency. */
 #define STORE_BATCH_MAX 20000
 
+/* A column's text, "" for NULL, so readers never see a NULL string. */
+static inline const char *store_column_text(sqlite3_stmt *stmt, int col)
+{
+    const char *s = (const char *)sqlite3_column_text(stmt, col);
+    return s ? s : "";
+}
+
 /* History retention prunes at most this many deleted jobs per transaction. */
 #define STORE_PRUNE_BATCH 500
 

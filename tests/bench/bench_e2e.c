@@ -16,6 +16,7 @@
 
 #include "common/fs.h"
 #include "tests/lib/bench.h"
+#include "tests/lib/bench_server.h"
 #include "tests/lib/server.h"
 #include "tests/lib/watch_client.h"
 
@@ -102,30 +103,16 @@ int main(void)
     bool watched = bench_wanted("e2e_tasks_per_s_watched");
     if (!narrow && !wide && !watched)
         return 0;
-    char nodes[] = "/tmp/caldera-bench-nodes-XXXXXX";
-    int fd = mkstemp(nodes);
-    const char *yaml = "apiVersion: v1\nkind: Node\nmetadata: {name: bench}\nstatus:\n  allocatable: {cpu: \"1000\", "
-                       "memory: 1Ti, pods: \"100000\"}\n";
-    if (fd < 0 || write(fd, yaml, strlen(yaml)) < 0)
+    struct bench_server b;
+    if (bench_server_start(&b, "e2e") != 0)
         return 1;
-    close(fd);
-    const char *const args[] = {"--nodes", nodes, "--log-level", "warn", NULL};
-    struct test_server s;
-    /* A data directory of its own in the build tree, removed only after the measurements. On an
-     * ext4 without a journal (this machine's) the kernel skips inodes deleted in the last minutes
-     * when it allocates one, reading their blocks as it goes: after the test suite or a previous
-     * run has deleted thousands of files nearby, creating a task's log costs it 0.5-0.8 ms. */
-    char data_dir[256];
-    snprintf(data_dir, sizeof data_dir, "%s/bench-e2e.%d",
-             getenv("BENCH_DATA_PARENT") ? getenv("BENCH_DATA_PARENT") : "build", (int)getpid());
-    if (server_start(&s, data_dir, args) != 0)
-        return 1;
+    const struct test_server *s = &b.s;
     static struct client clients[CLIENTS];
     static double latency[NARROW_WAVES * CLIENTS * JOBS_PER_CLIENT];
     double rate[WIDE_WAVES > NARROW_WAVES ? WIDE_WAVES : NARROW_WAVES];
     int status = 0, jobs = 0, nlat = 0;
     for (int w = 0; narrow && w < NARROW_WAVES; w++) {
-        double elapsed = run_wave(&s, clients, CLIENTS, JOBS_PER_CLIENT, 1, jobs);
+        double elapsed = run_wave(s, clients, CLIENTS, JOBS_PER_CLIENT, 1, jobs);
         jobs += CLIENTS * JOBS_PER_CLIENT;
         for (int i = 0; i < CLIENTS; i++, nlat += JOBS_PER_CLIENT)
             memcpy(latency + nlat, clients[i].latency_ms, sizeof clients[i].latency_ms);
@@ -137,7 +124,7 @@ int main(void)
     if (narrow && bench_wanted("e2e_jobs_per_s"))
         bench_report("e2e_jobs_per_s", bench_median(rate, NARROW_WAVES), "jobs/s");
     for (int w = 0; wide && w < WIDE_WAVES; w++) {
-        double elapsed = run_wave(&s, clients, 1, WIDE_JOBS, WIDE_REPLICAS, jobs);
+        double elapsed = run_wave(s, clients, 1, WIDE_JOBS, WIDE_REPLICAS, jobs);
         jobs += WIDE_JOBS;
         rate[w] = elapsed > 0 ? WIDE_JOBS * WIDE_REPLICAS / elapsed : 0;
         status |= elapsed < 0;
@@ -145,10 +132,10 @@ int main(void)
     if (wide)
         bench_report("e2e_tasks_per_s", bench_median(rate, WIDE_WAVES), "tasks/s");
     if (watched) {
-        struct watch_client *pods = watch_open(&s, "/api/v1/pods?watch=true&resourceVersion=0", NULL);
-        struct watch_client *all_jobs = watch_open(&s, "/apis/batch.volcano.sh/v1alpha1/jobs?watch=true", NULL);
+        struct watch_client *pods = watch_open(s, "/api/v1/pods?watch=true&resourceVersion=0", NULL);
+        struct watch_client *all_jobs = watch_open(s, "/apis/batch.volcano.sh/v1alpha1/jobs?watch=true", NULL);
         for (int w = 0; w < WIDE_WAVES; w++) {
-            double elapsed = run_wave(&s, clients, 1, WIDE_JOBS, WIDE_REPLICAS, jobs);
+            double elapsed = run_wave(s, clients, 1, WIDE_JOBS, WIDE_REPLICAS, jobs);
             jobs += WIDE_JOBS;
             rate[w] = elapsed > 0 ? WIDE_JOBS * WIDE_REPLICAS / elapsed : 0;
             status |= elapsed < 0;
@@ -160,9 +147,6 @@ int main(void)
         watch_close(pods);
         watch_close(all_jobs);
     }
-    server_stop(&s);
-    server_cleanup(&s);
-    remove_tree(data_dir);
-    unlink(nodes);
+    bench_server_finish(&b);
     return status;
 }

@@ -119,6 +119,7 @@ static const struct {
     {CAL_JOB "/history/pods/docs-work-1/attempts/1", DOC_CAL_JOB "/history/pods/{pod}/attempts/{attempt}", 200},
     {CAL_JOB "/manifest", DOC_CAL_JOB "/manifest", 200},
     {"/apis/caldera.io/v1/jobhistories?limit=1", "/apis/caldera.io/v1/jobhistories", 200},
+    {"/apis/caldera.io/v1/stream", "/apis/caldera.io/v1/stream", 200},
     {"/api", "/api", 200},
     {"/api/v1", "/api/v1", 200},
     {"/apis", "/apis", 200},
