@@ -8,6 +8,10 @@ SHELL := /bin/bash
 # --- dependencies ----------------------------------------------------------
 NO_DEPS_GOALS := clean help
 ifeq ($(filter $(NO_DEPS_GOALS),$(MAKECMDGOALS)),)
+# make bench drives the server with wrk (Debian's) too.
+ifneq ($(filter bench,$(MAKECMDGOALS)),)
+EXTRA_DEBS += wrk
+endif
 DEPS_STATUS := $(shell ./tools/ensure-deps $(EXTRA_DEBS) >&2 && echo ok)
 ifneq ($(DEPS_STATUS),ok)
 $(error build dependencies are missing; see the message above)
