@@ -180,7 +180,7 @@ build/fuzz/suite/fuzz_%: build/fuzz/bin/fuzz_%
 .SECONDARY:
 
 # --- goals -----------------------------------------------------------------
-.PHONY: all run test test-build bench fuzz clean help
+.PHONY: all run test test-build bench soak fuzz clean help
 
 BINARIES := bin/jobserver bin/jobctl bin/caldera-shim $(if $(SIMULATE_SRCS),bin/simulate)
 ASAN_BINARIES := build/asan/bin/jobserver build/asan/bin/jobctl build/asan/bin/caldera-shim $(if $(SIMULATE_SRCS),build/asan/bin/simulate)
@@ -199,6 +199,12 @@ test: test-build
 	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20) ./tests/run-tests build/asan/tests/unit build/asan/tests/integration build/fuzz/suite
 
 ## make bench [ONLY=prefix]: every benchmark, one "bench: <name> <value> <unit>" line per figure
+## make soak [SOAK_SECONDS=600]: the server under a steady mixed load, its memory sampled (release
+## build), then the same with the ASan+UBSan server, whose reports (leaks too) are counted
+soak: $(BENCH_BINS) all $(ASAN_BINARIES)
+	@./tests/bench/run-benches build/rel/tests/bench soak
+	@SOAK_ASAN=1 ./tests/bench/run-benches build/rel/tests/bench soak
+
 bench: $(BENCH_BINS) all
 	@./tests/bench/run-benches build/rel/tests/bench "$(ONLY)"
 

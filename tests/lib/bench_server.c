@@ -9,7 +9,9 @@
 
 #include "common/fs.h"
 
-int bench_server_start(struct bench_server *b, const char *tag)
+int bench_server_start(struct bench_server *b, const char *tag) { return bench_server_start_with(b, tag, NULL); }
+
+int bench_server_start_with(struct bench_server *b, const char *tag, const char *const *extra_args)
 {
     snprintf(b->nodes, sizeof b->nodes, "/tmp/caldera-bench-nodes-XXXXXX");
     int fd = mkstemp(b->nodes);
@@ -20,14 +22,16 @@ int bench_server_start(struct bench_server *b, const char *tag)
         return -1;
     }
     close(fd);
-    const char *const args[] = {"--nodes", b->nodes, "--log-level", "warn", NULL};
+    const char *args[22] = {"--nodes", b->nodes, "--log-level", "warn"};
+    for (int i = 0; extra_args && extra_args[i] && i < 16; i++)
+        args[4 + i] = extra_args[i];
     /* A data directory of its own in the build tree, removed only after the measurements. On an
      * ext4 without a journal (this machine's) the kernel skips inodes deleted in the last minutes
      * when it allocates one, reading their blocks as it goes: after the test suite or a previous
      * run has deleted thousands of files nearby, creating a task's log costs it 0.5-0.8 ms. */
     snprintf(b->data_dir, sizeof b->data_dir, "%s/bench-%s.%d",
              getenv("BENCH_DATA_PARENT") ? getenv("BENCH_DATA_PARENT") : "build", tag, (int)getpid());
-    if (server_start(&b->s, b->data_dir, args) != 0) {
+    if (server_start(&b->s, b->data_dir, (const char *const *)args) != 0) {
         unlink(b->nodes);
         return -1;
     }

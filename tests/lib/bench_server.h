@@ -13,6 +13,8 @@ struct bench_server {
 
 /* Starts it. Returns 0, or -1 after saying why. */
 int bench_server_start(struct bench_server *b, const char *tag);
+/* The same with more options for the server (NULL-terminated, at most 16; may be NULL). */
+int bench_server_start_with(struct bench_server *b, const char *tag, const char *const *extra_args);
 /* Stops it and removes its node file and data directory. */
 void bench_server_finish(struct bench_server *b);
 
