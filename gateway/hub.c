@@ -176,7 +176,15 @@ static bool serialize_objects(struct item *it)
         line[len + 1] = '\0';
         it->lines[i] = line;
         it->line_lens[i] = len + 1;
-        it->bytes += len + 1 + sizeof(struct watch_object) + 2 * len; /* the tree costs about twice its text */
+        it->bytes += len + 1 + sizeof(struct watch_object);
+    }
+    /* Only the text stays: a tree costs five or six times it. Label selectors keep what they read. */
+    for (struct watch_object *w = it->watch; w; w = w->next) {
+        json_t *labels = json_object_get(json_object_get(w->object, "metadata"), "labels");
+        w->labels = json_is_object(labels) ? json_incref(labels) : NULL;
+        it->bytes += w->labels ? json_object_size(w->labels) * 128 : 0;
+        json_decref(w->object);
+        w->object = NULL;
     }
     return true;
 }

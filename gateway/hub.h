@@ -69,7 +69,8 @@ struct event_view hub_item_view(const struct hub_item *it);
  * (job and jobUid "" when none). NULL when memory runs out. */
 const char *hub_item_event_json(const struct hub_item *it, size_t *len);
 /* A watch object's stream line, {"type":"ADDED|MODIFIED|DELETED","object":{...}} and a newline,
- * made at publish. */
+ * made at publish, when the object's tree is dropped (w->object is NULL from then on; w->labels
+ * keeps its labels). */
 const char *hub_object_line(const struct hub_item *it, const struct watch_object *w, size_t *len);
 
 #endif

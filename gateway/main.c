@@ -32,7 +32,7 @@
 #define CONFIG_FILE_LIMIT (4u << 20)
 #define HUB_MAX_ITEMS 65536        /* changes the live streams can resume within, exactly (--watch-cache-size) */
 #define DEFAULT_WATCH_WINDOW_MS (5 * 60 * 1000) /* etcd's default compaction: 5 minutes of history */
-#define HUB_MAX_BYTES (128u << 20)
+#define HUB_MAX_BYTES (64u << 20)      /* and about this much memory (their text) */
 
 struct options {
     const char *listen;

@@ -124,7 +124,7 @@ static int initial_list(struct watch_stream *w, struct api_status *st)
         json_t *meta = json_object_get(item, "metadata");
         probe.ns = (char *)meta_string(meta, "namespace");
         probe.name = (char *)meta_string(meta, "name");
-        if (watch_shows_object(w, &probe))
+        if (watch_shows_object(w, NULL, &probe))
             watch_append(w, "ADDED", item);
     }
     json_decref(creq.body);

@@ -42,8 +42,9 @@ struct watch_stream {
 /* The reader http_respond_stream() calls; blocks until it has lines to send. */
 long watch_stream_read(void *ctx, char *buf, size_t max);
 void watch_stream_free(void *ctx);
-/* Whether the stream shows this object / this event (its kind, namespace and selectors). */
-bool watch_shows_object(const struct watch_stream *w, const struct watch_object *o);
+/* Whether the stream shows this object (its kind, namespace and selectors). An object of the hub
+ * (it: its item) has only its text and labels: a field selector reads the text again. */
+bool watch_shows_object(const struct watch_stream *w, const struct hub_item *it, const struct watch_object *o);
 /* Appends one {"type","object"} line. */
 void watch_append(struct watch_stream *w, const char *type, const json_t *object);
 /* Appends the ERROR line a Kubernetes watch ends with: a Status with code and reason. */

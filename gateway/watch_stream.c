@@ -35,7 +35,7 @@ void watch_stream_free(void *ctx)
 
 static bool same(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
 
-bool watch_shows_object(const struct watch_stream *w, const struct watch_object *o)
+bool watch_shows_object(const struct watch_stream *w, const struct hub_item *it, const struct watch_object *o)
 {
     if (!same(o->kind, w->kind) || !same(o->api_version, w->api_version))
         return false;
@@ -43,7 +43,18 @@ bool watch_shows_object(const struct watch_stream *w, const struct watch_object 
         return false;
     if (w->ns && !same(o->ns, w->ns))
         return false;
-    return selector_match_object(&w->labels, &w->fields, o->kind, o->object);
+    if (o->object)
+        return selector_match_object(&w->labels, &w->fields, o->kind, o->object);
+    if (!selector_match_labels(&w->labels, o->labels))
+        return false;
+    if (selector_empty(&w->fields))
+        return true;
+    size_t len;
+    const char *text = hub_object_line(it, o, &len);
+    json_t *line = text ? json_loadb(text, len, 0, NULL) : NULL;
+    bool shown = line && selector_match_fields(&w->fields, o->kind, json_object_get(line, "object"));
+    json_decref(line);
+    return shown;
 }
 
 void watch_append(struct watch_stream *w, const char *type, const json_t *object)
@@ -119,7 +130,7 @@ static bool take_from_hub(struct watch_stream *w)
         } else {
             for (const struct watch_object *o = it->objects; o; o = o->next) {
                 size_t len;
-                const char *line = watch_shows_object(w, o) ? hub_object_line(it, o, &len) : NULL;
+                const char *line = watch_shows_object(w, it, o) ? hub_object_line(it, o, &len) : NULL;
                 if (line)
                     sbuf_append(&w->out, line, len);
             }

@@ -94,6 +94,7 @@ void watch_object_free(struct watch_object *w)
     free(w->name);
     free(w->source_kind);
     json_decref(w->object);
+    json_decref(w->labels);
     free(w);
 }
 

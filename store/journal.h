@@ -77,7 +77,9 @@ struct watch_object {
     char *ns;           /* "" for cluster-scoped objects */
     char *name;
     char *source_kind;  /* a Volcano Job posted in another dialect: that dialect's kind, else NULL */
-    json_t *object;     /* the object; immutable from the moment it is attached */
+    json_t *object;     /* the object; immutable from the moment it is attached. The hub keeps only
+                           its text (a tree costs several times that) and, for label selectors: */
+    json_t *labels;     /* its metadata.labels, once the hub has dropped the tree (NULL: none) */
 };
 
 /* A new watch object (strings copied, object's reference taken over); NULL when memory runs out

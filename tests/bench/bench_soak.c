@@ -4,7 +4,9 @@
  * subscribers that come and go, events listed. Figures:
  *   soak_rss_start_mib   - resident memory once warmed up (the sample at a tenth of the run);
  *   soak_rss_end_mib     - at the end;
- *   soak_rss_growth_pct  - end over start, in percent (flat memory: near 0);
+ *   soak_rss_growth_pct  - end over start, in percent;
+ *   soak_rss_growth_second_half_pct - the end over the middle sample: once the hub's window of
+ *                          changes (--watch-cache-size, 64 MiB of text) is full, memory stays flat;
  *   soak_jobs            - jobs that ran to completion during the soak;
  *   soak_sanitizer_reports - with SOAK_ASAN=1 the server is the ASan+UBSan build, and this counts
  *                          the reports in its log after a clean stop (leaks included): 0 is clean.
@@ -138,7 +140,9 @@ int main(void)
     bool asan = getenv("SOAK_ASAN") && strcmp(getenv("SOAK_ASAN"), "1") == 0;
     if (asan)
         setenv("CALDERA_BIN_DIR", "build/asan/bin", 1);
-    const char *const args[] = {"--history-retention", "10s", "--schedule-period", "200", NULL};
+    const char *cache = getenv("SOAK_WATCH_CACHE"); /* --watch-cache-size, to tell the hub's share apart */
+    const char *const args[] = {"--history-retention", "10s", "--schedule-period", "200",
+                                cache ? "--watch-cache-size" : NULL, cache, NULL};
     struct bench_server b;
     if (bench_server_start_with(&b, asan ? "soak-asan" : "soak", args) != 0)
         return 1;
@@ -164,6 +168,8 @@ int main(void)
         bench_report(asan ? "soak_asan_rss_start_mib" : "soak_rss_start_mib", start, "MiB");
         bench_report(asan ? "soak_asan_rss_end_mib" : "soak_rss_end_mib", end, "MiB");
         bench_report(asan ? "soak_asan_rss_growth_pct" : "soak_rss_growth_pct", (end - start) / start * 100, "%");
+        bench_report(asan ? "soak_asan_rss_growth_second_half_pct" : "soak_rss_growth_second_half_pct",
+                     (end - samples[n / 2]) / samples[n / 2] * 100, "%");
         bench_report(asan ? "soak_asan_jobs" : "soak_jobs", (double)atomic_load(&jobs_done), "jobs");
     }
     char log_path[sizeof b.s.log_path];
