@@ -14,6 +14,8 @@
 
 struct item {
     struct hub_item pub;      /* first: readers see only this */
+    struct hub *hub;          /* whose byte budget it counts against */
+    bool in_ring;             /* still counted there (under the hub's mutex) */
     _Atomic int refs;         /* the ring's own, plus one per reader holding it */
     size_t bytes;             /* what it costs the ring's byte budget */
     struct watch_object *watch;
@@ -123,6 +125,14 @@ bool hub_closed(struct hub *h)
     return closed;
 }
 
+void hub_stats(struct hub *h, size_t *items, size_t *bytes)
+{
+    pthread_mutex_lock(&h->mu);
+    *items = h->count;
+    *bytes = h->bytes;
+    pthread_mutex_unlock(&h->mu);
+}
+
 uint64_t hub_head(struct hub *h)
 {
     pthread_mutex_lock(&h->mu);
@@ -192,7 +202,7 @@ static bool serialize_objects(struct item *it)
 static const char *or_empty(const char *s) { return s ? s : ""; }
 
 /* A new item for a committed entry, taking its watch objects; NULL when memory runs out. */
-static struct item *item_from_entry(struct journal_entry *e)
+static struct item *item_from_entry(struct hub *h, struct journal_entry *e)
 {
     const struct journal_event *ev = &e->ev;
     const char *fields[] = {or_empty(ev->kind), or_empty(ev->ns), or_empty(ev->name), or_empty(ev->job_uid),
@@ -216,6 +226,7 @@ static struct item *item_from_entry(struct journal_entry *e)
                                 .name = copies[2], .job_uid = copies[3], .job_name = copies[4], .from = copies[5],
                                 .to = copies[6], .reason = copies[7], .message = copies[8]};
     atomic_init(&it->refs, 1);
+    it->hub = h;
     atomic_init(&it->event_json, NULL);
     it->bytes = sizeof *it + total;
     it->watch = e->watch;
@@ -246,6 +257,7 @@ static void evict_oldest(struct hub *h)
     h->first = (h->first + 1) % h->capacity;
     h->count--;
     h->bytes -= old->bytes;
+    old->in_ring = false;
     h->floor = old->pub.seq;
     hub_item_unref(&old->pub);
 }
@@ -255,7 +267,7 @@ void hub_publish(void *ctx, struct journal_list *committed)
     struct hub *h = ctx;
     bool any = false;
     for (struct journal_entry *e = committed->head; e; e = e->next) {
-        struct item *it = item_from_entry(e);
+        struct item *it = item_from_entry(h, e);
         pthread_mutex_lock(&h->mu);
         if (!it) { /* a hole the readers must not step over unknowingly */
             while (h->count > 0)
@@ -269,6 +281,7 @@ void hub_publish(void *ctx, struct journal_list *committed)
         if (h->count == h->capacity)
             evict_oldest(h);
         h->ring[(h->first + h->count) % h->capacity] = it;
+        it->in_ring = true;
         h->count++;
         h->bytes += it->bytes;
         while (h->count > 1 && h->bytes > h->max_bytes)
@@ -361,6 +374,12 @@ const char *hub_item_event_json(const struct hub_item *pub, size_t *len)
         char *expected = NULL;
         if (atomic_compare_exchange_strong(&it->event_json, &expected, made)) {
             text = made;
+            pthread_mutex_lock(&it->hub->mu); /* the WebSocket streams' copy counts too */
+            if (it->in_ring) {
+                it->bytes += strlen(made) + 1;
+                it->hub->bytes += strlen(made) + 1;
+            }
+            pthread_mutex_unlock(&it->hub->mu);
         } else { /* another reader made it first */
             free(made);
             text = expected;

@@ -49,6 +49,8 @@ void hub_set_notify(struct hub *h, void (*fn)(void *ctx), void *ctx);
 void hub_close(struct hub *h);
 bool hub_closed(struct hub *h);
 
+/* How many items the ring holds and what they cost it (bytes), for the metrics. */
+void hub_stats(struct hub *h, size_t *items, size_t *bytes);
 /* The newest sequence number published (the floor while nothing is). */
 uint64_t hub_head(struct hub *h);
 /* The highest sequence number no longer held (evicted, or before the hub started). */

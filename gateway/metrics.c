@@ -6,6 +6,7 @@
 
 #include "common/metrics.h"
 #include "gateway/handlers.h"
+#include "gateway/hub.h"
 #include "store/store.h"
 
 #define EXPOSITION_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -25,6 +26,13 @@ void handle_metrics(struct http_req *req)
                    "Events (state changes) the store's writer has committed since the server started.");
     sbuf_printf(&out, "caldera_events_committed_total %llu\n",
                 (unsigned long long)store_events_committed(req->gw->store));
+    size_t items, bytes;
+    hub_stats(req->gw->hub, &items, &bytes);
+    metrics_family(&out, "caldera_watch_cache_items", "gauge",
+                   "Committed changes held in memory for watch and WebSocket streams to resume from exactly.");
+    sbuf_printf(&out, "caldera_watch_cache_items %zu\n", items);
+    metrics_family(&out, "caldera_watch_cache_bytes", "gauge", "What those changes cost in memory (their text).");
+    sbuf_printf(&out, "caldera_watch_cache_bytes %zu\n", bytes);
     metrics_render_gateway(&out);
     if (out.failed) {
         sbuf_free(&out);
