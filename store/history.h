@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/api_status.h"
+#include "common/namespace_set.h"
 
 struct store_reader;
 
@@ -40,6 +41,7 @@ int store_job_history(struct store_reader *r, const char *ns, const char *name, 
 /* Which jobs a JobHistoryList shows, newest created first (ties by uid). */
 struct store_history_query {
     const char *ns;             /* NULL: every namespace */
+    const struct namespace_set *visible; /* the namespaces the caller may see; NULL: every one */
     const char *phase;          /* NULL: any; else the stored status's state.phase */
     int64_t since_ms, until_ms; /* created in [since, until); INT64_MIN / INT64_MAX when unbounded */
     long limit;                 /* at most this many items (then metadata.continue); 0: all */
@@ -76,5 +78,13 @@ int store_attempt_log(struct store_reader *r, const char *ns, const char *name, 
  * last. 404 NotFound (pods) when no job ran that pod; 400 BadRequest when the attempt is missing. */
 int store_pod_log(struct store_reader *r, const char *ns, const char *pod, int attempt, bool previous,
                   char **log_path, struct api_status *st);
+
+/* Every row of the objects table of one kind (a kind the core does not keep, such as the gateway's
+ * Tokens), in key order, in one read snapshot: row(ctx, r) for each, which returns 0 to go on or -1
+ * to stop (then this returns -1 with st as row left it). Returns 0, or -1 with a 500 in st. */
+struct store_object_row;
+int store_read_objects(struct store_reader *r, const char *kind,
+                       int (*row)(void *ctx, const struct store_object_row *obj, struct api_status *st), void *ctx,
+                       struct api_status *st);
 
 #endif
