@@ -23,6 +23,7 @@ const struct api_resource api_resources[] = {
     {"caldera.io", "v1", "jobs/history", "", "JobHistory", true, "get", ""},
     {"caldera.io", "v1", "jobs/manifest", "", "Job", true, "get", ""},
     {"caldera.io", "v1", "trainings", "training", "Training", true, "create delete get list", ""},
+    {"caldera.io", "v1", "tokens", "token", "Token", false, "create delete get list", ""},
     {"kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob", true, "create delete get list", ""},
     {"kubeflow.org", "v1", "tfjobs", "tfjob", "TFJob", true, "create delete get list", ""},
     {"kubeflow.org", "v1", "mpijobs", "mpijob", "MPIJob", true, "create delete get list", ""},

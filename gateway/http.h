@@ -17,8 +17,13 @@ struct http_req;
 struct MHD_Daemon;
 struct core;
 struct store;
+struct auth;
+struct principal;
+struct route;
+struct sockaddr;
 
 #define HTTP_MAX_PARAMS 6
+#define HTTP_MAX_PATH 2048 /* longer paths get 414 */
 
 /* What every handler can reach: the core, the store and the server's settings. */
 struct gateway {
@@ -26,6 +31,7 @@ struct gateway {
     void (*dispatch)(struct http_req *req); /* answers a complete request (the router) */
     struct core *core;
     struct store *store;
+    struct auth *auth;        /* who asks and what they may do (gateway/auth.h); NULL: nobody is asked */
     const char *db_path;      /* for history readers */
     const char *data_dir;     /* where stored log paths are relative to; named in Status messages about its disk */
     const char *web_dir;      /* the browser UI's files, or NULL */
@@ -45,6 +51,14 @@ struct http_req {
     const char *path;
     int nparams;
     const char *params[HTTP_MAX_PARAMS]; /* the {placeholders} of the matched route, in order */
+    /* The route, matched once when the headers are in (router.c: route_match), for authorization
+     * and then dispatch. match is an enum route_match; params point into scratch. */
+    bool matched;
+    int match;
+    const struct route *route;
+    char scratch[HTTP_MAX_PATH];
+    struct principal *who;    /* who asks: set before dispatch (NULL on public paths without a token,
+                                 or without authentication); released when the request completes */
     struct sbuf body;
     bool body_too_large;
     bool answered;
@@ -61,6 +75,10 @@ typedef void (*http_handler)(struct http_req *req);
 const char *http_query(const struct http_req *req, const char *key);
 /* A request header, or NULL. */
 const char *http_header(const struct http_req *req, const char *name);
+/* The token of `Authorization: Bearer <token>` (its length in *len), or NULL. */
+const char *http_bearer_token(const struct http_req *req, size_t *len);
+/* The client's address, or NULL. */
+const struct sockaddr *http_client_address(const struct http_req *req);
 
 /* Adds a Kubernetes-style warning (`Warning: 299 - "text"`) to the answer still to come. */
 void http_set_warning(struct http_req *req, const char *text);

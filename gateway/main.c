@@ -16,6 +16,7 @@
 #include "common/duration.h"
 #include "common/fs.h"
 #include "common/log.h"
+#include "gateway/auth.h"
 #include "gateway/http.h"
 #include "gateway/router.h"
 #include "scheduler/core.h"
@@ -47,10 +48,12 @@ struct options {
     double rate_per_second;        /* 0: no rate limit */
     double rate_burst;             /* 0: one second's worth */
     struct cors_origins cors;
+    bool auth;                     /* --auth: every request needs a token */
+    const char *auth_webhook;      /* --auth-webhook URL, or NULL */
 };
 
 /* Long options without a short letter. */
-enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN };
+enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_AUTH, OPT_AUTH_WEBHOOK };
 
 static void usage(FILE *out)
 {
@@ -86,6 +89,12 @@ static void usage(FILE *out)
             "  --rate-burst M            requests a client may make at once above its rate (default: N)\n"
             "  --cors-origin ORIGIN      an origin (https://ui.example.com) whose pages may call the API from\n"
             "                            a browser; repeatable, matched exactly (default: none)\n"
+            "  --auth                    every request but /healthz and the UI's files needs a bearer token\n"
+            "                            (Authorization: Bearer <token>); without it, anonymous requests are\n"
+            "                            taken from loopback only, as an admin. The first admin token is made\n"
+            "                            at the first start, in DIR/admin.token (mode 0600)\n"
+            "  --auth-webhook URL        ask this service (a Kubernetes TokenReview, as kube-apiserver's\n"
+            "                            webhook token authentication) about tokens the server does not know\n"
             "  --web DIR                 the browser UI's files (default: web/ beside bin/)\n"
             "  --log-level LEVEL         debug, info, warn or error (default info)\n"
             "  -h, --help                this help\n"
@@ -201,6 +210,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"max-body-bytes", required_argument, 0, 'b'}, {"client-timeout", required_argument, 0, OPT_CLIENT_TIMEOUT},
         {"rate-limit", required_argument, 0, OPT_RATE_LIMIT}, {"rate-burst", required_argument, 0, OPT_RATE_BURST},
         {"cors-origin", required_argument, 0, OPT_CORS_ORIGIN},
+        {"auth", no_argument, 0, OPT_AUTH},            {"auth-webhook", required_argument, 0, OPT_AUTH_WEBHOOK},
         {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT, 1000,
@@ -266,6 +276,14 @@ static int parse_options(int argc, char **argv, struct options *o)
         case OPT_CORS_ORIGIN:
             if (parse_limit_option(c, optarg, o) != 0)
                 return -1;
+            break;
+        case OPT_AUTH: o->auth = true; break;
+        case OPT_AUTH_WEBHOOK:
+            if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0) {
+                fprintf(stderr, "jobserver: --auth-webhook wants an http:// or https:// URL, not \"%s\"\n", optarg);
+                return -1;
+            }
+            o->auth_webhook = optarg;
             break;
         case 'h': usage(stdout); return 1;
         default:
@@ -432,6 +450,31 @@ static int make_limits(const struct options *o, struct rate_limiter **rl)
     return 0;
 }
 
+/* The authenticator: the stored tokens, the first admin token when there is none, and one line
+ * saying who may ask. Returns 0, or -1 after logging why. */
+static int make_auth(const struct options *o, struct core *core, struct store *store, const char *db_path,
+                     struct auth **out)
+{
+    char err[512];
+    const struct auth_config cfg = {.required = o->auth, .webhook_url = o->auth_webhook, .core = core,
+                                    .store = store};
+    if (auth_new(&cfg, out, err, sizeof err) != 0 || auth_load(*out, db_path, err, sizeof err) != 0 ||
+        auth_bootstrap(*out, o->data_dir, err, sizeof err) != 0) {
+        log_error("%s", err);
+        return -1;
+    }
+    if (o->auth)
+        log_info("auth: on (--auth): every request but /healthz and the UI's files needs a bearer token%s%s",
+                 o->auth_webhook ? "; tokens the server does not know are asked of " : "",
+                 o->auth_webhook ? o->auth_webhook : "");
+    else
+        log_info("auth: off: anonymous requests are taken from loopback only, as an admin; others need a bearer "
+                 "token (start with --auth to require one everywhere)%s%s",
+                 o->auth_webhook ? "; tokens the server does not know are asked of " : "",
+                 o->auth_webhook ? o->auth_webhook : "");
+    return 0;
+}
+
 static int run(const struct options *o)
 {
     char err[512] = "", db_path[4096];
@@ -464,7 +507,7 @@ static int run(const struct options *o)
                          .client_timeout_s = o->client_timeout_s, .cors = o->cors,
                          .runtime_warning = process_runtime_warning()};
     int status = 0;
-    if (make_limits(o, &gw.rate_limiter) != 0) {
+    if (make_limits(o, &gw.rate_limiter) != 0 || make_auth(o, core, cfg.store, db_path, &gw.auth) != 0) {
         status = 1;
     } else if (http_start(&gw, o->listen, o->max_connections, err, sizeof err) != 0) {
         log_error("%s", err);
@@ -479,6 +522,7 @@ static int run(const struct options *o)
     }
     core_stop(core);
     store_close(cfg.store);
+    auth_free(gw.auth);
     rate_limiter_free(gw.rate_limiter);
     free(web);
     log_info("stopped");

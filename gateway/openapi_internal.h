@@ -31,6 +31,8 @@ enum openapi_error {
     OE_422 = 1 << 5,
     OE_503 = 1 << 6,
     OE_507 = 1 << 7,
+    OE_401 = 1 << 8, /* every operation but the public ones says 401 and 403: openapi.c adds them */
+    OE_403 = 1 << 9,
 };
 
 /* One route as the document describes it. In a dialect route (openapi_is_dialect_route) "{kind}"

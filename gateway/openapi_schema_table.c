@@ -71,6 +71,12 @@ const struct openapi_schema openapi_schema_table[] = {
     {"TaskHistory", "One task of a job: its template and every attempt of its pods.", CALDERA, "TaskHistory", ""},
     {"PodAttempt", "One run of a pod: where, when, how it ended.", CALDERA, "PodAttempt", ""},
     {"JobReference", "The job a history belongs to.", PART, ""},
+    {"Token", "Who a bearer token stands for. Only an admin creates one (the body may be the spec alone); the "
+     "token itself is shown once, in status.token of the answer, and kept only as its SHA-256.", CALDERA, "Token",
+     "spec"},
+    {"TokenSpec", "The token's user, namespaces (\"*\": every one), the uid and gid its tasks run as, and its role.",
+     PART, "user"},
+    {"TokenStatus", "Only in the answer to a creation.", PART, ""},
 
     {"APIVersions", "The versions of the core API.", CORE, "APIVersions", ""},
     {"APIGroupList", "The API groups.", CORE, "APIGroupList", ""},
@@ -383,6 +389,18 @@ const struct openapi_field openapi_field_table[] = {
     {"PodAttempt", "cpuSeconds", F_NUMBER, NULL, NULL},
     {"JobReference", "name", F_STRING, NULL, NULL},
     {"JobReference", "uid", F_STRING, NULL, NULL},
+    {"Token", "apiVersion", F_STRING, NULL, "caldera.io/v1"},
+    {"Token", "kind", F_STRING, NULL, "Token"},
+    {"Token", "metadata", F_REF, "ObjectMeta", "name is the token's id, its public part"},
+    {"Token", "spec", F_REF, "TokenSpec", NULL},
+    {"Token", "status", F_REF, "TokenStatus", NULL},
+    {"TokenSpec", "user", F_STRING, NULL, "letters, digits and ._@- (at most 253)"},
+    {"TokenSpec", "namespaces", F_STRINGS, NULL, "DNS-1123 labels, or \"*\" alone; admins have every one"},
+    {"TokenSpec", "uid", F_INT, NULL, "the uid every task of the user runs as (required for role user)"},
+    {"TokenSpec", "gid", F_INT, NULL, "the gid every task of the user runs as (with uid)"},
+    {"TokenSpec", "role", F_STRING, "admin user viewer", "viewer reads its namespaces, user also writes there, admin "
+     "does everything (default user)"},
+    {"TokenStatus", "token", F_STRING, NULL, "<id>.<secret>: send it as Authorization: Bearer <token>"},
 
     {"APIVersions", "kind", F_STRING, NULL, NULL},
     {"APIVersions", "versions", F_STRINGS, NULL, NULL},
@@ -424,5 +442,6 @@ const struct openapi_list openapi_list_table[] = {
     {"PriorityClassList", "PriorityClass", K8S_SCHED},
     {"CommandList", "Command", VC_BUS},
     {"JobHistoryList", "JobHistorySummary", CALDERA},
+    {"TokenList", "Token", CALDERA},
     {NULL, NULL, NULL, NULL},
 };

@@ -73,6 +73,10 @@ const struct route gateway_routes[] = {
     {"POST", CALDERA "/namespaces/{ns}/jobs/{name}/{action}", handle_job_action},
     {"POST", CALDERA "/queues/{name}/open", handle_queue_open},
     {"POST", CALDERA "/queues/{name}/close", handle_queue_close},
+    {"GET", CALDERA "/tokens", handle_token_list},
+    {"POST", CALDERA "/tokens", handle_token_create},
+    {"GET", CALDERA "/tokens/{name}", handle_token_get},
+    {"DELETE", CALDERA "/tokens/{name}", handle_token_delete},
 
     /* Other dialects' jobs (adapters/dialect_registry.c), after every fixed path above. */
     {"GET", "/apis/{group}/{version}/{plural}", handle_dialect_list_all},
