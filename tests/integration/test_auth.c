@@ -2,7 +2,7 @@
  * a valid token; the bootstrap admin token (0600) creates tenants; two tenants cannot see each other's
  * jobs, pods, logs or history by GET or list; roles, admin-only objects and the tasks' uid/gid
  * (`id -u` in the task's log) hold; deletion revokes at once; tokens survive a restart; refusals are
- * audited; a TokenReview webhook resolves tokens the server does not know. */
+ * audited; jobctl speaks with tokens; a TokenReview webhook resolves tokens the server does not know. */
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -322,6 +322,62 @@ static void dialects_and_the_anonymous_loopback_admin(void)
     server_cleanup(&s);
 }
 
+/* jobctl: --token on every request, token create/list/delete, 401 and 403 in one line each. */
+static void jobctl_speaks_with_tokens(void)
+{
+    struct test_server s;
+    REQUIRE(server_start(&s, NULL, auth_args) == 0);
+    char admin[TOKEN_MAX];
+    mode_t mode;
+    REQUIRE(read_admin_token(&s, admin, &mode));
+    char *out = NULL, *err = NULL;
+    const char *create[] = {"--token", admin, "token", "create", "--user", "erin", "--namespace", "team-e",
+                            "--namespace", "team-f", "--uid", "1005", "--gid", "1005", NULL};
+    CHECK_INT(server_jobctl(&s, create, &out, &err), 0);
+    CHECK_CONTAINS(err, "created for user erin (role user)");
+    char erin[TOKEN_MAX];
+    snprintf(erin, sizeof erin, "%.*s", (int)strcspn(out ? out : "", "\n"), out ? out : "");
+    CHECK_INT(strlen(erin), 39);
+    free(out);
+    free(err);
+    const char *list[] = {"--token", admin, "token", "list", NULL};
+    CHECK_INT(server_jobctl(&s, list, &out, &err), 0);
+    CHECK_CONTAINS(out, "team-e,team-f");
+    CHECK_CONTAINS(out, "erin");
+    CHECK(!strstr(out, erin + 7));
+    free(out);
+    free(err);
+    const char *get[] = {"get", NULL};
+    CHECK_INT(server_jobctl(&s, get, &out, &err), 1);
+    CHECK_CONTAINS(err, "jobctl: not authenticated: ");
+    CHECK_CONTAINS(err, "--token");
+    CHECK(err && strchr(err, '\n') == err + strlen(err) - 1); /* one line */
+    free(out);
+    free(err);
+    const char *queue[] = {"--token", erin, "queue", "create", "mine", NULL};
+    CHECK_INT(server_jobctl(&s, queue, &out, &err), 1);
+    CHECK_CONTAINS(err, "jobctl: not allowed: queues.scheduling.volcano.sh is forbidden: User \"erin\"");
+    free(out);
+    free(err);
+    const char *mine[] = {"--token", erin, "-n", "team-f", "get", NULL};
+    CHECK_INT(server_jobctl(&s, mine, &out, &err), 0);
+    free(out);
+    free(err);
+    char id[8];
+    snprintf(id, sizeof id, "%.6s", erin);
+    const char *del[] = {"--token", admin, "token", "delete", id, NULL};
+    CHECK_INT(server_jobctl(&s, del, &out, &err), 0);
+    CHECK_CONTAINS(out, "deleted");
+    free(out);
+    free(err);
+    CHECK_INT(server_jobctl(&s, mine, &out, &err), 1);
+    CHECK_CONTAINS(err, "not authenticated");
+    free(out);
+    free(err);
+    CHECK_INT(server_stop(&s), 0);
+    server_cleanup(&s);
+}
+
 /* --- a TokenReview webhook in this process -------------------------------------------------------- */
 
 static atomic_int reviews;
@@ -428,5 +484,5 @@ static void a_webhook_resolves_tokens_the_server_does_not_know(void)
 }
 
 TEST_MAIN(TEST_CASE(requests_need_a_token_and_the_first_admin_has_one), TEST_CASE(tenants_cannot_see_each_other),
-          TEST_CASE(dialects_and_the_anonymous_loopback_admin),
+          TEST_CASE(dialects_and_the_anonymous_loopback_admin), TEST_CASE(jobctl_speaks_with_tokens),
           TEST_CASE(a_webhook_resolves_tokens_the_server_does_not_know))
