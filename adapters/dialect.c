@@ -159,6 +159,12 @@ void dialect_restate_status(const struct dialect *d, const struct intake_doc *do
     if (st->code == 422 && st->ncauses > 0) {
         rewrite_causes(doc, keep, st);
         fail_invalid(d, doc->root, st);
+    } else if (st->code == 403 && st->ncauses > 0) { /* run_as_enforce's: fields asking for another user */
+        char resource_group[128];
+        snprintf(resource_group, sizeof resource_group, "%s.%s", d->plural, d->group);
+        rewrite_causes(doc, keep, st);
+        api_fail_causes(st, 403, "Forbidden", resource_group, name, "is forbidden");
+        api_set_details(st, d->plural, d->group, name ? name : "");
     } else if (st->code == 409 && strcmp(st->reason, "AlreadyExists") == 0) {
         api_fail(st, 409, "AlreadyExists", "%s.%s \"%s\" already exists (a %s is the Volcano Job of its name, and "
                  "that job exists)", d->plural, d->group, name ? name : "", d->kind);

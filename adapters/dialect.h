@@ -81,7 +81,7 @@ int dialect_job_from_doc_keep(const struct dialect *d, const struct intake_doc *
 /* A Status the core gave about the Volcano Job behind a dialect's object (admission: a queue or
  * PriorityClass not found, the name taken), said in the dialect's words: causes on the user's own
  * fields and lines (doc is the posted document, keep what dialect_job_from_doc_keep kept), the
- * object's kind and group named. */
+ * object's kind and group named; a 403 with causes (run_as_enforce's) likewise. */
 void dialect_restate_status(const struct dialect *d, const struct intake_doc *doc,
                             const struct dialect_translation *keep, struct api_status *st);
 

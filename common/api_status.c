@@ -39,12 +39,13 @@ void api_add_cause(struct api_status *st, const char *field, const char *reason,
     st->ncauses++;
 }
 
-int api_fail_invalid(struct api_status *st, const char *kind_group, const char *name)
+int api_fail_causes(struct api_status *st, int code, const char *reason, const char *kind_group, const char *name,
+                    const char *verdict)
 {
     int shown = st->ncauses < API_MAX_CAUSES ? st->ncauses : API_MAX_CAUSES;
-    size_t n = name && *name ? (size_t)snprintf(st->message, sizeof st->message, "%s \"%s\" is invalid: %s",
-                                                 kind_group, name, shown > 1 ? "[" : "")
-                              : (size_t)snprintf(st->message, sizeof st->message, "%s is invalid: %s", kind_group,
+    size_t n = name && *name ? (size_t)snprintf(st->message, sizeof st->message, "%s \"%s\" %s: %s", kind_group,
+                                                 name, verdict, shown > 1 ? "[" : "")
+                              : (size_t)snprintf(st->message, sizeof st->message, "%s %s: %s", kind_group, verdict,
                                                  shown > 1 ? "[" : "");
     for (int i = 0; i < shown && n < sizeof st->message; i++) {
         const struct api_cause *c = &st->causes[i];
@@ -58,9 +59,14 @@ int api_fail_invalid(struct api_status *st, const char *kind_group, const char *
         n += (size_t)snprintf(st->message + n, sizeof st->message - n, ", and %d more", st->ncauses - shown);
     if (shown > 1 && n < sizeof st->message)
         snprintf(st->message + n, sizeof st->message - n, "]");
-    st->code = 422;
-    copy_str(st->reason, sizeof st->reason, "Invalid");
+    st->code = code;
+    copy_str(st->reason, sizeof st->reason, reason);
     return -1;
+}
+
+int api_fail_invalid(struct api_status *st, const char *kind_group, const char *name)
+{
+    return api_fail_causes(st, 422, "Invalid", kind_group, name, "is invalid");
 }
 
 void api_set_details(struct api_status *st, const char *kind, const char *group, const char *name)

@@ -37,6 +37,10 @@ void api_add_cause(struct api_status *st, const char *field, const char *reason,
 /* Turns collected causes into a 422 "Invalid" whose message reads like Kubernetes':
  * `Job.batch.volcano.sh "x" is invalid: [spec.tasks[0].replicas: Required value (line 9, column 7), ...]` */
 int api_fail_invalid(struct api_status *st, const char *kind_group, const char *name);
+/* The same with another code, reason and verdict: `jobs.batch.volcano.sh "x" is forbidden: [...]`
+ * is (403, "Forbidden", "jobs.batch.volcano.sh", "x", "is forbidden"). */
+int api_fail_causes(struct api_status *st, int code, const char *reason, const char *kind_group, const char *name,
+                    const char *verdict);
 void api_set_details(struct api_status *st, const char *kind, const char *group, const char *name);
 
 #endif

@@ -98,7 +98,8 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    unlink(tmp); /* a stale one's mode would stay: the file is made anew, with mode */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0)
         return -1;
     const char *p = data;

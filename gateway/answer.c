@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gateway/auth.h"
 #include "gateway/handlers.h"
 #include "store/store.h"
 
@@ -53,9 +54,16 @@ void gateway_answer_core(struct http_req *req, struct core_request *creq)
     gateway_answer_core_restated(req, creq, NULL, NULL);
 }
 
+const struct namespace_set *gateway_visible(const struct http_req *req)
+{
+    return req->gw->auth ? principal_visible(req->who) : NULL;
+}
+
 static void answer(struct http_req *req, struct core_request *creq, gateway_restate_fn restate,
                    gateway_filter_fn filter, void *ctx)
 {
+    if (!creq->visible) /* a list across namespaces shows only the caller's */
+        creq->visible = gateway_visible(req);
     if (core_call(req->gw->core, creq) != 0) {
         if (restate)
             restate(ctx, &creq->status);

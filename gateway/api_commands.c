@@ -4,6 +4,7 @@
 
 #include "adapters/command.h"
 #include "adapters/intake.h"
+#include "gateway/auth.h"
 #include "gateway/handlers.h"
 #include "gateway/watch.h"
 
@@ -18,6 +19,12 @@ void handle_command_create(struct http_req *req)
     }
     if (!cmd) {
         http_respond_status(req, &st);
+        return;
+    }
+    if (cmd->target_is_queue && req->gw->auth && !principal_is_admin(req->who)) { /* queues are the admins' */
+        auth_refuse(req, "create", "commands", "bus.volcano.sh", req->params[0], NULL,
+                    "a Command on a Queue opens or closes it, which only admins do");
+        command_free(cmd);
         return;
     }
     struct core_request creq = {.op = CORE_COMMAND, .ns = req->params[0], .object = cmd};

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "adapters/dialect.h"
+#include "adapters/fields.h"
 #include "adapters/intake.h"
 #include "adapters/volcano_job.h"
 #include "gateway/handlers.h"
@@ -80,9 +81,14 @@ void handle_dialect_create(struct http_req *req)
     }
     struct posted posted = {.dialect = d, .doc = &in.docs[0]};
     struct job *job = NULL;
-    if (dialect_job_from_doc_keep(d, &in.docs[0], req->params[2], &job, &st, &posted.paths) != 0) {
+    struct fields f = {&in.docs[0], &st, false};
+    if (dialect_job_from_doc_keep(d, &in.docs[0], req->params[2], &job, &st, &posted.paths) != 0 ||
+        gateway_run_as(req, &f, job, d->plural, d->group) != 0) {
+        if (job) /* refused for its user: said in the dialect's words */
+            dialect_restate_status(d, &in.docs[0], &posted.paths, &st);
+        job_free(job);
         intake_free(&in);
-        http_respond_status(req, &st);
+        auth_respond_status(req, &st);
         return;
     }
     struct core_request creq = {.op = CORE_JOB_CREATE, .ns = req->params[2], .name = job->name, .job = job,

@@ -20,11 +20,16 @@ static const struct list_kind event_kind = {EVENT_API_VERSION, "Event", NULL};
 struct page {
     json_t *items;
     struct selector fields;
+    const struct namespace_set *visible; /* the caller's namespaces (NULL: every one) */
 };
 
 static int add_event(void *ctx, const struct event_view *row)
 {
     struct page *p = ctx;
+    /* the caller's namespaces; events of cluster-scoped objects (queues, nodes, tokens, denials that
+     * name users) only for those who see every namespace */
+    if (*row->ns ? !namespace_set_has(p->visible, row->ns) : p->visible && !p->visible->all)
+        return 0;
     json_t *event = event_render(row);
     if (!event)
         return -1;
@@ -62,7 +67,7 @@ static void events(struct http_req *req, const char *ns)
         return;
     }
     struct api_status st = {0};
-    struct page p = {0};
+    struct page p = {.visible = gateway_visible(req)};
     long limit;
     uint64_t after, last;
     char why[512];

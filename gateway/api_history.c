@@ -120,6 +120,7 @@ void gateway_answer_stored_log(struct http_req *req, gateway_log_finder find, co
 static int list_query(struct http_req *req, struct store_reader *r, json_t **out, struct api_status *st)
 {
     struct store_history_query q = {.ns = req->nparams > 0 ? req->params[0] : NULL,
+                                    .visible = gateway_visible(req),
                                     .since_ms = INT64_MIN,
                                     .until_ms = INT64_MAX,
                                     .phase = http_query(req, "phase"),

@@ -4,18 +4,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/fields.h"
 #include "adapters/intake.h"
 #include "adapters/volcano_job.h"
 #include "gateway/handlers.h"
 #include "gateway/watch.h"
 
-/* The body as a Volcano Job of the URL's namespace, or NULL with why in st. */
+/* The body as a Volcano Job of the URL's namespace whose tasks run as the caller, or NULL with why
+ * in st. */
 static struct job *read_job(struct http_req *req, struct api_status *st)
 {
     struct intake in;
     struct job *job = NULL;
     if (gateway_read_document(req, "Job", &in, st) == 0) {
-        volcano_job_from_doc(&in.docs[0], req->params[0], &job, st);
+        struct fields f = {&in.docs[0], st, false};
+        if (volcano_job_from_doc(&in.docs[0], req->params[0], &job, st) == 0 &&
+            gateway_run_as(req, &f, job, "jobs", "batch.volcano.sh") != 0) {
+            job_free(job);
+            job = NULL;
+        }
         intake_free(&in);
     }
     return job;
@@ -26,7 +33,7 @@ void handle_job_create(struct http_req *req)
     struct api_status st = {0};
     struct job *job = read_job(req, &st);
     if (!job) {
-        http_respond_status(req, &st);
+        auth_respond_status(req, &st);
         return;
     }
     struct core_request creq = {.op = CORE_JOB_CREATE, .ns = req->params[0], .name = job->name, .job = job};
@@ -46,7 +53,7 @@ void handle_job_update(struct http_req *req)
         job = NULL;
     }
     if (!job) {
-        http_respond_status(req, &st);
+        auth_respond_status(req, &st);
         return;
     }
     struct core_request creq = {.op = CORE_JOB_UPDATE, .ns = req->params[0], .name = req->params[1], .job = job};

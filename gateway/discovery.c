@@ -33,6 +33,7 @@ const struct api_resource api_resources[] = {
     {"kubeflow.org", "v1", "tfjobs", "tfjob", "TFJob", true, "create delete get list watch", ""},
     {"kubeflow.org", "v1", "mpijobs", "mpijob", "MPIJob", true, "create delete get list watch", ""},
     {"ray.io", "v1", "rayjobs", "rayjob", "RayJob", true, "create delete get list watch", ""},
+    {"caldera.io", "v1", "tokens", "token", "Token", false, "create delete get list", ""},
     {"sparkoperator.k8s.io", "v1beta2", "sparkapplications", "sparkapplication", "SparkApplication", true,
      "create delete get list watch", "sparkapp"},
 };

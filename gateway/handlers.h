@@ -24,6 +24,8 @@ void gateway_answer_core_filtered(struct http_req *req, struct core_request *cre
  * by its key=value terms first) and fieldSelector. creq NULL: a list that is always empty. */
 struct list_kind;
 void gateway_answer_list(struct http_req *req, struct core_request *creq, const struct list_kind *kind);
+/* The namespaces the caller sees (NULL: every one; always NULL when nobody is asked who they are). */
+const struct namespace_set *gateway_visible(const struct http_req *req);
 
 /* store_gate.c */
 /* GET and HEAD: requests that change nothing. */
@@ -33,6 +35,19 @@ const char *gateway_data_dir(const struct http_req *req);
 /* While the store is failing, answers a request that would change state (anything but a read) with
  * 507 InsufficientStorage (full disk) or 503 ServiceUnavailable, and returns true; else false. */
 bool gateway_refuse_write_while_failing(struct http_req *req);
+
+/* auth_http.c: who asks, and whether they may (gateway/auth.h, gateway/access.h) */
+/* Authenticates the request (its bearer token, or the loopback rule) and authorizes its path, once
+ * its headers are in: answers 401 or 403 (each also an Audit event) and returns true, or sets
+ * req->who and returns false. */
+bool auth_check_request(struct http_req *req);
+/* A 403 a handler decides on what the body says (a Command on a Queue), worded and audited as the
+ * path's would be: User "u" cannot <verb> resource "<resource>" in API group ... ns "" is the
+ * cluster scope. */
+void auth_refuse(struct http_req *req, const char *verb, const char *resource, const char *group, const char *ns,
+                 const char *name, const char *why);
+/* Answers with st; a 401 or 403 (the tasks' user refused) also becomes an Audit event. */
+void auth_respond_status(struct http_req *req, const struct api_status *st);
 
 /* discovery.c */
 void handle_api_versions(struct http_req *req);
@@ -49,6 +64,16 @@ void handle_job_list_all(struct http_req *req);
 void handle_job_delete(struct http_req *req);
 void handle_job_update(struct http_req *req);
 void handle_job_manifest(struct http_req *req);
+
+/* run_as_gate.c: a job's tasks run as the caller's uid and gid (seed 001). An admin without ids (the
+ * anonymous loopback admin, the bootstrap token) leaves the manifest in charge; any other caller
+ * without ids gets a 403; otherwise adapters/run_as.h refuses a manifest asking for another user or
+ * writes the ids in (resource and group name the object in messages). Returns 0, or -1 with the
+ * Status in f->st (not answered yet). */
+struct fields;
+struct job;
+int gateway_run_as(const struct http_req *req, struct fields *f, struct job *job, const char *resource,
+                   const char *group);
 
 /* api_dialects.c: jobs posted as PyTorchJob, RayJob, SparkApplication, training request... */
 void handle_dialect_create(struct http_req *req);
@@ -118,6 +143,12 @@ void handle_quota_get(struct http_req *req);
 void handle_quota_create(struct http_req *req);
 void handle_quota_update(struct http_req *req);
 void handle_quota_delete(struct http_req *req);
+
+/* api_tokens.c: caldera.io/v1 tokens */
+void handle_token_list(struct http_req *req);
+void handle_token_get(struct http_req *req);
+void handle_token_create(struct http_req *req);
+void handle_token_delete(struct http_req *req);
 
 /* metrics.c: GET /metrics (Prometheus text format 0.0.4) */
 void handle_metrics(struct http_req *req);

@@ -10,13 +10,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "common/metrics.h"
+#include "gateway/auth.h"
+#include "gateway/handlers.h"
 #include "gateway/limits.h"
 #include "gateway/metrics.h"
+#include "gateway/router.h"
 #include "gateway/status.h"
 
 const char *http_query(const struct http_req *req, const char *key)
@@ -27,6 +31,27 @@ const char *http_query(const struct http_req *req, const char *key)
 const char *http_header(const struct http_req *req, const char *name)
 {
     return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+const char *http_bearer_token(const struct http_req *req, size_t *len)
+{
+    const char *auth = http_header(req, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
+        return NULL;
+    const char *token = auth + 7;
+    while (*token == ' ')
+        token++;
+    size_t n = strlen(token);
+    while (n > 0 && token[n - 1] == ' ')
+        n--;
+    *len = n;
+    return n > 0 ? token : NULL;
+}
+
+const struct sockaddr *http_client_address(const struct http_req *req)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info ? info->client_addr : NULL;
 }
 
 void http_set_warning(struct http_req *req, const char *text)
@@ -52,6 +77,8 @@ static void queue(struct http_req *req, int code, struct MHD_Response *resp, con
         MHD_add_response_header(resp, "Warning", value);
     }
     limits_decorate(req, resp, code);
+    if (code == 401) /* RFC 6750: what the client should send */
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"caldera\"");
     if (!req->answered) {
         MHD_queue_response(req->conn, (unsigned)code, resp);
         metrics_http_observe(req->method, code, metrics_now_ns() - req->started_ns);
@@ -212,6 +239,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         /* Refusals come at once, before the body: no need to read what will be refused. */
         if (limits_answer_preflight(req) || limits_refuse_rate(req))
             return MHD_YES;
+        route_match(req);
+        if (auth_check_request(req)) /* 401 or 403 */
+            return MHD_YES;
         if (declared_too_large(req)) {
             req->body_too_large = true;
             respond_too_large(req);
@@ -251,6 +281,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     struct http_req *req = *con_cls;
     if (req) {
         sbuf_free(&req->body);
+        principal_release(req->who);
         free(req);
         *con_cls = NULL;
     }

@@ -19,8 +19,13 @@ struct core;
 struct store;
 struct hub;
 struct watch_demand;
+struct auth;
+struct principal;
+struct route;
+struct sockaddr;
 
 #define HTTP_MAX_PARAMS 6
+#define HTTP_MAX_PATH 2048 /* longer paths get 414 */
 
 /* What every handler can reach: the core, the store and the server's settings. */
 struct gateway {
@@ -33,6 +38,7 @@ struct gateway {
     int64_t watch_window_ms;  /* how far back (by the first missed change's time) a watch may resume */
     int64_t watch_bookmark_ms; /* how often a watch that allows them gets a BOOKMARK */
     const char *ws_url;       /* the WebSocket stream's URL, NULL when it does not listen */
+    struct auth *auth;        /* who asks and what they may do (gateway/auth.h); NULL: nobody is asked */
     const char *db_path;      /* for history readers */
     const char *data_dir;     /* where stored log paths are relative to; named in Status messages about its disk */
     const char *web_dir;      /* the browser UI's files, or NULL */
@@ -52,6 +58,14 @@ struct http_req {
     const char *path;
     int nparams;
     const char *params[HTTP_MAX_PARAMS]; /* the {placeholders} of the matched route, in order */
+    /* The route, matched once when the headers are in (router.c: route_match), for authorization
+     * and then dispatch. match is an enum route_match; params point into scratch. */
+    bool matched;
+    int match;
+    const struct route *route;
+    char scratch[HTTP_MAX_PATH];
+    struct principal *who;    /* who asks: set before dispatch (NULL on public paths without a token,
+                                 or without authentication); released when the request completes */
     struct sbuf body;
     bool body_too_large;
     bool answered;
@@ -68,6 +82,10 @@ typedef void (*http_handler)(struct http_req *req);
 const char *http_query(const struct http_req *req, const char *key);
 /* A request header, or NULL. */
 const char *http_header(const struct http_req *req, const char *name);
+/* The token of `Authorization: Bearer <token>` (its length in *len), or NULL. */
+const char *http_bearer_token(const struct http_req *req, size_t *len);
+/* The client's address, or NULL. */
+const struct sockaddr *http_client_address(const struct http_req *req);
 
 /* Adds a Kubernetes-style warning (`Warning: 299 - "text"`) to the answer still to come. */
 void http_set_warning(struct http_req *req, const char *text);

@@ -16,28 +16,6 @@ int retry_after_seconds(int code, int hint_s)
     return hint_s > 0 ? hint_s : 1;
 }
 
-/* The token of `Authorization: Bearer <token>`, or NULL. */
-static const char *bearer_token(const struct http_req *req, size_t *len)
-{
-    const char *auth = http_header(req, MHD_HTTP_HEADER_AUTHORIZATION);
-    if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
-        return NULL;
-    const char *token = auth + 7;
-    while (*token == ' ')
-        token++;
-    size_t n = strlen(token);
-    while (n > 0 && token[n - 1] == ' ')
-        n--;
-    *len = n;
-    return n > 0 ? token : NULL;
-}
-
-static const struct sockaddr *client_address(const struct http_req *req)
-{
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    return info ? info->client_addr : NULL;
-}
-
 /* "its address 127.0.0.1" or "its bearer token", for the Status. */
 static void describe_client(const struct sockaddr *sa, bool by_token, char *out, size_t len)
 {
@@ -60,8 +38,8 @@ bool limits_refuse_rate(struct http_req *req)
         return false;
     struct rate_key key;
     size_t len = 0;
-    const char *token = bearer_token(req, &len);
-    const struct sockaddr *sa = token ? NULL : client_address(req);
+    const char *token = http_bearer_token(req, &len);
+    const struct sockaddr *sa = token ? NULL : http_client_address(req);
     if (token ? rate_key_token(rl, token, len, &key) != 0 : rate_key_address(sa, &key) != 0)
         return false; /* nothing to count it against (a Unix socket): let it through */
     int wait_s = rate_limiter_take(rl, &key, req->started_ns);

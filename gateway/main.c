@@ -17,6 +17,7 @@
 #include "common/duration.h"
 #include "common/fs.h"
 #include "common/log.h"
+#include "gateway/auth.h"
 #include "gateway/http.h"
 #include "gateway/hub.h"
 #include "gateway/router.h"
@@ -57,11 +58,13 @@ struct options {
     struct cors_origins cors;
     const char *ws_listen;         /* NULL: the HTTP port + 1 on the same host (0 when that is 0) */
     long hub_items;                /* --watch-cache-size */
+    bool auth;                     /* --auth: every request needs a token */
+    const char *auth_webhook;      /* --auth-webhook URL, or NULL */
 };
 
 /* Long options without a short letter. */
 enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WS_LISTEN, OPT_WATCH_CACHE,
-       OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK };
+       OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK, OPT_AUTH, OPT_AUTH_WEBHOOK };
 
 static void usage(FILE *out)
 {
@@ -108,6 +111,12 @@ static void usage(FILE *out)
             "  --rate-burst M            requests a client may make at once above its rate (default: N)\n"
             "  --cors-origin ORIGIN      an origin (https://ui.example.com) whose pages may call the API from\n"
             "                            a browser; repeatable, matched exactly (default: none)\n"
+            "  --auth                    every request but /healthz and the UI's files needs a bearer token\n"
+            "                            (Authorization: Bearer <token>); without it, anonymous requests are\n"
+            "                            taken from loopback only, as an admin. The first admin token is made\n"
+            "                            at the first start, in DIR/admin.token (mode 0600)\n"
+            "  --auth-webhook URL        ask this service (a Kubernetes TokenReview, as kube-apiserver's\n"
+            "                            webhook token authentication) about tokens the server does not know\n"
             "  --web DIR                 the browser UI's files (default: web/ beside bin/)\n"
             "  --log-level LEVEL         debug, info, warn or error (default info)\n"
             "  -h, --help                this help\n"
@@ -227,6 +236,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"ws-listen", required_argument, 0, OPT_WS_LISTEN}, {"watch-cache-size", required_argument, 0, OPT_WATCH_CACHE},
         {"watch-window", required_argument, 0, OPT_WATCH_WINDOW},
         {"watch-bookmark-interval", required_argument, 0, OPT_WATCH_BOOKMARK},
+        {"auth", no_argument, 0, OPT_AUTH},            {"auth-webhook", required_argument, 0, OPT_AUTH_WEBHOOK},
         {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT, 1000,
@@ -310,6 +320,14 @@ static int parse_options(int argc, char **argv, struct options *o)
         case OPT_CORS_ORIGIN:
             if (parse_limit_option(c, optarg, o) != 0)
                 return -1;
+            break;
+        case OPT_AUTH: o->auth = true; break;
+        case OPT_AUTH_WEBHOOK:
+            if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0) {
+                fprintf(stderr, "jobserver: --auth-webhook wants an http:// or https:// URL, not \"%s\"\n", optarg);
+                return -1;
+            }
+            o->auth_webhook = optarg;
             break;
         case 'h': usage(stdout); return 1;
         default:
@@ -494,7 +512,7 @@ static int start_ws(const struct options *o, struct gateway *gw, struct ws_serve
         snprintf(listen, sizeof listen, "%.*s:%ld", colon ? (int)(colon - o->listen) : 0, o->listen,
                  port > 0 ? port + 1 : 0);
     }
-    struct ws_config cfg = {.listen = listen, .hub = gw->hub, .db_path = gw->db_path, .auth = ws_auth_loopback_only()};
+    struct ws_config cfg = {.listen = listen, .hub = gw->hub, .db_path = gw->db_path, .auth = ws_auth_tokens(gw->auth)};
     if (ws_start(&cfg, ws, err, sizeof err) != 0) {
         log_error("%s", err);
         return -1;
@@ -514,6 +532,31 @@ static void raise_open_file_limit(void)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+}
+
+/* The authenticator: the stored tokens, the first admin token when there is none, and one line
+ * saying who may ask. Returns 0, or -1 after logging why. */
+static int make_auth(const struct options *o, struct core *core, struct store *store, const char *db_path,
+                     struct auth **out)
+{
+    char err[512];
+    const struct auth_config cfg = {.required = o->auth, .webhook_url = o->auth_webhook, .core = core,
+                                    .store = store};
+    if (auth_new(&cfg, out, err, sizeof err) != 0 || auth_load(*out, db_path, err, sizeof err) != 0 ||
+        auth_bootstrap(*out, o->data_dir, err, sizeof err) != 0) {
+        log_error("%s", err);
+        return -1;
+    }
+    if (o->auth)
+        log_info("auth: on (--auth): every request but /healthz and the UI's files needs a bearer token%s%s",
+                 o->auth_webhook ? "; tokens the server does not know are asked of " : "",
+                 o->auth_webhook ? o->auth_webhook : "");
+    else
+        log_info("auth: off: anonymous requests are taken from loopback only, as an admin; others need a bearer "
+                 "token (start with --auth to require one everywhere)%s%s",
+                 o->auth_webhook ? "; tokens the server does not know are asked of " : "",
+                 o->auth_webhook ? o->auth_webhook : "");
+    return 0;
 }
 
 static int run(const struct options *o)
@@ -563,7 +606,7 @@ static int run(const struct options *o)
                          .client_timeout_s = o->client_timeout_s, .cors = o->cors,
                          .runtime_warning = process_runtime_warning()};
     int status = 0;
-    if (make_limits(o, &gw.rate_limiter) != 0) {
+    if (make_limits(o, &gw.rate_limiter) != 0 || make_auth(o, core, cfg.store, db_path, &gw.auth) != 0) {
         status = 1;
     } else if (http_start(&gw, o->listen, o->max_connections, err, sizeof err) != 0) {
         log_error("%s", err);
@@ -587,6 +630,7 @@ static int run(const struct options *o)
     core_stop(core);
     store_close(cfg.store);
     hub_free(hub);
+    auth_free(gw.auth);
     rate_limiter_free(gw.rate_limiter);
     free(web);
     log_info("stopped");

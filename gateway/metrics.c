@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "common/metrics.h"
+#include "gateway/auth.h"
 #include "gateway/handlers.h"
 #include "gateway/hub.h"
 #include "store/store.h"
@@ -34,6 +35,9 @@ void handle_metrics(struct http_req *req)
     metrics_family(&out, "caldera_watch_cache_bytes", "gauge", "What those changes cost in memory (their text).");
     sbuf_printf(&out, "caldera_watch_cache_bytes %zu\n", bytes);
     metrics_render_gateway(&out);
+    metrics_family(&out, "caldera_audit_events_dropped_total", "counter",
+                   "Audit events (refused requests) dropped because too many were waiting for the core.");
+    sbuf_printf(&out, "caldera_audit_events_dropped_total %llu\n", (unsigned long long)auth_dropped_audits());
     if (out.failed) {
         sbuf_free(&out);
         struct api_status st = {0};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "adapters/dialect.h"
+#include "gateway/access.h"
 #include "gateway/handlers.h"
 #include "gateway/openapi_internal.h"
 
@@ -161,7 +162,9 @@ static json_t *responses(const struct openapi_operation *op, const struct dialec
     snprintf(code, sizeof code, "%d", op->code);
     json_t *out = json_object();
     json_object_set_new(out, code, success);
-    openapi_add_error_responses(out, op->errors);
+    /* Who asks is checked on every path but the public ones (gateway/access.c). */
+    unsigned errors = op->errors | (access_public_pattern(op->pattern) ? 0 : OE_401 | OE_403);
+    openapi_add_error_responses(out, errors);
     return out;
 }
 
@@ -184,6 +187,8 @@ static json_t *operation(const struct openapi_operation *op, const struct dialec
                                       body_content(expand(op->body, d, body, sizeof body))));
     }
     json_object_set_new(obj, "responses", responses(op, d));
+    if (access_public_pattern(op->pattern)) /* no token needed, even with --auth */
+        json_object_set_new(obj, "security", json_array());
     return obj;
 }
 
@@ -221,14 +226,19 @@ static json_t *paths(void)
 
 json_t *openapi_document(void)
 {
-    return json_pack("{s:s, s:{s:s, s:s, s:s}, s:o, s:{s:o, s:o, s:o}}", "openapi", OPENAPI_VERSION, "info", "title",
-                     "Caldera", "version", DOCUMENT_VERSION, "description",
+    return json_pack("{s:s, s:{s:s, s:s, s:s}, s:o, s:[{s:[]}], s:{s:o, s:o, s:o, s:{s:{s:s, s:s, s:s}}}}",
+                     "openapi", OPENAPI_VERSION, "info", "title", "Caldera", "version", DOCUMENT_VERSION,
+                     "description",
                      "Caldera's job server: Volcano's batch API (Jobs, Queues, PodGroups, Commands), the Kubernetes "
                      "objects it shows (Pods, Nodes, PriorityClasses, ResourceQuotas), the other job dialects "
                      "(Kubeflow, KubeRay, Spark operator, training requests) and Caldera's own caldera.io API "
-                     "(history, actions). Every failure is answered with a Kubernetes Status.",
-                     "paths", paths(), "components", "schemas", openapi_schemas(), "parameters",
-                     openapi_parameters(), "responses", openapi_error_responses());
+                     "(history, actions, tokens). Every failure is answered with a Kubernetes Status. Requests carry "
+                     "a bearer token (Authorization: Bearer <token>); without --auth the server also takes "
+                     "anonymous requests from loopback, as an admin.",
+                     "paths", paths(), "security", "bearerToken", "components", "schemas", openapi_schemas(),
+                     "parameters", openapi_parameters(), "responses", openapi_error_responses(), "securitySchemes",
+                     "bearerToken", "type", "http", "scheme", "bearer", "description",
+                     "a token of caldera.io/v1 tokens (<id>.<secret>), or one the --auth-webhook resolves");
 }
 
 void handle_openapi_v3(struct http_req *req)

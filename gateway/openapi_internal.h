@@ -37,8 +37,10 @@ enum openapi_error {
     OE_422 = 1 << 5,
     OE_503 = 1 << 6,
     OE_507 = 1 << 7,
-    OE_410 = 1 << 8,
-    OE_504 = 1 << 9,
+    OE_401 = 1 << 8, /* every operation but the public ones says 401 and 403: openapi.c adds them */
+    OE_403 = 1 << 9,
+    OE_410 = 1 << 10,
+    OE_504 = 1 << 11,
 };
 
 /* One route as the document describes it. In a dialect route (openapi_is_dialect_route) "{kind}"

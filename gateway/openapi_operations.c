@@ -170,6 +170,17 @@ const struct openapi_operation openapi_operations[] = {
      "where the WebSocket stream of committed events listens: open a WebSocket to its url with "
      "?namespace=NS[&job=NAME|&pod=NAME][&since=SEQ]; each message is one event with its seq",
      OQ_PRETTY, NULL, 200, "StreamInfo", NULL, OE_503},
+    {"GET", CALDERA "/tokens", "listCalderaIoV1Token", T_CALDERA,
+     "list the tokens (an admin: every one; anyone else: their own user's), never the tokens themselves",
+     OQ_PRETTY, NULL, 200, "TokenList", NULL, 0},
+    {"POST", CALDERA "/tokens", "createCalderaIoV1Token", T_CALDERA,
+     "create a token (admins): the answer's status.token is the only time it is shown", OQ_PRETTY, "Token", 201,
+     "Token", NULL, E_CREATE & ~OE_409},
+    {"GET", CALDERA "/tokens/{name}", "readCalderaIoV1Token", T_CALDERA, "read a token (never the token itself)",
+     OQ_PRETTY, NULL, 200, "Token", NULL, OE_404},
+    {"DELETE", CALDERA "/tokens/{name}", "deleteCalderaIoV1Token", T_CALDERA,
+     "delete a token (admins): requests bearing it are refused at once", OQ_PRETTY, NULL, 200, "Status", NULL,
+     OE_404 | OE_503 | OE_507},
 
     {"GET", DIALECT "/{plural}", "list{kind}ForAllNamespaces", T_DIALECT, "list the {kind} objects of every namespace",
      Q_LIST | OQ_AS, NULL, 200, "{kind}List", NULL, E_LIST},

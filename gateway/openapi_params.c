@@ -84,6 +84,10 @@ struct error_answer {
 
 static const struct error_answer error_answers[] = {
     {OE_400, "400", "BadRequest: a malformed body, query parameter or selector"},
+    {OE_401, "401", "Unauthorized: no bearer token where one is needed (with --auth, or away from loopback), or one "
+     "that is not valid; WWW-Authenticate: Bearer"},
+    {OE_403, "403", "Forbidden: the token's user may not do this here (another namespace, a role that only reads, "
+     "an admin's task, or a manifest asking to run as another uid or gid); recorded as an Audit event"},
     {OE_404, "404", "NotFound: no such object"},
     {OE_409, "409", "AlreadyExists or Conflict: the object exists, or its state forbids the change"},
     {OE_413, "413", "RequestEntityTooLarge: the body is larger than the server's limit"},

@@ -81,6 +81,12 @@ const struct openapi_schema openapi_schema_table[] = {
     {"JobReference", "The job a history belongs to.", PART, ""},
     {"StreamInfo", "Where the WebSocket stream of committed events listens (a port of its own).", CALDERA,
      "StreamInfo", "url"},
+    {"Token", "Who a bearer token stands for. Only an admin creates one (the body may be the spec alone); the "
+     "token itself is shown once, in status.token of the answer, and kept only as its SHA-256.", CALDERA, "Token",
+     "spec"},
+    {"TokenSpec", "The token's user, namespaces (\"*\": every one), the uid and gid its tasks run as, and its role.",
+     PART, "user"},
+    {"TokenStatus", "Only in the answer to a creation.", PART, ""},
 
     {"APIVersions", "The versions of the core API.", CORE, "APIVersions", ""},
     {"APIGroupList", "The API groups.", CORE, "APIGroupList", ""},
@@ -419,6 +425,18 @@ const struct openapi_field openapi_field_table[] = {
     {"StreamInfo", "apiVersion", F_STRING, NULL, "caldera.io/v1"},
     {"StreamInfo", "kind", F_STRING, NULL, "StreamInfo"},
     {"StreamInfo", "url", F_STRING, NULL, "ws://HOST:PORT/apis/caldera.io/v1/stream"},
+    {"Token", "apiVersion", F_STRING, NULL, "caldera.io/v1"},
+    {"Token", "kind", F_STRING, NULL, "Token"},
+    {"Token", "metadata", F_REF, "ObjectMeta", "name is the token's id, its public part"},
+    {"Token", "spec", F_REF, "TokenSpec", NULL},
+    {"Token", "status", F_REF, "TokenStatus", NULL},
+    {"TokenSpec", "user", F_STRING, NULL, "letters, digits and ._@- (at most 253)"},
+    {"TokenSpec", "namespaces", F_STRINGS, NULL, "DNS-1123 labels, or \"*\" alone; admins have every one"},
+    {"TokenSpec", "uid", F_INT, NULL, "the uid every task of the user runs as (required for role user)"},
+    {"TokenSpec", "gid", F_INT, NULL, "the gid every task of the user runs as (with uid)"},
+    {"TokenSpec", "role", F_STRING, "admin user viewer", "viewer reads its namespaces, user also writes there, admin "
+     "does everything (default user)"},
+    {"TokenStatus", "token", F_STRING, NULL, "<id>.<secret>: send it as Authorization: Bearer <token>"},
 
     {"APIVersions", "kind", F_STRING, NULL, NULL},
     {"APIVersions", "versions", F_STRINGS, NULL, NULL},
@@ -461,5 +479,6 @@ const struct openapi_list openapi_list_table[] = {
     {"CommandList", "Command", VC_BUS},
     {"EventList", "Event", CORE},
     {"JobHistoryList", "JobHistorySummary", CALDERA},
+    {"TokenList", "Token", CALDERA},
     {NULL, NULL, NULL, NULL},
 };

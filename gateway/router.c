@@ -64,21 +64,28 @@ enum route_match route_find(const struct route *routes, const char *method, cons
     return result;
 }
 
-void route_dispatch(struct http_req *req)
+void route_match(struct http_req *req)
 {
-    char scratch[2048];
-    struct api_status st = {0};
-    if (strlen(req->path) >= sizeof scratch) {
-        api_fail(&st, 414, "RequestURITooLong", "the request path is longer than %zu bytes", sizeof scratch - 1);
-        http_respond_status(req, &st);
+    if (req->matched)
+        return;
+    req->matched = true;
+    if (strlen(req->path) >= sizeof req->scratch) {
+        req->match = ROUTE_PATH_TOO_LONG;
         return;
     }
-    const struct route *r;
-    switch (route_find(gateway_routes, req->method, req->path, scratch, req->params, &req->nparams, &r)) {
+    req->match = (int)route_find(gateway_routes, req->method, req->path, req->scratch, req->params, &req->nparams,
+                                 &req->route);
+}
+
+void route_dispatch(struct http_req *req)
+{
+    struct api_status st = {0};
+    route_match(req);
+    switch ((enum route_match)req->match) {
     case ROUTE_FOUND:
         if (gateway_refuse_write_while_failing(req)) /* before the handler: nothing reaches the core */
             return;
-        r->handler(req);
+        req->route->handler(req);
         if (!req->answered) {
             api_fail(&st, 500, "InternalError", "the handler for %s %s gave no answer", req->method, req->path);
             http_respond_status(req, &st);
@@ -89,6 +96,9 @@ void route_dispatch(struct http_req *req)
         break;
     case ROUTE_NO_PATH:
         api_fail(&st, 404, "NotFound", "the server could not find the requested resource");
+        break;
+    case ROUTE_PATH_TOO_LONG:
+        api_fail(&st, 414, "RequestURITooLong", "the request path is longer than %d bytes", HTTP_MAX_PATH - 1);
         break;
     }
     http_respond_status(req, &st);

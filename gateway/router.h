@@ -14,14 +14,17 @@ struct route {
 /* Every route the server has, terminated by a NULL pattern. */
 extern const struct route gateway_routes[];
 
-enum route_match { ROUTE_FOUND, ROUTE_NO_PATH, ROUTE_WRONG_METHOD };
+enum route_match { ROUTE_FOUND, ROUTE_NO_PATH, ROUTE_WRONG_METHOD, ROUTE_PATH_TOO_LONG };
 
 /* Finds the route for method + path and fills params (pointers into scratch, which must hold a
  * copy of path's length + 1). */
 enum route_match route_find(const struct route *routes, const char *method, const char *path, char *scratch,
                             const char **params, int *nparams, const struct route **found);
 
-/* Dispatches a complete request: the handler, or a 404/405 Status. */
+/* Matches the request against gateway_routes[] once (later calls do nothing): req->match, and when
+ * found req->route and its params. */
+void route_match(struct http_req *req);
+/* Dispatches a complete request: the handler, or a 404/405/414 Status. */
 void route_dispatch(struct http_req *req);
 
 #endif

@@ -76,6 +76,10 @@ const struct route gateway_routes[] = {
     {"POST", CALDERA "/queues/{name}/open", handle_queue_open},
     {"POST", CALDERA "/queues/{name}/close", handle_queue_close},
     {"GET", CALDERA "/stream", handle_stream_info},
+    {"GET", CALDERA "/tokens", handle_token_list},
+    {"POST", CALDERA "/tokens", handle_token_create},
+    {"GET", CALDERA "/tokens/{name}", handle_token_get},
+    {"DELETE", CALDERA "/tokens/{name}", handle_token_delete},
 
     /* Other dialects' jobs (adapters/dialect_registry.c), after every fixed path above. */
     {"GET", "/apis/{group}/{version}/{plural}", handle_dialect_list_all},

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "gateway/auth.h"
 #include "gateway/handlers.h"
 #include "gateway/watch_internal.h"
 #include "store/store.h"
@@ -57,10 +58,13 @@ static struct watch_stream *stream_new(struct http_req *req, const struct core_r
     if (creq)
         ns = creq->ns;
     w->ns = ns ? strdup(ns) : NULL;
+    w->who = principal_ref(req->who);
+    w->visible = req->gw->auth ? principal_visible(w->who) : NULL;
     if (creq) {
         w->list = *creq;
         w->list.nselectors = 0; /* the stream matches the full selectors itself */
         w->list.ns = w->ns;
+        w->list.visible = w->visible; /* a list across namespaces: the watcher's own */
         w->has_list = true;
     }
     if (!w->api_version || !w->kind || (kind->source_kind && !w->source_kind) || (ns && !w->ns)) {

@@ -123,7 +123,8 @@ static int gone(void *ctx, const struct store_gone_row *row)
 {
     struct catch_up *c = ctx;
     struct watch_stream *w = c->w;
-    if (!job_watched(w, row->source_kind) || !mark_present(c, row->ns, row->name))
+    if (!job_watched(w, row->source_kind) || !watch_may_see(w, row->ns, false) ||
+        !mark_present(c, row->ns, row->name))
         return 0;
     json_t *object = tombstone(w, row);
     if (!object || !selector_match_object(NULL, &w->fields, w->kind, object)) {
@@ -175,6 +176,8 @@ static int objects(struct catch_up *c, struct store_reader *r, struct api_status
 static int event_row(void *ctx, const struct event_view *row)
 {
     struct catch_up *c = ctx;
+    if (!watch_may_see(c->w, row->ns, true))
+        return 0;
     json_t *event = event_render(row);
     if (event && selector_match_object(&c->w->labels, &c->w->fields, "Event", event))
         return add(c, row->seq, "ADDED", event);
@@ -192,6 +195,11 @@ static int command_row(void *ctx, uint64_t seq, const char *json)
 {
     struct catch_up *c = ctx;
     json_t *cmd = json_loads(json, 0, NULL);
+    const char *ns = json_string_value(json_object_get(json_object_get(cmd, "metadata"), "namespace"));
+    if (!watch_may_see(c->w, ns ? ns : "", false)) {
+        json_decref(cmd);
+        return 0;
+    }
     command_stamp_record(cmd, seq);
     if (cmd && selector_match_object(&c->w->labels, &c->w->fields, "Command", cmd))
         return add(c, seq, "ADDED", cmd);

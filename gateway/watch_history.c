@@ -100,7 +100,7 @@ int history_changes_emit(struct watch_stream *w, struct history_changes *c, stru
             continue;
         }
         const char *ns = json_string_value(json_object_get(json_object_get(summary, "metadata"), "namespace"));
-        if (!w->ns || (ns && strcmp(ns, w->ns) == 0))
+        if ((!w->ns || (ns && strcmp(ns, w->ns) == 0)) && watch_may_see(w, ns ? ns : "", false))
             append_summary(w, summary, c->jobs[i].created ? "ADDED" : "MODIFIED", c->jobs[i].last);
         json_decref(summary);
     }

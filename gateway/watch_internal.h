@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "common/namespace_set.h"
 #include "common/sbuf.h"
 #include "gateway/hub.h"
 #include "gateway/selector.h"
@@ -21,6 +22,8 @@ struct watch_stream {
     /* what it shows */
     char *api_version, *kind, *source_kind; /* source_kind NULL: every Job */
     char *ns;                 /* NULL: every namespace */
+    struct principal *who;    /* who watches (a reference of the stream's own; NULL without auth) */
+    const struct namespace_set *visible; /* the namespaces it may see (NULL: every one); who's */
     bool events;              /* a watch of core/v1 Events: built from the hub items' events */
     bool histories;           /* a watch of caldera.io JobHistories: read from the database per change */
     struct store_reader *reader; /* the histories' own read connection, opened on first use */
@@ -45,6 +48,10 @@ void watch_stream_free(void *ctx);
 /* Whether the stream shows this object (its kind, namespace and selectors). An object of the hub
  * (it: its item) has only its text and labels: a field selector reads the text again. */
 bool watch_shows_object(const struct watch_stream *w, const struct hub_item *it, const struct watch_object *o);
+/* Whether the watcher may see objects or events of namespace ns: its namespaces; "" (cluster-scoped)
+ * for objects, always (their lists are readable by all), for events, only with every namespace
+ * (they name users, tokens, every tenant's queues). */
+bool watch_may_see(const struct watch_stream *w, const char *ns, bool event);
 /* Appends one {"type","object"} line. */
 void watch_append(struct watch_stream *w, const char *type, const json_t *object);
 /* Appends the ERROR line a Kubernetes watch ends with: a Status with code and reason. */

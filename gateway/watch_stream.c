@@ -9,6 +9,7 @@
 #include "adapters/event.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "gateway/auth.h"
 #include "gateway/handlers.h"
 #include "gateway/watch_internal.h"
 #include "store/history.h"
@@ -23,6 +24,7 @@ void watch_stream_free(void *ctx)
     if (w->joined)
         watch_demand_leave(w->gw->watch_demand, clock_mono_ms());
     store_reader_close(w->reader);
+    principal_release(w->who);
     selector_free(&w->labels);
     selector_free(&w->fields);
     sbuf_free(&w->out);
@@ -35,13 +37,20 @@ void watch_stream_free(void *ctx)
 
 static bool same(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
 
+bool watch_may_see(const struct watch_stream *w, const char *ns, bool event)
+{
+    if (!ns || !*ns)
+        return !event || !w->visible || w->visible->all;
+    return namespace_set_has(w->visible, ns);
+}
+
 bool watch_shows_object(const struct watch_stream *w, const struct hub_item *it, const struct watch_object *o)
 {
     if (!same(o->kind, w->kind) || !same(o->api_version, w->api_version))
         return false;
     if (w->source_kind && !same(o->source_kind, w->source_kind))
         return false;
-    if (w->ns && !same(o->ns, w->ns))
+    if ((w->ns && !same(o->ns, w->ns)) || !watch_may_see(w, o->ns, false))
         return false;
     if (o->object)
         return selector_match_object(&w->labels, &w->fields, o->kind, o->object);
@@ -93,7 +102,7 @@ static void append_bookmark(struct watch_stream *w)
 /* An item's event as a core/v1 Event, when the stream shows it. */
 static void append_event(struct watch_stream *w, const struct hub_item *it)
 {
-    if (w->ns && strcmp(it->ns, w->ns) != 0)
+    if ((w->ns && strcmp(it->ns, w->ns) != 0) || !watch_may_see(w, it->ns, true))
         return;
     struct event_view ev = hub_item_view(it);
     json_t *event = event_render(&ev);

@@ -49,8 +49,8 @@ const char *ws_url(const struct ws_server *ws);
  * still exist. NULL does nothing. */
 void ws_stop(struct ws_server *ws);
 
-/* The default authentication until tokens exist: anonymous requests from loopback may read
- * everything, every other request is refused. */
-struct ws_auth ws_auth_loopback_only(void);
+/* The HTTP API's tokens and namespaces (gateway/ws_auth.c). */
+struct auth;
+struct ws_auth ws_auth_tokens(struct auth *a);
 
 #endif

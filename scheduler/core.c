@@ -245,8 +245,30 @@ static void flush_journal(struct core *c)
 
 /* --- mailbox ------------------------------------------------------------ */
 
+/* A posted request: the request first, so the mailbox frees the block through it. */
+struct posted_request {
+    struct core_request req;
+    char *kind, *ns, *name, *reason, *message;
+};
+
+static void free_posted(struct core_request *req)
+{
+    struct posted_request *p = (struct posted_request *)req;
+    json_decref(req->body);
+    free(p->kind);
+    free(p->ns);
+    free(p->name);
+    free(p->reason);
+    free(p->message);
+    free(p);
+}
+
 static void answer_stopping(struct core_request *req)
 {
+    if (req->posted) {
+        free_posted(req);
+        return;
+    }
     api_fail(&req->status, 503, "ServiceUnavailable", "the job server is shutting down");
     sem_post(&req->done);
 }
@@ -275,13 +297,17 @@ static void drain_mailbox(struct core *c)
     pthread_mutex_lock(&c->lock);
     struct core_request *req = c->head;
     c->head = c->tail = NULL;
+    c->posted = 0; /* every posted request is taken now */
     bool stop = c->stop_requested;
     pthread_mutex_unlock(&c->lock);
     while (req) {
         struct core_request *next = req->next;
-        if (c->stopping)
+        if (c->stopping) {
             answer_stopping(req);
-        else {
+        } else if (req->posted) {
+            core_handle_request(c, req);
+            free_posted(req);
+        } else {
             core_handle_request(c, req);
             sem_post(&req->done);
         }
@@ -291,6 +317,30 @@ static void drain_mailbox(struct core *c)
         begin_stop(c);
 }
 
+/* Appends req to the mailbox and wakes the core. False when refused: the core is stopping, or req is
+ * posted and CORE_MAX_POSTED posted requests wait already. */
+static bool enqueue(struct core *c, struct core_request *req)
+{
+    req->next = NULL;
+    pthread_mutex_lock(&c->lock);
+    bool refused = c->stop_requested || (req->posted && c->posted >= CORE_MAX_POSTED);
+    if (!refused) {
+        if (c->tail)
+            c->tail->next = req;
+        else
+            c->head = req;
+        c->tail = req;
+        c->posted += req->posted;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (refused)
+        return false;
+    uint64_t one = 1;
+    if (write(c->mailbox_fd, &one, sizeof one) < 0)
+        log_warn("mailbox write: %s", strerror(errno));
+    return true;
+}
+
 int core_call(struct core *c, struct core_request *req)
 {
     memset(&req->status, 0, sizeof req->status);
@@ -298,30 +348,41 @@ int core_call(struct core *c, struct core_request *req)
     req->body = NULL;
     req->log_path = NULL;
     req->durable_seq = 0;
-    req->next = NULL;
+    req->posted = false;
     sem_init(&req->done, 0, 0);
-    pthread_mutex_lock(&c->lock);
-    bool refused = c->stop_requested;
-    if (!refused) {
-        if (c->tail)
-            c->tail->next = req;
-        else
-            c->head = req;
-        c->tail = req;
-    }
-    pthread_mutex_unlock(&c->lock);
-    if (refused) {
+    if (!enqueue(c, req)) {
         api_fail(&req->status, 503, "ServiceUnavailable", "the job server is shutting down");
         sem_destroy(&req->done);
         return -1;
     }
-    uint64_t one = 1;
-    if (write(c->mailbox_fd, &one, sizeof one) < 0)
-        log_warn("mailbox write: %s", strerror(errno));
     while (sem_wait(&req->done) != 0 && errno == EINTR)
         ;
     sem_destroy(&req->done);
     return req->http_code ? 0 : -1;
+}
+
+int core_post_event(struct core *c, const char *kind, const char *ns, const char *name, const char *reason,
+                    const char *message)
+{
+    struct posted_request *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    p->kind = strdup(kind);
+    p->ns = strdup(ns ? ns : "");
+    p->name = strdup(name ? name : "");
+    p->reason = strdup(reason ? reason : "");
+    p->message = strdup(message ? message : "");
+    struct core_request *req = &p->req;
+    if (!p->kind || !p->ns || !p->name || !p->reason || !p->message) {
+        free_posted(req);
+        return -1;
+    }
+    *req = (struct core_request){.op = CORE_RECORD_EVENT, .ns = p->ns, .name = p->name, .posted = true,
+                                 .record = {.kind = p->kind, .reason = p->reason, .message = p->message}};
+    if (enqueue(c, req))
+        return 0;
+    free_posted(req);
+    return -1;
 }
 
 /* --- the loop ----------------------------------------------------------- */
@@ -460,6 +521,10 @@ static int open_fds(struct core *c, char *err, size_t errlen)
 
 static void core_free(struct core *c)
 {
+    for (struct core_request *req = c->head, *next; req; req = next) { /* what came after the last drain */
+        next = req->next;
+        answer_stopping(req);
+    }
     if (c->epfd >= 0)
         close(c->epfd);
     if (c->mailbox_fd >= 0)

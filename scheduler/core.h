@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common/api_status.h"
+#include "common/namespace_set.h"
 #include "scheduler/api/cluster.h"
 #include "scheduler/framework/conf.h"
 #include "common/watch_demand.h"
@@ -67,6 +68,20 @@ enum core_op {
     CORE_QUOTA_UPDATE,
     CORE_QUOTA_DELETE,
     CORE_METRICS,               /* the live part of GET /metrics, rendered into req->text */
+    /* Objects the core records but does not keep (the gateway's Tokens): req->record names them. */
+    CORE_RECORD_PUT,            /* an objects row (kind, "" namespace or ns, name, json) and its event */
+    CORE_RECORD_DELETE,         /* the objects row removed, and its event */
+    CORE_RECORD_EVENT,          /* an event alone (audit): posted with core_post_event, never waited for */
+};
+
+/* What CORE_RECORD_* record: the objects row's kind (and the event's), the event's reason and
+ * message, and for a put the object as stored. Namespace and name are req->ns ("" when NULL) and
+ * req->name. */
+struct core_record {
+    const char *kind;
+    const char *reason;
+    const char *message;
+    const char *json;
 };
 
 #define CORE_MAX_SELECTORS 8
@@ -77,6 +92,10 @@ struct core_request {
     enum core_op op;
     const char *ns;             /* NULL lists every namespace */
     const char *name;
+    /* The namespaces the caller may see (its principal's): lists across namespaces show only
+     * these. NULL: every namespace. */
+    const struct namespace_set *visible;
+    struct core_record record;  /* CORE_RECORD_* */
     struct job *job;            /* CORE_JOB_CREATE: taken by the core when the answer is 201 */
     void *object;               /* queue, priority class or quota to create/update: taken on success */
     /* labelSelector "k=v,k2=v2" already split (equality only) */
@@ -101,6 +120,7 @@ struct core_request {
     uint64_t durable_seq;       /* answer only once the store has committed up to this */
 
     /* Private to the mailbox. */
+    bool posted;                /* core_post_event's: freed by the core, nobody waits */
     sem_t done;
     struct core_request *next;
 };
@@ -112,6 +132,13 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
  * (http_code set), -1 when req->status says what failed (503 once the core is stopping).
  * The caller still waits for durable_seq with store_wait() before answering its client. */
 int core_call(struct core *core, struct core_request *req);
+/* Posts CORE_RECORD_EVENT of kind (e.g. "Audit") about ns/name with reason and message, and returns
+ * at once: nobody waits for it, the core frees it. At most CORE_MAX_POSTED such requests wait in
+ * the mailbox; beyond that (or while the core stops, or out of memory) it is dropped and -1 is
+ * returned. Any thread. */
+#define CORE_MAX_POSTED 256
+int core_post_event(struct core *core, const char *kind, const char *ns, const char *name, const char *reason,
+                    const char *message);
 /* Stops every task (SIGTERM, their grace, SIGKILL) and records their ends, or, with keep_tasks,
  * leaves them running (recorded as running, for the next start to adopt); stops the thread and
  * frees the state. The store stays open for the caller to close. */

@@ -56,7 +56,12 @@ bool core_labels_match(const json_t *labels, const struct core_request *req)
     return true;
 }
 
+bool core_sees_namespace(const struct core_request *req, const char *ns)
+{
+    return (!req->ns || strcmp(ns, req->ns) == 0) && namespace_set_has(req->visible, ns);
+}
+
 bool core_in_namespace(const struct job *job, const struct core_request *req)
 {
-    return !job->deleted && (!req->ns || strcmp(job->ns, req->ns) == 0);
+    return !job->deleted && core_sees_namespace(req, job->ns);
 }

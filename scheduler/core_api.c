@@ -221,6 +221,9 @@ void core_handle_request(struct core *c, struct core_request *req)
     case CORE_NODE_GET: node_get(c, req); break;
     case CORE_NODE_LIST: node_list(c, req); break;
     case CORE_METRICS: core_handle_metrics(c, req); break;
+    case CORE_RECORD_PUT:
+    case CORE_RECORD_DELETE:
+    case CORE_RECORD_EVENT: core_handle_record(c, req); break;
     default: core_handle_object_request(c, req); break;
     }
 }

@@ -27,6 +27,7 @@ struct core {
     pthread_mutex_t lock;        /* guards the mailbox fields below */
     struct core_request *head, *tail;
     bool stop_requested;
+    int posted;                  /* core_post_event requests in the mailbox (bounded) */
 
     /* Owned by the core thread from core_start on. */
     struct cluster cluster;
@@ -64,10 +65,15 @@ void core_handle_metrics(struct core *c, struct core_request *req);
 
 /* Answers the requests about queues, priority classes and quotas (core_objects.c). */
 void core_handle_object_request(struct core *c, struct core_request *req);
+/* core_records.c: CORE_RECORD_PUT, CORE_RECORD_DELETE and CORE_RECORD_EVENT (record.reason and
+ * record.message may be NULL: empty). */
+void core_handle_record(struct core *c, struct core_request *req);
 /* core_jobs.c: create, get, list, update and delete jobs, in the Volcano view or a dialect's. */
 void core_handle_job_request(struct core *c, struct core_request *req);
-/* core_answer.c: whether a job is live and in the request's namespace (all namespaces when req->ns
- * is NULL); whether labels satisfy the request's labelSelector. */
+/* core_answer.c: whether the request may see namespace ns (its namespace when it names one, and one
+ * of the caller's visible namespaces); whether a job is live and seen so; whether labels satisfy
+ * the request's labelSelector. */
+bool core_sees_namespace(const struct core_request *req, const char *ns);
 bool core_in_namespace(const struct job *job, const struct core_request *req);
 bool core_labels_match(const json_t *labels, const struct core_request *req);
 

@@ -146,7 +146,7 @@ static void quota_list(struct core *c, struct core_request *req)
     json_t *items = json_array();
     for (int i = 0; i < c->cluster.nquotas; i++) {
         const struct resource_quota *q = c->cluster.quotas[i];
-        if (!req->ns || strcmp(q->ns, req->ns) == 0)
+        if (core_sees_namespace(req, q->ns))
             json_array_append_new(items, render_quota(c, q));
     }
     core_answer_list(c, req, "v1", "ResourceQuotaList", items);

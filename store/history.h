@@ -10,6 +10,7 @@
 
 #include "common/api_status.h"
 #include "common/event_view.h"
+#include "common/namespace_set.h"
 
 struct store_reader;
 
@@ -41,6 +42,7 @@ int store_job_history(struct store_reader *r, const char *ns, const char *name, 
 /* Which jobs a JobHistoryList shows, newest created first (ties by uid). */
 struct store_history_query {
     const char *ns;             /* NULL: every namespace */
+    const struct namespace_set *visible; /* the namespaces the caller may see; NULL: every one */
     const char *phase;          /* NULL: any; else the stored status's state.phase */
     int64_t since_ms, until_ms; /* created in [since, until); INT64_MIN / INT64_MAX when unbounded */
     long limit;                 /* at most this many items (then metadata.continue); 0: all */
@@ -90,5 +92,12 @@ int store_pod_log(struct store_reader *r, const char *ns, const char *pod, int a
 int store_events_read(struct store_reader *r, uint64_t after, uint64_t upto, const char *ns, long limit,
                       int (*fn)(void *ctx, const struct event_view *ev), void *ctx, uint64_t *last,
                       struct api_status *st);
+/* Every row of the objects table of one kind (a kind the core does not keep, such as the gateway's
+ * Tokens), in key order, in one read snapshot: row(ctx, r) for each, which returns 0 to go on or -1
+ * to stop (then this returns -1 with st as row left it). Returns 0, or -1 with a 500 in st. */
+struct store_object_row;
+int store_read_objects(struct store_reader *r, const char *kind,
+                       int (*row)(void *ctx, const struct store_object_row *obj, struct api_status *st), void *ctx,
+                       struct api_status *st);
 
 #endif

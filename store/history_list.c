@@ -22,6 +22,9 @@
 static const char *const sql_list_namespace = LIST_SELECT "namespace = ?1 AND " LIST_FILTER;
 static const char *const sql_list_all = LIST_SELECT "?1 IS NULL AND " LIST_FILTER;
 static const char *const sql_summary = LIST_SELECT "uid = ?1";
+/* Across the namespaces of a JSON array ?8: a tenant's list of its few namespaces. */
+static const char *const sql_list_some =
+    LIST_SELECT "?1 IS NULL AND namespace IN (SELECT value FROM json_each(?8)) AND " LIST_FILTER;
 
 /* ---- continue tokens ------------------------------------------------------------------------- */
 
@@ -100,10 +103,13 @@ static json_t *summary_json(sqlite3_stmt *stmt)
     return item;
 }
 
-static void bind_query(sqlite3_stmt *stmt, const struct store_history_query *q, const struct list_key *after)
+static void bind_query(sqlite3_stmt *stmt, const struct store_history_query *q, const struct list_key *after,
+                       const char *namespaces)
 {
     if (q->ns)
         sqlite3_bind_text(stmt, 1, q->ns, -1, SQLITE_STATIC);
+    if (namespaces)
+        sqlite3_bind_text(stmt, 8, namespaces, -1, SQLITE_STATIC);
     sqlite3_bind_int64(stmt, 2, q->since_ms);
     sqlite3_bind_int64(stmt, 3, q->until_ms);
     sqlite3_bind_int64(stmt, 4, after ? after->created_ms : INT64_MAX);
@@ -133,18 +139,53 @@ static int collect(struct store_reader *r, sqlite3_stmt *stmt, long limit, json_
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : history_fail_db(r, st, "listing job histories");
 }
 
-int store_job_history_list(struct store_reader *r, const struct store_history_query *q, json_t **out,
+/* The visible namespaces as a JSON array for sql_list_some (caller frees), or NULL when the query
+ * needs none: one namespace asked for (or the only one visible), or every one visible. */
+static char *narrow_to_visible(struct store_history_query *q, bool *nothing)
+{
+    const struct namespace_set *v = q->visible;
+    *nothing = false;
+    if (!v || v->all)
+        return NULL;
+    if (q->ns) {
+        *nothing = !namespace_set_has(v, q->ns);
+        return NULL;
+    }
+    if (v->n == 1) {
+        q->ns = v->names[0]; /* the namespace index serves it */
+        return NULL;
+    }
+    json_t *list = json_array();
+    for (int i = 0; i < v->n; i++)
+        json_array_append_new(list, json_string(v->names[i]));
+    char *text = json_dumps(list, JSON_COMPACT);
+    json_decref(list);
+    *nothing = text == NULL; /* out of memory: show nothing rather than too much */
+    return text;
+}
+
+int store_job_history_list(struct store_reader *r, const struct store_history_query *query, json_t **out,
                            struct api_status *st)
 {
     *out = NULL;
     struct list_key after, last = {0};
+    struct store_history_query narrowed = *query, *q = &narrowed;
     bool resume = q->continue_token && *q->continue_token;
     if (resume && decode_token(q->continue_token, &after, st) != 0)
         return -1;
+    bool nothing;
+    char *namespaces = narrow_to_visible(q, &nothing);
+    if (nothing) {
+        *out = json_pack("{s:s, s:s, s:{}, s:[]}", "apiVersion", "caldera.io/v1", "kind", "JobHistoryList",
+                         "metadata", "items");
+        return *out ? 0 : api_fail(st, 500, "InternalError", "listing job histories: out of memory");
+    }
     sqlite3_stmt *stmt;
-    if (history_prepare(r, q->ns ? sql_list_namespace : sql_list_all, &stmt, st) != 0)
+    if (history_prepare(r, q->ns ? sql_list_namespace : namespaces ? sql_list_some : sql_list_all, &stmt, st) != 0) {
+        free(namespaces);
         return -1;
-    bind_query(stmt, q, resume ? &after : NULL);
+    }
+    bind_query(stmt, q, resume ? &after : NULL, namespaces);
     json_t *items = json_array(), *meta = json_object();
     bool more = false;
     int rc = history_begin(r, st);
@@ -153,6 +194,7 @@ int store_job_history_list(struct store_reader *r, const struct store_history_qu
         history_end(r);
     }
     sqlite3_finalize(stmt);
+    free(namespaces);
     char *token = rc == 0 && more ? encode_token(&last) : NULL;
     if (rc == 0 && more && !token)
         rc = api_fail(st, 500, "InternalError", "listing job histories: out of memory");

@@ -188,6 +188,16 @@ void controller_watch_free(struct controller *ctl);
  * -1 when memory ran out. */
 int controller_record_nodes(struct controller *ctl);
 
+/* Objects the core records but does not keep (the gateway's Tokens: their kind is skipped at
+ * recovery), and events about nothing the core holds (audit): one journal entry each, an objects
+ * row put (json set) or deleted (json NULL), or an event alone. Each returns the entry's sequence
+ * number, 0 when memory ran out (logged). */
+#define CONTROLLER_GATEWAY_KIND_TOKEN "Token"
+uint64_t controller_record_object(struct controller *ctl, const char *kind, const char *ns, const char *name,
+                                  const char *json, const char *reason, const char *message);
+uint64_t controller_record_event(struct controller *ctl, const char *kind, const char *ns, const char *name,
+                                 const char *reason, const char *message);
+
 /* Timers: the earliest due time (controller clock, ms), or -1 when none; running the due ones
  * (call with now_ms set). Returns how many ran. controller_free_timers() at shutdown. */
 int64_t controller_next_timer(const struct controller *ctl);

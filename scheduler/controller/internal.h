@@ -20,6 +20,9 @@ struct journal_entry *record_object_event(struct controller *ctl, enum journal_o
                                           const char *name, uint64_t *rv, const char *from, const char *to,
                                           const char *reason, const char *fmt, ...)
     __attribute__((format(printf, 10, 11)));
+/* The objects row of an OBJECT_PUT/OBJECT_DELETE entry: kind, namespace, name and (for a put) the
+ * stored JSON, which it takes (freed when e is NULL). */
+void record_object_row(struct journal_entry *e, const char *kind, const char *ns, const char *name, char *json);
 /* Records the job's own phase change (event + stored status). */
 void record_job_phase(struct controller *ctl, struct job *job, enum job_phase from, const char *reason,
                       const char *message);

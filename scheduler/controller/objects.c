@@ -35,19 +35,6 @@ static void record_queue(struct controller *ctl, struct queue *q, enum journal_o
         e->queue_json = queue_to_store_json(q);
 }
 
-/* The objects row of a change: kind, namespace, name and (for a put) the stored JSON (taken). */
-static void attach_object_row(struct journal_entry *e, const char *kind, const char *ns, const char *name, char *json)
-{
-    if (!e) {
-        free(json);
-        return;
-    }
-    e->object_kind = strdup(kind);
-    e->object_ns = strdup(ns);
-    e->object_name = strdup(name);
-    e->object_json = json;
-}
-
 static void record_priority_class(struct controller *ctl, struct priority_class *pc, enum journal_op op,
                                   const char *reason, const char *message)
 {
@@ -55,7 +42,7 @@ static void record_priority_class(struct controller *ctl, struct priority_class 
     const char *from = strcmp(reason, "Created") == 0 ? "" : ACTIVE;
     struct journal_entry *e = record_object_event(ctl, op, "PriorityClass", "", pc->name, &pc->resource_version, from,
                                                   put ? ACTIVE : "", reason, "%s", message);
-    attach_object_row(e, "PriorityClass", "", pc->name, put ? priority_class_to_store_json(pc) : NULL);
+    record_object_row(e, "PriorityClass", "", pc->name, put ? priority_class_to_store_json(pc) : NULL);
 }
 
 static void record_quota(struct controller *ctl, struct resource_quota *q, enum journal_op op, const char *reason,
@@ -65,7 +52,7 @@ static void record_quota(struct controller *ctl, struct resource_quota *q, enum 
     const char *from = strcmp(reason, "Created") == 0 ? "" : ACTIVE;
     struct journal_entry *e = record_object_event(ctl, op, "ResourceQuota", q->ns, q->name, &q->resource_version, from,
                                                   put ? ACTIVE : "", reason, "%s", message);
-    attach_object_row(e, "ResourceQuota", q->ns, q->name, put ? resource_quota_to_store_json(q) : NULL);
+    record_object_row(e, "ResourceQuota", q->ns, q->name, put ? resource_quota_to_store_json(q) : NULL);
 }
 
 /* --- Status answers ------------------------------------------------------- */
@@ -588,6 +575,8 @@ static int restore_quota(struct controller *ctl, const struct store_object_row *
 
 int controller_restore_object(struct controller *ctl, const struct store_object_row *row)
 {
+    if (strcmp(row->kind, CONTROLLER_GATEWAY_KIND_TOKEN) == 0)
+        return 0; /* the gateway's: it reads them itself */
     if (strcmp(row->kind, "PriorityClass") == 0)
         return restore_priority_class(ctl, row);
     if (strcmp(row->kind, "ResourceQuota") == 0)

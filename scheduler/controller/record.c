@@ -73,6 +73,18 @@ struct journal_entry *record_object_event(struct controller *ctl, enum journal_o
     return e;
 }
 
+void record_object_row(struct journal_entry *e, const char *kind, const char *ns, const char *name, char *json)
+{
+    if (!e) {
+        free(json);
+        return;
+    }
+    e->object_kind = strdup(kind);
+    e->object_ns = strdup(ns);
+    e->object_name = strdup(name);
+    e->object_json = json;
+}
+
 void record_job_phase(struct controller *ctl, struct job *job, enum job_phase from, const char *reason,
                       const char *message)
 {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
@@ -103,9 +104,19 @@ static void priority_preemption_evicts_a_real_task(void)
                                "\"metadata\":{\"name\":\"urgent\"},\"value\":1000}",
                                "application/json", &code));
     CHECK_INT(code, 201);
-    CHECK_INT(submit(&s, "batch", "", "2", "echo batch started; trap 'echo evicted; exit 143' TERM; sleep 300 & wait"),
+    CHECK_INT(submit(&s, "batch", "", "2", "trap 'echo evicted; exit 143' TERM; echo batch started; sleep 300 & wait"),
               201);
     CHECK(server_wait_field(&s, JOBS "/batch", "status.running", "1", 20000) == 0);
+    /* Running is the process started, not its trap set: the log says when the shell is ready. */
+    char *started = NULL;
+    for (int i = 0; i < 200 && !(started && strstr(started, "batch started")); i++) {
+        free(started);
+        struct timespec pause = {0, 50 * 1000000L};
+        nanosleep(&pause, NULL);
+        started = server_request_text(&s, "GET", "/api/v1/namespaces/default/pods/batch-t-0/log", &code);
+    }
+    CHECK_CONTAINS(started, "batch started");
+    free(started);
     CHECK_INT(submit(&s, "hotfix", "  priorityClassName: urgent\n", "2", "echo hotfix ran"), 201);
     CHECK(server_wait_field(&s, JOBS "/hotfix", "status.state.phase", "Completed", 30000) == 0);
     json_t *h = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobs/batch/history", NULL, NULL, &code);

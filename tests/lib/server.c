@@ -404,9 +404,10 @@ void server_cleanup(struct test_server *s)
 
 /* --- HTTP ---------------------------------------------------------------------------------- */
 
-/* One request; returns the body (caller frees) or NULL when the server could not be reached. */
-static char *request(const struct test_server *s, const char *method, const char *path, const char *body,
-                     const char *content_type, long *code, size_t *len)
+/* One request (with `Authorization: Bearer token` unless token is NULL); returns the body (caller
+ * frees) or NULL when the server could not be reached. */
+static char *request(const struct test_server *s, const char *token, const char *method, const char *path,
+                     const char *body, const char *content_type, long *code, size_t *len)
 {
     ensure_curl();
     char *url = NULL, err[512];
@@ -416,7 +417,7 @@ static char *request(const struct test_server *s, const char *method, const char
     if (asprintf(&url, "%s%s", s->url, path) < 0)
         return NULL;
     struct http_request req = {.method = method, .url = url, .body = body, .body_len = body ? strlen(body) : 0,
-                               .content_type = content_type};
+                               .content_type = content_type, .bearer = token};
     int rc = http_do(&req, &resp, err, sizeof err);
     free(url);
     if (rc != 0) {
@@ -429,20 +430,32 @@ static char *request(const struct test_server *s, const char *method, const char
     return resp.body;
 }
 
-json_t *server_request(const struct test_server *s, const char *method, const char *path, const char *body,
-                       const char *content_type, long *code)
+json_t *server_request_as(const struct test_server *s, const char *token, const char *method, const char *path,
+                          const char *body, const char *content_type, long *code)
 {
     size_t len;
-    char *text = request(s, method, path, body, content_type, code, &len);
+    char *text = request(s, token, method, path, body, content_type, code, &len);
     json_t *v = text ? json_loadb(text, len, 0, NULL) : NULL;
     free(text);
     return v;
 }
 
-char *server_request_text(const struct test_server *s, const char *method, const char *path, long *code)
+json_t *server_request(const struct test_server *s, const char *method, const char *path, const char *body,
+                       const char *content_type, long *code)
+{
+    return server_request_as(s, NULL, method, path, body, content_type, code);
+}
+
+char *server_request_text_as(const struct test_server *s, const char *token, const char *method, const char *path,
+                             long *code)
 {
     size_t len;
-    return request(s, method, path, NULL, NULL, code, &len);
+    return request(s, token, method, path, NULL, NULL, code, &len);
+}
+
+char *server_request_text(const struct test_server *s, const char *method, const char *path, long *code)
+{
+    return server_request_text_as(s, NULL, method, path, code);
 }
 
 /* --- waiting for a field ------------------------------------------------------------------- */
@@ -485,11 +498,17 @@ static void field_text(const json_t *v, char *buf, size_t len)
 int server_wait_field(const struct test_server *s, const char *path, const char *field, const char *want,
                       int timeout_ms)
 {
+    return server_wait_field_as(s, NULL, path, field, want, timeout_ms);
+}
+
+int server_wait_field_as(const struct test_server *s, const char *token, const char *path, const char *field,
+                         const char *want, int timeout_ms)
+{
     int64_t start = clock_mono_ms();
     char seen[512] = "<no answer>";
     long code = 0;
     for (;;) {
-        json_t *doc = server_request(s, "GET", path, NULL, NULL, &code);
+        json_t *doc = server_request_as(s, token, "GET", path, NULL, NULL, &code);
         json_t *v = server_json_at(doc, field);
         if (doc)
             field_text(v, seen, sizeof seen);

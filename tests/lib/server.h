@@ -46,12 +46,20 @@ json_t *server_request(const struct test_server *s, const char *method, const ch
                        const char *content_type, long *code);
 /* The same without a body, returning the raw answer (caller frees it), NULL when unreachable. */
 char *server_request_text(const struct test_server *s, const char *method, const char *path, long *code);
+/* Both with `Authorization: Bearer token` (token NULL: none), for servers that ask who is there. */
+json_t *server_request_as(const struct test_server *s, const char *token, const char *method, const char *path,
+                          const char *body, const char *content_type, long *code);
+char *server_request_text_as(const struct test_server *s, const char *token, const char *method, const char *path,
+                             long *code);
 /* Polls GET path every 50 ms until the value at field (dotted, e.g. "status.state.phase"; numeric
  * segments index arrays: "items.0.metadata.name") reads want (strings as they are, numbers in
  * decimal, true/false/null), for at most timeout_ms. Returns 0, or -1 after saying on stderr what
  * it last saw. */
 int server_wait_field(const struct test_server *s, const char *path, const char *field, const char *want,
                       int timeout_ms);
+/* server_wait_field with a bearer token. */
+int server_wait_field_as(const struct test_server *s, const char *token, const char *path, const char *field,
+                         const char *want, int timeout_ms);
 /* The value at a dotted path in a JSON document ("items.0.metadata.name"; "[N]" and ".N" index
  * arrays), NULL when missing: what server_wait_field reads. */
 json_t *server_json_at(json_t *v, const char *path);

@@ -171,6 +171,21 @@ static void test_status_odd_answers(void)
     free(text);
 }
 
+/* Who you are and what you may do: one line each, saying which. */
+static void test_status_unauthorized_and_forbidden(void)
+{
+    char *text = status_describe(401, "{\"kind\":\"Status\",\"code\":401,\"reason\":\"Unauthorized\","
+                                      "\"message\":\"Unauthorized: the bearer token is not valid\"}");
+    CHECK_STR(text, "jobctl: not authenticated: Unauthorized: the bearer token is not valid (401 Unauthorized); give "
+                    "a token with --token or $CALDERA_TOKEN\n");
+    free(text);
+    text = status_describe(403, "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\",\"message\":"
+                                "\"jobs.batch.volcano.sh \\\"x\\\" is forbidden: User \\\"bob\\\" cannot get resource\"}");
+    CHECK_STR(text, "jobctl: not allowed: jobs.batch.volcano.sh \"x\" is forbidden: User \"bob\" cannot get resource "
+                    "(403 Forbidden)\n");
+    free(text);
+}
+
 static int parse(struct jobctl_args *a, char *err, const char *const *line)
 {
     int argc = 0;
@@ -283,9 +298,43 @@ static void test_view_history(void)
     free(text);
 }
 
+static void test_args_token_options(void)
+{
+    struct jobctl_args a;
+    char err[200] = "";
+    const char *line[] = {"jobctl", "--token", "abc123.x", "token", "create", "--user", "alice", "-n", "team-a",
+                          "--namespace=team-b", "--uid", "1001", "--gid=1002", "--role", "viewer", NULL};
+    REQUIRE(parse(&a, err, line) == 0);
+    CHECK_STR(a.token, "abc123.x");
+    CHECK_STR(a.user, "alice");
+    CHECK_INT(a.nnamespaces, 2);
+    CHECK_STR(a.namespaces[0], "team-a");
+    CHECK_STR(a.namespaces[1], "team-b");
+    CHECK_STR(a.ns, "team-b"); /* the last, for every other command */
+    CHECK_STR(a.uid, "1001");
+    CHECK_STR(a.gid, "1002");
+    CHECK_STR(a.role, "viewer");
+}
+
+static void test_view_tokens(void)
+{
+    char *text = render_view(&VIEW_TOKENS,
+                             "[{\"metadata\":{\"name\":\"abc123\",\"creationTimestamp\":\"2026-11-22T08:00:00Z\"},"
+                             "\"spec\":{\"user\":\"alice\",\"namespaces\":[\"team-a\",\"team-b\"],\"uid\":1001,"
+                             "\"gid\":1001,\"role\":\"user\"}},{\"metadata\":{\"name\":\"root01\"},\"spec\":{"
+                             "\"user\":\"admin\",\"namespaces\":[\"*\"],\"role\":\"admin\"}}]",
+                             1795334400000);
+    CHECK_CONTAINS(text, "ID       USER    ROLE    NAMESPACES      UID      GID      AGE");
+    CHECK_CONTAINS(text, "abc123   alice   user    team-a,team-b   1001     1001");
+    CHECK_CONTAINS(text, "root01   admin   admin   *               <none>   <none>");
+    free(text);
+}
+
 TEST_MAIN(TEST_CASE(test_human_age), TEST_CASE(test_age_since), TEST_CASE(test_json_at_and_cells),
           TEST_CASE(test_url_escape), TEST_CASE(test_slice_keeping_lines),
           TEST_CASE(test_table_render), TEST_CASE(test_table_utf8_width),
           TEST_CASE(test_status_already_exists), TEST_CASE(test_status_causes_not_repeated),
           TEST_CASE(test_status_odd_answers), TEST_CASE(test_args_anywhere), TEST_CASE(test_args_errors),
-          TEST_CASE(test_view_jobs), TEST_CASE(test_view_pods_and_nodes), TEST_CASE(test_view_history))
+          TEST_CASE(test_view_jobs), TEST_CASE(test_view_pods_and_nodes), TEST_CASE(test_view_history),
+          TEST_CASE(test_status_unauthorized_and_forbidden), TEST_CASE(test_args_token_options),
+          TEST_CASE(test_view_tokens))

@@ -127,4 +127,42 @@ static void test_foreign_tokens_are_refused(void)
     tmp_db_remove(&t);
 }
 
-TEST_MAIN(TEST_CASE(test_pages_cover_ties_once), TEST_CASE(test_foreign_tokens_are_refused))
+/* A caller's visible namespaces narrow every list: all of them, one, several (pages still whole), and
+ * a namespace asked for that it cannot see gives nothing. */
+static void test_lists_show_only_visible_namespaces(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    REQUIRE(build(&t));
+    struct store_reader *r;
+    struct api_status st = {0};
+    REQUIRE(store_reader_open(t.path, &r, &st) == 0);
+    const char *only_b[] = {"b"}, *a_and_b[] = {"c", "b", "a"}, *c[] = {"c"};
+    const struct namespace_set just_b = {false, 1, only_b}, both = {false, 3, a_and_b}, none = {false, 1, c};
+    const struct {
+        const struct namespace_set *visible;
+        const char *ns;
+        int in_a, in_b;
+    } cases[] = {{NULL, NULL, NJOBS, 2}, {&just_b, NULL, 0, 2}, {&both, NULL, NJOBS, 2}, {&none, NULL, 0, 0},
+                 {&just_b, "a", 0, 0}, {&both, "a", NJOBS, 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct store_history_query q = {.ns = cases[k].ns, .visible = cases[k].visible, .since_ms = INT64_MIN,
+                                        .until_ms = INT64_MAX};
+        int seen[NJOBS + 2] = {0};
+        walk(r, q, 4, seen);
+        int in_a = 0, in_b = 0;
+        for (int i = 0; i < NJOBS + 2; i++) {
+            CHECK(seen[i] <= 1);
+            in_a += i < NJOBS ? seen[i] : 0;
+            in_b += i >= NJOBS ? seen[i] : 0;
+        }
+        if (in_a != cases[k].in_a || in_b != cases[k].in_b)
+            test_fail(__FILE__, __LINE__, "case %zu: %d in a and %d in b, expected %d and %d", k, in_a, in_b,
+                      cases[k].in_a, cases[k].in_b);
+    }
+    store_reader_close(r);
+    tmp_db_remove(&t);
+}
+
+TEST_MAIN(TEST_CASE(test_pages_cover_ties_once), TEST_CASE(test_foreign_tokens_are_refused),
+          TEST_CASE(test_lists_show_only_visible_namespaces))

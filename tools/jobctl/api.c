@@ -51,7 +51,7 @@ int api_call(const struct jobctl_args *a, const char *method, const char *path, 
         fprintf(stderr, "jobctl: out of memory\n");
         return JOBCTL_FAIL;
     }
-    struct http_request req = {.method = method, .url = url};
+    struct http_request req = {.method = method, .url = url, .bearer = a->token};
     if (body && body->data) {
         req.body = body->data;
         req.body_len = body->len;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 enum opt_id { OPT_SERVER, OPT_NAMESPACE, OPT_OUTPUT, OPT_HELP, OPT_PREVIOUS, OPT_ATTEMPT, OPT_WEIGHT, OPT_CAPABILITY, OPT_RECLAIMABLE,
-               OPT_PHASE, OPT_SINCE, OPT_LIMIT, OPT_CONTINUE };
+               OPT_PHASE, OPT_SINCE, OPT_LIMIT, OPT_CONTINUE, OPT_TOKEN, OPT_USER, OPT_UID, OPT_GID, OPT_ROLE };
 
 struct opt_spec {
     enum opt_id id;
@@ -24,7 +24,9 @@ static const struct opt_spec OPTS[] = {
     {OPT_WEIGHT, 0, "weight", true},        {OPT_CAPABILITY, 0, "capability", true},
     {OPT_RECLAIMABLE, 0, "reclaimable", true}, {OPT_PHASE, 0, "phase", true},
     {OPT_SINCE, 0, "since", true},          {OPT_LIMIT, 0, "limit", true},
-    {OPT_CONTINUE, 0, "continue", true},
+    {OPT_CONTINUE, 0, "continue", true},    {OPT_TOKEN, 0, "token", true},
+    {OPT_USER, 0, "user", true},            {OPT_UID, 0, "uid", true},
+    {OPT_GID, 0, "gid", true},              {OPT_ROLE, 0, "role", true},
 };
 
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -89,7 +91,11 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
         a->server = v;
         return 0;
     case OPT_NAMESPACE:
-        a->ns = v;
+        if (a->nnamespaces == JOBCTL_MAX_NAMESPACES) {
+            snprintf(err, errlen, "at most %d --namespace options", JOBCTL_MAX_NAMESPACES);
+            return -1;
+        }
+        a->ns = a->namespaces[a->nnamespaces++] = v;
         return 0;
     case OPT_OUTPUT:
         return set_output(a, v, err, errlen);
@@ -121,6 +127,21 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
         return 0;
     case OPT_CONTINUE:
         a->cont = v;
+        return 0;
+    case OPT_TOKEN:
+        a->token = v;
+        return 0;
+    case OPT_USER:
+        a->user = v;
+        return 0;
+    case OPT_UID:
+        a->uid = v;
+        return 0;
+    case OPT_GID:
+        a->gid = v;
+        return 0;
+    case OPT_ROLE:
+        a->role = v;
         return 0;
     }
     return 0;

@@ -7,10 +7,14 @@
 #include <stddef.h>
 
 #define JOBCTL_MAX_POS 8
+#define JOBCTL_MAX_NAMESPACES 32
 
 struct jobctl_args {
     const char *server;  /* --server/-s; NULL until main fills in $CALDERA_SERVER or the default */
-    const char *ns;      /* --namespace/-n; NULL until main fills in $CALDERA_NAMESPACE or "default" */
+    const char *ns;      /* --namespace/-n (the last one); NULL until main fills in $CALDERA_NAMESPACE or "default" */
+    const char *namespaces[JOBCTL_MAX_NAMESPACES]; /* every --namespace given, in order (token create) */
+    int nnamespaces;
+    const char *token;   /* --token; NULL until main fills in $CALDERA_TOKEN (sent as a bearer token) */
     bool json;           /* -o json */
     bool manifest;       /* -o manifest (jobctl get JOB): the Job a Kubernetes cluster running Volcano accepts */
     bool help;           /* -h/--help */
@@ -23,6 +27,10 @@ struct jobctl_args {
     const char *since;       /* history --since 2026-11-22T08:00:00Z */
     const char *limit;       /* history --limit N */
     const char *cont;        /* history --continue TOKEN: the next page */
+    const char *user;        /* token create --user U */
+    const char *uid;         /* token create --uid N */
+    const char *gid;         /* token create --gid N */
+    const char *role;        /* token create --role admin|user|viewer */
     const char *command; /* NULL when the line has none */
     const char *pos[JOBCTL_MAX_POS];
     int npos;

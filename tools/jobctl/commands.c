@@ -64,6 +64,17 @@ static const struct jobctl_command COMMANDS[] = {
      "  open NAME      the queue takes new jobs again\n"
      "  delete NAME    only a Closed queue can be deleted, and never `default`\n",
      2, JOBCTL_MAX_POS, false, cmd_queue},
+    {"token", "ACTION [ID] [OPTIONS]", "create, list or delete the tokens that say who a request is from",
+     "Actions:\n"
+     "  create --user U --namespace N [--namespace M]... --uid N --gid N [--role R]\n"
+     "                 a token (admins only): prints it once on stdout, never again. Roles: user (the\n"
+     "                 default: reads and writes in its namespaces, its tasks run as uid:gid), viewer\n"
+     "                 (reads them), admin (everything; every namespace). --namespace '*' is every one\n"
+     "  list           the tokens: an admin sees every one, others their own user's\n"
+     "  delete ID      (admins) requests bearing it are refused at once\n"
+     "Requests carry --token TOKEN, else $CALDERA_TOKEN; the server's first admin token is in its\n"
+     "data directory's admin.token.\n",
+     1, 2, false, cmd_token},
 };
 
 #define NCOMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))

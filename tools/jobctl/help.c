@@ -10,6 +10,7 @@ static const char OPTIONS_HELP[] =
     "Options (before or after the command):\n"
     "  -s, --server URL       the job server (default: $CALDERA_SERVER, else " DEFAULT_SERVER ")\n"
     "  -n, --namespace NS     the namespace (default: $CALDERA_NAMESPACE, else " DEFAULT_NAMESPACE ")\n"
+    "  --token TOKEN          the bearer token sent with every request (default: $CALDERA_TOKEN)\n"
     "  -o, --output json      print the server's JSON instead of tables and messages\n"
     "  -o manifest            (get JOB) the Job manifest a Kubernetes cluster running Volcano accepts\n"
     "  -h, --help             show help (for COMMAND when one is given)\n";

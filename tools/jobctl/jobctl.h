@@ -50,5 +50,6 @@ int cmd_delete(const struct jobctl_args *a);
 int cmd_action(const struct jobctl_args *a);
 int cmd_nodes(const struct jobctl_args *a);
 int cmd_queues(const struct jobctl_args *a);
+int cmd_token(const struct jobctl_args *a);
 
 #endif

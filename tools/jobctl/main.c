@@ -66,8 +66,8 @@ static const char *env_or(const char *name, const char *fallback)
     return v && *v ? v : fallback;
 }
 
-/* Server and namespace from the line, else the environment, else the defaults; the server URL
- * loses trailing slashes so paths can be appended. */
+/* Server, namespace and token from the line, else the environment, else the defaults (no token);
+ * the server URL loses trailing slashes so paths can be appended. */
 static void apply_defaults(struct jobctl_args *a, char *server, size_t len)
 {
     snprintf(server, len, "%s", a->server ? a->server : env_or("CALDERA_SERVER", DEFAULT_SERVER));
@@ -76,6 +76,8 @@ static void apply_defaults(struct jobctl_args *a, char *server, size_t len)
     a->server = server;
     if (!a->ns)
         a->ns = env_or("CALDERA_NAMESPACE", DEFAULT_NAMESPACE);
+    if (!a->token)
+        a->token = getenv("CALDERA_TOKEN") && *getenv("CALDERA_TOKEN") ? getenv("CALDERA_TOKEN") : NULL;
 }
 
 static int run_command(const struct jobctl_command *c, struct jobctl_args *a)

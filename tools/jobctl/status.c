@@ -30,9 +30,11 @@ static void put_headline(struct sbuf *b, const json_t *st, long http_code)
     const char *msg = str_member(st, "message"), *reason = str_member(st, "reason");
     json_int_t code = json_is_integer(json_object_get(st, "code")) ? json_integer_value(json_object_get(st, "code"))
                                                                   : (json_int_t)http_code;
-    sbuf_puts(b, "jobctl: ");
+    /* Who you are and what you may do get a word of their own: the fix is a token, not the request. */
+    sbuf_puts(b, code == 401 ? "jobctl: not authenticated: " : code == 403 ? "jobctl: not allowed: " : "jobctl: ");
     put_one_line(b, *msg ? msg : *reason ? reason : "the request failed", (size_t)-1);
-    sbuf_printf(b, " (%" JSON_INTEGER_FORMAT "%s%s)\n", code, *reason ? " " : "", reason);
+    sbuf_printf(b, " (%" JSON_INTEGER_FORMAT "%s%s)%s\n", code, *reason ? " " : "", reason,
+                code == 401 ? "; give a token with --token or $CALDERA_TOKEN" : "");
 }
 
 /* "field: message" as Kubernetes joins a cause into an Invalid message (or just the message). */

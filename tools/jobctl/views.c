@@ -196,6 +196,37 @@ static void history_row(struct table *t, const json_t *h, int64_t now_ms)
 
 const struct view VIEW_HISTORIES = {HISTORY_HEADERS, 7, history_row};
 
+/* --- tokens -------------------------------------------------------------------------------- */
+
+static const char *const TOKEN_HEADERS[] = {"ID", "USER", "ROLE", "NAMESPACES", "UID", "GID", "AGE"};
+
+/* A list of strings as one cell: "team-a,team-b". */
+static const char *joined(struct row *r, int col, const json_t *root, const char *path)
+{
+    size_t at = 0, i;
+    json_t *item;
+    r->buf[col][0] = '\0';
+    json_array_foreach(json_at(root, path), i, item)
+        if (json_is_string(item) && at < CELL_LEN)
+            at += (size_t)snprintf(r->buf[col] + at, CELL_LEN - at, "%s%s", i ? "," : "", json_string_value(item));
+    return r->cells[col] = r->buf[col];
+}
+
+static void token_row(struct table *t, const json_t *tok, int64_t now_ms)
+{
+    struct row r;
+    cell(&r, 0, tok, "metadata.name");
+    cell(&r, 1, tok, "spec.user");
+    cell(&r, 2, tok, "spec.role");
+    joined(&r, 3, tok, "spec.namespaces");
+    cell(&r, 4, tok, "spec.uid");
+    cell(&r, 5, tok, "spec.gid");
+    age(&r, 6, tok, "metadata.creationTimestamp", now_ms);
+    table_add(t, r.cells);
+}
+
+const struct view VIEW_TOKENS = {TOKEN_HEADERS, 7, token_row};
+
 void view_table(struct table *t, const struct view *v, const json_t *items, int64_t now_ms)
 {
     table_init(t, v->ncols, v->headers);

@@ -21,6 +21,7 @@ extern const struct view VIEW_QUEUES;      /* NAME STATE WEIGHT PENDING RUNNING 
 extern const struct view VIEW_TRANSITIONS; /* SEQ TIME FROM TO REASON MESSAGE */
 extern const struct view VIEW_ATTEMPTS;    /* POD ATTEMPT VERSION NODE PID START FINISH EXIT REASON MESSAGE */
 extern const struct view VIEW_HISTORIES;   /* NAME PHASE ATTEMPTS STARTED FINISHED DELETED AGE */
+extern const struct view VIEW_TOKENS;      /* ID USER ROLE NAMESPACES UID GID AGE */
 
 /* Initializes t with the view's header and adds one row per element of items (an array; a single
  * object gives one row). */
