@@ -3,6 +3,7 @@
 #include "common/http_client.h"
 
 #include <curl/curl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,56 +17,133 @@ static size_t collect(char *data, size_t size, size_t nmemb, void *userp)
     return b->failed ? 0 : size * nmemb;
 }
 
-int http_do(const struct http_request *req, struct http_response *resp, char *err, size_t errlen)
+/* The streamed answer's state: the whole body while it is not a 2xx, else the line being read. */
+struct stream {
+    CURL *c;
+    struct sbuf body;
+    int (*on_line)(void *ctx, const char *line, size_t len);
+    void *ctx;
+    bool stopped;
+};
+
+static size_t stream_lines(char *data, size_t size, size_t nmemb, void *userp)
 {
-    memset(resp, 0, sizeof *resp);
-    CURL *c = curl_easy_init();
-    if (!c) {
-        snprintf(err, errlen, "libcurl could not start a request");
-        return -1;
+    struct stream *s = userp;
+    size_t n = size * nmemb;
+    long code = 0;
+    curl_easy_getinfo(s->c, CURLINFO_RESPONSE_CODE, &code);
+    sbuf_append(&s->body, data, n);
+    if (s->body.failed)
+        return 0;
+    if (code < 200 || code > 299)
+        return n; /* a Status: collected whole */
+    size_t start = 0;
+    for (size_t i = 0; i < s->body.len; i++) {
+        if (s->body.data[i] != '\n')
+            continue;
+        if (i > start && s->on_line(s->ctx, s->body.data + start, i - start) != 0) {
+            s->stopped = true;
+            return 0;
+        }
+        start = i + 1;
     }
-    struct sbuf body = {0};
-    struct curl_slist *headers = NULL;
+    memmove(s->body.data, s->body.data + start, s->body.len - start);
+    s->body.len -= start;
+    return n;
+}
+
+/* An easy handle for req (headers into *headers, libcurl's error into curl_err), the answer going to
+ * write(userp). NULL when libcurl cannot start one. */
+static CURL *prepare(const struct http_request *req, size_t (*write)(char *, size_t, size_t, void *), void *userp,
+                     struct curl_slist **headers, char *curl_err, long default_timeout_ms)
+{
+    CURL *c = curl_easy_init();
+    if (!c)
+        return NULL;
     char line[4200];
-    char curl_err[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(c, CURLOPT_URL, req->url);
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method ? req->method : "GET");
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, userp);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : 30000L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : default_timeout_ms);
     if (req->body) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
         snprintf(line, sizeof line, "Content-Type: %s", req->content_type ? req->content_type : "application/json");
-        headers = curl_slist_append(headers, line);
+        *headers = curl_slist_append(*headers, line);
     }
     if (req->bearer) {
         snprintf(line, sizeof line, "Authorization: Bearer %s", req->bearer);
-        headers = curl_slist_append(headers, line);
+        *headers = curl_slist_append(*headers, line);
     }
-    headers = curl_slist_append(headers, "Expect:");
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    *headers = curl_slist_append(*headers, "Expect:");
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, *headers);
+    return c;
+}
 
+/* The answer's code, content type and (collected) body into resp. */
+static int answer(CURL *c, struct sbuf *body, struct http_response *resp, char *err, size_t errlen)
+{
+    char *ct = NULL;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->code);
+    curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
+    if (ct)
+        snprintf(resp->content_type, sizeof resp->content_type, "%s", ct);
+    resp->len = body->len;
+    resp->body = sbuf_take(body);
+    if (resp->body)
+        return 0;
+    snprintf(err, errlen, "out of memory reading the answer");
+    return -1;
+}
+
+int http_stream(const struct http_request *req, int (*on_line)(void *ctx, const char *line, size_t len), void *ctx,
+                struct http_response *resp, char *err, size_t errlen)
+{
+    memset(resp, 0, sizeof *resp);
+    struct stream s = {.on_line = on_line, .ctx = ctx};
+    struct curl_slist *headers = NULL;
+    char curl_err[CURL_ERROR_SIZE] = "";
+    s.c = prepare(req, stream_lines, &s, &headers, curl_err, 0);
+    if (!s.c) {
+        snprintf(err, errlen, "libcurl could not start a request");
+        return -1;
+    }
+    CURLcode rc = curl_easy_perform(s.c);
+    int result;
+    if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && s.stopped)) {
+        snprintf(err, errlen, "%s: %s", req->url, curl_err[0] ? curl_err : curl_easy_strerror(rc));
+        sbuf_free(&s.body);
+        result = -1;
+    } else {
+        result = answer(s.c, &s.body, resp, err, errlen);
+    }
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(s.c);
+    return result;
+}
+
+int http_do(const struct http_request *req, struct http_response *resp, char *err, size_t errlen)
+{
+    memset(resp, 0, sizeof *resp);
+    struct sbuf body = {0};
+    struct curl_slist *headers = NULL;
+    char curl_err[CURL_ERROR_SIZE] = "";
+    CURL *c = prepare(req, collect, &body, &headers, curl_err, 30000L);
+    if (!c) {
+        snprintf(err, errlen, "libcurl could not start a request");
+        return -1;
+    }
     CURLcode rc = curl_easy_perform(c);
-    int result = 0;
+    int result;
     if (rc != CURLE_OK) {
         snprintf(err, errlen, "%s: %s", req->url, curl_err[0] ? curl_err : curl_easy_strerror(rc));
         sbuf_free(&body);
         result = -1;
     } else {
-        char *ct = NULL;
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->code);
-        curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
-        if (ct)
-            snprintf(resp->content_type, sizeof resp->content_type, "%s", ct);
-        resp->len = body.len;
-        resp->body = sbuf_take(&body);
-        if (!resp->body) {
-            snprintf(err, errlen, "out of memory reading the answer");
-            result = -1;
-        }
+        result = answer(c, &body, resp, err, errlen);
     }
     curl_slist_free_all(headers);
     curl_easy_cleanup(c);

@@ -27,4 +27,12 @@ struct http_response {
 int http_do(const struct http_request *req, struct http_response *resp, char *err, size_t errlen);
 void http_response_free(struct http_response *resp);
 
+/* A streamed answer (a Kubernetes watch): on a 2xx, on_line(ctx, line, len) runs for each line as it
+ * arrives (without its newline; blank lines skipped) until the server ends the stream or on_line
+ * returns non-zero; any other answer is collected into resp as http_do would. resp->code says which.
+ * req->timeout_ms bounds the whole stream (0: none). Returns 0 when an answer came (stopped by
+ * on_line included), or -1 with a sentence in err. */
+int http_stream(const struct http_request *req, int (*on_line)(void *ctx, const char *line, size_t len), void *ctx,
+                struct http_response *resp, char *err, size_t errlen);
+
 #endif

@@ -371,8 +371,56 @@ static void job_histories_are_watched(void)
     server_cleanup(&s);
 }
 
+/* jobctl's synchronous submit (seed 001): it follows the jobs through the watch and says how they
+ * ended in its exit status. */
+static void jobctl_waits_for_jobs(void)
+{
+    struct test_server s;
+    REQUIRE(server_start(&s, NULL, fast_args) == 0);
+    char dir[] = "/tmp/caldera-wait-XXXXXX", ok_file[300], bad_file[300];
+    REQUIRE(mkdtemp(dir) != NULL);
+    snprintf(ok_file, sizeof ok_file, "%s/ok.yaml", dir);
+    snprintf(bad_file, sizeof bad_file, "%s/bad.yaml", dir);
+    FILE *f = fopen(ok_file, "w");
+    REQUIRE(f != NULL);
+    fputs(job_yaml("waited", "", TASK("t", 2, "", "'sleep 0.5'", "")), f);
+    fclose(f);
+    f = fopen(bad_file, "w");
+    REQUIRE(f != NULL);
+    fputs(job_yaml("doomed", "  maxRetry: 1\n", TASK("t", 1, "", "'exit 4'", "")), f);
+    fclose(f);
+    char *out = NULL, *err = NULL;
+    const char *submit_ok[] = {"submit", "--wait", ok_file, NULL};
+    CHECK_INT(server_jobctl(&s, submit_ok, &out, &err), 0);
+    CHECK_CONTAINS(out, "job.batch.volcano.sh/waited created");
+    CHECK_CONTAINS(out, "job.batch.volcano.sh/waited Completed");
+    free(out);
+    free(err);
+    const char *submit_bad[] = {"submit", "-w", bad_file, NULL};
+    CHECK_INT(server_jobctl(&s, submit_bad, &out, &err), 1);
+    CHECK_CONTAINS(out, "job.batch.volcano.sh/doomed Failed");
+    CHECK_CONTAINS(err, "job doomed ended Failed");
+    free(out);
+    free(err);
+    const char *wait_done[] = {"wait", "waited", NULL};
+    CHECK_INT(server_jobctl(&s, wait_done, &out, &err), 0);
+    free(out);
+    free(err);
+    CHECK_INT(job_submit(&s, "long", "", TASK("t", 1, "", "'sleep 60'", "")), 201);
+    const char *wait_long[] = {"wait", "long", "--timeout", "2s", NULL};
+    CHECK_INT(server_jobctl(&s, wait_long, &out, &err), 1);
+    CHECK_CONTAINS(err, "after the --timeout");
+    free(out);
+    free(err);
+    remove(ok_file);
+    remove(bad_file);
+    rmdir(dir);
+    server_cleanup(&s);
+}
+
 TEST_MAIN(TEST_CASE(a_watch_lists_then_follows_every_change), TEST_CASE(selectors_narrow_a_watch),
           TEST_CASE(a_resource_version_resumes_exactly), TEST_CASE(changes_nobody_watched_are_caught_up),
           TEST_CASE(a_watch_resumes_across_a_restart), TEST_CASE(old_and_future_resource_versions_are_refused),
           TEST_CASE(bookmarks_initial_events_end_and_timeouts), TEST_CASE(events_are_listed_paged_and_watched),
-          TEST_CASE(dialects_and_commands_are_watched), TEST_CASE(job_histories_are_watched))
+          TEST_CASE(dialects_and_commands_are_watched), TEST_CASE(job_histories_are_watched),
+          TEST_CASE(jobctl_waits_for_jobs))

@@ -8,7 +8,8 @@
 #include <string.h>
 
 enum opt_id { OPT_SERVER, OPT_NAMESPACE, OPT_OUTPUT, OPT_HELP, OPT_PREVIOUS, OPT_ATTEMPT, OPT_WEIGHT, OPT_CAPABILITY, OPT_RECLAIMABLE,
-               OPT_PHASE, OPT_SINCE, OPT_LIMIT, OPT_CONTINUE, OPT_TOKEN, OPT_USER, OPT_UID, OPT_GID, OPT_ROLE };
+               OPT_PHASE, OPT_SINCE, OPT_LIMIT, OPT_CONTINUE, OPT_TOKEN, OPT_USER, OPT_UID, OPT_GID, OPT_ROLE,
+               OPT_WAIT, OPT_TIMEOUT };
 
 struct opt_spec {
     enum opt_id id;
@@ -27,6 +28,7 @@ static const struct opt_spec OPTS[] = {
     {OPT_CONTINUE, 0, "continue", true},    {OPT_TOKEN, 0, "token", true},
     {OPT_USER, 0, "user", true},            {OPT_UID, 0, "uid", true},
     {OPT_GID, 0, "gid", true},              {OPT_ROLE, 0, "role", true},
+    {OPT_WAIT, 'w', "wait", false},         {OPT_TIMEOUT, 0, "timeout", true},
 };
 
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -142,6 +144,12 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
         return 0;
     case OPT_ROLE:
         a->role = v;
+        return 0;
+    case OPT_WAIT:
+        a->wait = true;
+        return 0;
+    case OPT_TIMEOUT:
+        a->timeout = v;
         return 0;
     }
     return 0;

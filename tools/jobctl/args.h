@@ -31,6 +31,8 @@ struct jobctl_args {
     const char *uid;         /* token create --uid N */
     const char *gid;         /* token create --gid N */
     const char *role;        /* token create --role admin|user|viewer */
+    bool wait;               /* submit --wait: follow the jobs until they finish */
+    const char *timeout;     /* wait, submit --wait: give up after this long (a duration) */
     const char *command; /* NULL when the line has none */
     const char *pos[JOBCTL_MAX_POS];
     int npos;

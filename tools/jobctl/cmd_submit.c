@@ -164,9 +164,11 @@ static char *doc_path(const struct jobctl_args *a, const json_t *root, const str
     return api_ns_path(group, ns ? ns : a->ns, type->dialect->plural, NULL, NULL);
 }
 
-/* "job.batch.volcano.sh/<name> created", the name as the server gave it; -o json: the object. */
+/* "job.batch.volcano.sh/<name> created", the name as the server gave it; -o json: the object. The
+ * name of a job (of any dialect: each is a Volcano Job of that name) goes into *job_name (NULL for a
+ * Queue; caller frees). */
 static void report_created(const struct jobctl_args *a, const json_t *root, const struct doc_type *type,
-                           const struct http_response *resp)
+                           const struct http_response *resp, char **job_name)
 {
     json_t *obj = json_loadb(resp->body, resp->len, 0, NULL);
     const char *name = member_str(json_object_get(obj, "metadata"), "name");
@@ -176,18 +178,20 @@ static void report_created(const struct jobctl_args *a, const json_t *root, cons
         api_print_json(obj);
     else
         print_created(type, name ? name : "<unknown>");
+    *job_name = type->kind != DOC_QUEUE && name ? strdup(name) : NULL;
     json_decref(obj);
 }
 
 static int submit_doc(const struct jobctl_args *a, const struct input *in, const struct intake_doc *d,
-                      const struct doc_type *kind)
+                      const struct doc_type *kind, char **job_name)
 {
     struct api_body body;
     char *text = doc_body(in, d, &body), *path = doc_path(a, d->root, kind);
     struct http_response resp;
+    *job_name = NULL;
     int rc = text && path ? api_call(a, "POST", path, &body, &resp) : report_oom();
     if (rc == JOBCTL_OK) {
-        report_created(a, d->root, kind, &resp);
+        report_created(a, d->root, kind, &resp, job_name);
         http_response_free(&resp);
     }
     free(text);
@@ -200,11 +204,21 @@ static int submit_all(const struct jobctl_args *a, const struct input *in, const
     struct doc_type *kinds = calloc((size_t)docs->ndocs, sizeof *kinds);
     if (!kinds)
         return report_oom();
-    int rc = check_kinds(in, docs, kinds);
+    char **jobs = calloc((size_t)docs->ndocs, sizeof *jobs); /* to --wait for, and their namespaces */
+    const char **namespaces = calloc((size_t)docs->ndocs, sizeof *namespaces);
+    int rc = jobs && namespaces ? check_kinds(in, docs, kinds) : report_oom(), njobs = 0;
     for (int i = 0; rc == JOBCTL_OK && i < docs->ndocs; i++) {
-        rc = submit_doc(a, in, &docs->docs[i], &kinds[i]);
+        rc = submit_doc(a, in, &docs->docs[i], &kinds[i], &jobs[njobs]);
+        namespaces[njobs] = member_str(json_object_get(docs->docs[i].root, "metadata"), "namespace");
+        njobs += jobs[njobs] != NULL;
         fflush(stdout);
     }
+    if (rc == JOBCTL_OK && a->wait)
+        rc = jobctl_wait_jobs(a, namespaces, (const char *const *)jobs, njobs);
+    free(namespaces);
+    for (int i = 0; i < njobs; i++)
+        free(jobs[i]);
+    free(jobs);
     free(kinds);
     return rc;
 }

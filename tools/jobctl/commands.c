@@ -13,7 +13,10 @@ static const struct jobctl_command COMMANDS[] = {
      "a Queue to the cluster's queues; a Kubeflow PyTorchJob/TFJob/MPIJob, a KubeRay RayJob or a\n"
      "SparkApplication to its own path, where it becomes a Volcano Job.\n"
      "Kinds are checked first; sending stops at the first failure.\n"
-     "Errors in a document point at lines of FILE itself.\n",
+     "Errors in a document point at lines of FILE itself.\n"
+     "  -w, --wait         then follow the jobs until they finish, printing each phase they enter;\n"
+     "                     exit 0 only if every one Completed (see `jobctl wait`)\n"
+     "  --timeout DURATION with --wait: give up after this long (90s, 2h)\n",
      1, 1, false, cmd_submit},
     {"get", "[JOB]", "list the jobs of the namespace, or show one job and its pods",
      "Without JOB: one row per job (NAME PHASE MIN PENDING RUNNING SUCCEEDED FAILED RETRIES AGE).\n"
@@ -38,6 +41,10 @@ static const struct jobctl_command COMMANDS[] = {
      "With JOB: two tables: the transitions (SEQ TIME FROM TO REASON MESSAGE), then the attempts\n"
      "(POD ATTEMPT VERSION NODE PID START FINISH EXIT REASON MESSAGE).\n",
      0, 1, false, cmd_history},
+    {"wait", "JOB... [--timeout DURATION]", "follow jobs until they finish, printing each phase they enter",
+     "Exit status 0 when every job Completed; 1 when one Failed, was Terminated, Aborted or deleted,\n"
+     "or is still running at --timeout (90s, 2h). Follows the server's watch of each job.\n",
+     1, JOBCTL_MAX_POS, false, cmd_wait},
     {"delete", "JOB", "delete a job", "", 1, 1, false, cmd_delete},
     {"suspend", "JOB", "abort a job: stop its pods, keep the finished ones (Volcano's AbortJob)",
      "The job goes Aborting, then Aborted once every pod has stopped. `jobctl resume` runs it again.\n", 1, 1,
