@@ -117,3 +117,16 @@ int rfc3339_parse(const char *s, int64_t *wall_ms)
     *wall_ms = ((int64_t)t - (int64_t)offset_min * 60) * 1000 + ms;
     return 0;
 }
+
+struct timespec clock_deadline(clockid_t clock, int64_t ms)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    t.tv_sec += (time_t)(ms / 1000);
+    t.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}

@@ -8,8 +8,12 @@
 
 #define RFC3339_LEN 32
 
+#include <time.h>
+
 int64_t clock_wall_ms(void);
 int64_t clock_mono_ms(void);
+/* The time ms from now on clock (CLOCK_MONOTONIC, CLOCK_REALTIME) as pthread_cond_timedwait takes it. */
+struct timespec clock_deadline(clockid_t clock, int64_t ms);
 
 /* "2026-11-22T08:15:00Z" (seconds) into buf of at least RFC3339_LEN bytes. */
 const char *rfc3339(int64_t wall_ms, char *buf);

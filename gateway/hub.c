@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 
 struct item {
@@ -337,14 +338,7 @@ int hub_read(struct hub *h, uint64_t after, const struct hub_item **out, int max
 
 bool hub_wait(struct hub *h, uint64_t after, int timeout_ms)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += timeout_ms / 1000;
-    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    struct timespec deadline = clock_deadline(CLOCK_MONOTONIC, timeout_ms);
     pthread_mutex_lock(&h->mu);
     while (h->head <= after && !h->closed)
         if (pthread_cond_timedwait(&h->published, &h->mu, &deadline) == ETIMEDOUT)

@@ -101,13 +101,8 @@ static const char *meta_string(const json_t *meta, const char *key)
     return v ? v : "";
 }
 
-/* The list as it is now, every item ADDED, then the stream goes on from the list's resourceVersion. */
-static int initial_list(struct watch_stream *w, struct api_status *st)
+int watch_list_now(struct watch_stream *w, json_t **body, uint64_t *rv, struct api_status *st)
 {
-    if (!w->has_list) { /* Commands: never kept, so nothing to list */
-        w->cursor = hub_head(w->hub);
-        return 0;
-    }
     struct core_request creq = w->list;
     if (core_call(w->core, &creq) != 0) {
         *st = creq.status;
@@ -117,11 +112,25 @@ static int initial_list(struct watch_stream *w, struct api_status *st)
         json_decref(creq.body);
         return api_fail(st, 503, "ServiceUnavailable", "the job database did not record the list in time");
     }
-    const char *rv = json_string_value(json_object_get(json_object_get(creq.body, "metadata"), "resourceVersion"));
-    w->cursor = rv ? strtoull(rv, NULL, 10) : creq.durable_seq;
+    const char *text = json_string_value(json_object_get(json_object_get(creq.body, "metadata"), "resourceVersion"));
+    *rv = text ? strtoull(text, NULL, 10) : creq.durable_seq;
+    *body = creq.body;
+    return 0;
+}
+
+/* The list as it is now, every item ADDED, then the stream goes on from the list's resourceVersion. */
+static int initial_list(struct watch_stream *w, struct api_status *st)
+{
+    if (!w->has_list) { /* Commands: never kept, so nothing to list */
+        w->cursor = hub_head(w->hub);
+        return 0;
+    }
+    json_t *body;
+    if (watch_list_now(w, &body, &w->cursor, st) != 0)
+        return -1;
     size_t i;
     json_t *item;
-    json_array_foreach(json_object_get(creq.body, "items"), i, item)
+    json_array_foreach(json_object_get(body, "items"), i, item)
     {
         struct watch_object probe = {.api_version = w->api_version, .kind = w->kind, .source_kind = w->source_kind,
                                      .object = item};
@@ -131,7 +140,7 @@ static int initial_list(struct watch_stream *w, struct api_status *st)
         if (watch_shows_object(w, NULL, &probe))
             watch_append(w, "ADDED", item);
     }
-    json_decref(creq.body);
+    json_decref(body);
     return 0;
 }
 

@@ -138,20 +138,14 @@ static int gone(void *ctx, const struct store_gone_row *row)
 static int objects(struct catch_up *c, struct store_reader *r, struct api_status *st)
 {
     struct watch_stream *w = c->w;
-    struct core_request creq = w->list;
-    if (core_call(w->core, &creq) != 0) {
-        *st = creq.status;
+    json_t *body;
+    uint64_t now;
+    if (watch_list_now(w, &body, &now, st) != 0)
         return -1;
-    }
-    if (creq.durable_seq && store_wait(w->gw->store, creq.durable_seq, w->gw->durable_timeout_ms) != 0) {
-        json_decref(creq.body);
-        return api_fail(st, 503, "ServiceUnavailable", "the job database did not record the list in time");
-    }
-    uint64_t now = rv_of(creq.body);
     size_t i;
     json_t *item;
     int rc = 0;
-    json_array_foreach(json_object_get(creq.body, "items"), i, item)
+    json_array_foreach(json_object_get(body, "items"), i, item)
     {
         const json_t *meta = json_object_get(item, "metadata");
         const char *ns = json_string_value(json_object_get(meta, "namespace"));
@@ -161,7 +155,7 @@ static int objects(struct catch_up *c, struct store_reader *r, struct api_status
         if (rv > w->cursor && selector_match_object(&w->labels, &w->fields, w->kind, item))
             rc |= add(c, rv, "MODIFIED", json_incref(item));
     }
-    json_decref(creq.body);
+    json_decref(body);
     const char *kind = deleted_kind(w);
     if (rc == 0 && kind)
         rc = store_deleted_between(r, w->cursor, now, kind, w->ns, gone, c, st);

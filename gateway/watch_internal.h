@@ -41,6 +41,10 @@ struct watch_stream {
     int64_t bookmark_ms;      /* the interval between BOOKMARKs */
 };
 
+/* watch.c: the watched list as it is now (the core's answer, once durable): its body (caller
+ * decrefs) and its resourceVersion. Returns 0, or -1 with the Status in st. */
+int watch_list_now(struct watch_stream *w, json_t **body, uint64_t *rv, struct api_status *st);
+
 /* watch_stream.c */
 /* The reader http_respond_stream() calls; blocks until it has lines to send. */
 long watch_stream_read(void *ctx, char *buf, size_t max);

@@ -55,23 +55,10 @@ void store_append(struct store *s, struct journal_list *entries)
     *entries = (struct journal_list){0};
 }
 
-static struct timespec monotonic_after_ms(int ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
 /* A negative timeout_ms waits without limit. */
 int store_wait(struct store *s, uint64_t seq, int timeout_ms)
 {
-    struct timespec deadline = monotonic_after_ms(timeout_ms > 0 ? timeout_ms : 0);
+    struct timespec deadline = clock_deadline(CLOCK_MONOTONIC, timeout_ms > 0 ? timeout_ms : 0);
     int result = 0;
     pthread_mutex_lock(&s->mu);
     while (s->committed_seq < seq) {
@@ -157,7 +144,7 @@ static void gather_for_delay(struct store *s)
 {
     if (s->commit_delay_ms <= 0)
         return;
-    struct timespec deadline = monotonic_after_ms(s->commit_delay_ms);
+    struct timespec deadline = clock_deadline(CLOCK_MONOTONIC, s->commit_delay_ms);
     while (s->queue.count < STORE_BATCH_MAX && !s->stopping &&
            pthread_cond_timedwait(&s->work, &s->mu, &deadline) != ETIMEDOUT)
         ;
@@ -178,7 +165,7 @@ static enum writer_work wait_for_batch(struct store *s, struct journal_list *bat
             pthread_cond_wait(&s->work, &s->mu);
             continue;
         }
-        struct timespec deadline = monotonic_after_ms((int)(due_ms < 3600000 ? due_ms : 3600000));
+        struct timespec deadline = clock_deadline(CLOCK_MONOTONIC, (int)(due_ms < 3600000 ? due_ms : 3600000));
         if (due_ms == 0 || pthread_cond_timedwait(&s->work, &s->mu, &deadline) == ETIMEDOUT) {
             if (s->queue.count == 0 && !s->stopping) {
                 pthread_mutex_unlock(&s->mu);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 
 #define RETRY_MS 1000 /* how often cgroups that would not go are tried again */
@@ -99,14 +100,7 @@ void cgroup_remove_async(const char *name)
 
 int cgroup_cleaner_flush(int timeout_ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = clock_deadline(CLOCK_REALTIME, timeout_ms);
     int rc = 0;
     pthread_mutex_lock(&mu);
     while ((head || busy) && rc == 0)

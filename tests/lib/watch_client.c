@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/sbuf.h"
 
 struct watch_client {
@@ -123,22 +124,9 @@ struct watch_client *watch_open(const struct test_server *s, const char *path, c
     return w;
 }
 
-static struct timespec deadline_after(int ms)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    t.tv_sec += ms / 1000;
-    t.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
-}
-
 int watch_wait_count(struct watch_client *w, int n, int timeout_ms)
 {
-    struct timespec deadline = deadline_after(timeout_ms);
+    struct timespec deadline = clock_deadline(CLOCK_MONOTONIC, timeout_ms);
     pthread_mutex_lock(&w->mu);
     while ((int)json_array_size(w->events) < n && !w->ended)
         if (pthread_cond_timedwait(&w->changed, &w->mu, &deadline) != 0)
@@ -179,7 +167,7 @@ static bool matches(const json_t *e, const char *type, const char *name, const c
 int watch_wait_for(struct watch_client *w, int from, const char *type, const char *name, const char *field,
                    const char *value, int timeout_ms)
 {
-    struct timespec deadline = deadline_after(timeout_ms);
+    struct timespec deadline = clock_deadline(CLOCK_MONOTONIC, timeout_ms);
     pthread_mutex_lock(&w->mu);
     int found = -1;
     for (size_t i = (size_t)from;; ) {
@@ -195,7 +183,7 @@ int watch_wait_for(struct watch_client *w, int from, const char *type, const cha
 
 bool watch_wait_end(struct watch_client *w, int timeout_ms)
 {
-    struct timespec deadline = deadline_after(timeout_ms);
+    struct timespec deadline = clock_deadline(CLOCK_MONOTONIC, timeout_ms);
     pthread_mutex_lock(&w->mu);
     while (!w->ended)
         if (pthread_cond_timedwait(&w->changed, &w->mu, &deadline) != 0)
