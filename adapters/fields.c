@@ -10,17 +10,40 @@
 
 #include "common/strv.h"
 
+/* Paths are built for every field read, and a cause is rare, so they are joined by hand: snprintf
+ * cost ten times as much. Like snprintf, put() keeps the text within FIELD_PATH_MAX with its NUL. */
+static size_t put(char *out, size_t at, const char *s, size_t n)
+{
+    size_t room = FIELD_PATH_MAX - 1 - at;
+    if (n > room)
+        n = room;
+    memcpy(out + at, s, n);
+    return at + n;
+}
+
 void field_path(char *out, const char *parent, const char *key)
 {
-    if (parent && *parent)
-        snprintf(out, FIELD_PATH_MAX, "%s.%s", parent, key);
-    else
-        snprintf(out, FIELD_PATH_MAX, "%s", key);
+    size_t at = 0;
+    if (parent && *parent) {
+        at = put(out, at, parent, strlen(parent));
+        at = put(out, at, ".", 1);
+    }
+    at = put(out, at, key, strlen(key));
+    out[at] = '\0';
 }
 
 void field_path_index(char *out, const char *parent, size_t index)
 {
-    snprintf(out, FIELD_PATH_MAX, "%s[%zu]", parent, index);
+    char digits[24];
+    size_t n = sizeof digits;
+    digits[--n] = ']';
+    do
+        digits[--n] = (char)('0' + index % 10);
+    while ((index /= 10) > 0);
+    digits[--n] = '[';
+    size_t at = put(out, 0, parent, strlen(parent));
+    at = put(out, at, digits + n, sizeof digits - n);
+    out[at] = '\0';
 }
 
 static void locate(const struct fields *f, const json_t *obj, const char *key, struct intake_pos *pos)
