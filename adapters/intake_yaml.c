@@ -3,6 +3,7 @@
 #include "adapters/intake_internal.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +99,16 @@ static size_t char_width(const struct builder *b, size_t at)
     return high >= 0xD8 && high <= 0xDB ? 4 : 2; /* a surrogate pair is one character */
 }
 
-/* Marks come in increasing order, so a cursor makes the conversion linear over the whole body. */
+/* True when the eight bytes at p are ASCII: eight characters of a UTF-8 body. */
+static bool ascii8(const char *p)
+{
+    uint64_t word;
+    memcpy(&word, p, sizeof word);
+    return (word & 0x8080808080808080ull) == 0;
+}
+
+/* Marks come in increasing order, so a cursor makes the conversion linear over the whole body; runs
+ * of ASCII in a UTF-8 body are crossed eight bytes at a step. */
 static size_t byte_offset(struct builder *b, size_t chars)
 {
     if (chars < b->cursor_chars) {
@@ -106,6 +116,12 @@ static size_t byte_offset(struct builder *b, size_t chars)
         b->cursor_bytes = b->bom_len;
     }
     while (b->cursor_chars < chars && b->cursor_bytes < b->len) {
+        if (b->encoding == ENC_UTF8 && chars - b->cursor_chars >= 8 && b->len - b->cursor_bytes >= 8 &&
+            ascii8(b->data + b->cursor_bytes)) {
+            b->cursor_chars += 8;
+            b->cursor_bytes += 8;
+            continue;
+        }
         b->cursor_bytes += char_width(b, b->cursor_bytes);
         b->cursor_chars++;
     }

@@ -364,6 +364,32 @@ static void test_offsets_with_bom_and_crlf(void)
     intake_free(&in);
 }
 
+/* Long ASCII runs between multi-byte characters (2, 3 and 4 bytes, as in seed 000's Chinese
+ * comments): offsets are bytes wherever the documents start and end. */
+static void test_offsets_across_long_lines(void)
+{
+    static const char body[] = "# \xE9\x94\x90\xE5\xA4\xA9 offline computing, a long comment line\n"
+                               "name: simulation-with-a-rather-long-name-\xC3\xA9\xC3\xA9-and-more-text\n"
+                               "---\n"
+                               "emoji: \"\xF0\x9F\x9A\x80 python run.py --pickle-file /data/simulation/1.pickle\"\n"
+                               "\xE6\xB3\xA8: \xE9\x87\x8A\n"
+                               "...\n"
+                               "# \xE4\xB8\x89 abcdefghijklmnopqrstuvwxyz0123456789\n"
+                               "---\n"
+                               "x: 1\n";
+    struct parsed p;
+    parse_as(&p, body, INTAKE_YAML);
+    REQUIRE(p.rc == 0 && p.in.ndocs == 3);
+    CHECK_INT(p.in.docs[0].start_offset, strstr(body, "name:") - body); /* the comment before is left out */
+    CHECK_INT(p.in.docs[0].end_offset, strstr(body, "---\nemoji") - body);
+    CHECK_INT(p.in.docs[1].start_offset, strstr(body, "---\nemoji") - body);
+    CHECK_INT(p.in.docs[1].end_offset, strstr(body, "...\n") + 3 - body);
+    CHECK_INT(p.in.docs[2].start_offset, strstr(body, "---\nx:") - body);
+    CHECK_INT(p.in.docs[2].end_offset, strlen(body));
+    check_slices_reparse(body, &p.in);
+    intake_free(&p.in);
+}
+
 static void test_root_must_be_container(void)
 {
     CHECK_ERROR("hello\n", INTAKE_YAML, "yaml: the document must be a mapping");
@@ -716,7 +742,7 @@ static void test_scalar_text(void)
 TEST_MAIN(TEST_CASE(test_scalar_resolution), TEST_CASE(test_scalar_errors), TEST_CASE(test_unknown_tags),
           TEST_CASE(test_keys), TEST_CASE(test_duplicate_keys), TEST_CASE(test_positions),
           TEST_CASE(test_positions_count_characters), TEST_CASE(test_multi_document),
-          TEST_CASE(test_offsets_with_bom_and_crlf), TEST_CASE(test_root_must_be_container), TEST_CASE(test_empty_body),
+          TEST_CASE(test_offsets_with_bom_and_crlf), TEST_CASE(test_offsets_across_long_lines), TEST_CASE(test_root_must_be_container), TEST_CASE(test_empty_body),
           TEST_CASE(test_anchors_and_aliases), TEST_CASE(test_merge_keys), TEST_CASE(test_alias_bomb),
           TEST_CASE(test_depth_limit), TEST_CASE(test_yaml_syntax_errors), TEST_CASE(test_tabs),
           TEST_CASE(test_seed_bad_indentation), TEST_CASE(test_json), TEST_CASE(test_sniffing),
