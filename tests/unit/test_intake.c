@@ -499,6 +499,9 @@ static void test_merge_keys(void)
     CHECK_POS(intake_member_pos(doc, json_object_get(root, "one"), "cpu", &pos), pos, 6, 8);
     CHECK_POS(intake_member_pos(doc, json_object_get(root, "one"), "memory", &pos), pos, 1, 31);
     CHECK_POS(intake_member_pos(doc, json_object_get(root, "two"), "gpu", &pos), pos, 2, 27);
+    /* merged from a copy of a mapping that had merged: the text where each value was written */
+    CHECK_POS(intake_member_pos(doc, json_object_get(root, "five"), "memory", &pos), pos, 12, 11);
+    CHECK_POS(intake_member_pos(doc, json_object_get(root, "five"), "cpu", &pos), pos, 1, 20);
     intake_free(&p.in);
 
     CHECK_ERROR("a: &s [1]\nb:\n  <<: *s\n", INTAKE_YAML, "line 1, column 8: a merge key (<<) sequence may only hold mappings");
