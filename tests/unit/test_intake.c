@@ -390,6 +390,35 @@ static void test_offsets_across_long_lines(void)
     intake_free(&p.in);
 }
 
+/* The intake gives Jansson libyaml's text unchecked, so what reaches it must be UTF-8: malformed
+ * bodies are refused, and escapes become well-formed text that serializes. */
+static void test_text_is_utf8(void)
+{
+    CHECK_ERROR("a: \xC0\xAF\n", INTAKE_YAML, "invalid length of a UTF-8 sequence"); /* an overlong "/" */
+    CHECK_ERROR("a: \xED\xA0\x80\n", INTAKE_YAML, "invalid Unicode character"); /* a surrogate */
+    CHECK_ERROR("a: \xF8\x88\x80\x80\x80\n", INTAKE_YAML, "invalid leading UTF-8 octet");
+    CHECK_ERROR("a: \xE9\x94\n", INTAKE_YAML, "invalid trailing UTF-8 octet");
+    CHECK_ERROR("a: b\xE9", INTAKE_YAML, "incomplete UTF-8 octet sequence");
+    CHECK_ERROR("\xC3\xA9\xFF: 1\n", INTAKE_YAML, "invalid leading UTF-8 octet"); /* in a key */
+    CHECK_ERROR("a: \"\\ud800\"\n", INTAKE_YAML, "invalid Unicode character escape code");
+    static const char utf16[] = "\xFF\xFE" "a\0:\0 \0" "\x00\xD8\n\0"; /* an unpaired surrogate */
+    struct intake in;
+    struct api_status st = {0};
+    CHECK(intake_parse(utf16, sizeof utf16 - 1, INTAKE_YAML, &in, &st) != 0);
+    struct parsed p;
+    parse_as(&p, "\"k\\xE9\": \"\\x80 \\u00e9 \\U0001F680 \\N \\0 \\x41\"\n", INTAKE_YAML);
+    REQUIRE(p.rc == 0);
+    static const char want[] = "\xC2\x80 \xC3\xA9 \xF0\x9F\x9A\x80 \xC2\x85 \0 A";
+    const json_t *v = json_object_get(p.in.docs[0].root, "k\xC3\xA9");
+    REQUIRE(json_is_string(v));
+    CHECK_INT(json_string_length(v), sizeof want - 1);
+    CHECK(memcmp(json_string_value(v), want, sizeof want - 1) == 0);
+    char *dumped = json_dumps(p.in.docs[0].root, JSON_COMPACT);
+    CHECK(dumped != NULL);
+    free(dumped);
+    intake_free(&p.in);
+}
+
 static void test_root_must_be_container(void)
 {
     CHECK_ERROR("hello\n", INTAKE_YAML, "yaml: the document must be a mapping");
@@ -745,7 +774,7 @@ static void test_scalar_text(void)
 TEST_MAIN(TEST_CASE(test_scalar_resolution), TEST_CASE(test_scalar_errors), TEST_CASE(test_unknown_tags),
           TEST_CASE(test_keys), TEST_CASE(test_duplicate_keys), TEST_CASE(test_positions),
           TEST_CASE(test_positions_count_characters), TEST_CASE(test_multi_document),
-          TEST_CASE(test_offsets_with_bom_and_crlf), TEST_CASE(test_offsets_across_long_lines), TEST_CASE(test_root_must_be_container), TEST_CASE(test_empty_body),
+          TEST_CASE(test_offsets_with_bom_and_crlf), TEST_CASE(test_offsets_across_long_lines), TEST_CASE(test_text_is_utf8), TEST_CASE(test_root_must_be_container), TEST_CASE(test_empty_body),
           TEST_CASE(test_anchors_and_aliases), TEST_CASE(test_merge_keys), TEST_CASE(test_alias_bomb),
           TEST_CASE(test_depth_limit), TEST_CASE(test_yaml_syntax_errors), TEST_CASE(test_tabs),
           TEST_CASE(test_seed_bad_indentation), TEST_CASE(test_json), TEST_CASE(test_sniffing),
