@@ -444,21 +444,19 @@ static bool parse_container(struct fields *f, json_t *container, const char *pat
     field_path(p, path, "args");
     ok = field_string_list(f, container, "args", p, &args) && ok;
     /* argv = command ++ args; with no command, args alone (there is no image entrypoint to prepend). */
-    if (command || args) {
-        char **argv = strv_dup(command ? command : args);
-        for (size_t i = 0; command && args && args[i] && argv; i++)
-            if (strv_push(&argv, args[i]) != 0) {
-                strv_free(argv);
-                argv = NULL;
-            }
-        if (argv && !argv[0]) { /* both empty lists: no command at all */
+    char **argv = command ? command : args;
+    for (size_t i = 0; command && args && args[i] && argv; i++)
+        if (strv_push(&argv, args[i]) != 0) {
             strv_free(argv);
             argv = NULL;
         }
-        ts->argv = argv;
+    if (argv && !argv[0]) { /* both empty lists: no command at all */
+        strv_free(argv);
+        argv = NULL;
     }
-    strv_free(command);
-    strv_free(args);
+    ts->argv = argv;
+    if (command)
+        strv_free(args);
     ok = parse_env(f, container, path, ts) && ok;
     ok = parse_resources(f, container, path, ts) && ok;
     ts->container_name = strdup(name ? name : "main");
@@ -540,7 +538,7 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
     if (!field_object(f, template, "spec", p, true, &spec))
         return false;
     char spec_path[FIELD_PATH_MAX];
-    snprintf(spec_path, sizeof spec_path, "%s", p);
+    memcpy(spec_path, p, strlen(p) + 1);
     ok = field_check_rules(f, spec, spec_path, pod_spec_rules) && ok;
     ok = check_accepted_pod_fields(f, spec, spec_path) && ok;
     field_path(p, spec_path, "containers");

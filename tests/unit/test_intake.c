@@ -731,6 +731,9 @@ static void test_scalar_text(void)
     CHECK_TEXT(json_string(""), "");
     CHECK_TEXT(json_integer(-42), "-42");
     CHECK_TEXT(json_integer(9223372036854775807LL), "9223372036854775807");
+    CHECK_TEXT(json_integer(-9223372036854775807LL - 1), "-9223372036854775808");
+    CHECK_TEXT(json_integer(0), "0");
+    CHECK_TEXT(json_integer(7), "7");
     CHECK_TEXT(json_real(0.5), "0.5");
     CHECK_TEXT(json_real(2000.0), "2000");
     CHECK_TEXT(json_real(1e21), "1e+21");
@@ -755,6 +758,13 @@ static void test_scalar_text(void)
     CHECK(intake_scalar_text(fits, small, sizeof small));
     CHECK_STR(small, "1Gi");
     json_decref(fits);
+    json_t *num = json_integer(-100);
+    CHECK(!intake_scalar_text(num, small, sizeof small)); /* four characters and the NUL */
+    json_decref(num);
+    num = json_integer(100);
+    CHECK(intake_scalar_text(num, small, sizeof small));
+    CHECK_STR(small, "100");
+    json_decref(num);
 
     /* YAML numbers come back as the text a quantity parser expects */
     struct parsed p;
