@@ -118,6 +118,15 @@ static void test_scalar_errors(void)
     CHECK_ERROR("v: !!float x\n", INTAKE_YAML, "\"x\" is not a valid !!float");
     CHECK_ERROR("v: !!null 0\n", INTAKE_YAML, "\"0\" is not a valid !!null");
     CHECK_ERROR("v: !!map x\n", INTAKE_YAML, "tag !!map cannot be used on a scalar");
+    static const char *const nonfinite[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
+                                            "-.Inf", "-.INF", ".nan", ".NaN", ".NAN"};
+    for (size_t i = 0; i < sizeof nonfinite / sizeof *nonfinite; i++) {
+        char body[32], want[64];
+        snprintf(body, sizeof body, "v: %s\n", nonfinite[i]);
+        snprintf(want, sizeof want, "%s is not a valid JSON number", nonfinite[i]);
+        CHECK_ERROR(body, INTAKE_YAML, want);
+    }
+    CHECK_ERROR("v: !!float +.Inf\n", INTAKE_YAML, "is not a valid JSON number");
 }
 
 static void test_unknown_tags(void)
