@@ -311,7 +311,11 @@ static bool string_list_member(struct fields *f, const json_t *obj, const char *
         return false;
     if (!arr)
         return true;
-    char **v = NULL;
+    char **v = calloc(json_array_size(arr) + 1, sizeof *v); /* an empty list is still a list */
+    if (!v) {
+        api_fail(f->st, 500, "InternalError", "out of memory");
+        return false;
+    }
     size_t i;
     json_t *item;
     json_array_foreach(arr, i, item) {
@@ -327,14 +331,12 @@ static bool string_list_member(struct fields *f, const json_t *obj, const char *
             strv_free(v);
             return false;
         }
-        if (strv_push(&v, s) != 0) {
+        if (!(v[i] = strdup(s))) {
             strv_free(v);
             api_fail(f->st, 500, "InternalError", "out of memory");
             return false;
         }
     }
-    if (!v)
-        v = calloc(1, sizeof *v); /* an empty list is still a list */
     *out = v;
     return true;
 }
