@@ -152,6 +152,10 @@ static bool parse_node_selector(struct fields *f, json_t *spec, const char *spec
 {
     char path[FIELD_PATH_MAX];
     json_t *map;
+    if (!field_object_in(f, spec, "nodeSelector", spec_path, false, &map))
+        return false;
+    if (!map)
+        return true;
     field_path(path, spec_path, "nodeSelector");
     if (!field_string_map(f, spec, "nodeSelector", path, &map))
         return false;
@@ -459,11 +463,11 @@ static bool parse_affinity(struct fields *f, json_t *spec, const char *spec_path
 {
     char path[FIELD_PATH_MAX], na_path[FIELD_PATH_MAX];
     json_t *affinity, *node_affinity;
-    field_path(path, spec_path, "affinity");
-    if (!field_object(f, spec, "affinity", path, false, &affinity))
+    if (!field_object_in(f, spec, "affinity", spec_path, false, &affinity))
         return false;
     if (!affinity)
         return true;
+    field_path(path, spec_path, "affinity");
     bool ok = refuse_pod_affinity(f, affinity, path, "podAffinity", "pod affinity");
     ok = refuse_pod_affinity(f, affinity, path, "podAntiAffinity", "pod anti-affinity") && ok;
     field_path(na_path, path, "nodeAffinity");
@@ -575,12 +579,12 @@ static bool parse_tolerations(struct fields *f, json_t *spec, const char *spec_p
 {
     char path[FIELD_PATH_MAX];
     json_t *list;
-    field_path(path, spec_path, "tolerations");
-    if (!field_array(f, spec, "tolerations", path, false, &list))
+    if (!field_array_in(f, spec, "tolerations", spec_path, false, &list))
         return false;
     size_t count = json_array_size(list);
     if (count == 0)
         return true;
+    field_path(path, spec_path, "tolerations");
     if (!(out->tolerations = calloc(count, sizeof *out->tolerations)))
         return out_of_memory(f);
     bool ok = true;

@@ -2,6 +2,7 @@
  * Jansson, and answers the validators' position lookups and scalar-to-text questions. */
 #include "adapters/intake.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,20 @@ bool intake_node_pos(const struct intake_doc *doc, const json_t *node, struct in
     return pos_find_node(&doc->positions, node, pos);
 }
 
+/* The decimal text of i, NUL-terminated, ending just before end; returns where it starts. */
+static const char *decimal(json_int_t i, char *end)
+{
+    uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+    char *p = end;
+    *--p = '\0';
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10) > 0);
+    if (i < 0)
+        *--p = '-';
+    return p;
+}
+
 bool intake_scalar_text(const json_t *v, char *buf, size_t len)
 {
     char tmp[64];
@@ -123,8 +138,9 @@ bool intake_scalar_text(const json_t *v, char *buf, size_t len)
         if (memchr(text, '\0', n)) /* would read back as a shorter, different string */
             return false;
         break;
-    case JSON_INTEGER:
-        n = (size_t)snprintf(tmp, sizeof tmp, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    case JSON_INTEGER: /* "%lld" by hand: quantities are read this way, one per resource of every task */
+        text = decimal(json_integer_value(v), tmp + sizeof tmp);
+        n = (size_t)(tmp + sizeof tmp - 1 - text);
         break;
     case JSON_REAL:
         format_real(json_real_value(v), tmp, sizeof tmp);

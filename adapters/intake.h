@@ -8,7 +8,6 @@
 #include <stddef.h>
 
 #include "common/api_status.h"
-#include "common/hashmap.h"
 
 enum intake_format {
     INTAKE_JSON,  /* Content-Type: application/json */
@@ -28,12 +27,11 @@ struct intake_pos {
  * and ends where the next document or the stream begins/ends (after "..." when present). Each slice
  * of a UTF-8 body parses on its own to the same JSON (a UTF-16 body's slices lack its byte order
  * mark: re-encode such documents instead). JSON input: 0 and the body's length. */
-/* Private (adapters/intake_pos.c): where each value of a YAML document was written, records found
- * through a hash map and kept in blocks freed together. */
-struct pos_block;
+/* Private (adapters/intake_pos.c): where each value of a YAML document was written. Copies of a
+ * document share it; lookups are not to be made from two threads at once. */
+struct pos_table;
 struct intake_positions {
-    struct hmap map;
-    struct pos_block *blocks;
+    struct pos_table *table; /* NULL: none */
 };
 
 struct intake_doc {

@@ -12,9 +12,10 @@
 #include "common/hashmap.h"
 
 /* --- positions (intake_pos.c) ---------------------------------------------------------------------
- * Every record holds a reference on the container it describes, so no recorded address can be freed
- * and reused by another container while the document lives. Record functions return 0 or -1 (out of
- * memory); recording the same place twice updates it. */
+ * Every container recorded (pos_record_node, pos_record_origin) is held by a reference, so no
+ * recorded address can be freed and reused by another container while the document lives; member
+ * and index records only name such containers. Record functions return 0 or -1 (out of memory);
+ * recording the same place twice updates it. */
 int pos_record_node(struct intake_positions *m, json_t *node, struct intake_pos pos);
 int pos_record_member(struct intake_positions *m, json_t *object, const char *key, struct intake_pos value_pos,
                       struct intake_pos key_pos);

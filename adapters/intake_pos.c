@@ -1,6 +1,7 @@
 /* Where each value of a YAML document was written: records keyed by (container, member name),
- * (container, index) or the container itself, in the document's hash map for O(1) lookups, stored
- * one after another in large blocks (a 5,000-task Job makes ~250,000 of them). */
+ * (container, index) or the container itself, appended one after another to large blocks (a
+ * 5,000-task Job makes ~150,000 of them) and put in a hash map only when something is looked up,
+ * which a valid document never needs. */
 #include "adapters/intake_internal.h"
 
 #include <stddef.h>
@@ -22,43 +23,79 @@ struct pos_key {
 
 struct pos_rec {
     struct pos_key key; /* first, so the map's key pointer is the record */
-    json_t *held;       /* a reference on key.parent: its address stays taken while recorded */
-    json_t *origin;     /* POS_ORIGIN: a reference on the container key.parent was copied from */
+    const json_t *origin; /* POS_ORIGIN: the container key.parent was copied from */
     struct intake_pos pos;
     struct intake_pos key_pos; /* POS_MEMBER: where the member's key was written */
-    uint32_t size;      /* bytes it takes in its block, name and padding included */
+    uint32_t size;             /* bytes it takes in its block, name and padding included */
     char name[];
 };
 
-/* Records are cut from blocks in order and freed with them: no malloc and free per value. */
+/* Records are cut from blocks in the order they are made and freed with them: no malloc and free
+ * per value. */
 #define POS_BLOCK_BYTES (64u * 1024)
 struct pos_block {
-    struct pos_block *next;
+    struct pos_block *next; /* the block cut after this one */
     size_t used, cap;
     _Alignas(max_align_t) unsigned char data[];
 };
 
-static struct pos_rec *pos_alloc(struct intake_positions *m, size_t name_len)
+struct pos_table {
+    struct pos_block *first, *last;
+    /* References that keep every recorded container's address taken while the document lives: one
+     * per container (its POS_NODE or POS_ORIGIN record), which its member and index records share. */
+    json_t **held;
+    size_t nheld, held_cap;
+    /* key -> record, for the records before (indexed_block, indexed_used); the rest join it at the
+     * next lookup. Lookups through a const document fill it in: a cache, not the document's state. */
+    struct hmap index;
+    struct pos_block *indexed_block;
+    size_t indexed_used;
+};
+
+static struct pos_table *table_of(struct intake_positions *m)
 {
-    size_t size = (sizeof(struct pos_rec) + name_len + 1 + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
-    struct pos_block *b = m->blocks;
+    if (!m->table)
+        m->table = calloc(1, sizeof *m->table);
+    return m->table;
+}
+
+static int hold(struct pos_table *t, json_t *container)
+{
+    if (t->nheld == t->held_cap) {
+        size_t cap = t->held_cap ? t->held_cap * 2 : 256;
+        json_t **held = realloc(t->held, cap * sizeof *held);
+        if (!held)
+            return -1;
+        t->held = held;
+        t->held_cap = cap;
+    }
+    t->held[t->nheld++] = json_incref(container);
+    return 0;
+}
+
+static struct pos_rec *pos_alloc(struct pos_table *t, size_t name_len)
+{
+    const size_t align = _Alignof(struct pos_rec);
+    size_t size = (sizeof(struct pos_rec) + name_len + 1 + align - 1) & ~(align - 1);
+    struct pos_block *b = t->last;
     if (!b || b->cap - b->used < size) {
         size_t cap = size > POS_BLOCK_BYTES ? size : POS_BLOCK_BYTES;
         if (size > UINT32_MAX || !(b = malloc(sizeof *b + cap)))
             return NULL;
-        b->next = m->blocks;
+        b->next = NULL;
         b->used = 0;
         b->cap = cap;
-        m->blocks = b;
+        if (t->last)
+            t->last->next = b;
+        else
+            t->first = b;
+        t->last = b;
     }
     struct pos_rec *rec = (struct pos_rec *)(b->data + b->used);
     b->used += size;
     rec->size = (uint32_t)size;
     return rec;
 }
-
-/* Gives back the last record cut (one the map refused). */
-static void pos_unalloc(struct intake_positions *m, struct pos_rec *rec) { m->blocks->used -= rec->size; }
 
 static uint64_t pos_hash(const struct pos_key *k)
 {
@@ -81,95 +118,125 @@ static bool pos_key_eq(const void *a, const void *b)
     return x->kind != POS_INDEX || x->index == y->index;
 }
 
-static struct pos_rec *find(const struct intake_positions *m, const struct pos_key *k)
+/* Puts the records made since the last lookup in the index, in the order they were made, so a place
+ * recorded twice answers with its later record. Returns 0 or -1 (out of memory). */
+static int catch_up(struct pos_table *t)
 {
-    return hmap_get(&m->map, pos_hash(k), k, pos_key_eq);
+    if (!t->indexed_block) {
+        t->indexed_block = t->first;
+        t->indexed_used = 0;
+    }
+    for (struct pos_block *b = t->indexed_block; b; b = b->next) {
+        while (t->indexed_used < b->used) {
+            struct pos_rec *rec = (struct pos_rec *)(b->data + t->indexed_used);
+            if (hmap_put(&t->index, pos_hash(&rec->key), &rec->key, rec, pos_key_eq) != 0)
+                return -1;
+            t->indexed_used += rec->size;
+        }
+        if (!b->next)
+            break;
+        t->indexed_block = b->next;
+        t->indexed_used = 0;
+    }
+    return 0;
 }
 
-static const json_t *origin_of(const struct intake_positions *m, const json_t *node)
+/* The record of k in *rec (NULL when none); -1 when the index could not be brought up to date. */
+static int find(const struct intake_positions *m, const struct pos_key *k, const struct pos_rec **rec)
 {
-    struct pos_key k = {POS_ORIGIN, node, 0, NULL};
-    const struct pos_rec *rec = find(m, &k);
-    return rec ? rec->origin : NULL;
+    *rec = NULL;
+    if (!m->table)
+        return 0;
+    if (catch_up(m->table) != 0)
+        return -1;
+    *rec = hmap_get(&m->table->index, pos_hash(k), k, pos_key_eq);
+    return 0;
 }
 
 /* A copy has no records of its own: its positions are its original's. Origins are recorded already
- * resolved (never a copy), so this takes at most one extra step. */
-static const struct pos_rec *find_through_copies(const struct intake_positions *m, struct pos_key k)
+ * resolved (never a copy), so this takes at most one extra step. Returns 0 or -1 (out of memory). */
+static int find_through_copies(const struct intake_positions *m, struct pos_key k, const struct pos_rec **rec)
 {
-    if (!k.parent)
-        return NULL;
-    const struct pos_rec *rec = find(m, &k);
-    if (rec)
-        return rec;
-    k.parent = origin_of(m, k.parent);
-    return k.parent ? find(m, &k) : NULL;
+    *rec = NULL;
+    if (!k.parent || find(m, &k, rec) != 0)
+        return k.parent ? -1 : 0;
+    if (*rec)
+        return 0;
+    struct pos_key origin_key = {POS_ORIGIN, k.parent, 0, NULL};
+    const struct pos_rec *copy;
+    if (find(m, &origin_key, &copy) != 0)
+        return -1;
+    if (!copy)
+        return 0;
+    k.parent = copy->origin;
+    return find(m, &k, rec);
 }
 
-static int record(struct intake_positions *m, const struct pos_key *k, json_t *parent, struct intake_pos pos,
-                  struct intake_pos key_pos, json_t *origin)
+/* The same, for lookups that have nothing to do when memory runs out but give no position. */
+static const struct pos_rec *lookup(const struct intake_positions *m, struct pos_key k)
 {
-    struct pos_rec *rec = find(m, k);
-    if (rec) {
-        rec->pos = pos;
-        rec->key_pos = key_pos;
-        json_decref(rec->origin);
-        rec->origin = json_incref(origin);
-        return 0;
-    }
+    const struct pos_rec *rec;
+    return find_through_copies(m, k, &rec) == 0 ? rec : NULL;
+}
+
+static int record(struct intake_positions *m, const struct pos_key *k, struct intake_pos pos,
+                  struct intake_pos key_pos, const json_t *origin)
+{
+    struct pos_table *t = table_of(m);
     size_t name_len = k->kind == POS_MEMBER ? strlen(k->name) : 0;
-    rec = pos_alloc(m, name_len);
+    struct pos_rec *rec = t ? pos_alloc(t, name_len) : NULL;
     if (!rec)
         return -1;
     memcpy(rec->name, k->kind == POS_MEMBER ? k->name : "", name_len + 1);
     rec->key = *k;
     rec->key.name = rec->name;
+    rec->origin = origin;
     rec->pos = pos;
     rec->key_pos = key_pos;
-    rec->origin = NULL;
-    rec->held = NULL;
-    if (hmap_put(&m->map, pos_hash(&rec->key), &rec->key, rec, pos_key_eq) != 0) {
-        pos_unalloc(m, rec);
-        return -1;
-    }
-    rec->held = json_incref(parent);
-    rec->origin = json_incref(origin);
     return 0;
 }
 
 int pos_record_node(struct intake_positions *m, json_t *node, struct intake_pos pos)
 {
     struct pos_key k = {POS_NODE, node, 0, NULL};
-    return record(m, &k, node, pos, pos, NULL);
+    if (record(m, &k, pos, pos, NULL) != 0)
+        return -1;
+    return hold(m->table, node);
 }
 
+/* The object is a container recorded with pos_record_node, whose reference keeps its address. */
 int pos_record_member(struct intake_positions *m, json_t *object, const char *key, struct intake_pos value_pos,
                       struct intake_pos key_pos)
 {
     struct pos_key k = {POS_MEMBER, object, 0, key};
-    return record(m, &k, object, value_pos, key_pos, NULL);
+    return record(m, &k, value_pos, key_pos, NULL);
 }
 
 int pos_record_index(struct intake_positions *m, json_t *array, size_t index, struct intake_pos pos)
 {
     struct pos_key k = {POS_INDEX, array, index, NULL};
-    return record(m, &k, array, pos, pos, NULL);
+    return record(m, &k, pos, pos, NULL);
 }
 
 int pos_record_origin(struct intake_positions *m, json_t *copy, json_t *original)
 {
-    const json_t *deeper = origin_of(m, original);
-    json_t *origin = deeper ? (json_t *)deeper : original;
+    struct pos_key origin_key = {POS_ORIGIN, original, 0, NULL};
+    const struct pos_rec *deeper;
+    if (find(m, &origin_key, &deeper) != 0)
+        return -1;
+    json_t *origin = deeper ? (json_t *)deeper->origin : original; /* origins are never copies */
     struct pos_key k = {POS_ORIGIN, copy, 0, NULL};
     struct intake_pos none = {0, 0};
-    return record(m, &k, copy, none, none, origin);
+    if (record(m, &k, none, none, origin) != 0 || hold(m->table, copy) != 0)
+        return -1;
+    return hold(m->table, origin);
 }
 
 bool pos_find_member(const struct intake_positions *m, const json_t *object, const char *key, struct intake_pos *value_pos,
                      struct intake_pos *key_pos)
 {
     struct pos_key k = {POS_MEMBER, object, 0, key};
-    const struct pos_rec *rec = key ? find_through_copies(m, k) : NULL;
+    const struct pos_rec *rec = key ? lookup(m, k) : NULL;
     if (!rec)
         return false;
     if (value_pos)
@@ -182,7 +249,7 @@ bool pos_find_member(const struct intake_positions *m, const json_t *object, con
 bool pos_find_index(const struct intake_positions *m, const json_t *array, size_t index, struct intake_pos *pos)
 {
     struct pos_key k = {POS_INDEX, array, index, NULL};
-    const struct pos_rec *rec = find_through_copies(m, k);
+    const struct pos_rec *rec = lookup(m, k);
     if (rec && pos)
         *pos = rec->pos;
     return rec != NULL;
@@ -191,7 +258,7 @@ bool pos_find_index(const struct intake_positions *m, const json_t *array, size_
 bool pos_find_node(const struct intake_positions *m, const json_t *node, struct intake_pos *pos)
 {
     struct pos_key k = {POS_NODE, node, 0, NULL};
-    const struct pos_rec *rec = find_through_copies(m, k);
+    const struct pos_rec *rec = lookup(m, k);
     if (rec && pos)
         *pos = rec->pos;
     return rec != NULL;
@@ -199,23 +266,26 @@ bool pos_find_node(const struct intake_positions *m, const json_t *node, struct 
 
 int pos_copy_member(struct intake_positions *m, json_t *to, const json_t *from, const char *key)
 {
-    struct intake_pos pos, key_pos;
-    return pos_find_member(m, from, key, &pos, &key_pos) ? pos_record_member(m, to, key, pos, key_pos) : 0;
+    struct pos_key k = {POS_MEMBER, from, 0, key};
+    const struct pos_rec *rec;
+    if (find_through_copies(m, k, &rec) != 0)
+        return -1;
+    return rec ? pos_record_member(m, to, key, rec->pos, rec->key_pos) : 0;
 }
 
 void pos_free_all(struct intake_positions *m)
 {
-    /* block by block, record by record: in memory order, not the map's scattered slots */
-    for (struct pos_block *b = m->blocks, *next; b; b = next) {
+    struct pos_table *t = m->table;
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->nheld; i++)
+        json_decref(t->held[i]);
+    free(t->held);
+    for (struct pos_block *b = t->first, *next; b; b = next) {
         next = b->next;
-        for (size_t off = 0; off < b->used;) {
-            struct pos_rec *rec = (struct pos_rec *)(b->data + off);
-            json_decref(rec->held);
-            json_decref(rec->origin);
-            off += rec->size;
-        }
         free(b);
     }
-    m->blocks = NULL;
-    hmap_free(&m->map);
+    hmap_free(&t->index);
+    free(t);
+    m->table = NULL;
 }

@@ -11,20 +11,45 @@
 
 #define YAML_TAG_PREFIX "tag:yaml.org,2002:"
 
-static const char *const null_words[] = {"", "~", "null", "Null", "NULL", NULL};
-static const char *const true_words[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", NULL};
-static const char *const false_words[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF",
-                                          NULL};
-static const char *const inf_words[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", NULL};
-static const char *const minus_inf_words[] = {"-.inf", "-.Inf", "-.INF", NULL};
-static const char *const nan_words[] = {".nan", ".NaN", ".NAN", NULL};
+/* YAML 1.1's words for null, booleans and non-finite floats. Every plain scalar is looked up, keys
+ * included, so the words carry their lengths and a scalar longer than the longest is none of them at
+ * a glance; a word longer than WORD_MAX does not compile. */
+#define WORD_MAX 5 /* "false", "+.inf" */
+enum word_kind { WORD_NULL, WORD_TRUE, WORD_FALSE, WORD_INF, WORD_MINUS_INF, WORD_NAN };
+struct word {
+    char text[WORD_MAX]; /* a word of WORD_MAX bytes has no NUL */
+    unsigned char len;
+    enum word_kind kind;
+};
+#define WORD(s, kind) {s, sizeof s - 1, kind}
+static const struct word words[] = {
+    WORD("", WORD_NULL),         WORD("~", WORD_NULL),         WORD("null", WORD_NULL),
+    WORD("Null", WORD_NULL),     WORD("NULL", WORD_NULL),      WORD("y", WORD_TRUE),
+    WORD("Y", WORD_TRUE),        WORD("yes", WORD_TRUE),       WORD("Yes", WORD_TRUE),
+    WORD("YES", WORD_TRUE),      WORD("true", WORD_TRUE),      WORD("True", WORD_TRUE),
+    WORD("TRUE", WORD_TRUE),     WORD("on", WORD_TRUE),        WORD("On", WORD_TRUE),
+    WORD("ON", WORD_TRUE),       WORD("n", WORD_FALSE),        WORD("N", WORD_FALSE),
+    WORD("no", WORD_FALSE),      WORD("No", WORD_FALSE),       WORD("NO", WORD_FALSE),
+    WORD("false", WORD_FALSE),   WORD("False", WORD_FALSE),    WORD("FALSE", WORD_FALSE),
+    WORD("off", WORD_FALSE),     WORD("Off", WORD_FALSE),      WORD("OFF", WORD_FALSE),
+    WORD(".inf", WORD_INF),      WORD(".Inf", WORD_INF),       WORD(".INF", WORD_INF),
+    WORD("+.inf", WORD_INF),     WORD("+.Inf", WORD_INF),      WORD("+.INF", WORD_INF),
+    WORD("-.inf", WORD_MINUS_INF), WORD("-.Inf", WORD_MINUS_INF), WORD("-.INF", WORD_MINUS_INF),
+    WORD(".nan", WORD_NAN),      WORD(".NaN", WORD_NAN),       WORD(".NAN", WORD_NAN),
+};
 
-static bool is_one_of(const char *text, size_t len, const char *const *words)
+/* The bytes the words start with (test_intake reads every word): most keys and values start with
+ * none of them and are passed at once. */
+#define WORD_STARTS "~nNyYtToOfF.+-"
+
+static const struct word *find_word(const char *text, size_t len)
 {
-    for (; *words; words++)
-        if (strlen(*words) == len && memcmp(*words, text, len) == 0)
-            return true;
-    return false;
+    if (len > WORD_MAX || (len > 0 && (text[0] == '\0' || !strchr(WORD_STARTS, text[0]))))
+        return NULL;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (words[i].len == len && (len == 0 || words[i].text[0] == text[0]) && memcmp(words[i].text, text, len) == 0)
+            return &words[i];
+    return NULL;
 }
 
 static size_t digit_run(const char *s)
@@ -148,15 +173,15 @@ static int resolve_number(const char *text, size_t len, struct yscalar *out)
 static int resolve_implicit(const char *text, size_t len, struct yscalar *out)
 {
     out->kind = YS_STRING;
-    if (is_one_of(text, len, null_words)) {
+    const struct word *w = find_word(text, len);
+    if (w && w->kind == WORD_NULL) {
         out->kind = YS_NULL;
-    } else if (is_one_of(text, len, true_words) || is_one_of(text, len, false_words)) {
+    } else if (w && (w->kind == WORD_TRUE || w->kind == WORD_FALSE)) {
         out->kind = YS_BOOL;
-        out->boolean = is_one_of(text, len, true_words);
-    } else if (is_one_of(text, len, inf_words) || is_one_of(text, len, minus_inf_words) ||
-               is_one_of(text, len, nan_words)) {
+        out->boolean = w->kind == WORD_TRUE;
+    } else if (w) {
         out->kind = YS_NONFINITE;
-        out->real = is_one_of(text, len, nan_words) ? NAN : is_one_of(text, len, inf_words) ? INFINITY : -INFINITY;
+        out->real = w->kind == WORD_NAN ? NAN : w->kind == WORD_INF ? INFINITY : -INFINITY;
     } else if (len == 2 && memcmp(text, "<<", 2) == 0) {
         out->kind = YS_MERGE;
     } else if (len > 0 && strchr("+-.0123456789", text[0]) && !memchr(text, '\0', len)) {

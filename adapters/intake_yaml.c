@@ -3,6 +3,7 @@
 #include "adapters/intake_internal.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,8 @@ struct frame {
     size_t values_at_start, bytes_at_start;
     /* mappings: the key waiting for its value */
     bool have_key, key_is_merge;
-    char *key; /* owned */
+    char *key; /* key_inline, or owned when it is longer: most keys cost no malloc */
+    char key_inline[48];
     struct intake_pos key_pos;
     /* the value of "<<", merged when the mapping ends so that explicit keys win wherever they are */
     bool has_merge;
@@ -98,7 +100,16 @@ static size_t char_width(const struct builder *b, size_t at)
     return high >= 0xD8 && high <= 0xDB ? 4 : 2; /* a surrogate pair is one character */
 }
 
-/* Marks come in increasing order, so a cursor makes the conversion linear over the whole body. */
+/* True when the eight bytes at p are ASCII: eight characters of a UTF-8 body. */
+static bool ascii8(const char *p)
+{
+    uint64_t word;
+    memcpy(&word, p, sizeof word);
+    return (word & 0x8080808080808080ull) == 0;
+}
+
+/* Marks come in increasing order, so a cursor makes the conversion linear over the whole body; runs
+ * of ASCII in a UTF-8 body are crossed eight bytes at a step. */
 static size_t byte_offset(struct builder *b, size_t chars)
 {
     if (chars < b->cursor_chars) {
@@ -106,6 +117,12 @@ static size_t byte_offset(struct builder *b, size_t chars)
         b->cursor_bytes = b->bom_len;
     }
     while (b->cursor_chars < chars && b->cursor_bytes < b->len) {
+        if (b->encoding == ENC_UTF8 && chars - b->cursor_chars >= 8 && b->len - b->cursor_bytes >= 8 &&
+            ascii8(b->data + b->cursor_bytes)) {
+            b->cursor_chars += 8;
+            b->cursor_bytes += 8;
+            continue;
+        }
         b->cursor_bytes += char_width(b, b->cursor_bytes);
         b->cursor_chars++;
     }
@@ -153,21 +170,29 @@ static int take_merge_key(struct builder *b, struct frame *f, struct intake_pos 
     return 0;
 }
 
+static void drop_key(struct frame *f)
+{
+    if (f->key != f->key_inline)
+        free(f->key);
+    f->key = NULL;
+}
+
 static int take_key(struct builder *b, struct frame *f, const char *text, size_t len, struct intake_pos pos)
 {
     if (memchr(text, '\0', len))
         return fail_at(b, pos, "mapping keys must not contain NUL characters");
-    char *key = strndup(text, len);
-    if (!key)
+    f->key = len < sizeof f->key_inline ? f->key_inline : malloc(len + 1);
+    if (!f->key)
         return fail_oom(b);
-    if (json_object_get(f->node, key)) {
+    memcpy(f->key, text, len);
+    f->key[len] = '\0';
+    if (json_object_get(f->node, f->key)) {
         struct intake_pos first = {0, 0};
-        pos_find_member(&b->doc.positions, f->node, key, NULL, &first);
-        fail_at(b, pos, "mapping key \"%.200s\" already defined at line %d", key, first.line);
-        free(key);
+        pos_find_member(&b->doc.positions, f->node, f->key, NULL, &first);
+        fail_at(b, pos, "mapping key \"%.200s\" already defined at line %d", f->key, first.line);
+        drop_key(f);
         return -1;
     }
-    f->key = key;
     f->key_pos = pos;
     f->have_key = true;
     return 0;
@@ -228,7 +253,9 @@ static int take_alias_key(struct builder *b, struct frame *f, const json_t *valu
 /* --- values ---------------------------------------------------------------------------------------- */
 
 /* Hands value (a new reference, NULL when allocation failed) to whatever waits for it: the document,
- * the open sequence, or the open mapping's pending key. */
+ * the open sequence, or the open mapping's pending key. Keys and strings go to Jansson unchecked:
+ * libyaml hands out UTF-8 only (its reader refuses malformed input and unpaired surrogates, and
+ * escapes become the code points they name), so Jansson's own check would only repeat it. */
 static int attach(struct builder *b, json_t *value, struct intake_pos pos)
 {
     if (!value)
@@ -249,12 +276,11 @@ static int attach(struct builder *b, json_t *value, struct intake_pos pos)
     if (f->key_is_merge) {
         f->merge = value;
         f->merge_pos = pos;
-    } else if (json_object_set_new(f->node, f->key, value) != 0 ||
+    } else if (json_object_set_new_nocheck(f->node, f->key, value) != 0 ||
                pos_record_member(&b->doc.positions, f->node, f->key, pos, f->key_pos) != 0) {
         rc = fail_oom(b);
     }
-    free(f->key);
-    f->key = NULL;
+    drop_key(f);
     f->have_key = f->key_is_merge = false;
     return rc;
 }
@@ -279,7 +305,7 @@ static int make_value(struct builder *b, const struct yscalar *sc, struct intake
         return fail_at(b, pos, "%.*s is not a valid JSON number", (int)sc->len, sc->text);
     case YS_STRING:
     case YS_MERGE: /* "<<" as a value is just text */
-        *out = json_stringn(sc->text, sc->len);
+        *out = json_stringn_nocheck(sc->text, sc->len); /* UTF-8 already: see attach() */
         break;
     }
     return *out ? 0 : fail_oom(b);
@@ -395,7 +421,7 @@ static int apply_merge(struct builder *b, struct frame *f)
 
 static void frame_release(struct frame *f)
 {
-    free(f->key);
+    drop_key(f);
     free(f->anchor);
     json_decref(f->merge);
     *f = (struct frame){0};

@@ -162,9 +162,9 @@ bool policies_parse(struct fields *f, json_t *parent, const char *path, struct l
     char p[FIELD_PATH_MAX];
     *out = NULL;
     *n = 0;
-    field_path(p, path, "policies");
-    if (!field_array(f, parent, "policies", p, false, &list) || !list || json_array_size(list) == 0)
+    if (!field_array_in(f, parent, "policies", path, false, &list) || !list || json_array_size(list) == 0)
         return list == NULL || json_array_size(list) == 0;
+    field_path(p, path, "policies");
     struct lifecycle_policy *pols = calloc(json_array_size(list), sizeof *pols);
     if (!pols) {
         api_fail(f->st, 500, "InternalError", "out of memory");
@@ -221,9 +221,9 @@ static bool parse_one_depends(struct fields *f, json_t *task, const char *path, 
 {
     json_t *dep, *names;
     char p[FIELD_PATH_MAX], np[FIELD_PATH_MAX], ip[FIELD_PATH_MAX];
-    field_path(p, path, "dependsOn");
-    if (!field_object(f, task, "dependsOn", p, false, &dep) || !dep)
+    if (!field_object_in(f, task, "dependsOn", path, false, &dep) || !dep)
         return dep == NULL;
+    field_path(p, path, "dependsOn");
     field_path(np, p, "name");
     field_path(ip, p, "iteration");
     const char *iteration = NULL;

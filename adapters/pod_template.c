@@ -135,21 +135,18 @@ static bool parse_run_as(struct fields *f, json_t *holder, const char *path, int
                          int *non_root, json_t **sc_out)
 {
     json_t *sc;
-    char p[FIELD_PATH_MAX], q[FIELD_PATH_MAX];
-    field_path(p, path, "securityContext");
+    char p[FIELD_PATH_MAX];
     *sc_out = NULL;
-    if (!field_object(f, holder, "securityContext", p, false, &sc) || !sc)
+    if (!field_object_in(f, holder, "securityContext", path, false, &sc) || !sc)
         return sc == NULL;
     *sc_out = sc;
+    field_path(p, path, "securityContext");
     bool ok = field_check_rules(f, sc, p, security_rules);
     int64_t user = -1, group = -1;
-    field_path(q, p, "runAsUser");
-    ok = field_int(f, sc, "runAsUser", q, false, 0, ID_MAX, &user) && ok;
-    field_path(q, p, "runAsGroup");
-    ok = field_int(f, sc, "runAsGroup", q, false, 0, ID_MAX, &group) && ok;
+    ok = field_int_in(f, sc, "runAsUser", p, false, 0, ID_MAX, &user) && ok;
+    ok = field_int_in(f, sc, "runAsGroup", p, false, 0, ID_MAX, &group) && ok;
     bool nr = false;
-    field_path(q, p, "runAsNonRoot");
-    if (field_bool(f, sc, "runAsNonRoot", q, &nr) && json_is_boolean(json_object_get(sc, "runAsNonRoot")))
+    if (field_bool_in(f, sc, "runAsNonRoot", p, &nr) && json_is_boolean(json_object_get(sc, "runAsNonRoot")))
         *non_root = nr;
     if (user >= 0)
         *uid = (int32_t)user;
@@ -184,16 +181,19 @@ static bool parse_security_context(struct fields *f, json_t *spec, const char *s
     return ok;
 }
 
-static bool parse_quantity(struct fields *f, json_t *map, const char *name, const char *path, int index, int64_t *out)
+/* map[name] (v) as resource index; parent is the map's path. */
+static bool parse_quantity(struct fields *f, json_t *map, const char *name, const json_t *v, const char *parent,
+                           int index, int64_t *out)
 {
-    json_t *v = json_object_get(map, name);
-    char text[128];
+    char text[128], path[FIELD_PATH_MAX];
     if (!intake_scalar_text(v, text, sizeof text)) {
+        field_path(path, parent, name);
         field_error(f, map, name, path, "FieldValueInvalid", "invalid quantity: must be a string or a number");
         return false;
     }
     const char *why = NULL;
     if (resource_parse(index, text, out, &why) != 0) {
+        field_path(path, parent, name);
         field_error(f, map, name, path, "FieldValueInvalid", "invalid quantity \"%s\": %s", text, why);
         return false;
     }
@@ -213,12 +213,10 @@ bool resource_map_parse(struct fields *f, json_t *parent, const char *key, const
     const char *name;
     json_t *v;
     json_object_foreach(map, name, v) {
-        (void)v;
-        char sub[FIELD_PATH_MAX];
-        field_path(sub, path, name);
         int index = resource_index(name);
         if (index < 0 || (index == RES_PODS && !allow_pods)) {
-            char known[256] = "";
+            char known[256] = "", sub[FIELD_PATH_MAX];
+            field_path(sub, path, name);
             for (int i = 0; i < resource_count(); i++)
                 if (i != RES_PODS)
                     snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "",
@@ -228,7 +226,7 @@ bool resource_map_parse(struct fields *f, json_t *parent, const char *key, const
             ok = false;
             continue;
         }
-        if (!parse_quantity(f, map, name, sub, index, &out->v[index]))
+        if (!parse_quantity(f, map, name, v, path, index, &out->v[index]))
             ok = false;
     }
     return ok;
@@ -239,12 +237,12 @@ static bool parse_resources(struct fields *f, json_t *container, const char *pat
 {
     json_t *res;
     char sub[FIELD_PATH_MAX], req_path[FIELD_PATH_MAX], lim_path[FIELD_PATH_MAX];
-    field_path(sub, path, "resources");
-    if (!field_object(f, container, "resources", sub, false, &res))
+    if (!field_object_in(f, container, "resources", path, false, &res))
         return false;
     memset(&ts->request, 0, sizeof ts->request);
     memset(&ts->limit, 0, sizeof ts->limit);
     if (res) {
+        field_path(sub, path, "resources");
         static const struct field_rule resources_rules[] = {
             {"requests", NULL},
             {"limits", NULL},
@@ -284,16 +282,16 @@ static bool parse_env(struct fields *f, json_t *container, const char *path, str
 {
     json_t *env;
     char sub[FIELD_PATH_MAX];
-    field_path(sub, path, "env");
-    if (!field_array(f, container, "env", sub, false, &env))
+    if (!field_array_in(f, container, "env", path, false, &env))
         return false;
     if (!env)
         return true;
+    field_path(sub, path, "env");
     bool ok = true;
     size_t i;
     json_t *item;
     json_array_foreach(env, i, item) {
-        char p[FIELD_PATH_MAX], np[FIELD_PATH_MAX], vp[FIELD_PATH_MAX];
+        char p[FIELD_PATH_MAX];
         field_path_index(p, sub, i);
         if (!json_is_object(item)) {
             field_error_at_index(f, env, i, p, "FieldValueInvalid", "Invalid value: must be an object with name and value");
@@ -304,13 +302,13 @@ static bool parse_env(struct fields *f, json_t *container, const char *path, str
         if (!field_check_known(f, item, p, env_fields))
             ok = false;
         const char *name = NULL, *value = NULL;
-        field_path(np, p, "name");
-        field_path(vp, p, "value");
-        if (!field_string(f, item, "name", np, true, &name) || !field_string(f, item, "value", vp, false, &value)) {
+        if (!field_string_in(f, item, "name", p, true, &name) || !field_string_in(f, item, "value", p, false, &value)) {
             ok = false;
             continue;
         }
         if (!*name || strchr(name, '=')) {
+            char np[FIELD_PATH_MAX];
+            field_path(np, p, "name");
             field_invalid(f, item, "name", np, "must be a non-empty name without '='");
             ok = false;
             continue;
@@ -330,20 +328,21 @@ static bool parse_env(struct fields *f, json_t *container, const char *path, str
     return ok;
 }
 
-/* A value that must be one of a list, when present. */
-static bool check_enum(struct fields *f, json_t *obj, const char *key, const char *path, const char *const *allowed)
+/* A value that must be one of a list, when present; parent is obj's path. */
+static bool check_enum(struct fields *f, json_t *obj, const char *key, const char *parent, const char *const *allowed)
 {
     const char *v = NULL;
-    if (!field_string(f, obj, key, path, false, &v))
+    if (!field_string_in(f, obj, key, parent, false, &v))
         return false;
     if (!v)
         return true;
-    char list[160] = "";
+    char list[160] = "", path[FIELD_PATH_MAX];
     for (const char *const *a = allowed; *a; a++) {
         if (strcmp(v, *a) == 0)
             return true;
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", a == allowed ? "" : ", ", *a);
     }
+    field_path(path, parent, key);
     field_error(f, obj, key, path, "FieldValueNotSupported", "Unsupported value: \"%s\": supported values: %s", v, list);
     return false;
 }
@@ -353,10 +352,10 @@ static bool refuse_true(struct fields *f, json_t *obj, const char *key, const ch
 {
     char p[FIELD_PATH_MAX];
     bool v = false;
-    field_path(p, parent, key);
-    if (!field_bool(f, obj, key, p, &v))
+    if (!field_bool_in(f, obj, key, parent, &v))
         return false;
     if (v) {
+        field_path(p, parent, key);
         field_forbidden(f, obj, key, p, why);
         return false;
     }
@@ -370,14 +369,14 @@ static bool check_ports(struct fields *f, json_t *container, const char *path)
     static const char *const protocols[] = {"TCP", "UDP", "SCTP", NULL};
     json_t *ports;
     char p[FIELD_PATH_MAX];
-    field_path(p, path, "ports");
-    if (!field_array(f, container, "ports", p, false, &ports) || !ports)
+    if (!field_array_in(f, container, "ports", path, false, &ports) || !ports)
         return ports == NULL;
+    field_path(p, path, "ports");
     bool ok = true;
     size_t i;
     json_t *port;
     json_array_foreach(ports, i, port) {
-        char ip[FIELD_PATH_MAX], q[FIELD_PATH_MAX];
+        char ip[FIELD_PATH_MAX];
         field_path_index(ip, p, i);
         if (!json_is_object(port)) {
             field_error_at_index(f, ports, i, ip, "FieldValueInvalid", "Invalid value: must be an object");
@@ -386,12 +385,9 @@ static bool check_ports(struct fields *f, json_t *container, const char *path)
         }
         int64_t n = 0;
         ok = field_check_known(f, port, ip, port_fields) && ok;
-        field_path(q, ip, "containerPort");
-        ok = field_int(f, port, "containerPort", q, true, 1, 65535, &n) && ok;
-        field_path(q, ip, "hostPort");
-        ok = field_int(f, port, "hostPort", q, false, 0, 65535, &n) && ok;
-        field_path(q, ip, "protocol");
-        ok = check_enum(f, port, "protocol", q, protocols) && ok;
+        ok = field_int_in(f, port, "containerPort", ip, true, 1, 65535, &n) && ok;
+        ok = field_int_in(f, port, "hostPort", ip, false, 0, 65535, &n) && ok;
+        ok = check_enum(f, port, "protocol", ip, protocols) && ok;
     }
     return ok;
 }
@@ -401,20 +397,15 @@ static bool check_termination_message(struct fields *f, json_t *container, const
 {
     static const char *const paths[] = {"/dev/termination-log", NULL};
     static const char *const policies[] = {"File", NULL};
-    char p[FIELD_PATH_MAX];
-    field_path(p, path, "terminationMessagePath");
-    bool ok = check_enum(f, container, "terminationMessagePath", p, paths);
-    field_path(p, path, "terminationMessagePolicy");
-    return check_enum(f, container, "terminationMessagePolicy", p, policies) && ok;
+    bool ok = check_enum(f, container, "terminationMessagePath", path, paths);
+    return check_enum(f, container, "terminationMessagePolicy", path, policies) && ok;
 }
 
 static bool check_accepted_container_fields(struct fields *f, json_t *container, const char *path)
 {
     static const char *const pull[] = {"Always", "IfNotPresent", "Never", NULL};
-    char p[FIELD_PATH_MAX];
     bool ok = field_check_rules(f, container, path, container_rules);
-    field_path(p, path, "imagePullPolicy");
-    ok = check_enum(f, container, "imagePullPolicy", p, pull) && ok;
+    ok = check_enum(f, container, "imagePullPolicy", path, pull) && ok;
     ok = check_ports(f, container, path) && ok;
     ok = check_termination_message(f, container, path) && ok;
     const char *no_stdin = "a task's stdin is /dev/null: the process runtime attaches no terminal or input";
@@ -426,39 +417,33 @@ static bool check_accepted_container_fields(struct fields *f, json_t *container,
 static bool parse_container(struct fields *f, json_t *container, const char *path, struct task_spec *ts)
 {
     const char *name = NULL, *image = NULL, *workdir = NULL;
-    char p[FIELD_PATH_MAX];
     bool ok = check_accepted_container_fields(f, container, path);
-    field_path(p, path, "name");
-    ok = field_string(f, container, "name", p, false, &name) && ok;
-    field_path(p, path, "image");
-    ok = field_string(f, container, "image", p, false, &image) && ok;
-    field_path(p, path, "workingDir");
-    ok = field_string(f, container, "workingDir", p, false, &workdir) && ok;
+    ok = field_string_in(f, container, "name", path, false, &name) && ok;
+    ok = field_string_in(f, container, "image", path, false, &image) && ok;
+    ok = field_string_in(f, container, "workingDir", path, false, &workdir) && ok;
     if (workdir && workdir[0] != '/') {
+        char p[FIELD_PATH_MAX];
+        field_path(p, path, "workingDir");
         field_invalid(f, container, "workingDir", p, "must be an absolute path");
         ok = false;
     }
     char **command = NULL, **args = NULL;
-    field_path(p, path, "command");
-    ok = field_string_list(f, container, "command", p, &command) && ok;
-    field_path(p, path, "args");
-    ok = field_string_list(f, container, "args", p, &args) && ok;
+    ok = field_string_list_in(f, container, "command", path, &command) && ok;
+    ok = field_string_list_in(f, container, "args", path, &args) && ok;
     /* argv = command ++ args; with no command, args alone (there is no image entrypoint to prepend). */
-    if (command || args) {
-        char **argv = strv_dup(command ? command : args);
-        for (size_t i = 0; command && args && args[i] && argv; i++)
-            if (strv_push(&argv, args[i]) != 0) {
-                strv_free(argv);
-                argv = NULL;
-            }
-        if (argv && !argv[0]) { /* both empty lists: no command at all */
+    char **argv = command ? command : args;
+    for (size_t i = 0; command && args && args[i] && argv; i++)
+        if (strv_push(&argv, args[i]) != 0) {
             strv_free(argv);
             argv = NULL;
         }
-        ts->argv = argv;
+    if (argv && !argv[0]) { /* both empty lists: no command at all */
+        strv_free(argv);
+        argv = NULL;
     }
-    strv_free(command);
-    strv_free(args);
+    ts->argv = argv;
+    if (command)
+        strv_free(args);
     ok = parse_env(f, container, path, ts) && ok;
     ok = parse_resources(f, container, path, ts) && ok;
     ts->container_name = strdup(name ? name : "main");
@@ -472,9 +457,9 @@ static bool refuse_pod_volumes(struct fields *f, json_t *spec, const char *spec_
 {
     json_t *vols;
     char p[FIELD_PATH_MAX];
-    field_path(p, spec_path, "volumes");
-    if (!field_array(f, spec, "volumes", p, false, &vols) || !vols)
+    if (!field_array_in(f, spec, "volumes", spec_path, false, &vols) || !vols)
         return vols == NULL;
+    field_path(p, spec_path, "volumes");
     size_t i;
     json_t *vol;
     json_array_foreach(vols, i, vol) {
@@ -499,24 +484,22 @@ static bool check_accepted_pod_fields(struct fields *f, json_t *spec, const char
     static const char *const dns_policies[] = {"ClusterFirst", "ClusterFirstWithHostNet", "Default", "None", NULL};
     static const char *const os_fields[] = {"name", NULL};
     static const char *const os_names[] = {"linux", NULL};
-    char p[FIELD_PATH_MAX], q[FIELD_PATH_MAX];
+    char p[FIELD_PATH_MAX];
     bool ok = refuse_pod_volumes(f, spec, spec_path);
     ok = refuse_true(f, spec, "automountServiceAccountToken", spec_path,
                      "the process runtime gives tasks no service account token") && ok;
     bool host_users = true;
-    field_path(p, spec_path, "hostUsers");
-    if (field_bool(f, spec, "hostUsers", p, &host_users) && !host_users) {
+    if (field_bool_in(f, spec, "hostUsers", spec_path, &host_users) && !host_users) {
+        field_path(p, spec_path, "hostUsers");
         field_forbidden(f, spec, "hostUsers", p, "the process runtime runs tasks in the node's user namespace");
         ok = false;
     }
-    field_path(p, spec_path, "dnsPolicy");
-    ok = check_enum(f, spec, "dnsPolicy", p, dns_policies) && ok;
+    ok = check_enum(f, spec, "dnsPolicy", spec_path, dns_policies) && ok;
     json_t *os;
-    field_path(p, spec_path, "os");
-    if (field_object(f, spec, "os", p, false, &os) && os) {
+    if (field_object_in(f, spec, "os", spec_path, false, &os) && os) {
+        field_path(p, spec_path, "os");
         ok = field_check_known(f, os, p, os_fields) && ok;
-        field_path(q, p, "name");
-        ok = check_enum(f, os, "name", q, os_names) && ok;
+        ok = check_enum(f, os, "name", p, os_names) && ok;
     }
     return ok;
 }
@@ -526,10 +509,10 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
     json_t *spec, *containers, *init, *meta;
     char p[FIELD_PATH_MAX];
     bool ok = field_check_rules(f, template, path, template_rules);
-    field_path(p, path, "metadata");
-    if (field_object(f, template, "metadata", p, false, &meta) && meta) {
+    if (field_object_in(f, template, "metadata", path, false, &meta) && meta) {
         json_t *labels, *annotations;
         char q[FIELD_PATH_MAX];
+        field_path(p, path, "metadata");
         ok = field_check_rules(f, meta, p, kube_object_meta_rules) && ok;
         field_path(q, p, "labels");
         ok = field_string_map(f, meta, "labels", q, &labels) && ok;
@@ -540,7 +523,7 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
     if (!field_object(f, template, "spec", p, true, &spec))
         return false;
     char spec_path[FIELD_PATH_MAX];
-    snprintf(spec_path, sizeof spec_path, "%s", p);
+    memcpy(spec_path, p, strlen(p) + 1);
     ok = field_check_rules(f, spec, spec_path, pod_spec_rules) && ok;
     ok = check_accepted_pod_fields(f, spec, spec_path) && ok;
     field_path(p, spec_path, "containers");
@@ -557,11 +540,11 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
                              "Unsupported value: a second container: the process runtime runs one container per pod");
         ok = false;
     }
-    char ip[FIELD_PATH_MAX];
-    field_path(ip, spec_path, "initContainers");
-    if (!field_array(f, spec, "initContainers", ip, false, &init))
+    if (!field_array_in(f, spec, "initContainers", spec_path, false, &init))
         ok = false;
     else if (init && json_array_size(init) > 0) {
+        char ip[FIELD_PATH_MAX];
+        field_path(ip, spec_path, "initContainers");
         field_unsupported(f, spec, "initContainers", ip, "the process runtime runs one container per pod");
         ok = false;
     }
@@ -575,9 +558,9 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
     ok = parse_container(f, c0, cp, ts) && ok;
 
     const char *restart = NULL;
-    field_path(p, spec_path, "restartPolicy");
-    if (field_string(f, spec, "restartPolicy", p, false, &restart) && restart && strcmp(restart, "Always") != 0 &&
-        strcmp(restart, "OnFailure") != 0 && strcmp(restart, "Never") != 0) {
+    if (field_string_in(f, spec, "restartPolicy", spec_path, false, &restart) && restart &&
+        strcmp(restart, "Always") != 0 && strcmp(restart, "OnFailure") != 0 && strcmp(restart, "Never") != 0) {
+        field_path(p, spec_path, "restartPolicy");
         field_error(f, spec, "restartPolicy", p, "FieldValueNotSupported",
                     "Unsupported value: \"%s\": supported values: \"Always\", \"OnFailure\", \"Never\"", restart);
         ok = false;
@@ -595,12 +578,10 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
                                                       : RESTART_NEVER;
     ok = parse_security_context(f, spec, spec_path, c0, cp, ts) && ok;
     int64_t grace = DEFAULT_GRACE_SECONDS;
-    field_path(p, spec_path, "terminationGracePeriodSeconds");
-    ok = field_int(f, spec, "terminationGracePeriodSeconds", p, false, 0, 86400 * 7, &grace) && ok;
+    ok = field_int_in(f, spec, "terminationGracePeriodSeconds", spec_path, false, 0, 86400 * 7, &grace) && ok;
     ts->grace_seconds = (int32_t)grace;
     int64_t deadline = 0;
-    field_path(p, spec_path, "activeDeadlineSeconds");
-    ok = field_int(f, spec, "activeDeadlineSeconds", p, false, 1, DEADLINE_MAX_SECONDS, &deadline) && ok;
+    ok = field_int_in(f, spec, "activeDeadlineSeconds", spec_path, false, 1, DEADLINE_MAX_SECONDS, &deadline) && ok;
     ts->active_deadline_seconds = deadline;
     ok = constraints_parse(f, spec, spec_path, &ts->constraints) && ok;
     return ok;

@@ -128,10 +128,10 @@ static void parse_topology_policy(struct fields *f, json_t *task, const char *pa
 {
     char p[FIELD_PATH_MAX];
     const char *policy = NULL;
-    field_path(p, path, "topologyPolicy");
-    if (!field_string(f, task, "topologyPolicy", p, false, &policy) || !policy || !*policy ||
+    if (!field_string_in(f, task, "topologyPolicy", path, false, &policy) || !policy || !*policy ||
         strcmp(policy, "none") == 0 || strcmp(policy, "best-effort") == 0)
         return;
+    field_path(p, path, "topologyPolicy");
     if (strcmp(policy, "restricted") == 0 || strcmp(policy, "single-numa-node") == 0)
         field_forbidden(f, task, "topologyPolicy", p,
                         "the process runtime does not align a task's CPUs and devices to NUMA nodes "
@@ -143,14 +143,14 @@ static void parse_topology_policy(struct fields *f, json_t *task, const char *pa
 }
 
 /* The template's own schedulerName may only repeat the Job's: one scheduler places the gang. */
-static void check_template_scheduler(struct fields *f, const struct job *job, const struct task_spec *ts,
-                                     const char *task_path)
+static void check_template_scheduler(struct fields *f, const struct job *job, const struct task_spec *ts, size_t i)
 {
     json_t *spec = json_object_get(ts->template, "spec");
     const char *name = json_string_value(json_object_get(spec, "schedulerName"));
     if (!name || !*name || strcmp(name, job->scheduler_name) == 0)
         return;
-    char p[FIELD_PATH_MAX];
+    char task_path[FIELD_PATH_MAX], p[FIELD_PATH_MAX];
+    field_path_index(task_path, "spec.tasks", i);
     snprintf(p, sizeof p, "%s.template.spec.schedulerName", task_path);
     field_forbidden(f, spec, "schedulerName", p, "must be the Job's spec.schedulerName: one scheduler places the gang");
 }
@@ -167,9 +167,10 @@ static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_sp
     field_check_rules(f, task, path, task_rules);
     parse_topology_policy(f, task, path);
     const char *name = NULL;
-    field_path(p, path, "name");
-    if (field_string(f, task, "name", p, false, &name) && name && *name && !dns1123_label(name))
+    if (field_string_in(f, task, "name", path, false, &name) && name && *name && !dns1123_label(name)) {
+        field_path(p, path, "name");
         field_invalid(f, task, "name", p, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character");
+    }
     char default_name[32];
     if (!name || !*name) {
         snprintf(default_name, sizeof default_name, "default%zu", i);
@@ -179,12 +180,12 @@ static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_sp
     ts->name = strdup(name);
 
     int64_t replicas = 0, min_available = -1;
-    field_path(p, path, "replicas");
-    field_int(f, task, "replicas", p, true, 0, 100000, &replicas);
+    field_int_in(f, task, "replicas", path, true, 0, 100000, &replicas);
     ts->replicas = (int32_t)replicas;
-    field_path(p, path, "minAvailable");
-    if (field_int(f, task, "minAvailable", p, false, 0, INT32_MAX, &min_available) && min_available > replicas)
+    if (field_int_in(f, task, "minAvailable", path, false, 0, INT32_MAX, &min_available) && min_available > replicas) {
+        field_path(p, path, "minAvailable");
         field_invalid(f, task, "minAvailable", p, "must not be greater than the task's replicas");
+    }
     if (min_available < 0) {
         min_available = replicas;
         json_object_set_new(task, "minAvailable", json_integer(min_available));
@@ -192,15 +193,14 @@ static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_sp
     ts->min_available = (int32_t)min_available;
 
     json_t *template;
-    field_path(p, path, "template");
-    if (field_object(f, task, "template", p, true, &template) && template) {
+    if (field_object_in(f, task, "template", path, true, &template) && template) {
+        field_path(p, path, "template");
         pod_template_parse(f, template, p, ts);
         ts->template = json_incref(template);
     }
     policies_parse(f, task, path, &ts->policies, &ts->npolicies);
     int64_t max_retry = DEFAULT_TASK_MAX_RETRY;
-    field_path(p, path, "maxRetry");
-    if (field_int(f, task, "maxRetry", p, false, -1, INT32_MAX, &max_retry) && !json_object_get(task, "maxRetry"))
+    if (field_int_in(f, task, "maxRetry", path, false, -1, INT32_MAX, &max_retry) && !json_object_get(task, "maxRetry"))
         json_object_set_new(task, "maxRetry", json_integer(max_retry));
     ts->max_retry = (int32_t)max_retry;
 }
@@ -209,11 +209,9 @@ static void parse_tasks(struct fields *f, json_t *spec, struct job *job)
 {
     json_t *tasks = json_object_get(spec, "tasks");
     for (size_t i = 0; i < (size_t)job->ntasks; i++) {
-        char path[FIELD_PATH_MAX];
-        field_path_index(path, "spec.tasks", i);
         parse_task(f, tasks, i, &job->tasks[i]);
         if (job->tasks[i].template)
-            check_template_scheduler(f, job, &job->tasks[i], path);
+            check_template_scheduler(f, job, &job->tasks[i], i);
     }
     bool duplicates = false;
     struct hmap seen = {0}; /* name -> task: a job of 5,000 tasks is checked in linear time */

@@ -1,5 +1,6 @@
 /* The PodGroup's minResources of a Volcano Job: the requests of its first minAvailable pods, or
  * what the annotation caldera.io/pod-group-min-resources asks for (Kubeflow's minResources). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,17 +9,24 @@
 
 #define ANNOTATION_PATH "metadata.annotations[\"" VOLCANO_MIN_RESOURCES_ANNOTATION "\"]"
 
-/* The requests of the first minAvailable replicas, task by task, as Volcano's job controller sums them. */
-static void computed_min(const struct job *job, struct resvec *out)
+/* The requests of the first minAvailable replicas, task by task, as Volcano's job controller sums them.
+ * Returns false when they add up to more than an int64 holds (the Job's validation refuses such
+ * requests: spec.tasks names them). */
+static bool computed_min(const struct job *job, struct resvec *out)
 {
     int32_t left = job->min_available;
     memset(out, 0, sizeof *out);
     for (int t = 0; t < job->ntasks && left > 0; t++) {
         int32_t n = job->tasks[t].replicas < left ? job->tasks[t].replicas : left;
-        for (int32_t i = 0; i < n; i++)
-            resvec_add(out, &job->tasks[t].request);
+        for (int i = 0; i < RES_MAX; i++) {
+            int64_t part;
+            if (__builtin_mul_overflow(job->tasks[t].request.v[i], (int64_t)n, &part) ||
+                __builtin_add_overflow(out->v[i], part, &out->v[i]))
+                return false;
+        }
         left -= n;
     }
+    return true;
 }
 
 /* The annotation's text as a resource map: a compact JSON object of quantities ("4", 4, "8Gi").
@@ -82,7 +90,8 @@ bool volcano_job_min_resources_check(struct fields *f, json_t *root, const struc
     }
     /* Less than the gang's own requests would enqueue the PodGroup without room for its
      * minAvailable pods, which then wait Pending holding the queue's share: refused. */
-    computed_min(job, &computed);
+    if (!computed_min(job, &computed))
+        return true; /* requests beyond counting: refused for spec.tasks */
     for (int i = 0; i < RES_MAX; i++) {
         if (!given[i] || want.v[i] >= computed.v[i])
             continue;
@@ -101,7 +110,7 @@ bool volcano_job_min_resources_check(struct fields *f, json_t *root, const struc
 
 void volcano_job_min_resources(struct job *job)
 {
-    computed_min(job, &job->pg.min_resources);
+    computed_min(job, &job->pg.min_resources); /* the Job's validation has checked the sums */
     const char *text = job->manifest ? annotation_text(job->manifest) : NULL;
     struct resvec want = {{0}};
     bool given[RES_MAX] = {false};

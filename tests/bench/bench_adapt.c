@@ -1,13 +1,19 @@
-/* Adapting a posted Volcano Job: intake_parse (YAML), dialect_job_from_doc (validation, defaults,
- * the struct job) and job_free, timed on seed 000's Ruitian jobs (indentation repaired):
+/* Adapting a posted Volcano Job, from the body's bytes to the struct job: intake_parse (YAML, or
+ * JSON), then dialect_job_from_doc (validation, defaults, translation), timed on seed 000's Ruitian
+ * jobs (indentation repaired):
  *   adapt_5000_replicas_ms      - scheme 1, 5,000 tasks of one replica each (the file that broke
  *                                 etcd's 1.5 MiB request limit; its size is printed as *_yaml_mib);
  *   adapt_5000_replica_task_ms  - scheme 2, one task of 5,000 replicas;
  *   adapt_100_tasks_ms          - scheme 1 with 100 tasks.
- * Each figure is the median of enough runs to be stable on a shared machine. */
+ * Each figure is the median of enough runs to be stable on a shared machine; each also comes as its
+ * stages (*_intake_ms, *_job_ms) and the freeing that follows the answer (*_free_ms, not counted).
+ * For comparison: libyaml's own event parsing of the 5,000-task body (the floor under any YAML
+ * intake built on it) and the same job posted as JSON (Jansson). */
+#include <stdbool.h>
 #include <stdio.h>
-#include <yaml.h>
 #include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
 
 #include "adapters/dialect.h"
 #include "adapters/intake.h"
@@ -84,15 +90,24 @@ static char *scheme2(int replicas, size_t *len)
     return sbuf_take(&b);
 }
 
-/* Parse, validate and translate once; checks the job is the one written. Returns 0 or -1. */
-static int adapt_once(const char *yaml, size_t len, int want_tasks, int want_replicas)
+/* The stages of one adaptation, in milliseconds: bytes to documents (intake_parse), documents to the
+ * job (dialect_job_from_doc: validation, defaults, translation), and freeing both afterwards, which
+ * the server does after it has answered. */
+enum stage { STAGE_INTAKE, STAGE_JOB, STAGE_FREE, NSTAGES };
+
+/* Adapts the body once and times its stages; checks the job is the one written. Returns 0 or -1. */
+static int adapt_once(const char *body, size_t len, enum intake_format fmt, int want_tasks, int want_replicas,
+                      double ms[NSTAGES])
 {
     struct intake in = {0};
     struct api_status st = {0};
     struct job *job = NULL;
-    int rc = intake_parse(yaml, len, INTAKE_YAML, &in, &st);
+    double t0 = bench_now();
+    int rc = intake_parse(body, len, fmt, &in, &st);
+    double t1 = bench_now();
     if (rc == 0)
         rc = dialect_job_from_doc(NULL, &in.docs[0], "default", &job, &st);
+    double t2 = bench_now();
     if (rc != 0)
         fprintf(stderr, "bench_adapt: the job is refused: %s\n", st.message);
     else if (job->ntasks != want_tasks || job->total_replicas != want_replicas) {
@@ -100,16 +115,20 @@ static int adapt_once(const char *yaml, size_t len, int want_tasks, int want_rep
                 job->total_replicas, want_tasks, want_replicas);
         rc = -1;
     }
+    double t3 = bench_now();
     job_free(job);
     intake_free(&in);
+    double t4 = bench_now();
+    ms[STAGE_INTAKE] = (t1 - t0) * 1e3;
+    ms[STAGE_JOB] = (t2 - t1) * 1e3;
+    ms[STAGE_FREE] = (t4 - t3) * 1e3;
     return rc;
 }
 
 /* libyaml's own event parsing of the body and nothing else: the floor under any YAML intake built on
  * it (the library Caldera is to use), for comparison with the whole adaptation. Returns 0 or -1. */
-static int libyaml_once(const char *yaml, size_t len, int want_tasks, int want_replicas)
+static int libyaml_once(const char *yaml, size_t len)
 {
-    (void)want_tasks, (void)want_replicas;
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
         return -1;
@@ -130,24 +149,6 @@ static int libyaml_once(const char *yaml, size_t len, int want_tasks, int want_r
     return rc;
 }
 
-/* The same job sent as JSON (what a platform backend posts): parsed by Jansson, no YAML positions. */
-static int adapt_json_once(const char *json, size_t len, int want_tasks, int want_replicas)
-{
-    struct intake in = {0};
-    struct api_status st = {0};
-    struct job *job = NULL;
-    int rc = intake_parse(json, len, INTAKE_JSON, &in, &st);
-    if (rc == 0)
-        rc = dialect_job_from_doc(NULL, &in.docs[0], "default", &job, &st);
-    if (rc == 0 && (job->ntasks != want_tasks || job->total_replicas != want_replicas))
-        rc = -1;
-    if (rc != 0)
-        fprintf(stderr, "bench_adapt: the JSON job is not the one written: %s\n", st.message);
-    job_free(job);
-    intake_free(&in);
-    return rc;
-}
-
 /* The YAML body as compact JSON (caller frees), or NULL. */
 static char *as_json(const char *yaml, size_t len, size_t *json_len)
 {
@@ -162,38 +163,59 @@ static char *as_json(const char *yaml, size_t len, size_t *json_len)
     return json;
 }
 
-typedef int (*adapt_fn)(const char *body, size_t len, int want_tasks, int want_replicas);
-
-/* Reports the median time of one run of fn; returns 0 or -1 when the job does not adapt. */
-static int measure_with(adapt_fn fn, const char *name, const char *body, size_t len, int want_tasks,
-                        int want_replicas)
+static bool keep_running(int runs, double start)
 {
-    double ms[MAX_RUNS];
+    return runs < MAX_RUNS && (runs < MIN_RUNS || bench_now() - start < MIN_SECONDS);
+}
+
+/* Reports name (bytes to the job: intake and job stages) and, as name's stem with _intake_ms,
+ * _job_ms and _free_ms, the median of each stage. Returns 0, or -1 when the job does not adapt. */
+static int measure(const char *name, const char *body, size_t len, enum intake_format fmt, int want_tasks,
+                   int want_replicas)
+{
+    static double total[MAX_RUNS], stages[NSTAGES][MAX_RUNS];
+    static const char *const suffix[NSTAGES] = {"_intake_ms", "_job_ms", "_free_ms"};
+    double ms[NSTAGES];
     int runs = 0;
-    if (fn(body, len, want_tasks, want_replicas) != 0) /* warm-up, and the check */
+    if (adapt_once(body, len, fmt, want_tasks, want_replicas, ms) != 0) /* warm-up, and the check */
         return -1;
-    double start = bench_now();
-    while (runs < MAX_RUNS && (runs < MIN_RUNS || bench_now() - start < MIN_SECONDS)) {
+    for (double start = bench_now(); keep_running(runs, start); runs++) {
+        adapt_once(body, len, fmt, want_tasks, want_replicas, ms);
+        total[runs] = ms[STAGE_INTAKE] + ms[STAGE_JOB];
+        for (int s = 0; s < NSTAGES; s++)
+            stages[s][runs] = ms[s];
+    }
+    bench_report(name, bench_median(total, runs), "ms");
+    size_t stem = strlen(name) - strlen("_ms");
+    for (int s = 0; s < NSTAGES; s++) {
+        char stage_name[128];
+        snprintf(stage_name, sizeof stage_name, "%.*s%s", (int)stem, name, suffix[s]);
+        bench_report(stage_name, bench_median(stages[s], runs), "ms");
+    }
+    return 0;
+}
+
+/* Reports the median time of libyaml's event parsing of the body; returns 0 or -1. */
+static int measure_libyaml(const char *name, const char *yaml, size_t len)
+{
+    static double ms[MAX_RUNS];
+    int runs = 0;
+    if (libyaml_once(yaml, len) != 0)
+        return -1;
+    for (double start = bench_now(); keep_running(runs, start); runs++) {
         double t0 = bench_now();
-        fn(body, len, want_tasks, want_replicas);
-        ms[runs++] = (bench_now() - t0) * 1e3;
+        libyaml_once(yaml, len);
+        ms[runs] = (bench_now() - t0) * 1e3;
     }
     bench_report(name, bench_median(ms, runs), "ms");
     return 0;
 }
 
-/* Reports the median time of one adaptation; returns 0 or -1 when the job does not adapt. */
-static int measure(const char *name, const char *yaml, size_t len, int want_tasks, int want_replicas)
-{
-    return measure_with(adapt_once, name, yaml, len, want_tasks, want_replicas);
-}
-
-
 /* The body's size as a figure in MiB (etcd's default request limit is 1.5 MiB) and exactly in bytes. */
 static void report_size(const char *name, size_t len)
 {
     bench_report(name, (double)len / (1 << 20), "MiB");
-    fprintf(stderr, "bench_adapt: %s: %zu bytes of YAML\n", name, len);
+    fprintf(stderr, "bench_adapt: %s: %zu bytes\n", name, len);
 }
 
 int main(void)
@@ -203,13 +225,13 @@ int main(void)
     if (bench_wanted("adapt_5000_replicas_ms")) {
         char *yaml = scheme1(5000, &len);
         report_size("adapt_5000_replicas_yaml_mib", len);
-        status |= measure("adapt_5000_replicas_ms", yaml, len, 5000, 5000);
-        status |= measure_with(libyaml_once, "adapt_5000_replicas_libyaml_events_ms", yaml, len, 5000, 5000);
+        status |= measure("adapt_5000_replicas_ms", yaml, len, INTAKE_YAML, 5000, 5000);
+        status |= measure_libyaml("adapt_5000_replicas_libyaml_events_ms", yaml, len);
         size_t json_len = 0;
         char *json = as_json(yaml, len, &json_len);
         if (json) {
             report_size("adapt_5000_replicas_json_mib", json_len);
-            status |= measure_with(adapt_json_once, "adapt_5000_replicas_json_ms", json, json_len, 5000, 5000);
+            status |= measure("adapt_5000_replicas_json_ms", json, json_len, INTAKE_JSON, 5000, 5000);
         } else {
             status = 1;
         }
@@ -219,13 +241,13 @@ int main(void)
     if (bench_wanted("adapt_5000_replica_task_ms")) {
         char *yaml = scheme2(5000, &len);
         report_size("adapt_5000_replica_task_yaml_mib", len);
-        status |= measure("adapt_5000_replica_task_ms", yaml, len, 1, 5000);
+        status |= measure("adapt_5000_replica_task_ms", yaml, len, INTAKE_YAML, 1, 5000);
         free(yaml);
     }
     if (bench_wanted("adapt_100_tasks_ms")) {
         char *yaml = scheme1(100, &len);
         report_size("adapt_100_tasks_yaml_mib", len);
-        status |= measure("adapt_100_tasks_ms", yaml, len, 100, 100);
+        status |= measure("adapt_100_tasks_ms", yaml, len, INTAKE_YAML, 100, 100);
         free(yaml);
     }
     return status ? 1 : 0;

@@ -118,6 +118,15 @@ static void test_scalar_errors(void)
     CHECK_ERROR("v: !!float x\n", INTAKE_YAML, "\"x\" is not a valid !!float");
     CHECK_ERROR("v: !!null 0\n", INTAKE_YAML, "\"0\" is not a valid !!null");
     CHECK_ERROR("v: !!map x\n", INTAKE_YAML, "tag !!map cannot be used on a scalar");
+    static const char *const nonfinite[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
+                                            "-.Inf", "-.INF", ".nan", ".NaN", ".NAN"};
+    for (size_t i = 0; i < sizeof nonfinite / sizeof *nonfinite; i++) {
+        char body[32], want[64];
+        snprintf(body, sizeof body, "v: %s\n", nonfinite[i]);
+        snprintf(want, sizeof want, "%s is not a valid JSON number", nonfinite[i]);
+        CHECK_ERROR(body, INTAKE_YAML, want);
+    }
+    CHECK_ERROR("v: !!float +.Inf\n", INTAKE_YAML, "is not a valid JSON number");
 }
 
 static void test_unknown_tags(void)
@@ -364,6 +373,61 @@ static void test_offsets_with_bom_and_crlf(void)
     intake_free(&in);
 }
 
+/* Long ASCII runs between multi-byte characters (2, 3 and 4 bytes, as in seed 000's Chinese
+ * comments): offsets are bytes wherever the documents start and end. */
+static void test_offsets_across_long_lines(void)
+{
+    static const char body[] = "# \xE9\x94\x90\xE5\xA4\xA9 offline computing, a long comment line\n"
+                               "name: simulation-with-a-rather-long-name-\xC3\xA9\xC3\xA9-and-more-text\n"
+                               "---\n"
+                               "emoji: \"\xF0\x9F\x9A\x80 python run.py --pickle-file /data/simulation/1.pickle\"\n"
+                               "\xE6\xB3\xA8: \xE9\x87\x8A\n"
+                               "...\n"
+                               "# \xE4\xB8\x89 abcdefghijklmnopqrstuvwxyz0123456789\n"
+                               "---\n"
+                               "x: 1\n";
+    struct parsed p;
+    parse_as(&p, body, INTAKE_YAML);
+    REQUIRE(p.rc == 0 && p.in.ndocs == 3);
+    CHECK_INT(p.in.docs[0].start_offset, strstr(body, "name:") - body); /* the comment before is left out */
+    CHECK_INT(p.in.docs[0].end_offset, strstr(body, "---\nemoji") - body);
+    CHECK_INT(p.in.docs[1].start_offset, strstr(body, "---\nemoji") - body);
+    CHECK_INT(p.in.docs[1].end_offset, strstr(body, "...\n") + 3 - body);
+    CHECK_INT(p.in.docs[2].start_offset, strstr(body, "---\nx:") - body);
+    CHECK_INT(p.in.docs[2].end_offset, strlen(body));
+    check_slices_reparse(body, &p.in);
+    intake_free(&p.in);
+}
+
+/* The intake gives Jansson libyaml's text unchecked, so what reaches it must be UTF-8: malformed
+ * bodies are refused, and escapes become well-formed text that serializes. */
+static void test_text_is_utf8(void)
+{
+    CHECK_ERROR("a: \xC0\xAF\n", INTAKE_YAML, "invalid length of a UTF-8 sequence"); /* an overlong "/" */
+    CHECK_ERROR("a: \xED\xA0\x80\n", INTAKE_YAML, "invalid Unicode character"); /* a surrogate */
+    CHECK_ERROR("a: \xF8\x88\x80\x80\x80\n", INTAKE_YAML, "invalid leading UTF-8 octet");
+    CHECK_ERROR("a: \xE9\x94\n", INTAKE_YAML, "invalid trailing UTF-8 octet");
+    CHECK_ERROR("a: b\xE9", INTAKE_YAML, "incomplete UTF-8 octet sequence");
+    CHECK_ERROR("\xC3\xA9\xFF: 1\n", INTAKE_YAML, "invalid leading UTF-8 octet"); /* in a key */
+    CHECK_ERROR("a: \"\\ud800\"\n", INTAKE_YAML, "invalid Unicode character escape code");
+    static const char utf16[] = "\xFF\xFE" "a\0:\0 \0" "\x00\xD8\n\0"; /* an unpaired surrogate */
+    struct intake in;
+    struct api_status st = {0};
+    CHECK(intake_parse(utf16, sizeof utf16 - 1, INTAKE_YAML, &in, &st) != 0);
+    struct parsed p;
+    parse_as(&p, "\"k\\xE9\": \"\\x80 \\u00e9 \\U0001F680 \\N \\0 \\x41\"\n", INTAKE_YAML);
+    REQUIRE(p.rc == 0);
+    static const char want[] = "\xC2\x80 \xC3\xA9 \xF0\x9F\x9A\x80 \xC2\x85 \0 A";
+    const json_t *v = json_object_get(p.in.docs[0].root, "k\xC3\xA9");
+    REQUIRE(json_is_string(v));
+    CHECK_INT(json_string_length(v), sizeof want - 1);
+    CHECK(memcmp(json_string_value(v), want, sizeof want - 1) == 0);
+    char *dumped = json_dumps(p.in.docs[0].root, JSON_COMPACT);
+    CHECK(dumped != NULL);
+    free(dumped);
+    intake_free(&p.in);
+}
+
 static void test_root_must_be_container(void)
 {
     CHECK_ERROR("hello\n", INTAKE_YAML, "yaml: the document must be a mapping");
@@ -473,6 +537,9 @@ static void test_merge_keys(void)
     CHECK_POS(intake_member_pos(doc, json_object_get(root, "one"), "cpu", &pos), pos, 6, 8);
     CHECK_POS(intake_member_pos(doc, json_object_get(root, "one"), "memory", &pos), pos, 1, 31);
     CHECK_POS(intake_member_pos(doc, json_object_get(root, "two"), "gpu", &pos), pos, 2, 27);
+    /* merged from a copy of a mapping that had merged: the text where each value was written */
+    CHECK_POS(intake_member_pos(doc, json_object_get(root, "five"), "memory", &pos), pos, 12, 11);
+    CHECK_POS(intake_member_pos(doc, json_object_get(root, "five"), "cpu", &pos), pos, 1, 20);
     intake_free(&p.in);
 
     CHECK_ERROR("a: &s [1]\nb:\n  <<: *s\n", INTAKE_YAML, "line 1, column 8: a merge key (<<) sequence may only hold mappings");
@@ -673,6 +740,9 @@ static void test_scalar_text(void)
     CHECK_TEXT(json_string(""), "");
     CHECK_TEXT(json_integer(-42), "-42");
     CHECK_TEXT(json_integer(9223372036854775807LL), "9223372036854775807");
+    CHECK_TEXT(json_integer(-9223372036854775807LL - 1), "-9223372036854775808");
+    CHECK_TEXT(json_integer(0), "0");
+    CHECK_TEXT(json_integer(7), "7");
     CHECK_TEXT(json_real(0.5), "0.5");
     CHECK_TEXT(json_real(2000.0), "2000");
     CHECK_TEXT(json_real(1e21), "1e+21");
@@ -697,6 +767,13 @@ static void test_scalar_text(void)
     CHECK(intake_scalar_text(fits, small, sizeof small));
     CHECK_STR(small, "1Gi");
     json_decref(fits);
+    json_t *num = json_integer(-100);
+    CHECK(!intake_scalar_text(num, small, sizeof small)); /* four characters and the NUL */
+    json_decref(num);
+    num = json_integer(100);
+    CHECK(intake_scalar_text(num, small, sizeof small));
+    CHECK_STR(small, "100");
+    json_decref(num);
 
     /* YAML numbers come back as the text a quantity parser expects */
     struct parsed p;
@@ -716,7 +793,7 @@ static void test_scalar_text(void)
 TEST_MAIN(TEST_CASE(test_scalar_resolution), TEST_CASE(test_scalar_errors), TEST_CASE(test_unknown_tags),
           TEST_CASE(test_keys), TEST_CASE(test_duplicate_keys), TEST_CASE(test_positions),
           TEST_CASE(test_positions_count_characters), TEST_CASE(test_multi_document),
-          TEST_CASE(test_offsets_with_bom_and_crlf), TEST_CASE(test_root_must_be_container), TEST_CASE(test_empty_body),
+          TEST_CASE(test_offsets_with_bom_and_crlf), TEST_CASE(test_offsets_across_long_lines), TEST_CASE(test_text_is_utf8), TEST_CASE(test_root_must_be_container), TEST_CASE(test_empty_body),
           TEST_CASE(test_anchors_and_aliases), TEST_CASE(test_merge_keys), TEST_CASE(test_alias_bomb),
           TEST_CASE(test_depth_limit), TEST_CASE(test_yaml_syntax_errors), TEST_CASE(test_tabs),
           TEST_CASE(test_seed_bad_indentation), TEST_CASE(test_json), TEST_CASE(test_sniffing),

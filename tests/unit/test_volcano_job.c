@@ -723,6 +723,16 @@ static void requests_that_cannot_be_counted_are_refused(void)
                             &st);
     CHECK(job != NULL); /* 6Ei still fits */
     job_free(job);
+    /* the PodGroup minimum the annotation is checked against is such a sum too */
+    CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: big\n  annotations:\n"
+                "    caldera.io/pod-group-min-resources: '{\"memory\":\"16Ki\"}'\nspec:\n  tasks:\n"
+                "  - name: t\n    replicas: 2\n    template: {spec: {containers: [{name: c, command: [x], "
+                "resources: {requests: {memory: 4Ei}}}]}}\n",
+                &st) == NULL);
+    CHECK_INT(st.code, 422);
+    CHECK_INT(st.ncauses, 1);
+    CHECK_CONTAINS(st.message, "spec.tasks: Invalid value: the replicas' memory requests add up to more than Caldera "
+                               "can count");
     CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: d}\nspec:\n  tasks:\n"
                 "  - {name: a, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n"
                 "  - {name: b, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n"
