@@ -36,6 +36,7 @@ void ws_conn_established(struct ws_conn *c)
         s->conns->prev = c;
     s->conns = c;
     c->subscribed = true;
+    atomic_fetch_add(&s->subscribers, 1); /* before the first write, which reads what came meanwhile */
     metrics_websocket_subscribers_add(1);
     c->wants_write = true; /* whatever came since the handshake, or the catch-up from `since` */
     lws_callback_on_writable(c->wsi);
@@ -54,6 +55,7 @@ void ws_conn_closed(struct ws_conn *c)
         c->next->prev = c->prev;
     c->prev = c->next = NULL;
     c->subscribed = false;
+    atomic_fetch_sub(&s->subscribers, 1);
     metrics_websocket_subscribers_add(-1);
 }
 

@@ -65,6 +65,7 @@ struct ws_server {
     atomic_bool stopped;            /* the thread has left its loop */
     pthread_mutex_t wake_mu;        /* the hub's notify and ws_stop() */
     struct lws_context *wake;       /* what the notify wakes; NULL once stopping */
+    atomic_int subscribers;         /* established: while none, a publish wakes nobody (no syscall) */
     /* The WebSocket thread's own: */
     struct ws_conn *conns;
     uint64_t scanned;               /* the hub's items up to here were matched against the subscribers */

@@ -89,10 +89,13 @@ static void lws_log(int level, const char *line)
         log_warn("websocket: %s", text);
 }
 
-/* Runs on the store writer's thread after each publish: only wakes the service thread. */
+/* Runs on the store writer's thread after each publish: only wakes the service thread, and only when
+ * someone subscribes (a subscriber established after this check reads what came before it anyway). */
 static void wake(void *ctx)
 {
     struct ws_server *s = ctx;
+    if (atomic_load(&s->subscribers) == 0)
+        return;
     pthread_mutex_lock(&s->wake_mu);
     if (s->wake)
         lws_cancel_service(s->wake);
