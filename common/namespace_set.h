@@ -24,4 +24,14 @@ static inline bool namespace_set_has(const struct namespace_set *s, const char *
     return false;
 }
 
+/* Whether the set holds every namespace (a NULL set does): who may see what belongs to none, such as
+ * the events of cluster-scoped objects (queues, nodes, tokens, denials naming users). */
+static inline bool namespace_set_all(const struct namespace_set *s) { return !s || s->all; }
+
+/* Whether an event of namespace ns ("" for a cluster-scoped object) is for the set's eyes. */
+static inline bool namespace_set_sees_event(const struct namespace_set *s, const char *ns)
+{
+    return ns && *ns ? namespace_set_has(s, ns) : namespace_set_all(s);
+}
+
 #endif

@@ -26,9 +26,7 @@ struct page {
 static int add_event(void *ctx, const struct event_view *row)
 {
     struct page *p = ctx;
-    /* the caller's namespaces; events of cluster-scoped objects (queues, nodes, tokens, denials that
-     * name users) only for those who see every namespace */
-    if (*row->ns ? !namespace_set_has(p->visible, row->ns) : p->visible && !p->visible->all)
+    if (!namespace_set_sees_event(p->visible, row->ns))
         return 0;
     json_t *event = event_render(row);
     if (!event)

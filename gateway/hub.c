@@ -41,13 +41,22 @@ struct hub {
 
 static struct item *item_of(const struct hub_item *it) { return (struct item *)it; }
 
-static void item_free(struct item *it)
+/* Frees the item's watch objects and their lines (the lines array ends with NULL). */
+static void drop_objects(struct item *it)
 {
-    watch_objects_free(it->watch);
-    for (size_t i = 0; it->lines && it->line_lens && it->lines[i]; i++)
+    for (size_t i = 0; it->lines && it->lines[i]; i++)
         free(it->lines[i]);
     free(it->lines);
     free(it->line_lens);
+    it->lines = NULL;
+    it->line_lens = NULL;
+    watch_objects_free(it->watch);
+    it->watch = NULL;
+}
+
+static void item_free(struct item *it)
+{
+    drop_objects(it);
     free(atomic_load(&it->event_json));
     free(it);
 }
@@ -237,14 +246,7 @@ static struct item *item_from_entry(struct hub *h, struct journal_entry *e)
         it->pub.rendered = false; /* a stream that needs them catches up instead */
         log_warn("hub: out of memory serializing the objects of event %llu; watches miss them",
                  (unsigned long long)ev->seq);
-        for (size_t i = 0; it->lines && it->lines[i]; i++)
-            free(it->lines[i]);
-        free(it->lines);
-        free(it->line_lens);
-        it->lines = NULL;
-        it->line_lens = NULL;
-        watch_objects_free(it->watch);
-        it->watch = NULL;
+        drop_objects(it);
     }
     it->pub.objects = it->watch;
     return it;

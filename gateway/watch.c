@@ -13,17 +13,13 @@
 
 #define TOO_NEW_WAIT_MS 3000 /* a resourceVersion ahead of the hub may be committing: wait this long */
 
-bool watch_requested(const struct http_req *req)
-{
-    const char *v = http_query(req, "watch");
-    return v && (strcmp(v, "true") == 0 || strcmp(v, "1") == 0);
-}
-
 static bool flag(const struct http_req *req, const char *name)
 {
     const char *v = http_query(req, name);
     return v && (strcmp(v, "true") == 0 || strcmp(v, "1") == 0);
 }
+
+bool watch_requested(const struct http_req *req) { return flag(req, "watch"); }
 
 /* A non-negative integer parameter; absent leaves *out. Returns 0, or -1 with a 400 in st. */
 static int uint_param(const struct http_req *req, const char *name, uint64_t max, uint64_t *out,

@@ -39,9 +39,9 @@ static bool same(const char *a, const char *b) { return a && b && strcmp(a, b) =
 
 bool watch_may_see(const struct watch_stream *w, const char *ns, bool event)
 {
-    if (!ns || !*ns)
-        return !event || !w->visible || w->visible->all;
-    return namespace_set_has(w->visible, ns);
+    if (!event && (!ns || !*ns))
+        return true; /* cluster-scoped objects: their lists are readable by all */
+    return namespace_set_sees_event(w->visible, ns);
 }
 
 bool watch_shows_object(const struct watch_stream *w, const struct hub_item *it, const struct watch_object *o)
