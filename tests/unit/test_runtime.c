@@ -338,6 +338,34 @@ static void test_task_umask_and_no_new_privs(void)
     free(log);
 }
 
+/* Under the server's umask (077) the attempt's cgroup stays readable by its task (its limits, as a
+ * container reads them) and root's alone to write: nothing of it is the task's. */
+static void test_cgroup_is_readable_not_writable_by_the_task(void)
+{
+    SKIP_IF(geteuid() != 0, "needs root to switch users");
+    const struct cgroup_layout *L = cgroup_layout();
+    SKIP_IF(L->mode == CGROUP_NONE, "no writable cgroups here");
+    char *argv[] = {"sleep", "5", NULL};
+    mode_t old = umask(077);
+    struct task t;
+    task_init(&t, "cgmode", argv);
+    t.spec.uid = t.spec.gid = NOBODY;
+    int rc = task_start(&t);
+    umask(old);
+    REQUIRE(rc == 0);
+    for (int i = 0; i < L->count; i++) {
+        char path[1024];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", L->h[i].parent, t.cgroup);
+        CHECK(stat(path, &st) == 0 && st.st_uid == 0 && (st.st_mode & 07777) == 0755);
+        CHECK(stat(L->h[i].parent, &st) == 0 && st.st_uid == 0 && (st.st_mode & 0022) == 0);
+        snprintf(path, sizeof path, "%s/%s/cgroup.procs", L->h[i].parent, t.cgroup);
+        CHECK(stat(path, &st) == 0 && st.st_uid == 0 && (st.st_mode & 0022) == 0);
+    }
+    process_signal(&t.proc, SIGKILL);
+    CHECK(task_wait(&t, 5000));
+}
+
 static void test_ssh_dir_is_bound_for_the_task_only(void)
 {
     SKIP_IF(geteuid() != 0, "needs root for mount namespaces");
@@ -547,5 +575,6 @@ TEST_MAIN(TEST_CASE(test_started_describes_its_cgroup),
           TEST_CASE(test_not_root_refuses_another_uid),
           TEST_CASE(test_hosts_file_is_bound_for_the_task_only),
           TEST_CASE(test_ssh_dir_is_bound_for_the_task_only), TEST_CASE(test_task_umask_and_no_new_privs),
+          TEST_CASE(test_cgroup_is_readable_not_writable_by_the_task),
           TEST_CASE(test_exec_failures_are_sentences),
           TEST_CASE(test_spawn_rate))
