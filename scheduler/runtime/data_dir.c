@@ -51,46 +51,6 @@ static void take_file(int dir_fd, const char *name, mode_t mode, bool remove_oth
     }
 }
 
-static void take_logs(int logs_fd)
-{
-    int fd = dup(logs_fd);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
-        return;
-    }
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (!is_dot(e->d_name))
-            take_file(logs_fd, e->d_name, TASK_LOG_MODE, true);
-    closedir(d);
-}
-
-/* One jobs/<uid>: the server's; its logs the server's alone; its work directory its user's alone. */
-static void take_job(int jobs_fd, const char *name)
-{
-    int job_fd = take_dir(jobs_fd, name, TASK_TRAVERSE_MODE);
-    if (job_fd < 0)
-        return;
-    int logs_fd = take_dir(job_fd, "logs", TASK_PRIVATE_MODE);
-    if (logs_fd >= 0) {
-        take_logs(logs_fd);
-        close(logs_fd);
-    }
-    take_file(job_fd, "exits", TASK_LOG_MODE, true);
-    int fd = take_dir(job_fd, "volumes", TASK_TRAVERSE_MODE);
-    if (fd >= 0)
-        close(fd);
-    struct stat st;
-    fd = openat(job_fd, "work", DIR_FLAGS);
-    if (fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 077) && fchmod(fd, st.st_mode & 07700) != 0)
-        log_warn("data directory: cannot close jobs/%s/work to others: %s", name, strerror(errno));
-    if (fd >= 0)
-        close(fd);
-    close(job_fd);
-}
-
 /* Calls each(dir_fd, name) for every entry of dir_fd but . and ..; returns how many. */
 static int each_entry(int dir_fd, void (*each)(int, const char *))
 {
@@ -109,6 +69,32 @@ static int each_entry(int dir_fd, void (*each)(int, const char *))
         }
     closedir(d);
     return n;
+}
+
+static void take_log(int logs_fd, const char *name) { take_file(logs_fd, name, TASK_LOG_MODE, true); }
+
+/* One jobs/<uid>: the server's; its logs the server's alone; its work directory its user's alone. */
+static void take_job(int jobs_fd, const char *name)
+{
+    int job_fd = take_dir(jobs_fd, name, TASK_TRAVERSE_MODE);
+    if (job_fd < 0)
+        return;
+    int logs_fd = take_dir(job_fd, "logs", TASK_PRIVATE_MODE);
+    if (logs_fd >= 0) {
+        each_entry(logs_fd, take_log);
+        close(logs_fd);
+    }
+    take_file(job_fd, "exits", TASK_LOG_MODE, true);
+    int fd = take_dir(job_fd, "volumes", TASK_TRAVERSE_MODE);
+    if (fd >= 0)
+        close(fd);
+    struct stat st;
+    fd = openat(job_fd, "work", DIR_FLAGS);
+    if (fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 077) && fchmod(fd, st.st_mode & 07700) != 0)
+        log_warn("data directory: cannot close jobs/%s/work to others: %s", name, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    close(job_fd);
 }
 
 static void take_namespace_volumes(int volumes_fd, const char *name)
