@@ -474,8 +474,11 @@ static void an_older_layout_is_taken_back_at_start(void)
     CHECK_MODE(logs, 0, 0700);
     CHECK_MODE(log_path, 0, 0600);
     CHECK_MODE(work, 1001, 0700);
-    snprintf(path, sizeof path, "%s/caldera.db", d);
-    CHECK_MODE(path, 0, 0600);
+    static const char *const db_files[] = {"caldera.db", "caldera.db-wal", "caldera.db-shm"};
+    for (size_t i = 0; i < sizeof db_files / sizeof db_files[0]; i++) { /* SQLite gives -wal, -shm the db's mode */
+        snprintf(path, sizeof path, "%s/%s", d, db_files[i]);
+        CHECK_MODE(path, 0, 0600);
+    }
     snprintf(path, sizeof path, "%s/evil.9.log", logs);
     CHECK(access(path, F_OK) != 0 && errno == ENOENT);
     snprintf(path, sizeof path, "%s/hard.9.log", logs);
