@@ -187,6 +187,8 @@ static int empty_dir(struct removal *r, int dir_fd, int depth)
             continue;
         }
         int child = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (child < 0 && (errno == ELOOP || errno == ENOTDIR) && unlinkat(dirfd(d), name, 0) == 0)
+            continue; /* swapped for a link or a file meanwhile: that goes, and only that */
         struct stat st;
         if (child < 0 || fstat(child, &st) != 0 || st.st_dev != r->dev) {
             err = child < 0 ? errno : EXDEV;

@@ -3,10 +3,12 @@
 #include "scheduler/runtime/data_dir.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -104,6 +106,25 @@ static void take_namespace_volumes(int volumes_fd, const char *name)
         close(fd);
 }
 
+/* Tasks of other users enter their work directories by path, as themselves: every directory above the
+ * data directory must let others pass. Says which one does not. */
+static void check_ancestors(const char *data_dir)
+{
+    char path[4096];
+    if (geteuid() != 0 || !realpath(data_dir, path))
+        return;
+    for (char *slash = strrchr(path, '/'); slash; slash = strrchr(path, '/')) {
+        *slash = '\0';
+        const char *dir = path[0] ? path : "/";
+        struct stat st;
+        if (stat(dir, &st) == 0 && !(st.st_mode & S_IXOTH)) {
+            log_warn("data directory: %s lets no other user pass (mode %o): tasks that run as another user cannot "
+                     "enter their work directories", dir, (unsigned)(st.st_mode & 07777));
+            return;
+        }
+    }
+}
+
 int data_dir_secure(const char *data_dir, char *why, size_t why_len)
 {
     int dir_fd = open(data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -115,6 +136,7 @@ int data_dir_secure(const char *data_dir, char *why, size_t why_len)
         return -1;
     }
     bool secured = (st.st_mode & 07777) == TASK_TRAVERSE_MODE && st.st_uid == geteuid();
+    check_ancestors(data_dir);
     for (int i = 0; private_files[i]; i++)
         take_file(dir_fd, private_files[i], 0600, false);
     /* Nothing is made here: a start the store then refuses leaves the directory as it found it. */
