@@ -222,6 +222,14 @@ int remove_tree(const char *path)
         close(fd);
         return -1;
     }
+    /* Closed to other users first: nobody reaches into it by path while it goes (a task of the same
+     * user in another job could otherwise keep adding to it). */
+    if (st.st_uid == geteuid() && (st.st_mode & 077) && fchmod(fd, 0700) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
     struct removal r = {.top_fd = fd, .dev = st.st_dev};
     int rc = 0;
     for (int passes = 0; rc == 0 && (passes == 0 || r.moved > 0); passes++) {

@@ -15,7 +15,8 @@ int read_file(const char *path, size_t max_len, char **data, size_t *len);
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 /* Removes a directory tree without ever following a symbolic link inside it (names are taken
  * relative to their directory's descriptor, directories opened O_NOFOLLOW) or entering another
- * file system mounted inside it; a path that is a file or a link is removed itself. Returns 0, or
+ * file system mounted inside it; a path that is a file or a link is removed itself. A top directory
+ * of the caller's is first made 0700, so nobody reaches into the tree while it goes. Returns 0, or
  * -1 with errno set (a missing path is success). */
 int remove_tree(const char *path);
 
