@@ -95,19 +95,20 @@ int dir_open_own(const char *path, mode_t mode, mode_t parent_mode)
 
 /* What the server may append to: its own regular file, one link (a hard link someone made to it, or
  * theirs to another file, has two). */
-static bool own_single_file(int fd)
+static bool own_single_file(int fd, struct stat *st)
 {
-    struct stat st;
-    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_uid == geteuid();
+    return fstat(fd, st) == 0 && S_ISREG(st->st_mode) && st->st_nlink == 1 && st->st_uid == geteuid();
 }
 
 int file_open_append_at(int dir_fd, const char *name, mode_t mode)
 {
     for (int tries = 0;; tries++) {
         int fd = openat(dir_fd, name, APPEND_FLAGS, mode);
-        if (fd >= 0 && own_single_file(fd)) {
+        struct stat st;
+        if (fd >= 0 && own_single_file(fd, &st)) {
             int flags = fcntl(fd, F_GETFL);
-            if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 || fd_give(fd, FS_KEEP_ID, FS_KEEP_ID, mode) != 0) {
+            if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ||
+                ((st.st_mode & 07777) != mode && fchmod(fd, mode) != 0)) {
                 int err = errno;
                 close(fd);
                 errno = err;
