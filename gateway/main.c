@@ -7,6 +7,7 @@
 #include <math.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "gateway/router.h"
 #include "gateway/ws.h"
 #include "scheduler/core.h"
+#include "scheduler/runtime/data_dir.h"
 #include "scheduler/runtime/process.h"
 #include "store/store.h"
 
@@ -562,8 +564,12 @@ static int make_auth(const struct options *o, struct core *core, struct store *s
 static int run(const struct options *o)
 {
     char err[512] = "", db_path[4096];
-    if (mkdir_p(o->data_dir, 0755) != 0) {
+    if (mkdir_p(o->data_dir, 0711) != 0) {
         log_error("cannot create the data directory %s: %s", o->data_dir, strerror(errno));
+        return 1;
+    }
+    if (data_dir_secure(o->data_dir, err, sizeof err) != 0) {
+        log_error("%s", err);
         return 1;
     }
     process_runtime_init(); /* logs once when tasks must run without cgroup limits */
@@ -645,6 +651,7 @@ int main(int argc, char **argv)
         cors_origins_free(&o.cors);
         return rc > 0 ? 0 : 2;
     }
+    umask(077); /* the server's files are its own; tasks get 022 back (spawn.c) */
     block_signals();
     raise_open_file_limit();
     json_object_seed(0); /* seed Jansson's hashing once, before any thread uses it */

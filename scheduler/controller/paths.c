@@ -1,7 +1,8 @@
 /* Where a job's files live under the data directory: jobs/<uid>/work (its working directory and
- * HOME), jobs/<uid>/logs/<pod>.<attempt>.log (no directory per pod: a mkdir costs more than the
- * task it logs) and jobs/<uid>/exits (the supervisors' status lines). By uid, so a reused job name
- * never mixes files. Also the name of an attempt's cgroup. */
+ * HOME, the task's), jobs/<uid>/logs/<pod>.<attempt>.log (no directory per pod: a mkdir costs more
+ * than the task it logs; logs/ and the logs are the server's alone) and jobs/<uid>/exits (the
+ * supervisors' status lines, the server's). By uid, so a reused job name never mixes files. Also the
+ * name of an attempt's cgroup. */
 #include <stdio.h>
 
 #include "scheduler/controller/controller.h"

@@ -11,6 +11,7 @@
 #define CGROUP_MAX_HIERARCHIES 4
 #define CGROUP_NAME_MAX 200
 #define CGROUP_PATH_MAX 512
+#define CGROUP_DIR_MODE 0755 /* tasks read their limits; only root writes them (nothing is given to a task) */
 
 enum cgroup_mode { CGROUP_NONE, CGROUP_V1, CGROUP_V2 };
 

@@ -35,13 +35,22 @@ static void attempt_dir(const struct cgroup_hierarchy *h, const char *name, char
     snprintf(out, len, "%s/%s", h->parent, name);
 }
 
+/* A cgroup directory readable by its tasks (they may read their own limits, as in a container) whatever
+ * the server's umask (077); its files stay root's to write. */
+static int make_cgroup_dir(const char *dir)
+{
+    if (mkdir(dir, CGROUP_DIR_MODE) != 0)
+        return -1;
+    return chmod(dir, CGROUP_DIR_MODE);
+}
+
 /* The intermediate directories of dir (those below caldera/), v2 with the controllers enabled for
  * their children. */
 static int make_intermediates(const struct cgroup_layout *L, const struct cgroup_hierarchy *h, char *dir)
 {
     for (char *p = dir + strlen(h->parent) + 1; (p = strchr(p, '/')); *p++ = '/') {
         *p = '\0';
-        if (mkdir(dir, 0755) == 0) {
+        if (make_cgroup_dir(dir) == 0) {
             if (L->mode == CGROUP_V2 && cgroup_enable_controllers(dir, h->controllers) != 0) {
                 int err = errno;
                 rmdir(dir);
@@ -59,19 +68,19 @@ static int make_intermediates(const struct cgroup_layout *L, const struct cgroup
 
 static int make_dirs(const struct cgroup_layout *L, const struct cgroup_hierarchy *h, char *dir)
 {
-    if (mkdir(dir, 0755) == 0) /* the usual case: the job's directory exists already */
+    if (make_cgroup_dir(dir) == 0) /* the usual case: the job's directory exists already */
         return 0;
     if (errno == ENOENT) {
         if (make_intermediates(L, h, dir) != 0)
             return -1;
-        return mkdir(dir, 0755);
+        return make_cgroup_dir(dir);
     }
     if (errno != EEXIST)
         return -1;
     /* Left by an earlier run under the same name: start clean (EBUSY if something still runs in it). */
     if (rmdir(dir) != 0)
         return -1;
-    return mkdir(dir, 0755);
+    return make_cgroup_dir(dir);
 }
 
 static int set_limits(const struct cgroup_layout *L, const struct cgroup_hierarchy *h, const char *dir,

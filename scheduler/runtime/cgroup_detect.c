@@ -55,7 +55,8 @@ static int make_parent(const char *parent, char *detail, size_t len)
 {
     char procs[CGROUP_PATH_MAX];
     snprintf(procs, sizeof procs, "%s/cgroup.procs", parent);
-    if ((mkdir(parent, 0755) != 0 && errno != EEXIST) || access(procs, W_OK) != 0) {
+    bool made = mkdir(parent, CGROUP_DIR_MODE) == 0;
+    if ((!made && errno != EEXIST) || (made && chmod(parent, CGROUP_DIR_MODE) != 0) || access(procs, W_OK) != 0) {
         snprintf(detail, len, "%s: %s", parent, strerror(errno));
         return -1;
     }

@@ -165,8 +165,14 @@ static void describe_failure(const struct spawn_failure *f, const struct spawn_r
     case SPAWN_EXITS_FD:
         snprintf(why, why_len, "cannot hand %s to the task's supervisor: %s", spec->exits_path, err);
         break;
-    case SPAWN_CHDIR:
-        snprintf(why, why_len, "cannot change to workingDir %s: %s", spec->chdir_to, err);
+    case SPAWN_CHDIR: /* as the task's user: a directory it may not enter is refused */
+        if (f->err == ENOENT)
+            snprintf(why, why_len, "workingDir %s does not exist on this node", spec->chdir_to);
+        else
+            snprintf(why, why_len, "cannot change to workingDir %s: %s", spec->chdir_to, err);
+        break;
+    case SPAWN_NO_NEW_PRIVS:
+        snprintf(why, why_len, "cannot keep the task from gaining privileges through exec: %s", err);
         break;
     case SPAWN_SETGROUPS:
     case SPAWN_SETGID:
@@ -204,6 +210,7 @@ struct prepared {
     char ssh_target[4096];
     char cgroup[CGROUP_NAME_MAX];
     int log_fd, exits_fd;
+    struct task_dirs dirs;
     struct cgroup_join join;
     bool isolate;
     int nbinds;            /* volumes bound at their mount paths */
@@ -218,6 +225,7 @@ static void release_prepared(struct prepared *pp)
         close(pp->log_fd);
     if (pp->exits_fd >= 0)
         close(pp->exits_fd);
+    task_dirs_close(&pp->dirs);
     free(pp->argv);
     pp->log_fd = pp->exits_fd = -1;
     pp->argv = NULL;
@@ -229,7 +237,7 @@ static int wrap_in_supervisor(const struct attempt_spec *spec, struct prepared *
 {
     if (!shim_path[0] || !spec->exits_path || !spec->pod)
         return 0;
-    pp->exits_fd = open(spec->exits_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    pp->exits_fd = task_open_exits(spec, &pp->dirs);
     if (pp->exits_fd < 0) {
         log_warn("cannot open %s for the task's supervisor (%s): %s runs unsupervised", spec->exits_path,
                  strerror(errno), spec->pod);
@@ -254,6 +262,7 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
 {
     bool switch_user = root && (spec->uid >= 0 || spec->gid >= 0);
     pp->log_fd = pp->exits_fd = -1;
+    pp->dirs = (struct task_dirs){-1, -1};
     pp->argv = NULL;
     pp->join.count = 0;
     pp->cgroup[0] = '\0';
@@ -263,10 +272,14 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
         snprintf(why, why_len, "a pod may have at most %d volumes", ATTEMPT_VOLUMES_MAX);
         return -1;
     }
-    if (check_identity(spec, root, why, why_len) != 0 || task_prepare_dirs(spec, switch_user, why, why_len) != 0 ||
-        task_prepare_volumes(spec, switch_user, binds, &pp->nbinds, why, why_len) != 0 ||
-        task_resolve_command(spec->argv[0], spec->envp, pp->exe, sizeof pp->exe, why, why_len) != 0)
+    if (check_identity(spec, root, why, why_len) != 0 ||
+        task_prepare_dirs(spec, switch_user, &pp->dirs, why, why_len) != 0)
         return -1;
+    if (task_prepare_volumes(spec, switch_user, binds, &pp->nbinds, why, why_len) != 0 ||
+        task_resolve_command(spec->argv[0], spec->envp, pp->exe, sizeof pp->exe, why, why_len) != 0) {
+        release_prepared(pp);
+        return -1;
+    }
     if (!mount_namespaces)
         pp->nbinds = 0; /* the variables still name the directories */
     for (int i = 0; i < pp->nbinds; i++) {
@@ -274,11 +287,12 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
         pp->bind_targets[i] = spec->volume_targets[binds[i]];
     }
     pp->isolate = (spec->hosts_file || spec->ssh_dir || pp->nbinds > 0) && mount_namespaces;
-    if (pp->isolate && spec->ssh_dir &&
-        task_ssh_target(spec->uid, spec->gid, pp->ssh_target, sizeof pp->ssh_target, why, why_len) != 0)
+    if ((pp->isolate && spec->ssh_dir &&
+         task_ssh_target(spec->uid, spec->gid, pp->ssh_target, sizeof pp->ssh_target, why, why_len) != 0) ||
+        (pp->log_fd = task_open_log(spec, &pp->dirs, why, why_len)) < 0) {
+        release_prepared(pp);
         return -1;
-    if ((pp->log_fd = task_open_log(spec, switch_user, why, why_len)) < 0)
-        return -1;
+    }
     if (wrap_in_supervisor(spec, pp) != 0) {
         snprintf(why, why_len, "out of memory");
         release_prepared(pp);

@@ -24,6 +24,10 @@
 #define SHARDS 16
 #define PER_SHARD 32 /* consecutive spares share a shard */
 #define REFILL_NICE 10
+/* Spares are the server's alone: a file becomes a log, a directory a job's (tasks pass through it). */
+#define SPARE_FILE_MODE 0600
+#define SPARE_DIR_MODE 0711
+#define SPARE_SUBDIR_MODE 0700
 
 /* A FIFO of spare numbers. */
 struct stack {
@@ -70,18 +74,23 @@ static bool make_spare(bool dir, unsigned long n)
     char path[4200];
     spare_path(dir, n, path, sizeof path);
     if (!dir) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, SPARE_FILE_MODE);
         if (fd < 0)
             return false;
         close(fd);
         return true;
     }
-    if (mkdir(path, 0755) != 0)
+    /* the umask (077) would make it 0700: the mode is set exactly */
+    if (mkdir(path, SPARE_DIR_MODE) != 0)
         return false;
+    if (chmod(path, SPARE_DIR_MODE) != 0) {
+        rmdir(path);
+        return false;
+    }
     for (int i = 0; pool.subdirs[i]; i++) {
         char sub[4300];
         snprintf(sub, sizeof sub, "%s/%s", path, pool.subdirs[i]);
-        if (mkdir(sub, 0755) != 0) {
+        if (mkdir(sub, SPARE_SUBDIR_MODE) != 0) {
             remove_tree(path);
             return false;
         }
@@ -89,7 +98,7 @@ static bool make_spare(bool dir, unsigned long n)
     for (int i = 0; pool.dir_files[i]; i++) {
         char file[4300];
         snprintf(file, sizeof file, "%s/%s", path, pool.dir_files[i]);
-        int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, SPARE_FILE_MODE);
         if (fd < 0) {
             remove_tree(path);
             return false;
@@ -167,7 +176,7 @@ static void adopt_existing(void)
 int spare_files_start(const char *dir, int nfiles, int ndirs, const char *const *subdirs, const char *const *dir_files)
 {
     pthread_mutex_lock(&pool.mu);
-    if (pool.running || mkdir_p(dir, 0755) != 0) {
+    if (pool.running || mkdir_p(dir, 0700) != 0) {
         pthread_mutex_unlock(&pool.mu);
         return -1;
     }
@@ -175,7 +184,7 @@ int spare_files_start(const char *dir, int nfiles, int ndirs, const char *const 
     for (int shard = 0; shard < SHARDS; shard++) {
         char sdir[4200];
         snprintf(sdir, sizeof sdir, "%s/%d", dir, shard);
-        if (mkdir(sdir, 0755) != 0 && errno != EEXIST) {
+        if (mkdir(sdir, 0700) != 0 && errno != EEXIST) {
             pthread_mutex_unlock(&pool.mu);
             return -1;
         }
@@ -211,7 +220,7 @@ void spare_files_stop(void)
     pthread_mutex_unlock(&pool.mu);
 }
 
-static int take(struct stack *s, bool dir, const char *path)
+static int take(struct stack *s, bool dir, int dir_fd, const char *path)
 {
     pthread_mutex_lock(&pool.mu);
     if (!pool.running || s->count == 0) {
@@ -223,7 +232,7 @@ static int take(struct stack *s, bool dir, const char *path)
     pthread_mutex_unlock(&pool.mu);
     char from[4200];
     spare_path(dir, n, from, sizeof from);
-    if (renameat2(AT_FDCWD, from, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+    if (renameat2(AT_FDCWD, from, dir_fd, path, RENAME_NOREPLACE) == 0)
         return 0;
     int err = errno;
     if (err == EEXIST || (err == ENOENT && access(from, F_OK) == 0)) { /* path there, or its directory missing */
@@ -234,5 +243,6 @@ static int take(struct stack *s, bool dir, const char *path)
     return -1;
 }
 
-int spare_take_file(const char *path) { return take(&pool.files, false, path); }
-int spare_take_dir(const char *path) { return take(&pool.dirs, true, path); }
+int spare_take_file(const char *path) { return take(&pool.files, false, AT_FDCWD, path); }
+int spare_take_file_at(int dir_fd, const char *name) { return take(&pool.files, false, dir_fd, name); }
+int spare_take_dir(const char *path) { return take(&pool.dirs, true, AT_FDCWD, path); }

@@ -7,9 +7,10 @@
 
 #include <stdbool.h>
 
-/* Starts the stock in dir (created if missing; spares left there by an earlier run are used):
- * nfiles empty files and ndirs directories, each holding the subdirectories listed in subdirs and
- * the empty files listed in dir_files (NULL-terminated, may be NULL). A spare directory an earlier
+/* Starts the stock in dir (created 0700 if missing; spares left there by an earlier run are used):
+ * nfiles empty files (0600) and ndirs directories (0711), each holding the subdirectories (0700)
+ * listed in subdirs and the empty files (0600) listed in dir_files (NULL-terminated, may be NULL),
+ * all the server's: a rename moves them into place as they are. A spare directory an earlier
  * run made with other contents is still used: whoever takes one creates what it misses anyway.
  * Without a call, the takes below always fail. Returns 0 or -1. */
 int spare_files_start(const char *dir, int nfiles, int ndirs, const char *const *subdirs, const char *const *dir_files);
@@ -18,6 +19,8 @@ void spare_files_stop(void);
 /* Renames a spare file to path, which must not exist yet (it is never replaced). Returns 0, or -1
  * when the stock is empty or path exists: the caller then creates it itself. */
 int spare_take_file(const char *path);
+/* The same beneath a directory descriptor: name in dir_fd, never through a link in the path. */
+int spare_take_file_at(int dir_fd, const char *name);
 /* The same for a spare directory (with its subdirectories). */
 int spare_take_dir(const char *path);
 

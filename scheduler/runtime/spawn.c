@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -150,10 +151,17 @@ CHILD_CODE static int child_main(void *arg)
     if (r->hosts_file || r->ssh_dir || r->bind_count > 0)
         child_isolate(f, r);
     child_redirect(f, r);
-    if (syscall(SYS_chdir, r->chdir_to) != 0)
-        child_fail(f, SPAWN_CHDIR, 0);
     if (r->switch_user)
         child_switch_user(f, r);
+    /* A task whose mounts differ from the node's (a volume bound where it chose, over /etc say) must
+     * not run a set-user-id program against them. */
+    if (r->switch_user && (r->hosts_file || r->ssh_dir || r->bind_count > 0) &&
+        syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        child_fail(f, SPAWN_NO_NEW_PRIVS, 0);
+    /* As the task's user: it cannot start in a directory it may not enter. */
+    if (syscall(SYS_chdir, r->chdir_to) != 0)
+        child_fail(f, SPAWN_CHDIR, 0);
+    syscall(SYS_umask, 022); /* the server's is 077; tasks get the usual one */
     child_reset_signals(f, r->exits_fd >= 0);
     syscall(SYS_execve, r->path, r->argv, r->envp);
     child_fail(f, SPAWN_EXEC, 0);

@@ -1,5 +1,5 @@
-/* The spawner: clone(CLONE_VM | CLONE_VFORK) onto a stack of its own, as posix_spawn does, with a
- * child that joins its cgroups, isolates its mounts and switches user before exec (raw syscalls). */
+/* The spawner: clone(CLONE_VM | CLONE_VFORK) onto a stack of its own, as posix_spawn does, with a child
+ * that joins its cgroups, isolates its mounts, switches user, then changes directory (raw syscalls). */
 #ifndef CALDERA_RUNTIME_SPAWN_H
 #define CALDERA_RUNTIME_SPAWN_H
 
@@ -21,10 +21,11 @@ enum spawn_step {
     SPAWN_STDIN,
     SPAWN_STDOUT,
     SPAWN_EXITS_FD,
-    SPAWN_CHDIR,
     SPAWN_SETGROUPS,
     SPAWN_SETGID,
     SPAWN_SETUID,
+    SPAWN_NO_NEW_PRIVS,
+    SPAWN_CHDIR,
     SPAWN_SIGNALS,
     SPAWN_EXEC,
 };

@@ -456,6 +456,39 @@ static void ssh_key_pair_and_config_as_volcano_lays_them_out(void)
     job_free(job);
 }
 
+/* Tasks that all run as one user (the token's, under --auth) can read the keys bound over their ~/.ssh:
+ * the files are theirs (0600), the directory stays the server's (0711), so none can be replaced. */
+static void ssh_keys_are_the_tasks_user_to_read(void)
+{
+    SKIP_IF(geteuid() != 0, "needs root to give files to uid 1001");
+    struct api_status st;
+    struct job *job = make_job("j", "{ssh: []}", "a:1 b:1", &st);
+    REQUIRE(job);
+    for (int t = 0; t < job->ntasks; t++) {
+        job->tasks[t].run_as_uid = 1001;
+        job->tasks[t].run_as_gid = 1001;
+    }
+    char *dir = make_tmpdir(), why[256];
+    REQUIRE(dir);
+    REQUIRE(job_plugins_prepare(job, dir, why, sizeof why) == 0);
+    char ssh[1100];
+    snprintf(ssh, sizeof ssh, "%s/ssh", dir);
+    struct stat sb;
+    CHECK(stat(ssh, &sb) == 0 && sb.st_uid == 0 && (sb.st_mode & 07777) == 0711);
+    const char *const files[] = {"id_rsa", "id_rsa.pub", "authorized_keys", "config"};
+    for (size_t i = 0; i < 4; i++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", ssh, files[i]);
+        CHECK(lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == 1001 && (sb.st_mode & 07777) == 0600);
+    }
+    /* tasks of two users: the server's, as before */
+    job->tasks[1].run_as_uid = 1002;
+    REQUIRE(job_plugins_prepare(job, dir, why, sizeof why) == 0);
+    CHECK(stat(ssh, &sb) == 0 && (sb.st_mode & 07777) == 0700);
+    drop_tmpdir(dir);
+    job_free(job);
+}
+
 static void ssh_user_keys_are_written_as_given(void)
 {
     struct api_status st;
@@ -718,7 +751,7 @@ static void frameworks_share_the_block_without_overlap(void)
     job_free(job);
 }
 
-TEST_MAIN(TEST_CASE(unknown_plugin_is_refused_with_the_supported_list),
+TEST_MAIN(TEST_CASE(unknown_plugin_is_refused_with_the_supported_list), TEST_CASE(ssh_keys_are_the_tasks_user_to_read),
           TEST_CASE(bad_arguments_are_refused_with_their_path),
           TEST_CASE(volcano_argument_forms_are_accepted),
           TEST_CASE(framework_tasks_must_exist),

@@ -257,8 +257,9 @@ static void test_runs_as_nobody_in_its_own_work_dir(void)
     snprintf(made, sizeof made, "%s/made-by-task", t.work);
     struct stat st;
     CHECK(stat(made, &st) == 0 && st.st_uid == NOBODY && st.st_gid == NOBODY);
-    CHECK(stat(t.work, &st) == 0 && st.st_uid == NOBODY);
-    CHECK(stat(t.log, &st) == 0 && st.st_uid == NOBODY);
+    CHECK(stat(t.work, &st) == 0 && st.st_uid == NOBODY && (st.st_mode & 07777) == 0700);
+    /* the log is the server's: the task writes it through the descriptor it was given */
+    CHECK(stat(t.log, &st) == 0 && st.st_uid == 0 && (st.st_mode & 07777) == 0600);
 }
 
 static void test_not_root_refuses_another_uid(void)
@@ -310,6 +311,59 @@ static void test_hosts_file_is_bound_for_the_task_only(void)
     REQUIRE(read_file("/etc/hosts", 1 << 20, &own, NULL) == 0);
     CHECK(!strstr(own, "foo-bar-0.foo"));
     free(own);
+}
+
+/* The server runs with umask 077; its tasks get the usual 022. One whose mounts differ from the node's
+ * (a bound file) runs with no_new_privs: no set-user-id program runs against its mounts as root. */
+static void test_task_umask_and_no_new_privs(void)
+{
+    SKIP_IF(geteuid() != 0, "needs root for mount namespaces and to switch users");
+    char hosts[512];
+    snprintf(hosts, sizeof hosts, "%s/hosts-nnp.txt", task_root());
+    write_text(hosts, "127.0.0.1 localhost\n", 0644);
+    char *argv[] = {"sh", "-c", "umask; grep NoNewPrivs /proc/self/status", NULL};
+    mode_t old = umask(077);
+    struct task t;
+    task_init(&t, "nnp", argv);
+    t.spec.hosts_file = hosts;
+    t.spec.uid = t.spec.gid = NOBODY;
+    int rc = task_start(&t);
+    umask(old);
+    if (rc != 0)
+        test_fail(__FILE__, __LINE__, "start: %s", t.why);
+    REQUIRE(rc == 0);
+    REQUIRE(task_wait(&t, 5000));
+    char *log = task_log(&t);
+    CHECK_STR(log, "0022\nNoNewPrivs:\t1\n");
+    free(log);
+}
+
+/* Under the server's umask (077) the attempt's cgroup stays readable by its task (its limits, as a
+ * container reads them) and root's alone to write: nothing of it is the task's. */
+static void test_cgroup_is_readable_not_writable_by_the_task(void)
+{
+    SKIP_IF(geteuid() != 0, "needs root to switch users");
+    const struct cgroup_layout *L = cgroup_layout();
+    SKIP_IF(L->mode == CGROUP_NONE, "no writable cgroups here");
+    char *argv[] = {"sleep", "5", NULL};
+    mode_t old = umask(077);
+    struct task t;
+    task_init(&t, "cgmode", argv);
+    t.spec.uid = t.spec.gid = NOBODY;
+    int rc = task_start(&t);
+    umask(old);
+    REQUIRE(rc == 0);
+    for (int i = 0; i < L->count; i++) {
+        char path[1024];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", L->h[i].parent, t.cgroup);
+        CHECK(stat(path, &st) == 0 && st.st_uid == 0 && (st.st_mode & 07777) == 0755);
+        CHECK(stat(L->h[i].parent, &st) == 0 && st.st_uid == 0 && (st.st_mode & 0022) == 0);
+        snprintf(path, sizeof path, "%s/%s/cgroup.procs", L->h[i].parent, t.cgroup);
+        CHECK(stat(path, &st) == 0 && st.st_uid == 0 && (st.st_mode & 0022) == 0);
+    }
+    process_signal(&t.proc, SIGKILL);
+    CHECK(task_wait(&t, 5000));
 }
 
 static void test_ssh_dir_is_bound_for_the_task_only(void)
@@ -405,6 +459,12 @@ static void test_exec_failures_are_sentences(void)
         char *root_only_argv[] = {root_only, NULL};
         snprintf(why, sizeof why, "exec: \"%s\": Permission denied", root_only);
         expect_exec_failure("rootonly", root_only_argv, NOBODY, EACCES, why);
+        /* The workingDir is entered as the task's user: a root-only directory is refused to it. */
+        char closed[512];
+        snprintf(closed, sizeof closed, "%s/root-only-dir", task_root());
+        REQUIRE(mkdir(closed, 0700) == 0 || errno == EEXIST);
+        snprintf(why, sizeof why, "cannot change to workingDir %s: Permission denied", closed);
+        expect_start_failure("closeddir", true_argv, closed, NOBODY, why);
     }
     CHECK(!task_cgroup_left(task_job()));
 }
@@ -422,6 +482,9 @@ static void test_spawn_rate(void)
         snprintf(name, sizeof name, "rate%d", i % 4);
         struct task t;
         task_init(&t, name, argv);
+        /* a cgroup name of its own, as every attempt has: a reused one can meet the cleaner still
+         * removing its namesake (ENODEV at the join) */
+        snprintf(t.cgroup, sizeof t.cgroup, "%s/rate-%d.1", task_job(), i);
         if (task_start(&t) == 0 && task_wait(&t, 5000))
             ok++;
     }
@@ -514,6 +577,7 @@ TEST_MAIN(TEST_CASE(test_started_describes_its_cgroup),
           TEST_CASE(test_runs_as_nobody_in_its_own_work_dir),
           TEST_CASE(test_not_root_refuses_another_uid),
           TEST_CASE(test_hosts_file_is_bound_for_the_task_only),
-          TEST_CASE(test_ssh_dir_is_bound_for_the_task_only),
+          TEST_CASE(test_ssh_dir_is_bound_for_the_task_only), TEST_CASE(test_task_umask_and_no_new_privs),
+          TEST_CASE(test_cgroup_is_readable_not_writable_by_the_task),
           TEST_CASE(test_exec_failures_are_sentences),
           TEST_CASE(test_spawn_rate))

@@ -1,5 +1,6 @@
 /* The spare stock: files and directories made ahead, renamed into place, never over an existing
  * path, refilled after takes, and read back by a later start. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,12 @@ static bool exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+static int mode_of(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
 }
 
 /* Waits (bounded) until a take succeeds: the refiller makes spares in the background. */
@@ -38,6 +45,7 @@ static void setup(void)
 static void files_and_dirs_are_renamed_into_place(void)
 {
     setup();
+    mode_t old_umask = umask(077); /* the server's: spares still get their modes */
     char spare[128], path[256];
     snprintf(spare, sizeof spare, "%s/spare", root);
     static const char *const subdirs[] = {"work", "logs", NULL};
@@ -45,6 +53,8 @@ static void files_and_dirs_are_renamed_into_place(void)
     snprintf(path, sizeof path, "%s/a.log", root);
     CHECK_INT(take_file_soon(path), 0);
     CHECK(exists(path));
+    CHECK_INT(mode_of(path), 0600); /* the server's alone: a file becomes a log */
+    CHECK_INT(mode_of(spare), 0700);
     /* an existing path is never replaced */
     FILE *f = fopen(path, "w");
     REQUIRE(f);
@@ -61,10 +71,22 @@ static void files_and_dirs_are_renamed_into_place(void)
     for (int i = 0; i < 200 && rc != 0; i++, usleep(5000))
         rc = spare_take_dir(path);
     CHECK_INT(rc, 0);
+    CHECK_INT(mode_of(path), 0711); /* a job's directory: tasks pass through to their work directory */
     snprintf(path, sizeof path, "%s/job/work", root);
-    CHECK(exists(path));
+    CHECK_INT(mode_of(path), 0700);
     snprintf(path, sizeof path, "%s/job/logs", root);
-    CHECK(exists(path));
+    CHECK_INT(mode_of(path), 0700);
+    /* beneath a directory descriptor */
+    snprintf(path, sizeof path, "%s/job/logs", root);
+    int logs_fd = open(path, O_RDONLY | O_DIRECTORY);
+    REQUIRE(logs_fd >= 0);
+    rc = -1;
+    for (int i = 0; i < 200 && rc != 0; i++, usleep(5000))
+        rc = spare_take_file_at(logs_fd, "p.1.log");
+    CHECK_INT(rc, 0);
+    close(logs_fd);
+    snprintf(path, sizeof path, "%s/job/logs/p.1.log", root);
+    CHECK_INT(mode_of(path), 0600);
     /* a missing parent directory keeps the spare for the next take */
     snprintf(path, sizeof path, "%s/nowhere/b.log", root);
     CHECK_INT(spare_take_file(path), -1);
@@ -80,6 +102,7 @@ static void files_and_dirs_are_renamed_into_place(void)
     snprintf(path, sizeof path, "%s/after.log", root);
     CHECK_INT(take_file_soon(path), 0);
     spare_files_stop();
+    umask(old_umask);
     remove_tree(root);
 }
 

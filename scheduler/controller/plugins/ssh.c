@@ -1,11 +1,13 @@
 /* Volcano's ssh plugin: one RSA 2048 key pair per job (or the user's, from --ssh-private-key), laid out as
  * Volcano's Secret is: id_rsa, id_rsa.pub, authorized_keys and config, all 0600, in <job dir>/ssh. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -196,6 +198,32 @@ static int ensure_key_pair(const struct plugin_config *cfg, const char *dir, cha
     return rc;
 }
 
+/* The files are bound read-only over the task's ~/.ssh. When every task runs as one user (the token's,
+ * under --auth) they are that user's to read (0600), in a directory that stays the server's (0711:
+ * passed through, never listed or written), so the task can neither replace them nor read another
+ * job's. Tasks of several users, or of the server's, leave them the server's (0700). */
+static int give_to_tasks_user(const struct job *job, const char *dir, char *why, size_t why_len)
+{
+    int32_t uid = job->ntasks > 0 ? job->tasks[0].run_as_uid : -1, gid = job->ntasks > 0 ? job->tasks[0].run_as_gid : -1;
+    for (int t = 1; t < job->ntasks; t++)
+        if (job->tasks[t].run_as_uid != uid || job->tasks[t].run_as_gid != gid)
+            uid = gid = -1;
+    if (uid <= 0 || geteuid() != 0)
+        return 0;
+    static const char *const files[] = {SSH_PRIVATE_KEY, SSH_PUBLIC_KEY, SSH_AUTHORIZED_KEYS, SSH_CONFIG};
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int rc = fd < 0 ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < sizeof files / sizeof files[0]; i++) /* only the server writes dir */
+        rc = fchownat(fd, files[i], (uid_t)uid, (gid_t)gid, AT_SYMLINK_NOFOLLOW);
+    if (rc == 0)
+        rc = fchmod(fd, 0711);
+    if (rc != 0)
+        snprintf(why, why_len, "cannot give the job's ssh keys in %s to uid %d: %s", dir, (int)uid, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
 static int ssh_prepare(const struct job *job, const struct plugin_config *cfg, const char *job_dir, char *why,
                        size_t why_len)
 {
@@ -219,7 +247,7 @@ static int ssh_prepare(const struct job *job, const struct plugin_config *cfg, c
     else if (plugin_write_file(dir, SSH_PUBLIC_KEY, public_line, public_len, SSH_FILE_MODE, why, why_len) == 0 &&
              plugin_write_file(dir, SSH_AUTHORIZED_KEYS, public_line, public_len, SSH_FILE_MODE, why, why_len) == 0 &&
              plugin_write_file(dir, SSH_CONFIG, config, strlen(config), SSH_FILE_MODE, why, why_len) == 0)
-        rc = 0;
+        rc = give_to_tasks_user(job, dir, why, why_len);
     free(config);
     free(public_line);
     return rc;
