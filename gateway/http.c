@@ -18,6 +18,7 @@
 #include "common/metrics.h"
 #include "gateway/auth.h"
 #include "gateway/handlers.h"
+#include "gateway/http_conns.h"
 #include "gateway/limits.h"
 #include "gateway/metrics.h"
 #include "gateway/router.h"
@@ -236,6 +237,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!req)
             return MHD_NO;
         *con_cls = req;
+        req->tracked = http_conn_of(conn);
+        http_conn_headers_in(gw->conns, req->tracked); /* the body's deadline starts */
         /* Refusals come at once, before the body: no need to read what will be refused. */
         if (limits_answer_preflight(req) || limits_refuse_rate(req))
             return MHD_YES;
@@ -250,8 +253,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     if (*upload_size > 0) {
         if (limits_body_overdue(req, metrics_now_ns())) {
-            log_warn("http: dropping a client whose %s %s body took longer than %d s", method, url,
-                     gw->client_timeout_s);
+            log_limited(LOG_WARN, "http: dropping a slow body",
+                        "http: dropping a client whose %s %s body took longer than %d s", method, url,
+                        gw->client_timeout_s);
             return MHD_NO; /* closes the connection: a trickling client cannot hold a thread */
         }
         if (!req->body_too_large && req->body.len + *upload_size > gw->body_limit) {
@@ -263,6 +267,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_size = 0;
         return MHD_YES;
     }
+    http_conn_request_in(req->tracked);
     if (req->answered)
         return MHD_YES;
     if (req->body_too_large) {
@@ -275,9 +280,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
-    (void)conn;
     (void)toe;
+    struct gateway *gw = cls;
     struct http_req *req = *con_cls;
     if (req) {
         sbuf_free(&req->body);
@@ -285,6 +289,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         free(req);
         *con_cls = NULL;
     }
+    http_conn_request_done(gw->conns, http_conn_of(conn));
 }
 
 static void log_mhd(void *cls, const char *fmt, va_list ap)
@@ -295,7 +300,7 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
     size_t n = strlen(line);
     while (n > 0 && line[n - 1] == '\n')
         line[--n] = '\0';
-    log_warn("http: %s", line);
+    log_limited(LOG_WARN, fmt, "http: %s", line); /* one kind per message: a flood says itself once */
 }
 
 static int parse_addr(const char *addr, struct sockaddr_in *sa, char *err, size_t errlen)
@@ -325,14 +330,25 @@ int http_start(struct gateway *gw, const char *addr, int max_connections, char *
     struct sockaddr_in sa;
     if (parse_addr(addr, &sa, err, errlen) != 0)
         return -1;
+    int header_timeout_ms = gw->header_timeout_ms > 0 ? gw->header_timeout_ms : HTTP_DEFAULT_HEADER_TIMEOUT_MS;
+    if (http_conns_start(header_timeout_ms, gw->client_timeout_s * 1000, &gw->conns) != 0) {
+        snprintf(err, errlen, "cannot start the HTTP connections' reaper thread");
+        return -1;
+    }
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG;
     gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, gw, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, gw,
                                   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED,
-                                  on_completed, gw, MHD_OPTION_CONNECTION_LIMIT, (unsigned)max_connections,
+                                  on_completed, gw,
+                                  MHD_OPTION_NOTIFY_CONNECTION, http_conns_notify, gw->conns,
+                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)max_connections,
+                                  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)gw->max_connections_per_client,
+                                  MHD_OPTION_THREAD_STACK_SIZE, (size_t)HTTP_THREAD_STACK,
                                   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)gw->client_timeout_s,
                                   MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
     if (!gw->daemon) {
         snprintf(err, errlen, "cannot listen on %s: %s", addr, errno ? strerror(errno) : "libmicrohttpd refused");
+        http_conns_stop(gw->conns);
+        gw->conns = NULL;
         return -1;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(gw->daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -346,6 +362,8 @@ int http_start(struct gateway *gw, const char *addr, int max_connections, char *
 void http_stop(struct gateway *gw)
 {
     if (gw->daemon)
-        MHD_stop_daemon(gw->daemon);
+        MHD_stop_daemon(gw->daemon); /* every connection closed: none left for the reaper */
     gw->daemon = NULL;
+    http_conns_stop(gw->conns);
+    gw->conns = NULL;
 }
