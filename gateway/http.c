@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@
 #include "gateway/auth.h"
 #include "gateway/handlers.h"
 #include "gateway/http_conns.h"
+#include "gateway/http_uri.h"
 #include "gateway/limits.h"
 #include "gateway/metrics.h"
 #include "gateway/router.h"
@@ -114,7 +117,11 @@ void http_respond_status(struct http_req *req, const struct api_status *st)
     said.retry_after_s = retry_after_seconds(st->code, req->retry_after_s);
     char *text = json_dumps_status(&said);
     if (!text) {
-        queue(req, 500, MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT), NULL);
+        static const char failed[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
+                                     "\"Failure\",\"message\":\"the answer could not be encoded\",\"reason\":"
+                                     "\"InternalError\",\"code\":500}";
+        queue(req, 500, MHD_create_response_from_buffer(sizeof failed - 1, (void *)failed, MHD_RESPMEM_PERSISTENT),
+              "application/json");
         return;
     }
     respond_bytes(req, st->code ? st->code : 500, "application/json", text, strlen(text));
@@ -199,16 +206,34 @@ void http_respond_stream(struct http_req *req, const char *content_type, http_st
 
 /* --- the access handler ------------------------------------------------ */
 
-static struct http_req *new_request(struct gateway *gw, struct MHD_Connection *conn, const char *url, const char *method)
+static struct http_req *new_request(struct gateway *gw, struct MHD_Connection *conn)
 {
     struct http_req *req = calloc(1, sizeof *req);
     if (!req)
         return NULL;
     req->gw = gw;
     req->conn = conn;
-    req->method = method;
-    req->path = url;
     req->started_ns = metrics_now_ns();
+    return req;
+}
+
+/* MHD_OPTION_URI_LOG_CALLBACK: the request line is in, its URI not yet parsed nor decoded. The
+ * request starts here, its raw URI checked; what this returns is the access handler's *con_cls. */
+static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    struct http_req *req = new_request(cls, conn);
+    if (!req)
+        return NULL;
+    size_t nparams;
+    req->uri_refusal = http_uri_check(uri, &nparams, req->uri_problem, sizeof req->uri_problem);
+    if (req->uri_refusal == 414) {
+        /* libmicrohttpd parses the query after this returns, into the connection's fixed memory, and
+         * closes without an answer when that runs out; the query is refused, so none of it is parsed:
+         * the line is libmicrohttpd's writable read buffer, its arguments found before this call. */
+        char *query = strchr((char *)uri, '?');
+        if (query)
+            query[1] = '\0';
+    }
     return req;
 }
 
@@ -226,31 +251,107 @@ static void respond_too_large(struct http_req *req)
     http_respond_status(req, &st);
 }
 
+/* Writes the whole of s to fd, waiting at most a second for room. */
+static void send_all_briefly(int fd, const char *s, size_t len)
+{
+    for (int waits = 0; len > 0 && waits < 10;) {
+        ssize_t n = send(fd, s, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            s += n;
+            len -= (size_t)n;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            struct pollfd p = {.fd = fd, .events = POLLOUT};
+            poll(&p, 1, 100);
+            waits++;
+        } else {
+            return;
+        }
+    }
+}
+
+/* Answers with a Status and closes the connection, for a request whose body libmicrohttpd would go on
+ * reading (a body without an end it understands, one past the limit): the answer is written on the
+ * connection's own thread, which libmicrohttpd is not writing from, then the handler returns MHD_NO.
+ * Returns MHD_NO. */
+static enum MHD_Result answer_and_close(struct http_req *req, const struct api_status *st)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    char *body = json_dumps_status(st);
+    char *head = NULL;
+    const char *phrase = MHD_get_reason_phrase_for((unsigned)st->code);
+    int n = body && info ? asprintf(&head, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: "
+                                           "%zu\r\nConnection: close\r\n\r\n%s",
+                                    st->code, phrase ? phrase : "", strlen(body), body)
+                         : -1;
+    if (n > 0) {
+        send_all_briefly(info->connect_fd, head, (size_t)n);
+        shutdown(info->connect_fd, SHUT_WR);
+        metrics_http_observe(req->method, st->code, metrics_now_ns() - req->started_ns);
+    }
+    req->answered = true;
+    free(head);
+    free(body);
+    return MHD_NO;
+}
+
+/* What libmicrohttpd understands of a body is a Content-Length or `Transfer-Encoding: chunked`; with
+ * another coding it would read until the client closes. The issue asks for 400 (RFC 9112 would allow
+ * 501 Not Implemented): the client sent what this server cannot read. */
+static bool transfer_coding_refused(struct http_req *req, struct api_status *st)
+{
+    const char *te = http_header(req, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    if (!te || strcasecmp(te, "chunked") == 0)
+        return false;
+    api_fail(st, 400, "BadRequest", "Transfer-Encoding \"%.64s\" is not supported: send the body with a "
+             "Content-Length or as Transfer-Encoding: chunked alone", te);
+    return true;
+}
+
+/* The first call, once the headers are in. Refusals come at once, before the body: no need to read
+ * what will be refused. Returns what the access handler returns. */
+static enum MHD_Result on_headers(struct http_req *req, const char *url, const char *method)
+{
+    struct gateway *gw = req->gw;
+    req->headers_in = true;
+    req->method = method;
+    req->path = url;
+    req->tracked = http_conn_of(req->conn);
+    http_conn_headers_in(gw->conns, req->tracked);
+    if (limits_answer_preflight(req) || limits_refuse_rate(req))
+        return MHD_YES;
+    struct api_status st = {0};
+    if (transfer_coding_refused(req, &st))
+        return answer_and_close(req, &st);
+    if (req->uri_refusal) {
+        api_fail(&st, req->uri_refusal, req->uri_refusal == 414 ? "RequestURITooLong" : "BadRequest", "%s",
+                 req->uri_problem);
+        http_respond_status(req, &st);
+        return MHD_YES;
+    }
+    route_match(req);
+    if (auth_check_request(req)) /* 401 or 403 */
+        return MHD_YES;
+    if (declared_too_large(req)) {
+        req->body_too_large = true;
+        respond_too_large(req);
+    }
+    return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
 {
     (void)version;
     struct gateway *gw = cls;
     struct http_req *req = *con_cls;
-    if (!req) {
-        req = new_request(gw, conn, url, method);
+    if (!req) { /* on_request_line ran out of memory */
+        req = new_request(gw, conn);
         if (!req)
             return MHD_NO;
         *con_cls = req;
-        req->tracked = http_conn_of(conn);
-        http_conn_headers_in(gw->conns, req->tracked); /* the body's deadline starts */
-        /* Refusals come at once, before the body: no need to read what will be refused. */
-        if (limits_answer_preflight(req) || limits_refuse_rate(req))
-            return MHD_YES;
-        route_match(req);
-        if (auth_check_request(req)) /* 401 or 403 */
-            return MHD_YES;
-        if (declared_too_large(req)) {
-            req->body_too_large = true;
-            respond_too_large(req);
-        }
-        return MHD_YES;
     }
+    if (!req->headers_in)
+        return on_headers(req, url, method);
     if (*upload_size > 0) {
         if (limits_body_overdue(req, metrics_now_ns())) {
             log_limited(LOG_WARN, "http: dropping a slow body",
@@ -261,6 +362,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!req->body_too_large && req->body.len + *upload_size > gw->body_limit) {
             req->body_too_large = true;
             sbuf_free(&req->body);
+            if (!req->answered) { /* a chunked body: past the limit, it is refused now, not read on */
+                struct api_status st = {0};
+                api_fail(&st, 413, "RequestEntityTooLarge", "the request body is larger than the limit of %zu bytes",
+                         gw->body_limit);
+                return answer_and_close(req, &st);
+            }
         }
         if (!req->body_too_large && !req->answered) /* a refused request's body is read and dropped */
             sbuf_append(&req->body, upload_data, *upload_size);
@@ -338,7 +445,7 @@ int http_start(struct gateway *gw, const char *addr, int max_connections, char *
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG;
     gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, gw, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, gw,
                                   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED,
-                                  on_completed, gw,
+                                  on_completed, gw, MHD_OPTION_URI_LOG_CALLBACK, on_request_line, gw,
                                   MHD_OPTION_NOTIFY_CONNECTION, http_conns_notify, gw->conns,
                                   MHD_OPTION_CONNECTION_LIMIT, (unsigned)max_connections,
                                   MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)gw->max_connections_per_client,

@@ -83,7 +83,10 @@ struct http_req {
     bool cors_preflight;      /* answered as a CORS preflight */
     int retry_after_s;        /* 0: Retry-After is 1 on a 429 or 503; else this */
     char warning[512];        /* "": none; else sent as `Warning: 299 - "<text>"` with the answer */
-    int64_t started_ns;       /* monotonic, when its first byte arrived: for the latency histogram */
+    int64_t started_ns;       /* monotonic, when its request line was in: for the latency histogram */
+    bool headers_in;          /* the access handler has seen the request's headers */
+    int uri_refusal;          /* 0, or the code its raw URI is refused with (gateway/http_uri.h) */
+    char uri_problem[200];    /* why, when uri_refusal */
     struct http_conn *tracked; /* its connection's deadlines, or NULL */
 };
 
