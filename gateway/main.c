@@ -32,6 +32,8 @@
 #define DEFAULT_CLIENT_TIMEOUT_S 60
 #define DEFAULT_MAX_CONNECTIONS 4096   /* a thread each, on small stacks (HTTP_THREAD_STACK) */
 #define DEFAULT_MAX_PER_CLIENT 256     /* so it takes 16 addresses to fill every slot */
+#define DEFAULT_WS_MAX_SUBSCRIBERS 4096
+#define DEFAULT_WS_MAX_PER_CLIENT 256
 #define CONFIG_FILE_LIMIT (4u << 20)
 #define HUB_MAX_ITEMS 65536        /* changes the live streams can resume within, exactly (--watch-cache-size) */
 #define DEFAULT_WATCH_WINDOW_MS (5 * 60 * 1000) /* etcd's default compaction: 5 minutes of history */
@@ -57,6 +59,7 @@ struct options {
     int client_timeout_s;
     int header_timeout_ms;         /* a request's headers, or a WebSocket handshake, in at most this */
     int max_per_client;            /* HTTP connections from one address */
+    int ws_max_subscribers, ws_max_per_client;
     double rate_per_second;        /* 0: no rate limit */
     double rate_burst;             /* 0: one second's worth */
     struct cors_origins cors;
@@ -68,7 +71,8 @@ struct options {
 
 /* Long options without a short letter. */
 enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WS_LISTEN, OPT_WATCH_CACHE,
-       OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK, OPT_AUTH, OPT_AUTH_WEBHOOK, OPT_HEADER_TIMEOUT, OPT_MAX_PER_CLIENT };
+       OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK, OPT_AUTH, OPT_AUTH_WEBHOOK, OPT_HEADER_TIMEOUT, OPT_MAX_PER_CLIENT,
+       OPT_WS_MAX_SUBSCRIBERS, OPT_WS_MAX_PER_CLIENT };
 
 static void usage(FILE *out)
 {
@@ -117,7 +121,11 @@ static void usage(FILE *out)
             "                            request (so also how long a kept-alive connection may idle), and a\n"
             "                            WebSocket handshake, must arrive within this, else the connection is\n"
             "                            closed (e.g. 5s; default 10s)\n"
-
+            "  --ws-max-subscribers N    WebSocket subscribers at once (default 4096); more get 503 before the\n"
+            "                            upgrade\n"
+            "  --ws-max-subscribers-per-client N\n"
+            "                            WebSocket subscribers from one client address (default 256); more get\n"
+            "                            429 before the upgrade\n"
             "  --rate-limit N/s          requests a second per client (its bearer token, else its address);\n"
             "                            more get 429 with Retry-After (N/m: a minute; default 0: no limit)\n"
             "  --rate-burst M            requests a client may make at once above its rate (default: N)\n"
@@ -210,7 +218,15 @@ static int parse_connection_option(int c, const char *text, struct options *o)
             return -1;
         o->max_per_client = (int)v;
         return 0;
+    case OPT_WS_MAX_SUBSCRIBERS:
+        if (parse_int("--ws-max-subscribers", text, 1, 1000000, &v) != 0)
+            return -1;
+        o->ws_max_subscribers = (int)v;
+        return 0;
     default:
+        if (parse_int("--ws-max-subscribers-per-client", text, 1, 1000000, &v) != 0)
+            return -1;
+        o->ws_max_per_client = (int)v;
         return 0;
     }
 }
@@ -277,12 +293,15 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"auth", no_argument, 0, OPT_AUTH},            {"auth-webhook", required_argument, 0, OPT_AUTH_WEBHOOK},
         {"header-timeout", required_argument, 0, OPT_HEADER_TIMEOUT},
         {"max-connections-per-client", required_argument, 0, OPT_MAX_PER_CLIENT},
+        {"ws-max-subscribers", required_argument, 0, OPT_WS_MAX_SUBSCRIBERS},
+        {"ws-max-subscribers-per-client", required_argument, 0, OPT_WS_MAX_PER_CLIENT},
         {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT,
                           DEFAULT_MAX_CONNECTIONS, .client_timeout_s = DEFAULT_CLIENT_TIMEOUT_S,
                           .header_timeout_ms = HTTP_DEFAULT_HEADER_TIMEOUT_MS, .max_per_client = DEFAULT_MAX_PER_CLIENT,
-                          .hub_items = HUB_MAX_ITEMS,
+                          .ws_max_subscribers = DEFAULT_WS_MAX_SUBSCRIBERS,
+                          .ws_max_per_client = DEFAULT_WS_MAX_PER_CLIENT, .hub_items = HUB_MAX_ITEMS,
                           .watch_window_ms = DEFAULT_WATCH_WINDOW_MS, .watch_bookmark_ms = 10000};
     int c;
     long v;
@@ -365,6 +384,8 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_HEADER_TIMEOUT:
         case OPT_MAX_PER_CLIENT:
+        case OPT_WS_MAX_SUBSCRIBERS:
+        case OPT_WS_MAX_PER_CLIENT:
             if (parse_connection_option(c, optarg, o) != 0)
                 return -1;
             break;
@@ -541,9 +562,9 @@ static int make_limits(const struct options *o, struct rate_limiter **rl)
     if (*rl)
         snprintf(rate, sizeof rate, "%g requests a second per client, %g at once", o->rate_per_second, burst);
     log_info("limits: bodies up to %zu bytes, %d connections (%d from one address), headers within %d ms, clients "
-             "idle or slow for %d s dropped, %s, %d CORS origin%s",
+             "idle or slow for %d s dropped, %s, %d CORS origin%s; WebSocket: %d subscribers (%d from one address)",
              o->body_limit, o->max_connections, o->max_per_client, o->header_timeout_ms, o->client_timeout_s, rate,
-             o->cors.n, o->cors.n == 1 ? "" : "s");
+             o->cors.n, o->cors.n == 1 ? "" : "s", o->ws_max_subscribers, o->ws_max_per_client);
     return 0;
 }
 
@@ -560,7 +581,9 @@ static int start_ws(const struct options *o, struct gateway *gw, struct ws_serve
         snprintf(listen, sizeof listen, "%.*s:%ld", colon ? (int)(colon - o->listen) : 0, o->listen,
                  port > 0 ? port + 1 : 0);
     }
-    struct ws_config cfg = {.listen = listen, .hub = gw->hub, .db_path = gw->db_path, .auth = ws_auth_tokens(gw->auth)};
+    struct ws_config cfg = {.listen = listen, .hub = gw->hub, .db_path = gw->db_path, .auth = ws_auth_tokens(gw->auth),
+                            .max_subscribers = o->ws_max_subscribers, .max_per_client = o->ws_max_per_client,
+                            .handshake_timeout_ms = o->header_timeout_ms};
     if (ws_start(&cfg, ws, err, sizeof err) != 0) {
         log_error("%s", err);
         return -1;
@@ -587,13 +610,16 @@ static void fit_open_file_limit(struct options *o)
     }
     long limit = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1L << 24 ? 1L << 24 : (long)rl.rlim_cur;
     long reserve = limit / 4 > 256 ? limit / 4 : 256;
-    long budget = limit - reserve;
-    if (budget >= o->max_connections)
+    long budget = limit - reserve, wanted = (long)o->max_connections + ws_descriptors(o->ws_max_subscribers);
+    if (budget >= wanted)
         return;
     budget = budget > 32 ? budget : 32;
-    log_warn("the open-file limit (%ld) leaves room for %ld connections: --max-connections %d lowered to that",
-             limit, budget, o->max_connections);
-    o->max_connections = (int)budget;
+    int http = (int)(budget * o->max_connections / wanted), ws = (int)(budget * o->ws_max_subscribers / wanted);
+    log_warn("the open-file limit (%ld) leaves room for %ld connections: --max-connections %d and "
+             "--ws-max-subscribers %d lowered to %d and %d",
+             limit, budget, o->max_connections, o->ws_max_subscribers, http > 1 ? http : 1, ws > 1 ? ws : 1);
+    o->max_connections = http > 1 ? http : 1;
+    o->ws_max_subscribers = ws > 1 ? ws : 1;
 }
 
 /* The authenticator: the stored tokens, the first admin token when there is none, and one line
