@@ -317,11 +317,11 @@ static enum MHD_Result on_headers(struct http_req *req, const char *url, const c
     req->path = url;
     req->tracked = http_conn_of(req->conn);
     http_conn_headers_in(gw->conns, req->tracked);
+    struct api_status st = {0};
+    if (transfer_coding_refused(req, &st)) /* first: any answer queued would wait for a body without end */
+        return answer_and_close(req, &st);
     if (limits_answer_preflight(req) || limits_refuse_rate(req))
         return MHD_YES;
-    struct api_status st = {0};
-    if (transfer_coding_refused(req, &st))
-        return answer_and_close(req, &st);
     if (req->uri_refusal) {
         api_fail(&st, req->uri_refusal, req->uri_refusal == 414 ? "RequestURITooLong" : "BadRequest", "%s",
                  req->uri_problem);
