@@ -7,11 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -302,8 +302,13 @@ static bool transfer_coding_refused(struct http_req *req, struct api_status *st)
     const char *te = http_header(req, MHD_HTTP_HEADER_TRANSFER_ENCODING);
     if (!te || strcasecmp(te, "chunked") == 0)
         return false;
-    api_fail(st, 400, "BadRequest", "Transfer-Encoding \"%.64s\" is not supported: send the body with a "
-             "Content-Length or as Transfer-Encoding: chunked alone", te);
+    char said[65]; /* as sent, printable ASCII only: the Status must encode whatever came */
+    size_t n = 0;
+    for (; te[n] && n + 1 < sizeof said; n++)
+        said[n] = te[n] >= 0x20 && te[n] < 0x7f ? te[n] : '?';
+    said[n] = '\0';
+    api_fail(st, 400, "BadRequest", "Transfer-Encoding \"%s\" is not supported: send the body with a "
+             "Content-Length or as Transfer-Encoding: chunked alone", said);
     return true;
 }
 

@@ -4,64 +4,45 @@
 #include "gateway/http_uri.h"
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/utf8.h"
 
 static int hex_value(char c)
 {
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-/* The bytes of a UTF-8 sequence still expected after lead byte b (0 for ASCII), or -1 when b cannot
- * start one (a continuation byte, an overlong 0xC0/0xC1 lead, or one beyond U+10FFFF). */
-static int utf8_continuations(uint8_t b)
-{
-    return b < 0x80 ? 0 : b < 0xC2 ? -1 : b < 0xE0 ? 1 : b < 0xF0 ? 2 : b < 0xF5 ? 3 : -1;
-}
-
-/* Whether a continuation byte may follow lead at position i (1-based) of its sequence: excludes
- * overlong three- and four-byte forms, surrogates and code points past U+10FFFF. */
-static bool utf8_continuation_ok(uint8_t lead, int i, uint8_t b)
-{
-    if ((b & 0xC0) != 0x80)
-        return false;
-    if (i != 1)
-        return true;
-    return !((lead == 0xE0 && b < 0xA0) || (lead == 0xED && b > 0x9F) || (lead == 0xF0 && b < 0x90) ||
-             (lead == 0xF4 && b > 0x8F));
-}
-
 /* Decodes [s, end) as a URL component would be: each %XX a byte, the rest as it is. Returns NULL when
  * the decoded bytes are well-formed UTF-8 without NUL, else what is wrong. */
 static const char *component_problem(const char *s, const char *end)
 {
-    uint8_t lead = 0;
-    int pending = 0, seen = 0;
-    for (const char *p = s; p < end; p++) {
-        uint8_t b = (uint8_t)*p;
-        if (*p == '%') {
-            int hi = p + 1 < end ? hex_value(p[1]) : -1, lo = p + 2 < end ? hex_value(p[2]) : -1;
-            if (hi < 0 || lo < 0)
-                return "a '%' not followed by two hexadecimal digits";
-            b = (uint8_t)(hi << 4 | lo);
-            if (b == 0)
-                return "an encoded NUL (%00)";
-            p += 2;
-        }
-        if (pending > 0) {
-            if (!utf8_continuation_ok(lead, ++seen, b))
-                return "bytes that are not UTF-8";
-            pending--;
+    char stack[1024], *decoded = (size_t)(end - s) <= sizeof stack ? stack : malloc((size_t)(end - s));
+    if (!decoded)
+        return "more than this server can decode";
+    const char *problem = NULL;
+    size_t n = 0;
+    for (const char *p = s; p < end && !problem; p++) {
+        if (*p != '%') {
+            decoded[n++] = *p;
             continue;
         }
-        pending = utf8_continuations(b);
-        if (pending < 0)
-            return "bytes that are not UTF-8";
-        lead = b;
-        seen = 0;
+        int hi = p + 1 < end ? hex_value(p[1]) : -1, lo = p + 2 < end ? hex_value(p[2]) : -1;
+        if (hi < 0 || lo < 0)
+            problem = "a '%' not followed by two hexadecimal digits";
+        else if (hi == 0 && lo == 0)
+            problem = "an encoded NUL (%00)";
+        else
+            decoded[n++] = (char)(hi << 4 | lo);
+        p += 2;
     }
-    return pending > 0 ? "bytes that are not UTF-8 (a character cut short)" : NULL;
+    if (!problem && !utf8_valid(decoded, n))
+        problem = "bytes that are not UTF-8";
+    if (decoded != stack)
+        free(decoded);
+    return problem;
 }
 
 /* The parameter's name for a message: its key as sent when that is short and plain, else its place. */
