@@ -4,10 +4,10 @@
  * goodbye to every subscriber. */
 #include <arpa/inet.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdatomic.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
