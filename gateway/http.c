@@ -21,6 +21,7 @@
 #include "gateway/auth.h"
 #include "gateway/handlers.h"
 #include "gateway/http_conns.h"
+#include "gateway/http_listen.h"
 #include "gateway/http_uri.h"
 #include "gateway/limits.h"
 #include "gateway/metrics.h"
@@ -437,45 +438,55 @@ static int parse_addr(const char *addr, struct sockaddr_in *sa, char *err, size_
     return 0;
 }
 
-int http_start(struct gateway *gw, const char *addr, int max_connections, char *err, size_t errlen)
+/* Stops what http_start started, in order: no new connection, then the daemon (which closes every
+ * connection), then the reaper. */
+static void stop_all(struct gateway *gw)
 {
-    struct sockaddr_in sa;
-    if (parse_addr(addr, &sa, err, errlen) != 0)
-        return -1;
-    int header_timeout_ms = gw->header_timeout_ms > 0 ? gw->header_timeout_ms : HTTP_DEFAULT_HEADER_TIMEOUT_MS;
-    if (http_conns_start(header_timeout_ms, gw->client_timeout_s * 1000, &gw->conns) != 0) {
-        snprintf(err, errlen, "cannot start the HTTP connections' reaper thread");
-        return -1;
-    }
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG;
-    gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, gw, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, gw,
-                                  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED,
-                                  on_completed, gw, MHD_OPTION_URI_LOG_CALLBACK, on_request_line, gw,
-                                  MHD_OPTION_NOTIFY_CONNECTION, http_conns_notify, gw->conns,
-                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)max_connections,
-                                  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)gw->max_connections_per_client,
-                                  MHD_OPTION_THREAD_STACK_SIZE, (size_t)HTTP_THREAD_STACK,
-                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)gw->client_timeout_s,
-                                  MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
-    if (!gw->daemon) {
-        snprintf(err, errlen, "cannot listen on %s: %s", addr, errno ? strerror(errno) : "libmicrohttpd refused");
-        http_conns_stop(gw->conns);
-        gw->conns = NULL;
-        return -1;
-    }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(gw->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    char host[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &sa.sin_addr, host, sizeof host);
-    snprintf(gw->url, sizeof gw->url, "http://%s:%u", strcmp(host, "0.0.0.0") == 0 ? "127.0.0.1" : host,
-             info ? (unsigned)info->port : (unsigned)ntohs(sa.sin_port));
-    return 0;
-}
-
-void http_stop(struct gateway *gw)
-{
+    http_listener_close(gw->listener);
+    gw->listener = NULL;
     if (gw->daemon)
-        MHD_stop_daemon(gw->daemon); /* every connection closed: none left for the reaper */
+        MHD_stop_daemon(gw->daemon);
     gw->daemon = NULL;
     http_conns_stop(gw->conns);
     gw->conns = NULL;
 }
+
+int http_start(struct gateway *gw, const char *addr, int max_connections, char *err, size_t errlen)
+{
+    struct sockaddr_in sa;
+    char why[256];
+    if (parse_addr(addr, &sa, err, errlen) != 0)
+        return -1;
+    if (http_listener_open(&sa, &gw->listener, why, sizeof why) != 0) {
+        snprintf(err, errlen, "cannot listen on %s: %s", addr, why);
+        return -1;
+    }
+    int header_timeout_ms = gw->header_timeout_ms > 0 ? gw->header_timeout_ms : HTTP_DEFAULT_HEADER_TIMEOUT_MS;
+    if (http_conns_start(header_timeout_ms, gw->client_timeout_s * 1000, &gw->conns) != 0) {
+        snprintf(err, errlen, "cannot start the HTTP connections' reaper thread");
+        stop_all(gw);
+        return -1;
+    }
+    /* The listener is ours (gateway/http_listen.c): libmicrohttpd gets each accepted socket. */
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+                     MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
+    gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, gw, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, gw,
+                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, gw, MHD_OPTION_URI_LOG_CALLBACK,
+                                  on_request_line, gw, MHD_OPTION_NOTIFY_CONNECTION, http_conns_notify, gw->conns,
+                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)max_connections,
+                                  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)gw->max_connections_per_client,
+                                  MHD_OPTION_THREAD_STACK_SIZE, (size_t)HTTP_THREAD_STACK,
+                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)gw->client_timeout_s, MHD_OPTION_END);
+    if (!gw->daemon || http_listener_start(gw->listener, gw->daemon) != 0) {
+        snprintf(err, errlen, "cannot serve on %s: %s", addr, errno ? strerror(errno) : "libmicrohttpd refused");
+        stop_all(gw);
+        return -1;
+    }
+    char host[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &sa.sin_addr, host, sizeof host);
+    snprintf(gw->url, sizeof gw->url, "http://%s:%u", strcmp(host, "0.0.0.0") == 0 ? "127.0.0.1" : host,
+             http_listener_port(gw->listener));
+    return 0;
+}
+
+void http_stop(struct gateway *gw) { stop_all(gw); }

@@ -25,6 +25,7 @@ struct route;
 struct sockaddr;
 struct http_conns;
 struct http_conn;
+struct http_listener;
 
 #define HTTP_MAX_PARAMS 6
 #define HTTP_MAX_PATH 2048 /* longer paths get 414 */
@@ -36,6 +37,7 @@ struct http_conn;
 /* What every handler can reach: the core, the store and the server's settings. */
 struct gateway {
     struct MHD_Daemon *daemon;
+    struct http_listener *listener; /* its accept loop (gateway/http_listen.h) */
     void (*dispatch)(struct http_req *req); /* answers a complete request (the router) */
     struct core *core;
     struct store *store;
