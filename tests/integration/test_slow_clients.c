@@ -484,15 +484,15 @@ static double cpu_seconds(pid_t pid)
     return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* Out of descriptors (its limit lowered to what it holds), with subscribers waiting to be accepted,
- * the server neither spins on accept(2) nor logs each failure; once descriptors are back it accepts
- * subscribers again and /healthz answers. */
-static void at_the_descriptor_limit_the_websocket_listener_backs_off(void)
+/* Out of descriptors (its limit lowered to what it holds), with connections waiting to be accepted
+ * on the port, the server neither spins on accept(2) nor logs each failure (libmicrohttpd's own loop
+ * and libwebsockets' both did); once descriptors are back it accepts again. */
+static void out_of_descriptors_with_connections_waiting_on(bool websocket)
 {
     struct test_server s;
     REQUIRE(server_start(&s, NULL, NULL) == 0);
     const char *url = ws_url_of(&s);
-    int ws_port = port_of(url);
+    int port = websocket ? port_of(url) : port_of(s.url);
     struct rlimit before, tight;
     REQUIRE(prlimit(s.pid, RLIMIT_NOFILE, NULL, &before) == 0);
     tight = before;
@@ -501,14 +501,15 @@ static void at_the_descriptor_limit_the_websocket_listener_backs_off(void)
 
     int fds[40];
     for (int i = 0; i < 40; i++) /* a few are accepted, the rest wait in the listener's queue */
-        fds[i] = connect_from("127.0.0.40", ws_port);
+        fds[i] = connect_from("127.0.0.40", port);
     usleep(300 * 1000);
     double cpu_before = cpu_seconds(s.pid);
     long log_before = log_size(&s);
     usleep(2000 * 1000);
     double cpu = cpu_seconds(s.pid) - cpu_before;
     long grew = log_size(&s) - log_before;
-    fprintf(stderr, "# 2 s out of descriptors: %.2f s of CPU, %ld bytes of log\n", cpu, grew);
+    fprintf(stderr, "# 2 s out of descriptors (%s): %.2f s of CPU, %ld bytes of log\n",
+            websocket ? "WebSocket" : "HTTP", cpu, grew);
     CHECK(cpu_before >= 0 && cpu < 0.5); /* spinning takes a core */
     CHECK(grew < 4096);
 
@@ -531,9 +532,20 @@ static void at_the_descriptor_limit_the_websocket_listener_backs_off(void)
     server_cleanup(&s);
 }
 
+static void at_the_descriptor_limit_the_http_listener_backs_off(void)
+{
+    out_of_descriptors_with_connections_waiting_on(false);
+}
+
+static void at_the_descriptor_limit_the_websocket_listener_backs_off(void)
+{
+    out_of_descriptors_with_connections_waiting_on(true);
+}
+
 TEST_MAIN(TEST_CASE(a_fresh_client_is_answered_while_2000_slow_connections_are_open),
           TEST_CASE(a_trickling_connection_is_closed_at_the_header_deadline),
           TEST_CASE(the_per_address_cap_refuses_the_next_connection_while_another_is_served),
           TEST_CASE(websocket_subscribers_beyond_the_caps_are_refused_before_the_upgrade),
           TEST_CASE(a_trickling_websocket_handshake_is_closed_at_the_deadline),
+          TEST_CASE(at_the_descriptor_limit_the_http_listener_backs_off),
           TEST_CASE(at_the_descriptor_limit_the_websocket_listener_backs_off))
