@@ -23,13 +23,21 @@ struct auth;
 struct principal;
 struct route;
 struct sockaddr;
+struct http_conns;
+struct http_conn;
+struct http_listener;
 
 #define HTTP_MAX_PARAMS 6
 #define HTTP_MAX_PATH 2048 /* longer paths get 414 */
+#define HTTP_DEFAULT_HEADER_TIMEOUT_MS 10000
+/* Each connection's thread: handlers' parsing is iterative or depth-bounded, so a small stack serves,
+ * and thousands of connections reserve little address space. */
+#define HTTP_THREAD_STACK (1u << 20)
 
 /* What every handler can reach: the core, the store and the server's settings. */
 struct gateway {
     struct MHD_Daemon *daemon;
+    struct http_listener *listener; /* its accept loop (gateway/http_listen.h) */
     void (*dispatch)(struct http_req *req); /* answers a complete request (the router) */
     struct core *core;
     struct store *store;
@@ -44,6 +52,10 @@ struct gateway {
     const char *web_dir;      /* the browser UI's files, or NULL */
     size_t body_limit;        /* bytes; larger bodies get 413 */
     int client_timeout_s;     /* idle connections, and bodies slower than this in all, are dropped */
+    int header_timeout_ms;    /* a request's headers slower than this (from the accept or the previous
+                                 request's end) are dropped; 0: HTTP_DEFAULT_HEADER_TIMEOUT_MS */
+    int max_connections_per_client; /* connections from one address at once; 0: no limit */
+    struct http_conns *conns; /* the connections' deadlines (gateway/http_conns.h), while listening */
     struct rate_limiter *rate_limiter; /* NULL: no rate limit */
     struct cors_origins cors; /* origins browsers may call from; none: no CORS headers */
     int durable_timeout_ms;   /* how long a request waits for the store before 503 */
@@ -73,7 +85,11 @@ struct http_req {
     bool cors_preflight;      /* answered as a CORS preflight */
     int retry_after_s;        /* 0: Retry-After is 1 on a 429 or 503; else this */
     char warning[512];        /* "": none; else sent as `Warning: 299 - "<text>"` with the answer */
-    int64_t started_ns;       /* monotonic, when its first byte arrived: for the latency histogram */
+    int64_t started_ns;       /* monotonic, when its request line was in: for the latency histogram */
+    bool headers_in;          /* the access handler has seen the request's headers */
+    int uri_refusal;          /* 0, or the code its raw URI is refused with (gateway/http_uri.h) */
+    char uri_problem[200];    /* why, when uri_refusal */
+    struct http_conn *tracked; /* its connection's deadlines, or NULL */
 };
 
 typedef void (*http_handler)(struct http_req *req);
@@ -106,7 +122,9 @@ void http_respond_stream(struct http_req *req, const char *content_type, http_st
                          void (*free_ctx)(void *ctx));
 
 /* Starts listening on addr ("127.0.0.1:8080"; port 0 picks a free one) with a thread per
- * connection; gw->url says where. Returns 0 or -1 with a sentence in err. */
+ * connection, at most max_connections at once (and gw->max_connections_per_client from one address:
+ * more are closed at once), each with gw->header_timeout_ms to send a request's headers and
+ * gw->client_timeout_s for its body; gw->url says where. Returns 0 or -1 with a sentence in err. */
 int http_start(struct gateway *gw, const char *addr, int max_connections, char *err, size_t errlen);
 void http_stop(struct gateway *gw);
 

@@ -32,6 +32,10 @@
 #define DEFAULT_DATA "./var"
 #define DEFAULT_BODY_LIMIT (8u << 20)
 #define DEFAULT_CLIENT_TIMEOUT_S 60
+#define DEFAULT_MAX_CONNECTIONS 4096   /* a thread each, on small stacks (HTTP_THREAD_STACK) */
+#define DEFAULT_MAX_PER_CLIENT 256     /* so it takes 16 addresses to fill every slot */
+#define DEFAULT_WS_MAX_SUBSCRIBERS 4096
+#define DEFAULT_WS_MAX_PER_CLIENT 256
 #define CONFIG_FILE_LIMIT (4u << 20)
 #define HUB_MAX_ITEMS 65536        /* changes the live streams can resume within, exactly (--watch-cache-size) */
 #define DEFAULT_WATCH_WINDOW_MS (5 * 60 * 1000) /* etcd's default compaction: 5 minutes of history */
@@ -55,6 +59,9 @@ struct options {
     int64_t watch_window_ms;       /* how far back a watch may resume by resourceVersion */
     int64_t watch_bookmark_ms;
     int client_timeout_s;
+    int header_timeout_ms;         /* a request's headers, or a WebSocket handshake, in at most this */
+    int max_per_client;            /* HTTP connections from one address */
+    int ws_max_subscribers, ws_max_per_client;
     double rate_per_second;        /* 0: no rate limit */
     double rate_burst;             /* 0: one second's worth */
     struct cors_origins cors;
@@ -66,7 +73,8 @@ struct options {
 
 /* Long options without a short letter. */
 enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WS_LISTEN, OPT_WATCH_CACHE,
-       OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK, OPT_AUTH, OPT_AUTH_WEBHOOK };
+       OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK, OPT_AUTH, OPT_AUTH_WEBHOOK, OPT_HEADER_TIMEOUT, OPT_MAX_PER_CLIENT,
+       OPT_WS_MAX_SUBSCRIBERS, OPT_WS_MAX_PER_CLIENT };
 
 static void usage(FILE *out)
 {
@@ -105,9 +113,21 @@ static void usage(FILE *out)
             "  --watch-bookmark-interval DURATION\n"
             "                            how often a watch with allowWatchBookmarks=true gets a BOOKMARK\n"
             "                            (default 10s)\n"
-            "  --max-connections N       concurrent HTTP connections (default 1000)\n"
+            "  --max-connections N       concurrent HTTP connections (default 4096); more are closed at once\n"
+            "  --max-connections-per-client N\n"
+            "                            concurrent HTTP connections from one client address (default 256; 0: no\n"
+            "                            limit); more are closed at once\n"
             "  --client-timeout DURATION a connection idle this long is closed, and a request whose body takes\n"
             "                            longer in all is dropped (e.g. 30s; default 60s)\n"
+            "  --header-timeout DURATION a request's headers, counted from the accept or the end of the previous\n"
+            "                            request (so also how long a kept-alive connection may idle), and a\n"
+            "                            WebSocket handshake, must arrive within this, else the connection is\n"
+            "                            closed (e.g. 5s; default 10s)\n"
+            "  --ws-max-subscribers N    WebSocket subscribers at once (default 4096); more get 503 before the\n"
+            "                            upgrade\n"
+            "  --ws-max-subscribers-per-client N\n"
+            "                            WebSocket subscribers from one client address (default 256); more get\n"
+            "                            429 before the upgrade\n"
             "  --rate-limit N/s          requests a second per client (its bearer token, else its address);\n"
             "                            more get 429 with Retry-After (N/m: a minute; default 0: no limit)\n"
             "  --rate-burst M            requests a client may make at once above its rate (default: N)\n"
@@ -179,6 +199,40 @@ static int parse_port_range(const char *s, int32_t *first, int32_t *last)
     return 0;
 }
 
+/* --header-timeout, --max-connections-per-client and the WebSocket listener's caps. Returns 0, or -1
+ * after saying why. */
+static int parse_connection_option(int c, const char *text, struct options *o)
+{
+    int64_t ms;
+    long v;
+    switch (c) {
+    case OPT_HEADER_TIMEOUT:
+        if (parse_duration_option("--header-timeout", text, 3600 * 1000, &ms) != 0)
+            return -1;
+        if (ms < 100) {
+            fprintf(stderr, "jobserver: --header-timeout is at least 100ms, not \"%s\"\n", text);
+            return -1;
+        }
+        o->header_timeout_ms = (int)ms;
+        return 0;
+    case OPT_MAX_PER_CLIENT:
+        if (parse_int("--max-connections-per-client", text, 0, 1000000, &v) != 0)
+            return -1;
+        o->max_per_client = (int)v;
+        return 0;
+    case OPT_WS_MAX_SUBSCRIBERS:
+        if (parse_int("--ws-max-subscribers", text, 1, 1000000, &v) != 0)
+            return -1;
+        o->ws_max_subscribers = (int)v;
+        return 0;
+    default:
+        if (parse_int("--ws-max-subscribers-per-client", text, 1, 1000000, &v) != 0)
+            return -1;
+        o->ws_max_per_client = (int)v;
+        return 0;
+    }
+}
+
 /* --client-timeout, --rate-limit, --rate-burst and --cors-origin. Returns 0, or -1 after saying why. */
 static int parse_limit_option(int c, const char *text, struct options *o)
 {
@@ -239,10 +293,17 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"watch-window", required_argument, 0, OPT_WATCH_WINDOW},
         {"watch-bookmark-interval", required_argument, 0, OPT_WATCH_BOOKMARK},
         {"auth", no_argument, 0, OPT_AUTH},            {"auth-webhook", required_argument, 0, OPT_AUTH_WEBHOOK},
+        {"header-timeout", required_argument, 0, OPT_HEADER_TIMEOUT},
+        {"max-connections-per-client", required_argument, 0, OPT_MAX_PER_CLIENT},
+        {"ws-max-subscribers", required_argument, 0, OPT_WS_MAX_SUBSCRIBERS},
+        {"ws-max-subscribers-per-client", required_argument, 0, OPT_WS_MAX_PER_CLIENT},
         {0, 0, 0, 0},
     };
-    *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT, 1000,
-                          .client_timeout_s = DEFAULT_CLIENT_TIMEOUT_S, .hub_items = HUB_MAX_ITEMS,
+    *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT,
+                          DEFAULT_MAX_CONNECTIONS, .client_timeout_s = DEFAULT_CLIENT_TIMEOUT_S,
+                          .header_timeout_ms = HTTP_DEFAULT_HEADER_TIMEOUT_MS, .max_per_client = DEFAULT_MAX_PER_CLIENT,
+                          .ws_max_subscribers = DEFAULT_WS_MAX_SUBSCRIBERS,
+                          .ws_max_per_client = DEFAULT_WS_MAX_PER_CLIENT, .hub_items = HUB_MAX_ITEMS,
                           .watch_window_ms = DEFAULT_WATCH_WINDOW_MS, .watch_bookmark_ms = 10000};
     int c;
     long v;
@@ -321,6 +382,13 @@ static int parse_options(int argc, char **argv, struct options *o)
         case OPT_RATE_BURST:
         case OPT_CORS_ORIGIN:
             if (parse_limit_option(c, optarg, o) != 0)
+                return -1;
+            break;
+        case OPT_HEADER_TIMEOUT:
+        case OPT_MAX_PER_CLIENT:
+        case OPT_WS_MAX_SUBSCRIBERS:
+        case OPT_WS_MAX_PER_CLIENT:
+            if (parse_connection_option(c, optarg, o) != 0)
                 return -1;
             break;
         case OPT_AUTH: o->auth = true; break;
@@ -495,9 +563,10 @@ static int make_limits(const struct options *o, struct rate_limiter **rl)
     char rate[96] = "no rate limit";
     if (*rl)
         snprintf(rate, sizeof rate, "%g requests a second per client, %g at once", o->rate_per_second, burst);
-    log_info("limits: bodies up to %zu bytes, %d connections, clients idle or slow for %d s dropped, %s, %d CORS "
-             "origin%s",
-             o->body_limit, o->max_connections, o->client_timeout_s, rate, o->cors.n, o->cors.n == 1 ? "" : "s");
+    log_info("limits: bodies up to %zu bytes, %d connections (%d from one address), headers within %d ms, clients "
+             "idle or slow for %d s dropped, %s, %d CORS origin%s; WebSocket: %d subscribers (%d from one address)",
+             o->body_limit, o->max_connections, o->max_per_client, o->header_timeout_ms, o->client_timeout_s, rate,
+             o->cors.n, o->cors.n == 1 ? "" : "s", o->ws_max_subscribers, o->ws_max_per_client);
     return 0;
 }
 
@@ -514,7 +583,9 @@ static int start_ws(const struct options *o, struct gateway *gw, struct ws_serve
         snprintf(listen, sizeof listen, "%.*s:%ld", colon ? (int)(colon - o->listen) : 0, o->listen,
                  port > 0 ? port + 1 : 0);
     }
-    struct ws_config cfg = {.listen = listen, .hub = gw->hub, .db_path = gw->db_path, .auth = ws_auth_tokens(gw->auth)};
+    struct ws_config cfg = {.listen = listen, .hub = gw->hub, .db_path = gw->db_path, .auth = ws_auth_tokens(gw->auth),
+                            .max_subscribers = o->ws_max_subscribers, .max_per_client = o->ws_max_per_client,
+                            .handshake_timeout_ms = o->header_timeout_ms};
     if (ws_start(&cfg, ws, err, sizeof err) != 0) {
         log_error("%s", err);
         return -1;
@@ -526,14 +597,31 @@ static int start_ws(const struct options *o, struct gateway *gw, struct ws_serve
     return 0;
 }
 
-/* Every subscriber of the WebSocket stream holds a descriptor: take the most the system allows. */
-static void raise_open_file_limit(void)
+/* Every connection and subscriber holds a descriptor: take the most the system allows, and keep the
+ * listeners' caps within it, a quarter (at least 256) left for the database, logs and tasks, so
+ * neither listener meets EMFILE. */
+static void fit_open_file_limit(struct options *o)
 {
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            getrlimit(RLIMIT_NOFILE, &rl);
     }
+    long limit = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1L << 24 ? 1L << 24 : (long)rl.rlim_cur;
+    long reserve = limit / 4 > 256 ? limit / 4 : 256;
+    long budget = limit - reserve, wanted = (long)o->max_connections + ws_descriptors(o->ws_max_subscribers);
+    if (budget >= wanted)
+        return;
+    budget = budget > 32 ? budget : 32;
+    int http = (int)(budget * o->max_connections / wanted), ws = (int)(budget * o->ws_max_subscribers / wanted);
+    log_warn("the open-file limit (%ld) leaves room for %ld connections: --max-connections %d and "
+             "--ws-max-subscribers %d lowered to %d and %d",
+             limit, budget, o->max_connections, o->ws_max_subscribers, http > 1 ? http : 1, ws > 1 ? ws : 1);
+    o->max_connections = http > 1 ? http : 1;
+    o->ws_max_subscribers = ws > 1 ? ws : 1;
 }
 
 /* The authenticator: the stored tokens, the first admin token when there is none, and one line
@@ -610,6 +698,7 @@ static int run(const struct options *o)
                          .data_dir = o->data_dir, .web_dir = web,
                          .body_limit = o->body_limit, .durable_timeout_ms = 10000,
                          .client_timeout_s = o->client_timeout_s, .cors = o->cors,
+                         .header_timeout_ms = o->header_timeout_ms, .max_connections_per_client = o->max_per_client,
                          .runtime_warning = process_runtime_warning()};
     int status = 0;
     if (make_limits(o, &gw.rate_limiter) != 0 || make_auth(o, core, cfg.store, db_path, &gw.auth) != 0) {
@@ -653,7 +742,7 @@ int main(int argc, char **argv)
     }
     umask(077); /* the server's files are its own; tasks get 022 back (spawn.c) */
     block_signals();
-    raise_open_file_limit();
+    fit_open_file_limit(&o);
     json_object_seed(0); /* seed Jansson's hashing once, before any thread uses it */
     curl_global_init(CURL_GLOBAL_DEFAULT);
     int status = run(&o);

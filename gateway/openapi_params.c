@@ -83,7 +83,8 @@ struct error_answer {
 };
 
 static const struct error_answer error_answers[] = {
-    {OE_400, "400", "BadRequest: a malformed body, query parameter or selector"},
+    {OE_400, "400", "BadRequest: a malformed body, query parameter or selector, a URL whose percent-encoding does "
+     "not decode to UTF-8, or a Transfer-Encoding other than chunked"},
     {OE_401, "401", "Unauthorized: no bearer token where one is needed (with --auth, or away from loopback), or one "
      "that is not valid; WWW-Authenticate: Bearer"},
     {OE_403, "403", "Forbidden: the token's user may not do this here (another namespace, a role that only reads, "
@@ -173,8 +174,10 @@ json_t *openapi_error_responses(void)
         json_object_set_new(out, error_answers[i].code, status_answer(error_answers[i].description));
     json_object_set_new(out, "Error",
                         status_answer("any other failure (404 for unknown paths, 405 for methods a path does not "
-                                      "take, 429 TooManyRequests with Retry-After for a client over the server's "
-                                      "rate limit, 500 InternalError...), as a Status"));
+                                      "take, 414 for a query of more than 100 parameters, 429 TooManyRequests with "
+                                      "Retry-After for a client over the server's rate limit, 500 InternalError...), "
+                                      "as a Status; a URL or header block larger than a connection's memory gets "
+                                      "414 or 431 from libmicrohttpd"));
     return out;
 }
 

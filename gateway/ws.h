@@ -37,7 +37,21 @@ struct ws_config {
     const char *db_path;  /* the database, read for resumes from before the hub's floor */
     struct ws_auth auth;
     size_t send_buffer;   /* the socket send buffer of each subscriber (SO_SNDBUF); 0: WS_SEND_BUFFER */
+    int max_subscribers;  /* at once; more get 503 before the upgrade; 0: WS_DEFAULT_MAX_SUBSCRIBERS */
+    int max_per_client;   /* from one address; more get 429 before the upgrade; 0: WS_DEFAULT_MAX_PER_CLIENT */
+    int handshake_timeout_ms; /* from the accept to the upgrade; 0: WS_DEFAULT_HANDSHAKE_TIMEOUT_MS */
 };
+
+#define WS_DEFAULT_MAX_SUBSCRIBERS 4096
+#define WS_DEFAULT_MAX_PER_CLIENT 256
+#define WS_DEFAULT_HANDSHAKE_TIMEOUT_MS 10000
+/* Connections still in their handshake may hold this many descriptors beyond the subscribers' caps, in
+ * all and from one address; connections past that are closed as they are accepted. */
+#define WS_HANDSHAKES_EXTRA 64
+#define WS_HANDSHAKES_EXTRA_PER_CLIENT 8
+
+/* The descriptors the listener may hold with max_subscribers: subscribers and handshakes. */
+static inline long ws_descriptors(int max_subscribers) { return (long)max_subscribers + WS_HANDSHAKES_EXTRA; }
 
 #define WS_SEND_BUFFER (64u << 10)
 

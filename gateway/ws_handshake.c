@@ -17,6 +17,13 @@
 #define MAX_ARGS 8
 #define MAX_HEADERS_BYTES 1024
 
+static int add_retry_after(struct lws *wsi, int seconds, unsigned char **p, unsigned char *end)
+{
+    char value[16];
+    int n = snprintf(value, sizeof value, "%d", seconds);
+    return lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_RETRY_AFTER, (const unsigned char *)value, n, p, end);
+}
+
 /* Writes the whole answer (headers and body) at once and returns -1: libwebsockets then hangs up,
  * after flushing what the socket did not take. */
 static int answer_status(struct lws *wsi, const struct api_status *st)
@@ -34,6 +41,7 @@ static int answer_status(struct lws *wsi, const struct api_status *st)
         (st->code != 401 || lws_add_http_header_by_name(wsi, (const unsigned char *)"www-authenticate:",
                                                           (const unsigned char *)bearer, (int)strlen(bearer), &p,
                                                           end) == 0) &&
+        (st->retry_after_s <= 0 || add_retry_after(wsi, st->retry_after_s, &p, end) == 0) &&
         lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close", 5, &p, end) == 0 &&
         lws_finalize_http_header(wsi, &p, end) == 0) {
         memcpy(p, body, len);
@@ -165,6 +173,7 @@ void ws_conn_free(struct ws_conn *c)
 {
     if (!c)
         return;
+    ws_peers_forget(c);
     ws_backfill_clear(c);
     if (c->has_principal && c->srv->auth.release)
         c->srv->auth.release(c->srv->auth.ctx, c->principal);
@@ -174,37 +183,33 @@ void ws_conn_free(struct ws_conn *c)
 int ws_handshake_confirm(struct ws_server *s, struct lws *wsi)
 {
     struct api_status st = {0};
-    struct ws_conn *c = calloc(1, sizeof *c);
+    struct ws_conn *c = lws_get_opaque_user_data(wsi); /* made as it was accepted (ws_peers_track) */
     char *upgrade = header(wsi, WSI_TOKEN_UPGRADE);
     if (!c) {
-        api_fail(&st, 500, "InternalError", "out of memory");
+        api_fail(&st, 503, "ServiceUnavailable", "out of memory");
+        st.retry_after_s = 1;
     } else if (!upgrade || strcasecmp(upgrade, "websocket") != 0) {
         api_fail(&st, 400, "BadRequest", "this port serves WebSocket subscribers only (Upgrade: websocket)");
     } else if (atomic_load(&s->stopping)) {
         api_fail(&st, 503, "ServiceUnavailable", "the server is shutting down");
         st.retry_after_s = 1;
-    } else {
-        c->srv = s;
-        c->wsi = wsi;
-        if (read_request(wsi, &c->sub, &st) == 0 && authorize(s, wsi, c, &st) == 0) {
-            uint64_t head = hub_head(s->hub);
-            if (c->sub.has_since && c->sub.since > head) {
-                api_add_cause(&st, "since", "FieldValueInvalid", 0, 0, "newer than the newest event");
-                api_fail(&st, 400, "BadRequest", "since: %llu is newer than the newest event (%llu)",
-                         (unsigned long long)c->sub.since, (unsigned long long)head);
-            } else {
-                c->cursor = c->sub.has_since ? c->sub.since : head;
-                c->from_db = c->sub.has_since && c->sub.since < hub_floor(s->hub);
-            }
+    } else if (read_request(wsi, &c->sub, &st) == 0 && authorize(s, wsi, c, &st) == 0 &&
+               ws_peers_admit_subscriber(c, &st) == 0) {
+        uint64_t head = hub_head(s->hub);
+        if (c->sub.has_since && c->sub.since > head) {
+            api_add_cause(&st, "since", "FieldValueInvalid", 0, 0, "newer than the newest event");
+            api_fail(&st, 400, "BadRequest", "since: %llu is newer than the newest event (%llu)",
+                     (unsigned long long)c->sub.since, (unsigned long long)head);
+        } else {
+            c->cursor = c->sub.has_since ? c->sub.since : head;
+            c->from_db = c->sub.has_since && c->sub.since < hub_floor(s->hub);
         }
     }
     free(upgrade);
     if (st.code) {
-        if (st.code >= 500)
+        if (st.code >= 500 && st.code != 503)
             log_warn("websocket: refusing a subscriber: %s", st.message);
-        ws_conn_free(c);
-        return answer_status(wsi, &st);
+        return answer_status(wsi, &st); /* the connection (and c) goes when libwebsockets closes it */
     }
-    lws_set_opaque_user_data(wsi, c);
     return 0;
 }

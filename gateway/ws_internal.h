@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/api_status.h"
+#include "common/hashmap.h"
 #include "gateway/ws.h"
 #include "gateway/ws_query.h"
 
@@ -31,10 +32,17 @@ struct ws_backlog_item {
     size_t len;
 };
 
+struct ws_peer;
+
 struct ws_conn {
-    struct ws_conn *prev, *next;  /* the server's subscribers */
+    struct ws_conn *prev, *next;  /* the server's handshakes until established, then its subscribers */
     struct ws_server *srv;
     struct lws *wsi;
+    struct ws_peer *peer;         /* its client address's counts (ws_peers.c) */
+    int64_t accepted_ms;          /* monotonic: the handshake's deadline counts from here */
+    bool handshaking;             /* on the server's handshake list */
+    bool admitted;                /* counted as a subscriber (its upgrade was confirmed) */
+    bool overdue;                 /* its handshake outlived the deadline: being closed */
     struct ws_subscription sub;
     void *principal;
     bool has_principal;
@@ -66,8 +74,16 @@ struct ws_server {
     pthread_mutex_t wake_mu;        /* the hub's notify and ws_stop() */
     struct lws_context *wake;       /* what the notify wakes; NULL once stopping */
     atomic_int subscribers;         /* established: while none, a publish wakes nobody (no syscall) */
+    int max_subscribers, max_per_client, handshake_timeout_ms;
     /* The WebSocket thread's own: */
     struct ws_conn *conns;
+    struct ws_conn *handshaking;    /* accepted, not yet established: the handshake deadline's list */
+    struct hmap peers;              /* client address -> struct ws_peer */
+    long connections, admitted;     /* sockets accepted and not yet freed; subscribers admitted */
+    bool peer_pending;              /* a connection was let in and its wsi is about to be made */
+    int pending_fd;                 /* its socket */
+    char pending_address[48];       /* its client address */
+    lws_sorted_usec_list_t sweep;   /* the handshake deadline's timer */
     uint64_t scanned;               /* the hub's items up to here were matched against the subscribers */
     struct store_reader *reader;    /* opened at the first catch-up from the database */
     unsigned char *out;             /* a message with LWS_PRE bytes before it */
@@ -82,6 +98,24 @@ int ws_handshake_confirm(struct ws_server *s, struct lws *wsi);
 int ws_handshake_plain_http(struct lws *wsi);
 /* Frees a connection that never was established (or after ws_conn_closed). */
 void ws_conn_free(struct ws_conn *c);
+
+/* ws_peers.c: the listener's caps, on the WebSocket thread. */
+/* LWS_CALLBACK_FILTER_NETWORK_CONNECTION: whether the accepted socket fd may stay (connections in all
+ * and from its address, subscribers plus handshakes); false closes it at once. */
+bool ws_peers_admit_socket(struct ws_server *s, int fd);
+/* LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED: the connection let in just before gets its record (with its address's
+ * counts) as the wsi's opaque user data, and the handshake deadline starts. */
+void ws_peers_track(struct ws_server *s, struct lws *wsi);
+/* At the upgrade: 0 when the connection may subscribe (it is counted), else a 503 (the server's cap) or
+ * 429 (its address's) in st, with Retry-After. */
+int ws_peers_admit_subscriber(struct ws_conn *c, struct api_status *st);
+/* The connection is established: off the handshake list. */
+void ws_peers_established(struct ws_conn *c);
+/* Forgets the connection's counts (from ws_conn_free). */
+void ws_peers_forget(struct ws_conn *c);
+/* Closes the handshakes past their deadline; scheduled on the thread's timer. */
+void ws_peers_sweep(struct ws_server *s);
+void ws_peers_free(struct ws_server *s);
 
 /* ws_conn.c */
 void ws_conn_established(struct ws_conn *c);

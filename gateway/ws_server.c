@@ -1,8 +1,10 @@
 /* The WebSocket gateway's server: a libwebsockets context with its own listener, the one thread that
- * services it, the protocol callback that hands each reason to its file, the hub's wake-up (the
- * store writer only calls lws_cancel_service()), and a stop that says goodbye to every subscriber. */
+ * services it (pausing while accept(2) fails), the protocol callback that hands each reason to its
+ * file, the hub's wake-up (the store writer only calls lws_cancel_service()), and a stop that says
+ * goodbye to every subscriber. */
 #include <arpa/inet.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,13 @@
 #include "store/history.h"
 
 #define STOP_GRACE_MS 1000 /* how long a stop waits for subscribers to take their close frames */
+#define SWEEP_PERIOD_US (250 * 1000) /* how often handshakes are held against their deadline */
+#define ACCEPT_BACKOFF_MIN_MS 10     /* while accept(2) fails (EMFILE), the thread pauses this long... */
+#define ACCEPT_BACKOFF_MAX_MS 200    /* ...doubling up to this, instead of polling the listener hot */
+
+/* Set by libwebsockets' log line about a failed accept(2): it leaves the listener readable, so its
+ * loop would spin on accept while the failure lasts (EMFILE: 5.1 GB of log in a minute). */
+static atomic_bool accept_failed;
 
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
@@ -28,16 +37,23 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         /* A bounded send buffer: a subscriber that stops reading holds that much of the kernel's
          * memory, and falls behind the hub soon enough to be told so. */
         int fd = (int)(intptr_t)in, size = (int)s->send_buffer;
+        if (!ws_peers_admit_socket(s, fd))
+            return -1; /* libwebsockets closes it */
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
         return 0;
     }
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        if (s)
+            ws_peers_track(s, wsi);
+        return 0;
     case LWS_CALLBACK_HTTP:
         return ws_handshake_plain_http(wsi);
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
         return ws_handshake_confirm(s, wsi);
     case LWS_CALLBACK_ESTABLISHED:
-        if (!c)
+        if (!c || c->overdue)
             return -1;
+        ws_peers_established(c);
         ws_conn_established(c);
         return 0;
     case LWS_CALLBACK_SERVER_WRITEABLE:
@@ -75,7 +91,8 @@ static const struct lws_protocols protocols[] = {
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
-/* libwebsockets' own log lines, warnings and errors only, into ours. */
+/* libwebsockets' own log lines, warnings and errors only, into ours, each kind at most once per
+ * LOG_LIMIT_INTERVAL_MS (a failing accept says so once per attempt). */
 static void lws_log(int level, const char *line)
 {
     char text[512];
@@ -83,10 +100,32 @@ static void lws_log(int level, const char *line)
     size_t n = strlen(text);
     while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' '))
         text[--n] = '\0';
-    if (level & LLL_ERR)
-        log_error("websocket: %s", text);
-    else
-        log_warn("websocket: %s", text);
+    if (strstr(text, "accept:"))
+        atomic_store(&accept_failed, true);
+    log_limited(level & LLL_ERR ? LOG_ERROR : LOG_WARN, text, "websocket: %s", text);
+}
+
+/* The thread's timer: handshakes past their deadline are closed. */
+static void sweep(lws_sorted_usec_list_t *sul)
+{
+    struct ws_server *s = lws_container_of(sul, struct ws_server, sweep);
+    ws_peers_sweep(s);
+    lws_sul_schedule(s->context, 0, &s->sweep, sweep, SWEEP_PERIOD_US);
+}
+
+/* After a turn of the loop in which accept(2) failed, a pause growing from ACCEPT_BACKOFF_MIN_MS to
+ * ACCEPT_BACKOFF_MAX_MS: the listener stays readable while the process is out of descriptors, and
+ * libwebsockets would try again at once. *backoff_ms is 0 while accepts succeed. */
+static void back_off_accepting(int *backoff_ms)
+{
+    if (!atomic_exchange(&accept_failed, false)) {
+        *backoff_ms = 0;
+        return;
+    }
+    *backoff_ms = *backoff_ms == 0 ? ACCEPT_BACKOFF_MIN_MS
+                  : *backoff_ms * 2 > ACCEPT_BACKOFF_MAX_MS ? ACCEPT_BACKOFF_MAX_MS
+                                                             : *backoff_ms * 2;
+    usleep((useconds_t)*backoff_ms * 1000);
 }
 
 /* Runs on the store writer's thread after each publish: only wakes the service thread, and only when
@@ -106,9 +145,12 @@ static void *serve(void *arg)
 {
     struct ws_server *s = arg;
     int64_t deadline = 0;
+    int backoff_ms = 0;
+    lws_sul_schedule(s->context, 0, &s->sweep, sweep, SWEEP_PERIOD_US);
     for (;;) {
         if (lws_service(s->context, 0) < 0)
             break;
+        back_off_accepting(&backoff_ms);
         if (atomic_load(&s->stopping)) {
             int64_t now = clock_mono_ms();
             if (!deadline)
@@ -148,6 +190,7 @@ static void server_free(struct ws_server *s)
     if (s->context)
         lws_context_destroy(s->context); /* closes what is left; their callbacks run here */
     store_reader_close(s->reader);
+    ws_peers_free(s);
     pthread_mutex_destroy(&s->wake_mu);
     free(s->out);
     free(s->db_path);
@@ -171,6 +214,10 @@ int ws_start(const struct ws_config *cfg, struct ws_server **out, char *err, siz
     s->hub = cfg->hub;
     s->auth = cfg->auth;
     s->send_buffer = cfg->send_buffer ? cfg->send_buffer : WS_SEND_BUFFER;
+    s->max_subscribers = cfg->max_subscribers > 0 ? cfg->max_subscribers : WS_DEFAULT_MAX_SUBSCRIBERS;
+    s->max_per_client = cfg->max_per_client > 0 ? cfg->max_per_client : WS_DEFAULT_MAX_PER_CLIENT;
+    s->handshake_timeout_ms = cfg->handshake_timeout_ms > 0 ? cfg->handshake_timeout_ms
+                                                            : WS_DEFAULT_HANDSHAKE_TIMEOUT_MS;
     s->scanned = hub_head(cfg->hub);
     lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
     struct lws_context_creation_info info;

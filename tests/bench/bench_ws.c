@@ -210,7 +210,10 @@ int main(void)
         setrlimit(RLIMIT_NOFILE, &rl);
     }
     static struct bench_server b;
-    if (bench_server_start(&b, "ws") != 0)
+    char per_client[16]; /* every subscriber comes from 127.0.0.1: past the server's default per address */
+    snprintf(per_client, sizeof per_client, "%d", SUBSCRIBERS);
+    const char *args[] = {"--ws-max-subscribers-per-client", per_client, NULL};
+    if (bench_server_start_with(&b, "ws", args) != 0)
         return 1;
     server = &b.s;
     const char *data_dir = b.data_dir;

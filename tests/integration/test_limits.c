@@ -1,6 +1,8 @@
 /* Integration tests of the gateway's limits on real servers: 413 for bodies over --max-body-bytes
  * (declared or chunked) with the server still serving, 429 with Retry-After per client key under
- * --rate-limit, slow clients dropped after --client-timeout, and CORS only for --cors-origin. */
+ * --rate-limit, slow clients dropped after --client-timeout, CORS only for --cors-origin, and an
+ * answer for every malformed request (bad percent-encodings, transfer codings, huge chunks, too many
+ * query parameters, URLs and headers larger than a connection's memory). */
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <netinet/in.h>
@@ -190,10 +192,11 @@ static void bodies_over_the_limit_get_413_and_the_server_serves_on(void)
     int n = snprintf(chunk, sizeof chunk, "%x\r\n", 8192);
     memset(chunk + n, ' ', 8192);
     memcpy(chunk + n + 8192, "\r\n", 2);
-    bool sent = true;
+    bool sent = true; /* the server answers once the body passes the limit, and may close before the end */
     for (int i = 0; sent && i < 2 * BODY_LIMIT / 8192; i++)
         sent = send_all(fd, chunk, (size_t)n + 8192 + 2);
-    CHECK(sent && send_all(fd, "0\r\n\r\n", 5));
+    if (sent)
+        send_all(fd, "0\r\n\r\n", 5);
     char *reply = read_until_closed(fd, 5000);
     close(fd);
     CHECK(reply && strncmp(reply, "HTTP/1.1 413", 12) == 0);
@@ -364,6 +367,201 @@ static void cors_answers_only_configured_origins(void)
     server_cleanup(&s);
 }
 
+/* --- every malformed request answered ------------------------------------------------------- */
+
+/* Sends request on a fresh connection; what came back before the server closed (caller frees), NULL
+ * when it stayed silent and open for timeout_ms. *took_ms (may be NULL) how long that took. */
+static char *exchange(const struct test_server *s, const char *request, int timeout_ms, int64_t *took_ms)
+{
+    int fd = connect_to(s);
+    if (fd < 0)
+        return NULL;
+    int64_t start = clock_mono_ms();
+    send_all(fd, request, strlen(request));
+    char *reply = read_until_closed(fd, timeout_ms);
+    if (took_ms)
+        *took_ms = clock_mono_ms() - start;
+    close(fd);
+    return reply;
+}
+
+static int reply_code(const char *reply)
+{
+    return reply && strncmp(reply, "HTTP/1.1 ", 9) == 0 ? atoi(reply + 9) : 0;
+}
+
+/* The Status in a raw answer's body, or NULL. */
+static json_t *reply_status(const char *reply)
+{
+    const char *body = reply ? strstr(reply, "\r\n\r\n") : NULL;
+    json_t *j = body ? json_loads(body + 4, 0, NULL) : NULL;
+    if (j && !json_is_object(j)) {
+        json_decref(j);
+        j = NULL;
+    }
+    return j;
+}
+
+/* Each bad percent-encoding, in the path or a query parameter, gets 400 with a Status naming the
+ * part of the URL, never 500 with an empty body; a well-formed encoded name is looked up as usual. */
+static void bad_percent_encodings_get_400_naming_the_part(void)
+{
+    static const struct {
+        const char *target;
+        int code;
+        const char *says, *also;
+    } cases[] = {
+        {JOBS "/%ff", 400, "path", "not UTF-8"},
+        {JOBS "/%zz", 400, "path", "two hexadecimal digits"},
+        {JOBS "/%f", 400, "path", "two hexadecimal digits"},
+        {JOBS "/ab%C3%28", 400, "path", "not UTF-8"},
+        {JOBS "/%ED%A0%80", 400, "path", "not UTF-8"}, /* an encoded surrogate */
+        {JOBS "/a%00b", 400, "path", "NUL"},
+        {JOBS "?labelSelector=%ff", 400, "query parameter \"labelSelector\"", "not UTF-8"},
+        {JOBS "?limit=5&continue=%zz", 400, "query parameter \"continue\"", "two hexadecimal digits"},
+        {JOBS "/%C3%A9t%C3%A9", 404, "\xc3\xa9t\xc3\xa9", "not found"},
+    };
+    struct test_server s;
+    REQUIRE(server_start(&s, NULL, NULL) == 0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char request[512];
+        snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", cases[i].target);
+        char *reply = exchange(&s, request, 5000, NULL);
+        json_t *st = reply_status(reply);
+        const char *message = json_string_value(json_object_get(st, "message"));
+        if (reply_code(reply) != cases[i].code || !json_is_integer(json_object_get(st, "code")) || !message ||
+            !strstr(message, cases[i].says) || !strstr(message, cases[i].also))
+            test_fail(__FILE__, __LINE__, "GET %s: %s", cases[i].target, reply ? reply : "(no answer)");
+        if (cases[i].code == 400)
+            CHECK_STR(json_string_value(json_object_get(st, "reason")), "BadRequest");
+        json_decref(st);
+        free(reply);
+    }
+    CHECK(healthy(&s));
+    CHECK_INT(server_stop(&s), 0);
+    server_cleanup(&s);
+}
+
+/* A transfer coding other than chunked alone is refused with 400 at once (not read until the client
+ * gives up); a chunk that declares 2^64-1 bytes is refused with 413 as soon as its data passes the
+ * limit, and one that then stalls is dropped at the body's deadline; the server serves on. */
+static void transfer_codings_and_huge_chunks_are_answered_at_once(void)
+{
+    struct test_server s;
+    const char *args[] = {"--max-body-bytes", "65536", "--client-timeout", "2s", NULL};
+    REQUIRE(server_start(&s, NULL, args) == 0);
+    static const char *const codings[] = {
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+        "POST " QUEUES " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\nab",
+        "POST " QUEUES " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof codings / sizeof codings[0]; i++) {
+        int64_t took = 0;
+        char *reply = exchange(&s, codings[i], 5000, &took);
+        json_t *st = reply_status(reply);
+        if (reply_code(reply) != 400 || took > 1500)
+            test_fail(__FILE__, __LINE__, "request %zu: after %lld ms: %s", i + 1, (long long)took,
+                      reply ? reply : "(no answer)");
+        CHECK_STR(json_string_value(json_object_get(st, "reason")), "BadRequest");
+        CHECK_CONTAINS(json_string_value(json_object_get(st, "message")), "Transfer-Encoding");
+        json_decref(st);
+        free(reply);
+    }
+
+    /* 2^64-1 declared, then more data than the limit: 413 while the client is still sending. */
+    int fd = connect_to(&s);
+    REQUIRE(fd >= 0);
+    const char *head = "POST " QUEUES " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       "Transfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\n";
+    int64_t start = clock_mono_ms();
+    CHECK(send_all(fd, head, strlen(head)));
+    char data[8192];
+    memset(data, ' ', sizeof data);
+    for (int i = 0; i < 2 * BODY_LIMIT / (int)sizeof data && send_all(fd, data, sizeof data); i++)
+        ;
+    char *reply = read_until_closed(fd, 5000);
+    int64_t took = clock_mono_ms() - start;
+    close(fd);
+    CHECK_INT(reply_code(reply), 413);
+    CHECK_CONTAINS(reply, "RequestEntityTooLarge");
+    CHECK(took < 1500);
+    free(reply);
+
+    /* 2^64-1 declared and three bytes sent: dropped at the body's deadline, not held for ever. */
+    char stalled[512];
+    snprintf(stalled, sizeof stalled, "%sabc", head);
+    reply = exchange(&s, stalled, 10000, &took);
+    CHECK(reply != NULL);
+    CHECK(took >= 1500 && took < 6000);
+    free(reply);
+
+    CHECK(healthy(&s));
+    CHECK_INT(server_stop(&s), 0);
+    server_cleanup(&s);
+}
+
+/* A query of 1,250 parameters gets 414 with a Status (it was closed without a word: each parameter
+ * takes the connection's fixed memory); 100 are read; a URL or a header block larger than the
+ * connection's memory gets 414 or 431 from libmicrohttpd; the server serves on. */
+static void oversized_queries_urls_and_headers_are_answered(void)
+{
+    struct test_server s;
+    REQUIRE(server_start(&s, NULL, NULL) == 0);
+    struct sbuf req = {0};
+    sbuf_puts(&req, "GET /healthz?");
+    for (int i = 0; i < 1250; i++)
+        sbuf_printf(&req, "%sp%d=v%d", i ? "&" : "", i, i);
+    sbuf_puts(&req, " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    char *reply = exchange(&s, sbuf_str(&req), 5000, NULL);
+    json_t *st = reply_status(reply);
+    CHECK_INT(reply_code(reply), 414);
+    CHECK_STR(json_string_value(json_object_get(st, "reason")), "RequestURITooLong");
+    CHECK_CONTAINS(json_string_value(json_object_get(st, "message")), "1250 parameters");
+    json_decref(st);
+    free(reply);
+    sbuf_free(&req);
+
+    sbuf_puts(&req, "GET " JOBS "?");
+    for (int i = 0; i < 100; i++)
+        sbuf_printf(&req, "%sp%d=v%d", i ? "&" : "", i, i);
+    sbuf_puts(&req, "&limit=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    reply = exchange(&s, sbuf_str(&req), 5000, NULL);
+    CHECK_INT(reply_code(reply), 414); /* 101: one over */
+    free(reply);
+    sbuf_free(&req);
+    sbuf_puts(&req, "GET " JOBS "?");
+    for (int i = 0; i < 99; i++)
+        sbuf_printf(&req, "p%d=v%d&", i, i);
+    sbuf_puts(&req, "limit=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    reply = exchange(&s, sbuf_str(&req), 5000, NULL);
+    CHECK_INT(reply_code(reply), 200); /* 100: read */
+    free(reply);
+    sbuf_free(&req);
+
+    sbuf_puts(&req, "GET /healthz?q=");
+    for (int i = 0; i < 40000; i++)
+        sbuf_puts(&req, "a");
+    sbuf_puts(&req, " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    reply = exchange(&s, sbuf_str(&req), 5000, NULL);
+    CHECK_INT(reply_code(reply), 414);
+    free(reply);
+    sbuf_free(&req);
+
+    sbuf_puts(&req, "GET /healthz HTTP/1.1\r\nHost: x\r\n");
+    for (int i = 0; i < 3000; i++)
+        sbuf_printf(&req, "X-H%d: v\r\n", i);
+    sbuf_puts(&req, "Connection: close\r\n\r\n");
+    reply = exchange(&s, sbuf_str(&req), 5000, NULL);
+    CHECK_INT(reply_code(reply), 431);
+    free(reply);
+    sbuf_free(&req);
+
+    CHECK(healthy(&s));
+    CHECK_INT(server_stop(&s), 0);
+    server_cleanup(&s);
+}
+
 /* Wrong limit flags stop the start with a sentence naming the flag. */
 static void bad_limit_flags_are_refused(void)
 {
@@ -376,6 +574,9 @@ static void bad_limit_flags_are_refused(void)
         {"--cors-origin", "*", "--cors-origin"},
         {"--cors-origin", "https://ui.example.com/", "no path"},
         {"--max-body-bytes", "12", "--max-body-bytes"},
+        {"--header-timeout", "10ms", "--header-timeout"},
+        {"--max-connections-per-client", "-1", "--max-connections-per-client"},
+        {"--ws-max-subscribers", "0", "--ws-max-subscribers"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char dir[] = "/tmp/caldera-limits-XXXXXX";
@@ -396,4 +597,6 @@ static void bad_limit_flags_are_refused(void)
 TEST_MAIN(TEST_CASE(bodies_over_the_limit_get_413_and_the_server_serves_on),
           TEST_CASE(a_client_over_its_rate_gets_429_while_another_is_served),
           TEST_CASE(slow_clients_are_dropped_after_the_timeout), TEST_CASE(cors_answers_only_configured_origins),
-          TEST_CASE(bad_limit_flags_are_refused))
+          TEST_CASE(bad_percent_encodings_get_400_naming_the_part),
+          TEST_CASE(transfer_codings_and_huge_chunks_are_answered_at_once),
+          TEST_CASE(oversized_queries_urls_and_headers_are_answered), TEST_CASE(bad_limit_flags_are_refused))

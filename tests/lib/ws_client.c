@@ -166,6 +166,14 @@ int ws_client_connect(struct ws_client *c, const char *url, const char *query, c
         return -1;
     if (o && o->rcvbuf > 0)
         setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &o->rcvbuf, sizeof o->rcvbuf);
+    struct sockaddr_in from = {.sin_family = AF_INET};
+    if (o && o->source_address &&
+        (inet_pton(AF_INET, o->source_address, &from.sin_addr) != 1 ||
+         bind(c->fd, (struct sockaddr *)&from, sizeof from) != 0)) {
+        close(c->fd);
+        c->fd = -1;
+        return -1;
+    }
     int one = 1;
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) != 0) {

@@ -23,6 +23,7 @@ struct ws_client_options {
     const char *authorization; /* an Authorization header value, or NULL */
     const char *protocols;     /* a Sec-WebSocket-Protocol header value, or NULL */
     int rcvbuf;                /* SO_RCVBUF before connecting, 0: the system's */
+    const char *source_address; /* the IPv4 address to connect from ("127.0.0.2"), NULL: the system's */
 };
 
 enum ws_frame_kind { WS_NOTHING, WS_TEXT, WS_CLOSE, WS_BROKEN };
