@@ -15,7 +15,7 @@
  * grows past the bound: the head stops early enough to leave room for the tail and two markers. */
 #define TAIL_MAX (64 * 1024)
 #define MARKER_MAX 256
-#define OUT_MAX (80 * 1024) /* more than any record (a chunk is at most 16 KiB) and the whole tail */
+#define OUT_MAX (80 * 1024) /* more than a chunk's records (a chunk is at most 16 KiB) and the whole tail */
 #define TS_LEN 30           /* 2016-10-06T00:17:09.669794202Z */
 
 static int log_fd = -1;
@@ -148,12 +148,13 @@ void shim_log_chunk(enum shim_stream stream, const char *data, size_t len)
         const char *nl = memchr(data, '\n', len);
         if (!nl) {
             emit(ts, name, 'P', data, len);
-            return;
+            break;
         }
         emit(ts, name, 'F', data, (size_t)(nl - data));
         len -= (size_t)(nl - data) + 1;
         data = nl + 1;
     }
+    flush_out(); /* one write per chunk: a running task's log is readable as it goes */
 }
 
 void shim_log_message(const char *text)
@@ -161,6 +162,7 @@ void shim_log_message(const char *text)
     char ts[TS_LEN + 1];
     timestamp(ts);
     emit(ts, "stderr", 'F', text, strlen(text));
+    flush_out();
 }
 
 void shim_log_finish(void)
