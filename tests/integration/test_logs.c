@@ -91,6 +91,19 @@ static void log_options_shape_the_answer(void)
     regfree(&stamped);
     free(text);
 
+    /* jobctl logs passes them on */
+    char *out = NULL, *err = NULL;
+    const char *tail[] = {"logs", "lines-t-0", "--tail", "2", "--since", "1h", "--limit-bytes", "12", NULL};
+    CHECK_INT(server_jobctl(&server, tail, &out, &err), 0);
+    CHECK_STR(out, "line 19\nline");
+    free(out);
+    free(err);
+    const char *stamped_tail[] = {"logs", "lines-t-0", "--tail=1", "--timestamps", NULL};
+    CHECK_INT(server_jobctl(&server, stamped_tail, &out, &err), 0);
+    CHECK(out && strlen(out) == 31 + 8 && out[4] == '-' && out[29] == 'Z' && strcmp(out + 31, "line 20\n") == 0);
+    free(out);
+    free(err);
+
     /* the same options on the attempt's log in the history */
     text = get_text("/apis/caldera.io/v1/namespaces/default/jobs/lines/history/pods/lines-t-0/attempts/1/log"
                     "?tailLines=1",
@@ -113,6 +126,26 @@ static void since_seconds_keeps_the_recent_lines(void)
     text = pod_log("since-t-0", "?sinceTime=2000-01-01T00:00:00Z", &code);
     CHECK_STR(text, "early\nlate\n");
     free(text);
+}
+
+/* A running task's lines are in its log as they come, not when the supervisor's buffer fills. */
+static void a_running_task_log_is_readable(void)
+{
+    REQUIRE(ensure_server());
+    REQUIRE(job_submit(&server, "live", "", TASK("t", 1, "", "'echo started; sleep 60'", "")) == 201);
+    REQUIRE(job_wait(&server, "live", "status.state.phase", "Running", WAIT_MS) == 0);
+    char *text = NULL;
+    for (int i = 0; i < 100 && !(text && strstr(text, "started")); i++) {
+        free(text);
+        long code;
+        text = pod_log("live-t-0", "", &code);
+        usleep(50000);
+    }
+    CHECK_STR(text, "started\n");
+    free(text);
+    long code;
+    json_decref(server_request(&server, "DELETE", JOBS "/live", NULL, NULL, &code));
+    CHECK_INT(code, 200);
 }
 
 static void bad_values_are_refused_by_name(void)
@@ -253,6 +286,6 @@ static void stop_server(void)
 }
 
 TEST_MAIN(TEST_CASE(log_options_shape_the_answer), TEST_CASE(since_seconds_keeps_the_recent_lines),
-          TEST_CASE(bad_values_are_refused_by_name), TEST_CASE(a_long_log_keeps_its_head_a_marker_and_its_tail),
+          TEST_CASE(a_running_task_log_is_readable), TEST_CASE(bad_values_are_refused_by_name), TEST_CASE(a_long_log_keeps_its_head_a_marker_and_its_tail),
           TEST_CASE(pids_max_stops_a_fork_bomb), TEST_CASE(a_bad_pids_annotation_is_refused),
           TEST_CASE(stop_server))
