@@ -61,6 +61,17 @@ static char *serve(const char *path, struct pod_log_options o, int *code)
     return out.data ? out.data : strdup("");
 }
 
+/* Serves path with o and checks the answer is want. */
+#define CHECK_SERVED(path, o, want) check_served(__FILE__, __LINE__, path, o, want)
+static void check_served(const char *file, int line, const char *path, struct pod_log_options o, const char *want)
+{
+    int code;
+    char *text = serve(path, o, &code);
+    if (!text || strcmp(text, want) != 0)
+        test_fail(file, line, "served \"%s\", expected \"%s\"", text ? text : "(refused)", want);
+    free(text);
+}
+
 #define T0 "2026-11-26T10:00:00.000000001Z"
 #define T1 "2026-11-26T10:00:01.500000000Z"
 #define T2 "2026-11-26T10:00:02.999999999Z"
@@ -93,16 +104,11 @@ static void cri_records_parse(void)
 
 static void partial_records_join_into_lines(void)
 {
-    int code;
     const char *path = write_log("cri.log", cri, strlen(cri));
-    char *text = serve(path, all(), &code);
-    CHECK_STR(text, "first\noops\npartial\n\nlast\n");
-    free(text);
+    CHECK_SERVED(path, all(), "first\noops\npartial\n\nlast\n");
     struct pod_log_options o = all();
     o.timestamps = true;
-    text = serve(path, o, &code);
-    CHECK_STR(text, T0 " first\n" T0 " oops\n" T1 " partial\n" T2 " \n" T2 " last\n");
-    free(text);
+    CHECK_SERVED(path, o, T0 " first\n" T0 " oops\n" T1 " partial\n" T2 " \n" T2 " last\n");
 }
 
 static void tail_lines_count_lines_from_the_end(void)
@@ -125,13 +131,9 @@ static void tail_lines_count_lines_from_the_end(void)
     static const char open_end[] = T0 " stdout F one\n" T0 " stdout F two\n" T1 " stdout P thr";
     path = write_log("open.log", open_end, strlen(open_end));
     o.tail_lines = 1;
-    char *text = serve(path, o, &code);
-    CHECK_STR(text, "thr");
-    free(text);
+    CHECK_SERVED(path, o, "thr");
     o.tail_lines = 2;
-    text = serve(path, o, &code);
-    CHECK_STR(text, "two\nthr");
-    free(text);
+    CHECK_SERVED(path, o, "two\nthr");
 }
 
 static void tail_lines_across_a_megabyte(void)
@@ -144,24 +146,20 @@ static void tail_lines_across_a_megabyte(void)
     free(big.data);
     struct pod_log_options o = all();
     o.tail_lines = 3;
-    int code;
-    char *text = serve(path, o, &code);
     char want[256];
     snprintf(want, sizeof want,
              "line %d of a long log, padded to make it longer\nline %d of a long log, padded to make it longer\n"
              "line %d of a long log, padded to make it longer\n",
              lines - 2, lines - 1, lines);
-    CHECK_STR(text, want);
-    free(text);
+    CHECK_SERVED(path, o, want);
     o.tail_lines = lines - 1; /* crosses every block boundary but the first */
-    text = serve(path, o, &code);
+    int code;
+    char *text = serve(path, o, &code);
     CHECK(text && strncmp(text, "line 2 of", 9) == 0);
     free(text);
     o.tail_lines = 1;
     o.limit_bytes = 4;
-    text = serve(path, o, &code);
-    CHECK_STR(text, "line");
-    free(text);
+    CHECK_SERVED(path, o, "line");
 }
 
 static void limit_bytes_stops_early(void)
@@ -183,17 +181,12 @@ static void limit_bytes_stops_early(void)
 
 static void since_keeps_later_records(void)
 {
-    int code;
     const char *path = write_log("cri.log", cri, strlen(cri));
     struct pod_log_options o = all();
     o.since_ms = 1795687201500LL; /* T1 itself is kept */
-    char *text = serve(path, o, &code);
-    CHECK_STR(text, "partial\n\nlast\n");
-    free(text);
+    CHECK_SERVED(path, o, "partial\n\nlast\n");
     o.since_ms = 1795687203000LL; /* after the last */
-    text = serve(path, o, &code);
-    CHECK_STR(text, "");
-    free(text);
+    CHECK_SERVED(path, o, "");
 }
 
 static void raw_files_are_served_as_they_are(void)
@@ -204,13 +197,9 @@ static void raw_files_are_served_as_they_are(void)
     struct pod_log_options o = all();
     o.timestamps = true;
     o.since_ms = 1795687209999LL;
-    char *text = serve(path, o, &code);
-    CHECK_STR(text, raw);
-    free(text);
+    CHECK_SERVED(path, o, raw);
     o.tail_lines = 2;
-    text = serve(path, o, &code);
-    CHECK_STR(text, T0 " stdout F looks like a record\nno newline");
-    free(text);
+    CHECK_SERVED(path, o, T0 " stdout F looks like a record\nno newline");
     /* a line longer than the reader's buffer in a CRI file goes through as it is */
     struct sbuf mixed = {0};
     sbuf_puts(&mixed, T0 " stdout F before\n");
@@ -219,7 +208,7 @@ static void raw_files_are_served_as_they_are(void)
     sbuf_puts(&mixed, "\n" T0 " stdout F after\n");
     path = write_log("mixed.log", mixed.data, mixed.len);
     free(mixed.data);
-    text = serve(path, all(), &code);
+    char *text = serve(path, all(), &code);
     REQUIRE(text);
     CHECK_INT(strlen(text), 7 + 200001 + 6);
     CHECK(strncmp(text, "before\nxxx", 10) == 0);
