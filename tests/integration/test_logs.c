@@ -148,6 +148,37 @@ static void a_running_task_log_is_readable(void)
     CHECK_INT(code, 200);
 }
 
+/* Output written just before the end is kept, and a process the task left holding its stdout does
+ * not keep the pod running. */
+static void the_end_is_kept_and_not_waited_for(void)
+{
+    REQUIRE(ensure_server());
+    REQUIRE(job_submit(&server, "leaver", "", TASK("t", 1, "", "'echo before; sleep 60 & echo after'", "")) == 201);
+    REQUIRE(job_wait(&server, "leaver", "status.state.phase", "Completed", 10000) == 0);
+    long code;
+    char *text = pod_log("leaver-t-0", "", &code);
+    CHECK_STR(text, "before\nafter\n");
+    free(text);
+}
+
+/* A task running as the supervisor's user cannot open the supervisor's descriptors (the log, the
+ * exits file) through /proc: it is not dumpable. */
+static void the_supervisor_is_not_dumpable(void)
+{
+    SKIP_IF(geteuid() != 0, "needs root to run the task as another user");
+    REQUIRE(ensure_server());
+    REQUIRE(job_submit(&server, "peek", "",
+                       TASK("t", 1, "",
+                            "'ls /proc/$PPID/fd >/dev/null 2>&1 && echo open || echo closed; "
+                            "grep -c caldera-shim /proc/$PPID/status'",
+                            "          securityContext: {runAsUser: 65534, runAsGroup: 65534}\n")) == 201);
+    REQUIRE(job_wait(&server, "peek", "status.state.phase", "Completed", WAIT_MS) == 0);
+    long code;
+    char *text = pod_log("peek-t-0", "", &code);
+    CHECK_STR(text, "closed\n1\n"); /* its parent is the supervisor, and its fds are out of reach */
+    free(text);
+}
+
 static void bad_values_are_refused_by_name(void)
 {
     REQUIRE(ensure_server());
@@ -286,6 +317,7 @@ static void stop_server(void)
 }
 
 TEST_MAIN(TEST_CASE(log_options_shape_the_answer), TEST_CASE(since_seconds_keeps_the_recent_lines),
-          TEST_CASE(a_running_task_log_is_readable), TEST_CASE(bad_values_are_refused_by_name), TEST_CASE(a_long_log_keeps_its_head_a_marker_and_its_tail),
+          TEST_CASE(a_running_task_log_is_readable), TEST_CASE(the_end_is_kept_and_not_waited_for),
+          TEST_CASE(the_supervisor_is_not_dumpable), TEST_CASE(bad_values_are_refused_by_name), TEST_CASE(a_long_log_keeps_its_head_a_marker_and_its_tail),
           TEST_CASE(pids_max_stops_a_fork_bomb), TEST_CASE(a_bad_pids_annotation_is_refused),
           TEST_CASE(stop_server))
