@@ -84,18 +84,25 @@ bool pod_log_parse_cri(const char *line, size_t len, struct cri_record *rec)
 
 /* ---- tailLines: from the end -------------------------------------------------------------------- */
 
-/* Does the record starting at off end its line (F, or not a record at all)? */
-static bool record_ends_line(struct pod_log_reader *r, off_t off)
+/* Does the record starting at off end its line (F, or not a record at all)? Its head is read from
+ * [in, in_end) when it is there, else from the file. */
+static bool record_ends_line(struct pod_log_reader *r, off_t off, const char *in, const char *in_end)
 {
     if (r->raw)
         return true;
-    char head[HEAD_MAX];
-    ssize_t n = pread(r->fd, head, sizeof head, off);
-    if (n <= 0)
-        return true;
-    const char *nl = memchr(head, '\n', (size_t)n);
+    char copy[HEAD_MAX];
+    const char *head = in;
+    ssize_t n = in_end - in;
+    if (n < HEAD_MAX) {
+        head = copy;
+        n = pread(r->fd, copy, sizeof copy, off);
+        if (n <= 0)
+            return true;
+    }
+    const char *nl = memchr(head, '\n', (size_t)(n < HEAD_MAX ? n : HEAD_MAX));
     struct cri_record rec;
-    return !pod_log_parse_cri(head, nl ? (size_t)(nl - head) : (size_t)n, &rec) || !rec.partial;
+    return !pod_log_parse_cri(head, nl ? (size_t)(nl - head) : (size_t)(n < HEAD_MAX ? n : HEAD_MAX), &rec) ||
+           !rec.partial;
 }
 
 /* Where the last `lines` lines start. A line is a run of records ending with an F one (in a raw
@@ -118,13 +125,13 @@ static off_t tail_start(struct pod_log_reader *r, int64_t lines)
             return 0; /* the file shrank: all of it */
         for (const char *p = r->in + n; (p = memrchr(r->in, '\n', (size_t)(p - r->in)));) {
             off_t at = block_start + (p - r->in);
-            if (pending >= 0 && record_ends_line(r, at + 1) && ++found == lines)
+            if (pending >= 0 && record_ends_line(r, at + 1, p + 1, r->in + n) && ++found == lines)
                 return pending + 1;
             pending = at;
         }
         block_end = block_start;
     }
-    if (pending >= 0 && record_ends_line(r, 0) && ++found == lines)
+    if (pending >= 0 && record_ends_line(r, 0, NULL, NULL) && ++found == lines)
         return pending + 1;
     return 0;
 }
