@@ -179,6 +179,44 @@ static void the_supervisor_is_not_dumpable(void)
     free(text);
 }
 
+/* Issue 22's attack: the log replaced by a link to a root-only file. The API refuses to follow it
+ * (the pod's log and the attempt's in the history alike), and refuses a second hard link too. */
+static void a_log_replaced_by_a_link_is_refused(void)
+{
+    REQUIRE(ensure_server());
+    REQUIRE(job_submit(&server, "linked", "", TASK("t", 1, "", "'echo mine'", "")) == 201);
+    REQUIRE(job_wait(&server, "linked", "status.state.phase", "Completed", WAIT_MS) == 0);
+    json_t *job = job_get(&server, "linked");
+    char path[1024], other[1100];
+    snprintf(path, sizeof path, "%s/jobs/%s/logs/linked-t-0.1.log", server.data_dir, jv_str(job, "metadata.uid"));
+    json_decref(job);
+    static const char *const urls[] = {
+        PODS "/linked-t-0/log",
+        "/apis/caldera.io/v1/namespaces/default/jobs/linked/history/pods/linked-t-0/attempts/1/log",
+    };
+    REQUIRE(unlink(path) == 0 && symlink("/etc/shadow", path) == 0);
+    for (size_t i = 0; i < 2; i++) {
+        long code;
+        char *text = get_text(urls[i], &code);
+        CHECK_INT(code, 403);
+        CHECK_CONTAINS(text, "symbolic link");
+        free(text);
+    }
+    snprintf(other, sizeof other, "%s.other", path);
+    FILE *f = fopen(other, "w");
+    REQUIRE(f);
+    fputs("not the log\n", f);
+    fclose(f);
+    REQUIRE(unlink(path) == 0 && link(other, path) == 0);
+    for (size_t i = 0; i < 2; i++) {
+        long code;
+        char *text = get_text(urls[i], &code);
+        CHECK_INT(code, 403);
+        CHECK_CONTAINS(text, "single link");
+        free(text);
+    }
+}
+
 static void bad_values_are_refused_by_name(void)
 {
     REQUIRE(ensure_server());
@@ -318,6 +356,7 @@ static void stop_server(void)
 
 TEST_MAIN(TEST_CASE(log_options_shape_the_answer), TEST_CASE(since_seconds_keeps_the_recent_lines),
           TEST_CASE(a_running_task_log_is_readable), TEST_CASE(the_end_is_kept_and_not_waited_for),
-          TEST_CASE(the_supervisor_is_not_dumpable), TEST_CASE(bad_values_are_refused_by_name), TEST_CASE(a_long_log_keeps_its_head_a_marker_and_its_tail),
+          TEST_CASE(the_supervisor_is_not_dumpable), TEST_CASE(a_log_replaced_by_a_link_is_refused),
+          TEST_CASE(bad_values_are_refused_by_name), TEST_CASE(a_long_log_keeps_its_head_a_marker_and_its_tail),
           TEST_CASE(pids_max_stops_a_fork_bomb), TEST_CASE(a_bad_pids_annotation_is_refused),
           TEST_CASE(stop_server))
