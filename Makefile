@@ -115,10 +115,10 @@ bin/simulate: $(call obj,rel,$(SIMULATE_SRCS)) $(REL_LIB)
 # per exec here). The sanitizer build's server finds its copy next to itself.
 SHIM_CC := $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
 SHIM_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static
-bin/caldera-shim build/asan/bin/caldera-shim: tools/shim/shim.c
+bin/caldera-shim build/asan/bin/caldera-shim: $(wildcard tools/shim/*.c tools/shim/*.h)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
-	$(Q)$(SHIM_CC) $(SHIM_CFLAGS) -o $@ $<
+	$(Q)$(SHIM_CC) $(SHIM_CFLAGS) -o $@ $(filter %.c,$^)
 
 build/asan/bin/simulate: $(call obj,asan,$(SIMULATE_SRCS)) $(ASAN_LIB)
 	@mkdir -p $(@D)

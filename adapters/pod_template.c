@@ -504,13 +504,38 @@ static bool check_accepted_pod_fields(struct fields *f, json_t *spec, const char
     return ok;
 }
 
+/* metadata.annotations["caldera.io/pids-max"]: a lower pids.max for the pod's processes and threads
+ * than the server's --task-pids-max (a higher one is capped to it when the pod starts). */
+#define PIDS_MAX_ANNOTATION "caldera.io/pids-max"
+#define PIDS_MAX_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT */
+
+static bool parse_pids_max(struct fields *f, json_t *annotations, const char *path, struct task_spec *ts)
+{
+    const char *text = json_string_value(json_object_get(annotations, PIDS_MAX_ANNOTATION));
+    if (!text)
+        return true;
+    long long n = 0;
+    const char *c = text;
+    for (; *c >= '0' && *c <= '9' && n <= PIDS_MAX_LIMIT; c++)
+        n = n * 10 + (*c - '0');
+    if (*c || c == text || n < 1 || n > PIDS_MAX_LIMIT) {
+        char p[FIELD_PATH_MAX];
+        snprintf(p, sizeof p, "%s[" PIDS_MAX_ANNOTATION "]", path);
+        field_error(f, annotations, PIDS_MAX_ANNOTATION, p, "FieldValueInvalid",
+                    "Invalid value: \"%.32s\": must be a whole number of processes from 1 to %d", text, PIDS_MAX_LIMIT);
+        return false;
+    }
+    ts->pids_max = n;
+    return true;
+}
+
 bool pod_template_parse(struct fields *f, json_t *template, const char *path, struct task_spec *ts)
 {
     json_t *spec, *containers, *init, *meta;
     char p[FIELD_PATH_MAX];
     bool ok = field_check_rules(f, template, path, template_rules);
     if (field_object_in(f, template, "metadata", path, false, &meta) && meta) {
-        json_t *labels, *annotations;
+        json_t *labels = NULL, *annotations = NULL;
         char q[FIELD_PATH_MAX];
         field_path(p, path, "metadata");
         ok = field_check_rules(f, meta, p, kube_object_meta_rules) && ok;
@@ -518,6 +543,7 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
         ok = field_string_map(f, meta, "labels", q, &labels) && ok;
         field_path(q, p, "annotations");
         ok = field_string_map(f, meta, "annotations", q, &annotations) && ok;
+        ok = (!annotations || parse_pids_max(f, annotations, q, ts)) && ok;
     }
     field_path(p, path, "spec");
     if (!field_object(f, template, "spec", p, true, &spec))

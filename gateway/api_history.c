@@ -8,43 +8,17 @@
 
 #include "common/clock.h"
 #include "gateway/handlers.h"
+#include "gateway/pod_log.h"
+#include "gateway/query_params.h"
 #include "gateway/watch.h"
 #include "store/history.h"
 
 /* ---- query parameters -------------------------------------------------------------------------- */
 
-static int bad_param(struct api_status *st, const char *param, const char *value, const char *why)
-{
-    api_add_cause(st, param, "FieldValueInvalid", 0, 0, "Invalid value: \"%.64s\": %s", value, why);
-    return api_fail(st, 400, "BadRequest", "%s: invalid value \"%.64s\": %s", param, value, why);
-}
-
 /* A time parameter (RFC 3339) into *ms; absent leaves *ms as it is. */
 static int time_param(struct http_req *req, const char *param, int64_t *ms, struct api_status *st)
 {
-    const char *v = http_query(req, param);
-    if (!v)
-        return 0;
-    if (rfc3339_parse(v, ms) != 0)
-        return bad_param(st, param, v, "must be an RFC 3339 time such as 2026-11-22T08:15:00Z");
-    return 0;
-}
-
-/* A whole number parameter within min..max; absent leaves *out as it is. */
-static int int_param(struct http_req *req, const char *param, long min, long max, long *out, struct api_status *st)
-{
-    const char *v = http_query(req, param);
-    if (!v)
-        return 0;
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || n < min || n > max) {
-        char why[96];
-        snprintf(why, sizeof why, "must be a whole number from %ld to %ld", min, max);
-        return bad_param(st, param, v, why);
-    }
-    *out = n;
-    return 0;
+    return query_time(param, http_query(req, param), ms, st);
 }
 
 static const char *uid_param(struct http_req *req)
@@ -59,7 +33,7 @@ static int attempt_number(const char *text, int *n, struct api_status *st)
     char *end;
     long v = strtol(text, &end, 10);
     if (*end || v < 1 || v > 1000000)
-        return bad_param(st, "attempt", text, "must be a positive whole number");
+        return query_bad_param(st, "attempt", text, "must be a positive whole number");
     *n = (int)v;
     return 0;
 }
@@ -84,7 +58,8 @@ static void answer(struct http_req *req, history_query query)
         http_respond_status(req, &st);
 }
 
-/* Answers with a log file stored as log_path (relative to the data directory), as text/plain. */
+/* Answers with a log file stored as log_path (relative to the data directory), as text/plain, with
+ * the log API's parameters (gateway/pod_log_http.c). */
 static void respond_stored_log(struct http_req *req, const char *log_path)
 {
     struct api_status st = {0};
@@ -96,7 +71,7 @@ static void respond_stored_log(struct http_req *req, const char *log_path)
     }
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", req->gw->data_dir ? req->gw->data_dir : ".", log_path);
-    http_respond_file(req, path, "text/plain; charset=utf-8");
+    pod_log_respond(req, path, NULL);
 }
 
 void gateway_answer_stored_log(struct http_req *req, gateway_log_finder find, const void *ctx)
@@ -128,7 +103,7 @@ static int list_query(struct http_req *req, struct store_reader *r, json_t **out
     if (q.phase && !*q.phase)
         q.phase = NULL;
     if (time_param(req, "since", &q.since_ms, st) != 0 || time_param(req, "until", &q.until_ms, st) != 0 ||
-        int_param(req, "limit", 0, 100000, &q.limit, st) != 0)
+        query_int("limit", http_query(req, "limit"), 0, 100000, &q.limit, st) != 0)
         return -1;
     return store_job_history_list(r, &q, out, st);
 }

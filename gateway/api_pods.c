@@ -1,10 +1,11 @@
 /* Pods over HTTP: each replica of a job as a v1 Pod, and its log per attempt
- * (`?previous=true` for the attempt before the last, `?attempt=N` for any), from the history once
- * the core no longer has the pod. */
+ * (`?previous=true` for the attempt before the last, `?attempt=N` for any, and PodLogOptions: see
+ * gateway/pod_log.h), from the history once the core no longer has the pod. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "gateway/handlers.h"
+#include "gateway/pod_log.h"
 #include "gateway/watch.h"
 #include "store/history.h"
 
@@ -55,7 +56,7 @@ void handle_pod_log(struct http_req *req)
             http_respond_status(req, &creq.status);
         return;
     }
+    pod_log_respond(req, creq.log_path, json_string_value(json_object_get(creq.body, "container")));
     json_decref(creq.body);
-    http_respond_file(req, creq.log_path, "text/plain; charset=utf-8");
     free(creq.log_path);
 }

@@ -69,12 +69,14 @@ struct options {
     long hub_items;                /* --watch-cache-size */
     bool auth;                     /* --auth: every request needs a token */
     const char *auth_webhook;      /* --auth-webhook URL, or NULL */
+    struct process_limits task_limits; /* --max-log-bytes, --task-pids-max */
 };
 
 /* Long options without a short letter. */
 enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WS_LISTEN, OPT_WATCH_CACHE,
        OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK, OPT_AUTH, OPT_AUTH_WEBHOOK, OPT_HEADER_TIMEOUT, OPT_MAX_PER_CLIENT,
-       OPT_WS_MAX_SUBSCRIBERS, OPT_WS_MAX_PER_CLIENT };
+       OPT_WS_MAX_SUBSCRIBERS, OPT_WS_MAX_PER_CLIENT,
+       OPT_MAX_LOG_BYTES, OPT_TASK_PIDS_MAX };
 
 static void usage(FILE *out)
 {
@@ -139,6 +141,12 @@ static void usage(FILE *out)
             "                            at the first start, in DIR/admin.token (mode 0600)\n"
             "  --auth-webhook URL        ask this service (a Kubernetes TokenReview, as kube-apiserver's\n"
             "                            webhook token authentication) about tokens the server does not know\n"
+            "  --max-log-bytes BYTES     the largest log of one attempt (default 67108864, 64 MiB; 0: unbounded;\n"
+            "                            else at least 4096); past it the head stays, a marker says how much\n"
+            "                            was dropped and the last 64 KiB (a quarter of BYTES when less) follow\n"
+            "  --task-pids-max N         pids.max of every attempt's cgroup: its processes and threads (default\n"
+            "                            4096; 0: no limit); a pod may ask for less with the annotation\n"
+            "                            caldera.io/pids-max on its template\n"
             "  --web DIR                 the browser UI's files (default: web/ beside bin/)\n"
             "  --log-level LEVEL         debug, info, warn or error (default info)\n"
             "  -h, --help                this help\n"
@@ -274,6 +282,25 @@ static int parse_limit_option(int c, const char *text, struct options *o)
     }
 }
 
+/* --max-log-bytes (0, or from 4096) and --task-pids-max (0, or from 1). */
+static int parse_task_limit(int opt, const char *text, struct process_limits *limits)
+{
+    long v;
+    const char *flag = opt == OPT_MAX_LOG_BYTES ? "--max-log-bytes" : "--task-pids-max";
+    if (parse_int(flag, text, 0, opt == OPT_MAX_LOG_BYTES ? LONG_MAX : 4194304, &v) != 0)
+        return -1;
+    if (opt == OPT_TASK_PIDS_MAX) {
+        limits->pids_max = v;
+        return 0;
+    }
+    if (v > 0 && v < 4096) {
+        fprintf(stderr, "jobserver: --max-log-bytes is 0 (unbounded) or at least 4096, not \"%s\"\n", text);
+        return -1;
+    }
+    limits->max_log_bytes = v;
+    return 0;
+}
+
 /* Returns 0 to run, 1 to exit successfully (help), -1 on a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -297,6 +324,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"max-connections-per-client", required_argument, 0, OPT_MAX_PER_CLIENT},
         {"ws-max-subscribers", required_argument, 0, OPT_WS_MAX_SUBSCRIBERS},
         {"ws-max-subscribers-per-client", required_argument, 0, OPT_WS_MAX_PER_CLIENT},
+        {"max-log-bytes", required_argument, 0, OPT_MAX_LOG_BYTES},
+        {"task-pids-max", required_argument, 0, OPT_TASK_PIDS_MAX},
         {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT,
@@ -304,7 +333,8 @@ static int parse_options(int argc, char **argv, struct options *o)
                           .header_timeout_ms = HTTP_DEFAULT_HEADER_TIMEOUT_MS, .max_per_client = DEFAULT_MAX_PER_CLIENT,
                           .ws_max_subscribers = DEFAULT_WS_MAX_SUBSCRIBERS,
                           .ws_max_per_client = DEFAULT_WS_MAX_PER_CLIENT, .hub_items = HUB_MAX_ITEMS,
-                          .watch_window_ms = DEFAULT_WATCH_WINDOW_MS, .watch_bookmark_ms = 10000};
+                          .watch_window_ms = DEFAULT_WATCH_WINDOW_MS, .watch_bookmark_ms = 10000,
+                          .task_limits = {PROCESS_DEFAULT_MAX_LOG_BYTES, PROCESS_DEFAULT_PIDS_MAX}};
     int c;
     long v;
     opterr = 0;
@@ -398,6 +428,11 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return -1;
             }
             o->auth_webhook = optarg;
+            break;
+        case OPT_MAX_LOG_BYTES:
+        case OPT_TASK_PIDS_MAX:
+            if (parse_task_limit(c, optarg, &o->task_limits) != 0)
+                return -1;
             break;
         case 'h': usage(stdout); return 1;
         default:
@@ -660,6 +695,7 @@ static int run(const struct options *o)
         log_error("%s", err);
         return 1;
     }
+    process_runtime_set_limits(&o->task_limits);
     process_runtime_init(); /* logs once when tasks must run without cgroup limits */
     struct core_config cfg = {.data_dir = o->data_dir, .period_ms = o->period_ms,
                               .shutdown_grace_ms = o->shutdown_grace_s * 1000,

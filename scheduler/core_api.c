@@ -151,7 +151,7 @@ static void pod_log(struct core *c, struct core_request *req)
         api_fail(&req->status, 500, "InternalError", "out of memory");
         return;
     }
-    core_answer(req, 200, json_object(), 0);
+    core_answer(req, 200, json_pack("{s:s}", "container", container ? container : ""), 0); /* for ?container= */
 }
 
 static void pod_delete(struct core *c, struct core_request *req)

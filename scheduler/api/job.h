@@ -102,6 +102,7 @@ struct task_spec {
     int32_t shrink_to;      /* a scale-down waiting for its extra pods to stop: the new replicas, else -1 */
     json_t *template;       /* the task's pod template as accepted (immutable, shared with renderings) */
     struct placement_constraints constraints; /* nodeSelector, node affinity, tolerations */
+    int64_t pids_max;       /* the pod template's caldera.io/pids-max annotation, 0 when unset */
     int64_t active_deadline_seconds; /* PodSpec activeDeadlineSeconds: a pod running longer fails, 0: none */
     int nvolumes;
     struct task_volume *volumes; /* the Job's spec.volumes: every pod mounts every one, as Volcano does */

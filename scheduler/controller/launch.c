@@ -254,6 +254,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         .cgroup_name = p->cgroup,
         .memory_limit = ts->limit.v[RES_MEMORY],
         .cpu_limit_milli = ts->limit.v[RES_CPU],
+        .pids_max = ts->pids_max,
         .uid = ts->run_as_uid,
         .gid = ts->run_as_gid,
         .hosts_file = pa.hosts_file[0] ? pa.hosts_file : NULL,

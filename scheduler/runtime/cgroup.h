@@ -44,10 +44,17 @@ struct cgroup_join {
     int count;
 };
 
-/* Creates caldera/<name> in every hierarchy with its limits (0 = none) and opens its cgroup.procs
- * files (close-on-exec). Returns 0, or -1 with a sentence in why (nothing is left behind). */
-int cgroup_create(const char *name, int64_t memory_limit, int64_t cpu_limit_milli, struct cgroup_join *join,
-                  char *why, size_t why_len);
+/* An attempt's limits; 0: none. */
+struct cgroup_limits {
+    int64_t memory;    /* bytes: memory.max (v2), memory.limit_in_bytes (v1) */
+    int64_t cpu_milli; /* millicores: cpu.max, cpu.cfs_quota_us */
+    int64_t pids;      /* processes and threads: pids.max (v2, and v1's pids hierarchy) */
+};
+
+/* Creates caldera/<name> in every hierarchy with its limits and opens its cgroup.procs files
+ * (close-on-exec). Returns 0, or -1 with a sentence in why (nothing is left behind). */
+int cgroup_create(const char *name, const struct cgroup_limits *limits, struct cgroup_join *join, char *why,
+                  size_t why_len);
 void cgroup_join_close(struct cgroup_join *join);
 /* "memory:/caldera/<name>" for hierarchy i (v2: "/caldera/<name>"), for error messages. */
 void cgroup_join_label(int i, const char *name, char *out, size_t len);

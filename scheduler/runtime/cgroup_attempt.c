@@ -84,10 +84,17 @@ static int make_dirs(const struct cgroup_layout *L, const struct cgroup_hierarch
 }
 
 static int set_limits(const struct cgroup_layout *L, const struct cgroup_hierarchy *h, const char *dir,
-                      int64_t memory_limit, int64_t cpu_limit_milli, const char **what)
+                      const struct cgroup_limits *lim, const char **what)
 {
     char value[64];
     bool v2 = L->mode == CGROUP_V2;
+    int64_t memory_limit = lim->memory, cpu_limit_milli = lim->cpu_milli;
+    if (lim->pids > 0 && (h->controllers & CG_PIDS)) { /* the same file in v1's pids hierarchy and v2 */
+        *what = "set pids.max of";
+        snprintf(value, sizeof value, "%lld", (long long)lim->pids);
+        if (cgroup_write(dir, "pids.max", value) != 0)
+            return -1;
+    }
     if (memory_limit > 0 && (h->controllers & CG_MEMORY)) {
         *what = "set the memory limit of";
         snprintf(value, sizeof value, "%lld", (long long)memory_limit);
@@ -111,8 +118,8 @@ static int set_limits(const struct cgroup_layout *L, const struct cgroup_hierarc
     return 0;
 }
 
-int cgroup_create(const char *name, int64_t memory_limit, int64_t cpu_limit_milli, struct cgroup_join *join,
-                  char *why, size_t why_len)
+int cgroup_create(const char *name, const struct cgroup_limits *limits, struct cgroup_join *join, char *why,
+                  size_t why_len)
 {
     const struct cgroup_layout *L = cgroup_layout();
     join->count = 0;
@@ -127,7 +134,7 @@ int cgroup_create(const char *name, int64_t memory_limit, int64_t cpu_limit_mill
         attempt_dir(h, name, dir, sizeof dir);
         snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
         int fd = -1;
-        if (make_dirs(L, h, dir) == 0 && set_limits(L, h, dir, memory_limit, cpu_limit_milli, &what) == 0) {
+        if (make_dirs(L, h, dir) == 0 && set_limits(L, h, dir, limits, &what) == 0) {
             what = "open cgroup.procs of";
             fd = open(procs, O_WRONLY | O_CLOEXEC);
         }

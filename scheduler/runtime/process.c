@@ -27,6 +27,7 @@ static bool mount_namespaces; /* CAP_SYS_ADMIN: hosts_file and ssh_dir can be bo
 static unsigned long unnamed_cgroups; /* attempts that came without a cgroup name */
 static char shim_path[4096];  /* the supervisor, "" when there is none */
 static char shim_warning[4300];
+static struct process_limits task_limits = {PROCESS_DEFAULT_MAX_LOG_BYTES, PROCESS_DEFAULT_PIDS_MAX};
 
 static bool has_cap_sys_admin(void)
 {
@@ -78,6 +79,14 @@ static void init_runtime(void)
 }
 
 void process_runtime_init(void) { pthread_once(&runtime_once, init_runtime); }
+
+void process_runtime_set_limits(const struct process_limits *limits) { task_limits = *limits; }
+
+int64_t process_pids_max(int64_t pod_pids_max)
+{
+    int64_t server = task_limits.pids_max;
+    return pod_pids_max > 0 && (server <= 0 || pod_pids_max < server) ? pod_pids_max : server;
+}
 
 const char *process_runtime_warning(void)
 {
@@ -217,6 +226,7 @@ struct prepared {
     const char *bind_sources[ATTEMPT_VOLUMES_MAX], *bind_targets[ATTEMPT_VOLUMES_MAX];
     char **argv;           /* with the supervisor: its argv, the task's after it; else NULL */
     char attempt_text[16];
+    char max_log_arg[48];  /* --max-log-bytes=N */
 };
 
 static void release_prepared(struct prepared *pp)
@@ -231,8 +241,8 @@ static void release_prepared(struct prepared *pp)
     pp->argv = NULL;
 }
 
-/* caldera-shim POD ATTEMPT EXE ARGV0 [ARG...], with the exits file open for it. A file that cannot
- * be opened only costs adoption: the task runs directly. */
+/* caldera-shim [--max-log-bytes=N] POD ATTEMPT EXE ARGV0 [ARG...], with the exits file open for it.
+ * A file that cannot be opened only costs adoption: the task runs directly. */
 static int wrap_in_supervisor(const struct attempt_spec *spec, struct prepared *pp)
 {
     if (!shim_path[0] || !spec->exits_path || !spec->pod)
@@ -246,15 +256,20 @@ static int wrap_in_supervisor(const struct attempt_spec *spec, struct prepared *
     size_t n = 0;
     while (spec->argv[n])
         n++;
-    pp->argv = malloc((n + 5) * sizeof *pp->argv);
+    pp->argv = malloc((n + 6) * sizeof *pp->argv);
     if (!pp->argv)
         return -1;
     snprintf(pp->attempt_text, sizeof pp->attempt_text, "%u", spec->attempt);
-    pp->argv[0] = shim_path;
-    pp->argv[1] = (char *)spec->pod;
-    pp->argv[2] = pp->attempt_text;
-    pp->argv[3] = pp->exe;
-    memcpy(pp->argv + 4, spec->argv, (n + 1) * sizeof *pp->argv);
+    char **a = pp->argv;
+    *a++ = shim_path;
+    if (task_limits.max_log_bytes > 0) {
+        snprintf(pp->max_log_arg, sizeof pp->max_log_arg, "--max-log-bytes=%lld", (long long)task_limits.max_log_bytes);
+        *a++ = pp->max_log_arg;
+    }
+    *a++ = (char *)spec->pod;
+    *a++ = pp->attempt_text;
+    *a++ = pp->exe;
+    memcpy(a, spec->argv, (n + 1) * sizeof *pp->argv);
     return 0;
 }
 
@@ -300,7 +315,9 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
     }
     if (cgroup_layout()->mode != CGROUP_NONE) {
         choose_cgroup_name(spec, pp->cgroup, sizeof pp->cgroup);
-        if (cgroup_create(pp->cgroup, spec->memory_limit, spec->cpu_limit_milli, &pp->join, why, why_len) != 0) {
+        struct cgroup_limits lim = {.memory = spec->memory_limit, .cpu_milli = spec->cpu_limit_milli,
+                                    .pids = process_pids_max(spec->pids_max)};
+        if (cgroup_create(pp->cgroup, &lim, &pp->join, why, why_len) != 0) {
             release_prepared(pp);
             return -1;
         }

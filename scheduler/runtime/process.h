@@ -27,6 +27,19 @@ struct process {
  * directly and cannot be adopted again. NULL when the shim is there, else a sentence. */
 const char *process_supervisor_warning(void);
 
+/* Limits every attempt gets, from the server's options (--max-log-bytes, --task-pids-max). */
+#define PROCESS_DEFAULT_MAX_LOG_BYTES (64LL << 20)
+#define PROCESS_DEFAULT_PIDS_MAX 4096
+struct process_limits {
+    int64_t max_log_bytes; /* an attempt's log, as its supervisor writes it (tools/shim); 0: unbounded */
+    int64_t pids_max;      /* pids.max of an attempt's cgroup (processes and threads); 0: no limit */
+};
+/* Before the first start (gateway/main.c); the defaults above otherwise. */
+void process_runtime_set_limits(const struct process_limits *limits);
+/* pids.max for an attempt whose pod asks for pod_pids_max (0: nothing): the pod's when lower than
+ * the server's, else the server's; 0 when neither limits. */
+int64_t process_pids_max(int64_t pod_pids_max);
+
 /* Finds out once what the machine allows: cgroup v2 (unified) or v1 controllers, writable or not,
  * mount namespaces (root). Logs one warning when limits cannot be enforced. Safe to call again, from
  * any thread. $CALDERA_CGROUP2_ROOT names a cgroup2 mount to use instead of /sys/fs/cgroup. */

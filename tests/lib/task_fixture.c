@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "common/fs.h"
+#include "common/sbuf.h"
+#include "gateway/pod_log.h"
 #include "scheduler/runtime/cgroup.h"
 
 static char root[256];
@@ -77,10 +79,19 @@ bool task_wait(struct task *t, int timeout_ms)
 
 char *task_log(const struct task *t)
 {
-    char *data = NULL;
-    if (read_file(t->log, 1 << 20, &data, NULL) != 0)
-        data = strdup("");
-    return data;
+    /* as the log API serves it: the messages of the supervisor's CRI records (a raw file as it is) */
+    struct pod_log_options all = {.tail_lines = POD_LOG_ALL_LINES, .since_ms = INT64_MIN};
+    struct pod_log_reader *r;
+    struct api_status st = {0};
+    struct sbuf text = {0};
+    char buf[4096];
+    long n;
+    if (pod_log_open(t->log, &all, &r, &st) == 0) {
+        while ((n = pod_log_read(r, buf, sizeof buf)) > 0)
+            sbuf_append(&text, buf, (size_t)n);
+        pod_log_close(r);
+    }
+    return text.data ? text.data : strdup("");
 }
 
 bool task_cgroup_left(const char *cgroup_name)

@@ -212,6 +212,15 @@ static void test_args_anywhere(void)
     CHECK_INT(a.attempt, 3);
     CHECK(a.previous);
     CHECK_STR(a.ns, "x");
+    CHECK(!a.tail && !a.timestamps && !a.limit_bytes);
+
+    const char *line_logs[] = {"jobctl", "logs", "p-0", "--tail=5", "--timestamps", "--since", "2m", "--limit-bytes", "9",
+                               NULL};
+    REQUIRE(parse(&a, err, line_logs) == 0);
+    CHECK_STR(a.tail, "5");
+    CHECK(a.timestamps);
+    CHECK_STR(a.since, "2m");
+    CHECK_STR(a.limit_bytes, "9");
 
     const char *line3[] = {"jobctl", "submit", "-", "--", "-weird", NULL};
     REQUIRE(parse(&a, err, line3) == 0);

@@ -9,7 +9,7 @@
 
 enum opt_id { OPT_SERVER, OPT_NAMESPACE, OPT_OUTPUT, OPT_HELP, OPT_PREVIOUS, OPT_ATTEMPT, OPT_WEIGHT, OPT_CAPABILITY, OPT_RECLAIMABLE,
                OPT_PHASE, OPT_SINCE, OPT_LIMIT, OPT_CONTINUE, OPT_TOKEN, OPT_USER, OPT_UID, OPT_GID, OPT_ROLE,
-               OPT_WAIT, OPT_TIMEOUT };
+               OPT_WAIT, OPT_TIMEOUT, OPT_TAIL, OPT_TIMESTAMPS, OPT_LIMIT_BYTES };
 
 struct opt_spec {
     enum opt_id id;
@@ -29,6 +29,8 @@ static const struct opt_spec OPTS[] = {
     {OPT_USER, 0, "user", true},            {OPT_UID, 0, "uid", true},
     {OPT_GID, 0, "gid", true},              {OPT_ROLE, 0, "role", true},
     {OPT_WAIT, 'w', "wait", false},         {OPT_TIMEOUT, 0, "timeout", true},
+    {OPT_TAIL, 0, "tail", true},            {OPT_TIMESTAMPS, 0, "timestamps", false},
+    {OPT_LIMIT_BYTES, 0, "limit-bytes", true},
 };
 
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -123,6 +125,15 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
         return 0;
     case OPT_SINCE:
         a->since = v;
+        return 0;
+    case OPT_TAIL:
+        a->tail = v;
+        return 0;
+    case OPT_TIMESTAMPS:
+        a->timestamps = true;
+        return 0;
+    case OPT_LIMIT_BYTES:
+        a->limit_bytes = v;
         return 0;
     case OPT_LIMIT:
         a->limit = v;

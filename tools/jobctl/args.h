@@ -20,11 +20,14 @@ struct jobctl_args {
     bool help;           /* -h/--help */
     bool previous;       /* logs --previous/-p */
     long attempt;        /* logs --attempt N; -1 when not given */
+    const char *tail;        /* logs --tail N: the last N lines */
+    bool timestamps;         /* logs --timestamps: each line with its time */
+    const char *limit_bytes; /* logs --limit-bytes N */
     const char *weight;      /* queue create --weight N */
     const char *capability;  /* queue create --capability cpu=4,memory=8Gi */
     const char *reclaimable; /* queue create --reclaimable=true|false */
     const char *phase;       /* history --phase Completed */
-    const char *since;       /* history --since 2026-11-22T08:00:00Z */
+    const char *since;       /* history --since 2026-11-22T08:00:00Z; logs --since 5m or a time */
     const char *limit;       /* history --limit N */
     const char *cont;        /* history --continue TOKEN: the next page */
     const char *user;        /* token create --user U */

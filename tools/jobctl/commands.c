@@ -25,10 +25,15 @@ static const struct jobctl_command COMMANDS[] = {
      0, 1, false, cmd_get},
     {"pods", "[JOB]", "list the pods of the namespace, or of one job",
      "Columns: POD NODE PHASE EXIT REASON AGE. Pods are named <job>-<task>-<index>.\n", 0, 1, false, cmd_pods},
-    {"logs", "POD [--previous] [--attempt N]", "print a pod's log",
-     "The log is printed exactly as stored.\n"
+    {"logs", "POD [--previous] [--attempt N] [--tail N] [--since DURATION|TIME] [--timestamps] [--limit-bytes N]",
+     "print a pod's log",
+     "The log is printed exactly as the server sends it.\n"
      "  -p, --previous   the log of the attempt before the current one\n"
-     "  --attempt N      the log of attempt N (see `jobctl history JOB`)\n",
+     "  --attempt N      the log of attempt N (see `jobctl history JOB`)\n"
+     "  --tail N         only its last N lines\n"
+     "  --since D|TIME   only what was written in the last D (5s, 2m, 3h) or since TIME (RFC 3339)\n"
+     "  --timestamps     each line with the time it was written\n"
+     "  --limit-bytes N  at most N bytes\n",
      1, 1, true, cmd_logs},
     {"history", "[JOB] [--phase PHASE] [--since TIME] [--limit N [--continue TOKEN]]",
      "list the jobs' histories, or show a job's phase transitions and every attempt of its pods",
