@@ -8,6 +8,7 @@
 
 #include "adapters/fields.h"
 #include "adapters/lifecycle.h"
+#include "adapters/meta_limits.h"
 #include "adapters/pod_template.h"
 #include "common/duration.h"
 #include "common/hashmap.h"
@@ -99,7 +100,7 @@ static void parse_metadata(struct fields *f, json_t *root, const char *url_ns, s
     field_string(f, meta, "generateName", "metadata.generateName", false, &gen);
     field_string(f, meta, "namespace", "metadata.namespace", false, &ns);
     char generated[64];
-    if ((!name || !*name) && gen && *gen) {
+    if ((!name || !*name) && gen && *gen && meta_check_generate_name(f, meta, "metadata.generateName", gen, true)) {
         char uid[UUID_STR_LEN];
         uuid_v4(uid);
         snprintf(generated, sizeof generated, "%.57s%.5s", gen, uid);
@@ -108,13 +109,13 @@ static void parse_metadata(struct fields *f, json_t *root, const char *url_ns, s
     }
     if (!name || !*name)
         field_required(f, meta, "name", "metadata.name");
-    else if (!dns1123_label(name))
-        field_invalid(f, meta, "name", "metadata.name",
-                      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-                      "and must start and end with an alphanumeric character (at most 63 characters)");
+    else if (!dns1123_label(name)) /* a label: it names the job's pods and their service */
+        meta_check_label_name(f, meta, "name", "metadata.name", name);
+    if (ns && *ns)
+        meta_check_label_name(f, meta, "namespace", "metadata.namespace", ns);
     json_t *labels, *annotations;
-    field_string_map(f, meta, "labels", "metadata.labels", &labels);
-    field_string_map(f, meta, "annotations", "metadata.annotations", &annotations);
+    meta_labels(f, meta, "metadata.labels", &labels);
+    meta_annotations(f, meta, "metadata.annotations", &annotations);
     if (ns && *ns && strcmp(ns, url_ns) != 0) {
         api_fail(f->st, 400, "BadRequest", "the namespace of the provided object (%s) does not match the namespace sent on the request (%s)",
                  ns, url_ns);
