@@ -36,6 +36,11 @@ const char *gateway_data_dir(const struct http_req *req);
  * 507 InsufficientStorage (full disk) or 503 ServiceUnavailable, and returns true; else false. */
 bool gateway_refuse_write_while_failing(struct http_req *req);
 
+/* path_namespace.c */
+/* Answers 400 BadRequest (a cause on metadata.namespace) and returns true when the matched route's
+ * namespace placeholder is not a DNS-1123 label; else false. */
+bool gateway_refuse_bad_namespace(struct http_req *req);
+
 /* auth_http.c: who asks, and whether they may (gateway/auth.h, gateway/access.h) */
 /* Authenticates the request (its bearer token, or the loopback rule) and authorizes its path, once
  * its headers are in: answers 401 or 403 (each also an Audit event) and returns true, or sets
