@@ -22,6 +22,11 @@
 #define DEFAULT_TTL_SECONDS -1
 #define MAX_JOB_REPLICAS 10000000 /* replica counts are int32; this keeps every sum of them far below */
 
+static struct job_limits limits = JOB_LIMITS_DEFAULT; /* set before any thread starts, then only read */
+
+void volcano_job_set_limits(struct job_limits l) { limits = l; }
+struct job_limits volcano_job_limits(void) { return limits; }
+
 /* The Job object: status is the server's (dropped on create, as the API server drops it). */
 static const char *const job_fields[] = {"apiVersion", "kind", "metadata", "spec", "status", NULL};
 
@@ -181,7 +186,13 @@ static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_sp
     ts->name = strdup(name);
 
     int64_t replicas = 0, min_available = -1;
-    field_int_in(f, task, "replicas", path, true, 0, 100000, &replicas);
+    if (field_int_in(f, task, "replicas", path, true, 0, f->admitted ? MAX_JOB_REPLICAS : INT32_MAX, &replicas) &&
+        !f->admitted && replicas > limits.replicas_per_task) {
+        field_path(p, path, "replicas");
+        field_error(f, task, "replicas", p, "FieldValueInvalid",
+                    "Invalid value: %lld: must be less than or equal to %d (this server's --max-replicas-per-task)",
+                    (long long)replicas, limits.replicas_per_task);
+    }
     ts->replicas = (int32_t)replicas;
     if (field_int_in(f, task, "minAvailable", path, false, 0, INT32_MAX, &min_available) && min_available > replicas) {
         field_path(p, path, "minAvailable");
@@ -339,9 +350,11 @@ static void check_min_available(struct fields *f, json_t *spec, struct job *job)
     job->min_available = (int32_t)min_available;
     if (job->min_success > total)
         field_invalid(f, spec, "minSuccess", "spec.minSuccess", "job 'minSuccess' should not be greater than total replicas in tasks");
-    if (total > MAX_JOB_REPLICAS)
+    int64_t max = f->admitted ? MAX_JOB_REPLICAS : limits.replicas_per_job;
+    if (total > max)
         field_error(f, spec, "tasks", "spec.tasks", "FieldValueTooMany",
-                    "Too many: %lld: a job may have at most %d replicas in all", (long long)total, MAX_JOB_REPLICAS);
+                    "Too many: %lld: must have at most %lld replicas in all tasks together%s", (long long)total,
+                    (long long)max, f->admitted ? "" : " (this server's --max-replicas-per-job)");
     else
         check_total_requests(f, spec, job);
 }
@@ -355,6 +368,12 @@ static int build(struct fields *f, json_t *root, const char *url_ns, struct job 
         return -1;
     if (json_array_size(tasks) == 0) {
         field_error(f, spec, "tasks", "spec.tasks", "FieldValueRequired", "Required value: no task specified in job spec");
+        return -1;
+    }
+    if (!f->admitted && json_array_size(tasks) > (size_t)limits.tasks_per_job) {
+        field_error(f, spec, "tasks", "spec.tasks", "FieldValueTooMany",
+                    "Too many: %zu: must have at most %d items (this server's --max-tasks-per-job)",
+                    json_array_size(tasks), limits.tasks_per_job);
         return -1;
     }
     struct job *job = job_new((int)json_array_size(tasks));

@@ -14,6 +14,7 @@
 
 #include "adapters/node.h"
 #include "adapters/scheduler_conf.h"
+#include "adapters/volcano_job.h"
 #include "common/duration.h"
 #include "common/fs.h"
 #include "common/log.h"
@@ -60,11 +61,15 @@ struct options {
     long hub_items;                /* --watch-cache-size */
     bool auth;                     /* --auth: every request needs a token */
     const char *auth_webhook;      /* --auth-webhook URL, or NULL */
+    struct job_limits job_limits;  /* --max-replicas-per-task, --max-replicas-per-job, --max-tasks-per-job */
+    int32_t list_page_max;         /* --max-list-page */
 };
 
 /* Long options without a short letter. */
 enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WS_LISTEN, OPT_WATCH_CACHE,
-       OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK, OPT_AUTH, OPT_AUTH_WEBHOOK };
+       OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK, OPT_AUTH, OPT_AUTH_WEBHOOK, OPT_MAX_REPLICAS_TASK, OPT_MAX_REPLICAS_JOB,
+       OPT_MAX_TASKS_JOB, OPT_MAX_LIST_PAGE };
+#define DEFAULT_LIST_PAGE 5000
 
 static void usage(FILE *out)
 {
@@ -104,6 +109,12 @@ static void usage(FILE *out)
             "                            how often a watch with allowWatchBookmarks=true gets a BOOKMARK\n"
             "                            (default 10s)\n"
             "  --max-connections N       concurrent HTTP connections (default 1000)\n"
+            "  --max-replicas-per-task N a Job's task may have at most N replicas (default 100000); more: 422\n"
+            "  --max-replicas-per-job N  a Job's tasks may have at most N replicas together (default 100000)\n"
+            "  --max-tasks-per-job N     a Job may have at most N tasks (default 10000)\n"
+            "  --max-list-page N         lists of Jobs, PodGroups and Pods answer at most N items a page, also\n"
+            "                            when the client sets no limit, with metadata.continue for the next\n"
+            "                            (default 5000)\n"
             "  --client-timeout DURATION a connection idle this long is closed, and a request whose body takes\n"
             "                            longer in all is dropped (e.g. 30s; default 60s)\n"
             "  --rate-limit N/s          requests a second per client (its bearer token, else its address);\n"
@@ -218,6 +229,34 @@ static int parse_limit_option(int c, const char *text, struct options *o)
     }
 }
 
+/* The bounds on what one request may cost: a Job's replicas and tasks, a list's page. */
+static int parse_size_option(int opt, const char *text, struct options *o)
+{
+    long v;
+    switch (opt) {
+    case OPT_MAX_REPLICAS_TASK:
+        if (parse_int("--max-replicas-per-task", text, 1, 10000000, &v) != 0)
+            return -1;
+        o->job_limits.replicas_per_task = (int32_t)v;
+        return 0;
+    case OPT_MAX_REPLICAS_JOB:
+        if (parse_int("--max-replicas-per-job", text, 1, 10000000, &v) != 0)
+            return -1;
+        o->job_limits.replicas_per_job = (int32_t)v;
+        return 0;
+    case OPT_MAX_TASKS_JOB:
+        if (parse_int("--max-tasks-per-job", text, 1, 1000000, &v) != 0)
+            return -1;
+        o->job_limits.tasks_per_job = (int32_t)v;
+        return 0;
+    default:
+        if (parse_int("--max-list-page", text, 1, 1000000, &v) != 0)
+            return -1;
+        o->list_page_max = (int32_t)v;
+        return 0;
+    }
+}
+
 /* Returns 0 to run, 1 to exit successfully (help), -1 on a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -237,11 +276,16 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"watch-window", required_argument, 0, OPT_WATCH_WINDOW},
         {"watch-bookmark-interval", required_argument, 0, OPT_WATCH_BOOKMARK},
         {"auth", no_argument, 0, OPT_AUTH},            {"auth-webhook", required_argument, 0, OPT_AUTH_WEBHOOK},
+        {"max-replicas-per-task", required_argument, 0, OPT_MAX_REPLICAS_TASK},
+        {"max-replicas-per-job", required_argument, 0, OPT_MAX_REPLICAS_JOB},
+        {"max-tasks-per-job", required_argument, 0, OPT_MAX_TASKS_JOB},
+        {"max-list-page", required_argument, 0, OPT_MAX_LIST_PAGE},
         {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT, 1000,
                           .client_timeout_s = DEFAULT_CLIENT_TIMEOUT_S, .hub_items = HUB_MAX_ITEMS,
-                          .watch_window_ms = DEFAULT_WATCH_WINDOW_MS, .watch_bookmark_ms = 10000};
+                          .watch_window_ms = DEFAULT_WATCH_WINDOW_MS, .watch_bookmark_ms = 10000,
+                          .job_limits = JOB_LIMITS_DEFAULT, .list_page_max = DEFAULT_LIST_PAGE};
     int c;
     long v;
     opterr = 0;
@@ -319,6 +363,13 @@ static int parse_options(int argc, char **argv, struct options *o)
         case OPT_RATE_BURST:
         case OPT_CORS_ORIGIN:
             if (parse_limit_option(c, optarg, o) != 0)
+                return -1;
+            break;
+        case OPT_MAX_REPLICAS_TASK:
+        case OPT_MAX_REPLICAS_JOB:
+        case OPT_MAX_TASKS_JOB:
+        case OPT_MAX_LIST_PAGE:
+            if (parse_size_option(c, optarg, o) != 0)
                 return -1;
             break;
         case OPT_AUTH: o->auth = true; break;
@@ -496,6 +547,9 @@ static int make_limits(const struct options *o, struct rate_limiter **rl)
     log_info("limits: bodies up to %zu bytes, %d connections, clients idle or slow for %d s dropped, %s, %d CORS "
              "origin%s",
              o->body_limit, o->max_connections, o->client_timeout_s, rate, o->cors.n, o->cors.n == 1 ? "" : "s");
+    log_info("limits: jobs of at most %d tasks, %d replicas a task and %d in all; list pages of %d items",
+             o->job_limits.tasks_per_job, o->job_limits.replicas_per_task, o->job_limits.replicas_per_job,
+             o->list_page_max);
     return 0;
 }
 
@@ -603,6 +657,7 @@ static int run(const struct options *o)
                          .watch_bookmark_ms = o->watch_bookmark_ms, .db_path = db_path,
                          .data_dir = o->data_dir, .web_dir = web,
                          .body_limit = o->body_limit, .durable_timeout_ms = 10000,
+                         .list_page_max = o->list_page_max,
                          .client_timeout_s = o->client_timeout_s, .cors = o->cors,
                          .runtime_warning = process_runtime_warning()};
     int status = 0;
@@ -645,6 +700,7 @@ int main(int argc, char **argv)
         cors_origins_free(&o.cors);
         return rc > 0 ? 0 : 2;
     }
+    volcano_job_set_limits(o.job_limits); /* before any thread reads them */
     block_signals();
     raise_open_file_limit();
     json_object_seed(0); /* seed Jansson's hashing once, before any thread uses it */
