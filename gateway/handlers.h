@@ -24,6 +24,11 @@ void gateway_answer_core_filtered(struct http_req *req, struct core_request *cre
  * by its key=value terms first) and fieldSelector. creq NULL: a list that is always empty. */
 struct list_kind;
 void gateway_answer_list(struct http_req *req, struct core_request *creq, const struct list_kind *kind);
+/* list_page.c: pages of the Job, PodGroup and Pod lists. Reads ?limit (at most, and by default,
+ * gw->list_page_max) and ?continue into creq (0, or -1 with a 400 in st); then sets the answer's
+ * metadata.continue when more items follow. Other lists are left whole. */
+int gateway_list_page_read(struct http_req *req, const char *kind, struct core_request *creq, struct api_status *st);
+void gateway_list_page_finish(const struct core_request *creq, const char *kind, json_t *body);
 /* The namespaces the caller sees (NULL: every one; always NULL when nobody is asked who they are). */
 const struct namespace_set *gateway_visible(const struct http_req *req);
 
