@@ -3,9 +3,12 @@
  * (list_page.c), and filtered by the full label and field selectors here. */
 #include <stdio.h>
 
+#include "common/memory.h"
 #include "gateway/handlers.h"
 #include "gateway/selector.h"
 #include "gateway/watch.h"
+
+#define BIG_PAGE 1000 /* items: a page this long may have cost megabytes */
 
 struct list_filter {
     const char *kind;
@@ -69,6 +72,8 @@ void gateway_answer_list(struct http_req *req, struct core_request *creq, const 
         narrow(creq, &f.labels);
         f.filter = !selector_empty(&f.labels) || !selector_empty(&f.fields);
         gateway_answer_core_filtered(req, creq, filter_items, &f);
+        if (f.items >= BIG_PAGE) /* its tree is freed now: give its pages back */
+            memory_return();
     }
     selector_free(&f.labels);
     selector_free(&f.fields);

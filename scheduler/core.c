@@ -16,6 +16,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/memory.h"
 #include "scheduler/core_internal.h"
 #include "scheduler/runtime/spare_files.h"
 
@@ -205,6 +206,8 @@ static int next_timeout_ms(const struct core *c, int64_t now)
 {
     int64_t wait = -1;
     int64_t timer = controller_next_timer(&c->ctl); /* on the wall clock */
+    if (c->ctl.memory_return_at_ms && (timer < 0 || c->ctl.memory_return_at_ms < timer))
+        timer = c->ctl.memory_return_at_ms;
     if (timer >= 0 && !c->stopping) {
         int64_t wall = clock_wall_ms();
         wait = timer > wall ? timer - wall : 0;
@@ -453,6 +456,10 @@ static void *core_main(void *arg)
             run_cycle(c);
         }
         controller_sync_queues(&c->ctl);
+        if (c->ctl.memory_return_at_ms && c->ctl.now_ms >= c->ctl.memory_return_at_ms) {
+            c->ctl.memory_return_at_ms = 0;
+            memory_return();
+        }
         if (c->stopping && c->keep_tasks) {
             let_go(c);
             flush_journal(c);

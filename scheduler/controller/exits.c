@@ -301,12 +301,18 @@ void replica_deadline_exceeded(struct controller *ctl, struct job *job, int flat
     job_raise(ctl, job, EV_POD_FAILED, flat, true, r->exit_code);
 }
 
+#define BIG_JOB_REPLICAS 10000
+#define MEMORY_RETURN_DELAY_MS 1000 /* the writer commits and frees the deletion's entries meanwhile */
+
 void job_release_if_done(struct controller *ctl, struct job *job)
 {
     if (job->deleted && job->live_procs == 0) {
+        bool big = job->total_replicas >= BIG_JOB_REPLICAS;
         controller_remove_job_volumes(ctl, job);
         cluster_remove_job(ctl->cluster, job);
         job_free(job);
+        if (big) /* its replicas, their entries and renderings: megabytes glibc's arenas would keep */
+            ctl->memory_return_at_ms = ctl->now_ms + MEMORY_RETURN_DELAY_MS;
     }
 }
 
