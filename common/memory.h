@@ -3,11 +3,13 @@
 #ifndef CALDERA_MEMORY_H
 #define CALDERA_MEMORY_H
 
-#include <stddef.h>
-
-/* After freeing something big (a job of many replicas, a long list's tree): returns the free pages
- * of every arena to the kernel (malloc_trim). Costs a walk of the arenas' free lists, so it is for
- * rare big frees only. Any thread. */
-void memory_return(void);
+/* Something big was freed (a job of many replicas, a long list's tree): asks for a
+ * memory_return_due() to give it back once a second has passed without another such request, so a
+ * client paging through 100,000 pods pays one trim, not one a page. Any thread. */
+void memory_return_soon(void);
+/* Called regularly by one thread (the core, every loop iteration: at least once a scheduling
+ * period): when asked and due, returns the free pages of every arena to the kernel (malloc_trim,
+ * which costs a walk of the arenas' free lists). */
+void memory_return_due(void);
 
 #endif

@@ -72,8 +72,8 @@ void gateway_answer_list(struct http_req *req, struct core_request *creq, const 
         narrow(creq, &f.labels);
         f.filter = !selector_empty(&f.labels) || !selector_empty(&f.fields);
         gateway_answer_core_filtered(req, creq, filter_items, &f);
-        if (f.items >= BIG_PAGE) /* its tree is freed now: give its pages back */
-            memory_return();
+        if (f.items >= BIG_PAGE) /* its tree is freed now: its pages go back soon */
+            memory_return_soon();
     }
     selector_free(&f.labels);
     selector_free(&f.fields);

@@ -69,7 +69,7 @@ struct options {
 enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WS_LISTEN, OPT_WATCH_CACHE,
        OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK, OPT_AUTH, OPT_AUTH_WEBHOOK, OPT_MAX_REPLICAS_TASK, OPT_MAX_REPLICAS_JOB,
        OPT_MAX_TASKS_JOB, OPT_MAX_LIST_PAGE };
-#define DEFAULT_LIST_PAGE 5000
+#define DEFAULT_LIST_PAGE 1000
 
 static void usage(FILE *out)
 {
@@ -114,7 +114,7 @@ static void usage(FILE *out)
             "  --max-tasks-per-job N     a Job may have at most N tasks (default 10000)\n"
             "  --max-list-page N         lists of Jobs, PodGroups and Pods answer at most N items a page, also\n"
             "                            when the client sets no limit, with metadata.continue for the next\n"
-            "                            (default 5000)\n"
+            "                            (default 1000)\n"
             "  --client-timeout DURATION a connection idle this long is closed, and a request whose body takes\n"
             "                            longer in all is dropped (e.g. 30s; default 60s)\n"
             "  --rate-limit N/s          requests a second per client (its bearer token, else its address);\n"

@@ -206,8 +206,6 @@ static int next_timeout_ms(const struct core *c, int64_t now)
 {
     int64_t wait = -1;
     int64_t timer = controller_next_timer(&c->ctl); /* on the wall clock */
-    if (c->ctl.memory_return_at_ms && (timer < 0 || c->ctl.memory_return_at_ms < timer))
-        timer = c->ctl.memory_return_at_ms;
     if (timer >= 0 && !c->stopping) {
         int64_t wall = clock_wall_ms();
         wait = timer > wall ? timer - wall : 0;
@@ -456,10 +454,7 @@ static void *core_main(void *arg)
             run_cycle(c);
         }
         controller_sync_queues(&c->ctl);
-        if (c->ctl.memory_return_at_ms && c->ctl.now_ms >= c->ctl.memory_return_at_ms) {
-            c->ctl.memory_return_at_ms = 0;
-            memory_return();
-        }
+        memory_return_due(); /* after a big job or a long list was freed (common/memory.h) */
         if (c->stopping && c->keep_tasks) {
             let_go(c);
             flush_journal(c);

@@ -116,9 +116,6 @@ struct controller {
     struct controller_ops ops;
     const char *data_dir;
     int64_t now_ms;              /* wall clock, set by the core before each call */
-    /* When the core should give freed memory back (memory_return), 0: nothing big was freed. Set a
-     * moment after a big job is released, once the writer has freed its journal entries too. */
-    int64_t memory_return_at_ms;
     int shutdown_grace_ms;       /* longest grace a shutdown grants a task */
     int64_t backoff_base_ms;     /* in-place restarts wait base, 2 x base, ... (kubelet: 10 s) */
     int64_t backoff_max_ms;      /* ... up to this (kubelet: 300 s) */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "adapters/volcano_job.h"
+#include "common/memory.h"
 #include "scheduler/api/quantity.h"
 #include "scheduler/controller/internal.h"
 
@@ -302,7 +303,6 @@ void replica_deadline_exceeded(struct controller *ctl, struct job *job, int flat
 }
 
 #define BIG_JOB_REPLICAS 10000
-#define MEMORY_RETURN_DELAY_MS 1000 /* the writer commits and frees the deletion's entries meanwhile */
 
 void job_release_if_done(struct controller *ctl, struct job *job)
 {
@@ -312,7 +312,7 @@ void job_release_if_done(struct controller *ctl, struct job *job)
         cluster_remove_job(ctl->cluster, job);
         job_free(job);
         if (big) /* its replicas, their entries and renderings: megabytes glibc's arenas would keep */
-            ctl->memory_return_at_ms = ctl->now_ms + MEMORY_RETURN_DELAY_MS;
+            memory_return_soon();
     }
 }
 
