@@ -219,6 +219,27 @@ static void lists_come_in_pages_resumed_exactly(void)
         CHECK_INT(count_named(names, n, names[i]), 1);
     CHECK_STR(names[0], "first-t0-0");
     CHECK_STR(names[29], "third-t1-4");
+    /* jobctl shows a page and the token of the next, which --continue follows. */
+    char *out = NULL, *err = NULL;
+    CHECK_INT(server_jobctl(&s, (const char *const[]){"pods", "--limit", "3", NULL}, &out, &err), 0);
+    CHECK_CONTAINS(out, "first-t0-2");
+    CHECK(out && !strstr(out, "first-t0-3"));
+    const char *hint = err ? strstr(err, "add --continue ") : NULL;
+    CHECK(hint != NULL);
+    if (hint) {
+        char token[512];
+        snprintf(token, sizeof token, "%s", hint + strlen("add --continue "));
+        token[strcspn(token, "\n")] = '\0';
+        free(out);
+        free(err);
+        out = err = NULL;
+        CHECK_INT(server_jobctl(&s, (const char *const[]){"pods", "--limit", "3", "--continue", token, NULL}, &out,
+                                &err), 0);
+        CHECK_CONTAINS(out, "first-t0-3");
+        CHECK(out && !strstr(out, "first-t0-2"));
+    }
+    free(out);
+    free(err);
     /* A smaller limit is taken; a larger one is the server's page. */
     CHECK_INT(list_pages(&s, PODS "?limit=3", names, 200, &n, NULL), 10);
     list = server_request(&s, "GET", PODS "?limit=100000", NULL, NULL, &code);
