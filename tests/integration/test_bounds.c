@@ -323,6 +323,13 @@ static void metadata_and_namespaces_within_kubernetes_limits(void)
     CHECK_INT(code, 400);
     CHECK_CONTAINS(jv_str(st, "message"), "must be no more than 63 characters");
     json_decref(st);
+    char *long_path = malloc(11 * 1024);
+    n = snprintf(long_path, 11 * 1024, "%s", "/api/v1/namespaces/");
+    memset(long_path + n, 'a', 10 * 1024);
+    snprintf(long_path + n + 10 * 1024, 11 * 1024 - (size_t)n - 10 * 1024, "/pods");
+    json_decref(server_request(&s, "GET", long_path, NULL, NULL, &code));
+    CHECK(code == 414 || code == 400); /* refused before any handler: longer than any path */
+    free(long_path);
     char *text = server_request_text(&s, "GET", "/healthz", &code);
     CHECK_INT(code, 200);
     free(text);
