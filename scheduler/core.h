@@ -131,7 +131,7 @@ struct core_request {
     char *log_path;             /* CORE_POD_LOG: absolute path of the log file (caller frees) */
     char *text;                 /* CORE_METRICS: Prometheus text exposition lines (caller frees) */
     uint64_t durable_seq;       /* answer only once the store has committed up to this */
-    bool more;                  /* a list page: items follow `next` */
+    bool more;                  /* a list page: items follow `page_end` */
     struct core_list_cursor page_end;  /* the page's last item, when more */
 
     /* Private to the mailbox. */
