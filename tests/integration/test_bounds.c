@@ -219,6 +219,15 @@ static void lists_come_in_pages_resumed_exactly(void)
         CHECK_INT(count_named(names, n, names[i]), 1);
     CHECK_STR(names[0], "first-t0-0");
     CHECK_STR(names[29], "third-t1-4");
+    /* A watch starts from a list no longer than a page: beyond that, 410, and a client lists in pages. */
+    json_t *w = server_request(&s, "GET", PODS "?watch=true&timeoutSeconds=1", NULL, NULL, &code);
+    CHECK_INT(code, 410);
+    CHECK_CONTAINS(jv_str(w, "message"), "list them in pages");
+    json_decref(w);
+    char *stream = server_request_text(&s, "GET", JOBS "?watch=true&timeoutSeconds=1", &code);
+    CHECK_INT(code, 200);
+    CHECK_CONTAINS(stream, "\"ADDED\"");
+    free(stream);
     /* jobctl shows a page and the token of the next, which --continue follows. */
     char *out = NULL, *err = NULL;
     CHECK_INT(server_jobctl(&s, (const char *const[]){"pods", "--limit", "3", NULL}, &out, &err), 0);
