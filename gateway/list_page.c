@@ -1,12 +1,14 @@
 /* Pages of the core's big lists (Jobs and every dialect's, PodGroups, Pods): ?limit and ?continue
  * read into the core request, a server-side page when the client names none, and the next page's
  * token: URL-safe base64 of where the page ended, in the cluster's job order, so a page resumes
- * right after it whatever was created or deleted meanwhile. */
+ * right after it whatever was created or deleted meanwhile. A fieldSelector's metadata.name= is
+ * applied by the core too, so a page (or a watch's list) of one object costs one object. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gateway/handlers.h"
+#include "gateway/selector.h"
 #include "gateway/ws_token.h"
 
 #define TOKEN_MAX 512
@@ -106,4 +108,12 @@ void gateway_list_page_finish(const struct core_request *creq, const char *kind,
     free(token);
     free(text);
     json_decref(j);
+}
+
+const char *gateway_name_selected(const struct selector *fields)
+{
+    for (int i = 0; i < fields->nterms; i++)
+        if (fields->terms[i].op == MATCH_EQ && strcmp(fields->terms[i].key, "metadata.name") == 0)
+            return fields->terms[i].values[0];
+    return NULL;
 }

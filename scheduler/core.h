@@ -121,6 +121,7 @@ struct core_request {
     /* CORE_JOB_LIST, CORE_PODGROUP_LIST, CORE_POD_LIST: at most limit items (0: all), after `after`
      * when has_after. The answer sets more, and page_end (its last item) when more follow. */
     int32_t limit;
+    const char *name_eq;        /* the same lists: only objects of this name (fieldSelector metadata.name=) */
     bool has_after;
     struct core_list_cursor after;
 

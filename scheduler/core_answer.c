@@ -74,6 +74,16 @@ bool core_page_before(const struct core_request *req, const struct job *job, boo
     return order < 0 || (order == 0 && !pods);
 }
 
+bool core_name_excludes(const struct core_request *req, const struct job *job, bool pods)
+{
+    if (!req->name_eq)
+        return false;
+    if (!pods)
+        return strcmp(job->name, req->name_eq) != 0;
+    size_t n = strlen(job->name);
+    return strncmp(req->name_eq, job->name, n) != 0 || req->name_eq[n] != '-';
+}
+
 int32_t core_page_first_index(const struct core_request *req, const struct job *job, int task)
 {
     if (!req->has_after || job_order_compare(job, req->after.created_ms, req->after.uid) != 0 ||

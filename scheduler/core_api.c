@@ -86,11 +86,14 @@ static void pod_list(struct core *c, struct core_request *req)
     size_t count = 0;
     bool full = false;
     for (struct job *job = c->cluster.first; job && !full; job = job->next) {
-        if (core_page_before(req, job, true) || !core_in_namespace(job, req) || !cluster_wake(&c->cluster, job))
+        if (core_page_before(req, job, true) || core_name_excludes(req, job, true) || !core_in_namespace(job, req) ||
+            !cluster_wake(&c->cluster, job))
             continue;
         for (int t = 0; t < job->ntasks && !full; t++) {
             for (int i = core_page_first_index(req, job, t); i < job->tasks[t].replicas; i++) {
-                if (!job_pod_exists(job, job->task_first[t] + i))
+                char name[320];
+                if (!job_pod_exists(job, job->task_first[t] + i) ||
+                    (req->name_eq && strcmp(job_pod_name(job, t, i, name, sizeof name), req->name_eq) != 0))
                     continue;
                 json_t *pod = pod_render(job, t, i, node_name(c, &job->replicas[job->task_first[t] + i]));
                 if (req->nselectors && !core_labels_match(json_object_get(json_object_get(pod, "metadata"), "labels"), req)) {
@@ -183,7 +186,7 @@ static void podgroup_list(struct core *c, struct core_request *req)
     json_t *items = json_array();
     size_t count = 0;
     for (struct job *job = c->cluster.first; job; job = job->next) {
-        if (core_page_before(req, job, false) || !core_in_namespace(job, req))
+        if (core_page_before(req, job, false) || core_name_excludes(req, job, false) || !core_in_namespace(job, req))
             continue;
         if (!core_page_room(req, count))
             break;

@@ -78,6 +78,9 @@ bool core_in_namespace(const struct job *job, const struct core_request *req);
 /* List pages (core.h: limit, after, more, page_end), in the cluster's job order. True when the job lies
  * wholly before the page: itself the cursor in a list of jobs, before it in a list of pods. */
 bool core_page_before(const struct core_request *req, const struct job *job, bool pods);
+/* name_eq (core.h) leaves this job out of a list of jobs or PodGroups, or all of its pods out of a
+ * list of pods (none is named "<job>-..."). */
+bool core_name_excludes(const struct core_request *req, const struct job *job, bool pods);
 /* In a list of pods: the first index of the job's task to show (past the cursor's pod). */
 int32_t core_page_first_index(const struct core_request *req, const struct job *job, int task);
 /* Whether one more item belongs in a page holding count; false (and `more` set) when it is full. */

@@ -66,8 +66,8 @@ static void job_list(struct core *c, struct core_request *req)
     json_t *items = json_array();
     size_t count = 0;
     for (struct job *job = c->cluster.first; job; job = job->next) {
-        if (core_page_before(req, job, false) || !core_in_namespace(job, req) || !cluster_wake(&c->cluster, job) ||
-            !in_view(req, job))
+        if (core_page_before(req, job, false) || core_name_excludes(req, job, false) || !core_in_namespace(job, req) ||
+            !cluster_wake(&c->cluster, job) || !in_view(req, job))
             continue;
         const json_t *meta = json_object_get(req->dialect && !req->as_volcano ? job->source : job->manifest, "metadata");
         if (req->nselectors && !core_labels_match(json_object_get(meta, "labels"), req))
