@@ -29,9 +29,10 @@ void gateway_answer_list(struct http_req *req, struct core_request *creq, const 
  * metadata.continue when more items follow. Other lists are left whole. */
 int gateway_list_page_read(struct http_req *req, const char *kind, struct core_request *creq, struct api_status *st);
 void gateway_list_page_finish(const struct core_request *creq, const char *kind, json_t *body);
-/* The name a fieldSelector's metadata.name= term asks for (core_request.name_eq), or NULL. */
+/* The selectors' terms the core applies itself: labels' key=value (selector_key/value) and the
+ * fields' metadata.name= (name_eq). creq points into the selectors, which must outlive it. */
 struct selector;
-const char *gateway_name_selected(const struct selector *fields);
+void gateway_narrow_list(struct core_request *creq, const struct selector *labels, const struct selector *fields);
 /* The namespaces the caller sees (NULL: every one; always NULL when nobody is asked who they are). */
 const struct namespace_set *gateway_visible(const struct http_req *req);
 

@@ -31,18 +31,6 @@ static void filter_items(void *ctx, json_t *body)
             json_array_remove(items, i);
 }
 
-/* The key=value terms the core can apply itself. */
-static void narrow(struct core_request *creq, const struct selector *labels, const struct selector *fields)
-{
-    creq->name_eq = gateway_name_selected(fields);
-    creq->nselectors = 0;
-    for (int i = 0; i < labels->nterms && creq->nselectors < CORE_MAX_SELECTORS; i++) {
-        if (labels->terms[i].op != MATCH_EQ)
-            continue;
-        creq->selector_key[creq->nselectors] = labels->terms[i].key;
-        creq->selector_value[creq->nselectors++] = labels->terms[i].values[0];
-    }
-}
 
 void gateway_answer_list(struct http_req *req, struct core_request *creq, const struct list_kind *kind)
 {
@@ -70,7 +58,7 @@ void gateway_answer_list(struct http_req *req, struct core_request *creq, const 
                           json_pack("{s:s, s:s, s:{s:s}, s:[]}", "apiVersion", kind->api_version, "kind", list_kind,
                                     "metadata", "resourceVersion", "0", "items"));
     } else {
-        narrow(creq, &f.labels, &f.fields);
+        gateway_narrow_list(creq, &f.labels, &f.fields);
         f.filter = !selector_empty(&f.labels) || !selector_empty(&f.fields);
         gateway_answer_core_filtered(req, creq, filter_items, &f);
         if (f.items >= BIG_PAGE) /* its tree is freed now: its pages go back soon */

@@ -76,7 +76,9 @@ static int read_params(struct http_req *req, struct watch_stream *w, struct api_
     if (selector_parse(http_query(req, "labelSelector"), false, &w->labels, why, sizeof why) != 0 ||
         selector_parse(http_query(req, "fieldSelector"), true, &w->fields, why, sizeof why) != 0)
         return api_fail(st, 400, "BadRequest", "%s", why);
-    w->list.name_eq = gateway_name_selected(&w->fields); /* a watch of one object lists one */
+    /* A watch of one object lists one. Not by labels: a catch-up says DELETED of what its list lacks. */
+    gateway_narrow_list(&w->list, &w->labels, &w->fields);
+    w->list.nselectors = 0;
     uint64_t timeout_s = WATCH_DEFAULT_TIMEOUT_S;
     if (uint_param(req, "timeoutSeconds", 86400 * 7, &timeout_s, st) != 0)
         return -1;
