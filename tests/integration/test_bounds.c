@@ -334,6 +334,13 @@ static void metadata_and_namespaces_within_kubernetes_limits(void)
     json_decref(st);
     free(yaml);
 
+    /* The issue's own request under the default limits: 3 tasks of 100,000 replicas, a few hundred bytes. */
+    char small[4096];
+    st = post_yaml(&s, JOBS, parked_job("huge", 3, 100000, small, sizeof small), &code);
+    CHECK_INT(code, 422);
+    CHECK_CAUSE_LINE(st, "spec.tasks", "Too many: 300000: must have at most 100000 replicas", 8);
+    json_decref(st);
+
     st = server_request(&s, "GET", "/api/v1/namespaces/Bad_NS/pods", NULL, NULL, &code);
     CHECK_INT(code, 400);
     CHECK_CONTAINS(jv_str(st, "message"), "a lowercase RFC 1123 label");
