@@ -292,6 +292,17 @@ static void lists_come_in_pages_resumed_exactly(void)
     CHECK_INT(n, 3);
     CHECK_STR(names[2], "late");
 
+    /* Events and histories, which paged when asked, page without a limit too. */
+    list = server_request(&s, "GET", "/api/v1/namespaces/default/events", NULL, NULL, &code);
+    CHECK_INT(code, 200);
+    CHECK_INT((int)json_array_size(json_object_get(list, "items")), PAGE);
+    CHECK(jv_str(list, "metadata.continue") != NULL);
+    json_decref(list);
+    list = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobhistories?limit=100", NULL, NULL, &code);
+    CHECK_INT(code, 200);
+    CHECK_INT((int)json_array_size(json_object_get(list, "items")), 4); /* first, gone, third, late */
+    json_decref(list);
+
     /* A token this server did not give, or one of another list, is 400. */
     list = server_request(&s, "GET", PODS "?continue=not-a-token", NULL, NULL, &code);
     CHECK_INT(code, 400);
