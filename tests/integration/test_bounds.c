@@ -1,7 +1,7 @@
 /* Integration tests of what one request may cost (issue 22): replicas and tasks over the server's
  * limits refused with a 422 cause on the field and its line (a Volcano Job, a PyTorchJob, a scale
  * up), stored jobs over lowered limits still loaded, Job and Pod lists in pages that a continue token
- * resumes exactly whatever changes meanwhile, and metadata and path namespaces within Kubernetes'
+ * resumes exactly whatever changes meanwhile, and metadata and path namespaces within Kubernetes
  * limits. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,5 +377,25 @@ static void metadata_and_namespaces_within_kubernetes_limits(void)
     server_cleanup(&s);
 }
 
-TEST_MAIN(TEST_CASE(replicas_over_the_limits_are_422_on_the_field), TEST_CASE(lists_come_in_pages_resumed_exactly),
+static void bad_bound_flags_are_refused(void)
+{
+    static const char *const cases[][2] = {{"--max-replicas-per-task", "0"}, {"--max-replicas-per-job", "lots"},
+                                           {"--max-tasks-per-job", "-1"}, {"--max-list-page", "0"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[] = "/tmp/caldera-bounds-XXXXXX";
+        REQUIRE(mkdtemp(dir));
+        const char *args[] = {cases[i][0], cases[i][1], NULL};
+        char *err = NULL;
+        int rc = server_run_to_exit(dir, args, 10000, NULL, &err, NULL);
+        if (rc != 2)
+            test_fail(__FILE__, __LINE__, "%s %s: exit %d, expected 2", cases[i][0], cases[i][1], rc);
+        CHECK_CONTAINS(err, cases[i][0]);
+        free(err);
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        CHECK_INT(system(cmd), 0);
+    }
+}
+
+TEST_MAIN(TEST_CASE(bad_bound_flags_are_refused), TEST_CASE(replicas_over_the_limits_are_422_on_the_field), TEST_CASE(lists_come_in_pages_resumed_exactly),
           TEST_CASE(metadata_and_namespaces_within_kubernetes_limits))
