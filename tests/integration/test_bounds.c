@@ -1,7 +1,8 @@
-/* Integration tests of what one request may cost (issue 22): replicas and tasks over the server's
- * limits refused with a 422 cause on the field and its line (a Volcano Job, a PyTorchJob, a scale
- * up), stored jobs over lowered limits still loaded, Job and Pod lists in pages that a continue token
- * resumes exactly whatever changes meanwhile, and metadata and path namespaces within Kubernetes
+/* Integration tests of what one request may cost (issue 22): the bound options checked, replicas and
+ * tasks over the limits refused with a 422 cause on the field and its line (a Volcano Job, a
+ * PyTorchJob, a scale up), stored jobs over lowered limits still loaded, lists (Pods, Jobs, Events)
+ * in pages that a continue token resumes exactly whatever changes meanwhile, watches that would
+ * start from more than a page refused with 410, and metadata and path namespaces within Kubernetes'
  * limits. */
 #include <stdio.h>
 #include <stdlib.h>
