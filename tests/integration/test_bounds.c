@@ -299,6 +299,10 @@ static void lists_come_in_pages_resumed_exactly(void)
     CHECK_INT((int)json_array_size(json_object_get(list, "items")), PAGE);
     CHECK(jv_str(list, "metadata.continue") != NULL);
     json_decref(list);
+    list = server_request(&s, "GET", "/api/v1/namespaces/default/events?watch=true&timeoutSeconds=1", NULL, NULL,
+                          &code);
+    CHECK_INT(code, 410); /* replaying every event since the start would hold more than a page */
+    json_decref(list);
     list = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobhistories?limit=100", NULL, NULL, &code);
     CHECK_INT(code, 200);
     CHECK_INT((int)json_array_size(json_object_get(list, "items")), 4); /* first, gone, third, late */
