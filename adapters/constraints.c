@@ -8,11 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/meta_limits.h"
 #include "common/sbuf.h"
 #include "common/strv.h"
 
-#define LABEL_MAX 63
-#define SUBDOMAIN_MAX 253
 
 /* Operator spellings, indexed by enum selector_op. */
 static const char *const selector_op_names[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
@@ -37,65 +36,13 @@ static char *copy(const char *s) { return strdup(s ? s : ""); }
 
 /* --- Kubernetes' name rules ------------------------------------------------------------------ */
 
-/* A label value or the name part of a qualified name: [A-Za-z0-9-_.], alphanumeric at both ends. */
-static bool label_token(const char *s, size_t n)
+/* Kubernetes' first reason why s is not what problems checks (adapters/meta_limits.h: a qualified
+ * name, a label or taint key; a label value), in its words, or NULL when s is one. */
+static const char *first_problem(int (*problems)(const char *, const char *[4], char *, size_t), const char *s,
+                                 char *buf, size_t len)
 {
-    if (n == 0 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (!isalnum(c) && c != '-' && c != '_' && c != '.')
-            return false;
-    }
-    return true;
-}
-
-/* Why s is not a qualified name (a label key: optional DNS subdomain prefix and '/', then a
- * name of at most 63 characters), or NULL when it is one. Worded as Kubernetes words it. */
-static const char *qualified_name_problem(const char *s)
-{
-    const char *slash = strchr(s, '/');
-    const char *name = slash ? slash + 1 : s;
-    if (slash) {
-        size_t plen = (size_t)(slash - s);
-        char prefix[SUBDOMAIN_MAX + 1];
-        if (strchr(name, '/'))
-            return "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-                   "end with an alphanumeric character, with an optional DNS subdomain prefix and '/' (e.g. "
-                   "'example.com/MyName')";
-        if (plen == 0)
-            return "prefix part must be non-empty";
-        if (plen > SUBDOMAIN_MAX)
-            return "prefix part must be no more than 253 characters";
-        memcpy(prefix, s, plen);
-        prefix[plen] = '\0';
-        if (!dns1123_subdomain(prefix))
-            return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                   "'-' or '.', and must start and end with an alphanumeric character";
-    }
-    size_t n = strlen(name);
-    if (n == 0)
-        return "name part must be non-empty";
-    if (n > LABEL_MAX)
-        return "name part must be no more than 63 characters";
-    if (!label_token(name, n))
-        return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-               "alphanumeric character";
-    return NULL;
-}
-
-/* Why s is not a label value (empty, or a token of at most 63 characters), or NULL. */
-static const char *label_value_problem(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0)
-        return NULL;
-    if (n > LABEL_MAX)
-        return "must be no more than 63 characters";
-    if (!label_token(s, n))
-        return "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
-               "must start and end with an alphanumeric character";
-    return NULL;
+    const char *why[4];
+    return problems(s, why, buf, len) > 0 ? why[0] : NULL;
 }
 
 /* strconv.ParseInt(s, 10, 64) succeeds: what Gt and Lt compare. */
@@ -137,11 +84,12 @@ static void sort_selector(struct placement_constraints *c)
 /* Kubernetes validates nodeSelector as labels: the cause names the map and shows the bad key or value. */
 static bool check_selector_entry(struct fields *f, json_t *map, const char *key, const char *path)
 {
-    const char *problem = qualified_name_problem(key);
+    char buf[96];
+    const char *problem = first_problem(meta_qualified_name_problems, key, buf, sizeof buf);
     if (problem)
         return invalid_text(f, map, key, path, key, problem);
     const char *value = json_string_value(json_object_get(map, key));
-    problem = label_value_problem(value);
+    problem = first_problem(meta_label_value_problems, value, buf, sizeof buf);
     if (problem)
         return invalid_text(f, map, key, path, value, problem);
     return true;
@@ -217,7 +165,8 @@ static bool parse_requirement_key(struct fields *f, json_t *item, const char *pa
                     "Unsupported value: \"%s\": supported values: \"metadata.name\"", key);
         return false;
     }
-    const char *problem = kind == REQ_LABEL ? qualified_name_problem(key) : NULL;
+    char buf[96];
+    const char *problem = kind == REQ_LABEL ? first_problem(meta_qualified_name_problems, key, buf, sizeof buf) : NULL;
     return problem ? invalid_text(f, item, "key", p, key, problem) : true;
 }
 
@@ -277,18 +226,18 @@ static bool check_node_names(struct fields *f, json_t *item, const char *path, c
 {
     bool ok = true;
     json_t *values = json_object_get(item, "values");
-    for (int i = 0; i < r->nvalues; i++)
-        if (!dns1123_subdomain(r->values[i])) {
+    for (int i = 0; i < r->nvalues; i++) {
+        char buf[96];
+        const char *problem = first_problem(meta_dns1123_subdomain_problems, r->values[i], buf, sizeof buf);
+        if (problem) {
             char p[FIELD_PATH_MAX], vp[FIELD_PATH_MAX];
             field_path(p, path, "values");
             field_path_index(vp, p, (size_t)i);
-            field_error_at_index(f, values, (size_t)i, vp, "FieldValueInvalid",
-                                 "Invalid value: \"%s\": a lowercase RFC 1123 subdomain must consist of lower case "
-                                 "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
-                                 "character",
-                                 r->values[i]);
+            field_error_at_index(f, values, (size_t)i, vp, "FieldValueInvalid", "Invalid value: \"%.64s\": %s",
+                                 r->values[i], problem);
             ok = false;
         }
+    }
     return ok;
 }
 
@@ -525,7 +474,8 @@ static bool check_toleration(struct fields *f, json_t *item, const char *path, c
 {
     char p[FIELD_PATH_MAX];
     bool ok = true;
-    const char *problem = *t->key ? qualified_name_problem(t->key) : NULL;
+    char buf[96];
+    const char *problem = *t->key ? first_problem(meta_qualified_name_problems, t->key, buf, sizeof buf) : NULL;
     if (problem) {
         field_path(p, path, "key");
         ok = invalid_text(f, item, "key", p, t->key, problem);
@@ -547,7 +497,7 @@ static bool check_toleration(struct fields *f, json_t *item, const char *path, c
     field_path(p, path, "value");
     if (*op == TOL_EXISTS && *t->value)
         ok = invalid_text(f, item, "value", p, t->value, "value must be empty when `operator` is 'Exists'");
-    else if (*op == TOL_EQUAL && (problem = label_value_problem(t->value)))
+    else if (*op == TOL_EQUAL && (problem = first_problem(meta_label_value_problems, t->value, buf, sizeof buf)))
         ok = invalid_text(f, item, "value", p, t->value, problem);
     field_path(p, path, "effect");
     if (*t->effect && !effect_known(t->effect)) {

@@ -2,12 +2,12 @@
  * the value's own line and column when the document came as YAML, else none. */
 #include "adapters/fields.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/meta_limits.h"
 #include "common/strv.h"
 
 /* Paths are built for every field read, and a cause is rare, so they are joined by hand: snprintf
@@ -351,35 +351,18 @@ bool field_string_list_in(struct fields *f, const json_t *obj, const char *key, 
     return string_list_member(f, obj, key, &(struct member_path){NULL, parent}, out);
 }
 
-static bool label_chars(const char *s, size_t n)
+bool dns1123_label(const char *s)
 {
-    if (n == 0 || n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (!(islower(c) || isdigit(c) || c == '-'))
-            return false;
-    }
-    return true;
+    const char *why[4];
+    char buf[96];
+    return meta_dns1123_label_problems(s, why, buf, sizeof buf) == 0;
 }
-
-bool dns1123_label(const char *s) { return label_chars(s, strlen(s)); }
 
 bool dns1123_subdomain(const char *s)
 {
-    size_t len = strlen(s);
-    if (len == 0 || len > 253)
-        return false;
-    const char *start = s;
-    for (const char *p = s;; p++) {
-        if (*p == '.' || *p == '\0') {
-            if (!label_chars(start, (size_t)(p - start)))
-                return false;
-            if (*p == '\0')
-                return true;
-            start = p + 1;
-        }
-    }
+    const char *why[4];
+    char buf[96];
+    return meta_dns1123_subdomain_problems(s, why, buf, sizeof buf) == 0;
 }
 
 void field_forbidden(struct fields *f, const json_t *obj, const char *key, const char *path, const char *detail)

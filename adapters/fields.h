@@ -92,7 +92,8 @@ void field_forbidden(struct fields *f, const json_t *obj, const char *key, const
 
 /* DNS-1123 label: lower-case alphanumerics and '-', starting and ending alphanumeric, <= 63. */
 bool dns1123_label(const char *s);
-/* DNS-1123 subdomain: labels joined by '.', <= 253. */
+/* DNS-1123 subdomain: labels joined by '.', <= 253. Both as adapters/meta_limits.h checks them, which
+ * also says why not, in Kubernetes' words. */
 bool dns1123_subdomain(const char *s);
 
 #endif

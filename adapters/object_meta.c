@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/meta_limits.h"
 #include "adapters/render.h"
 #include "common/clock.h"
 
@@ -41,10 +42,8 @@ static void check_name(struct fields *f, json_t *meta, const char *name)
 {
     if (!name || !*name)
         field_required(f, meta, "name", "metadata.name");
-    else if (!dns1123_subdomain(name))
-        field_invalid(f, meta, "name", "metadata.name",
-                      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                      "and must start and end with an alphanumeric character");
+    else
+        meta_check_subdomain_name(f, meta, "name", "metadata.name", name);
 }
 
 bool object_meta_parse(struct fields *f, json_t *root, const char *url_ns, json_t **meta, uint64_t *resource_version)
@@ -60,8 +59,10 @@ bool object_meta_parse(struct fields *f, json_t *root, const char *url_ns, json_
     check_name(f, m, name);
     field_string(f, m, "namespace", "metadata.namespace", false, &ns);
     field_string(f, m, "resourceVersion", "metadata.resourceVersion", false, &rv);
-    field_string_map(f, m, "labels", "metadata.labels", &labels);
-    field_string_map(f, m, "annotations", "metadata.annotations", &annotations);
+    if (url_ns && ns && *ns)
+        meta_check_label_name(f, m, "namespace", "metadata.namespace", ns);
+    meta_labels(f, m, "metadata.labels", &labels);
+    meta_annotations(f, m, "metadata.annotations", &annotations);
     if (url_ns && ns && *ns && strcmp(ns, url_ns) != 0) {
         api_fail(f->st, 400, "BadRequest",
                  "the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", ns,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "adapters/constraints.h"
+#include "adapters/meta_limits.h"
 #include "common/strv.h"
 
 #define DEFAULT_GRACE_SECONDS 30
@@ -540,9 +541,9 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
         field_path(p, path, "metadata");
         ok = field_check_rules(f, meta, p, kube_object_meta_rules) && ok;
         field_path(q, p, "labels");
-        ok = field_string_map(f, meta, "labels", q, &labels) && ok;
+        ok = meta_labels(f, meta, q, &labels) && ok;
         field_path(q, p, "annotations");
-        ok = field_string_map(f, meta, "annotations", q, &annotations) && ok;
+        ok = meta_annotations(f, meta, q, &annotations) && ok;
         ok = (!annotations || parse_pids_max(f, annotations, q, ts)) && ok;
     }
     field_path(p, path, "spec");

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "adapters/meta_limits.h"
 #include "adapters/training.h"
 
 /*
@@ -108,8 +109,7 @@ static bool read_metadata(struct fields *f, json_t *req, const struct training *
         const char *name = NULL, *gen = NULL, *ns = NULL;
         field_path(p, prefix[h], "name");
         if (field_string(f, o, "name", p, false, &name) && name && !dns1123_label(name))
-            field_invalid(f, o, "name", p, "a lowercase RFC 1123 label must consist of lower case alphanumeric "
-                          "characters or '-', and must start and end with an alphanumeric character (at most 63 characters)");
+            meta_check_label_name(f, o, "name", p, name);
         field_path(p, prefix[h], "generateName");
         field_string(f, o, "generateName", p, false, &gen);
         if (h == 1) {

@@ -8,6 +8,7 @@
 
 #include "adapters/fields.h"
 #include "adapters/lifecycle.h"
+#include "adapters/meta_limits.h"
 #include "adapters/pod_template.h"
 #include "common/duration.h"
 #include "common/hashmap.h"
@@ -20,6 +21,11 @@
 #define DEFAULT_TASK_MAX_RETRY 3
 #define DEFAULT_TTL_SECONDS -1
 #define MAX_JOB_REPLICAS 10000000 /* replica counts are int32; this keeps every sum of them far below */
+
+static struct job_limits limits = JOB_LIMITS_DEFAULT; /* set before any thread starts, then only read */
+
+void volcano_job_set_limits(struct job_limits l) { limits = l; }
+struct job_limits volcano_job_limits(void) { return limits; }
 
 /* The Job object: status is the server's (dropped on create, as the API server drops it). */
 static const char *const job_fields[] = {"apiVersion", "kind", "metadata", "spec", "status", NULL};
@@ -99,7 +105,7 @@ static void parse_metadata(struct fields *f, json_t *root, const char *url_ns, s
     field_string(f, meta, "generateName", "metadata.generateName", false, &gen);
     field_string(f, meta, "namespace", "metadata.namespace", false, &ns);
     char generated[64];
-    if ((!name || !*name) && gen && *gen) {
+    if ((!name || !*name) && gen && *gen && meta_check_generate_name(f, meta, "metadata.generateName", gen, true)) {
         char uid[UUID_STR_LEN];
         uuid_v4(uid);
         snprintf(generated, sizeof generated, "%.57s%.5s", gen, uid);
@@ -108,13 +114,13 @@ static void parse_metadata(struct fields *f, json_t *root, const char *url_ns, s
     }
     if (!name || !*name)
         field_required(f, meta, "name", "metadata.name");
-    else if (!dns1123_label(name))
-        field_invalid(f, meta, "name", "metadata.name",
-                      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-                      "and must start and end with an alphanumeric character (at most 63 characters)");
+    else if (!dns1123_label(name)) /* a label: it names the job's pods and their service */
+        meta_check_label_name(f, meta, "name", "metadata.name", name);
+    if (ns && *ns)
+        meta_check_label_name(f, meta, "namespace", "metadata.namespace", ns);
     json_t *labels, *annotations;
-    field_string_map(f, meta, "labels", "metadata.labels", &labels);
-    field_string_map(f, meta, "annotations", "metadata.annotations", &annotations);
+    meta_labels(f, meta, "metadata.labels", &labels);
+    meta_annotations(f, meta, "metadata.annotations", &annotations);
     if (ns && *ns && strcmp(ns, url_ns) != 0) {
         api_fail(f->st, 400, "BadRequest", "the namespace of the provided object (%s) does not match the namespace sent on the request (%s)",
                  ns, url_ns);
@@ -180,7 +186,13 @@ static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_sp
     ts->name = strdup(name);
 
     int64_t replicas = 0, min_available = -1;
-    field_int_in(f, task, "replicas", path, true, 0, 100000, &replicas);
+    if (field_int_in(f, task, "replicas", path, true, 0, f->admitted ? MAX_JOB_REPLICAS : INT32_MAX, &replicas) &&
+        !f->admitted && replicas > limits.replicas_per_task) {
+        field_path(p, path, "replicas");
+        field_error(f, task, "replicas", p, "FieldValueInvalid",
+                    "Invalid value: %lld: must be less than or equal to %d (this server's --max-replicas-per-task)",
+                    (long long)replicas, limits.replicas_per_task);
+    }
     ts->replicas = (int32_t)replicas;
     if (field_int_in(f, task, "minAvailable", path, false, 0, INT32_MAX, &min_available) && min_available > replicas) {
         field_path(p, path, "minAvailable");
@@ -338,9 +350,11 @@ static void check_min_available(struct fields *f, json_t *spec, struct job *job)
     job->min_available = (int32_t)min_available;
     if (job->min_success > total)
         field_invalid(f, spec, "minSuccess", "spec.minSuccess", "job 'minSuccess' should not be greater than total replicas in tasks");
-    if (total > MAX_JOB_REPLICAS)
+    int64_t max = f->admitted ? MAX_JOB_REPLICAS : limits.replicas_per_job;
+    if (total > max)
         field_error(f, spec, "tasks", "spec.tasks", "FieldValueTooMany",
-                    "Too many: %lld: a job may have at most %d replicas in all", (long long)total, MAX_JOB_REPLICAS);
+                    "Too many: %lld: must have at most %lld replicas in all tasks together%s", (long long)total,
+                    (long long)max, f->admitted ? "" : " (this server's --max-replicas-per-job)");
     else
         check_total_requests(f, spec, job);
 }
@@ -354,6 +368,12 @@ static int build(struct fields *f, json_t *root, const char *url_ns, struct job 
         return -1;
     if (json_array_size(tasks) == 0) {
         field_error(f, spec, "tasks", "spec.tasks", "FieldValueRequired", "Required value: no task specified in job spec");
+        return -1;
+    }
+    if (!f->admitted && json_array_size(tasks) > (size_t)limits.tasks_per_job) {
+        field_error(f, spec, "tasks", "spec.tasks", "FieldValueTooMany",
+                    "Too many: %zu: must have at most %d items (this server's --max-tasks-per-job)",
+                    json_array_size(tasks), limits.tasks_per_job);
         return -1;
     }
     struct job *job = job_new((int)json_array_size(tasks));

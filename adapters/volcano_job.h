@@ -16,6 +16,18 @@
 
 struct fields;
 
+/* How big a submitted Job may be, so that a request of a few hundred bytes cannot make the server
+ * hold gigabytes (its replicas, their pods in lists). The server's options set them once, before
+ * any thread reads them; stored jobs are read back as admitted, whatever the limits are now. */
+struct job_limits {
+    int32_t replicas_per_task; /* --max-replicas-per-task */
+    int32_t replicas_per_job;  /* --max-replicas-per-job */
+    int32_t tasks_per_job;     /* --max-tasks-per-job */
+};
+#define JOB_LIMITS_DEFAULT ((struct job_limits){100000, 100000, 10000})
+void volcano_job_set_limits(struct job_limits limits);
+struct job_limits volcano_job_limits(void);
+
 /* Turns a Job document into a job: apiVersion/kind checked (400), fields validated with their
  * paths and positions (422), Volcano's defaults applied (queue "default", maxRetry 3, task names
  * "default<i>", task minAvailable = replicas, job minAvailable = their sum) and written into the

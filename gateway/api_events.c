@@ -50,6 +50,9 @@ static int read_page_params(struct http_req *req, long *limit, uint64_t *after, 
             return api_fail(st, 400, "BadRequest", "limit must be an integer from 0 to %d, not \"%s\"",
                             EVENTS_PAGE_MAX, l);
     }
+    int32_t page = req->gw->list_page_max; /* a page at most, also without limit, as the core's lists */
+    if (page > 0 && (*limit == 0 || *limit > page))
+        *limit = page;
     if (c && *c) {
         *after = strtoull(c, &end, 10);
         if (*end || c[0] == '-')

@@ -105,6 +105,9 @@ static int list_query(struct http_req *req, struct store_reader *r, json_t **out
     if (time_param(req, "since", &q.since_ms, st) != 0 || time_param(req, "until", &q.until_ms, st) != 0 ||
         query_int("limit", http_query(req, "limit"), 0, 100000, &q.limit, st) != 0)
         return -1;
+    int32_t page = req->gw->list_page_max; /* a page at most, also without limit, as the core's lists */
+    if (page > 0 && (q.limit == 0 || q.limit > page))
+        q.limit = page;
     return store_job_history_list(r, &q, out, st);
 }
 

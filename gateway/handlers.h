@@ -24,6 +24,15 @@ void gateway_answer_core_filtered(struct http_req *req, struct core_request *cre
  * by its key=value terms first) and fieldSelector. creq NULL: a list that is always empty. */
 struct list_kind;
 void gateway_answer_list(struct http_req *req, struct core_request *creq, const struct list_kind *kind);
+/* list_page.c: pages of the Job, PodGroup and Pod lists. Reads ?limit (at most, and by default,
+ * gw->list_page_max) and ?continue into creq (0, or -1 with a 400 in st); then sets the answer's
+ * metadata.continue when more items follow. Other lists are left whole. */
+int gateway_list_page_read(struct http_req *req, const char *kind, struct core_request *creq, struct api_status *st);
+void gateway_list_page_finish(const struct core_request *creq, const char *kind, json_t *body);
+/* The selectors' terms the core applies itself: labels' key=value (selector_key/value) and the
+ * fields' metadata.name= (name_eq). creq points into the selectors, which must outlive it. */
+struct selector;
+void gateway_narrow_list(struct core_request *creq, const struct selector *labels, const struct selector *fields);
 /* The namespaces the caller sees (NULL: every one; always NULL when nobody is asked who they are). */
 const struct namespace_set *gateway_visible(const struct http_req *req);
 
@@ -35,6 +44,11 @@ const char *gateway_data_dir(const struct http_req *req);
 /* While the store is failing, answers a request that would change state (anything but a read) with
  * 507 InsufficientStorage (full disk) or 503 ServiceUnavailable, and returns true; else false. */
 bool gateway_refuse_write_while_failing(struct http_req *req);
+
+/* path_namespace.c */
+/* Answers 400 BadRequest (a cause on metadata.namespace) and returns true when the matched route's
+ * namespace placeholder is not a DNS-1123 label; else false. */
+bool gateway_refuse_bad_namespace(struct http_req *req);
 
 /* auth_http.c: who asks, and whether they may (gateway/auth.h, gateway/access.h) */
 /* Authenticates the request (its bearer token, or the loopback rule) and authorizes its path, once

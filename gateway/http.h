@@ -59,6 +59,7 @@ struct gateway {
     struct rate_limiter *rate_limiter; /* NULL: no rate limit */
     struct cors_origins cors; /* origins browsers may call from; none: no CORS headers */
     int durable_timeout_ms;   /* how long a request waits for the store before 503 */
+    int32_t list_page_max;    /* items in a page of the Job, PodGroup and Pod lists, and their default */
     const char *runtime_warning; /* NULL, or why tasks run without cgroup limits (shown by /healthz) */
     char url[64];             /* http://127.0.0.1:8080 once listening */
 };

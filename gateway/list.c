@@ -1,37 +1,36 @@
 /* Every list endpoint's answer: a watch when ?watch=true, else the core's list narrowed by the
- * labelSelector's key=value terms (the core skips what they exclude) and filtered by the full label
- * and field selectors here. */
+ * labelSelector's key=value terms (the core skips what they exclude), in pages for the big lists
+ * (list_page.c), and filtered by the full label and field selectors here. */
 #include <stdio.h>
 
+#include "common/memory.h"
 #include "gateway/handlers.h"
 #include "gateway/selector.h"
 #include "gateway/watch.h"
 
+#define BIG_PAGE 1000 /* items: a page this long may have cost megabytes */
+
 struct list_filter {
     const char *kind;
     struct selector labels, fields;
+    bool filter;                      /* some selector term is left to filter_items */
+    const struct core_request *creq;  /* its answer says where the page ended */
+    size_t items;                     /* how many the core answered */
 };
 
 static void filter_items(void *ctx, json_t *body)
 {
-    const struct list_filter *f = ctx;
+    struct list_filter *f = ctx;
     json_t *items = json_object_get(body, "items");
+    f->items = json_array_size(items);
+    gateway_list_page_finish(f->creq, f->kind, body);
+    if (!f->filter)
+        return;
     for (size_t i = json_array_size(items); i-- > 0;)
         if (!selector_match_object(&f->labels, &f->fields, f->kind, json_array_get(items, i)))
             json_array_remove(items, i);
 }
 
-/* The key=value terms the core can apply itself. */
-static void narrow(struct core_request *creq, const struct selector *labels)
-{
-    creq->nselectors = 0;
-    for (int i = 0; i < labels->nterms && creq->nselectors < CORE_MAX_SELECTORS; i++) {
-        if (labels->terms[i].op != MATCH_EQ)
-            continue;
-        creq->selector_key[creq->nselectors] = labels->terms[i].key;
-        creq->selector_value[creq->nselectors++] = labels->terms[i].values[0];
-    }
-}
 
 void gateway_answer_list(struct http_req *req, struct core_request *creq, const struct list_kind *kind)
 {
@@ -39,14 +38,17 @@ void gateway_answer_list(struct http_req *req, struct core_request *creq, const 
         watch_serve(req, creq, kind, NULL);
         return;
     }
-    struct list_filter f = {.kind = kind->kind};
+    struct list_filter f = {.kind = kind->kind, .creq = creq};
     char why[512];
+    struct api_status st = {0};
     if (selector_parse(http_query(req, "labelSelector"), false, &f.labels, why, sizeof why) != 0 ||
-        selector_parse(http_query(req, "fieldSelector"), true, &f.fields, why, sizeof why) != 0) {
-        struct api_status st = {0};
-        api_fail(&st, 400, "BadRequest", "%s", why);
+        selector_parse(http_query(req, "fieldSelector"), true, &f.fields, why, sizeof why) != 0 ||
+        (creq && gateway_list_page_read(req, kind->kind, creq, &st) != 0)) {
+        if (!st.code)
+            api_fail(&st, 400, "BadRequest", "%s", why);
         http_respond_status(req, &st);
         selector_free(&f.labels);
+        selector_free(&f.fields);
         return;
     }
     if (!creq) { /* Commands: run and gone, never listed */
@@ -56,9 +58,11 @@ void gateway_answer_list(struct http_req *req, struct core_request *creq, const 
                           json_pack("{s:s, s:s, s:{s:s}, s:[]}", "apiVersion", kind->api_version, "kind", list_kind,
                                     "metadata", "resourceVersion", "0", "items"));
     } else {
-        narrow(creq, &f.labels);
-        bool filter = !selector_empty(&f.labels) || !selector_empty(&f.fields);
-        gateway_answer_core_filtered(req, creq, filter ? filter_items : NULL, &f);
+        gateway_narrow_list(creq, &f.labels, &f.fields);
+        f.filter = !selector_empty(&f.labels) || !selector_empty(&f.fields);
+        gateway_answer_core_filtered(req, creq, filter_items, &f);
+        if (f.items >= BIG_PAGE) /* its tree is freed now: its pages go back soon */
+            memory_return_soon();
     }
     selector_free(&f.labels);
     selector_free(&f.fields);

@@ -15,6 +15,7 @@
 
 #include "adapters/node.h"
 #include "adapters/scheduler_conf.h"
+#include "adapters/volcano_job.h"
 #include "common/duration.h"
 #include "common/fs.h"
 #include "common/log.h"
@@ -70,13 +71,17 @@ struct options {
     bool auth;                     /* --auth: every request needs a token */
     const char *auth_webhook;      /* --auth-webhook URL, or NULL */
     struct process_limits task_limits; /* --max-log-bytes, --task-pids-max */
+    struct job_limits job_limits;  /* --max-replicas-per-task, --max-replicas-per-job, --max-tasks-per-job */
+    int32_t list_page_max;         /* --max-list-page */
 };
 
 /* Long options without a short letter. */
 enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WS_LISTEN, OPT_WATCH_CACHE,
        OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK, OPT_AUTH, OPT_AUTH_WEBHOOK, OPT_HEADER_TIMEOUT, OPT_MAX_PER_CLIENT,
        OPT_WS_MAX_SUBSCRIBERS, OPT_WS_MAX_PER_CLIENT,
-       OPT_MAX_LOG_BYTES, OPT_TASK_PIDS_MAX };
+       OPT_MAX_LOG_BYTES, OPT_TASK_PIDS_MAX, OPT_MAX_REPLICAS_TASK, OPT_MAX_REPLICAS_JOB, OPT_MAX_TASKS_JOB,
+       OPT_MAX_LIST_PAGE };
+#define DEFAULT_LIST_PAGE 1000
 
 static void usage(FILE *out)
 {
@@ -119,6 +124,12 @@ static void usage(FILE *out)
             "  --max-connections-per-client N\n"
             "                            concurrent HTTP connections from one client address (default 256; 0: no\n"
             "                            limit); more are closed at once\n"
+            "  --max-replicas-per-task N a Job's task may have at most N replicas (default 100000); more: 422\n"
+            "  --max-replicas-per-job N  a Job's tasks may have at most N replicas together (default 100000)\n"
+            "  --max-tasks-per-job N     a Job may have at most N tasks (default 10000)\n"
+            "  --max-list-page N         lists of Jobs, PodGroups, Pods, Events and histories answer at most N\n"
+            "                            items a page, also when the client sets no limit, with\n"
+            "                            metadata.continue for the next (default 1000)\n"
             "  --client-timeout DURATION a connection idle this long is closed, and a request whose body takes\n"
             "                            longer in all is dropped (e.g. 30s; default 60s)\n"
             "  --header-timeout DURATION a request's headers, counted from the accept or the end of the previous\n"
@@ -301,6 +312,34 @@ static int parse_task_limit(int opt, const char *text, struct process_limits *li
     return 0;
 }
 
+/* The bounds on what one request may cost: a Job's replicas and tasks, a list's page. */
+static int parse_size_option(int opt, const char *text, struct options *o)
+{
+    long v;
+    switch (opt) {
+    case OPT_MAX_REPLICAS_TASK:
+        if (parse_int("--max-replicas-per-task", text, 1, 10000000, &v) != 0)
+            return -1;
+        o->job_limits.replicas_per_task = (int32_t)v;
+        return 0;
+    case OPT_MAX_REPLICAS_JOB:
+        if (parse_int("--max-replicas-per-job", text, 1, 10000000, &v) != 0)
+            return -1;
+        o->job_limits.replicas_per_job = (int32_t)v;
+        return 0;
+    case OPT_MAX_TASKS_JOB:
+        if (parse_int("--max-tasks-per-job", text, 1, 1000000, &v) != 0)
+            return -1;
+        o->job_limits.tasks_per_job = (int32_t)v;
+        return 0;
+    default:
+        if (parse_int("--max-list-page", text, 1, 1000000, &v) != 0)
+            return -1;
+        o->list_page_max = (int32_t)v;
+        return 0;
+    }
+}
+
 /* Returns 0 to run, 1 to exit successfully (help), -1 on a usage error. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -326,6 +365,10 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"ws-max-subscribers-per-client", required_argument, 0, OPT_WS_MAX_PER_CLIENT},
         {"max-log-bytes", required_argument, 0, OPT_MAX_LOG_BYTES},
         {"task-pids-max", required_argument, 0, OPT_TASK_PIDS_MAX},
+        {"max-replicas-per-task", required_argument, 0, OPT_MAX_REPLICAS_TASK},
+        {"max-replicas-per-job", required_argument, 0, OPT_MAX_REPLICAS_JOB},
+        {"max-tasks-per-job", required_argument, 0, OPT_MAX_TASKS_JOB},
+        {"max-list-page", required_argument, 0, OPT_MAX_LIST_PAGE},
         {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT,
@@ -334,7 +377,8 @@ static int parse_options(int argc, char **argv, struct options *o)
                           .ws_max_subscribers = DEFAULT_WS_MAX_SUBSCRIBERS,
                           .ws_max_per_client = DEFAULT_WS_MAX_PER_CLIENT, .hub_items = HUB_MAX_ITEMS,
                           .watch_window_ms = DEFAULT_WATCH_WINDOW_MS, .watch_bookmark_ms = 10000,
-                          .task_limits = {PROCESS_DEFAULT_MAX_LOG_BYTES, PROCESS_DEFAULT_PIDS_MAX}};
+                          .task_limits = {PROCESS_DEFAULT_MAX_LOG_BYTES, PROCESS_DEFAULT_PIDS_MAX},
+                          .job_limits = JOB_LIMITS_DEFAULT, .list_page_max = DEFAULT_LIST_PAGE};
     int c;
     long v;
     opterr = 0;
@@ -419,6 +463,13 @@ static int parse_options(int argc, char **argv, struct options *o)
         case OPT_WS_MAX_SUBSCRIBERS:
         case OPT_WS_MAX_PER_CLIENT:
             if (parse_connection_option(c, optarg, o) != 0)
+                return -1;
+            break;
+        case OPT_MAX_REPLICAS_TASK:
+        case OPT_MAX_REPLICAS_JOB:
+        case OPT_MAX_TASKS_JOB:
+        case OPT_MAX_LIST_PAGE:
+            if (parse_size_option(c, optarg, o) != 0)
                 return -1;
             break;
         case OPT_AUTH: o->auth = true; break;
@@ -602,6 +653,9 @@ static int make_limits(const struct options *o, struct rate_limiter **rl)
              "idle or slow for %d s dropped, %s, %d CORS origin%s; WebSocket: %d subscribers (%d from one address)",
              o->body_limit, o->max_connections, o->max_per_client, o->header_timeout_ms, o->client_timeout_s, rate,
              o->cors.n, o->cors.n == 1 ? "" : "s", o->ws_max_subscribers, o->ws_max_per_client);
+    log_info("limits: jobs of at most %d tasks, %d replicas a task and %d in all; list pages of %d items",
+             o->job_limits.tasks_per_job, o->job_limits.replicas_per_task, o->job_limits.replicas_per_job,
+             o->list_page_max);
     return 0;
 }
 
@@ -733,6 +787,7 @@ static int run(const struct options *o)
                          .watch_bookmark_ms = o->watch_bookmark_ms, .db_path = db_path,
                          .data_dir = o->data_dir, .web_dir = web,
                          .body_limit = o->body_limit, .durable_timeout_ms = 10000,
+                         .list_page_max = o->list_page_max,
                          .client_timeout_s = o->client_timeout_s, .cors = o->cors,
                          .header_timeout_ms = o->header_timeout_ms, .max_connections_per_client = o->max_per_client,
                          .runtime_warning = process_runtime_warning()};
@@ -777,6 +832,7 @@ int main(int argc, char **argv)
         return rc > 0 ? 0 : 2;
     }
     umask(077); /* the server's files are its own; tasks get 022 back (spawn.c) */
+    volcano_job_set_limits(o.job_limits); /* before any thread reads them */
     block_signals();
     fit_open_file_limit(&o);
     json_object_seed(0); /* seed Jansson's hashing once, before any thread uses it */

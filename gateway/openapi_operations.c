@@ -23,6 +23,7 @@
 /* The query parameters and errors of the usual kinds of operation. */
 #define Q_LIST (OQ_PRETTY | OQ_LABEL_SELECTOR | OQ_FIELD_SELECTOR | Q_WATCH)
 #define Q_WATCH (OQ_WATCH | OQ_RESOURCE_VERSION | OQ_TIMEOUT_SECONDS | OQ_ALLOW_WATCH_BOOKMARKS | OQ_SEND_INITIAL_EVENTS)
+#define Q_PAGED (Q_LIST | OQ_LIMIT | OQ_CONTINUE) /* the lists answered in pages (gateway/list_page.c) */
 #define Q_HISTORY (OQ_PRETTY | OQ_PHASE | OQ_SINCE | OQ_UNTIL | OQ_LIMIT | OQ_CONTINUE | Q_WATCH)
 #define E_READ (OE_400 | OE_404)
 #define E_LIST (OE_400 | OE_410 | OE_504)
@@ -57,10 +58,10 @@ const struct openapi_operation openapi_operations[] = {
     {"GET", "/api/v1/nodes", "listCoreV1Node", T_CORE, "list the nodes", Q_LIST, NULL, 200, "NodeList", NULL, E_LIST},
     {"GET", "/api/v1/nodes/{name}", "readCoreV1Node", T_CORE, "read a node", OQ_PRETTY, NULL, 200, "Node", NULL,
      OE_404},
-    {"GET", "/api/v1/pods", "listCoreV1PodForAllNamespaces", T_CORE, "list the pods of every namespace", Q_LIST, NULL,
+    {"GET", "/api/v1/pods", "listCoreV1PodForAllNamespaces", T_CORE, "list the pods of every namespace", Q_PAGED, NULL,
      200, "PodList", NULL, E_LIST},
     {"GET", "/api/v1/namespaces/{ns}/pods", "listCoreV1NamespacedPod", T_CORE, "list the pods of a namespace",
-     Q_LIST, NULL, 200, "PodList", NULL, E_LIST},
+     Q_PAGED, NULL, 200, "PodList", NULL, E_LIST},
     {"GET", "/api/v1/namespaces/{ns}/pods/{name}", "readCoreV1NamespacedPod", T_CORE, "read a pod", OQ_PRETTY, NULL,
      200, "Pod", NULL, E_READ},
     {"DELETE", "/api/v1/namespaces/{ns}/pods/{name}", "deleteCoreV1NamespacedPod", T_CORE,
@@ -89,9 +90,9 @@ const struct openapi_operation openapi_operations[] = {
      "delete a resource quota", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE},
 
     {"GET", VCJOB "/jobs", "listBatchVolcanoShV1alpha1JobForAllNamespaces", T_VCJOB, "list the jobs of every namespace",
-     Q_LIST, NULL, 200, "JobList", NULL, E_LIST},
+     Q_PAGED, NULL, 200, "JobList", NULL, E_LIST},
     {"GET", VCJOB "/namespaces/{ns}/jobs", "listBatchVolcanoShV1alpha1NamespacedJob", T_VCJOB,
-     "list the jobs of a namespace", Q_LIST, NULL, 200, "JobList", NULL, E_LIST},
+     "list the jobs of a namespace", Q_PAGED, NULL, 200, "JobList", NULL, E_LIST},
     {"POST", VCJOB "/namespaces/{ns}/jobs", "createBatchVolcanoShV1alpha1NamespacedJob", T_VCJOB, "submit a job",
      OQ_PRETTY, "Job", 201, "Job", NULL, E_CREATE},
     {"GET", VCJOB "/namespaces/{ns}/jobs/{name}", "readBatchVolcanoShV1alpha1NamespacedJob", T_VCJOB, "read a job",
@@ -120,9 +121,9 @@ const struct openapi_operation openapi_operations[] = {
     {"DELETE", VCSCHED "/queues/{name}", "deleteSchedulingVolcanoShV1beta1Queue", T_VCSCHED,
      "delete a queue (only a Closed one, never default)", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE},
     {"GET", VCSCHED "/podgroups", "listSchedulingVolcanoShV1beta1PodGroupForAllNamespaces", T_VCSCHED,
-     "list the pod groups of every namespace", Q_LIST, NULL, 200, "PodGroupList", NULL, E_LIST},
+     "list the pod groups of every namespace", Q_PAGED, NULL, 200, "PodGroupList", NULL, E_LIST},
     {"GET", VCSCHED "/namespaces/{ns}/podgroups", "listSchedulingVolcanoShV1beta1NamespacedPodGroup", T_VCSCHED,
-     "list the pod groups of a namespace", Q_LIST, NULL, 200, "PodGroupList", NULL, E_LIST},
+     "list the pod groups of a namespace", Q_PAGED, NULL, 200, "PodGroupList", NULL, E_LIST},
     {"GET", VCSCHED "/namespaces/{ns}/podgroups/{name}", "readSchedulingVolcanoShV1beta1NamespacedPodGroup", T_VCSCHED,
      "read a job's pod group", OQ_PRETTY, NULL, 200, "PodGroup", NULL, OE_404},
 
@@ -183,9 +184,9 @@ const struct openapi_operation openapi_operations[] = {
      OE_404 | OE_503 | OE_507},
 
     {"GET", DIALECT "/{plural}", "list{kind}ForAllNamespaces", T_DIALECT, "list the {kind} objects of every namespace",
-     Q_LIST | OQ_AS, NULL, 200, "{kind}List", NULL, E_LIST},
+     Q_PAGED | OQ_AS, NULL, 200, "{kind}List", NULL, E_LIST},
     {"GET", DIALECT "/namespaces/{ns}/{plural}", "listNamespaced{kind}", T_DIALECT,
-     "list the {kind} objects of a namespace", Q_LIST | OQ_AS, NULL, 200, "{kind}List", NULL, E_LIST},
+     "list the {kind} objects of a namespace", Q_PAGED | OQ_AS, NULL, 200, "{kind}List", NULL, E_LIST},
     {"POST", DIALECT "/namespaces/{ns}/{plural}", "createNamespaced{kind}", T_DIALECT,
      "submit a {kind}: it runs as a Volcano Job of the same name", OQ_PRETTY | OQ_AS, "{kind}", 201, "{kind}", NULL,
      E_CREATE},

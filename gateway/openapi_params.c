@@ -39,7 +39,9 @@ static const struct query_param query_params[] = {
      "With watch, allowWatchBookmarks and no resourceVersion: after the current list, a BOOKMARK annotated "
      "k8s.io/initial-events-end: \"true\", as Kubernetes' streaming lists do."},
     {OQ_LIMIT, "limit", "integer", NULL, NULL, 0,
-     "At most this many items (0 to 100000; 0: all); metadata.continue of the list is then set when more follow."},
+     "At most this many items; metadata.continue of the list is then set when more follow. Every list that "
+     "takes it answers at most the server's --max-list-page items (1000 by default), also when limit is 0 or "
+     "absent."},
     {OQ_CONTINUE, "continue", "string", NULL, NULL, -1,
      "metadata.continue of the previous page, to read the next one (with the same filters)."},
     {OQ_AS, "as", "string", NULL, "volcano", -1,

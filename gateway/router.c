@@ -83,7 +83,7 @@ void route_dispatch(struct http_req *req)
     route_match(req);
     switch ((enum route_match)req->match) {
     case ROUTE_FOUND:
-        if (gateway_refuse_write_while_failing(req)) /* before the handler: nothing reaches the core */
+        if (gateway_refuse_write_while_failing(req) || gateway_refuse_bad_namespace(req)) /* before the handler */
             return;
         req->route->handler(req);
         if (!req->answered) {

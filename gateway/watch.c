@@ -76,6 +76,9 @@ static int read_params(struct http_req *req, struct watch_stream *w, struct api_
     if (selector_parse(http_query(req, "labelSelector"), false, &w->labels, why, sizeof why) != 0 ||
         selector_parse(http_query(req, "fieldSelector"), true, &w->fields, why, sizeof why) != 0)
         return api_fail(st, 400, "BadRequest", "%s", why);
+    /* A watch of one object lists one. Not by labels: a catch-up says DELETED of what its list lacks. */
+    gateway_narrow_list(&w->list, &w->labels, &w->fields);
+    w->list.nselectors = 0;
     uint64_t timeout_s = WATCH_DEFAULT_TIMEOUT_S;
     if (uint_param(req, "timeoutSeconds", 86400 * 7, &timeout_s, st) != 0)
         return -1;
@@ -100,9 +103,17 @@ static const char *meta_string(const json_t *meta, const char *key)
 int watch_list_now(struct watch_stream *w, json_t **body, uint64_t *rv, struct api_status *st)
 {
     struct core_request creq = w->list;
+    creq.limit = w->gw->list_page_max; /* the core renders no more than a list page would (Jobs, Pods...) */
     if (core_call(w->core, &creq) != 0) {
         *st = creq.status;
         return -1;
+    }
+    if (creq.more) { /* 410 makes a client list in pages, then watch from that list's resourceVersion */
+        json_decref(creq.body);
+        return api_fail(st, 410, "Expired",
+                        "more than %d objects to start this watch from: list them in pages (limit and continue), "
+                        "then watch from the list's resourceVersion",
+                        (int)creq.limit);
     }
     if (creq.durable_seq && store_wait(w->gw->store, creq.durable_seq, w->gw->durable_timeout_ms) != 0) {
         json_decref(creq.body);

@@ -29,6 +29,7 @@ struct catch_up {
     struct pending *items;
     size_t n, cap;
     struct hmap present;   /* "ns/name" of the objects listed now or already said gone (keys owned) */
+    long events_read;      /* rows of the events table replayed, shown or not */
 };
 
 /* Adds ns/name to the present set; false when it was there (or memory ran out). */
@@ -170,6 +171,7 @@ static int objects(struct catch_up *c, struct store_reader *r, struct api_status
 static int event_row(void *ctx, const struct event_view *row)
 {
     struct catch_up *c = ctx;
+    c->events_read++;
     if (!watch_may_see(c->w, row->ns, true))
         return 0;
     json_t *event = event_render(row);
@@ -219,8 +221,13 @@ static int replay(struct catch_up *c, struct store_reader *r, struct api_status 
         w->cursor = upto;
         return 0;
     }
-    int rc = w->events ? store_events_read(r, w->cursor, upto, w->ns, 0, event_row, c, &last, st)
+    long page = w->gw->list_page_max; /* a replay holds no more than a list page would */
+    int rc = w->events ? store_events_read(r, w->cursor, upto, w->ns, page > 0 ? page + 1 : 0, event_row, c, &last, st)
                        : store_commands_between(r, w->cursor, upto, w->ns, command_row, c, st);
+    if (rc == 0 && page > 0 && c->events_read > page)
+        return api_fail(st, 410, "Expired",
+                        "more than %ld events to replay for this watch: list them in pages (limit and continue), "
+                        "then watch from the list's resourceVersion", page);
     if (rc == 0)
         w->cursor = upto;
     return rc;

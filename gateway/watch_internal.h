@@ -42,7 +42,9 @@ struct watch_stream {
 };
 
 /* watch.c: the watched list as it is now (the core's answer, once durable): its body (caller
- * decrefs) and its resourceVersion. Returns 0, or -1 with the Status in st. */
+ * decrefs) and its resourceVersion. Returns 0, or -1 with the Status in st: 410 Expired when it
+ * holds more than a list page (gw->list_page_max) of Jobs, PodGroups or Pods, which a client then
+ * lists in pages before watching from that list's resourceVersion. */
 int watch_list_now(struct watch_stream *w, json_t **body, uint64_t *rv, struct api_status *st);
 
 /* watch_stream.c */

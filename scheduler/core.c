@@ -16,6 +16,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/memory.h"
 #include "scheduler/core_internal.h"
 #include "scheduler/runtime/spare_files.h"
 
@@ -453,6 +454,7 @@ static void *core_main(void *arg)
             run_cycle(c);
         }
         controller_sync_queues(&c->ctl);
+        memory_return_due(); /* after a big job or a long list was freed (common/memory.h) */
         if (c->stopping && c->keep_tasks) {
             let_go(c);
             flush_journal(c);

@@ -88,6 +88,14 @@ struct core_record {
 
 struct dialect;
 
+/* Where a page of a job, PodGroup or pod list ends: lists are in the order of the jobs'
+ * (creationTimestamp, uid), a job's pods by task and index (cluster.h: job_order_compare). */
+struct core_list_cursor {
+    int64_t created_ms;
+    char uid[UUID_STR_LEN];
+    int32_t task, index;        /* the pod; -1 in a list of jobs or PodGroups */
+};
+
 struct core_request {
     enum core_op op;
     const char *ns;             /* NULL lists every namespace */
@@ -110,6 +118,12 @@ struct core_request {
     const struct dialect *dialect;
     bool as_volcano;
     bool as_manifest;           /* CORE_JOB_GET: the manifest a real Volcano cluster accepts (adapters/manifest.h) */
+    /* CORE_JOB_LIST, CORE_PODGROUP_LIST, CORE_POD_LIST: at most limit items (0: all), after `after`
+     * when has_after. The answer sets more, and page_end (its last item) when more follow. */
+    int32_t limit;
+    const char *name_eq;        /* the same lists: only objects of this name (fieldSelector metadata.name=) */
+    bool has_after;
+    struct core_list_cursor after;
 
     /* The answer. */
     int http_code;              /* 200 or 201 on success; 0 when status says what failed */
@@ -118,6 +132,8 @@ struct core_request {
     char *log_path;             /* CORE_POD_LOG: absolute path of the log file (caller frees) */
     char *text;                 /* CORE_METRICS: Prometheus text exposition lines (caller frees) */
     uint64_t durable_seq;       /* answer only once the store has committed up to this */
+    bool more;                  /* a list page: items follow `page_end` */
+    struct core_list_cursor page_end;  /* the page's last item, when more */
 
     /* Private to the mailbox. */
     bool posted;                /* core_post_event's: freed by the core, nobody waits */

@@ -1,6 +1,6 @@
 /* How the core answers a request: a success with its body and the sequence number that must be
- * durable first, a list in Kubernetes' shape (and which objects belong in it), a deletion's Success
- * Status, a NotFound Status. */
+ * durable first, a list in Kubernetes' shape (which objects belong in it, and its pages), a
+ * deletion's Success Status, a NotFound Status. */
 #include <stdio.h>
 #include <string.h>
 
@@ -64,4 +64,46 @@ bool core_sees_namespace(const struct core_request *req, const char *ns)
 bool core_in_namespace(const struct job *job, const struct core_request *req)
 {
     return !job->deleted && core_sees_namespace(req, job->ns);
+}
+
+bool core_page_before(const struct core_request *req, const struct job *job, bool pods)
+{
+    if (!req->has_after)
+        return false;
+    int order = job_order_compare(job, req->after.created_ms, req->after.uid);
+    return order < 0 || (order == 0 && !pods);
+}
+
+bool core_name_excludes(const struct core_request *req, const struct job *job, bool pods)
+{
+    if (!req->name_eq)
+        return false;
+    if (!pods)
+        return strcmp(job->name, req->name_eq) != 0;
+    size_t n = strlen(job->name);
+    return strncmp(req->name_eq, job->name, n) != 0 || req->name_eq[n] != '-';
+}
+
+int32_t core_page_first_index(const struct core_request *req, const struct job *job, int task)
+{
+    if (!req->has_after || job_order_compare(job, req->after.created_ms, req->after.uid) != 0 ||
+        task > req->after.task)
+        return 0;
+    return task < req->after.task ? INT32_MAX : req->after.index + 1;
+}
+
+bool core_page_room(struct core_request *req, size_t count)
+{
+    if (req->limit <= 0 || count < (size_t)req->limit)
+        return true;
+    req->more = true;
+    return false;
+}
+
+void core_page_last(struct core_request *req, const struct job *job, int32_t task, int32_t index)
+{
+    req->page_end.created_ms = job->created_ms;
+    memcpy(req->page_end.uid, job->uid, sizeof req->page_end.uid);
+    req->page_end.task = task;
+    req->page_end.index = index;
 }

@@ -79,22 +79,34 @@ static const char *node_name(const struct core *c, const struct replica *r)
     return r->node >= 0 && r->node < c->cluster.nnodes ? c->cluster.nodes[r->node].name : NULL;
 }
 
+/* A page of pods (core.h: limit, after): the jobs in the cluster's order, each job's by task and index. */
 static void pod_list(struct core *c, struct core_request *req)
 {
     json_t *items = json_array();
-    for (struct job *job = c->cluster.first; job; job = job->next) {
-        if (!core_in_namespace(job, req) || !cluster_wake(&c->cluster, job))
+    size_t count = 0;
+    bool full = false;
+    for (struct job *job = c->cluster.first; job && !full; job = job->next) {
+        if (core_page_before(req, job, true) || core_name_excludes(req, job, true) || !core_in_namespace(job, req) ||
+            !cluster_wake(&c->cluster, job))
             continue;
-        for (int t = 0; t < job->ntasks; t++) {
-            for (int i = 0; i < job->tasks[t].replicas; i++) {
-                if (!job_pod_exists(job, job->task_first[t] + i))
+        for (int t = 0; t < job->ntasks && !full; t++) {
+            for (int i = core_page_first_index(req, job, t); i < job->tasks[t].replicas; i++) {
+                char name[320];
+                if (!job_pod_exists(job, job->task_first[t] + i) ||
+                    (req->name_eq && strcmp(job_pod_name(job, t, i, name, sizeof name), req->name_eq) != 0))
                     continue;
                 json_t *pod = pod_render(job, t, i, node_name(c, &job->replicas[job->task_first[t] + i]));
                 if (req->nselectors && !core_labels_match(json_object_get(json_object_get(pod, "metadata"), "labels"), req)) {
                     json_decref(pod);
                     continue;
                 }
+                if ((full = !core_page_room(req, count))) {
+                    json_decref(pod);
+                    break;
+                }
                 json_array_append_new(items, pod);
+                core_page_last(req, job, t, i);
+                count++;
             }
         }
     }
@@ -172,9 +184,18 @@ static void pod_delete(struct core *c, struct core_request *req)
 static void podgroup_list(struct core *c, struct core_request *req)
 {
     json_t *items = json_array();
-    for (struct job *job = c->cluster.first; job; job = job->next)
-        if (core_in_namespace(job, req) && cluster_wake(&c->cluster, job))
-            json_array_append_new(items, podgroup_render(job));
+    size_t count = 0;
+    for (struct job *job = c->cluster.first; job; job = job->next) {
+        if (core_page_before(req, job, false) || core_name_excludes(req, job, false) || !core_in_namespace(job, req))
+            continue;
+        if (!core_page_room(req, count))
+            break;
+        if (!cluster_wake(&c->cluster, job))
+            continue;
+        json_array_append_new(items, podgroup_render(job));
+        core_page_last(req, job, -1, -1);
+        count++;
+    }
     core_answer_list(c, req, PODGROUP_API_VERSION, "PodGroupList", items);
 }
 

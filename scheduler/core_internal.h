@@ -75,6 +75,18 @@ void core_handle_job_request(struct core *c, struct core_request *req);
  * the request's labelSelector. */
 bool core_sees_namespace(const struct core_request *req, const char *ns);
 bool core_in_namespace(const struct job *job, const struct core_request *req);
+/* List pages (core.h: limit, after, more, page_end), in the cluster's job order. True when the job lies
+ * wholly before the page: itself the cursor in a list of jobs, before it in a list of pods. */
+bool core_page_before(const struct core_request *req, const struct job *job, bool pods);
+/* name_eq (core.h) leaves this job out of a list of jobs or PodGroups, or all of its pods out of a
+ * list of pods (none is named "<job>-..."). */
+bool core_name_excludes(const struct core_request *req, const struct job *job, bool pods);
+/* In a list of pods: the first index of the job's task to show (past the cursor's pod). */
+int32_t core_page_first_index(const struct core_request *req, const struct job *job, int task);
+/* Whether one more item belongs in a page holding count; false (and `more` set) when it is full. */
+bool core_page_room(struct core_request *req, size_t count);
+/* The item just added is the page's last so far (task and index -1 for a job). */
+void core_page_last(struct core_request *req, const struct job *job, int32_t task, int32_t index);
 bool core_labels_match(const json_t *labels, const struct core_request *req);
 
 #endif

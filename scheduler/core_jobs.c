@@ -64,13 +64,19 @@ static void job_get(struct core *c, struct core_request *req)
 static void job_list(struct core *c, struct core_request *req)
 {
     json_t *items = json_array();
+    size_t count = 0;
     for (struct job *job = c->cluster.first; job; job = job->next) {
-        if (!core_in_namespace(job, req) || !cluster_wake(&c->cluster, job) || !in_view(req, job))
+        if (core_page_before(req, job, false) || core_name_excludes(req, job, false) || !core_in_namespace(job, req) ||
+            !cluster_wake(&c->cluster, job) || !in_view(req, job))
             continue;
         const json_t *meta = json_object_get(req->dialect && !req->as_volcano ? job->source : job->manifest, "metadata");
         if (req->nselectors && !core_labels_match(json_object_get(meta, "labels"), req))
             continue;
+        if (!core_page_room(req, count))
+            break;
         json_array_append_new(items, render(req, job));
+        core_page_last(req, job, -1, -1);
+        count++;
     }
     if (!req->dialect || req->as_volcano)
         return core_answer_list(c, req, VOLCANO_JOB_API_VERSION, "JobList", items);

@@ -39,6 +39,13 @@ static void list_append(struct job **first, struct job **last, struct job *job)
     *last = job;
 }
 
+int job_order_compare(const struct job *job, int64_t created_ms, const char *uid)
+{
+    if (job->created_ms != created_ms)
+        return job->created_ms < created_ms ? -1 : 1;
+    return strcmp(job->uid, uid);
+}
+
 int cluster_add_job(struct cluster *c, struct job *job)
 {
     if (strmap_put(&c->jobs_by_key, job->key, job) != 0)
@@ -47,13 +54,19 @@ int cluster_add_job(struct cluster *c, struct job *job)
         strmap_remove(&c->jobs_by_key, job->key);
         return -1;
     }
-    job->prev = c->last;
-    job->next = NULL;
-    if (c->last)
-        c->last->next = job;
+    struct job *before = c->last; /* nearly always the last: creation times grow */
+    while (before && job_order_compare(before, job->created_ms, job->uid) > 0)
+        before = before->prev;
+    job->prev = before;
+    job->next = before ? before->next : c->first;
+    if (job->next)
+        job->next->prev = job;
+    else
+        c->last = job;
+    if (before)
+        before->next = job;
     else
         c->first = job;
-    c->last = job;
     c->njobs++;
     job->active = true;
     list_append(&c->active_first, &c->active_last, job);

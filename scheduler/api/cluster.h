@@ -47,6 +47,10 @@ struct job *cluster_find_job(const struct cluster *c, const char *ns, const char
 struct job *cluster_find_job_uid(const struct cluster *c, const char *uid);
 /* Indexes a job (key must be set); returns 0 or -1 on allocation failure. */
 int cluster_add_job(struct cluster *c, struct job *job);
+/* The order of `first`..`last` (kept by cluster_add_job, so list pages resume where they ended
+ * whatever was created or deleted meanwhile): creationTimestamp, then uid. <0, 0 or >0 as job comes
+ * before, is, or comes after (created_ms, uid). */
+int job_order_compare(const struct job *job, int64_t created_ms, const char *uid);
 /* Takes a job out of the name index (its name can be reused); it stays listed by uid. */
 void cluster_unname_job(struct cluster *c, struct job *job);
 /* Moves a finished job that holds nothing from the active list to the end of the retired list (no-op

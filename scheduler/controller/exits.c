@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "adapters/volcano_job.h"
+#include "common/memory.h"
 #include "scheduler/api/quantity.h"
 #include "scheduler/controller/internal.h"
 
@@ -301,12 +302,17 @@ void replica_deadline_exceeded(struct controller *ctl, struct job *job, int flat
     job_raise(ctl, job, EV_POD_FAILED, flat, true, r->exit_code);
 }
 
+#define BIG_JOB_REPLICAS 10000
+
 void job_release_if_done(struct controller *ctl, struct job *job)
 {
     if (job->deleted && job->live_procs == 0) {
+        bool big = job->total_replicas >= BIG_JOB_REPLICAS;
         controller_remove_job_volumes(ctl, job);
         cluster_remove_job(ctl->cluster, job);
         job_free(job);
+        if (big) /* its replicas, their entries and renderings: megabytes glibc's arenas would keep */
+            memory_return_soon();
     }
 }
 

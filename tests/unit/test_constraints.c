@@ -20,6 +20,17 @@ struct parsed {
     bool ok;
 };
 
+/* The tails of Kubernetes' messages (validation.RegexError): its examples and the regex. */
+#define QNAME_EXAMPLES                                                                                       \
+    " (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "                          \
+    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+#define LABEL_VALUE_EXAMPLES                                                                                 \
+    " (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "                          \
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+#define SUBDOMAIN_EXAMPLES                                                                                   \
+    " (e.g. 'example.com', regex used for validation is "                                                    \
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+
 /* yaml is a pod template's spec. */
 static void parse_spec(const char *yaml, struct parsed *p)
 {
@@ -258,13 +269,13 @@ static void requirement_needs_key_and_operator(void)
     expect_one_error(term_with("{key: \"bad key\", operator: Exists}", y, sizeof y), REQ "[0].matchExpressions[0].key",
                      "FieldValueInvalid",
                      "Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', "
-                     "and must start and end with an alphanumeric character");
+                     "and must start and end with an alphanumeric character" QNAME_EXAMPLES);
     expect_one_error(term_with("{key: \"Example.com/zone\", operator: Exists}", y, sizeof y), REQ
                      "[0].matchExpressions[0].key",
                      "FieldValueInvalid",
                      "Invalid value: \"Example.com/zone\": prefix part a lowercase RFC 1123 subdomain must consist of "
                      "lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
-                     "character");
+                     "character" SUBDOMAIN_EXAMPLES);
     expect_one_error(term_with("just-a-string", y, sizeof y), REQ "[0].matchExpressions[0]", "FieldValueInvalid",
                      "Invalid value: must be an object");
 }
@@ -303,7 +314,8 @@ static void match_fields_take_only_metadata_name_in_or_not_in(void)
     expect_one_error(fields_with("{key: metadata.name, operator: In, values: [Node_1]}", y, sizeof y), value0,
                      "FieldValueInvalid",
                      "Invalid value: \"Node_1\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                     "characters, '-' or '.', and must start and end with an alphanumeric character");
+                     "characters, '-' or '.', and must start and end with an alphanumeric character"
+                     SUBDOMAIN_EXAMPLES);
 }
 
 static void required_terms_must_ask_something(void)
@@ -401,10 +413,11 @@ static void node_selector_is_validated_as_labels(void)
 {
     expect_one_error("nodeSelector: {\"-bad\": x}\n", SPEC ".nodeSelector", "FieldValueInvalid",
                      "Invalid value: \"-bad\": name part must consist of alphanumeric characters, '-', '_' or '.', and "
-                     "must start and end with an alphanumeric character");
+                     "must start and end with an alphanumeric character" QNAME_EXAMPLES);
     expect_one_error("nodeSelector: {zone: \"a b\"}\n", SPEC ".nodeSelector", "FieldValueInvalid",
                      "Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric "
-                     "characters, '-', '_' or '.', and must start and end with an alphanumeric character");
+                     "characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+                     LABEL_VALUE_EXAMPLES);
     expect_one_error("nodeSelector: {zone: [a]}\n", SPEC ".nodeSelector[zone]", "FieldValueInvalid",
                      "Invalid value: [...]: must be a string, not a list");
     expect_one_error("nodeSelector: [zone]\n", SPEC ".nodeSelector", "FieldValueInvalid",
@@ -437,12 +450,13 @@ static void tolerations_are_validated_as_kubernetes_does(void)
     snprintf(p, sizeof p, "%s.key", t0);
     expect_one_error("tolerations: [{key: \"a/b/c\", operator: Exists}]\n", p, "FieldValueInvalid",
                      "Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or "
-                     "'.', and must start and end with an alphanumeric character, with an optional DNS subdomain "
-                     "prefix and '/' (e.g. 'example.com/MyName')");
+                     "'.', and must start and end with an alphanumeric character" QNAME_EXAMPLES " with an optional "
+                     "DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
     snprintf(p, sizeof p, "%s.value", t0);
     expect_one_error("tolerations: [{key: a, value: \"not valid\"}]\n", p, "FieldValueInvalid",
                      "Invalid value: \"not valid\": a valid label must be an empty string or consist of alphanumeric "
-                     "characters, '-', '_' or '.', and must start and end with an alphanumeric character");
+                     "characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+                     LABEL_VALUE_EXAMPLES);
     snprintf(p, sizeof p, "%s.tolerationSeconds", t0);
     expect_one_error("tolerations: [{key: a, operator: Exists, effect: NoExecute, tolerationSeconds: soon}]\n", p,
                      "FieldValueInvalid", "Invalid value: \"soon\": must be an integer, not a string");

@@ -705,6 +705,49 @@ static void admitted_jobs_read_back_whatever_is_refused_now(void)
     intake_free(&in);
 }
 
+/* The server's limits on replicas and tasks, at their boundaries; a stored job over them still loads. */
+static void replica_and_task_limits(void)
+{
+    struct job_limits saved = volcano_job_limits();
+    volcano_job_set_limits((struct job_limits){.replicas_per_task = 3, .replicas_per_job = 5, .tasks_per_job = 2});
+    static const char task[] = "  - replicas: %d\n    template: {spec: {containers: [{name: c, command: [x]}]}}\n";
+    char yaml[2048], one[256];
+    struct api_status st;
+    struct job *job;
+    int cases[][3] = {/* tasks, replicas each, accepted */ {1, 3, 1}, {1, 4, 0}, {2, 2, 1}, {2, 3, 0}, {3, 1, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int at = snprintf(yaml, sizeof yaml, "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"
+                                             "spec:\n  tasks:\n");
+        for (int t = 0; t < cases[c][0]; t++) {
+            snprintf(one, sizeof one, task, cases[c][1]);
+            at += snprintf(yaml + at, sizeof yaml - (size_t)at, "%s", one);
+        }
+        job = parse(yaml, &st);
+        CHECK_INT(job != NULL, cases[c][2]);
+        job_free(job);
+        if (cases[c][2])
+            continue;
+        CHECK_INT(st.code, 422);
+        if (cases[c][1] == 4)
+            CHECK_CAUSE(&st, "spec.tasks[0].replicas", "FieldValueInvalid", 6,
+                        "Invalid value: 4: must be less than or equal to 3 (this server's --max-replicas-per-task)");
+        else if (cases[c][0] == 2)
+            CHECK_CAUSE(&st, "spec.tasks", "FieldValueTooMany", 6,
+                        "Too many: 6: must have at most 5 replicas in all tasks together");
+        else
+            CHECK_CAUSE(&st, "spec.tasks", "FieldValueTooMany", 6, "Too many: 3: must have at most 2 items");
+        /* As admitted (a job stored before the limits were lowered), the same document loads. */
+        struct intake in;
+        memset(&st, 0, sizeof st);
+        REQUIRE(intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, &st) == 0);
+        job = NULL;
+        CHECK(volcano_job_from_admitted_doc(&in.docs[0], "default", &job, &st) == 0);
+        job_free(job);
+        intake_free(&in);
+    }
+    volcano_job_set_limits(saved);
+}
+
 /* Sums the queue and the PodGroup keep must fit: 4 replicas of 2Ei of memory do not (found by the
  * YAML fuzzer); a name repeated among many tasks is still found. */
 static void requests_that_cannot_be_counted_are_refused(void)
@@ -749,4 +792,5 @@ TEST_MAIN(TEST_CASE(requests_that_cannot_be_counted_are_refused), TEST_CASE(admi
           TEST_CASE(unknown_fields_are_refused_by_name), TEST_CASE(refused_fields_say_why),
           TEST_CASE(accepted_fields_parse), TEST_CASE(server_metadata_on_create), TEST_CASE(deadline_and_security_values),
           TEST_CASE(policy_timeouts_parse_as_go_durations), TEST_CASE(volumes_parse_into_every_task),
-          TEST_CASE(invalid_volumes_are_refused), TEST_CASE(pod_group_min_resources_annotation))
+          TEST_CASE(invalid_volumes_are_refused), TEST_CASE(pod_group_min_resources_annotation),
+          TEST_CASE(replica_and_task_limits))

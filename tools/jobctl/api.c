@@ -27,6 +27,25 @@ char *api_ns_path(const char *group_version, const char *ns, const char *resourc
     return sbuf_take(&b);
 }
 
+char *api_page_path(char *base, const struct jobctl_args *a)
+{
+    if (!base || (!a->limit && !a->cont))
+        return base;
+    struct sbuf b = {0};
+    sbuf_puts(&b, base);
+    char sep = strchr(base, '?') ? '&' : '?';
+    free(base);
+    const char *keys[] = {"limit", "continue"}, *values[] = {a->limit, a->cont};
+    for (int i = 0; i < 2; i++) {
+        if (!values[i])
+            continue;
+        sbuf_printf(&b, "%c%s=", sep, keys[i]);
+        url_escape(&b, values[i]);
+        sep = '&';
+    }
+    return sbuf_take(&b);
+}
+
 /* http_do's sentence starts with the full URL; the message names the server once instead. */
 static void report_unreachable(const char *server, const char *url, const char *err)
 {

@@ -20,6 +20,10 @@ struct api_body {
 char *api_ns_path(const char *group_version, const char *ns, const char *resource, const char *name,
                   const char *sub);
 
+/* base (a heap string, taken) with ?limit= and ?continue= when the line gave --limit or --continue:
+ * the next page of a list the server answered in pages. NULL when memory runs out. */
+char *api_page_path(char *base, const struct jobctl_args *a);
+
 /* Sends method path (+ body) to a->server. Returns JOBCTL_OK with the 2xx answer in *resp (free it
  * with http_response_free), or JOBCTL_FAIL after printing why on stderr. */
 int api_call(const struct jobctl_args *a, const char *method, const char *path, const struct api_body *body,

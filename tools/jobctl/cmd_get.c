@@ -9,7 +9,7 @@
 
 static int get_list(const struct jobctl_args *a)
 {
-    char *path = api_ns_path(VOLCANO_BATCH_API, a->ns, "jobs", NULL, NULL), where[300];
+    char *path = api_page_path(api_ns_path(VOLCANO_BATCH_API, a->ns, "jobs", NULL, NULL), a), where[300];
     if (!path)
         return report_oom();
     snprintf(where, sizeof where, " in namespace \"%s\"", a->ns);

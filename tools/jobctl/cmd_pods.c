@@ -25,7 +25,7 @@ char *pods_path(const char *ns, const char *job)
 int cmd_pods(const struct jobctl_args *a)
 {
     const char *job = a->npos ? a->pos[0] : NULL;
-    char *path = pods_path(a->ns, job), where[512];
+    char *path = api_page_path(pods_path(a->ns, job), a), where[512];
     if (!path)
         return report_oom();
     if (job)

@@ -18,13 +18,16 @@ static const struct jobctl_command COMMANDS[] = {
      "                     exit 0 only if every one Completed (see `jobctl wait`)\n"
      "  --timeout DURATION with --wait: give up after this long (90s, 2h)\n",
      1, 1, false, cmd_submit},
-    {"get", "[JOB]", "list the jobs of the namespace, or show one job and its pods",
-     "Without JOB: one row per job (NAME PHASE MIN PENDING RUNNING SUCCEEDED FAILED RETRIES AGE).\n"
+    {"get", "[JOB] [--limit N] [--continue TOKEN]", "list the jobs of the namespace, or show one job and its pods",
+     "Without JOB: one row per job (NAME PHASE MIN PENDING RUNNING SUCCEEDED FAILED RETRIES AGE),\n"
+     "a page of them (the server's, or --limit N); the last line gives the --continue TOKEN of the next.\n"
      "With JOB: that row, then its pods (POD NODE PHASE EXIT REASON AGE).\n"
      "-o json prints the JobList or the Job as the server sent it.\n",
      0, 1, false, cmd_get},
-    {"pods", "[JOB]", "list the pods of the namespace, or of one job",
-     "Columns: POD NODE PHASE EXIT REASON AGE. Pods are named <job>-<task>-<index>.\n", 0, 1, false, cmd_pods},
+    {"pods", "[JOB] [--limit N] [--continue TOKEN]", "list the pods of the namespace, or of one job",
+     "Columns: POD NODE PHASE EXIT REASON AGE. Pods are named <job>-<task>-<index>.\n"
+     "A page of them (the server's, or --limit N); the last line gives the --continue TOKEN of the next.\n",
+     0, 1, false, cmd_pods},
     {"logs", "POD [--previous] [--attempt N] [--tail N] [--since DURATION|TIME] [--timestamps] [--limit-bytes N]",
      "print a pod's log",
      "The log is printed exactly as the server sends it.\n"
