@@ -17,6 +17,7 @@
 #include "common/fs.h"
 #include "common/log.h"
 #include "scheduler/runtime/cgroup.h"
+#include "scheduler/runtime/exits_reserve.h"
 #include "scheduler/runtime/spawn.h"
 #include "scheduler/runtime/task_setup.h"
 
@@ -235,6 +236,7 @@ static int wrap_in_supervisor(const struct attempt_spec *spec, struct prepared *
                  strerror(errno), spec->pod);
         return 0;
     }
+    exits_file_reserve(pp->exits_fd); /* best effort: without it, an exit during a full disk may be lost */
     size_t n = 0;
     while (spec->argv[n])
         n++;

@@ -1,0 +1,16 @@
+/* Preallocated room at the end of a job's exits file: an exit that happens while the disk is full
+ * is still written, into blocks allocated earlier. */
+#include "scheduler/runtime/exits_reserve.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+int exits_file_reserve(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -1;
+    if ((off_t)st.st_blocks * 512 >= st.st_size + EXITS_RESERVE_BYTES / 2)
+        return 0;
+    return fallocate(fd, FALLOC_FL_KEEP_SIZE, st.st_size, EXITS_RESERVE_BYTES);
+}
