@@ -185,13 +185,16 @@ static void start_failed(struct controller *ctl, struct job *job, int flat, cons
     replica_release(ctl, job, flat);
     r->backoff = false;
     job_set_replica_phase(job, flat, POD_FAILED);
-    r->reason = TERM_START_ERROR;
+    bool full = disk_full_in_error(why);
+    r->reason = full ? TERM_DISK_FULL : TERM_START_ERROR;
     r->exit_code = 128;
     r->end_ms = ctl->now_ms;
     free(r->message);
-    r->message = strdup(why);
-    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, from, "Failed", "StartError",
-                                           "attempt %u could not start: %s", r->attempts, why);
+    char msg[700];
+    snprintf(msg, sizeof msg, "%s%s%s", full ? DISK_FULL_WORDS : "", full ? " The attempt could not start: " : "", why);
+    r->message = strdup(msg);
+    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, from, "Failed",
+                                           term_reason_name(r->reason), "attempt %u could not start: %s", r->attempts, why);
     if (e) {
         fill_attempt_row(e, ctl, job, flat);
         fill_attempt_end(e, r, "");
