@@ -129,6 +129,10 @@ struct controller {
     bool watch_render;
     struct job **watch_touched;
     int nwatch_touched, watch_touched_cap;
+    /* Set by the core before each iteration's timers and cycle: NULL, or why no attempt may start
+     * (the store cannot record starts, so a crash would run them again): placements wait with this
+     * as their pending reason, and restarts in place wait too. */
+    const char *starts_held;
 };
 
 /* Admission: name free (409), queue exists and is Open (422). On success the cluster owns the job,

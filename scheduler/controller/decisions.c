@@ -66,10 +66,43 @@ static void apply_evictions(struct controller *ctl, struct session *ssn)
     }
 }
 
+#define DATA_DISK_FULL "waiting for the database: no space left on device (the data directory's disk is full; " \
+                       "pods start once it has room)"
+
+/* Why nothing may start this cycle, or NULL. The store learns of a full disk only when a commit
+ * fails, and a start before that would not be recorded either (a crash would run it again), so a
+ * cycle that would start something also asks the data directory's file system (one statvfs). */
+static const char *starts_held(const struct controller *ctl, const struct session *ssn)
+{
+    if (ctl->starts_held || ssn->nbinds == 0 || !ctl->data_dir)
+        return ctl->starts_held;
+    return disk_full_at(ctl->data_dir) ? DATA_DISK_FULL : NULL;
+}
+
+/* While attempts cannot be recorded: nothing is bound or evicted, and the jobs the session would
+ * have placed wait with `held` as their reason, as if unschedulable. */
+static void hold_placements(struct session *ssn, const char *held_why)
+{
+    for (int b = 0; b < ssn->nbinds; b++) {
+        struct job_info *ji = &ssn->jobs[ssn->binds[b].job];
+        char *held = strdup(held_why);
+        if (held) { /* the session frees it */
+            free(ji->unschedulable);
+            ji->unschedulable = held;
+        }
+        ji->placed_now = false;
+    }
+    ssn->nbinds = 0;
+    ssn->nevicts = 0;
+}
+
 void controller_apply_session(struct controller *ctl, struct session *ssn)
 {
     for (int q = 0; q < ssn->nqueues; q++) /* the zone's share of each queue, for status and metrics */
         resvec_add(&((struct queue *)ssn->queues[q].queue)->fair_share, &ssn->queues[q].deserved);
+    const char *held = starts_held(ctl, ssn);
+    if (held)
+        hold_placements(ssn, held);
     apply_evictions(ctl, ssn);
     for (int j = 0; j < ssn->njobs; j++) {
         struct job *job = (struct job *)ssn->jobs[j].job; /* the controller owns the jobs the session viewed */
@@ -89,6 +122,7 @@ void controller_apply_session(struct controller *ctl, struct session *ssn)
         update_unschedulable(ctl, job, &ssn->jobs[j]);
         if (ssn->jobs[j].placed_now)
             job_sync(ctl, job);
-        check_unknown(ctl, job, &ssn->jobs[j]);
+        if (!held) /* a held gang is placeable: not Unknown */
+            check_unknown(ctl, job, &ssn->jobs[j]);
     }
 }
