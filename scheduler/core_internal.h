@@ -45,7 +45,6 @@ struct core {
     int adopted;                 /* tasks of the last run watched again at start-up */
     struct proc_slot *slots;
     int nslots, free_slot, live_slots, pending_kills;
-    char starts_held[320];       /* why attempts wait for the store (ctl.starts_held points here) */
     struct metrics_histogram cycle_seconds; /* schedule_cycle() durations (observed and read here only) */
 };
 

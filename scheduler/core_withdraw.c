@@ -47,19 +47,9 @@ void core_handle_withdraw(struct core *c, struct core_request *req)
 
 void core_check_store(struct core *c)
 {
-    char why[512];
-    enum store_failure kind = store_failure_kind(c->store, why, sizeof why);
-    if (kind == STORE_FAILURE_NONE) {
-        c->ctl.starts_held = NULL;
-        return;
-    }
-    if (kind == STORE_FAILURE_DISK_FULL)
-        snprintf(c->starts_held, sizeof c->starts_held,
-                 "waiting for the database: no space left on device (the disk of the data directory %s is full; "
-                 "pods start once it takes writes again)", c->data_dir);
-    else
-        snprintf(c->starts_held, sizeof c->starts_held,
-                 "waiting for the database: it cannot record anything (see /healthz); pods start once it takes "
-                 "writes again");
-    c->ctl.starts_held = c->starts_held;
+    enum store_failure kind = store_failure_kind(c->store, NULL, 0);
+    c->ctl.starts_held = kind == STORE_FAILURE_NONE      ? NULL
+                         : kind == STORE_FAILURE_DISK_FULL ? STARTS_HELD_DISK_FULL
+                                                           : "waiting for the database: it cannot record anything "
+                                                             "(see /healthz); pods start once it takes writes again";
 }

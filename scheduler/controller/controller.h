@@ -135,6 +135,11 @@ struct controller {
     const char *starts_held;
 };
 
+/* What pods wait with while the data directory's disk is full (see starts_held). */
+#define STARTS_HELD_DISK_FULL                                                                               \
+    "waiting for the database: no space left on device (the data directory's disk is full; pods start "    \
+    "once the database takes writes again)"
+
 /* Admission: name free (409), queue exists and is Open (422). On success the cluster owns the job,
  * *seq is its creation event. On failure the caller still owns it. */
 int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq, struct api_status *st);

@@ -66,9 +66,6 @@ static void apply_evictions(struct controller *ctl, struct session *ssn)
     }
 }
 
-#define DATA_DISK_FULL "waiting for the database: no space left on device (the data directory's disk is full; " \
-                       "pods start once it has room)"
-
 /* Why nothing may start this cycle, or NULL. The store learns of a full disk only when a commit
  * fails, and a start before that would not be recorded either (a crash would run it again), so a
  * cycle that would start something also asks the data directory's file system (one statvfs). */
@@ -76,7 +73,7 @@ static const char *starts_held(const struct controller *ctl, const struct sessio
 {
     if (ctl->starts_held || ssn->nbinds == 0 || !ctl->data_dir)
         return ctl->starts_held;
-    return disk_full_at(ctl->data_dir) ? DATA_DISK_FULL : NULL;
+    return disk_full_at(ctl->data_dir) ? STARTS_HELD_DISK_FULL : NULL;
 }
 
 /* While attempts cannot be recorded: nothing is bound or evicted, and the jobs the session would
