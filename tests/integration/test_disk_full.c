@@ -1,7 +1,7 @@
-/* A full disk through the real server: a create in flight when it filled is withdrawn (507: never
- * created), nothing starts while nothing can be recorded, every acknowledged job runs exactly once
- * across a kill -9 during the fill, an exit during the fill keeps its real code, and a task that
- * fails for lack of space says so (DiskFull). Needs root for its tmpfs mounts (skipped otherwise). */
+/* A full disk through the real server: a create in flight is withdrawn (507: never created), a
+ * deletion in flight answered 504 (made, recorded later), nothing starts while nothing can be
+ * recorded, every acknowledged job runs once across a kill -9 during the fill, an exit during it
+ * keeps its code, and a task that fails for lack of space says so (DiskFull). Root only (tmpfs). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -331,6 +331,56 @@ out:
 static void full_disk_withdraws_in_flight_create_and_holds_starts(void) { disk_full_scene(false); }
 static void kill9_while_full_runs_each_acknowledged_job_once(void) { disk_full_scene(true); }
 
+/* A deletion in flight when the disk fills cannot be taken back: it is answered 504 (made, recorded
+ * later), never as if it had not happened, and it is recorded once space returns. */
+static void delete_in_flight_is_answered_504_and_recorded_later(void)
+{
+    char disk[64];
+    if (mount_tmpfs(disk, sizeof disk, "16m") != 0) {
+        test_skip("cannot mount a tmpfs here (%s): disk-full needs root and mount(2)", strerror(errno));
+        return;
+    }
+    struct test_server s;
+    if (server_start(&s, disk, node_args) != 0) {
+        CHECK(!"server started on the tmpfs");
+        unmount_tmpfs(disk);
+        return;
+    }
+    CHECK_INT(submit(&s, "doomed", 1, "1000", "true", "", NULL), 201); /* never placed */
+    CHECK_INT(wait_phase(&s, "doomed", "Pending"), 0);
+    REQUIRE(fill_disk(disk) == 0);
+    long code;
+    json_t *answer = server_request(&s, "DELETE", JOBS "/doomed", NULL, NULL, &code);
+    CHECK_INT(code, 504);
+    CHECK_STR(text_at(answer, "reason"), "Timeout");
+    CHECK_CONTAINS(text_at(answer, "message"), "the deletion was made but the job database could not record it");
+    printf("# in flight: %ld \"%s\"\n", code, text_at(answer, "message") ? text_at(answer, "message") : "");
+    json_decref(answer);
+    json_t *job = get(&s, JOBS, "doomed", &code);
+    CHECK_INT(code, 404); /* as the answer said: it is gone */
+    json_decref(job);
+    free_disk(disk);
+    char *health = NULL;
+    for (int i = 0; i < 100 && code != 200; i++) { /* recorded once the writer's retry succeeds */
+        free(health);
+        sleep_ms(100);
+        health = server_request_text(&s, "GET", "/healthz", &code);
+    }
+    free(health);
+    CHECK_INT(code, 200);
+    CHECK_INT(server_stop(&s), 0);
+    if (server_start(&s, disk, node_args) == 0) {
+        job = get(&s, JOBS, "doomed", &code);
+        CHECK_INT(code, 404);
+        json_decref(job);
+        CHECK_INT(server_stop(&s), 0);
+    } else {
+        CHECK(!"server restarted");
+    }
+    server_kill9(&s);
+    unmount_tmpfs(disk);
+}
+
 /* ---- a task that fails for lack of space ----------------------------------------------------------- */
 
 static void task_failing_on_full_working_dir_says_disk_full(void)
@@ -382,4 +432,5 @@ static void task_failing_on_full_working_dir_says_disk_full(void)
 
 TEST_MAIN(TEST_CASE(full_disk_withdraws_in_flight_create_and_holds_starts),
           TEST_CASE(kill9_while_full_runs_each_acknowledged_job_once),
+          TEST_CASE(delete_in_flight_is_answered_504_and_recorded_later),
           TEST_CASE(task_failing_on_full_working_dir_says_disk_full))
