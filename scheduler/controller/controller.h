@@ -138,7 +138,7 @@ struct controller {
 /* What pods wait with while the data directory's disk is full (see starts_held). */
 #define STARTS_HELD_DISK_FULL                                                                               \
     "waiting for the database: no space left on device (the data directory's disk is full; pods start "    \
-    "once the database takes writes again)"
+    "once it has room again)"
 
 /* Admission: name free (409), queue exists and is Open (422). On success the cluster owns the job,
  * *seq is its creation event. On failure the caller still owns it. */

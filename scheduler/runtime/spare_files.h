@@ -9,8 +9,9 @@
 
 /* Starts the stock in dir (created if missing; spares left there by an earlier run are used):
  * nfiles empty files and ndirs directories, each holding the subdirectories listed in subdirs and
- * the empty files listed in dir_files (NULL-terminated, may be NULL). A spare directory an earlier
- * run made with other contents is still used: whoever takes one creates what it misses anyway.
+ * the empty files listed in dir_files (NULL-terminated, may be NULL; each with room reserved past
+ * its end, as exits_file_reserve() makes it). A spare directory an earlier run made with other
+ * contents is still used: whoever takes one creates what it misses anyway.
  * Without a call, the takes below always fail. Returns 0 or -1. */
 int spare_files_start(const char *dir, int nfiles, int ndirs, const char *const *subdirs, const char *const *dir_files);
 /* Stops the refilling thread (the stock stays on disk for the next run). */
