@@ -33,6 +33,8 @@ struct attempt_spec {
                                  supervisor (the process runs directly) */
     const char *pod;          /* with attempt, how the supervisor names its line in exits_path */
     uint32_t attempt;
+    int32_t exits_pending;    /* lines that may still come into exits_path (the job's attempts running, this
+                                 one included): room is kept for them (runtime/exits_reserve.h) */
     int nvolumes;             /* the Job's spec.volumes: directories made if missing (owned by the task's */
     const char *const *volume_dirs;    /* user when it made them), each bound at its mount path when */
     const char *const *volume_targets; /* that exists on the node and the server can bind, else NULL */

@@ -264,6 +264,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         .exits_path = p->exits_path,
         .pod = p->pod,
         .attempt = r->attempts,
+        .exits_pending = job->live_procs + 1,
         .nvolumes = ts->nvolumes < TASK_VOLUMES_MAX ? ts->nvolumes : TASK_VOLUMES_MAX,
         .volume_dirs = vol_dirs,
         .volume_targets = vol_targets,

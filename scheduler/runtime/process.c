@@ -236,7 +236,7 @@ static int wrap_in_supervisor(const struct attempt_spec *spec, struct prepared *
                  strerror(errno), spec->pod);
         return 0;
     }
-    exits_file_reserve(pp->exits_fd); /* best effort: without it, an exit during a full disk may be lost */
+    exits_file_reserve(pp->exits_fd, spec->exits_pending); /* best effort: without it, an exit during a full disk may be lost */
     size_t n = 0;
     while (spec->argv[n])
         n++;

@@ -95,7 +95,7 @@ static bool make_spare(bool dir, unsigned long n)
             remove_tree(path);
             return false;
         }
-        exits_file_reserve(fd); /* the job's exits file: its room made here, off the core thread */
+        exits_file_reserve(fd, 0); /* the job's exits file: its room made here, off the core thread */
         close(fd);
     }
     return true;
