@@ -66,16 +66,6 @@ static void apply_evictions(struct controller *ctl, struct session *ssn)
     }
 }
 
-/* Why nothing may start this cycle, or NULL. The store learns of a full disk only when a commit
- * fails, and a start before that would not be recorded either (a crash would run it again), so a
- * cycle that would start something also asks the data directory's file system (one statvfs). */
-static const char *starts_held(const struct controller *ctl, const struct session *ssn)
-{
-    if (ctl->starts_held || ssn->nbinds == 0 || !ctl->data_dir)
-        return ctl->starts_held;
-    return disk_full_at(ctl->data_dir) ? STARTS_HELD_DISK_FULL : NULL;
-}
-
 /* While attempts cannot be recorded: nothing is bound or evicted, and the jobs the session would
  * have placed wait with `held` as their reason, as if unschedulable. */
 static void hold_placements(struct session *ssn, const char *held_why)
@@ -97,7 +87,7 @@ void controller_apply_session(struct controller *ctl, struct session *ssn)
 {
     for (int q = 0; q < ssn->nqueues; q++) /* the zone's share of each queue, for status and metrics */
         resvec_add(&((struct queue *)ssn->queues[q].queue)->fair_share, &ssn->queues[q].deserved);
-    const char *held = starts_held(ctl, ssn);
+    const char *held = ssn->nbinds > 0 ? controller_starts_held(ctl) : ctl->starts_held;
     if (held)
         hold_placements(ssn, held);
     apply_evictions(ctl, ssn);

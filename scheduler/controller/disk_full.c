@@ -1,5 +1,6 @@
-/* Telling a full disk apart: a start that failed on ENOSPC or EDQUOT, a task that exited non-zero
- * while its working directory's file system was full, and the failed job that carries it. */
+/* Telling a full disk apart: whether attempts may start, a start that failed on ENOSPC or EDQUOT, a
+ * task that exited non-zero while its working directory's file system was full, and the failed job
+ * that carries it. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +22,13 @@ bool disk_full_at(const char *path)
     if (statvfs(path, &fs) != 0 || fs.f_blocks == 0)
         return false; /* unknown, or a file system without blocks (proc-like): not full */
     return (unsigned long long)fs.f_bavail * fs.f_frsize < DISK_FULL_SLACK_BYTES;
+}
+
+const char *controller_starts_held(const struct controller *ctl)
+{
+    if (ctl->starts_held || !ctl->data_dir)
+        return ctl->starts_held;
+    return disk_full_at(ctl->data_dir) ? STARTS_HELD_DISK_FULL : NULL;
 }
 
 bool disk_full_job_detail(const struct job *job, const char *message, char *buf, size_t len)

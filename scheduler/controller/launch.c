@@ -390,7 +390,7 @@ void replica_restart_after_backoff(struct controller *ctl, struct job *job, int 
     struct replica *r = &job->replicas[flat];
     if (flat >= job->total_replicas || r->phase != POD_RUNNING || !r->backoff || r->attempts != attempt)
         return; /* the pod was killed, restarted or finished meanwhile */
-    if (ctl->starts_held) { /* the store cannot record a start: ask again a second later */
+    if (controller_starts_held(ctl)) { /* a start could not be recorded: ask again a second later */
         struct controller_timer t = {.due_ms = ctl->now_ms + 1000, .kind = TIMER_RESTART, .task = job_task_of(job, flat),
                                      .flat = flat, .version = job->status.version, .attempt = attempt};
         timer_arm(ctl, job, &t);
