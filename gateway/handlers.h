@@ -37,7 +37,7 @@ const char *gateway_data_dir(const struct http_req *req);
 bool gateway_refuse_write_while_failing(struct http_req *req);
 
 /* unrecorded.c: answers to changes the core made that the store did not record in time (kind: the
- * store's failure, why: its sentence). A job's creation is withdrawn when it can be (507 or 503: it
+ * store's failure, why: its sentence; a read that waited in vain for a slow commit gets 503). A job's creation is withdrawn when it can be (507 or 503: it
  * was not created), or answered 201 when its commit landed meanwhile; any other change, and a
  * creation that cannot be withdrawn (its tasks started), gets 504 Timeout: it was made and is
  * recorded once the database takes writes, unless the server stops first. Never a status that

@@ -73,7 +73,12 @@ static void withdraw_create(struct http_req *req, struct core_request *creq, enu
 void gateway_answer_unrecorded(struct http_req *req, struct core_request *creq, enum store_failure kind,
                                const char *why)
 {
-    if (creq->op == CORE_JOB_CREATE && kind != STORE_FAILURE_NONE) {
+    if (gateway_is_read(req)) { /* a slow commit, not a failure: nothing was changed */
+        struct api_status st = {0};
+        api_fail(&st, 503, "ServiceUnavailable", "the job database did not record what this answer shows in time; "
+                 "retry");
+        http_respond_status(req, &st);
+    } else if (creq->op == CORE_JOB_CREATE && kind != STORE_FAILURE_NONE) {
         withdraw_create(req, creq, kind, why);
     } else {
         const char *method = req->method;
