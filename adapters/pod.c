@@ -159,8 +159,8 @@ static json_t *pod_status(const struct job *job, int task, const struct replica 
                            r->phase == POD_RUNNING, "restartCount", (int)r->restarts,
                            "state", container_state(r));
     json_object_set_new(status, "containerStatuses", json_pack("[o]", cs));
-    if (r->phase == POD_FAILED && r->reason == TERM_DEADLINE) { /* as kubelet words it */
-        set_str(status, "reason", "DeadlineExceeded");
+    if (r->phase == POD_FAILED && (r->reason == TERM_DEADLINE || r->reason == TERM_DISK_FULL)) { /* as kubelet words it */
+        set_str(status, "reason", term_reason_name(r->reason));
         if (r->message)
             set_str(status, "message", r->message);
     }

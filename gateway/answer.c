@@ -21,8 +21,8 @@ static bool wait_durable(struct http_req *req, uint64_t seq, enum store_failure 
 }
 
 /* What the client learns when its answer is not durable in time. A read while the database fails
- * is answered anyway, with a warning (state is what an operator needs most then); a change the core
- * made stays queued in memory and is written once the database takes writes again. */
+ * is answered anyway, with a warning (state is what an operator needs most then); a change is
+ * answered by unrecorded.c with what is true of it. */
 static void answer_not_durable(struct http_req *req, struct core_request *creq, enum store_failure kind,
                                const char *why)
 {
@@ -35,18 +35,7 @@ static void answer_not_durable(struct http_req *req, struct core_request *creq, 
         creq->body = NULL;
         return;
     }
-    struct api_status st = {0};
-    if (kind == STORE_FAILURE_DISK_FULL)
-        api_fail(&st, 507, "InsufficientStorage",
-                 "the disk of the data directory %s is full: this change was accepted but is not recorded yet; "
-                 "it is kept in memory and recorded once space is freed, unless the server stops first (%s)",
-                 gateway_data_dir(req), why);
-    else
-        api_fail(&st, 503, "ServiceUnavailable", "the job database is not accepting writes: %s",
-                 kind != STORE_FAILURE_NONE ? why : "the commit did not finish in time");
-    json_decref(creq->body);
-    creq->body = NULL;
-    http_respond_status(req, &st);
+    gateway_answer_unrecorded(req, creq, kind, why);
 }
 
 void gateway_answer_core(struct http_req *req, struct core_request *creq)

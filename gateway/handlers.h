@@ -50,6 +50,15 @@ bool gateway_refuse_write_while_failing(struct http_req *req);
  * namespace placeholder is not a DNS-1123 label; else false. */
 bool gateway_refuse_bad_namespace(struct http_req *req);
 
+/* unrecorded.c: answers to changes the core made that the store did not record in time (kind: the
+ * store's failure, why: its sentence; a read that waited in vain for a slow commit gets 503). A job's creation is withdrawn when it can be (507 or 503: it
+ * was not created), or answered 201 when its commit landed meanwhile; any other change, and a
+ * creation that cannot be withdrawn (its tasks started), gets 504 Timeout: it was made and is
+ * recorded once the database takes writes, unless the server stops first. Never a status that
+ * says a change did not happen when it did. */
+void gateway_answer_unrecorded(struct http_req *req, struct core_request *creq, enum store_failure kind,
+                               const char *why);
+
 /* auth_http.c: who asks, and whether they may (gateway/auth.h, gateway/access.h) */
 /* Authenticates the request (its bearer token, or the loopback rule) and authorizes its path, once
  * its headers are in: answers 401 or 403 (each also an Audit event) and returns true, or sets

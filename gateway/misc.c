@@ -13,8 +13,8 @@ void handle_healthz(struct http_req *req)
         char text[1200];
         if (kind == STORE_FAILURE_DISK_FULL)
             snprintf(text, sizeof text,
-                     "unhealthy: the disk of the data directory %s is full: new changes are refused (507) until "
-                     "space is freed; accepted ones are kept in memory and recorded then: %s\n",
+                     "unhealthy: the disk of the data directory %s is full: new changes are refused (507) and no "
+                     "task starts until space is freed; accepted ones are kept in memory and recorded then: %s\n",
                      gateway_data_dir(req), why);
         else
             snprintf(text, sizeof text, "unhealthy: the job database is failing: %s\n", why);

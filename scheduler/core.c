@@ -442,6 +442,7 @@ static void *core_main(void *arg)
         c->ctl.now_ms = clock_wall_ms();
         c->ctl.watch_render = watch_demand_wanted(c->watch_demand, mono);
         handle_events(c, evs, n > 0 ? n : 0);
+        core_check_store(c);
         if (!c->stopping && controller_run_timers(&c->ctl) > 0)
             c->kick = true;
         mono = clock_mono_ms();

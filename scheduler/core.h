@@ -41,6 +41,9 @@ enum core_op {
     CORE_JOB_DELETE,
     CORE_JOB_UPDATE,            /* req->job: the parsed new Job for req->name (the caller keeps it) */
     CORE_JOB_ACTION,            /* req->action on job req->name (Caldera's POST .../jobs/{name}/{action}) */
+    CORE_JOB_WITHDRAW,          /* takes back job req->uid, created at req->created_seq, whose creation could
+                                   not be recorded in time: 200 withdrawn (never written, never run), 201 its
+                                   creation was committed after all, else a Status saying why it stays */
     CORE_COMMAND,               /* req->object: a parsed struct command, run at once (never stored) */
     CORE_POD_GET,
     CORE_POD_LIST,
@@ -124,6 +127,8 @@ struct core_request {
     const char *name_eq;        /* the same lists: only objects of this name (fieldSelector metadata.name=) */
     bool has_after;
     struct core_list_cursor after;
+    const char *uid;            /* CORE_JOB_WITHDRAW: the job's uid and its creation's sequence number */
+    uint64_t created_seq;
 
     /* The answer. */
     int http_code;              /* 200 or 201 on success; 0 when status says what failed */

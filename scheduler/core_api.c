@@ -232,6 +232,7 @@ void core_handle_request(struct core *c, struct core_request *req)
     case CORE_JOB_DELETE:
     case CORE_JOB_UPDATE: core_handle_job_request(c, req); break;
     case CORE_JOB_ACTION: job_action(c, req, (enum job_action)req->action, "requested through the API"); break;
+    case CORE_JOB_WITHDRAW: core_handle_withdraw(c, req); break;
     case CORE_COMMAND: command_run(c, req); break;
     case CORE_POD_DELETE: pod_delete(c, req); break;
     case CORE_POD_GET: pod_get(c, req); break;

@@ -70,6 +70,11 @@ void core_handle_object_request(struct core *c, struct core_request *req);
 void core_handle_record(struct core *c, struct core_request *req);
 /* core_jobs.c: create, get, list, update and delete jobs, in the Volcano view or a dialect's. */
 void core_handle_job_request(struct core *c, struct core_request *req);
+/* core_withdraw.c: CORE_JOB_WITHDRAW, a creation its client will be told did not happen. */
+void core_handle_withdraw(struct core *c, struct core_request *req);
+/* core_withdraw.c: before each iteration's timers and cycle, whether attempts may start: none while
+ * the store cannot record them (ctl.starts_held says why). */
+void core_check_store(struct core *c);
 /* core_answer.c: whether the request may see namespace ns (its namespace when it names one, and one
  * of the caller's visible namespaces); whether a job is live and seen so; whether labels satisfy
  * the request's labelSelector. */

@@ -117,6 +117,15 @@ const char *store_health(struct store *s, char *buf, size_t len);
 enum store_failure { STORE_FAILURE_NONE, STORE_FAILURE_DISK_FULL, STORE_FAILURE_OTHER };
 /* The current failure's kind; when it is not NONE and buf is not NULL, its sentence goes into buf. */
 enum store_failure store_failure_kind(struct store *s, char *buf, size_t len);
+/* Takes back a job whose creation is not committed yet (its client was not answered, and will be
+ * told it was not created): every queued entry about job_uid is dropped by the writer instead of
+ * written, so nothing of the job reaches the database, the hub or a stream. STORE_WITHDRAWN, or
+ * STORE_WITHDRAW_LANDED when created_seq is committed already (the job stays), or
+ * STORE_WITHDRAW_FULL when too many withdrawals wait. Once the caller has recorded the job's last
+ * entry (its removal from live state), store_withdraw_seal() bounds the withdrawal at it. */
+enum store_withdraw_result { STORE_WITHDRAWN, STORE_WITHDRAW_LANDED, STORE_WITHDRAW_FULL };
+enum store_withdraw_result store_withdraw_job(struct store *s, const char *job_uid, uint64_t created_seq);
+void store_withdraw_seal(struct store *s, const char *job_uid, uint64_t through);
 /* Commits what is queued (retrying a failing disk for a few seconds, then logging how many
  * entries could not be written), stops the writer and closes the database. Safe when the writer
  * never started; no store_append may run concurrently or after. */

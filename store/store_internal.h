@@ -26,6 +26,9 @@ static inline const char *store_column_text(sqlite3_stmt *stmt, int col)
     return s ? s : "";
 }
 
+/* Jobs withdrawn at once whose entries still wait in the queue (store_withdraw_job). */
+#define STORE_WITHDRAW_MAX 64
+
 /* History retention prunes at most this many deleted jobs per transaction. */
 #define STORE_PRUNE_BATCH 500
 
@@ -71,6 +74,16 @@ struct store {
     store_commit_listener listener; /* set before the writer starts; called on its thread */
     void *listener_ctx;
 
+    /* Withdrawn jobs (withdraw.c): guarded by commit_mu, which the writer holds across each commit
+     * attempt, so a withdrawal either sees the creation committed or is applied to every attempt
+     * after it. Taken before mu, never the other way. */
+    pthread_mutex_t commit_mu;
+    struct store_withdrawal {
+        char job_uid[40];
+        uint64_t through;     /* its entries up to this sequence number are dropped (UINT64_MAX: not sealed) */
+    } withdrawn[STORE_WITHDRAW_MAX];
+    int nwithdrawn;
+
     /* Touched only by the thread that owns the store (start and close). */
     pthread_t thread;
     bool writer_started;
@@ -98,6 +111,12 @@ void store_retention_free(struct store_retention *r);
 
 /* recovery.c: MAX(seq) of events, 0 when there are none. */
 int store_read_max_seq(sqlite3 *db, const char *path, uint64_t *max_seq, char *err, size_t errlen);
+
+/* withdraw.c, on the writer with commit_mu held: drops the batch's entries about withdrawn jobs
+ * (freed; the batch may end up empty), and forgets withdrawals whose entries are all behind
+ * committed_seq. */
+void store_withdrawn_drop(struct store *s, struct journal_list *batch);
+void store_withdrawn_forget(struct store *s, uint64_t committed_seq);
 
 /* writer.c */
 int store_sync_init(struct store *s);

@@ -23,6 +23,10 @@ int store_sync_init(struct store *s)
             if ((rc = pthread_cond_init(&s->committed, &attr)) != 0)
                 pthread_cond_destroy(&s->work);
         }
+        if (rc == 0 && (rc = pthread_mutex_init(&s->commit_mu, NULL)) != 0) {
+            pthread_cond_destroy(&s->committed);
+            pthread_cond_destroy(&s->work);
+        }
         if (rc != 0)
             pthread_mutex_destroy(&s->mu);
     }
@@ -32,6 +36,7 @@ int store_sync_init(struct store *s)
 
 void store_sync_destroy(struct store *s)
 {
+    pthread_mutex_destroy(&s->commit_mu);
     pthread_cond_destroy(&s->committed);
     pthread_cond_destroy(&s->work);
     pthread_mutex_destroy(&s->mu);
@@ -273,22 +278,25 @@ static enum store_failure commit_batch(struct store *s, const struct journal_lis
     return failure_kind(rc, sys_errno);
 }
 
-/* Acknowledges a committed batch: advances committed_seq, clears health, wakes the waiters. */
-static void publish_commit(struct store *s, const struct journal_list *batch, int failed_attempts)
+/* Acknowledges a committed batch that ran up to sequence number through (entries of withdrawn jobs
+ * were dropped from it, so it may be empty): advances committed_seq, clears health, wakes the
+ * waiters. */
+static void publish_commit(struct store *s, const struct journal_list *batch, uint64_t through, int failed_attempts)
 {
     pthread_mutex_lock(&s->mu);
-    if (batch->tail->ev.seq > s->committed_seq) /* monotonic even if the core broke the order */
-        s->committed_seq = batch->tail->ev.seq;
+    if (through > s->committed_seq) /* monotonic even if the core broke the order */
+        s->committed_seq = through;
+    uint64_t committed = s->committed_seq;
     s->commits++;
     atomic_fetch_add_explicit(&s->events_committed, (uint64_t)batch->count, memory_order_relaxed);
     s->failure = STORE_FAILURE_NONE;
     s->health[0] = '\0';
     pthread_cond_broadcast(&s->committed);
     pthread_mutex_unlock(&s->mu);
+    store_withdrawn_forget(s, committed);
     if (failed_attempts > 0)
-        log_info("store: commits succeed again: events %llu-%llu written after %d failed attempts",
-                 (unsigned long long)batch->head->ev.seq, (unsigned long long)batch->tail->ev.seq,
-                 failed_attempts);
+        log_info("store: commits succeed again: %d events up to %llu written after %d failed attempts",
+                 batch->count, (unsigned long long)through, failed_attempts);
 }
 
 /* Records a failed attempt as the health sentence; logs only the first failure of a streak. */
@@ -338,17 +346,22 @@ static void sleep_ms(int ms)
 static void commit_with_retry(struct store *s, struct journal_list *batch)
 {
     int backoff_ms = STORE_RETRY_FIRST_MS;
+    uint64_t through = batch->tail->ev.seq;
     for (int failed = 0;; failed++) {
         apply_test_max_pages(s);
         char why[512];
-        enum store_failure kind = commit_batch(s, batch, why, sizeof why);
+        pthread_mutex_lock(&s->commit_mu); /* a withdrawal waits for this attempt's outcome */
+        store_withdrawn_drop(s, batch);
+        enum store_failure kind = batch->count > 0 ? commit_batch(s, batch, why, sizeof why) : STORE_FAILURE_NONE;
         if (kind == STORE_FAILURE_NONE) {
-            publish_commit(s, batch, failed);
-            if (s->listener)
+            publish_commit(s, batch, through, failed);
+            pthread_mutex_unlock(&s->commit_mu);
+            if (s->listener && batch->count > 0)
                 s->listener(s->listener_ctx, batch);
             journal_list_free(batch);
             return;
         }
+        pthread_mutex_unlock(&s->commit_mu);
         record_failure(s, kind, why);
         if (drain_deadline_passed(s)) {
             abandon_all(s, batch, why);

@@ -17,7 +17,7 @@ static const char *const pod_phases[POD_PHASE_COUNT] = {"Pending", "Running", "S
 static const char *const pg_phases[PG_PHASE_COUNT] = {"Pending", "Inqueue", "Running", "Unknown", "Completed"};
 static const char *const term_reasons[TERM_REASON_COUNT] = {
     "", "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Stopped", "Evicted", "Unknown", "PodDeleted",
-    "DeadlineExceeded",
+    "DeadlineExceeded", "DiskFull",
 };
 
 const char *job_phase_name(enum job_phase p) { return p < JOB_PHASE_COUNT ? job_phases[p] : "Unknown"; }

@@ -54,6 +54,8 @@ enum term_reason {
     TERM_UNKNOWN,    /* the server lost track of it (crash) */
     TERM_DELETED_POD,/* its pod was deleted (DELETE on the pod); it is created again */
     TERM_DEADLINE,   /* killed when the pod outlived its activeDeadlineSeconds (DeadlineExceeded) */
+    TERM_DISK_FULL,  /* could not start (ENOSPC, EDQUOT), or exited non-zero with its working directory's
+                        file system full (DiskFull) */
     TERM_REASON_COUNT
 };
 

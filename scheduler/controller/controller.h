@@ -34,6 +34,8 @@ struct attempt_spec {
                                  supervisor (the process runs directly) */
     const char *pod;          /* with attempt, how the supervisor names its line in exits_path */
     uint32_t attempt;
+    int32_t exits_pending;    /* lines that may still come into exits_path (the job's attempts running, this
+                                 one included): room is kept for them (runtime/exits_reserve.h) */
     int nvolumes;             /* the Job's spec.volumes: directories made if missing (owned by the task's */
     const char *const *volume_dirs;    /* user when it made them), each bound at its mount path when */
     const char *const *volume_targets; /* that exists on the node and the server can bind, else NULL */
@@ -130,7 +132,16 @@ struct controller {
     bool watch_render;
     struct job **watch_touched;
     int nwatch_touched, watch_touched_cap;
+    /* Set by the core before each iteration's timers and cycle: NULL, or why no attempt may start
+     * (the store cannot record starts, so a crash would run them again): placements wait with this
+     * as their pending reason, and restarts in place wait too. */
+    const char *starts_held;
 };
+
+/* What pods wait with while the data directory's disk is full (see starts_held). */
+#define STARTS_HELD_DISK_FULL                                                                               \
+    "waiting for the database: no space left on device (the data directory's disk is full; pods start "    \
+    "once it has room again)"
 
 /* Admission: name free (409), queue exists and is Open (422). On success the cluster owns the job,
  * *seq is its creation event. On failure the caller still owns it. */

@@ -66,10 +66,30 @@ static void apply_evictions(struct controller *ctl, struct session *ssn)
     }
 }
 
+/* While attempts cannot be recorded: nothing is bound or evicted, and the jobs the session would
+ * have placed wait with `held` as their reason, as if unschedulable. */
+static void hold_placements(struct session *ssn, const char *held_why)
+{
+    for (int b = 0; b < ssn->nbinds; b++) {
+        struct job_info *ji = &ssn->jobs[ssn->binds[b].job];
+        char *held = strdup(held_why);
+        if (held) { /* the session frees it */
+            free(ji->unschedulable);
+            ji->unschedulable = held;
+        }
+        ji->placed_now = false;
+    }
+    ssn->nbinds = 0;
+    ssn->nevicts = 0;
+}
+
 void controller_apply_session(struct controller *ctl, struct session *ssn)
 {
     for (int q = 0; q < ssn->nqueues; q++) /* the zone's share of each queue, for status and metrics */
         resvec_add(&((struct queue *)ssn->queues[q].queue)->fair_share, &ssn->queues[q].deserved);
+    const char *held = ssn->nbinds > 0 ? controller_starts_held(ctl) : ctl->starts_held;
+    if (held)
+        hold_placements(ssn, held);
     apply_evictions(ctl, ssn);
     for (int j = 0; j < ssn->njobs; j++) {
         struct job *job = (struct job *)ssn->jobs[j].job; /* the controller owns the jobs the session viewed */
@@ -89,6 +109,7 @@ void controller_apply_session(struct controller *ctl, struct session *ssn)
         update_unschedulable(ctl, job, &ssn->jobs[j]);
         if (ssn->jobs[j].placed_now)
             job_sync(ctl, job);
-        check_unknown(ctl, job, &ssn->jobs[j]);
+        if (!held) /* a held gang is placeable: not Unknown */
+            check_unknown(ctl, job, &ssn->jobs[j]);
     }
 }

@@ -118,6 +118,31 @@ static bool task_all_succeeded(const struct job *job, int task)
     return job->task_counts[task].succeeded >= job->tasks[task].replicas;
 }
 
+/* A task that failed while the file system of its working directory was full most likely failed
+ * for that: its reason says so (DiskFull, in Kubernetes' eviction words). One statvfs, only for a
+ * failed exit. */
+static void check_disk_full(struct controller *ctl, struct job *job, int flat)
+{
+    struct replica *r = &job->replicas[flat];
+    const struct task_spec *ts = &job->tasks[job_task_of(job, flat)];
+    char dir[4200];
+    if (ts->working_dir) {
+        snprintf(dir, sizeof dir, "%s", ts->working_dir);
+    } else {
+        char job_dir[4096];
+        controller_job_dir(ctl, job, job_dir, sizeof job_dir);
+        snprintf(dir, sizeof dir, "%s/work", job_dir);
+    }
+    if (!disk_full_at(dir))
+        return;
+    char msg[4600];
+    snprintf(msg, sizeof msg, "%s The file system of the working directory %s had no space left when the task "
+             "exited with code %d.", DISK_FULL_WORDS, dir, r->exit_code);
+    r->reason = TERM_DISK_FULL;
+    free(r->message);
+    r->message = strdup(msg);
+}
+
 void controller_replica_exited(struct controller *ctl, struct job *job, int flat, const struct replica_exit *ex)
 {
     struct replica *r = &job->replicas[flat];
@@ -159,6 +184,8 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
             snprintf(msg, sizeof msg, "exec: \"%s\": %s", ts->argv && ts->argv[0] ? ts->argv[0] : "",
                      strerror(ex->exec_errno));
             r->message = strdup(msg);
+        } else if (failed && !oom) {
+            check_disk_full(ctl, job, flat);
         }
         if (oom && scale_memory(ctl, job, flat, pod)) {
             replica_release(ctl, job, flat);
@@ -189,7 +216,8 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
     char sig[48] = "";
     if (ex->signal)
         snprintf(sig, sizeof sig, " (signal %d)", ex->signal);
-    if ((r->reason == TERM_EVICTED || r->reason == TERM_DELETED_POD || r->reason == TERM_DEADLINE) && r->message)
+    if ((r->reason == TERM_EVICTED || r->reason == TERM_DELETED_POD || r->reason == TERM_DEADLINE ||
+         r->reason == TERM_DISK_FULL) && r->message)
         snprintf(detail + strlen(detail), sizeof detail - strlen(detail), ": %s", r->message);
     struct journal_entry *e =
         ex->unknown && !r->stopping

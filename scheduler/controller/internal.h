@@ -90,6 +90,22 @@ void timers_cancel(struct controller *ctl, struct job *job, int flat, uint32_t e
  * entries); those of replicas that are gone are dropped. */
 void timers_remap(struct controller *ctl, struct job *job, const int32_t *old_to_new, int32_t old_total);
 
+/* --- disk_full.c -------------------------------------------------------------------------------- */
+
+/* Kubernetes' eviction wording, the start of every DiskFull message. */
+#define DISK_FULL_WORDS "The node was low on resource: ephemeral-storage."
+/* Whether a start failure's sentence ends in ENOSPC or EDQUOT (the runtime writes strerror's). */
+bool disk_full_in_error(const char *why);
+/* Whether the file system holding path has (nearly) no blocks left for unprivileged use: asked once
+ * a task has exited non-zero, when a full disk is the likely cause. */
+bool disk_full_at(const char *path);
+/* Why no attempt may start now, or NULL: ctl->starts_held (the store cannot record), or the data
+ * directory's file system is full (one statvfs: the store learns of a full disk only when a commit
+ * fails, and a start before that would not be recorded either, so a crash would run it again). */
+const char *controller_starts_held(const struct controller *ctl);
+/* A failed job's message with the first DiskFull pod's message after it, when there is one. */
+bool disk_full_job_detail(const struct job *job, const char *message, char *buf, size_t len);
+
 /* --- update.c ----------------------------------------------------------------------------------- */
 
 /* A scale down lays the replicas out again once its extra pods are gone. Moves replicas: call it

@@ -13,6 +13,12 @@ void job_set_phase(struct controller *ctl, struct job *job, enum job_phase to, c
     enum job_phase from = job->status.phase;
     if (from == to)
         return;
+    char detail[1200];
+    if ((to == JOB_FAILED || to == JOB_ABORTED) && disk_full_job_detail(job, message, detail, sizeof detail)) {
+        if (reason && strcmp(reason, "Sync") == 0)
+            reason = "DiskFull";
+        message = detail;
+    }
     job->status.phase = to;
     job->status.transition_ms = ctl->now_ms;
     free(job->status.reason);

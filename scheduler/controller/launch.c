@@ -185,13 +185,16 @@ static void start_failed(struct controller *ctl, struct job *job, int flat, cons
     replica_release(ctl, job, flat);
     r->backoff = false;
     job_set_replica_phase(job, flat, POD_FAILED);
-    r->reason = TERM_START_ERROR;
+    bool full = disk_full_in_error(why);
+    r->reason = full ? TERM_DISK_FULL : TERM_START_ERROR;
     r->exit_code = 128;
     r->end_ms = ctl->now_ms;
     free(r->message);
-    r->message = strdup(why);
-    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, from, "Failed", "StartError",
-                                           "attempt %u could not start: %s", r->attempts, why);
+    char msg[700];
+    snprintf(msg, sizeof msg, "%s%s%s", full ? DISK_FULL_WORDS : "", full ? " The attempt could not start: " : "", why);
+    r->message = strdup(msg);
+    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, from, "Failed",
+                                           term_reason_name(r->reason), "attempt %u could not start: %s", r->attempts, why);
     if (e) {
         fill_attempt_row(e, ctl, job, flat);
         fill_attempt_end(e, r, "");
@@ -262,6 +265,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         .exits_path = p->exits_path,
         .pod = p->pod,
         .attempt = r->attempts,
+        .exits_pending = job->live_procs + 1,
         .nvolumes = ts->nvolumes < TASK_VOLUMES_MAX ? ts->nvolumes : TASK_VOLUMES_MAX,
         .volume_dirs = vol_dirs,
         .volume_targets = vol_targets,
@@ -387,6 +391,12 @@ void replica_restart_after_backoff(struct controller *ctl, struct job *job, int 
     struct replica *r = &job->replicas[flat];
     if (flat >= job->total_replicas || r->phase != POD_RUNNING || !r->backoff || r->attempts != attempt)
         return; /* the pod was killed, restarted or finished meanwhile */
+    if (controller_starts_held(ctl)) { /* a start could not be recorded: ask again a second later */
+        struct controller_timer t = {.due_ms = ctl->now_ms + 1000, .kind = TIMER_RESTART, .task = job_task_of(job, flat),
+                                     .flat = flat, .version = job->status.version, .attempt = attempt};
+        timer_arm(ctl, job, &t);
+        return;
+    }
     replica_launch(ctl, job, flat, "Running");
     if (r->phase != POD_RUNNING) /* could not start: the pod failed */
         job_raise(ctl, job, EV_POD_FAILED, flat, true, r->exit_code);

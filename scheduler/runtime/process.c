@@ -17,6 +17,7 @@
 #include "common/fs.h"
 #include "common/log.h"
 #include "scheduler/runtime/cgroup.h"
+#include "scheduler/runtime/exits_reserve.h"
 #include "scheduler/runtime/spawn.h"
 #include "scheduler/runtime/task_setup.h"
 
@@ -253,6 +254,8 @@ static int wrap_in_supervisor(const struct attempt_spec *spec, struct prepared *
                  strerror(errno), spec->pod);
         return 0;
     }
+    /* Best effort: without the room, an exit during a full disk may leave no line. */
+    exits_file_reserve(pp->exits_fd, spec->exits_pending);
     size_t n = 0;
     while (spec->argv[n])
         n++;

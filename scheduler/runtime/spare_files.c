@@ -18,6 +18,7 @@
 
 #include "common/fs.h"
 #include "common/log.h"
+#include "scheduler/runtime/exits_reserve.h"
 
 #define MAX_SUBDIRS 4
 #define NAME_MAX_LEN 32
@@ -103,6 +104,7 @@ static bool make_spare(bool dir, unsigned long n)
             remove_tree(path);
             return false;
         }
+        exits_file_reserve(fd, 0); /* the job's exits file: its room made here, off the core thread */
         close(fd);
     }
     return true;

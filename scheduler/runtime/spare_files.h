@@ -9,9 +9,10 @@
 
 /* Starts the stock in dir (created 0700 if missing; spares left there by an earlier run are used):
  * nfiles empty files (0600) and ndirs directories (0711), each holding the subdirectories (0700)
- * listed in subdirs and the empty files (0600) listed in dir_files (NULL-terminated, may be NULL),
- * all the server's: a rename moves them into place as they are. A spare directory an earlier
- * run made with other contents is still used: whoever takes one creates what it misses anyway.
+ * listed in subdirs and the empty files (0600) listed in dir_files (NULL-terminated, may be NULL;
+ * each with room reserved past its end, as exits_file_reserve() makes it), all the server's: a
+ * rename moves them into place as they are. A spare directory an earlier run made with other
+ * contents is still used: whoever takes one creates what it misses anyway.
  * Without a call, the takes below always fail. Returns 0 or -1. */
 int spare_files_start(const char *dir, int nfiles, int ndirs, const char *const *subdirs, const char *const *dir_files);
 /* Stops the refilling thread (the stock stays on disk for the next run). */

@@ -299,8 +299,8 @@ struct acknowledged {
 };
 
 /* Submits padded jobs until one is refused at once with 507. Every 201 is remembered. Returns 0
- * when the refusal came, with its Status in *refusal; a submit that was accepted but could not be
- * recorded in time (507 after the durable wait) may come first and is not remembered. */
+ * when the refusal came, with its Status in *refusal; a submit whose commit could not land in time
+ * (withdrawn: 507 after the durable wait, test_disk_full.c) may come first and is not remembered. */
 static int fill_disk(const struct test_server *s, struct acknowledged *acked, json_t **refusal)
 {
     *refusal = NULL;

@@ -781,6 +781,50 @@ static void test_close_gives_up_on_a_disk_that_stays_full(void)
     tmp_db_remove(&t);
 }
 
+/* A job created while commits fail can be withdrawn: none of its entries is ever written, while the
+ * rest of the failing batch is; a withdrawal of a job whose creation is committed says so. */
+static void test_withdrawn_job_is_never_written(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+    struct journal_entry *kept[] = {job_create(1, "kept", "k-1", T0_MS)};
+    append(s, kept, 1);
+    REQUIRE(store_wait(s, 1, 5000) == 0);
+    CHECK_INT(store_withdraw_job(s, "k-1", 1), STORE_WITHDRAW_LANDED);
+
+    static char padding[2048];
+    memset(padding, 'w', sizeof padding - 1);
+    store_test_set_max_pages(s, 1);
+    struct journal_list batch = {0}; /* one list: the job's entries fail with the padding's pages */
+    journal_list_push(&batch, job_create(2, "gone", "g-1", T0_MS));
+    journal_list_push(&batch, job_status(3, "gone", "g-1", "Pending", "Running"));
+    for (uint64_t seq = 4; seq <= 300; seq++) {
+        char msg[4096];
+        snprintf(msg, sizeof msg, "event %llu%s", (unsigned long long)seq, padding);
+        journal_list_push(&batch, plain_event(seq, msg));
+    }
+    store_append(s, &batch);
+    CHECK_INT(store_wait(s, 2, 600), -1);
+    CHECK_INT(store_withdraw_job(s, "g-1", 2), STORE_WITHDRAWN);
+    struct journal_entry *removal[] = {job_delete(301, "gone", "g-1", "Running")};
+    append(s, removal, 1);
+    store_withdraw_seal(s, "g-1", 301);
+
+    store_test_set_max_pages(s, 1073741823);
+    CHECK_INT(store_wait(s, 301, 10000), 0);
+    CHECK_INT(store_committed_seq(s), 301);
+    store_close(s);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM jobs WHERE uid = 'g-1'"), 0);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events WHERE job_uid = 'g-1'"), 0);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM jobs WHERE uid = 'k-1'"), 1);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events WHERE seq BETWEEN 4 AND 300"), 297);
+    tmp_db_remove(&t);
+}
+
 /* ---- history --------------------------------------------------------------------------------------- */
 
 static const char *str_at(json_t *arr, size_t i, const char *key)
@@ -1040,6 +1084,7 @@ TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_re
           TEST_CASE(test_object_rows_put_delete_and_load), TEST_CASE(test_close_without_writer_commits_queue),
           TEST_CASE(test_group_commit_100k_events),
           TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_disk_full_keeps_batch_and_recovers),
-          TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_history_of_a_job),
+          TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_withdrawn_job_is_never_written),
+          TEST_CASE(test_history_of_a_job),
           TEST_CASE(test_history_newest_job_wins_when_name_reused),
           TEST_CASE(test_tasks_nodes_commands_and_cgroup_written), TEST_CASE(test_commit_delay_gathers_a_batch))
