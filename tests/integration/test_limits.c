@@ -3,19 +3,16 @@
  * --rate-limit, slow clients dropped after --client-timeout, CORS only for --cors-origin, and an
  * answer for every malformed request (bad percent-encodings, transfer codings, huge chunks, too many
  * query parameters, URLs and headers larger than a connection's memory). */
-#include <arpa/inet.h>
 #include <curl/curl.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "common/sbuf.h"
+#include "tests/lib/raw_socket.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
 
@@ -96,55 +93,8 @@ static const char *status_field(const struct answer *a, const char *field)
     return json_string_value(json_object_get(a->json, field));
 }
 
-/* --- raw sockets, for what curl will not do: trickle a body, stop mid-way ------------------ */
-
-static int connect_to(const struct test_server *s)
-{
-    const char *colon = strrchr(s->url, ':');
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1))};
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        close(fd);
-        fd = -1;
-    }
-    return fd;
-}
-
-static bool send_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
-        if (n <= 0)
-            return false;
-        data += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-/* Waits at most timeout_ms for the server to answer or close. Returns what came (caller frees;
- * "" when it closed without a word), or NULL when the connection is still open and silent. */
-static char *read_until_closed(int fd, int timeout_ms)
-{
-    struct sbuf got = {0};
-    int64_t deadline = clock_mono_ms() + timeout_ms;
-    for (;;) {
-        int left = (int)(deadline - clock_mono_ms());
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (left <= 0 || poll(&p, 1, left) <= 0) {
-            sbuf_free(&got);
-            return NULL;
-        }
-        char buf[4096];
-        ssize_t n = recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) {
-            sbuf_puts(&got, "");
-            return sbuf_take(&got);
-        }
-        sbuf_append(&got, buf, (size_t)n);
-    }
-}
+/* What curl will not do (trickle a body, stop mid-way) goes over tests/lib/raw_socket.h. */
+static int connect_to(const struct test_server *s) { return raw_connect(NULL, raw_port_of(s->url)); }
 
 static bool healthy(const struct test_server *s)
 {
@@ -187,17 +137,17 @@ static void bodies_over_the_limit_get_413_and_the_server_serves_on(void)
     snprintf(head, sizeof head,
              "POST " QUEUES " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
              "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
-    CHECK(send_all(fd, head, strlen(head)));
+    CHECK(raw_send_all(fd, head, strlen(head)));
     char chunk[8192 + 16];
     int n = snprintf(chunk, sizeof chunk, "%x\r\n", 8192);
     memset(chunk + n, ' ', 8192);
     memcpy(chunk + n + 8192, "\r\n", 2);
     bool sent = true; /* the server answers once the body passes the limit, and may close before the end */
     for (int i = 0; sent && i < 2 * BODY_LIMIT / 8192; i++)
-        sent = send_all(fd, chunk, (size_t)n + 8192 + 2);
+        sent = raw_send_all(fd, chunk, (size_t)n + 8192 + 2);
     if (sent)
-        send_all(fd, "0\r\n\r\n", 5);
-    char *reply = read_until_closed(fd, 5000);
+        raw_send_all(fd, "0\r\n\r\n", 5);
+    char *reply = raw_read_until_closed(fd, 5000);
     close(fd);
     CHECK(reply && strncmp(reply, "HTTP/1.1 413", 12) == 0);
     CHECK_CONTAINS(reply, "RequestEntityTooLarge");
@@ -280,8 +230,8 @@ static void slow_clients_are_dropped_after_the_timeout(void)
     int fd = connect_to(&s);
     REQUIRE(fd >= 0);
     int64_t start = clock_mono_ms();
-    CHECK(send_all(fd, head, strlen(head)));
-    char *reply = read_until_closed(fd, 5000); /* silent from here on */
+    CHECK(raw_send_all(fd, head, strlen(head)));
+    char *reply = raw_read_until_closed(fd, 5000); /* silent from here on */
     int64_t took = clock_mono_ms() - start;
     close(fd);
     CHECK(reply != NULL); /* closed, not left open */
@@ -291,11 +241,11 @@ static void slow_clients_are_dropped_after_the_timeout(void)
     fd = connect_to(&s);
     REQUIRE(fd >= 0);
     start = clock_mono_ms();
-    CHECK(send_all(fd, head, strlen(head)));
+    CHECK(raw_send_all(fd, head, strlen(head)));
     bool closed = false;
     for (int i = 0; i < 20 && !closed; i++) { /* a byte every 250 ms: never idle for a second */
-        reply = read_until_closed(fd, 250);
-        closed = reply != NULL || !send_all(fd, " ", 1);
+        reply = raw_read_until_closed(fd, 250);
+        closed = reply != NULL || !raw_send_all(fd, " ", 1);
         free(reply);
     }
     took = clock_mono_ms() - start;
@@ -377,8 +327,8 @@ static char *exchange(const struct test_server *s, const char *request, int time
     if (fd < 0)
         return NULL;
     int64_t start = clock_mono_ms();
-    send_all(fd, request, strlen(request));
-    char *reply = read_until_closed(fd, timeout_ms);
+    raw_send_all(fd, request, strlen(request));
+    char *reply = raw_read_until_closed(fd, timeout_ms);
     if (took_ms)
         *took_ms = clock_mono_ms() - start;
     close(fd);
@@ -475,12 +425,12 @@ static void transfer_codings_and_huge_chunks_are_answered_at_once(void)
     const char *head = "POST " QUEUES " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                        "Transfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\n";
     int64_t start = clock_mono_ms();
-    CHECK(send_all(fd, head, strlen(head)));
+    CHECK(raw_send_all(fd, head, strlen(head)));
     char data[8192];
     memset(data, ' ', sizeof data);
-    for (int i = 0; i < 2 * BODY_LIMIT / (int)sizeof data && send_all(fd, data, sizeof data); i++)
+    for (int i = 0; i < 2 * BODY_LIMIT / (int)sizeof data && raw_send_all(fd, data, sizeof data); i++)
         ;
-    char *reply = read_until_closed(fd, 5000);
+    char *reply = raw_read_until_closed(fd, 5000);
     int64_t took = clock_mono_ms() - start;
     close(fd);
     CHECK_INT(reply_code(reply), 413);

@@ -2,22 +2,19 @@
  * headers from several addresses while a fresh client is answered at once, a trickler closed at the
  * header deadline, the per-address connection cap, and the WebSocket listener's subscriber caps,
  * handshake deadline and back-off at the descriptor limit. */
-#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/sbuf.h"
+#include "tests/lib/raw_socket.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
 #include "tests/lib/ws_client.h"
@@ -27,65 +24,7 @@
 #define FRESH_TRIES 9
 #define QUEUES "/apis/scheduling.volcano.sh/v1beta1/queues"
 
-/* --- raw sockets ---------------------------------------------------------------------------- */
-
-static int port_of(const char *url)
-{
-    const char *colon = strrchr(url, ':');
-    return colon ? atoi(colon + 1) : 0;
-}
-
-/* A connection to 127.0.0.1:port from the address from ("127.0.0.N"), or -1. */
-static int connect_from(const char *from, int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    struct sockaddr_in src = {.sin_family = AF_INET}, dst = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    inet_pton(AF_INET, from, &src.sin_addr);
-    inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
-    if (bind(fd, (struct sockaddr *)&src, sizeof src) != 0 || connect(fd, (struct sockaddr *)&dst, sizeof dst) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-static bool send_text(int fd, const char *text)
-{
-    size_t len = strlen(text);
-    while (len > 0) {
-        ssize_t n = send(fd, text, len, MSG_NOSIGNAL);
-        if (n <= 0)
-            return false;
-        text += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-/* What the server sent until it closed, within timeout_ms (caller frees; "" when it closed without a
- * word or reset); NULL when the connection is still open and silent. */
-static char *read_until_closed(int fd, int timeout_ms)
-{
-    struct sbuf got = {0};
-    int64_t deadline = clock_mono_ms() + timeout_ms;
-    for (;;) {
-        int left = (int)(deadline - clock_mono_ms());
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (left <= 0 || poll(&p, 1, left) <= 0) {
-            sbuf_free(&got);
-            return NULL;
-        }
-        char buf[4096];
-        ssize_t n = recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) {
-            sbuf_puts(&got, "");
-            return sbuf_take(&got);
-        }
-        sbuf_append(&got, buf, (size_t)n);
-    }
-}
+/* --- fresh clients -------------------------------------------------------------------------- */
 
 /* GET /healthz on a fresh connection from 127.0.0.1; its status line's code (0: none) and how long
  * the answer took in *ms. */
@@ -99,10 +38,10 @@ static double now_ms(void)
 static int fresh_healthz(int port, double *ms)
 {
     double start = now_ms();
-    int fd = connect_from("127.0.0.1", port);
+    int fd = raw_connect("127.0.0.1", port);
     int code = 0;
-    if (fd >= 0 && send_text(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) {
-        char *reply = read_until_closed(fd, 10000);
+    if (fd >= 0 && raw_send_text(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) {
+        char *reply = raw_read_until_closed(fd, 10000);
         if (reply && strncmp(reply, "HTTP/1.1 ", 9) == 0)
             code = atoi(reply + 9);
         free(reply);
@@ -170,21 +109,21 @@ static void a_fresh_client_is_answered_while_2000_slow_connections_are_open(void
     struct test_server s;
     const char *args[] = {"--header-timeout", "60s", NULL}; /* they stay for the whole case */
     REQUIRE(server_start(&s, NULL, args) == 0);
-    int port = port_of(s.url);
+    int port = raw_port_of(s.url);
     int *fds = malloc(sizeof *fds * SLOW_CONNECTIONS);
     REQUIRE(fds);
     int opened = 0;
     for (int i = 0; i < SLOW_CONNECTIONS; i++) {
         char from[32];
         snprintf(from, sizeof from, "127.0.0.%d", 10 + i % SLOW_ADDRESSES);
-        fds[i] = connect_from(from, port);
-        if (fds[i] >= 0 && send_text(fds[i], "GET /healthz HTTP/1.1\r\nX-Slow: a"))
+        fds[i] = raw_connect(from, port);
+        if (fds[i] >= 0 && raw_send_text(fds[i], "GET /healthz HTTP/1.1\r\nX-Slow: a"))
             opened++;
     }
     CHECK_INT(opened, SLOW_CONNECTIONS);
     for (int i = 0; i < SLOW_CONNECTIONS; i++) /* a trickle: one more byte each */
         if (fds[i] >= 0)
-            send_text(fds[i], "b");
+            raw_send_text(fds[i], "b");
 
     /* The server holds them: accepted (a descriptor each), and none answered or closed. */
     int held = 0;
@@ -226,15 +165,15 @@ static void a_trickling_connection_is_closed_at_the_header_deadline(void)
     struct test_server s;
     const char *args[] = {"--header-timeout", "1s", NULL};
     REQUIRE(server_start(&s, NULL, args) == 0);
-    int port = port_of(s.url);
-    int fd = connect_from("127.0.0.1", port);
+    int port = raw_port_of(s.url);
+    int fd = raw_connect("127.0.0.1", port);
     REQUIRE(fd >= 0);
     int64_t start = clock_mono_ms();
-    CHECK(send_text(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n"));
+    CHECK(raw_send_text(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n"));
     char *reply = NULL;
     for (int i = 0; i < 50 && !reply; i++) { /* at most 10 s */
-        reply = read_until_closed(fd, 200);
-        if (!reply && !send_text(fd, "X-Trickle: a\r\n"))
+        reply = raw_read_until_closed(fd, 200);
+        if (!reply && !raw_send_text(fd, "X-Trickle: a\r\n"))
             reply = strdup("");
     }
     int64_t took = clock_mono_ms() - start;
@@ -245,11 +184,11 @@ static void a_trickling_connection_is_closed_at_the_header_deadline(void)
     free(reply);
 
     /* A keep-alive connection answered once then left idle is closed at the deadline too. */
-    fd = connect_from("127.0.0.1", port);
+    fd = raw_connect("127.0.0.1", port);
     REQUIRE(fd >= 0);
-    CHECK(send_text(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+    CHECK(raw_send_text(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
     start = clock_mono_ms();
-    reply = read_until_closed(fd, 5000);
+    reply = raw_read_until_closed(fd, 5000);
     took = clock_mono_ms() - start;
     close(fd);
     CHECK(reply && strncmp(reply, "HTTP/1.1 200", 12) == 0);
@@ -270,19 +209,19 @@ static void the_per_address_cap_refuses_the_next_connection_while_another_is_ser
     struct test_server s;
     const char *args[] = {"--max-connections-per-client", "4", "--header-timeout", "30s", NULL};
     REQUIRE(server_start(&s, NULL, args) == 0);
-    int port = port_of(s.url);
+    int port = raw_port_of(s.url);
     int held[4];
     for (int i = 0; i < 4; i++) {
-        held[i] = connect_from("127.0.0.20", port);
-        CHECK(held[i] >= 0 && send_text(held[i], "GET /healthz HTTP/1.1\r\nX-Slow: a"));
+        held[i] = raw_connect("127.0.0.20", port);
+        CHECK(held[i] >= 0 && raw_send_text(held[i], "GET /healthz HTTP/1.1\r\nX-Slow: a"));
     }
     usleep(200 * 1000);
     long log_before = log_size(&s);
     for (int i = 0; i < 50; i++) {
-        int fd = connect_from("127.0.0.20", port);
+        int fd = raw_connect("127.0.0.20", port);
         REQUIRE(fd >= 0);
-        send_text(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        char *reply = read_until_closed(fd, 3000);
+        raw_send_text(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        char *reply = raw_read_until_closed(fd, 3000);
         close(fd);
         if (!reply || strstr(reply, "HTTP/1.1 200")) {
             test_fail(__FILE__, __LINE__, "connection %d over the cap: %s", i + 1, reply ? reply : "left open");
@@ -295,10 +234,10 @@ static void the_per_address_cap_refuses_the_next_connection_while_another_is_ser
     for (int i = 0; i < 4; i++)
         CHECK(held[i] >= 0 && still_open(held[i]));
 
-    int other = connect_from("127.0.0.21", port);
+    int other = raw_connect("127.0.0.21", port);
     REQUIRE(other >= 0);
-    CHECK(send_text(other, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
-    char *reply = read_until_closed(other, 5000);
+    CHECK(raw_send_text(other, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+    char *reply = raw_read_until_closed(other, 5000);
     close(other);
     CHECK(reply && strncmp(reply, "HTTP/1.1 200", 12) == 0);
     free(reply);
@@ -307,11 +246,11 @@ static void the_per_address_cap_refuses_the_next_connection_while_another_is_ser
     bool served = false;
     for (int i = 0; i < 20 && !served; i++) { /* the slot frees once the server has closed its end */
         usleep(100 * 1000);
-        int fd = connect_from("127.0.0.20", port);
+        int fd = raw_connect("127.0.0.20", port);
         if (fd < 0)
             continue;
-        send_text(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        reply = read_until_closed(fd, 3000);
+        raw_send_text(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        reply = raw_read_until_closed(fd, 3000);
         served = reply && strncmp(reply, "HTTP/1.1 200", 12) == 0;
         free(reply);
         close(fd);
@@ -325,22 +264,6 @@ static void the_per_address_cap_refuses_the_next_connection_while_another_is_ser
 }
 
 /* --- the WebSocket listener ---------------------------------------------------------------- */
-
-static char *ws_url_of(const struct test_server *s)
-{
-    char path[320];
-    snprintf(path, sizeof path, "%s/jobserver.ws-url", s->data_dir);
-    FILE *f = fopen(path, "r");
-    static char url[160];
-    url[0] = '\0';
-    if (f) {
-        if (!fgets(url, sizeof url, f))
-            url[0] = '\0';
-        fclose(f);
-    }
-    url[strcspn(url, "\n")] = '\0';
-    return url;
-}
 
 /* A queue's creation: an event every namespace-wide subscriber of the cluster sees. */
 static bool make_queue(const struct test_server *s, const char *name)
@@ -401,7 +324,7 @@ static void websocket_subscribers_beyond_the_caps_are_refused_before_the_upgrade
     struct test_server s;
     const char *args[] = {"--ws-max-subscribers", "3", "--ws-max-subscribers-per-client", "2", NULL};
     REQUIRE(server_start(&s, NULL, args) == 0);
-    const char *url = ws_url_of(&s);
+    const char *url = server_ws_url(&s);
     REQUIRE(url[0]);
     struct ws_client subs[3];
     REQUIRE(subscribe_from(&subs[0], url, "127.0.0.30") == 0);
@@ -423,7 +346,7 @@ static void websocket_subscribers_beyond_the_caps_are_refused_before_the_upgrade
     for (int i = 0; i < 3; i++)
         CHECK(receives(&subs[i], "ws-cap-one", 10000));
     double ms;
-    CHECK_INT(fresh_healthz(port_of(s.url), &ms), 200);
+    CHECK_INT(fresh_healthz(raw_port_of(s.url), &ms), 200);
 
     /* A subscriber that leaves frees its place. */
     ws_client_close(&subs[0]);
@@ -448,14 +371,14 @@ static void a_trickling_websocket_handshake_is_closed_at_the_deadline(void)
     struct test_server s;
     const char *args[] = {"--header-timeout", "1s", NULL};
     REQUIRE(server_start(&s, NULL, args) == 0);
-    int fd = connect_from("127.0.0.1", port_of(ws_url_of(&s) + 5));
+    int fd = raw_connect("127.0.0.1", raw_port_of(server_ws_url(&s) + 5));
     REQUIRE(fd >= 0);
     int64_t start = clock_mono_ms();
-    CHECK(send_text(fd, "GET /apis/caldera.io/v1/stream HTTP/1.1\r\nHost: x\r\n"));
+    CHECK(raw_send_text(fd, "GET /apis/caldera.io/v1/stream HTTP/1.1\r\nHost: x\r\n"));
     char *reply = NULL;
     for (int i = 0; i < 50 && !reply; i++) {
-        reply = read_until_closed(fd, 200);
-        if (!reply && !send_text(fd, "X-Trickle: a\r\n"))
+        reply = raw_read_until_closed(fd, 200);
+        if (!reply && !raw_send_text(fd, "X-Trickle: a\r\n"))
             reply = strdup("");
     }
     int64_t took = clock_mono_ms() - start;
@@ -491,8 +414,8 @@ static void out_of_descriptors_with_connections_waiting_on(bool websocket)
 {
     struct test_server s;
     REQUIRE(server_start(&s, NULL, NULL) == 0);
-    const char *url = ws_url_of(&s);
-    int port = websocket ? port_of(url) : port_of(s.url);
+    const char *url = server_ws_url(&s);
+    int port = websocket ? raw_port_of(url) : raw_port_of(s.url);
     struct rlimit before, tight;
     REQUIRE(prlimit(s.pid, RLIMIT_NOFILE, NULL, &before) == 0);
     tight = before;
@@ -501,7 +424,7 @@ static void out_of_descriptors_with_connections_waiting_on(bool websocket)
 
     int fds[40];
     for (int i = 0; i < 40; i++) /* a few are accepted, the rest wait in the listener's queue */
-        fds[i] = connect_from("127.0.0.40", port);
+        fds[i] = raw_connect("127.0.0.40", port);
     usleep(300 * 1000);
     double cpu_before = cpu_seconds(s.pid);
     long log_before = log_size(&s);
@@ -527,7 +450,7 @@ static void out_of_descriptors_with_connections_waiting_on(bool websocket)
     }
     CHECK(subscribed);
     double ms;
-    CHECK_INT(fresh_healthz(port_of(s.url), &ms), 200);
+    CHECK_INT(fresh_healthz(raw_port_of(s.url), &ms), 200);
     CHECK_INT(server_stop(&s), 0);
     server_cleanup(&s);
 }

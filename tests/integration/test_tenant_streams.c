@@ -189,28 +189,13 @@ static void the_events_list_shows_a_tenant_only_its_own(void)
     server_cleanup(&s);
 }
 
-static const char *ws_url_of(const struct test_server *s)
-{
-    static char url[256];
-    char path[400], *data = NULL;
-    size_t len = 0;
-    snprintf(path, sizeof path, "%s/jobserver.ws-url", s->data_dir);
-    if (read_file(path, sizeof url, &data, &len) != 0)
-        return "";
-    while (len > 0 && data[len - 1] == '\n')
-        data[--len] = '\0';
-    snprintf(url, sizeof url, "%s", data);
-    free(data);
-    return url;
-}
-
 static int ws_connect_as(struct ws_client *c, const struct test_server *s, const char *token, const char *query)
 {
     char header[TOKEN_MAX + 16];
     snprintf(header, sizeof header, "Bearer %s", token);
     struct ws_client_options o = {.authorization = header};
     *c = (struct ws_client){.fd = -1};
-    return ws_client_connect(c, ws_url_of(s), query, &o, 10000);
+    return ws_client_connect(c, server_ws_url(s), query, &o, 10000);
 }
 
 static void websocket_subscribers_see_only_their_namespaces(void)

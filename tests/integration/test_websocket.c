@@ -50,26 +50,9 @@ static struct test_server *shared_server(void)
     return shared.pid ? &shared : NULL;
 }
 
-/* The stream's URL from DIR/jobserver.ws-url, as a client would find it. */
-static const char *ws_url_of(const struct test_server *s)
-{
-    static char url[256];
-    char path[512];
-    snprintf(path, sizeof path, "%s/jobserver.ws-url", s->data_dir);
-    FILE *f = fopen(path, "r");
-    url[0] = '\0';
-    if (f) {
-        if (!fgets(url, sizeof url, f))
-            url[0] = '\0';
-        fclose(f);
-    }
-    url[strcspn(url, "\n")] = '\0';
-    return url;
-}
-
 static int subscribe(const struct test_server *s, const char *query, struct ws_client *c)
 {
-    int rc = ws_client_connect(c, ws_url_of(s), query, NULL, 10000);
+    int rc = ws_client_connect(c, server_ws_url(s), query, NULL, 10000);
     if (rc != 0)
         fprintf(stderr, "subscribe %s: %d (HTTP %d %s)\n", query, rc, c->http_code,
                 c->http_body ? c->http_body : "");
@@ -334,7 +317,7 @@ static void expect_refusal(const struct test_server *s, const char *query, const
                            int code, const char *names)
 {
     struct ws_client c;
-    int rc = ws_client_connect(&c, ws_url_of(s), query, o, 10000);
+    int rc = ws_client_connect(&c, server_ws_url(s), query, o, 10000);
     json_t *status = c.http_body ? json_loads(c.http_body, 0, NULL) : NULL;
     const char *message = json_string_value(json_object_get(status, "message"));
     const char *kind = json_string_value(json_object_get(status, "kind"));
@@ -364,7 +347,7 @@ static void bad_handshakes_are_refused(void)
     /* The real protocol alone is selected. */
     struct ws_client c;
     struct ws_client_options ours = {.protocols = "caldera.events.v1"};
-    CHECK_INT(ws_client_connect(&c, ws_url_of(s), "namespace=default", &ours, 10000), 0);
+    CHECK_INT(ws_client_connect(&c, server_ws_url(s), "namespace=default", &ours, 10000), 0);
     CHECK_STR(c.protocol, "caldera.events.v1");
     ws_client_close(&c);
     /* The HTTP API says where the stream is. */
@@ -372,7 +355,7 @@ static void bad_handshakes_are_refused(void)
     json_t *info = server_request(s, "GET", "/apis/caldera.io/v1/stream", NULL, NULL, &code);
     CHECK_INT(code, 200);
     CHECK_STR(json_string_value(json_object_get(info, "kind")), "StreamInfo");
-    CHECK_STR(json_string_value(json_object_get(info, "url")), ws_url_of(s));
+    CHECK_STR(json_string_value(json_object_get(info, "url")), server_ws_url(s));
     json_decref(info);
 }
 
@@ -387,7 +370,7 @@ static void slow_subscriber_is_dropped_and_resumes(void)
     REQUIRE(server_start(&s, NULL, args) == 0);
     struct ws_client slow, fast;
     struct ws_client_options small = {.rcvbuf = 4096};
-    if (ws_client_connect(&slow, ws_url_of(&s), "namespace=default", &small, 10000) != 0 ||
+    if (ws_client_connect(&slow, server_ws_url(&s), "namespace=default", &small, 10000) != 0 ||
         subscribe(&s, "namespace=default", &fast) != 0) {
         test_fail(__FILE__, __LINE__, "cannot subscribe");
         server_cleanup(&s);
@@ -431,7 +414,7 @@ static void slow_subscriber_is_dropped_and_resumes(void)
     struct ws_client again;
     char query[128];
     snprintf(query, sizeof query, "namespace=default&%s", since);
-    if (ws_client_connect(&again, ws_url_of(&s), query, NULL, 10000) == 0) {
+    if (ws_client_connect(&again, server_ws_url(&s), query, NULL, 10000) == 0) {
         read_until(&again, want.v[want.n - 1], 20000, &got, NULL, NULL);
         check_same(&got, &want, "a slow subscriber's stream, resumed");
         ws_client_close(&again);

@@ -394,6 +394,22 @@ void server_kill9(struct test_server *s)
     s->pid = 0;
 }
 
+const char *server_ws_url(const struct test_server *s)
+{
+    static _Thread_local char url[256];
+    char path[400], *data = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/jobserver.ws-url", s->data_dir);
+    url[0] = '\0';
+    if (read_file(path, sizeof url, &data, &len) != 0)
+        return url;
+    while (len > 0 && data[len - 1] == '\n')
+        data[--len] = '\0';
+    snprintf(url, sizeof url, "%s", data);
+    free(data);
+    return url;
+}
+
 void server_cleanup(struct test_server *s)
 {
     server_kill9(s);

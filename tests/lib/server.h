@@ -36,6 +36,9 @@ int server_run_to_exit(const char *data_dir, const char *const *extra_args, int 
 int server_stop(struct test_server *s);
 /* SIGKILL and reap: a crash, for recovery tests. Keeps the data dir. */
 void server_kill9(struct test_server *s);
+/* The WebSocket stream's URL from <data_dir>/jobserver.ws-url, as a client finds it ("" when
+ * missing), in a buffer of the caller's thread valid until its next call. */
+const char *server_ws_url(const struct test_server *s);
 /* Kills the server if still running and removes a data dir server_start made. */
 void server_cleanup(struct test_server *s);
 
