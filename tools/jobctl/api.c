@@ -27,16 +27,15 @@ char *api_ns_path(const char *group_version, const char *ns, const char *resourc
     return sbuf_take(&b);
 }
 
-char *api_page_path(char *base, const struct jobctl_args *a)
+char *api_with_query(char *base, const char *const *keys, const char *const *values, int n)
 {
-    if (!base || (!a->limit && !a->cont))
-        return base;
+    if (!base)
+        return NULL;
     struct sbuf b = {0};
     sbuf_puts(&b, base);
     char sep = strchr(base, '?') ? '&' : '?';
     free(base);
-    const char *keys[] = {"limit", "continue"}, *values[] = {a->limit, a->cont};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < n; i++) {
         if (!values[i])
             continue;
         sbuf_printf(&b, "%c%s=", sep, keys[i]);
@@ -44,6 +43,12 @@ char *api_page_path(char *base, const struct jobctl_args *a)
         sep = '&';
     }
     return sbuf_take(&b);
+}
+
+char *api_page_path(char *base, const struct jobctl_args *a)
+{
+    const char *keys[] = {"limit", "continue"}, *values[] = {a->limit, a->cont};
+    return api_with_query(base, keys, values, 2);
 }
 
 /* http_do's sentence starts with the full URL; the message names the server once instead. */

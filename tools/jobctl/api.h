@@ -20,6 +20,10 @@ struct api_body {
 char *api_ns_path(const char *group_version, const char *ns, const char *resource, const char *name,
                   const char *sub);
 
+/* base (a heap string, taken) with ?key=value&... (or &key=... when base has a query) for each of
+ * the n values not NULL, escaped. NULL when base is NULL or memory runs out. */
+char *api_with_query(char *base, const char *const *keys, const char *const *values, int n);
+
 /* base (a heap string, taken) with ?limit= and ?continue= when the line gave --limit or --continue:
  * the next page of a list the server answered in pages. NULL when memory runs out. */
 char *api_page_path(char *base, const struct jobctl_args *a);

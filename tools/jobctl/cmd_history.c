@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "common/sbuf.h"
 
 #include "tools/jobctl/api.h"
 #include "tools/jobctl/format.h"
@@ -36,23 +35,9 @@ static int print_history(const struct jobctl_args *a, const char *name, const js
 /* The list's path with the filters the line gave, each escaped. */
 static char *list_path(const struct jobctl_args *a)
 {
-    char *base = api_ns_path(CALDERA_API, a->ns, "jobhistories", NULL, NULL);
-    if (!base)
-        return NULL;
-    struct sbuf b = {0};
-    sbuf_puts(&b, base);
-    free(base);
     const char *keys[] = {"phase", "since", "limit", "continue"};
     const char *values[] = {a->phase, a->since, a->limit, a->cont};
-    char sep = '?';
-    for (int i = 0; i < 4; i++) {
-        if (!values[i])
-            continue;
-        sbuf_printf(&b, "%c%s=", sep, keys[i]);
-        url_escape(&b, values[i]);
-        sep = '&';
-    }
-    return sbuf_take(&b);
+    return api_with_query(api_ns_path(CALDERA_API, a->ns, "jobhistories", NULL, NULL), keys, values, 4);
 }
 
 static int list_histories(const struct jobctl_args *a)
