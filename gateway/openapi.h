@@ -1,5 +1,5 @@
 /* The server's OpenAPI 3 document (GET /openapi/v3): every route of gateway/routes.c with its
- * parameters, bodies and answers, built with Jansson from the tables of openapi_operations.c. */
+ * parameters, bodies and answers, built with Jansson from the routes' own rows. */
 #ifndef CALDERA_OPENAPI_H
 #define CALDERA_OPENAPI_H
 
