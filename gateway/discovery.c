@@ -1,6 +1,6 @@
 /* Kubernetes API discovery documents (APIVersions, APIGroupList, APIGroup, APIResourceList), all
  * rendered from the resources the route table serves (gateway/discovery_resources.c). */
-#include "gateway/discovery.h"
+#include "gateway/discovery_resources.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /* Discovery's resources read from the route table: which resource each route's path names, and
  * which verb its method is there. Pure: the same rows give the same resources, in their order. */
+#include "gateway/discovery_resources.h"
+
 #include <stdio.h>
 #include <string.h>
 
 #include "adapters/dialect.h"
-#include "gateway/discovery.h"
-#include "gateway/openapi.h"
 #include "gateway/router.h"
 
 #define MAX_SEGMENTS 16
@@ -196,7 +196,7 @@ int discovery_resources(struct api_resource *out, int max)
 {
     int n = 0;
     for (const struct route *r = gateway_routes; r->pattern && n >= 0; r++) {
-        if (!openapi_is_dialect_route(r->pattern)) {
+        if (!route_is_dialect(r->pattern)) {
             n = add_route(r, NULL, out, n, max);
             continue;
         }

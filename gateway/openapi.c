@@ -21,8 +21,6 @@ static const struct {
     const char *name;
 } renamed[] = {{"ns", "namespace"}, {"n", "attempt"}};
 
-bool openapi_is_dialect_route(const char *pattern) { return strstr(pattern, "{plural}") != NULL; }
-
 /* Appends text (len bytes) to out at *at; false when it does not fit. */
 static bool append(char *out, size_t size, size_t *at, const char *text, size_t len)
 {
@@ -237,7 +235,7 @@ static json_t *paths(void)
 {
     json_t *out = json_object();
     for (const struct route *r = gateway_routes; r->pattern; r++) {
-        if (!openapi_is_dialect_route(r->pattern)) {
+        if (!route_is_dialect(r->pattern)) {
             add_operation(out, r, NULL);
             continue;
         }

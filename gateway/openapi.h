@@ -4,17 +4,12 @@
 #define CALDERA_OPENAPI_H
 
 #include <jansson.h>
-#include <stdbool.h>
 #include <stddef.h>
 
 struct dialect;
 
 /* The whole document (a new reference), or NULL when memory runs out. */
 json_t *openapi_document(void);
-
-/* true for the generic routes of the other dialects (/apis/{group}/{version}/.../{plural}...), which
- * the document shows once per dialect. */
-bool openapi_is_dialect_route(const char *pattern);
 
 /* A route's pattern as a path of the document: every placeholder by its document name ({ns} is
  * {namespace}, {n} {attempt}, the others keep theirs); for a

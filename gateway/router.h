@@ -17,6 +17,10 @@ struct route {
  * paths, which the router, the OpenAPI document and discovery all read. */
 extern const struct route gateway_routes[];
 
+/* true for the generic routes of the other dialects (/apis/{group}/{version}/.../{plural}...), which
+ * the OpenAPI document and discovery show once per dialect. */
+bool route_is_dialect(const char *pattern);
+
 enum route_match { ROUTE_FOUND, ROUTE_NO_PATH, ROUTE_WRONG_METHOD, ROUTE_PATH_TOO_LONG };
 
 /* Finds the route for method + path and fills params (pointers into scratch, which must hold a

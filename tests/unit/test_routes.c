@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "adapters/dialect.h"
-#include "gateway/discovery.h"
+#include "gateway/discovery_resources.h"
 #include "gateway/router.h"
 #include "tests/lib/test.h"
 

@@ -1,7 +1,7 @@
-/* Kubernetes API discovery: which groups, versions and resources this server has, and which verbs
- * each resource takes, all read from the route table. kubectl and client libraries read these first. */
-#ifndef CALDERA_DISCOVERY_H
-#define CALDERA_DISCOVERY_H
+/* Discovery's resources (which groups, versions and resources this server has, and which verbs each
+ * resource takes) as read from the route table; gateway/discovery.c shows them to kubectl and clients. */
+#ifndef CALDERA_DISCOVERY_RESOURCES_H
+#define CALDERA_DISCOVERY_RESOURCES_H
 
 #include <stdbool.h>
 
@@ -30,7 +30,7 @@ struct api_resource {
     const char *short_names; /* space-separated; NULL: none */
 };
 
-/* discovery_resources.c (pure): the resources the rows of gateway_routes[] serve, the dialects' routes
+/* Pure: the resources the rows of gateway_routes[] serve, the dialects' routes
  * once per dialect, in the order they first appear there. A route's path read as Kubernetes reads it
  * (/api/v1 or /apis/{group}/{version}, then [namespaces/{ns}/]{resource}[/{name}[/{subresource}]])
  * gives the resource and whether it is namespaced; its method the verb: on the collection, POST is
