@@ -54,6 +54,8 @@ struct dialect {
     /* true: a POST is answered with the Volcano Job it became (the training request), not with the
      * object in its own shape. */
     bool answer_as_volcano;
+    /* discovery's short names of the kind, space-separated ("sparkapp"); NULL: none */
+    const char *short_names;
 };
 
 /* Every dialect, NULL-terminated. */

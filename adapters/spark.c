@@ -287,4 +287,5 @@ const struct dialect dialect_spark = {
     .plural = "sparkapplications",
     .translate = spark_translate,
     .render_status = spark_render_status,
+    .short_names = "sparkapp",
 };

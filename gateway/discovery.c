@@ -1,43 +1,36 @@
 /* Kubernetes API discovery documents (APIVersions, APIGroupList, APIGroup, APIResourceList), all
- * rendered from one table of resources; a unit test holds that table against the route table. */
-#include "gateway/discovery.h"
+ * rendered from the resources the route table serves (gateway/discovery_resources.c). */
+#include "gateway/discovery_resources.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gateway/handlers.h"
 
-const struct api_resource api_resources[] = {
-    {"", "v1", "pods", "pod", "Pod", true, "delete get list watch", "po"},
-    {"", "v1", "pods/log", "", "Pod", true, "get", ""},
-    {"", "v1", "nodes", "node", "Node", false, "get list watch", "no"},
-    {"", "v1", "events", "event", "Event", true, "list watch", "ev"},
-    {"", "v1", "resourcequotas", "resourcequota", "ResourceQuota", true, "create delete get list watch update",
-     "quota"},
-    {"batch.volcano.sh", "v1alpha1", "jobs", "job", "Job", true, "create delete get list watch update", "vcjob vj"},
-    {"bus.volcano.sh", "v1alpha1", "commands", "command", "Command", true, "create list watch", ""},
-    {"scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", false, "create delete get list watch update",
-     "q queue-v1beta1"},
-    {"scheduling.volcano.sh", "v1beta1", "podgroups", "podgroup", "PodGroup", true, "get list watch",
-     "pg podgroup-v1beta1"},
-    {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false,
-     "create delete get list watch update", "pc"},
-    {"caldera.io", "v1", "jobhistories", "jobhistory", "JobHistory", true, "get list watch", ""},
-    {"caldera.io", "v1", "jobs/history", "", "JobHistory", true, "get", ""},
-    {"caldera.io", "v1", "jobs/manifest", "", "Job", true, "get", ""},
-    /* Not an object with Kubernetes verbs: GET at the collection path says where the WebSocket
-     * stream listens, so discovery names it with no verbs. */
-    {"caldera.io", "v1", "stream", "", "StreamInfo", false, "", ""},
-    {"caldera.io", "v1", "trainings", "training", "Training", true, "create delete get list watch", ""},
-    {"kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob", true, "create delete get list watch", ""},
-    {"kubeflow.org", "v1", "tfjobs", "tfjob", "TFJob", true, "create delete get list watch", ""},
-    {"kubeflow.org", "v1", "mpijobs", "mpijob", "MPIJob", true, "create delete get list watch", ""},
-    {"ray.io", "v1", "rayjobs", "rayjob", "RayJob", true, "create delete get list watch", ""},
-    {"caldera.io", "v1", "tokens", "token", "Token", false, "create delete get list", ""},
-    {"sparkoperator.k8s.io", "v1beta2", "sparkapplications", "sparkapplication", "SparkApplication", true,
-     "create delete get list watch", "sparkapp"},
-};
-const int api_resources_count = (int)(sizeof api_resources / sizeof api_resources[0]);
+/* The resources, derived once from the route table (gateway/discovery_resources.c). */
+static struct api_resource resources[DISCOVERY_MAX_RESOURCES];
+static int resources_count = -1;
+static pthread_once_t resources_once = PTHREAD_ONCE_INIT;
+
+static void derive_resources(void) { resources_count = discovery_resources(resources, DISCOVERY_MAX_RESOURCES); }
+
+/* The resources, or NULL (more than DISCOVERY_MAX_RESOURCES: a table too big to show). */
+static const struct api_resource *all_resources(int *count)
+{
+    pthread_once(&resources_once, derive_resources);
+    *count = resources_count;
+    return resources_count >= 0 ? resources : NULL;
+}
+
+static json_t *verb_words(unsigned verbs)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < API_VERB_COUNT; i++)
+        if (verbs & 1u << i)
+            json_array_append_new(arr, json_string(api_verb_word(1u << i)));
+    return arr;
+}
 
 static json_t *words(const char *list)
 {
@@ -66,9 +59,11 @@ static json_t *api_group(const char *group, const char *version)
 
 static const struct api_resource *find_group(const char *group)
 {
-    for (int i = 0; i < api_resources_count; i++)
-        if (api_resources[i].group[0] && strcmp(api_resources[i].group, group) == 0)
-            return &api_resources[i];
+    int n;
+    const struct api_resource *all = all_resources(&n);
+    for (int i = 0; i < n; i++)
+        if (all[i].group[0] && strcmp(all[i].group, group) == 0)
+            return &all[i];
     return NULL;
 }
 
@@ -77,13 +72,15 @@ static json_t *resource_list(const char *group, const char *version)
     char gv[128];
     snprintf(gv, sizeof gv, "%s%s%s", group, *group ? "/" : "", version);
     json_t *list = json_array();
-    for (int i = 0; i < api_resources_count; i++) {
-        const struct api_resource *r = &api_resources[i];
+    int n;
+    const struct api_resource *all = all_resources(&n);
+    for (int i = 0; i < n; i++) {
+        const struct api_resource *r = &all[i];
         if (strcmp(r->group, group) != 0 || strcmp(r->version, version) != 0)
             continue;
         json_t *res = json_pack("{s:s, s:s, s:b, s:s, s:o}", "name", r->name, "singularName", r->singular, "namespaced",
-                                r->namespaced, "kind", r->kind, "verbs", words(r->verbs));
-        if (r->short_names[0])
+                                r->namespaced, "kind", r->kind, "verbs", verb_words(r->verbs));
+        if (r->short_names)
             json_object_set_new(res, "shortNames", words(r->short_names));
         json_array_append_new(list, res);
     }
@@ -105,8 +102,10 @@ void handle_api_core_resources(struct http_req *req) { http_respond_json(req, 20
 void handle_api_groups(struct http_req *req)
 {
     json_t *groups = json_array();
-    for (int i = 0; i < api_resources_count; i++) {
-        const struct api_resource *r = &api_resources[i];
+    int n;
+    const struct api_resource *all = all_resources(&n);
+    for (int i = 0; i < n; i++) {
+        const struct api_resource *r = &all[i];
         if (r->group[0] && find_group(r->group) == r) /* first resource of each group */
             json_array_append_new(groups, api_group(r->group, r->version));
     }

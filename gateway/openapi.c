@@ -1,6 +1,6 @@
-/* The OpenAPI 3 document at GET /openapi/v3: paths from openapi_operations[] (the generic routes of
- * the other dialects once per dialect, as Kubernetes' own document has each resource), components
- * from the schema and parameter tables. */
+/* The OpenAPI 3 document at GET /openapi/v3: paths from the rows of gateway_routes[] (the generic
+ * routes of the other dialects once per dialect, as Kubernetes' own document has each resource),
+ * components from the schema and parameter tables. */
 #include "gateway/openapi.h"
 
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include "gateway/access.h"
 #include "gateway/handlers.h"
 #include "gateway/openapi_internal.h"
+#include "gateway/router.h"
 
 #define OPENAPI_VERSION "3.0.3"
 #define DOCUMENT_VERSION "v1"
@@ -19,8 +20,6 @@ static const struct {
     const char *placeholder;
     const char *name;
 } renamed[] = {{"ns", "namespace"}, {"n", "attempt"}};
-
-bool openapi_is_dialect_route(const char *pattern) { return strstr(pattern, "{plural}") != NULL; }
 
 /* Appends text (len bytes) to out at *at; false when it does not fit. */
 static bool append(char *out, size_t size, size_t *at, const char *text, size_t len)
@@ -121,17 +120,17 @@ static json_t *body_content(const char *schema)
 
 /* The success answer's schema: for a dialect's object, with ?as=volcano the Volcano Job behind it
  * too, and only that for a dialect whose POST answers with it (the training request). */
-static json_t *answer_schema(const struct openapi_operation *op, const struct dialect *d)
+static json_t *answer_schema(const struct route *r, const struct dialect *d)
 {
     char buf[128];
-    const char *name = expand(op->answer, d, buf, sizeof buf);
-    if (!d || !strstr(op->answer, "{kind}"))
+    const char *name = expand(r->doc.answer, d, buf, sizeof buf);
+    if (!d || !strstr(r->doc.answer, "{kind}"))
         return openapi_ref("schemas", name);
     char volcano[128];
-    snprintf(volcano, sizeof volcano, "Job%s", op->answer + strlen("{kind}"));
-    if (strcmp(op->method, "POST") == 0 && d->answer_as_volcano)
+    snprintf(volcano, sizeof volcano, "Job%s", r->doc.answer + strlen("{kind}"));
+    if (strcmp(r->method, "POST") == 0 && d->answer_as_volcano)
         return openapi_ref("schemas", volcano);
-    if (!(op->query & OQ_AS))
+    if (!(r->doc.query & OQ_AS))
         return openapi_ref("schemas", name);
     return json_pack("{s:[o, o]}", "oneOf", openapi_ref("schemas", name), openapi_ref("schemas", volcano));
 }
@@ -145,57 +144,79 @@ static const char *code_description(int code)
     }
 }
 
-static json_t *responses(const struct openapi_operation *op, const struct dialect *d)
+static json_t *responses(const struct route *r, const struct dialect *d)
 {
-    json_t *success = json_pack("{s:s}", "description", code_description(op->code));
-    if (op->answer)
+    const struct route_doc *doc = &r->doc;
+    json_t *success = json_pack("{s:s}", "description", code_description(doc->code));
+    if (doc->answer)
         json_object_set_new(success, "content",
-                            json_pack("{s:{s:o}}", op->media ? op->media : "application/json", "schema",
-                                      answer_schema(op, d)));
-    else if (op->media)
+                            json_pack("{s:{s:o}}", doc->media ? doc->media : "application/json", "schema",
+                                      answer_schema(r, d)));
+    else if (doc->media)
         json_object_set_new(success, "content",
-                            json_pack("{s:{s:{s:s}}}", op->media, "schema", "type", "string"));
-    if (op->code == 302)
+                            json_pack("{s:{s:{s:s}}}", doc->media, "schema", "type", "string"));
+    if (doc->code == 302)
         json_object_set_new(success, "headers",
                             json_pack("{s:{s:{s:s}}}", "Location", "schema", "type", "string"));
     char code[8];
-    snprintf(code, sizeof code, "%d", op->code);
+    snprintf(code, sizeof code, "%d", doc->code);
     json_t *out = json_object();
     json_object_set_new(out, code, success);
     /* Who asks is checked on every path but the public ones (gateway/access.c). */
-    unsigned errors = op->errors | (access_public_pattern(op->pattern) ? 0 : OE_401 | OE_403);
+    unsigned errors = doc->errors | (access_public_pattern(r->pattern) ? 0 : OE_401 | OE_403);
     openapi_add_error_responses(out, errors);
     return out;
 }
 
-static json_t *operation(const struct openapi_operation *op, const struct dialect *d)
+/* The tag of a route: its API group and version ("core_v1", "batch.volcano.sh_v1alpha1",
+ * "{group}_{version}" for the dialects' routes), "discovery" for the other paths under /api and
+ * /apis, "server" for the rest. */
+static const char *tag_of(const char *pattern, char *out, size_t len)
 {
-    char id[128], tag[128], summary[256];
-    json_t *obj = json_pack("{s:[s], s:s, s:s}", "tags", expand(op->tag, d, tag, sizeof tag), "summary",
-                            expand(op->summary, d, summary, sizeof summary), "operationId",
-                            expand(op->id, d, id, sizeof id));
+    const char *rest;
+    if (strncmp(pattern, "/api/v1/", 8) == 0)
+        return "core_v1";
+    if (strncmp(pattern, "/apis/", 6) != 0)
+        return strcmp(pattern, "/api") == 0 || strcmp(pattern, "/api/v1") == 0 || strcmp(pattern, "/apis") == 0
+                   ? "discovery"
+                   : "server";
+    const char *group = pattern + 6, *version = strchr(group, '/');
+    if (!version || !(rest = strchr(version + 1, '/')))
+        return "discovery"; /* /apis/{group}/{version} */
+    snprintf(out, len, "%.*s_%.*s", (int)(version - group), group, (int)(rest - version - 1), version + 1);
+    return out;
+}
+
+static json_t *operation(const struct route *r, const struct dialect *d)
+{
+    const struct route_doc *doc = &r->doc;
+    char id[128], tag[128], tag_text[128], summary[256];
+    json_t *obj = json_pack("{s:[s], s:s, s:s}", "tags",
+                            expand(tag_of(r->pattern, tag_text, sizeof tag_text), d, tag, sizeof tag), "summary",
+                            expand(doc->summary, d, summary, sizeof summary), "operationId",
+                            expand(doc->id, d, id, sizeof id));
     json_t *params = json_array();
-    openapi_add_query_params(params, op->query);
+    openapi_add_query_params(params, doc->query);
     if (json_array_size(params) > 0)
         json_object_set_new(obj, "parameters", params);
     else
         json_decref(params);
-    if (op->body) {
+    if (doc->body) {
         char body[128];
         json_object_set_new(obj, "requestBody",
                             json_pack("{s:b, s:o}", "required", 1, "content",
-                                      body_content(expand(op->body, d, body, sizeof body))));
+                                      body_content(expand(doc->body, d, body, sizeof body))));
     }
-    json_object_set_new(obj, "responses", responses(op, d));
-    if (access_public_pattern(op->pattern)) /* no token needed, even with --auth */
+    json_object_set_new(obj, "responses", responses(r, d));
+    if (access_public_pattern(r->pattern)) /* no token needed, even with --auth */
         json_object_set_new(obj, "security", json_array());
     return obj;
 }
 
-static int add_operation(json_t *paths, const struct openapi_operation *op, const struct dialect *d)
+static int add_operation(json_t *paths, const struct route *r, const struct dialect *d)
 {
     char path[512], method[16];
-    if (openapi_path(op->pattern, d, path, sizeof path) != 0)
+    if (openapi_path(r->pattern, d, path, sizeof path) != 0)
         return -1;
     json_t *item = json_object_get(paths, path);
     if (!item) {
@@ -204,22 +225,22 @@ static int add_operation(json_t *paths, const struct openapi_operation *op, cons
             return -1;
     }
     size_t i;
-    for (i = 0; op->method[i] && i + 1 < sizeof method; i++)
-        method[i] = (char)(op->method[i] | 0x20); /* methods are upper-case ASCII letters */
+    for (i = 0; r->method[i] && i + 1 < sizeof method; i++)
+        method[i] = (char)(r->method[i] | 0x20); /* methods are upper-case ASCII letters */
     method[i] = '\0';
-    return json_object_set_new(item, method, operation(op, d));
+    return json_object_set_new(item, method, operation(r, d));
 }
 
 static json_t *paths(void)
 {
     json_t *out = json_object();
-    for (const struct openapi_operation *op = openapi_operations; op->method; op++) {
-        if (!openapi_is_dialect_route(op->pattern)) {
-            add_operation(out, op, NULL);
+    for (const struct route *r = gateway_routes; r->pattern; r++) {
+        if (!route_is_dialect(r->pattern)) {
+            add_operation(out, r, NULL);
             continue;
         }
         for (const struct dialect *const *d = dialects; *d; d++)
-            add_operation(out, op, *d);
+            add_operation(out, r, *d);
     }
     return out;
 }

@@ -1,20 +1,15 @@
 /* The server's OpenAPI 3 document (GET /openapi/v3): every route of gateway/routes.c with its
- * parameters, bodies and answers, built with Jansson from the tables of openapi_operations.c. */
+ * parameters, bodies and answers, built with Jansson from the routes' own rows. */
 #ifndef CALDERA_OPENAPI_H
 #define CALDERA_OPENAPI_H
 
 #include <jansson.h>
-#include <stdbool.h>
 #include <stddef.h>
 
 struct dialect;
 
 /* The whole document (a new reference), or NULL when memory runs out. */
 json_t *openapi_document(void);
-
-/* true for the generic routes of the other dialects (/apis/{group}/{version}/.../{plural}...), which
- * the document shows once per dialect. */
-bool openapi_is_dialect_route(const char *pattern);
 
 /* A route's pattern as a path of the document: every placeholder by its document name ({ns} is
  * {namespace}, {n} {attempt}, the others keep theirs); for a

@@ -7,6 +7,8 @@
 
 #include "gateway/handlers.h"
 
+bool route_is_dialect(const char *pattern) { return strstr(pattern, "{plural}") != NULL; }
+
 static bool match_pattern(const char *pattern, char *path, const char **params, int *nparams)
 {
     const char *p = pattern;

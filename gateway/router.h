@@ -1,18 +1,25 @@
-/* The route table: method + path pattern ("/api/v1/namespaces/{ns}/pods/{name}") -> handler. The
- * same table answers discovery's "which verbs exist" and 404/405 for everything else. */
+/* The route table: method + path pattern ("/api/v1/namespaces/{ns}/pods/{name}") -> handler, each
+ * route with what the OpenAPI document and discovery say of it; and matching a request against it. */
 #ifndef CALDERA_ROUTER_H
 #define CALDERA_ROUTER_H
 
 #include "gateway/http.h"
+#include "gateway/route_doc.h"
 
 struct route {
     const char *method;
     const char *pattern;
     http_handler handler;
+    struct route_doc doc; /* what GET /openapi/v3 and discovery (gateway/discovery_resources.c) read */
 };
 
-/* Every route the server has, terminated by a NULL pattern. */
+/* Every route the server has (gateway/routes.c), terminated by a NULL pattern: the one list of
+ * paths, which the router, the OpenAPI document and discovery all read. */
 extern const struct route gateway_routes[];
+
+/* true for the generic routes of the other dialects (/apis/{group}/{version}/.../{plural}...), which
+ * the OpenAPI document and discovery show once per dialect. */
+bool route_is_dialect(const char *pattern);
 
 enum route_match { ROUTE_FOUND, ROUTE_NO_PATH, ROUTE_WRONG_METHOD, ROUTE_PATH_TOO_LONG };
 

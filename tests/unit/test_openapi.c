@@ -74,7 +74,7 @@ static void every_route_is_documented(void)
 {
     int routes = 0;
     for (const struct route *r = gateway_routes; r->pattern; r++, routes++) {
-        if (!openapi_is_dialect_route(r->pattern)) {
+        if (!route_is_dialect(r->pattern)) {
             check_documented(r, NULL);
             continue;
         }
@@ -135,7 +135,7 @@ static void sample_path(const char *path, char *out, size_t len)
 static bool route_documents(const struct route *r, const char *path)
 {
     char mine[512];
-    if (!openapi_is_dialect_route(r->pattern))
+    if (!route_is_dialect(r->pattern))
         return openapi_path(r->pattern, NULL, mine, sizeof mine) == 0 && strcmp(mine, path) == 0;
     for (const struct dialect *const *d = dialects; *d; d++)
         if (openapi_path(r->pattern, *d, mine, sizeof mine) == 0 && strcmp(mine, path) == 0)
