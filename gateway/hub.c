@@ -35,6 +35,7 @@ struct hub {
     uint64_t floor;            /* the highest seq no longer held */
     uint64_t head;             /* the newest seq published */
     bool closed;
+    pthread_mutex_t notify_mu; /* held while notify runs, so hub_set_notify() waits for it */
     void (*notify)(void *ctx);
     void *notify_ctx;
 };
@@ -79,7 +80,8 @@ struct hub *hub_new(size_t max_items, size_t max_bytes)
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    if (!h->ring || pthread_mutex_init(&h->mu, NULL) != 0 || pthread_cond_init(&h->published, &attr) != 0) {
+    if (!h->ring || pthread_mutex_init(&h->mu, NULL) != 0 || pthread_mutex_init(&h->notify_mu, NULL) != 0 ||
+        pthread_cond_init(&h->published, &attr) != 0) {
         pthread_condattr_destroy(&attr);
         free(h->ring);
         free(h);
@@ -97,6 +99,7 @@ void hub_free(struct hub *h)
         hub_item_unref(&h->ring[(h->first + i) % h->capacity]->pub);
     free(h->ring);
     pthread_cond_destroy(&h->published);
+    pthread_mutex_destroy(&h->notify_mu);
     pthread_mutex_destroy(&h->mu);
     free(h);
 }
@@ -113,10 +116,10 @@ void hub_set_floor(struct hub *h, uint64_t seq)
 
 void hub_set_notify(struct hub *h, void (*fn)(void *ctx), void *ctx)
 {
-    pthread_mutex_lock(&h->mu);
+    pthread_mutex_lock(&h->notify_mu);
     h->notify = fn;
     h->notify_ctx = ctx;
-    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_unlock(&h->notify_mu);
 }
 
 void hub_close(struct hub *h)
@@ -298,11 +301,13 @@ void hub_publish(void *ctx, struct journal_list *committed)
         return;
     pthread_mutex_lock(&h->mu);
     pthread_cond_broadcast(&h->published);
-    void (*notify)(void *) = h->notify;
-    void *notify_ctx = h->notify_ctx;
     pthread_mutex_unlock(&h->mu);
-    if (notify)
-        notify(notify_ctx);
+    /* Under notify_mu, not a copy of the pointer called after unlocking: the WebSocket server frees
+     * what ctx points to once hub_set_notify(NULL) has returned. */
+    pthread_mutex_lock(&h->notify_mu);
+    if (h->notify)
+        h->notify(h->notify_ctx);
+    pthread_mutex_unlock(&h->notify_mu);
 }
 
 /* --- reading ------------------------------------------------------------------ */
