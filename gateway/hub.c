@@ -3,6 +3,7 @@
  * entry) are serialized once, at publish, into the lines the watch streams send. */
 #include "gateway/hub.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -255,10 +256,28 @@ static struct item *item_from_entry(struct hub *h, struct journal_entry *e)
     return it;
 }
 
+#ifndef NDEBUG
+/* The ring's invariants, for asserts (under mu): indices in range, the items in seq order above the
+ * floor, the newest at head. */
+static bool ring_consistent(const struct hub *h)
+{
+    if (h->first >= h->capacity || h->count > h->capacity || h->floor > h->head)
+        return false;
+    if (h->count == 0)
+        return true;
+    const struct item *oldest = h->ring[h->first];
+    const struct item *newest = h->ring[(h->first + h->count - 1) % h->capacity];
+    return oldest && newest && oldest->pub.seq > h->floor && oldest->pub.seq <= newest->pub.seq &&
+           newest->pub.seq == h->head;
+}
+#endif
+
 /* Drops the oldest item (under mu). */
 static void evict_oldest(struct hub *h)
 {
+    assert(h->count > 0);
     struct item *old = h->ring[h->first];
+    assert(old && h->bytes >= old->bytes);
     h->ring[h->first] = NULL;
     h->first = (h->first + 1) % h->capacity;
     h->count--;
@@ -286,6 +305,7 @@ void hub_publish(void *ctx, struct journal_list *committed)
         }
         if (h->count == h->capacity)
             evict_oldest(h);
+        assert(it->pub.seq > h->head); /* published in commit order */
         h->ring[(h->first + h->count) % h->capacity] = it;
         it->in_ring = true;
         h->count++;
@@ -294,6 +314,7 @@ void hub_publish(void *ctx, struct journal_list *committed)
             evict_oldest(h);
         if (it->pub.seq > h->head)
             h->head = it->pub.seq;
+        assert(ring_consistent(h));
         pthread_mutex_unlock(&h->mu);
         any = true;
     }
@@ -329,6 +350,7 @@ static size_t first_after(const struct hub *h, uint64_t after)
 int hub_read(struct hub *h, uint64_t after, const struct hub_item **out, int max)
 {
     pthread_mutex_lock(&h->mu);
+    assert(ring_consistent(h));
     if (after < h->floor) {
         pthread_mutex_unlock(&h->mu);
         return -1;

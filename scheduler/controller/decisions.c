@@ -68,6 +68,7 @@ static void apply_evictions(struct controller *ctl, struct session *ssn)
 
 void controller_apply_session(struct controller *ctl, struct session *ssn)
 {
+    cluster_assert_owner(ctl->cluster);
     for (int q = 0; q < ssn->nqueues; q++) /* the zone's share of each queue, for status and metrics */
         resvec_add(&((struct queue *)ssn->queues[q].queue)->fair_share, &ssn->queues[q].deserved);
     apply_evictions(ctl, ssn);
