@@ -25,9 +25,13 @@ PKG_LIBS := $(shell pkg-config --libs $(PKG_MODULES) 2>/dev/null) -lpthread -lm
 CC ?= cc
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers -Wno-format-truncation
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -I. $(PKG_CFLAGS) -MMD -MP
-REL_CFLAGS := $(BASE_CFLAGS) -O2 -g
+# Release builds drop the assert()s on the core's invariants; the sanitizer builds (tests) keep them.
+REL_CFLAGS := $(BASE_CFLAGS) -O2 -g -DNDEBUG
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 ASAN_LDFLAGS := -fsanitize=address,undefined
+# ThreadSanitizer cannot share objects with ASan: its own tree, build/tsan/.
+TSAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+TSAN_LDFLAGS := -fsanitize=thread
 
 # --- sources ---------------------------------------------------------------
 LIB_DIRS := common adapters scheduler scheduler/api scheduler/framework scheduler/actions \
@@ -56,8 +60,6 @@ obj = $(patsubst %.c,build/$(1)/%.o,$(2))
 TOOL_LIB_SRCS := $(filter-out tools/jobctl/main.c tools/simulate/main.c,$(JOBCTL_SRCS) $(SIMULATE_SRCS))
 
 REL_LIB := build/rel/libcaldera.a
-ASAN_LIB := build/asan/libcaldera.a
-ASAN_TESTLIB := build/asan/libtest.a
 REL_TESTLIB := build/rel/libtest.a
 
 UNIT_BINS := $(patsubst tests/unit/%.c,build/asan/tests/unit/%,$(UNIT_SRCS))
@@ -70,24 +72,43 @@ build/rel/%.o: %.c
 	$(call say,CC,$<)
 	$(Q)$(CC) $(REL_CFLAGS) -c $< -o $@
 
-build/asan/%.o: %.c
-	@mkdir -p $(@D)
-	$(call say,CC-ASAN,$<)
-	$(Q)$(CC) $(ASAN_CFLAGS) -c $< -o $@
+# san_build(VARIANT,LABEL,FLAGS): a sanitizer build in build/VARIANT/, compiled with $(FLAGS_CFLAGS) and
+# linked with $(FLAGS_LDFLAGS): objects, the libraries, the servers and tools in bin/, the tests.
+define san_build
+build/$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(call say,$(2),$$<)
+	$$(Q)$$(CC) $$($(3)_CFLAGS) -c $$< -o $$@
+
+build/$(1)/libcaldera.a: $$(call obj,$(1),$$(LIB_SRCS))
+	@rm -f $$@
+	$$(Q)ar rcs $$@ $$^
+
+build/$(1)/libtest.a: $$(call obj,$(1),$$(TESTLIB_SRCS))
+	@rm -f $$@
+	$$(Q)ar rcs $$@ $$^
+
+build/$(1)/libtools.a: $$(call obj,$(1),$$(TOOL_LIB_SRCS))
+	@rm -f $$@
+	$$(Q)ar rcs $$@ $$^
+
+build/$(1)/bin/jobserver: $$(call obj,$(1),$$(JOBSERVER_SRCS))
+build/$(1)/bin/jobctl: $$(call obj,$(1),$$(JOBCTL_SRCS))
+build/$(1)/bin/simulate: $$(call obj,$(1),$$(SIMULATE_SRCS))
+build/$(1)/bin/jobserver build/$(1)/bin/jobctl build/$(1)/bin/simulate: build/$(1)/libcaldera.a
+	@mkdir -p $$(@D)
+	$$(call say,LINK,$$@)
+	$$(Q)$$(CC) $$($(3)_LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(filter %.a,$$^) $$(PKG_LIBS)
+
+build/$(1)/tests/%: build/$(1)/tests/%.o build/$(1)/libtest.a build/$(1)/libtools.a build/$(1)/libcaldera.a
+	@mkdir -p $$(@D)
+	$$(call say,LINK,$$@)
+	$$(Q)$$(CC) $$($(3)_LDFLAGS) -o $$@ $$^ $$(PKG_LIBS)
+endef
+$(eval $(call san_build,asan,CC-ASAN,ASAN))
+$(eval $(call san_build,tsan,CC-TSAN,TSAN))
 
 $(REL_LIB): $(call obj,rel,$(LIB_SRCS))
-	@rm -f $@
-	$(Q)ar rcs $@ $^
-
-$(ASAN_LIB): $(call obj,asan,$(LIB_SRCS))
-	@rm -f $@
-	$(Q)ar rcs $@ $^
-
-$(ASAN_TESTLIB): $(call obj,asan,$(TESTLIB_SRCS))
-	@rm -f $@
-	$(Q)ar rcs $@ $^
-
-build/asan/libtools.a: $(call obj,asan,$(TOOL_LIB_SRCS))
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
@@ -112,33 +133,13 @@ bin/simulate: $(call obj,rel,$(SIMULATE_SRCS)) $(REL_LIB)
 
 # The task supervisor: one runs beside every task, so it is small, static and uninstrumented, and
 # built against musl, whose static start-up costs half of glibc's (measured: 0.2 ms against 0.4 ms
-# per exec here). The sanitizer build's server finds its copy next to itself.
+# per exec here). The sanitizer builds' servers find their copy next to themselves.
 SHIM_CC := $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
 SHIM_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O2 -static
-bin/caldera-shim build/asan/bin/caldera-shim: $(wildcard tools/shim/*.c tools/shim/*.h)
+bin/caldera-shim build/asan/bin/caldera-shim build/tsan/bin/caldera-shim: $(wildcard tools/shim/*.c tools/shim/*.h)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
 	$(Q)$(SHIM_CC) $(SHIM_CFLAGS) -o $@ $(filter %.c,$^)
-
-build/asan/bin/simulate: $(call obj,asan,$(SIMULATE_SRCS)) $(ASAN_LIB)
-	@mkdir -p $(@D)
-	$(call say,LINK,$@)
-	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
-
-build/asan/bin/jobserver: $(call obj,asan,$(JOBSERVER_SRCS)) $(ASAN_LIB)
-	@mkdir -p $(@D)
-	$(call say,LINK,$@)
-	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
-
-build/asan/bin/jobctl: $(call obj,asan,$(JOBCTL_SRCS)) $(ASAN_LIB)
-	@mkdir -p $(@D)
-	$(call say,LINK,$@)
-	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
-
-build/asan/tests/%: build/asan/tests/%.o $(ASAN_TESTLIB) build/asan/libtools.a $(ASAN_LIB)
-	@mkdir -p $(@D)
-	$(call say,LINK,$@)
-	$(Q)$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 	@mkdir -p $(@D)
@@ -180,7 +181,7 @@ build/fuzz/suite/fuzz_%: build/fuzz/bin/fuzz_%
 .SECONDARY:
 
 # --- goals -----------------------------------------------------------------
-.PHONY: all run test test-build bench soak fuzz clean help
+.PHONY: all run test test-build tsan tsan-build bench soak fuzz clean help
 
 BINARIES := bin/jobserver bin/jobctl bin/caldera-shim $(if $(SIMULATE_SRCS),bin/simulate)
 ASAN_BINARIES := build/asan/bin/jobserver build/asan/bin/jobctl build/asan/bin/caldera-shim $(if $(SIMULATE_SRCS),build/asan/bin/simulate)
@@ -197,6 +198,27 @@ test-build: $(UNIT_BINS) $(INTEGRATION_BINS) $(ASAN_BINARIES) all $(FUZZ_SUITE)
 ## (default 20); prints "N passed, N failed"
 test: test-build
 	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20) ./tests/run-tests build/asan/tests/unit build/asan/tests/integration build/fuzz/suite
+
+## make tsan: the integration tests and the unit tests of the threaded parts (hub, store writer, spare
+## files, WebSocket rules) built with ThreadSanitizer, against TSan-built servers; any report fails the
+## test that caused it; prints "N passed, N failed"
+TSAN_UNIT := hub store store_history_list store_migrations store_retention spare_files ws_rules
+# Integration tests left out under TSan (make test runs them), each with its reason; none so far:
+# all run within 25 s each (crash torture, slow clients and spawn rates included).
+TSAN_SKIP :=
+TSAN_TESTS := $(patsubst %,build/tsan/tests/unit/test_%,$(TSAN_UNIT)) \
+              $(filter-out $(patsubst %,build/tsan/tests/integration/test_%,$(TSAN_SKIP)),$(patsubst tests/integration/%.c,build/tsan/tests/integration/%,$(INTEGRATION_SRCS)))
+TSAN_BINARIES := build/tsan/bin/jobserver build/tsan/bin/jobctl build/tsan/bin/caldera-shim $(if $(SIMULATE_SRCS),build/tsan/bin/simulate)
+TSAN_REPORTS := $(CURDIR)/build/tsan/reports
+
+tsan-build: $(TSAN_TESTS) $(TSAN_BINARIES)
+
+tsan: tsan-build
+	@rm -rf build/tsan/suite && mkdir -p build/tsan/suite/unit build/tsan/suite/integration
+	@for t in $(TSAN_TESTS); do ln -s "$(CURDIR)/$$t" "build/tsan/suite/$$(basename "$$(dirname "$$t")")/"; done
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 log_path=$(TSAN_REPORTS)/tsan suppressions=$(CURDIR)/tests/tsan.supp" \
+	  SANITIZER_REPORT_DIR=$(TSAN_REPORTS) CALDERA_BIN_DIR=$(CURDIR)/build/tsan/bin CALDERA_JOBCTL=$(CURDIR)/build/tsan/bin/jobctl \
+	  ./tests/run-tests build/tsan/suite/unit build/tsan/suite/integration
 
 ## make bench [ONLY=prefix]: every benchmark, one "bench: <name> <value> <unit>" line per figure
 ## make soak [SOAK_SECONDS=600]: the server under a steady mixed load, its memory sampled (release

@@ -470,6 +470,11 @@ int http_start(struct gateway *gw, const char *addr, int max_connections, char *
         snprintf(err, errlen, "cannot listen on %s: %s", addr, why);
         return -1;
     }
+    /* The URL before any thread that may answer a request reads it (discovery's serverAddress). */
+    char host[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &sa.sin_addr, host, sizeof host);
+    snprintf(gw->url, sizeof gw->url, "http://%s:%u", strcmp(host, "0.0.0.0") == 0 ? "127.0.0.1" : host,
+             http_listener_port(gw->listener));
     int header_timeout_ms = gw->header_timeout_ms > 0 ? gw->header_timeout_ms : HTTP_DEFAULT_HEADER_TIMEOUT_MS;
     if (http_conns_start(header_timeout_ms, gw->client_timeout_s * 1000, &gw->conns) != 0) {
         snprintf(err, errlen, "cannot start the HTTP connections' reaper thread");
@@ -491,10 +496,6 @@ int http_start(struct gateway *gw, const char *addr, int max_connections, char *
         stop_all(gw);
         return -1;
     }
-    char host[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &sa.sin_addr, host, sizeof host);
-    snprintf(gw->url, sizeof gw->url, "http://%s:%u", strcmp(host, "0.0.0.0") == 0 ? "127.0.0.1" : host,
-             http_listener_port(gw->listener));
     return 0;
 }
 

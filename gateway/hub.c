@@ -3,6 +3,7 @@
  * entry) are serialized once, at publish, into the lines the watch streams send. */
 #include "gateway/hub.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,6 +36,7 @@ struct hub {
     uint64_t floor;            /* the highest seq no longer held */
     uint64_t head;             /* the newest seq published */
     bool closed;
+    pthread_mutex_t notify_mu; /* held while notify runs, so hub_set_notify() waits for it */
     void (*notify)(void *ctx);
     void *notify_ctx;
 };
@@ -79,7 +81,8 @@ struct hub *hub_new(size_t max_items, size_t max_bytes)
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    if (!h->ring || pthread_mutex_init(&h->mu, NULL) != 0 || pthread_cond_init(&h->published, &attr) != 0) {
+    if (!h->ring || pthread_mutex_init(&h->mu, NULL) != 0 || pthread_mutex_init(&h->notify_mu, NULL) != 0 ||
+        pthread_cond_init(&h->published, &attr) != 0) {
         pthread_condattr_destroy(&attr);
         free(h->ring);
         free(h);
@@ -97,6 +100,7 @@ void hub_free(struct hub *h)
         hub_item_unref(&h->ring[(h->first + i) % h->capacity]->pub);
     free(h->ring);
     pthread_cond_destroy(&h->published);
+    pthread_mutex_destroy(&h->notify_mu);
     pthread_mutex_destroy(&h->mu);
     free(h);
 }
@@ -113,10 +117,10 @@ void hub_set_floor(struct hub *h, uint64_t seq)
 
 void hub_set_notify(struct hub *h, void (*fn)(void *ctx), void *ctx)
 {
-    pthread_mutex_lock(&h->mu);
+    pthread_mutex_lock(&h->notify_mu);
     h->notify = fn;
     h->notify_ctx = ctx;
-    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_unlock(&h->notify_mu);
 }
 
 void hub_close(struct hub *h)
@@ -252,10 +256,28 @@ static struct item *item_from_entry(struct hub *h, struct journal_entry *e)
     return it;
 }
 
+#ifndef NDEBUG
+/* The ring's invariants, for asserts (under mu): indices in range, the items in seq order above the
+ * floor, the newest at head. */
+static bool ring_consistent(const struct hub *h)
+{
+    if (h->first >= h->capacity || h->count > h->capacity || h->floor > h->head)
+        return false;
+    if (h->count == 0)
+        return true;
+    const struct item *oldest = h->ring[h->first];
+    const struct item *newest = h->ring[(h->first + h->count - 1) % h->capacity];
+    return oldest && newest && oldest->pub.seq > h->floor && oldest->pub.seq <= newest->pub.seq &&
+           newest->pub.seq == h->head;
+}
+#endif
+
 /* Drops the oldest item (under mu). */
 static void evict_oldest(struct hub *h)
 {
+    assert(h->count > 0);
     struct item *old = h->ring[h->first];
+    assert(old && h->bytes >= old->bytes);
     h->ring[h->first] = NULL;
     h->first = (h->first + 1) % h->capacity;
     h->count--;
@@ -283,6 +305,7 @@ void hub_publish(void *ctx, struct journal_list *committed)
         }
         if (h->count == h->capacity)
             evict_oldest(h);
+        assert(it->pub.seq > h->head); /* published in commit order */
         h->ring[(h->first + h->count) % h->capacity] = it;
         it->in_ring = true;
         h->count++;
@@ -291,6 +314,7 @@ void hub_publish(void *ctx, struct journal_list *committed)
             evict_oldest(h);
         if (it->pub.seq > h->head)
             h->head = it->pub.seq;
+        assert(ring_consistent(h));
         pthread_mutex_unlock(&h->mu);
         any = true;
     }
@@ -298,11 +322,13 @@ void hub_publish(void *ctx, struct journal_list *committed)
         return;
     pthread_mutex_lock(&h->mu);
     pthread_cond_broadcast(&h->published);
-    void (*notify)(void *) = h->notify;
-    void *notify_ctx = h->notify_ctx;
     pthread_mutex_unlock(&h->mu);
-    if (notify)
-        notify(notify_ctx);
+    /* Under notify_mu, not a copy of the pointer called after unlocking: the WebSocket server frees
+     * what ctx points to once hub_set_notify(NULL) has returned. */
+    pthread_mutex_lock(&h->notify_mu);
+    if (h->notify)
+        h->notify(h->notify_ctx);
+    pthread_mutex_unlock(&h->notify_mu);
 }
 
 /* --- reading ------------------------------------------------------------------ */
@@ -324,6 +350,7 @@ static size_t first_after(const struct hub *h, uint64_t after)
 int hub_read(struct hub *h, uint64_t after, const struct hub_item **out, int max)
 {
     pthread_mutex_lock(&h->mu);
+    assert(ring_consistent(h));
     if (after < h->floor) {
         pthread_mutex_unlock(&h->mu);
         return -1;

@@ -42,8 +42,9 @@ void hub_free(struct hub *h);
 void hub_set_floor(struct hub *h, uint64_t seq);
 /* The store's commit listener (ctx is the hub): takes the batch's events and their watch objects. */
 void hub_publish(void *ctx, struct journal_list *committed);
-/* fn(ctx) runs on the publishing thread after each publish, with no lock held, to wake readers that
- * do not wait in hub_wait() (the WebSocket service thread). It must not block. */
+/* fn(ctx) runs on the publishing thread after each publish, holding only the hub's notify lock, to
+ * wake readers that do not wait in hub_wait() (the WebSocket service thread). It must not block, nor
+ * call hub_set_notify(). Once hub_set_notify() returns, the fn it replaced is neither running nor called. */
 void hub_set_notify(struct hub *h, void (*fn)(void *ctx), void *ctx);
 /* Wakes every waiter; from then on hub_wait() returns at once and hub_closed() is true. */
 void hub_close(struct hub *h);

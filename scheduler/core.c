@@ -430,6 +430,7 @@ static void *core_main(void *arg)
 {
     struct core *c = arg;
     struct epoll_event evs[64];
+    cluster_claim(&c->cluster); /* from here only this thread touches it (cluster_assert_owner) */
     c->ctl.now_ms = clock_wall_ms();
     c->kick = true;
     for (;;) {
@@ -620,8 +621,10 @@ void core_stop(struct core *c)
     uint64_t one = 1;
     if (write(c->mailbox_fd, &one, sizeof one) < 0)
         log_warn("mailbox write: %s", strerror(errno));
-    if (c->thread_started)
+    if (c->thread_started) {
         pthread_join(c->thread, NULL);
+        cluster_claim(&c->cluster); /* main frees it */
+    }
     if (process_runtime_flush(5000) != 0)
         log_warn("some tasks' cgroups are still being removed as the server stops");
     core_free(c);

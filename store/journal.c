@@ -2,6 +2,7 @@
  * it builds a list, the store writer from store_append() until the entry is committed). */
 #include "store/journal.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,7 @@ void journal_entry_add_watch(struct journal_entry *e, struct watch_object *w)
 
 void journal_list_push(struct journal_list *l, struct journal_entry *e)
 {
+    assert(!l->tail || l->tail->ev.seq < e->ev.seq); /* sequence numbers strictly increase */
     e->next = NULL;
     if (l->tail)
         l->tail->next = e;

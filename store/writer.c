@@ -3,6 +3,7 @@
  * wait a bounded time for more), then wakes the waiters. */
 #include "store/store_internal.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +50,7 @@ void store_append(struct store *s, struct journal_list *entries)
     if (!entries->head)
         return;
     pthread_mutex_lock(&s->mu);
+    assert(!s->queue.tail || s->queue.tail->ev.seq < entries->head->ev.seq);
     if (s->queue.tail)
         s->queue.tail->next = entries->head;
     else
@@ -278,6 +280,21 @@ static enum store_failure commit_batch(struct store *s, const struct journal_lis
     return failure_kind(rc, sys_errno);
 }
 
+#ifndef NDEBUG
+/* Whether the batch's sequence numbers strictly increase from past the last committed one (for an
+ * assert on the writer's thread, the only one that writes committed_seq). */
+static bool batch_in_order(const struct store *s, const struct journal_list *batch)
+{
+    uint64_t last = s->committed_seq;
+    for (const struct journal_entry *e = batch->head; e; e = e->next) {
+        if (e->ev.seq <= last)
+            return false;
+        last = e->ev.seq;
+    }
+    return true;
+}
+#endif
+
 /* Acknowledges a committed batch that ran up to sequence number through (entries of withdrawn jobs
  * were dropped from it, so it may be empty): advances committed_seq, clears health, wakes the
  * waiters. */
@@ -346,6 +363,7 @@ static void sleep_ms(int ms)
 static void commit_with_retry(struct store *s, struct journal_list *batch)
 {
     int backoff_ms = STORE_RETRY_FIRST_MS;
+    assert(batch_in_order(s, batch));
     uint64_t through = batch->tail->ev.seq;
     for (int failed = 0;; failed++) {
         apply_test_max_pages(s);

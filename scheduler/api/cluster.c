@@ -5,6 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+void cluster_claim(struct cluster *c)
+{
+    c->owner = pthread_self();
+    c->owned = true;
+}
+
+bool cluster_on_owner(const struct cluster *c)
+{
+    return !c->owned || pthread_equal(c->owner, pthread_self());
+}
+
 struct job *cluster_wake(const struct cluster *c, struct job *job)
 {
     if (!job || !job->dormant)
@@ -48,6 +59,7 @@ int job_order_compare(const struct job *job, int64_t created_ms, const char *uid
 
 int cluster_add_job(struct cluster *c, struct job *job)
 {
+    cluster_assert_owner(c);
     if (strmap_put(&c->jobs_by_key, job->key, job) != 0)
         return -1;
     if (strmap_put(&c->jobs_by_uid, job->uid, job) != 0) {
@@ -89,23 +101,27 @@ static void list_unlink(struct job **first, struct job **last, struct job *job)
 
 void cluster_retire_job(struct cluster *c, struct job *job)
 {
+    cluster_assert_owner(c);
     if (!job->active)
         return;
     list_unlink(&c->active_first, &c->active_last, job);
     job->active = false;
     c->nactive--;
+    assert(c->nactive >= 0);
     list_append(&c->retired_first, &c->retired_last, job);
     c->nretired++;
 }
 
 void cluster_unname_job(struct cluster *c, struct job *job)
 {
+    cluster_assert_owner(c);
     if (strmap_get(&c->jobs_by_key, job->key) == job)
         strmap_remove(&c->jobs_by_key, job->key);
 }
 
 void cluster_remove_job(struct cluster *c, struct job *job)
 {
+    cluster_assert_owner(c);
     if (job->active) {
         list_unlink(&c->active_first, &c->active_last, job);
         job->active = false;
@@ -126,6 +142,7 @@ void cluster_remove_job(struct cluster *c, struct job *job)
         c->last = job->prev;
     job->prev = job->next = NULL;
     c->njobs--;
+    assert(c->njobs >= 0 && c->nactive >= 0 && c->nretired >= 0);
 }
 
 struct queue *cluster_find_queue(const struct cluster *c, const char *name)
@@ -138,6 +155,7 @@ struct queue *cluster_find_queue(const struct cluster *c, const char *name)
 
 int cluster_add_queue(struct cluster *c, struct queue *q)
 {
+    cluster_assert_owner(c);
     struct queue **qs = realloc(c->queues, (size_t)(c->nqueues + 1) * sizeof *qs);
     if (!qs)
         return -1;

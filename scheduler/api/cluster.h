@@ -3,6 +3,9 @@
 #ifndef CALDERA_CLUSTER_H
 #define CALDERA_CLUSTER_H
 
+#include <assert.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/hashmap.h"
@@ -38,7 +41,19 @@ struct cluster {
      * finders below wake what they find, and return NULL for a job that cannot be woken. */
     int (*wake)(void *ctx, struct job *job);
     void *wake_ctx;
+    /* The thread that owns it (cluster_claim): the core's while it runs. None before the core
+     * starts (the start-up restore on main), nor in unit tests and bin/simulate, which drive the
+     * controller from one thread of their own without claiming. */
+    pthread_t owner;
+    bool owned;
 };
+
+/* The calling thread becomes the cluster's owner: the core thread as it starts, main again after
+ * joining it. cluster_assert_owner() (an assert: nothing in NDEBUG builds) checks that code
+ * touching the cluster runs on its owner, or that it has none. */
+void cluster_claim(struct cluster *c);
+bool cluster_on_owner(const struct cluster *c);
+#define cluster_assert_owner(c) assert(cluster_on_owner(c))
 
 /* The job, parsed if it was dormant; NULL when it cannot be. For loops over `first`. */
 struct job *cluster_wake(const struct cluster *c, struct job *job);

@@ -2,6 +2,7 @@
  * Phase names are exactly Volcano's and Kubernetes' spellings; they go to the API and the database. */
 #include "scheduler/api/job.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,8 +187,11 @@ void job_set_replica_phase(struct job *job, int flat, enum pod_phase phase)
     if (r->stopping && phase != POD_RUNNING) {
         r->stopping = false;
         c->stopping--;
+        assert(c->stopping >= 0);
     }
-    (*count_of(c, (enum pod_phase)r->phase))--;
+    int32_t *from = count_of(c, (enum pod_phase)r->phase);
+    (*from)--;
+    assert(*from >= 0); /* a task's counts by phase never go negative */
     (*count_of(c, phase))++;
     r->phase = (uint8_t)phase;
 }
@@ -199,6 +203,7 @@ void job_set_replica_stopping(struct job *job, int flat, bool stopping)
         return;
     r->stopping = stopping;
     job->task_counts[job_task_of(job, flat)].stopping += stopping ? 1 : -1;
+    assert(job->task_counts[job_task_of(job, flat)].stopping >= 0);
 }
 
 int32_t job_ready_count(const struct job *job)

@@ -89,6 +89,7 @@ static void hold_back_dependents(struct job *job)
 
 int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq, struct api_status *st)
 {
+    cluster_assert_owner(ctl->cluster);
     if (cluster_find_job(ctl->cluster, job->ns, job->name)) {
         api_set_details(st, "jobs", "batch.volcano.sh", job->name);
         return api_fail(st, 409, "AlreadyExists", "jobs.batch.volcano.sh \"%s\" already exists", job->name);
@@ -134,6 +135,7 @@ int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq
 
 uint64_t controller_delete_job(struct controller *ctl, struct job *job)
 {
+    cluster_assert_owner(ctl->cluster);
     cluster_unname_job(ctl->cluster, job);
     job->deleted = true;
     struct journal_entry *e = record_event(ctl, JOURNAL_JOB_DELETE, job, "Job", job->name,
@@ -153,6 +155,7 @@ uint64_t controller_delete_job(struct controller *ctl, struct job *job)
 int controller_command(struct controller *ctl, struct job *job, enum job_action action, const char *reason,
                        const char *command_json, struct api_status *st)
 {
+    cluster_assert_owner(ctl->cluster);
     if (!job_action_for_jobs(action))
         return api_fail(st, 422, "Invalid", "action %s does not apply to a job; supported: AbortJob, RestartJob, "
                         "RestartTask, RestartPod, TerminateJob, CompleteJob, ResumeJob", job_action_name(action));

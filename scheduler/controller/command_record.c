@@ -9,6 +9,7 @@
 void controller_record_queue_command(struct controller *ctl, struct queue *q, const char *ns, enum job_action action,
                                      const char *reason, const char *command_json)
 {
+    cluster_assert_owner(ctl->cluster);
     const char *state = queue_state_name(q->state);
     struct journal_entry *e =
         record_object_event(ctl, JOURNAL_COMMAND, "Queue", "", q->name, &q->resource_version, state, state,

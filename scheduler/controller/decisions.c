@@ -85,6 +85,7 @@ static void hold_placements(struct session *ssn, const char *held_why)
 
 void controller_apply_session(struct controller *ctl, struct session *ssn)
 {
+    cluster_assert_owner(ctl->cluster);
     for (int q = 0; q < ssn->nqueues; q++) /* the zone's share of each queue, for status and metrics */
         resvec_add(&((struct queue *)ssn->queues[q].queue)->fair_share, &ssn->queues[q].deserved);
     const char *held = ssn->nbinds > 0 ? controller_starts_held(ctl) : ctl->starts_held;

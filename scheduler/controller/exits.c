@@ -145,6 +145,7 @@ static void check_disk_full(struct controller *ctl, struct job *job, int flat)
 
 void controller_replica_exited(struct controller *ctl, struct job *job, int flat, const struct replica_exit *ex)
 {
+    cluster_assert_owner(ctl->cluster);
     struct replica *r = &job->replicas[flat];
     int task = job_task_of(job, flat);
     const struct task_spec *ts = &job->tasks[task];
@@ -278,6 +279,7 @@ void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_r
 
 void controller_delete_pod(struct controller *ctl, struct job *job, int flat)
 {
+    cluster_assert_owner(ctl->cluster);
     struct replica *r = &job->replicas[flat];
     int task = job_task_of(job, flat);
     char pod[320];
@@ -346,6 +348,7 @@ void job_release_if_done(struct controller *ctl, struct job *job)
 
 int controller_stop_all(struct controller *ctl)
 {
+    cluster_assert_owner(ctl->cluster);
     int stopped = 0;
     for (struct job *job = ctl->cluster->first; job; job = job->next) {
         for (int32_t i = 0; i < job->total_replicas; i++) {

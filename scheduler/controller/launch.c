@@ -348,6 +348,7 @@ static void after_launch(struct controller *ctl, struct job *job, int flat)
 
 void controller_attempt_started(struct controller *ctl, struct job *job, int flat, const struct attempt_started *st)
 {
+    cluster_assert_owner(ctl->cluster);
     attempt_running(ctl, job, flat, st);
     if (!job->deleted && !job->replicas[flat].stopping)
         job_raise(ctl, job, EV_POD_RUNNING, flat, false, 0);
@@ -355,6 +356,7 @@ void controller_attempt_started(struct controller *ctl, struct job *job, int fla
 
 void controller_attempt_failed(struct controller *ctl, struct job *job, int flat, const char *why)
 {
+    cluster_assert_owner(ctl->cluster);
     struct replica *r = &job->replicas[flat];
     job->live_procs--;
     r->starting = false;

@@ -12,6 +12,7 @@
 uint64_t controller_record_object(struct controller *ctl, const char *kind, const char *ns, const char *name,
                                   const char *json, const char *reason, const char *message)
 {
+    cluster_assert_owner(ctl->cluster);
     uint64_t rv = 0;
     bool put = json != NULL;
     char *copy = put ? strdup(json) : NULL;
@@ -27,6 +28,7 @@ uint64_t controller_record_object(struct controller *ctl, const char *kind, cons
 uint64_t controller_record_event(struct controller *ctl, const char *kind, const char *ns, const char *name,
                                  const char *reason, const char *message)
 {
+    cluster_assert_owner(ctl->cluster);
     uint64_t rv = 0;
     struct journal_entry *e = record_object_event(ctl, JOURNAL_EVENT, kind, ns, name, &rv, "", "", reason, "%s",
                                                   message);

@@ -285,6 +285,7 @@ struct queue *controller_open_queue(struct controller *ctl, const char *name, st
 
 void controller_sync_queues(struct controller *ctl)
 {
+    cluster_assert_owner(ctl->cluster);
     for (int i = 0; i < ctl->cluster->nqueues; i++) {
         struct queue *q = ctl->cluster->queues[i];
         if (q->state == QUEUE_CLOSING && active_podgroups(ctl->cluster, q) == 0)
@@ -444,6 +445,7 @@ static int32_t priority_for(const struct cluster *c, const char *class_name, boo
 
 int controller_admit_priority(struct controller *ctl, struct job *job, struct api_status *st)
 {
+    cluster_assert_owner(ctl->cluster);
     bool found;
     int32_t priority = priority_for(ctl->cluster, job->priority_class, &found);
     if (job->priority_class && *job->priority_class && !found) {

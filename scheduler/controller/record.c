@@ -1,5 +1,6 @@
 /* Recording changes: every state change becomes one journal entry carrying its event, stamped
  * with the next global sequence number, which also becomes the job's resourceVersion. */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,9 @@ struct journal_entry *record_event(struct controller *ctl, enum journal_op op, s
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    cluster_assert_owner(ctl->cluster);
     uint64_t seq = ++ctl->cluster->seq;
+    assert(seq > 0); /* never wraps */
     job->resource_version = seq;
     if (!e) {
         log_error("out of memory recording event %llu (%s %s/%s: %s)", (unsigned long long)seq, kind, job->ns, name, message);
@@ -50,7 +53,9 @@ struct journal_entry *record_object_event(struct controller *ctl, enum journal_o
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    cluster_assert_owner(ctl->cluster);
     *rv = ++ctl->cluster->seq;
+    assert(*rv > 0);
     struct journal_entry *e = journal_entry_new(op);
     if (!e) {
         log_error("out of memory recording event %llu (%s %s/%s: %s)", (unsigned long long)*rv, kind, ns, name,

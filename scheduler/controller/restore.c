@@ -169,6 +169,7 @@ static int keep_dormant_attempt(struct job_dormant *d, const struct store_attemp
 
 int controller_wake_job(struct controller *ctl, struct job *stub)
 {
+    cluster_assert_owner(ctl->cluster);
     struct job_dormant *d = stub->dormant;
     struct job *full = parse_job(stub->uid, stub->ns, stub->name, stub->created_ms, stub->resource_version, d->spec_json,
                                  d->status_json, d->source_json);

@@ -128,6 +128,7 @@ static void fire(struct controller *ctl, struct job *job, const struct controlle
 
 int controller_run_timers(struct controller *ctl)
 {
+    cluster_assert_owner(ctl->cluster);
     int ran = 0;
     while (ctl->ntimers > 0 && ctl->timers[0].due_ms <= ctl->now_ms) {
         struct controller_timer t = ctl->timers[0];

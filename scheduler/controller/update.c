@@ -111,6 +111,7 @@ static int check_resource_version(const struct job *job, const struct job *upd, 
 
 int controller_update_job(struct controller *ctl, struct job *job, struct job *upd, struct api_status *st)
 {
+    cluster_assert_owner(ctl->cluster);
     if (check_resource_version(job, upd, st) != 0 || volcano_job_check_update(job, upd, st) != 0)
         return -1;
     if (upd->priority_class && (!job->priority_class || strcmp(upd->priority_class, job->priority_class) != 0)) {

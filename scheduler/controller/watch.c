@@ -222,6 +222,7 @@ static void mark_pod(struct controller *ctl, const struct journal_event *ev)
 
 void controller_watch_flush(struct controller *ctl)
 {
+    cluster_assert_owner(ctl->cluster);
     for (struct journal_entry *e = ctl->journal.head; e; e = e->next) {
         const struct journal_event *ev = &e->ev;
         e->watch_rendered = ctl->watch_render;

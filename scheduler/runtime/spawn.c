@@ -43,8 +43,27 @@
  *    belongs to the parent; nor may the compiler turn its zeroing into a memset call, so the
  *    zero blocks it passes to the kernel are static constants.
  *  - Signals are blocked from before clone() until the child has reset every handler to the
- *    default, so none of the server's handlers can ever run in it. */
-#define CHILD_CODE __attribute__((noinline, no_sanitize("address", "undefined")))
+ *    default, so none of the server's handlers can ever run in it.
+ *  - Under ThreadSanitizer (make tsan) clone() is libc's own: TSan's interceptor treats every clone
+ *    as a fork and resets its state in the child, which here is the server's memory (its mutexes'
+ *    clocks: false races; "multi-threaded fork": the next thread the server starts dies). */
+#define CHILD_CODE __attribute__((noinline, no_sanitize("address", "undefined", "thread")))
+
+#ifdef __SANITIZE_THREAD__
+#include <dlfcn.h>
+typedef int clone_fn(int (*)(void *), void *, int, void *, ...);
+/* libc's clone, not the interceptor of the same name (looked up once, on the core thread). */
+static clone_fn *libc_clone(void)
+{
+    static clone_fn *fn;
+    if (!fn) {
+        void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+        fn = libc ? (clone_fn *)dlsym(libc, "clone") : NULL;
+    }
+    return fn ? fn : clone;
+}
+#define clone libc_clone()
+#endif
 
 struct child_frame {
     const struct spawn_request *req;
