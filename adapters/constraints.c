@@ -280,11 +280,9 @@ static bool parse_requirements(struct fields *f, json_t *term, const char *key, 
     bool ok = true;
     for (size_t i = 0; i < count; i++) {
         char p[FIELD_PATH_MAX];
-        json_t *item = json_array_get(list, i);
         struct label_requirement *r = &(*out)[(*n)++];
-        field_path_index(p, path, i);
-        if (!json_is_object(item)) {
-            field_error_at_index(f, list, i, p, "FieldValueInvalid", "Invalid value: must be an object");
+        json_t *item = field_each_object(f, list, i, path, p, "must be an object");
+        if (!item) {
             ok = false;
         } else if (!parse_requirement(f, item, p, kind, r))
             ok = false;
@@ -335,11 +333,9 @@ static bool parse_required(struct fields *f, json_t *node_affinity, const char *
     bool ok = true;
     for (size_t i = 0; i < count && !gave_up(f); i++) {
         char p[FIELD_PATH_MAX];
-        json_t *term = json_array_get(terms, i);
         struct node_selector_term *t = &out->required[out->nrequired++];
-        field_path_index(p, terms_path, i);
-        if (!json_is_object(term)) {
-            field_error_at_index(f, terms, i, p, "FieldValueInvalid", "Invalid value: must be an object");
+        json_t *term = field_each_object(f, terms, i, terms_path, p, "must be an object");
+        if (!term) {
             ok = false;
         } else
             ok = parse_term(f, term, p, false, t) && ok;
@@ -381,11 +377,9 @@ static bool parse_preferred(struct fields *f, json_t *node_affinity, const char 
     bool ok = true;
     for (size_t i = 0; i < count && !gave_up(f); i++) {
         char p[FIELD_PATH_MAX];
-        json_t *item = json_array_get(list, i);
         struct preferred_term *pt = &out->preferred[out->npreferred++];
-        field_path_index(p, path, i);
-        if (!json_is_object(item)) {
-            field_error_at_index(f, list, i, p, "FieldValueInvalid", "Invalid value: must be an object");
+        json_t *item = field_each_object(f, list, i, path, p, "must be an object");
+        if (!item) {
             ok = false;
         } else
             ok = parse_preferred_term(f, item, p, pt) && ok;
@@ -540,10 +534,8 @@ static bool parse_tolerations(struct fields *f, json_t *spec, const char *spec_p
     bool ok = true;
     for (size_t i = 0; i < count && !gave_up(f); i++) {
         char p[FIELD_PATH_MAX];
-        json_t *item = json_array_get(list, i);
-        field_path_index(p, path, i);
-        if (!json_is_object(item)) {
-            field_error_at_index(f, list, i, p, "FieldValueInvalid", "Invalid value: must be an object");
+        json_t *item = field_each_object(f, list, i, path, p, "must be an object");
+        if (!item) {
             ok = false;
         } else
             ok = parse_toleration(f, item, p, &out->tolerations[out->ntolerations++]) && ok;

@@ -87,6 +87,17 @@ void field_error_at_index(struct fields *f, const json_t *array, size_t index, c
     va_end(ap);
 }
 
+json_t *field_each_object(struct fields *f, const json_t *array, size_t i, const char *parent, char *path,
+                          const char *detail)
+{
+    field_path_index(path, parent, i);
+    json_t *item = json_array_get(array, i);
+    if (json_is_object(item))
+        return item;
+    field_error_at_index(f, array, i, path, "FieldValueInvalid", "Invalid value: %s", detail);
+    return NULL;
+}
+
 void field_required(struct fields *f, const json_t *obj, const char *key, const char *path)
 {
     field_error(f, obj, key, path, "FieldValueRequired", "Required value");

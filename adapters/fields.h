@@ -34,6 +34,12 @@ void field_error(struct fields *f, const json_t *obj, const char *key, const cha
 void field_error_at_index(struct fields *f, const json_t *array, size_t index, const char *path, const char *reason,
                           const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
+/* One step of a loop over an array whose elements must be objects: writes "parent[i]" into path and
+ * returns array[i] when it is an object; else adds the cause "Invalid value: <detail>" (detail: "must
+ * be an object", "a task must be an object") at that element and returns NULL. */
+json_t *field_each_object(struct fields *f, const json_t *array, size_t i, const char *parent, char *path,
+                          const char *detail);
+
 /* Shorthands for the usual causes, worded as Kubernetes words them. */
 void field_required(struct fields *f, const json_t *obj, const char *key, const char *path);
 void field_invalid(struct fields *f, const json_t *obj, const char *key, const char *path, const char *detail);

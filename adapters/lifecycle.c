@@ -175,9 +175,7 @@ bool policies_parse(struct fields *f, json_t *parent, const char *path, struct l
     json_t *pol;
     json_array_foreach(list, i, pol) {
         char ip[FIELD_PATH_MAX];
-        field_path_index(ip, p, i);
-        if (!json_is_object(pol)) {
-            field_error_at_index(f, list, i, ip, "FieldValueInvalid", "Invalid value: a policy must be an object");
+        if (!field_each_object(f, list, i, p, ip, "a policy must be an object")) {
             ok = false;
         } else if (!parse_policy(f, pol, ip, &pols[i])) {
             ok = false;

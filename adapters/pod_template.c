@@ -293,9 +293,7 @@ static bool parse_env(struct fields *f, json_t *container, const char *path, str
     json_t *item;
     json_array_foreach(env, i, item) {
         char p[FIELD_PATH_MAX];
-        field_path_index(p, sub, i);
-        if (!json_is_object(item)) {
-            field_error_at_index(f, env, i, p, "FieldValueInvalid", "Invalid value: must be an object with name and value");
+        if (!field_each_object(f, env, i, sub, p, "must be an object with name and value")) {
             ok = false;
             continue;
         }
@@ -378,9 +376,7 @@ static bool check_ports(struct fields *f, json_t *container, const char *path)
     json_t *port;
     json_array_foreach(ports, i, port) {
         char ip[FIELD_PATH_MAX];
-        field_path_index(ip, p, i);
-        if (!json_is_object(port)) {
-            field_error_at_index(f, ports, i, ip, "FieldValueInvalid", "Invalid value: must be an object");
+        if (!field_each_object(f, ports, i, p, ip, "must be an object")) {
             ok = false;
             continue;
         }
@@ -575,13 +571,10 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
         field_unsupported(f, spec, "initContainers", ip, "the process runtime runs one container per pod");
         ok = false;
     }
-    json_t *c0 = json_array_get(containers, 0);
     char cp[FIELD_PATH_MAX];
-    field_path_index(cp, p, 0);
-    if (!json_is_object(c0)) {
-        field_error_at_index(f, containers, 0, cp, "FieldValueInvalid", "Invalid value: must be an object");
+    json_t *c0 = field_each_object(f, containers, 0, p, cp, "must be an object");
+    if (!c0)
         return false;
-    }
     ok = parse_container(f, c0, cp, ts) && ok;
 
     const char *restart = NULL;

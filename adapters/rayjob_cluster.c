@@ -190,12 +190,9 @@ static void worker_group(struct fields *f, json_t *groups, int64_t deadline, jso
                          struct rayjob_cluster *out, struct dialect_translation *t)
 {
     char path[FIELD_PATH_MAX], p[FIELD_PATH_MAX];
-    field_path_index(path, WORKERS_PATH, 0);
-    json_t *group = json_array_get(groups, 0);
-    if (!json_is_object(group)) {
-        field_error_at_index(f, groups, 0, path, "FieldValueInvalid", "Invalid value: must be an object");
+    json_t *group = field_each_object(f, groups, 0, WORKERS_PATH, path, "must be an object");
+    if (!group)
         return;
-    }
     dialect_refuse_fields(f, group, path, worker_fields, group_refusals);
     const char *name = NULL;
     field_path(p, path, "groupName");

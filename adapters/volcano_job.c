@@ -164,12 +164,9 @@ static void check_template_scheduler(struct fields *f, const struct job *job, co
 static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_spec *ts)
 {
     char path[FIELD_PATH_MAX], p[FIELD_PATH_MAX];
-    field_path_index(path, "spec.tasks", i);
-    json_t *task = json_array_get(tasks, i);
-    if (!json_is_object(task)) {
-        field_error_at_index(f, tasks, i, path, "FieldValueInvalid", "Invalid value: a task must be an object");
+    json_t *task = field_each_object(f, tasks, i, "spec.tasks", path, "a task must be an object");
+    if (!task)
         return;
-    }
     field_check_rules(f, task, path, task_rules);
     parse_topology_policy(f, task, path);
     const char *name = NULL;

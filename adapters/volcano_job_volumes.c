@@ -153,12 +153,9 @@ char *volcano_volume_env_name(const char *mount_path)
 static bool parse_volume(struct fields *f, json_t *vols, size_t i, struct task_volume *out)
 {
     char path[FIELD_PATH_MAX], p[FIELD_PATH_MAX];
-    field_path_index(path, "spec.volumes", i);
-    json_t *vol = json_array_get(vols, i);
-    if (!json_is_object(vol)) {
-        field_error_at_index(f, vols, i, path, "FieldValueInvalid", "Invalid value: a volume must be an object");
+    json_t *vol = field_each_object(f, vols, i, "spec.volumes", path, "a volume must be an object");
+    if (!vol)
         return false;
-    }
     bool ok = field_check_known(f, vol, path, volume_fields);
     const char *mp = NULL, *claim_name = NULL;
     json_t *claim;

@@ -6,6 +6,7 @@
 
 #include "gateway/auth.h"
 #include "gateway/handlers.h"
+#include "gateway/watch.h"
 #include "store/store.h"
 
 /* Waits until seq is committed. A read does not wait while the database is failing: it would wait
@@ -81,4 +82,17 @@ void gateway_answer_core_filtered(struct http_req *req, struct core_request *cre
                                   void *ctx)
 {
     answer(req, creq, NULL, filter, ctx);
+}
+
+void gateway_ask(struct http_req *req, enum core_op op, const char *ns, const char *name)
+{
+    struct core_request creq = {.op = op, .ns = ns, .name = name};
+    gateway_answer_core(req, &creq);
+}
+
+void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version,
+                      const char *kind)
+{
+    struct core_request creq = {.op = op, .ns = ns};
+    gateway_answer_list(req, &creq, &(struct list_kind){api_version, kind, NULL});
 }

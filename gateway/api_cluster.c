@@ -1,25 +1,15 @@
 /* Nodes and PodGroups over HTTP: read-only views of the core's state (queues: api_objects.c). */
 #include "adapters/podgroup.h"
 #include "gateway/handlers.h"
-#include "gateway/watch.h"
 
-static void ask(struct http_req *req, enum core_op op, const char *ns, const char *name)
-{
-    struct core_request creq = {.op = op, .ns = ns, .name = name};
-    gateway_answer_core(req, &creq);
-}
-
-static void list(struct http_req *req, enum core_op op, const char *ns, const char *api_version, const char *kind)
-{
-    struct core_request creq = {.op = op, .ns = ns};
-    gateway_answer_list(req, &creq, &(struct list_kind){api_version, kind, NULL});
-}
-
-void handle_node_list(struct http_req *req) { list(req, CORE_NODE_LIST, NULL, "v1", "Node"); }
-void handle_node_get(struct http_req *req) { ask(req, CORE_NODE_GET, NULL, req->params[0]); }
+void handle_node_list(struct http_req *req) { gateway_ask_list(req, CORE_NODE_LIST, NULL, "v1", "Node"); }
+void handle_node_get(struct http_req *req) { gateway_ask(req, CORE_NODE_GET, NULL, req->params[0]); }
 void handle_podgroup_list(struct http_req *req)
 {
-    list(req, CORE_PODGROUP_LIST, req->params[0], PODGROUP_API_VERSION, "PodGroup");
+    gateway_ask_list(req, CORE_PODGROUP_LIST, req->params[0], PODGROUP_API_VERSION, "PodGroup");
 }
-void handle_podgroup_list_all(struct http_req *req) { list(req, CORE_PODGROUP_LIST, NULL, PODGROUP_API_VERSION, "PodGroup"); }
-void handle_podgroup_get(struct http_req *req) { ask(req, CORE_PODGROUP_GET, req->params[0], req->params[1]); }
+void handle_podgroup_list_all(struct http_req *req)
+{
+    gateway_ask_list(req, CORE_PODGROUP_LIST, NULL, PODGROUP_API_VERSION, "PodGroup");
+}
+void handle_podgroup_get(struct http_req *req) { gateway_ask(req, CORE_PODGROUP_GET, req->params[0], req->params[1]); }

@@ -8,7 +8,6 @@
 #include "adapters/intake.h"
 #include "adapters/volcano_job.h"
 #include "gateway/handlers.h"
-#include "gateway/watch.h"
 
 /* The body as a Volcano Job of the URL's namespace whose tasks run as the caller, or NULL with why
  * in st. */
@@ -61,21 +60,15 @@ void handle_job_update(struct http_req *req)
     job_free(job);
 }
 
-static void simple_request(struct http_req *req, enum core_op op, const char *ns, const char *name)
+void handle_job_get(struct http_req *req) { gateway_ask(req, CORE_JOB_GET, req->params[0], req->params[1]); }
+void handle_job_list(struct http_req *req)
 {
-    struct core_request creq = {.op = op, .ns = ns, .name = name};
-    gateway_answer_core(req, &creq);
+    gateway_ask_list(req, CORE_JOB_LIST, req->params[0], VOLCANO_JOB_API_VERSION, "Job");
 }
-
-static void list(struct http_req *req, const char *ns)
+void handle_job_list_all(struct http_req *req)
 {
-    struct core_request creq = {.op = CORE_JOB_LIST, .ns = ns};
-    gateway_answer_list(req, &creq, &(struct list_kind){VOLCANO_JOB_API_VERSION, "Job", NULL});
+    gateway_ask_list(req, CORE_JOB_LIST, NULL, VOLCANO_JOB_API_VERSION, "Job");
 }
-
-void handle_job_get(struct http_req *req) { simple_request(req, CORE_JOB_GET, req->params[0], req->params[1]); }
-void handle_job_list(struct http_req *req) { list(req, req->params[0]); }
-void handle_job_list_all(struct http_req *req) { list(req, NULL); }
 /* caldera.io: the job as the manifest a Kubernetes cluster running Volcano accepts. */
 void handle_job_manifest(struct http_req *req)
 {
@@ -83,4 +76,4 @@ void handle_job_manifest(struct http_req *req)
     gateway_answer_core(req, &creq);
 }
 
-void handle_job_delete(struct http_req *req) { simple_request(req, CORE_JOB_DELETE, req->params[0], req->params[1]); }
+void handle_job_delete(struct http_req *req) { gateway_ask(req, CORE_JOB_DELETE, req->params[0], req->params[1]); }

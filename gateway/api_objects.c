@@ -8,7 +8,6 @@
 #include "adapters/queue.h"
 #include "adapters/resource_quota.h"
 #include "gateway/handlers.h"
-#include "gateway/watch.h"
 
 /* One kind as this file handles it: its parser behind one signature, and how to free what it made. */
 struct object_api {
@@ -86,31 +85,22 @@ static void submit(struct http_req *req, const struct object_api *api, enum core
     api->free(creq.object); /* still ours when the core refused it */
 }
 
-static void ask(struct http_req *req, enum core_op op, const char *ns, const char *name)
+void handle_queue_list(struct http_req *req)
 {
-    struct core_request creq = {.op = op, .ns = ns, .name = name};
-    gateway_answer_core(req, &creq);
+    gateway_ask_list(req, CORE_QUEUE_LIST, NULL, QUEUE_API_VERSION, "Queue");
 }
-
-static void list(struct http_req *req, enum core_op op, const char *ns, const char *api_version, const char *kind)
-{
-    struct core_request creq = {.op = op, .ns = ns};
-    gateway_answer_list(req, &creq, &(struct list_kind){api_version, kind, NULL});
-}
-
-void handle_queue_list(struct http_req *req) { list(req, CORE_QUEUE_LIST, NULL, QUEUE_API_VERSION, "Queue"); }
-void handle_queue_get(struct http_req *req) { ask(req, CORE_QUEUE_GET, NULL, req->params[0]); }
+void handle_queue_get(struct http_req *req) { gateway_ask(req, CORE_QUEUE_GET, NULL, req->params[0]); }
 void handle_queue_create(struct http_req *req) { submit(req, &queue_api, CORE_QUEUE_CREATE, NULL, NULL); }
 void handle_queue_update(struct http_req *req) { submit(req, &queue_api, CORE_QUEUE_UPDATE, NULL, req->params[0]); }
-void handle_queue_delete(struct http_req *req) { ask(req, CORE_QUEUE_DELETE, NULL, req->params[0]); }
-void handle_queue_open(struct http_req *req) { ask(req, CORE_QUEUE_OPEN, NULL, req->params[0]); }
-void handle_queue_close(struct http_req *req) { ask(req, CORE_QUEUE_CLOSE, NULL, req->params[0]); }
+void handle_queue_delete(struct http_req *req) { gateway_ask(req, CORE_QUEUE_DELETE, NULL, req->params[0]); }
+void handle_queue_open(struct http_req *req) { gateway_ask(req, CORE_QUEUE_OPEN, NULL, req->params[0]); }
+void handle_queue_close(struct http_req *req) { gateway_ask(req, CORE_QUEUE_CLOSE, NULL, req->params[0]); }
 
 void handle_priorityclass_list(struct http_req *req)
 {
-    list(req, CORE_PRIORITYCLASS_LIST, NULL, PRIORITY_CLASS_API_VERSION, "PriorityClass");
+    gateway_ask_list(req, CORE_PRIORITYCLASS_LIST, NULL, PRIORITY_CLASS_API_VERSION, "PriorityClass");
 }
-void handle_priorityclass_get(struct http_req *req) { ask(req, CORE_PRIORITYCLASS_GET, NULL, req->params[0]); }
+void handle_priorityclass_get(struct http_req *req) { gateway_ask(req, CORE_PRIORITYCLASS_GET, NULL, req->params[0]); }
 void handle_priorityclass_create(struct http_req *req)
 {
     submit(req, &priority_class_api, CORE_PRIORITYCLASS_CREATE, NULL, NULL);
@@ -119,14 +109,23 @@ void handle_priorityclass_update(struct http_req *req)
 {
     submit(req, &priority_class_api, CORE_PRIORITYCLASS_UPDATE, NULL, req->params[0]);
 }
-void handle_priorityclass_delete(struct http_req *req) { ask(req, CORE_PRIORITYCLASS_DELETE, NULL, req->params[0]); }
+void handle_priorityclass_delete(struct http_req *req)
+{
+    gateway_ask(req, CORE_PRIORITYCLASS_DELETE, NULL, req->params[0]);
+}
 
-void handle_quota_list_all(struct http_req *req) { list(req, CORE_QUOTA_LIST, NULL, "v1", "ResourceQuota"); }
-void handle_quota_list(struct http_req *req) { list(req, CORE_QUOTA_LIST, req->params[0], "v1", "ResourceQuota"); }
-void handle_quota_get(struct http_req *req) { ask(req, CORE_QUOTA_GET, req->params[0], req->params[1]); }
+void handle_quota_list_all(struct http_req *req)
+{
+    gateway_ask_list(req, CORE_QUOTA_LIST, NULL, "v1", "ResourceQuota");
+}
+void handle_quota_list(struct http_req *req)
+{
+    gateway_ask_list(req, CORE_QUOTA_LIST, req->params[0], "v1", "ResourceQuota");
+}
+void handle_quota_get(struct http_req *req) { gateway_ask(req, CORE_QUOTA_GET, req->params[0], req->params[1]); }
 void handle_quota_create(struct http_req *req) { submit(req, &quota_api, CORE_QUOTA_CREATE, req->params[0], NULL); }
 void handle_quota_update(struct http_req *req)
 {
     submit(req, &quota_api, CORE_QUOTA_UPDATE, req->params[0], req->params[1]);
 }
-void handle_quota_delete(struct http_req *req) { ask(req, CORE_QUOTA_DELETE, req->params[0], req->params[1]); }
+void handle_quota_delete(struct http_req *req) { gateway_ask(req, CORE_QUOTA_DELETE, req->params[0], req->params[1]); }

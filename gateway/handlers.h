@@ -18,6 +18,13 @@ void gateway_answer_core_restated(struct http_req *req, struct core_request *cre
 typedef void (*gateway_filter_fn)(void *ctx, json_t *body);
 void gateway_answer_core_filtered(struct http_req *req, struct core_request *creq, gateway_filter_fn filter,
                                   void *ctx);
+/* The plain request a handler asks: op on the object ns/name (either NULL where not used), answered
+ * as gateway_answer_core does. */
+void gateway_ask(struct http_req *req, enum core_op op, const char *ns, const char *name);
+/* The plain list a handler asks: op in ns (NULL: every namespace), its items of api_version and
+ * kind, answered as gateway_answer_list does. */
+void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version,
+                      const char *kind);
 
 /* list.c: a list request built in creq (op, namespace, dialect, view). ?watch=true streams it
  * (gateway/watch.h); otherwise the core's list, filtered by the full labelSelector (the core narrows

@@ -120,5 +120,46 @@ static void getters_given_the_parent_name_the_member(void)
     intake_free(&in);
 }
 
+/* Each element of a list that must hold objects: the objects given back with their paths, the others
+ * one cause each at their own line. */
+static void each_object_names_the_elements_that_are_not(void)
+{
+    static const char yaml[] = "tasks:\n"       /* 1 */
+                               "- {name: a}\n"  /* 2 */
+                               "- 5\n"          /* 3 */
+                               "- [x]\n"        /* 4 */
+                               "- {name: b}\n"; /* 5 */
+    struct intake in;
+    struct api_status st = {0};
+    REQUIRE(intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, &st) == 0);
+    struct fields f = {&in.docs[0], &st, false};
+    json_t *tasks = json_object_get(in.docs[0].root, "tasks");
+    char p[FIELD_PATH_MAX];
+    int objects = 0;
+    for (size_t i = 0; i < json_array_size(tasks); i++) {
+        json_t *task = field_each_object(&f, tasks, i, "spec.tasks", p, "a task must be an object");
+        char want[FIELD_PATH_MAX];
+        snprintf(want, sizeof want, "spec.tasks[%zu]", i);
+        CHECK_STR(p, want);
+        if (task) {
+            CHECK(task == json_array_get(tasks, i));
+            objects++;
+        }
+    }
+    CHECK_INT(objects, 2);
+    CHECK_INT(st.ncauses, 2);
+    CHECK_STR(st.causes[0].field, "spec.tasks[1]");
+    CHECK_STR(st.causes[0].reason, "FieldValueInvalid");
+    CHECK_STR(st.causes[0].message, "Invalid value: a task must be an object");
+    CHECK_INT(st.causes[0].line, 3);
+    CHECK_STR(st.causes[1].field, "spec.tasks[2]");
+    CHECK_INT(st.causes[1].line, 4);
+    CHECK(field_each_object(&f, tasks, 9, "spec.tasks", p, "must be an object") == NULL);
+    CHECK_STR(p, "spec.tasks[9]");
+    CHECK_INT(st.ncauses, 3);
+    CHECK_STR(st.causes[2].message, "Invalid value: must be an object");
+    intake_free(&in);
+}
+
 TEST_MAIN(TEST_CASE(paths_join_names_and_indexes), TEST_CASE(long_paths_are_cut_as_snprintf_cuts_them),
-          TEST_CASE(getters_given_the_parent_name_the_member))
+          TEST_CASE(getters_given_the_parent_name_the_member), TEST_CASE(each_object_names_the_elements_that_are_not))
