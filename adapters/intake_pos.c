@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 /* A container copied for an alias gets one POS_ORIGIN record naming its original instead of a copy of
  * every record below it: an alias bomb near the value limit then costs one record per container. */
 enum pos_kind { POS_NODE, POS_MEMBER, POS_INDEX, POS_ORIGIN };
@@ -61,14 +63,8 @@ static struct pos_table *table_of(struct intake_positions *m)
 
 static int hold(struct pos_table *t, json_t *container)
 {
-    if (t->nheld == t->held_cap) {
-        size_t cap = t->held_cap ? t->held_cap * 2 : 256;
-        json_t **held = realloc(t->held, cap * sizeof *held);
-        if (!held)
-            return -1;
-        t->held = held;
-        t->held_cap = cap;
-    }
+    if (GROW(t->held, t->held_cap, t->nheld + 1, 256) != 0)
+        return -1;
     t->held[t->nheld++] = json_incref(container);
     return 0;
 }

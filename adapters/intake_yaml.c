@@ -9,6 +9,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "common/grow.h"
+
 #define MAX_DEPTH INTAKE_MAX_DEPTH
 #define MAX_VALUES 1000000
 #define MAX_ALIAS_BYTES ((size_t)16 << 20)
@@ -459,14 +461,8 @@ static int on_document_start(struct builder *b, const yaml_event_t *ev)
 static int push_doc(struct builder *b)
 {
     struct intake *out = b->out;
-    if ((size_t)out->ndocs == b->docs_cap) {
-        size_t cap = b->docs_cap ? b->docs_cap * 2 : 4;
-        struct intake_doc *docs = realloc(out->docs, cap * sizeof *docs);
-        if (!docs)
-            return fail_oom(b);
-        out->docs = docs;
-        b->docs_cap = cap;
-    }
+    if (GROW(out->docs, b->docs_cap, (size_t)out->ndocs + 1, 4) != 0)
+        return fail_oom(b);
     out->docs[out->ndocs++] = b->doc;
     b->doc = (struct intake_doc){0};
     return 0;

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grow.h"
+
 /* mkdir with mode as given (the umask would take bits off); an existing path is success. */
 static int mkdir_exact(const char *path, mode_t mode)
 {
@@ -60,15 +62,12 @@ int read_file(const char *path, size_t max_len, char **data, size_t *len)
                 errno = EFBIG;
                 return -1;
             }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
+            if (GROW(buf, cap, cap + 1, 4096) != 0) {
                 free(buf);
                 close(fd);
                 errno = ENOMEM;
                 return -1;
             }
-            buf = nb;
-            cap *= 2;
         }
         ssize_t r = read(fd, buf + n, cap - n - 1);
         if (r < 0) {

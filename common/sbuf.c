@@ -7,22 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 static bool reserve(struct sbuf *b, size_t extra)
 {
     if (b->failed)
         return false;
-    if (b->len + extra + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->len + extra + 1)
-        cap *= 2;
-    char *p = realloc(b->data, cap);
-    if (!p) {
+    if (GROW(b->data, b->cap, b->len + extra + 1, 64) != 0) {
         b->failed = true;
         return false;
     }
-    b->data = p;
-    b->cap = cap;
     return true;
 }
 

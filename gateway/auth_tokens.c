@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/fs.h"
+#include "common/grow.h"
 #include "common/log.h"
 #include "common/strv.h"
 #include "gateway/auth_internal.h"
@@ -280,13 +281,8 @@ json_t *auth_list_tokens(struct auth *a, const struct principal *who)
         const struct token_entry *e = value;
         if (!may_see(e, who))
             continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            json_t **grown = realloc(items, cap * sizeof *items);
-            if (!grown)
-                break;
-            items = grown;
-        }
+        if (GROW(items, cap, n + 1, 16) != 0)
+            break;
         items[n++] = token_render(&e->token, NULL);
     }
     pthread_rwlock_unlock(&a->lock);

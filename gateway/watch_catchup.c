@@ -10,6 +10,7 @@
 #include "adapters/command.h"
 #include "adapters/event.h"
 #include "common/clock.h"
+#include "common/grow.h"
 #include "common/hashmap.h"
 #include "gateway/handlers.h"
 #include "gateway/watch_internal.h"
@@ -61,15 +62,9 @@ static int add(struct catch_up *c, uint64_t rv, const char *type, json_t *object
 {
     if (!object)
         return -1;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 64;
-        struct pending *grown = realloc(c->items, cap * sizeof *grown);
-        if (!grown) {
-            json_decref(object);
-            return -1;
-        }
-        c->items = grown;
-        c->cap = cap;
+    if (GROW(c->items, c->cap, c->n + 1, 64) != 0) {
+        json_decref(object);
+        return -1;
     }
     c->items[c->n++] = (struct pending){rv, type, object};
     return 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/hashmap.h"
 #include "gateway/handlers.h"
 #include "gateway/watch_internal.h"
@@ -41,12 +42,8 @@ int history_changes_note(struct history_changes *c, const char *job_uid, uint64_
     size_t i = (size_t)(uintptr_t)strmap_get(&c->by_uid, job_uid);
     if (i == 0) {
         if (c->n == c->cap) {
-            size_t cap = c->cap ? c->cap * 2 : 16;
-            struct changed_job *grown = realloc(c->jobs, cap * sizeof *grown);
-            if (!grown)
+            if (GROW(c->jobs, c->cap, c->n + 1, 16) != 0)
                 return -1;
-            c->jobs = grown;
-            c->cap = cap;
             hmap_clear(&c->by_uid); /* the keys moved with the array */
             for (size_t k = 0; k < c->n; k++)
                 strmap_put(&c->by_uid, c->jobs[k].uid, (void *)(uintptr_t)(k + 1));

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/grow.h"
 #include "common/log.h"
 #include "common/memory.h"
 #include "scheduler/core_internal.h"
@@ -33,15 +34,12 @@
 static int slot_alloc(struct core *c)
 {
     if (c->free_slot < 0) {
-        int cap = c->nslots ? c->nslots * 2 : 64;
-        struct proc_slot *s = realloc(c->slots, (size_t)cap * sizeof *s);
-        if (!s)
+        int old = c->nslots;
+        if (GROW(c->slots, c->nslots, (size_t)old + 1, 64) != 0)
             return -1;
-        for (int i = c->nslots; i < cap; i++)
-            s[i] = (struct proc_slot){.job = NULL, .next_free = i + 1 < cap ? i + 1 : -1};
-        c->free_slot = c->nslots;
-        c->slots = s;
-        c->nslots = cap;
+        for (int i = old; i < c->nslots; i++)
+            c->slots[i] = (struct proc_slot){.job = NULL, .next_free = i + 1 < c->nslots ? i + 1 : -1};
+        c->free_slot = old;
     }
     int i = c->free_slot;
     c->free_slot = c->slots[i].next_free;

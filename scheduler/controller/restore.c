@@ -9,6 +9,7 @@
 #include "adapters/intake.h"
 #include "adapters/queue.h"
 #include "adapters/volcano_job.h"
+#include "common/grow.h"
 #include "common/log.h"
 #include "scheduler/controller/internal.h"
 #include "scheduler/controller/objects.h"
@@ -148,14 +149,8 @@ static int restore_attempt_row(struct controller *ctl, struct job *job, const st
 /* A dormant job's attempt row, kept for its waking. */
 static int keep_dormant_attempt(struct job_dormant *d, const struct store_attempt_row *row)
 {
-    if (d->nattempts == d->cap) {
-        int cap = d->cap ? d->cap * 2 : 4;
-        struct dormant_attempt *grown = realloc(d->attempts, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        d->attempts = grown;
-        d->cap = cap;
-    }
+    if (GROW(d->attempts, d->cap, (size_t)d->nattempts + 1, 4) != 0)
+        return -1;
     struct dormant_attempt *a = &d->attempts[d->nattempts++];
     *a = (struct dormant_attempt){
         .pod = strdup(row->pod), .task = strdup(row->task ? row->task : ""), .node = strdup(row->node ? row->node : ""),
@@ -223,14 +218,8 @@ void controller_enable_waking(struct controller *ctl)
 static int remember_running(struct controller *ctl, struct job *job, int flat, const struct store_attempt_row *row)
 {
     struct replica *r = &job->replicas[flat];
-    if (ctl->nrecovered == ctl->recovered_cap) {
-        int cap = ctl->recovered_cap ? ctl->recovered_cap * 2 : 64;
-        struct recovered_attempt *grown = realloc(ctl->recovered, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        ctl->recovered = grown;
-        ctl->recovered_cap = cap;
-    }
+    if (GROW(ctl->recovered, ctl->recovered_cap, (size_t)ctl->nrecovered + 1, 64) != 0)
+        return -1;
     struct recovered_attempt *ra = &ctl->recovered[ctl->nrecovered++];
     snprintf(ra->job_uid, sizeof ra->job_uid, "%s", job->uid);
     ra->flat = flat;

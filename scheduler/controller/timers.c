@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/log.h"
 #include "scheduler/controller/internal.h"
 
@@ -49,15 +50,9 @@ static void remove_at(struct controller *ctl, int i)
 
 void timer_arm(struct controller *ctl, struct job *job, const struct controller_timer *t)
 {
-    if (ctl->ntimers == ctl->timers_cap) {
-        int cap = ctl->timers_cap ? ctl->timers_cap * 2 : 16;
-        struct controller_timer *h = realloc(ctl->timers, (size_t)cap * sizeof *h);
-        if (!h) {
-            log_error("out of memory arming a timer for job %s/%s", job->ns, job->name);
-            return;
-        }
-        ctl->timers = h;
-        ctl->timers_cap = cap;
+    if (GROW(ctl->timers, ctl->timers_cap, (size_t)ctl->ntimers + 1, 16) != 0) {
+        log_error("out of memory arming a timer for job %s/%s", job->ns, job->name);
+        return;
     }
     struct controller_timer *slot = &ctl->timers[ctl->ntimers];
     *slot = *t;

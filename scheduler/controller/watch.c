@@ -15,6 +15,7 @@
 #include "adapters/queue.h"
 #include "adapters/resource_quota.h"
 #include "adapters/volcano_job.h"
+#include "common/grow.h"
 #include "common/log.h"
 #include "scheduler/controller/internal.h"
 #include "scheduler/controller/objects.h"
@@ -197,15 +198,9 @@ static void touch_job(struct controller *ctl, struct job *job, struct journal_en
     job->watch_entry = e;
     if (job->watch_touched)
         return;
-    if (ctl->nwatch_touched == ctl->watch_touched_cap) {
-        int cap = ctl->watch_touched_cap ? ctl->watch_touched_cap * 2 : 64;
-        struct job **grown = realloc(ctl->watch_touched, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            log_warn("watch: out of memory: a change of job %s/%s is not shown to watches", job->ns, job->name);
-            return;
-        }
-        ctl->watch_touched = grown;
-        ctl->watch_touched_cap = cap;
+    if (GROW(ctl->watch_touched, ctl->watch_touched_cap, (size_t)ctl->nwatch_touched + 1, 64) != 0) {
+        log_warn("watch: out of memory: a change of job %s/%s is not shown to watches", job->ns, job->name);
+        return;
     }
     ctl->watch_touched[ctl->nwatch_touched++] = job;
     job->watch_touched = true;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "scheduler/framework/hooks.h"
 
 #define MAX_REASONS 16
@@ -123,14 +124,8 @@ static void sift_down(struct candidate *h, int n, int i)
 
 static int heap_push(struct group_scan *g, struct candidate c)
 {
-    if (g->n == g->cap) {
-        int cap = g->cap ? g->cap * 2 : 64;
-        struct candidate *grown = realloc(g->heap, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        g->heap = grown;
-        g->cap = cap;
-    }
+    if (GROW(g->heap, g->cap, (size_t)g->n + 1, 64) != 0)
+        return -1;
     g->heap[g->n] = c;
     sift_up(g->heap, g->n++);
     return 0;
@@ -206,15 +201,9 @@ static int record_bind(struct session *ssn, int mark, int job, int task, int nod
             return 0;
         }
     }
-    if (ssn->nbinds == ssn->binds_cap) {
-        int cap = ssn->binds_cap ? ssn->binds_cap * 2 : 256;
-        struct bind_decision *b = realloc(ssn->binds, (size_t)cap * sizeof *b);
-        if (!b) {
-            ssn->out_of_memory = true;
-            return -1;
-        }
-        ssn->binds = b;
-        ssn->binds_cap = cap;
+    if (GROW(ssn->binds, ssn->binds_cap, (size_t)ssn->nbinds + 1, 256) != 0) {
+        ssn->out_of_memory = true;
+        return -1;
     }
     ssn->binds[ssn->nbinds++] = (struct bind_decision){job, task, node, 1};
     return 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/hashmap.h"
 #include "scheduler/framework/hooks.h"
 
@@ -46,13 +47,8 @@ static int build(struct session *ssn)
                 resvec_add(&ssn->nodes[slot[r->node]].releasing, req);
                 continue;
             }
-            if (sv->n == cap) {
-                cap = cap ? cap * 2 : 256;
-                struct victim *grown = realloc(sv->all, (size_t)cap * sizeof *grown);
-                if (!grown)
-                    goto fail;
-                sv->all = grown;
-            }
+            if (GROW(sv->all, cap, (size_t)sv->n + 1, 256) != 0)
+                goto fail;
             sv->all[sv->n++] = (struct victim){job, i, slot[r->node], queue, info ? (int)(info - ssn->jobs) : -1,
                                                req, job->priority, r->start_ms, false};
         }
@@ -102,15 +98,9 @@ struct victim **session_victims_on(struct session *ssn, int node, int *n)
 
 int session_evict(struct session *ssn, struct victim *v, const char *fmt, ...)
 {
-    if (ssn->nevicts == ssn->evicts_cap) {
-        int cap = ssn->evicts_cap ? ssn->evicts_cap * 2 : 16;
-        struct evict_decision *grown = realloc(ssn->evicts, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            ssn->out_of_memory = true;
-            return -1;
-        }
-        ssn->evicts = grown;
-        ssn->evicts_cap = cap;
+    if (GROW(ssn->evicts, ssn->evicts_cap, (size_t)ssn->nevicts + 1, 16) != 0) {
+        ssn->out_of_memory = true;
+        return -1;
     }
     struct evict_decision *d = &ssn->evicts[ssn->nevicts++];
     d->job = v->job;

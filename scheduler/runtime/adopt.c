@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/grow.h"
 #include "common/log.h"
 #include "scheduler/runtime/cgroup.h"
 #include "scheduler/runtime/process.h"
@@ -113,13 +114,8 @@ int process_sweep_orphans(bool (*keep)(void *ctx, const char *cgroup_name), void
                      de->d_name);
             cgroup_signal(de->d_name, SIGKILL, 0);
             cgroup_remove_async(de->d_name);
-            if (removed == cap) {
-                cap = cap ? cap * 2 : 16;
-                char **grown = realloc(swept, (size_t)cap * sizeof *grown);
-                if (!grown)
-                    break;
-                swept = grown;
-            }
+            if (GROW(swept, cap, (size_t)removed + 1, 16) != 0)
+                break;
             if (!(swept[removed] = strdup(de->d_name)))
                 break;
             removed++;

@@ -21,6 +21,7 @@
 
 #include "common/clock.h"
 #include "common/fs.h"
+#include "common/grow.h"
 #include "tests/lib/bench.h"
 #include "tests/lib/bench_server.h"
 #include "tests/lib/server.h"
@@ -80,11 +81,8 @@ static void deliver(struct subscriber *s, const char *text, double now_ms)
     const char *time = json_string_value(json_object_get(ev, "time"));
     int64_t at;
     if (time && rfc3339_parse(time, &at) == 0) {
-        if (nlat == cap_lat) {
-            cap_lat = cap_lat ? cap_lat * 2 : 65536;
-            latencies = realloc(latencies, cap_lat * sizeof *latencies);
-        }
-        latencies[nlat++] = now_ms - (double)at;
+        if (GROW(latencies, cap_lat, nlat + 1, 65536) == 0)
+            latencies[nlat++] = now_ms - (double)at;
     }
     if (s->n < MAX_SEQS)
         s->seqs[s->n++] = json_integer_value(json_object_get(ev, "seq"));

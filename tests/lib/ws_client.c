@@ -19,24 +19,12 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/grow.h"
 
 #define MAX_HEAD 8192
 #define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
-static bool grow(struct ws_client *c, size_t more)
-{
-    if (c->in_len + more <= c->in_cap)
-        return true;
-    size_t cap = c->in_cap ? c->in_cap : 16384;
-    while (cap < c->in_len + more)
-        cap *= 2;
-    unsigned char *p = realloc(c->in, cap);
-    if (!p)
-        return false;
-    c->in = p;
-    c->in_cap = cap;
-    return true;
-}
+static bool grow(struct ws_client *c, size_t more) { return GROW(c->in, c->in_cap, c->in_len + more, 16384) == 0; }
 
 /* Waits for the socket to be readable for at most ms; true when it is. */
 static bool readable(int fd, int ms)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/sbuf.h"
 
 #define TABLE_GAP 3
@@ -24,15 +25,9 @@ static void push_cell(struct table *t, const char *s)
 {
     if (t->failed)
         return;
-    if (t->ncells == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        char **cells = realloc(t->cells, cap * sizeof *cells);
-        if (!cells) {
-            t->failed = true;
-            return;
-        }
-        t->cells = cells;
-        t->cap = cap;
+    if (GROW(t->cells, t->cap, t->ncells + 1, 64) != 0) {
+        t->failed = true;
+        return;
     }
     char *c = clean_copy(s);
     if (!c) {

@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "common/grow.h"
+
 static bool before(const struct sim_event *a, const struct sim_event *b)
 {
     if (a->time_ms != b->time_ms)
@@ -22,14 +24,8 @@ static void swap(struct sim_event *a, struct sim_event *b)
 
 int event_heap_push(struct event_heap *h, int64_t time_ms, enum sim_event_kind kind, int32_t ref, uint32_t gen)
 {
-    if (h->count == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 64;
-        struct sim_event *grown = realloc(h->items, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        h->items = grown;
-        h->cap = cap;
-    }
+    if (GROW(h->items, h->cap, h->count + 1, 64) != 0)
+        return -1;
     size_t i = h->count++;
     h->items[i] = (struct sim_event){time_ms, kind, h->pushed++, ref, gen};
     while (i > 0 && before(&h->items[i], &h->items[(i - 1) / 2])) {

@@ -3,20 +3,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/grow.h"
 #include "tools/simulate/sim_internal.h"
 
 #define KILLED_EXIT_CODE (128 + SIM_KILL_SIGNAL)
 
 static int new_proc(struct sim *s)
 {
-    if (s->nprocs == s->procs_cap) {
-        int cap = s->procs_cap ? s->procs_cap * 2 : 64;
-        struct sim_proc *grown = realloc(s->procs, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        s->procs = grown;
-        s->procs_cap = cap;
-    }
+    if (GROW(s->procs, s->procs_cap, (size_t)s->nprocs + 1, 64) != 0)
+        return -1;
     return s->nprocs++;
 }
 
