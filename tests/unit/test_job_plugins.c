@@ -6,25 +6,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "adapters/intake.h"
 #include "adapters/volcano_job.h"
 #include "common/fs.h"
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins.h"
 #include "tests/lib/test.h"
+#include "tests/lib/yaml_fixture.h"
 
 /* --- helpers ------------------------------------------------------------------------------------ */
 
 static struct job *parse(const char *yaml, struct api_status *st)
 {
-    struct intake in;
-    struct job *job = NULL;
-    memset(st, 0, sizeof *st);
-    if (intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, st) != 0)
-        return NULL;
-    volcano_job_from_doc(&in.docs[0], "team-a", &job, st);
-    intake_free(&in);
-    return job;
+    return yaml_volcano_job(yaml, "team-a", false, st);
 }
 
 /* A Job named `name` with `plugins` (a YAML flow mapping) and tasks "<name>:<replicas>[:<container>]"
