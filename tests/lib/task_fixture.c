@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -196,4 +197,31 @@ void task_case_cgroups_the_task_made_go_with_it(const char *name)
     CHECK_INT(t.exit.exit_code, 0);
     CHECK(!task_cgroup_left(t.cgroup)); /* waits for the cleaner, which waits for the kills */
     CHECK(!task_pid_alive((pid_t)inner));
+}
+
+void task_case_lost_task_is_killed_with_its_cgroup(const char *name)
+{
+    char *argv[] = {"sh", "-c", "setsid sleep 1000 & echo $! > escaped.pid; exec sleep 1000", NULL};
+    struct task t;
+    task_init(&t, name, argv);
+    REQUIRE_STARTED(&t);
+    long escaped = task_read_number_file(&t, "escaped.pid", 5000);
+    REQUIRE(escaped > 0);
+    /* As after a server restart: only the pid is known. */
+    struct process lost = {.pid = t.proc.pid, .pidfd = -1};
+    process_signal(&lost, SIGKILL);
+    siginfo_t info;
+    CHECK(waitid(P_PIDFD, (id_t)t.proc.pidfd, &info, WEXITED) == 0);
+    process_forget(&t.proc);
+    /* the process left behind dies with the cgroup, which goes once empty: wait (bounded) for each */
+    for (int i = 0; i < 100 && task_pid_alive((pid_t)escaped); i++) {
+        cgroup_retry_removals();
+        usleep(10000);
+    }
+    CHECK(!task_pid_alive((pid_t)escaped));
+    for (int i = 0; i < 100 && task_cgroup_left(t.cgroup); i++) {
+        cgroup_retry_removals();
+        usleep(10000);
+    }
+    CHECK(!task_cgroup_left(t.cgroup));
 }

@@ -54,5 +54,8 @@ long task_read_number_file(const struct task *t, const char *file, int timeout_m
 void task_case_sigterm_reaches_every_process_once(const char *name);
 /* A root task's cgroups inside its own, with a process in them, go with the task. */
 void task_case_cgroups_the_task_made_go_with_it(const char *name);
+/* A task lost (as after a restart: only its pid known, killed, forgotten) takes the process it left
+ * outside its session with its cgroup, which goes. */
+void task_case_lost_task_is_killed_with_its_cgroup(const char *name);
 
 #endif

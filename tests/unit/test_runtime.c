@@ -186,26 +186,7 @@ static void test_reap_ends_what_the_task_left_running(void)
 static void test_lost_task_is_killed_with_its_cgroup(void)
 {
     SKIP_IF(no_cgroups(), "%s", process_runtime_warning());
-    char *argv[] = {"sh", "-c", "setsid sleep 1000 & echo $! > escaped.pid; exec sleep 1000", NULL};
-    struct task t;
-    task_init(&t, "lost", argv);
-    REQUIRE_STARTED(&t);
-    long escaped = task_read_number_file(&t, "escaped.pid", 5000);
-    REQUIRE(escaped > 0);
-    /* As after a server restart: only the pid is known. */
-    struct process lost = {.pid = t.proc.pid, .pidfd = -1};
-    process_signal(&lost, SIGKILL);
-    siginfo_t info;
-    CHECK(waitid(P_PIDFD, (id_t)t.proc.pidfd, &info, WEXITED) == 0);
-    process_forget(&t.proc);
-    for (int i = 0; i < 100 && task_pid_alive((pid_t)escaped); i++)
-        usleep(10000);
-    CHECK(!task_pid_alive((pid_t)escaped));
-    for (int i = 0; i < 100 && task_cgroup_left(t.cgroup); i++) {
-        cgroup_retry_removals();
-        usleep(10000);
-    }
-    CHECK(!task_cgroup_left(t.cgroup));
+    task_case_lost_task_is_killed_with_its_cgroup("lost");
 }
 
 static void test_runs_as_nobody_in_its_own_work_dir(void)

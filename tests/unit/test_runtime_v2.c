@@ -97,23 +97,7 @@ static void test_cpu_time_comes_from_cpu_stat(void)
 static void test_lost_task_is_found_by_its_v2_cgroup(void)
 {
     SKIP_UNLESS_V2();
-    char *argv[] = {"sh", "-c", "setsid sleep 1000 & echo $! > escaped.pid; exec sleep 1000", NULL};
-    struct task t;
-    task_init(&t, "v2lost", argv);
-    REQUIRE_STARTED(&t);
-    long escaped = task_read_number_file(&t, "escaped.pid", 5000);
-    REQUIRE(escaped > 0);
-    struct process lost = {.pid = t.proc.pid, .pidfd = -1};
-    process_signal(&lost, SIGKILL);
-    siginfo_t info;
-    CHECK(waitid(P_PIDFD, (id_t)t.proc.pidfd, &info, WEXITED) == 0);
-    process_forget(&t.proc);
-    for (int i = 0; i < 100 && (task_pid_alive((pid_t)escaped) || task_cgroup_left(t.cgroup)); i++) {
-        cgroup_retry_removals();
-        usleep(10000);
-    }
-    CHECK(!task_pid_alive((pid_t)escaped));
-    CHECK(!task_cgroup_left(t.cgroup));
+    task_case_lost_task_is_killed_with_its_cgroup("v2lost");
 }
 
 static void test_exec_failure_leaves_no_v2_cgroup(void)
