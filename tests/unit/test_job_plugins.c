@@ -113,6 +113,17 @@ static int attempt_of(const struct job *job, const char *task, int index, const 
 
 /* --- admission ---------------------------------------------------------------------------------------- */
 
+/* make_job("j", plugins, tasks) is refused, the cause on field checked against want with check
+ * (CHECK_STR or CHECK_CONTAINS). */
+#define CHECK_REFUSED(plugins, tasks, check, field, want)                                                    \
+    do {                                                                                                     \
+        struct api_status st_;                                                                               \
+        struct job *job_ = make_job("j", plugins, tasks, &st_);                                              \
+        CHECK(job_ == NULL);                                                                                 \
+        check(cause(&st_, field), want);                                                                     \
+        job_free(job_);                                                                                      \
+    } while (0)
+
 static void unknown_plugin_is_refused_with_the_supported_list(void)
 {
     struct api_status st;
@@ -126,63 +137,27 @@ static void unknown_plugin_is_refused_with_the_supported_list(void)
 
 static void bad_arguments_are_refused_with_their_path(void)
 {
-    struct api_status st;
-    struct job *job = make_job("j", "{pytorch: [\"--master=a\", \"--foo=1\"]}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[pytorch][1]"),
-              "Unsupported value: \"--foo=1\": supported arguments: --master, --worker, --port");
-    job_free(job);
-
-    job = make_job("j", "{pytorch: [5]}", "master:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[pytorch][0]"), "Invalid value: a plugin argument must be a string");
-    job_free(job);
-
-    job = make_job("j", "{pytorch: [\"--port=abc\"]}", "master:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[pytorch][0]"),
-              "Invalid value: \"--port=abc\": --port must be a port number between 1 and 65535");
-    job_free(job);
-
-    job = make_job("j", "{tensorflow: [\"--ps=a\", \"--port\"]}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[tensorflow][1]"), "Invalid value: \"--port\": flag needs an argument");
-    job_free(job);
-
-    job = make_job("j", "{svc: [\"--disable-network-policy=maybe\"]}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[svc][0]"),
-              "Invalid value: \"--disable-network-policy=maybe\": invalid boolean value \"maybe\" for "
-              "--disable-network-policy");
-    job_free(job);
-
-    job = make_job("j", "{env: [\"x\"]}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[env][0]"),
-              "Invalid value: \"x\": not a flag: plugin arguments are --name=value");
-    job_free(job);
-
-    job = make_job("j", "{env: [\"--x\"]}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[env][0]"), "Unsupported value: \"--x\": supported arguments: none");
-    job_free(job);
-
-    job = make_job("j", "{ssh: [\"--ssh-key-file-path=rel/dir\"]}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[ssh]"),
-              "Invalid value: \"rel/dir\": --ssh-key-file-path must be an absolute path");
-    job_free(job);
-
-    job = make_job("j", "{svc: \"--disable-network-policy\"}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[svc]"), "Invalid value: must be a list of string arguments, not a string");
-    job_free(job);
-
-    job = make_job("j", "[svc]", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins"),
-              "Invalid value: must be an object of plugin name to arguments, not a list");
-    job_free(job);
+    CHECK_REFUSED("{pytorch: [\"--master=a\", \"--foo=1\"]}", "a:1", CHECK_STR, "spec.plugins[pytorch][1]",
+                  "Unsupported value: \"--foo=1\": supported arguments: --master, --worker, --port");
+    CHECK_REFUSED("{pytorch: [5]}", "master:1", CHECK_STR, "spec.plugins[pytorch][0]",
+                  "Invalid value: a plugin argument must be a string");
+    CHECK_REFUSED("{pytorch: [\"--port=abc\"]}", "master:1", CHECK_STR, "spec.plugins[pytorch][0]",
+                  "Invalid value: \"--port=abc\": --port must be a port number between 1 and 65535");
+    CHECK_REFUSED("{tensorflow: [\"--ps=a\", \"--port\"]}", "a:1", CHECK_STR, "spec.plugins[tensorflow][1]",
+                  "Invalid value: \"--port\": flag needs an argument");
+    CHECK_REFUSED("{svc: [\"--disable-network-policy=maybe\"]}", "a:1", CHECK_STR, "spec.plugins[svc][0]",
+                  "Invalid value: \"--disable-network-policy=maybe\": invalid boolean value \"maybe\" for "
+                  "--disable-network-policy");
+    CHECK_REFUSED("{env: [\"x\"]}", "a:1", CHECK_STR, "spec.plugins[env][0]",
+                  "Invalid value: \"x\": not a flag: plugin arguments are --name=value");
+    CHECK_REFUSED("{env: [\"--x\"]}", "a:1", CHECK_STR, "spec.plugins[env][0]",
+                  "Unsupported value: \"--x\": supported arguments: none");
+    CHECK_REFUSED("{ssh: [\"--ssh-key-file-path=rel/dir\"]}", "a:1", CHECK_STR, "spec.plugins[ssh]",
+                  "Invalid value: \"rel/dir\": --ssh-key-file-path must be an absolute path");
+    CHECK_REFUSED("{svc: \"--disable-network-policy\"}", "a:1", CHECK_STR, "spec.plugins[svc]",
+                  "Invalid value: must be a list of string arguments, not a string");
+    CHECK_REFUSED("[svc]", "a:1", CHECK_STR, "spec.plugins",
+                  "Invalid value: must be an object of plugin name to arguments, not a list");
 }
 
 static void volcano_argument_forms_are_accepted(void)
@@ -209,31 +184,18 @@ static void volcano_argument_forms_are_accepted(void)
 static void framework_tasks_must_exist(void)
 {
     struct api_status st;
-    struct job *job = make_job("j", "{pytorch: []}", "worker:2", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[pytorch]"),
-              "Invalid value: \"master\": the pytorch master task is not a task of the job (name it with "
-              "--master=<task>)");
-    job_free(job);
-
-    job = make_job("j", "{mpi: [\"--master=launcher\"]}", "launcher:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[mpi]"),
-              "Invalid value: \"worker\": the mpi worker task is not a task of the job (name it with --worker=<task>)");
-    job_free(job);
-
-    job = make_job("j", "{ray: []}", "worker:2", &st);
-    CHECK(job == NULL);
-    CHECK_CONTAINS(cause(&st, "spec.plugins[ray]"), "\"head\": the ray head task");
-    job_free(job);
-
-    job = make_job("j", "{tensorflow: [\"--chief=boss\"]}", "worker:2", &st);
-    CHECK(job == NULL);
-    CHECK_CONTAINS(cause(&st, "spec.plugins[tensorflow]"), "\"boss\": the tensorflow chief task");
-    job_free(job);
+    CHECK_REFUSED("{pytorch: []}", "worker:2", CHECK_STR, "spec.plugins[pytorch]",
+                  "Invalid value: \"master\": the pytorch master task is not a task of the job (name it with "
+                  "--master=<task>)");
+    CHECK_REFUSED(
+        "{mpi: [\"--master=launcher\"]}", "launcher:1", CHECK_STR, "spec.plugins[mpi]",
+        "Invalid value: \"worker\": the mpi worker task is not a task of the job (name it with --worker=<task>)");
+    CHECK_REFUSED("{ray: []}", "worker:2", CHECK_CONTAINS, "spec.plugins[ray]", "\"head\": the ray head task");
+    CHECK_REFUSED("{tensorflow: [\"--chief=boss\"]}", "worker:2", CHECK_CONTAINS, "spec.plugins[tensorflow]",
+                  "\"boss\": the tensorflow chief task");
 
     /* Defaults that name no task are fine for tensorflow, and a master alone for pytorch. */
-    job = make_job("j", "{tensorflow: [], pytorch: []}", "master:1 trainer:2", &st);
+    struct job *job = make_job("j", "{tensorflow: [], pytorch: []}", "master:1 trainer:2", &st);
     CHECK_INT(st.code, 0);
     job_free(job);
 }
