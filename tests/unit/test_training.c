@@ -66,6 +66,14 @@ static void task_names(const struct adapted *a, char *buf, size_t len)
                  a->job->tasks[t].replicas);
 }
 
+/* Checks a's tasks, "<name>:<replicas>" in order, against want. */
+#define CHECK_TASK_NAMES(a, want)                                                                            \
+    do {                                                                                                     \
+        char names_[128];                                                                                    \
+        task_names(a, names_, sizeof names_);                                                                \
+        CHECK_STR(names_, want);                                                                             \
+    } while (0)
+
 /* The JSON text of a value (compact, keys sorted), freed by the caller. */
 static char *text_of(const json_t *v)
 {
@@ -119,9 +127,7 @@ static void pytorch_master_and_workers(void)
           "\"companions\":[\"jupyter\",\"tensorboard\"],\"maxRetry\":3}",
           INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "master:1 worker:3"); /* workers counts every process: WORLD_SIZE */
+    CHECK_TASK_NAMES(&a, "master:1 worker:3"); /* workers counts every process: WORLD_SIZE */
     CHECK_STR(a.job->name, "mnist");
     CHECK_STR(a.job->queue, "team-a");
     CHECK_INT(a.job->max_retry, 3);
@@ -166,9 +172,7 @@ static void pytorch_single_worker_is_a_master_alone(void)
     struct adapted a;
     adapt("{\"name\":\"one\",\"framework\":\"pytorch\",\"command\":[\"python\",\"t.py\"]}", INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "master:1");
+    CHECK_TASK_NAMES(&a, "master:1");
     struct plugin_attempt pa;
     REQUIRE(attempt(&a, "master", 0, &pa));
     CHECK_STR(env_get(pa.env, "WORLD_SIZE"), "1");
@@ -183,9 +187,7 @@ static void tensorflow_workers_and_ps(void)
           "\"resources\":{\"cpu\":\"4\",\"nvidia.com/gpu\":1},\"taskResources\":{\"ps\":{\"cpu\":\"1\"}}}",
           INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "ps:1 worker:2");
+    CHECK_TASK_NAMES(&a, "ps:1 worker:2");
     CHECK(json_is_text(json_object_get(spec_of(&a), "plugins"), "{\"svc\":[],\"tensorflow\":[]}"));
     CHECK(json_object_get(task_named(&a, "worker"), "policies") != NULL);
     CHECK(json_object_get(task_named(&a, "ps"), "policies") == NULL);
@@ -210,9 +212,7 @@ static void mpi_launcher_and_waiting_workers(void)
           "\"resources\":{\"cpu\":\"8\"}}",
           INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "master:1 worker:3");
+    CHECK_TASK_NAMES(&a, "master:1 worker:3");
     CHECK(json_is_text(json_object_get(spec_of(&a), "plugins"), "{\"mpi\":[],\"ssh\":[],\"svc\":[]}"));
     CHECK(json_is_text(json_object_get(container_of(task_named(&a, "master")), "command"),
                        "[\"sh\",\"-c\",\"mpirun --host $MPI_HOST -np 3 ./app\"]"));
@@ -252,9 +252,7 @@ static void spark_driver_and_executors(void)
           "\"resources\":{\"cpu\":\"1500m\",\"memory\":\"2Gi\"}}",
           INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "driver:1 executor:3");
+    CHECK_TASK_NAMES(&a, "driver:1 executor:3");
     CHECK(json_is_text(json_object_get(spec_of(&a), "plugins"), "{\"svc\":[]}"));
     const json_t *exec = json_object_get(container_of(task_named(&a, "executor")), "command");
     CHECK_CONTAINS(json_string_value(json_array_get(exec, 2)),
@@ -276,9 +274,7 @@ static void ray_head_workers_and_driver(void)
           "\"resources\":{\"cpu\":\"4\"}}",
           INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "head:1 worker:2 driver:1");
+    CHECK_TASK_NAMES(&a, "head:1 worker:2 driver:1");
     CHECK_INT(a.job->min_available, 3);
     CHECK(json_is_text(json_object_get(task_named(&a, "driver"), "dependsOn"), "{\"name\":[\"head\"]}"));
     CHECK(json_is_text(json_object_get(container_of(task_named(&a, "driver")), "env"),
@@ -305,9 +301,7 @@ static void batch_shards_by_index(void)
           "resources: {cpu: 1, memory: 1Gi}\nmaxRetry: 0\n",
           INTAKE_YAML, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "worker:10");
+    CHECK_TASK_NAMES(&a, "worker:10");
     CHECK_INT(a.job->min_available, 1);
     CHECK_INT(a.job->tasks[0].min_available, 1); /* the gang is one replica, not the task's ten */
     CHECK_INT(a.job->min_success, 10); /* seed 000: all replicas must succeed */
