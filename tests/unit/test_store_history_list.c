@@ -16,13 +16,8 @@
  * creation time; two more in ns "b". */
 static bool build(const struct tmp_db *t)
 {
-    struct store *s;
-    char err[512];
-    if (store_open(t->path, &s, err, sizeof err) != 0)
-        return false;
-    store_close(s);
-    sqlite3 *db;
-    bool ok = sqlite3_open(t->path, &db) == SQLITE_OK;
+    sqlite3 *db = tmp_db_open_schema(t);
+    bool ok = db != NULL;
     for (int i = 0; ok && i < NJOBS + 2; i++) {
         char *sql = sqlite3_mprintf("INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json,"
                                     " resource_version, deleted_ms) VALUES ('uid-%02d', '%s', 'job-%02d', %d, '{}',"
