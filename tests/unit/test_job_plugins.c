@@ -10,6 +10,8 @@
 #include "common/fs.h"
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins.h"
+#include "tests/lib/causes.h"
+#include "tests/lib/env_lookup.h"
 #include "tests/lib/test.h"
 #include "tests/lib/yaml_fixture.h"
 
@@ -52,24 +54,6 @@ static struct job *make_job(const char *name, const char *plugins, const char *t
     struct job *job = parse(yaml, st);
     free(yaml);
     return job;
-}
-
-/* The message of the cause at `field`, or NULL. */
-static const char *cause(const struct api_status *st, const char *field)
-{
-    for (int i = 0; i < st->ncauses && i < API_MAX_CAUSES; i++)
-        if (strcmp(st->causes[i].field, field) == 0)
-            return st->causes[i].message;
-    return NULL;
-}
-
-static const char *env_get(char **env, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; env && env[i]; i++)
-        if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-            return env[i] + n + 1;
-    return NULL;
 }
 
 static char *read_text(const char *dir, const char *name)
@@ -120,7 +104,7 @@ static int attempt_of(const struct job *job, const char *task, int index, const 
         struct api_status st_;                                                                               \
         struct job *job_ = make_job("j", plugins, tasks, &st_);                                              \
         CHECK(job_ == NULL);                                                                                 \
-        check(cause(&st_, field), want);                                                                     \
+        check(cause_message(&st_, field), want);                                                             \
         job_free(job_);                                                                                      \
     } while (0)
 
@@ -130,7 +114,7 @@ static void unknown_plugin_is_refused_with_the_supported_list(void)
     struct job *job = make_job("j", "{foo: [], svc: []}", "a:1", &st);
     CHECK(job == NULL);
     CHECK_INT(st.code, 422);
-    CHECK_STR(cause(&st, "spec.plugins[foo]"),
+    CHECK_STR(cause_message(&st, "spec.plugins[foo]"),
               "Unsupported value: \"foo\": supported plugins: env, svc, ssh, pytorch, tensorflow, mpi, ray");
     job_free(job);
 }

@@ -9,6 +9,8 @@
 #include "adapters/training.h"
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins.h"
+#include "tests/lib/causes.h"
+#include "tests/lib/env_lookup.h"
 #include "tests/lib/test.h"
 
 /* --- helpers ------------------------------------------------------------------------------------ */
@@ -90,15 +92,6 @@ static bool json_is_text(const json_t *v, const char *want)
     return same;
 }
 
-static const char *env_get(char **env, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; env && env[i]; i++)
-        if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-            return env[i] + n + 1;
-    return NULL;
-}
-
 /* The plugins' part of replica (task, index): env and argv, as the controller would start it. */
 static bool attempt(const struct adapted *a, const char *task, int index, struct plugin_attempt *pa)
 {
@@ -107,14 +100,6 @@ static bool attempt(const struct adapted *a, const char *task, int index, struct
         if (strcmp(a->job->tasks[t].name, task) == 0)
             return job_plugins_attempt(a->job, t, index, "/jobdir", pa, why, sizeof why) == 0;
     return false;
-}
-
-static const char *cause(const struct api_status *st, const char *field)
-{
-    for (int i = 0; i < st->ncauses && i < API_MAX_CAUSES; i++)
-        if (strcmp(st->causes[i].field, field) == 0)
-            return st->causes[i].message;
-    return NULL;
 }
 
 /* --- frameworks ----------------------------------------------------------------------------------- */
@@ -398,61 +383,61 @@ static void errors_name_the_request_fields(void)
     adapt("{\"name\":\"e\",\"framework\":\"caffe\",\"command\":[\"x\"],\"gpus\":2}", INTAKE_JSON, &a);
     CHECK(a.rc != 0);
     CHECK_INT(a.st.code, 422);
-    CHECK_CONTAINS(cause(&a.st, "gpus"), "unknown field \"gpus\"");
-    CHECK_CONTAINS(cause(&a.st, "framework"), "Unsupported value: \"caffe\"");
+    CHECK_CONTAINS(cause_message(&a.st, "gpus"), "unknown field \"gpus\"");
+    CHECK_CONTAINS(cause_message(&a.st, "framework"), "Unsupported value: \"caffe\"");
     CHECK_CONTAINS(a.st.message, "Training.caldera.io \"e\" is invalid");
     adapted_free(&a);
 
     adapt("{\"framework\":\"pytorch\"}", INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_STR(cause(&a.st, "command"), "Required value");
+    CHECK_STR(cause_message(&a.st, "command"), "Required value");
     adapted_free(&a);
 
     adapt("{\"framework\":\"pytorch\",\"command\":[\"x\"],\"workers\":0,\"ps\":2,\"minAvailable\":1,"
           "\"companions\":[\"jupyter\",\"vscode\",\"jupyter\"]}",
           INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "workers"), "Invalid value: 0: must be between 1 and 100000");
-    CHECK_CONTAINS(cause(&a.st, "ps"), "Forbidden: only for framework tensorflow, not pytorch");
-    CHECK_CONTAINS(cause(&a.st, "minAvailable"), "Forbidden: only for framework batch");
-    CHECK_CONTAINS(cause(&a.st, "companions[1]"), "Unsupported value: \"vscode\"");
-    CHECK_CONTAINS(cause(&a.st, "companions[2]"), "Duplicate value: \"jupyter\"");
+    CHECK_CONTAINS(cause_message(&a.st, "workers"), "Invalid value: 0: must be between 1 and 100000");
+    CHECK_CONTAINS(cause_message(&a.st, "ps"), "Forbidden: only for framework tensorflow, not pytorch");
+    CHECK_CONTAINS(cause_message(&a.st, "minAvailable"), "Forbidden: only for framework batch");
+    CHECK_CONTAINS(cause_message(&a.st, "companions[1]"), "Unsupported value: \"vscode\"");
+    CHECK_CONTAINS(cause_message(&a.st, "companions[2]"), "Duplicate value: \"jupyter\"");
     adapted_free(&a);
 
     adapt("{\"name\":\"Bad_Name\",\"metadata\":{\"name\":\"x\",\"uid\":\"u\"},\"command\":[\"x\"]}", INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "name"), "a lowercase RFC 1123 label");
-    CHECK_CONTAINS(cause(&a.st, "metadata.uid"), "unknown field \"metadata.uid\"");
+    CHECK_CONTAINS(cause_message(&a.st, "name"), "a lowercase RFC 1123 label");
+    CHECK_CONTAINS(cause_message(&a.st, "metadata.uid"), "unknown field \"metadata.uid\"");
     adapted_free(&a);
 
     adapt("{\"name\":\"x\",\"metadata\":{\"name\":\"x\"},\"command\":[\"x\"]}", INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "name"), "Forbidden: metadata.name is given too");
+    CHECK_CONTAINS(cause_message(&a.st, "name"), "Forbidden: metadata.name is given too");
     adapted_free(&a);
 
     adapt("{\"framework\":\"horovod\",\"command\":[],\"env\":{\"A=B\":\"1\",\"L\":[1]},\"workingDir\":\"rel\","
           "\"taskResources\":{\"launcher\":{\"cpu\":\"1\"}},\"slotsPerWorker\":0}",
           INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "command"), "must name a program");
-    CHECK_CONTAINS(cause(&a.st, "env[A=B]"), "must not be empty or contain '='");
-    CHECK_CONTAINS(cause(&a.st, "env[L]"), "must be a string, a number or a boolean");
-    CHECK_CONTAINS(cause(&a.st, "workingDir"), "must be an absolute path");
-    CHECK_CONTAINS(cause(&a.st, "taskResources.launcher"),
+    CHECK_CONTAINS(cause_message(&a.st, "command"), "must name a program");
+    CHECK_CONTAINS(cause_message(&a.st, "env[A=B]"), "must not be empty or contain '='");
+    CHECK_CONTAINS(cause_message(&a.st, "env[L]"), "must be a string, a number or a boolean");
+    CHECK_CONTAINS(cause_message(&a.st, "workingDir"), "must be an absolute path");
+    CHECK_CONTAINS(cause_message(&a.st, "taskResources.launcher"),
                    "Unsupported value: \"launcher\": the tasks of a horovod training are \"master\", \"worker\"");
-    CHECK_CONTAINS(cause(&a.st, "slotsPerWorker"), "must be between 1 and 1024");
+    CHECK_CONTAINS(cause_message(&a.st, "slotsPerWorker"), "must be between 1 and 1024");
     adapted_free(&a);
 
     adapt("{\"framework\":\"tensorflow\",\"command\":[\"x\"],\"taskResources\":{\"ps\":{\"cpu\":\"1\"}}}", INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "taskResources.ps"), "this training has no ps task");
+    CHECK_CONTAINS(cause_message(&a.st, "taskResources.ps"), "this training has no ps task");
     adapted_free(&a);
 
     adapt("{\"command\":[\"x\"],\"workers\":2,\"minAvailable\":3,\"env\":{\"CALDERA_SHARD_INDEX\":\"0\"}}", INTAKE_JSON,
           &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "minAvailable"), "must not be greater than workers");
-    CHECK_CONTAINS(cause(&a.st, "env[CALDERA_SHARD_INDEX]"), "Forbidden");
+    CHECK_CONTAINS(cause_message(&a.st, "minAvailable"), "must not be greater than workers");
+    CHECK_CONTAINS(cause_message(&a.st, "env[CALDERA_SHARD_INDEX]"), "Forbidden");
     adapted_free(&a);
 }
 
@@ -463,21 +448,22 @@ static void resource_errors_have_paths_and_lines(void)
           "  fpga: 1\n",
           INTAKE_YAML, &a);
     CHECK(a.rc != 0);
-    CHECK_STR(cause(&a.st, "resources.memory"), "Invalid value: invalid quantity \"1.5GG\": unable to parse quantity's suffix");
+    CHECK_STR(cause_message(&a.st, "resources.memory"),
+              "Invalid value: invalid quantity \"1.5GG\": unable to parse quantity's suffix");
     CHECK_CONTAINS(a.st.message, "resources.memory: Invalid value: invalid quantity \"1.5GG\"");
     CHECK_CONTAINS(a.st.message, "(line 6, column 11)");
-    CHECK_CONTAINS(cause(&a.st, "resources.fpga"), "Unsupported value: \"fpga\": not a resource Caldera knows");
+    CHECK_CONTAINS(cause_message(&a.st, "resources.fpga"), "Unsupported value: \"fpga\": not a resource Caldera knows");
     adapted_free(&a);
 
     adapt("{\"command\":[\"x\"],\"resources\":{\"requests\":{\"cpu\":\"4\"},\"limits\":{\"cpu\":\"2\"}}}", INTAKE_JSON,
           &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "resources.requests.cpu"), "must be less than or equal to cpu limit");
+    CHECK_CONTAINS(cause_message(&a.st, "resources.requests.cpu"), "must be less than or equal to cpu limit");
     adapted_free(&a);
 
     adapt("{\"command\":[\"x\"],\"resources\":{\"requests\":{\"cpu\":\"4\"},\"memory\":\"1Gi\"}}", INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "resources"), "either a map of quantities or {requests, limits}, not both");
+    CHECK_CONTAINS(cause_message(&a.st, "resources"), "either a map of quantities or {requests, limits}, not both");
     adapted_free(&a);
 
     /* only requests given: limits are the requests */
@@ -494,7 +480,7 @@ static void volcano_causes_use_request_paths(void)
     adapt("{\"name\":\"v\",\"command\":[\"x\"],\"autoMemoryScale\":{\"rate\":0.5,\"maxMemory\":\"1Gi\"}}", INTAKE_JSON,
           &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "autoMemoryScale.rate"), "must be a number greater than 1");
+    CHECK_CONTAINS(cause_message(&a.st, "autoMemoryScale.rate"), "must be a number greater than 1");
     adapted_free(&a);
 }
 
