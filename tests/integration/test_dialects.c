@@ -49,6 +49,15 @@ static json_t *post(const char *path, const char *body, const char *content_type
     return server_request(&server, "POST", path, body, content_type, code);
 }
 
+/* Posts yaml to path and checks it was created (201): the answer (caller frees). */
+static json_t *create(const char *path, const char *yaml)
+{
+    long code = 0;
+    json_t *created = post(path, yaml, "application/yaml", &code);
+    CHECK_INT(code, 201);
+    return created;
+}
+
 /* The log of a pod, or NULL (caller frees). */
 static char *pod_log(const char *pod)
 {
@@ -114,9 +123,7 @@ static const char pytorchjob[] =
 static void pytorchjob_runs_with_the_pytorch_wiring(void)
 {
     REQUIRE(start());
-    long code = 0;
-    json_t *created = post(PYTORCHJOBS, pytorchjob, "application/yaml", &code);
-    CHECK_INT(code, 201);
+    json_t *created = create(PYTORCHJOBS, pytorchjob);
     CHECK_STR(jv_str(created, "kind"), "PyTorchJob");
     json_decref(created);
     REQUIRE(wait_volcano_phase("mnist", "Completed") == 0);
@@ -128,6 +135,7 @@ static void pytorchjob_runs_with_the_pytorch_wiring(void)
                                                        "WORLD_SIZE=3\n", NULL});
     check_log("mnist-worker-1", (const char *const[]){"RANK=2\n", "WORLD_SIZE=3\n", NULL});
     /* its own shape, with a Kubeflow status */
+    long code = 0;
     json_t *obj = server_request(&server, "GET", PYTORCHJOBS "/mnist", NULL, NULL, &code);
     CHECK_INT(code, 200);
     CHECK_STR(jv_str(obj, "kind"), "PyTorchJob");
@@ -157,13 +165,9 @@ static void pytorchjob_runs_with_the_pytorch_wiring(void)
 static void tfjob_gets_tf_config(void)
 {
     REQUIRE(start());
-    long code = 0;
-    json_t *created = post(TFJOBS,
-                           "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: dist}\nspec:\n"
-                           "  tfReplicaSpecs:\n" REPLICAS("PS", 1, "tensorflow") REPLICAS("Worker", 2, "tensorflow"),
-                           "application/yaml", &code);
-    CHECK_INT(code, 201);
-    json_decref(created);
+    json_decref(create(TFJOBS,
+                       "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: dist}\nspec:\n"
+                       "  tfReplicaSpecs:\n" REPLICAS("PS", 1, "tensorflow") REPLICAS("Worker", 2, "tensorflow")));
     REQUIRE(wait_volcano_phase("dist", "Completed") == 0);
     check_log("dist-worker-1", (const char *const[]){"TF_CONFIG=", "\"ps\":[\"dist-ps-0.dist:",
                                                       "\"worker\":[\"dist-worker-0.dist:", "\"type\":\"worker\"",
@@ -174,13 +178,9 @@ static void tfjob_gets_tf_config(void)
 static void mpijob_launcher_gets_the_worker_hosts(void)
 {
     REQUIRE(start());
-    long code = 0;
-    json_t *created = post(MPIJOBS,
-                           "apiVersion: kubeflow.org/v1\nkind: MPIJob\nmetadata: {name: pi}\nspec:\n"
-                           "  mpiReplicaSpecs:\n" REPLICAS("Launcher", 1, "launcher") REPLICAS("Worker", 2, "worker"),
-                           "application/yaml", &code);
-    CHECK_INT(code, 201);
-    json_decref(created);
+    json_decref(create(MPIJOBS,
+                       "apiVersion: kubeflow.org/v1\nkind: MPIJob\nmetadata: {name: pi}\nspec:\n"
+                       "  mpiReplicaSpecs:\n" REPLICAS("Launcher", 1, "launcher") REPLICAS("Worker", 2, "worker")));
     REQUIRE(wait_volcano_phase("pi", "Completed") == 0);
     check_log("pi-launcher-0", (const char *const[]){"MPI_HOST=pi-worker-0.pi,pi-worker-1.pi\n", NULL});
 }
@@ -254,9 +254,7 @@ static void rayjob_runs_head_workers_and_the_submitter(void)
              "    workerGroupSpecs:\n    - groupName: small\n      replicas: 2\n      template:\n        spec:\n"
              "          containers:\n          - name: ray-worker\n            env: %s\n",
              env, env, env);
-    long code = 0;
-    json_t *created = post(RAYJOBS, yaml, "application/yaml", &code);
-    CHECK_INT(code, 201);
+    json_t *created = create(RAYJOBS, yaml);
     CHECK_STR(jv_str(created, "kind"), "RayJob");
     json_decref(created);
     REQUIRE(wait_volcano_phase("rj", "Completed") == 0);
@@ -264,6 +262,7 @@ static void rayjob_runs_head_workers_and_the_submitter(void)
     check_log("rj-small-1", (const char *const[]){"ray start", "--address=rj-head-0.rj:6379", NULL});
     check_log("rj-submitter-0", (const char *const[]){"ray job submit --address http://rj-head-0.rj:8265",
                                                        "entrypoint-ran\n", NULL});
+    long code = 0;
     json_t *obj = server_request(&server, "GET", RAYJOBS "/rj", NULL, NULL, &code);
     CHECK_STR(jv_str(obj, "status.jobStatus"), "SUCCEEDED");
     CHECK_STR(jv_str(obj, "status.dashboardURL"), "rj-head-0.rj:8265");
@@ -285,15 +284,13 @@ static void sparkapplication_runs_a_driver_and_its_executors(void)
              "  driver: {cores: 1, memory: 512m, env: %s}\n"
              "  executor: {instances: 2, cores: 1, memory: 512m, env: %s}\n",
              env, env);
-    long code = 0;
-    json_t *created = post(SPARKAPPS, yaml, "application/yaml", &code);
-    CHECK_INT(code, 201);
-    json_decref(created);
+    json_decref(create(SPARKAPPS, yaml));
     REQUIRE(wait_volcano_phase("sp", "Completed") == 0);
     check_log("sp-driver-0", (const char *const[]){"spark-submit", "--class org.apache.spark.examples.SparkPi",
                                                     "spark.driver.host=sp-driver-0.sp", NULL});
     check_log("sp-executor-1", (const char *const[]){"spark-class org.apache.spark.executor.CoarseGrainedExecutorBackend",
                                                       "--executor-id 2", "SPARK_DRIVER_URL=", NULL});
+    long code = 0;
     json_t *obj = server_request(&server, "GET", SPARKAPPS "/sp", NULL, NULL, &code);
     CHECK_STR(jv_str(obj, "status.applicationState.state"), "COMPLETED");
     json_decref(obj);

@@ -14,14 +14,7 @@
 static const char *const args[] = {"--nodes", "tests/integration/data/zones-nodes.yaml", "--scheduler-conf",
                                    "tests/integration/data/zones-preempt.conf", NULL};
 
-static json_t *at(json_t *v, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
-        v = json_is_array(v) ? json_array_get(v, (size_t)atoi(k)) : json_object_get(v, k);
-    return v;
-}
+static json_t *at(json_t *v, const char *path) { return server_json_at(v, path); }
 
 static long submit(const struct test_server *s, const char *name, const char *spec_extra, const char *cpu,
                    const char *command)

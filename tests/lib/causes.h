@@ -17,6 +17,13 @@ static inline const struct api_cause *cause_on(const struct api_status *st, cons
     return NULL;
 }
 
+/* The message of the cause on field, or NULL. */
+static inline const char *cause_message(const struct api_status *st, const char *field)
+{
+    const struct api_cause *c = cause_on(st, field);
+    return c ? c->message : NULL;
+}
+
 /* A cause on field with this reason, at this line (and column, unless column_ is 0), with text in
  * its message. */
 #define CHECK_CAUSE_AT(st, field, reason_, line_, column_, text)                                              \

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "scheduler/runtime/process.h"
+#include "tests/lib/test.h"
 
 struct task {
     char work[512], log[512], exits[512], cgroup[200], pod[64];
@@ -37,5 +38,24 @@ const char *task_job(void);
 bool task_pid_alive(pid_t pid);
 /* Waits up to timeout_ms for <work>/<file> to hold a number; returns it, or -1. */
 long task_read_number_file(const struct task *t, const char *file, int timeout_ms);
+
+/* Stops the case when the task did not start, saying why. */
+#define REQUIRE_STARTED(t)                                                                                   \
+    do {                                                                                                     \
+        if (task_start(t) != 0) {                                                                            \
+            test_fail(__FILE__, __LINE__, "start failed: %s", (t)->why);                                     \
+            return;                                                                                          \
+        }                                                                                                    \
+    } while (0)
+
+/* The cases test_runtime (on the machine's hierarchy) and test_runtime_v2 (on cgroup v2) both run,
+ * their task named name; each binary skips them first where it has no cgroups of its kind. */
+/* SIGTERM reaches the task and a process that left its session, each once. */
+void task_case_sigterm_reaches_every_process_once(const char *name);
+/* A root task's cgroups inside its own, with a process in them, go with the task. */
+void task_case_cgroups_the_task_made_go_with_it(const char *name);
+/* A task lost (as after a restart: only its pid known, killed, forgotten) takes the process it left
+ * outside its session with its cgroup, which goes. */
+void task_case_lost_task_is_killed_with_its_cgroup(const char *name);
 
 #endif

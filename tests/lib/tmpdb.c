@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "common/fs.h"
+#include "store/store.h"
 
 bool tmp_db_make(struct tmp_db *t)
 {
@@ -32,4 +33,19 @@ long long tmp_db_query_int(const char *path, const char *sql)
     }
     sqlite3_close(db);
     return v;
+}
+
+sqlite3 *tmp_db_open_schema(const struct tmp_db *t)
+{
+    struct store *s;
+    char err[512];
+    if (store_open(t->path, &s, err, sizeof err) != 0)
+        return NULL;
+    store_close(s);
+    sqlite3 *db = NULL;
+    if (sqlite3_open(t->path, &db) != SQLITE_OK) {
+        sqlite3_close(db);
+        return NULL;
+    }
+    return db;
 }

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "adapters/dialect.h"
-#include "adapters/intake.h"
 #include "tests/lib/test.h"
+#include "tests/lib/yaml_fixture.h"
 
 /* example.com/v1 Thing: {metadata, spec: {runner: {replicas, template}}} -> one task "runner". */
 static int thing_translate(struct fields *f, json_t *source, const char *ns, struct dialect_translation *out)
@@ -34,14 +34,7 @@ static const struct dialect thing = {"example.com", "v1", "Thing", "things", thi
 
 static struct job *adapt(const char *yaml, struct api_status *st)
 {
-    struct intake in;
-    struct job *job = NULL;
-    memset(st, 0, sizeof *st);
-    if (intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, st) != 0)
-        return NULL;
-    dialect_job_from_doc(&thing, &in.docs[0], "team-a", &job, st);
-    intake_free(&in);
-    return job;
+    return yaml_dialect_job(&thing, yaml, "team-a", st);
 }
 
 static void causes_name_the_source_fields_and_lines(void)

@@ -6,25 +6,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "adapters/intake.h"
 #include "adapters/volcano_job.h"
 #include "common/fs.h"
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins.h"
+#include "tests/lib/causes.h"
+#include "tests/lib/env_lookup.h"
 #include "tests/lib/test.h"
+#include "tests/lib/yaml_fixture.h"
 
 /* --- helpers ------------------------------------------------------------------------------------ */
 
 static struct job *parse(const char *yaml, struct api_status *st)
 {
-    struct intake in;
-    struct job *job = NULL;
-    memset(st, 0, sizeof *st);
-    if (intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, st) != 0)
-        return NULL;
-    volcano_job_from_doc(&in.docs[0], "team-a", &job, st);
-    intake_free(&in);
-    return job;
+    return yaml_volcano_job(yaml, "team-a", false, st);
 }
 
 /* A Job named `name` with `plugins` (a YAML flow mapping) and tasks "<name>:<replicas>[:<container>]"
@@ -59,24 +54,6 @@ static struct job *make_job(const char *name, const char *plugins, const char *t
     struct job *job = parse(yaml, st);
     free(yaml);
     return job;
-}
-
-/* The message of the cause at `field`, or NULL. */
-static const char *cause(const struct api_status *st, const char *field)
-{
-    for (int i = 0; i < st->ncauses && i < API_MAX_CAUSES; i++)
-        if (strcmp(st->causes[i].field, field) == 0)
-            return st->causes[i].message;
-    return NULL;
-}
-
-static const char *env_get(char **env, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; env && env[i]; i++)
-        if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-            return env[i] + n + 1;
-    return NULL;
 }
 
 static char *read_text(const char *dir, const char *name)
@@ -120,76 +97,51 @@ static int attempt_of(const struct job *job, const char *task, int index, const 
 
 /* --- admission ---------------------------------------------------------------------------------------- */
 
+/* make_job("j", plugins, tasks) is refused, the cause on field checked against want with check
+ * (CHECK_STR or CHECK_CONTAINS). */
+#define CHECK_REFUSED(plugins, tasks, check, field, want)                                                    \
+    do {                                                                                                     \
+        struct api_status st_;                                                                               \
+        struct job *job_ = make_job("j", plugins, tasks, &st_);                                              \
+        CHECK(job_ == NULL);                                                                                 \
+        check(cause_message(&st_, field), want);                                                             \
+        job_free(job_);                                                                                      \
+    } while (0)
+
 static void unknown_plugin_is_refused_with_the_supported_list(void)
 {
     struct api_status st;
     struct job *job = make_job("j", "{foo: [], svc: []}", "a:1", &st);
     CHECK(job == NULL);
     CHECK_INT(st.code, 422);
-    CHECK_STR(cause(&st, "spec.plugins[foo]"),
+    CHECK_STR(cause_message(&st, "spec.plugins[foo]"),
               "Unsupported value: \"foo\": supported plugins: env, svc, ssh, pytorch, tensorflow, mpi, ray");
     job_free(job);
 }
 
 static void bad_arguments_are_refused_with_their_path(void)
 {
-    struct api_status st;
-    struct job *job = make_job("j", "{pytorch: [\"--master=a\", \"--foo=1\"]}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[pytorch][1]"),
-              "Unsupported value: \"--foo=1\": supported arguments: --master, --worker, --port");
-    job_free(job);
-
-    job = make_job("j", "{pytorch: [5]}", "master:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[pytorch][0]"), "Invalid value: a plugin argument must be a string");
-    job_free(job);
-
-    job = make_job("j", "{pytorch: [\"--port=abc\"]}", "master:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[pytorch][0]"),
-              "Invalid value: \"--port=abc\": --port must be a port number between 1 and 65535");
-    job_free(job);
-
-    job = make_job("j", "{tensorflow: [\"--ps=a\", \"--port\"]}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[tensorflow][1]"), "Invalid value: \"--port\": flag needs an argument");
-    job_free(job);
-
-    job = make_job("j", "{svc: [\"--disable-network-policy=maybe\"]}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[svc][0]"),
-              "Invalid value: \"--disable-network-policy=maybe\": invalid boolean value \"maybe\" for "
-              "--disable-network-policy");
-    job_free(job);
-
-    job = make_job("j", "{env: [\"x\"]}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[env][0]"),
-              "Invalid value: \"x\": not a flag: plugin arguments are --name=value");
-    job_free(job);
-
-    job = make_job("j", "{env: [\"--x\"]}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[env][0]"), "Unsupported value: \"--x\": supported arguments: none");
-    job_free(job);
-
-    job = make_job("j", "{ssh: [\"--ssh-key-file-path=rel/dir\"]}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[ssh]"),
-              "Invalid value: \"rel/dir\": --ssh-key-file-path must be an absolute path");
-    job_free(job);
-
-    job = make_job("j", "{svc: \"--disable-network-policy\"}", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[svc]"), "Invalid value: must be a list of string arguments, not a string");
-    job_free(job);
-
-    job = make_job("j", "[svc]", "a:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins"),
-              "Invalid value: must be an object of plugin name to arguments, not a list");
-    job_free(job);
+    CHECK_REFUSED("{pytorch: [\"--master=a\", \"--foo=1\"]}", "a:1", CHECK_STR, "spec.plugins[pytorch][1]",
+                  "Unsupported value: \"--foo=1\": supported arguments: --master, --worker, --port");
+    CHECK_REFUSED("{pytorch: [5]}", "master:1", CHECK_STR, "spec.plugins[pytorch][0]",
+                  "Invalid value: a plugin argument must be a string");
+    CHECK_REFUSED("{pytorch: [\"--port=abc\"]}", "master:1", CHECK_STR, "spec.plugins[pytorch][0]",
+                  "Invalid value: \"--port=abc\": --port must be a port number between 1 and 65535");
+    CHECK_REFUSED("{tensorflow: [\"--ps=a\", \"--port\"]}", "a:1", CHECK_STR, "spec.plugins[tensorflow][1]",
+                  "Invalid value: \"--port\": flag needs an argument");
+    CHECK_REFUSED("{svc: [\"--disable-network-policy=maybe\"]}", "a:1", CHECK_STR, "spec.plugins[svc][0]",
+                  "Invalid value: \"--disable-network-policy=maybe\": invalid boolean value \"maybe\" for "
+                  "--disable-network-policy");
+    CHECK_REFUSED("{env: [\"x\"]}", "a:1", CHECK_STR, "spec.plugins[env][0]",
+                  "Invalid value: \"x\": not a flag: plugin arguments are --name=value");
+    CHECK_REFUSED("{env: [\"--x\"]}", "a:1", CHECK_STR, "spec.plugins[env][0]",
+                  "Unsupported value: \"--x\": supported arguments: none");
+    CHECK_REFUSED("{ssh: [\"--ssh-key-file-path=rel/dir\"]}", "a:1", CHECK_STR, "spec.plugins[ssh]",
+                  "Invalid value: \"rel/dir\": --ssh-key-file-path must be an absolute path");
+    CHECK_REFUSED("{svc: \"--disable-network-policy\"}", "a:1", CHECK_STR, "spec.plugins[svc]",
+                  "Invalid value: must be a list of string arguments, not a string");
+    CHECK_REFUSED("[svc]", "a:1", CHECK_STR, "spec.plugins",
+                  "Invalid value: must be an object of plugin name to arguments, not a list");
 }
 
 static void volcano_argument_forms_are_accepted(void)
@@ -216,31 +168,18 @@ static void volcano_argument_forms_are_accepted(void)
 static void framework_tasks_must_exist(void)
 {
     struct api_status st;
-    struct job *job = make_job("j", "{pytorch: []}", "worker:2", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[pytorch]"),
-              "Invalid value: \"master\": the pytorch master task is not a task of the job (name it with "
-              "--master=<task>)");
-    job_free(job);
-
-    job = make_job("j", "{mpi: [\"--master=launcher\"]}", "launcher:1", &st);
-    CHECK(job == NULL);
-    CHECK_STR(cause(&st, "spec.plugins[mpi]"),
-              "Invalid value: \"worker\": the mpi worker task is not a task of the job (name it with --worker=<task>)");
-    job_free(job);
-
-    job = make_job("j", "{ray: []}", "worker:2", &st);
-    CHECK(job == NULL);
-    CHECK_CONTAINS(cause(&st, "spec.plugins[ray]"), "\"head\": the ray head task");
-    job_free(job);
-
-    job = make_job("j", "{tensorflow: [\"--chief=boss\"]}", "worker:2", &st);
-    CHECK(job == NULL);
-    CHECK_CONTAINS(cause(&st, "spec.plugins[tensorflow]"), "\"boss\": the tensorflow chief task");
-    job_free(job);
+    CHECK_REFUSED("{pytorch: []}", "worker:2", CHECK_STR, "spec.plugins[pytorch]",
+                  "Invalid value: \"master\": the pytorch master task is not a task of the job (name it with "
+                  "--master=<task>)");
+    CHECK_REFUSED(
+        "{mpi: [\"--master=launcher\"]}", "launcher:1", CHECK_STR, "spec.plugins[mpi]",
+        "Invalid value: \"worker\": the mpi worker task is not a task of the job (name it with --worker=<task>)");
+    CHECK_REFUSED("{ray: []}", "worker:2", CHECK_CONTAINS, "spec.plugins[ray]", "\"head\": the ray head task");
+    CHECK_REFUSED("{tensorflow: [\"--chief=boss\"]}", "worker:2", CHECK_CONTAINS, "spec.plugins[tensorflow]",
+                  "\"boss\": the tensorflow chief task");
 
     /* Defaults that name no task are fine for tensorflow, and a master alone for pytorch. */
-    job = make_job("j", "{tensorflow: [], pytorch: []}", "master:1 trainer:2", &st);
+    struct job *job = make_job("j", "{tensorflow: [], pytorch: []}", "master:1 trainer:2", &st);
     CHECK_INT(st.code, 0);
     job_free(job);
 }

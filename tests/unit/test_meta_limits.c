@@ -12,6 +12,7 @@
 #include "scheduler/api/queue.h"
 #include "tests/lib/causes.h"
 #include "tests/lib/test.h"
+#include "tests/lib/yaml_fixture.h"
 
 static char *repeat(char c, size_t n)
 {
@@ -139,17 +140,7 @@ static void label_values(void)
 
 static struct job *parse_job(const char *yaml, struct api_status *st, bool admitted)
 {
-    struct intake in;
-    struct job *job = NULL;
-    memset(st, 0, sizeof *st);
-    if (intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, st) != 0)
-        return NULL;
-    if (admitted)
-        volcano_job_from_admitted_doc(&in.docs[0], "default", &job, st);
-    else
-        volcano_job_from_doc(&in.docs[0], "default", &job, st);
-    intake_free(&in);
-    return job;
+    return yaml_volcano_job(yaml, "default", admitted, st);
 }
 
 static const char job_tail[] = "spec:\n  tasks:\n  - replicas: 1\n    template:\n      spec:\n"

@@ -16,14 +16,6 @@
 #include "tests/lib/task_fixture.h"
 #include "tests/lib/test.h"
 
-#define REQUIRE_STARTED(t)                                                                                   \
-    do {                                                                                                     \
-        if (task_start(t) != 0) {                                                                            \
-            test_fail(__FILE__, __LINE__, "start failed: %s", (t)->why);                                     \
-            return;                                                                                          \
-        }                                                                                                    \
-    } while (0)
-
 static bool is_cgroup2(const char *path)
 {
     struct statfs fs;
@@ -86,31 +78,7 @@ static void test_cgroup_kill_reaches_a_process_that_left_the_group(void)
 static void test_sigterm_reaches_every_process_once(void)
 {
     SKIP_UNLESS_V2();
-    /* Each process counts its SIGTERMs into a file of its own, then exits. */
-    char *argv[] = {"sh", "-c",
-                    "setsid sh -c 'trap \"echo t >> escaped.terms; exit 0\" TERM; echo $$ > escaped.pid; "
-                    "while :; do sleep 0.05; done' & "
-                    "trap 'echo t >> main.terms; wait; exit 0' TERM; echo $$ > main.pid; while :; do sleep 0.05; done",
-                    NULL};
-    struct task t;
-    task_init(&t, "v2term", argv);
-    REQUIRE_STARTED(&t);
-    REQUIRE(task_read_number_file(&t, "escaped.pid", 5000) > 0);
-    REQUIRE(task_read_number_file(&t, "main.pid", 5000) > 0);
-    process_signal(&t.proc, SIGTERM);
-    REQUIRE(task_wait(&t, 5000));
-    CHECK_INT(t.exit.exit_code, 0);
-    char path[700], *terms = NULL;
-    snprintf(path, sizeof path, "%s/main.terms", t.work);
-    CHECK(read_file(path, 4096, &terms, NULL) == 0);
-    CHECK_STR(terms, "t\n");
-    free(terms);
-    terms = NULL;
-    snprintf(path, sizeof path, "%s/escaped.terms", t.work);
-    CHECK(read_file(path, 4096, &terms, NULL) == 0);
-    CHECK_STR(terms, "t\n");
-    free(terms);
-    CHECK(!task_cgroup_left(t.cgroup));
+    task_case_sigterm_reaches_every_process_once("v2term");
 }
 
 static void test_cpu_time_comes_from_cpu_stat(void)
@@ -129,23 +97,7 @@ static void test_cpu_time_comes_from_cpu_stat(void)
 static void test_lost_task_is_found_by_its_v2_cgroup(void)
 {
     SKIP_UNLESS_V2();
-    char *argv[] = {"sh", "-c", "setsid sleep 1000 & echo $! > escaped.pid; exec sleep 1000", NULL};
-    struct task t;
-    task_init(&t, "v2lost", argv);
-    REQUIRE_STARTED(&t);
-    long escaped = task_read_number_file(&t, "escaped.pid", 5000);
-    REQUIRE(escaped > 0);
-    struct process lost = {.pid = t.proc.pid, .pidfd = -1};
-    process_signal(&lost, SIGKILL);
-    siginfo_t info;
-    CHECK(waitid(P_PIDFD, (id_t)t.proc.pidfd, &info, WEXITED) == 0);
-    process_forget(&t.proc);
-    for (int i = 0; i < 100 && (task_pid_alive((pid_t)escaped) || task_cgroup_left(t.cgroup)); i++) {
-        cgroup_retry_removals();
-        usleep(10000);
-    }
-    CHECK(!task_pid_alive((pid_t)escaped));
-    CHECK(!task_cgroup_left(t.cgroup));
+    task_case_lost_task_is_killed_with_its_cgroup("v2lost");
 }
 
 static void test_exec_failure_leaves_no_v2_cgroup(void)
@@ -166,28 +118,7 @@ static void test_exec_failure_leaves_no_v2_cgroup(void)
 static void test_cgroups_the_task_made_go_with_it(void)
 {
     SKIP_UNLESS_V2();
-    SKIP_IF(geteuid() != 0, "needs root to make cgroups");
-    /* A root task makes a cgroup inside its own in every hierarchy (as a nested container runtime
-     * would) and leaves a process there, out of its session too. */
-    const struct cgroup_layout *L = cgroup_layout();
-    struct task t;
-    task_init(&t, "v2nested", NULL);
-    char dirs[2048] = "", script[4096];
-    for (int i = 0; i < L->count; i++)
-        snprintf(dirs + strlen(dirs), sizeof dirs - strlen(dirs), " %s/%s/inner", L->h[i].parent, t.cgroup);
-    snprintf(script, sizeof script,
-             "mkdir%s && sh -c 'for d in%s; do echo $$ > $d/cgroup.procs || exit 1; done; echo moved > moved; "
-             "exec setsid sleep 1000' & echo $! > inner.pid; while [ ! -e moved ]; do sleep 0.01; done",
-             dirs, dirs);
-    char *argv[] = {"sh", "-c", script, NULL};
-    t.spec.argv = argv;
-    REQUIRE_STARTED(&t);
-    long inner = task_read_number_file(&t, "inner.pid", 5000);
-    REQUIRE(inner > 0);
-    REQUIRE(task_wait(&t, 5000));
-    CHECK_INT(t.exit.exit_code, 0);
-    CHECK(!task_cgroup_left(t.cgroup)); /* waits for the cleaner, which waits for the kills */
-    CHECK(!task_pid_alive((pid_t)inner));
+    task_case_cgroups_the_task_made_go_with_it("v2nested");
 }
 
 TEST_MAIN(TEST_CASE(test_runs_in_a_v2_cgroup_and_leaves_none),

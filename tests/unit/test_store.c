@@ -24,6 +24,16 @@
 
 /* ---- fixtures ---------------------------------------------------------------------------------- */
 
+/* Declares t (a new database), s (the store on it, its writer started) and err (its messages),
+ * REQUIRing each step. */
+#define OPEN_STORE_WITH_WRITER(t, s, err)                                                                    \
+    struct tmp_db t;                                                                                         \
+    REQUIRE(tmp_db_make(&t));                                                                                \
+    struct store *s;                                                                                         \
+    char err[512];                                                                                           \
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);                                                   \
+    REQUIRE(store_start_writer(s) == 0)
+
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
 /* The event part of an entry; unset strings stay NULL (the store writes them as ""). */
@@ -445,12 +455,7 @@ static int load_attempt(void *ctx, const struct store_attempt_row *row)
 
 static void test_writer_commits_and_load_rebuilds(void)
 {
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    struct store *s;
-    char err[512];
-    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
-    REQUIRE(store_start_writer(s) == 0);
+    OPEN_STORE_WITH_WRITER(t, s, err);
     struct journal_entry *e[] = {
         queue_put(1, "default"),
         job_create(2, "train", "uid-train", T0_MS + 10),
@@ -550,12 +555,7 @@ static int load_object(void *ctx, const struct store_object_row *row)
  * namespace and name, and come back in that order (after queues, before jobs). */
 static void test_object_rows_put_delete_and_load(void)
 {
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    struct store *s;
-    char err[512];
-    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
-    REQUIRE(store_start_writer(s) == 0);
+    OPEN_STORE_WITH_WRITER(t, s, err);
     struct journal_entry *e[] = {
         queue_put(1, "default"),
         queue_put(2, "short-lived"),
@@ -618,12 +618,7 @@ static void test_close_without_writer_commits_queue(void)
 static void test_group_commit_100k_events(void)
 {
     enum { TOTAL = 100000, CHUNK = 100 };
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    struct store *s;
-    char err[512];
-    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
-    REQUIRE(store_start_writer(s) == 0);
+    OPEN_STORE_WITH_WRITER(t, s, err);
 
     /* Built beforehand, so the rate measures the store rather than strdup. */
     struct journal_list *chunks = calloc(TOTAL / CHUNK, sizeof *chunks);
@@ -683,12 +678,7 @@ static void *wait_thread(void *arg)
 static void test_concurrent_waiters_wake_at_their_seq(void)
 {
     enum { WAITERS = 8, STEP = 500 };
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    struct store *s;
-    char err[512];
-    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
-    REQUIRE(store_start_writer(s) == 0);
+    OPEN_STORE_WITH_WRITER(t, s, err);
 
     struct waiter w[WAITERS + 1];
     pthread_t th[WAITERS + 1];
@@ -720,12 +710,7 @@ static void test_concurrent_waiters_wake_at_their_seq(void)
 
 static void test_disk_full_keeps_batch_and_recovers(void)
 {
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    struct store *s;
-    char err[512];
-    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
-    REQUIRE(store_start_writer(s) == 0);
+    OPEN_STORE_WITH_WRITER(t, s, err);
     append_events(s, 1, 10, "");
     REQUIRE(store_wait(s, 10, 5000) == 0);
 
@@ -762,12 +747,7 @@ static void test_disk_full_keeps_batch_and_recovers(void)
  * in the log (and freed: the sanitizer build checks). */
 static void test_close_gives_up_on_a_disk_that_stays_full(void)
 {
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    struct store *s;
-    char err[512];
-    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
-    REQUIRE(store_start_writer(s) == 0);
+    OPEN_STORE_WITH_WRITER(t, s, err);
     static char padding[2048];
     memset(padding, 'y', sizeof padding - 1);
     store_test_set_max_pages(s, 1);
@@ -785,12 +765,7 @@ static void test_close_gives_up_on_a_disk_that_stays_full(void)
  * rest of the failing batch is; a withdrawal of a job whose creation is committed says so. */
 static void test_withdrawn_job_is_never_written(void)
 {
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    struct store *s;
-    char err[512];
-    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
-    REQUIRE(store_start_writer(s) == 0);
+    OPEN_STORE_WITH_WRITER(t, s, err);
     struct journal_entry *kept[] = {job_create(1, "kept", "k-1", T0_MS)};
     append(s, kept, 1);
     REQUIRE(store_wait(s, 1, 5000) == 0);
@@ -902,12 +877,7 @@ static void write_demo_job(struct store *s)
 
 static void test_history_of_a_job(void)
 {
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    struct store *s;
-    char err[512];
-    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
-    REQUIRE(store_start_writer(s) == 0);
+    OPEN_STORE_WITH_WRITER(t, s, err);
     write_demo_job(s);
     REQUIRE(store_wait(s, 8, 5000) == 0);
 
@@ -954,12 +924,7 @@ static const char *history_uid(struct store_reader *r, const char *name, bool *d
 
 static void test_history_newest_job_wins_when_name_reused(void)
 {
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    struct store *s;
-    char err[512];
-    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
-    REQUIRE(store_start_writer(s) == 0);
+    OPEN_STORE_WITH_WRITER(t, s, err);
     struct store_reader *r;
     struct api_status st = {0};
     REQUIRE(store_reader_open(t.path, &r, &st) == 0);
@@ -995,12 +960,7 @@ static void test_history_newest_job_wins_when_name_reused(void)
  * cgroup; a node; a command keyed by its event. */
 static void test_tasks_nodes_commands_and_cgroup_written(void)
 {
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    struct store *s;
-    char err[512];
-    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
-    REQUIRE(store_start_writer(s) == 0);
+    OPEN_STORE_WITH_WRITER(t, s, err);
     struct journal_entry *create = job_create(1, "train", "uid-train", T0_MS);
     free(create->spec_json);
     create->spec_json = strdup("{\"spec\":{\"tasks\":[{\"name\":\"ps\",\"replicas\":1,\"template\":{\"a\":1}},"

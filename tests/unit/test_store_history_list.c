@@ -16,13 +16,8 @@
  * creation time; two more in ns "b". */
 static bool build(const struct tmp_db *t)
 {
-    struct store *s;
-    char err[512];
-    if (store_open(t->path, &s, err, sizeof err) != 0)
-        return false;
-    store_close(s);
-    sqlite3 *db;
-    bool ok = sqlite3_open(t->path, &db) == SQLITE_OK;
+    sqlite3 *db = tmp_db_open_schema(t);
+    bool ok = db != NULL;
     for (int i = 0; ok && i < NJOBS + 2; i++) {
         char *sql = sqlite3_mprintf("INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json,"
                                     " resource_version, deleted_ms) VALUES ('uid-%02d', '%s', 'job-%02d', %d, '{}',"
@@ -36,6 +31,16 @@ static bool build(const struct tmp_db *t)
 }
 
 /* Walks every page of q with page size limit; counts each job seen into seen[]. Returns pages. */
+/* Declares t (a new database, built), r (a reader on it) and st (the reader's status), REQUIRing
+ * each step. */
+#define OPEN_BUILT_READER(t, r, st)                                                                          \
+    struct tmp_db t;                                                                                         \
+    REQUIRE(tmp_db_make(&t));                                                                                \
+    REQUIRE(build(&t));                                                                                      \
+    struct store_reader *r;                                                                                  \
+    struct api_status st = {0};                                                                              \
+    REQUIRE(store_reader_open(t.path, &r, &st) == 0)
+
 static int walk(struct store_reader *r, struct store_history_query q, long limit, int *seen)
 {
     char token[512] = "";
@@ -68,12 +73,7 @@ static int walk(struct store_reader *r, struct store_history_query q, long limit
 
 static void test_pages_cover_ties_once(void)
 {
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    REQUIRE(build(&t));
-    struct store_reader *r;
-    struct api_status st = {0};
-    REQUIRE(store_reader_open(t.path, &r, &st) == 0);
+    OPEN_BUILT_READER(t, r, st);
     struct store_history_query all = {.ns = "a", .since_ms = INT64_MIN, .until_ms = INT64_MAX};
     for (long limit = 1; limit <= 7; limit += 3) {
         int seen[NJOBS + 2] = {0};
@@ -105,12 +105,7 @@ static void test_pages_cover_ties_once(void)
 
 static void test_foreign_tokens_are_refused(void)
 {
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    REQUIRE(build(&t));
-    struct store_reader *r;
-    struct api_status st = {0};
-    REQUIRE(store_reader_open(t.path, &r, &st) == 0);
+    OPEN_BUILT_READER(t, r, st);
     /* base64url of {"created":1} (no uid), of "[]", garbage, and an impossible length */
     const char *tokens[] = {"eyJjcmVhdGVkIjoxfQ", "W10", "!!!!", "a"};
     for (size_t i = 0; i < sizeof tokens / sizeof tokens[0]; i++) {
@@ -131,12 +126,7 @@ static void test_foreign_tokens_are_refused(void)
  * a namespace asked for that it cannot see gives nothing. */
 static void test_lists_show_only_visible_namespaces(void)
 {
-    struct tmp_db t;
-    REQUIRE(tmp_db_make(&t));
-    REQUIRE(build(&t));
-    struct store_reader *r;
-    struct api_status st = {0};
-    REQUIRE(store_reader_open(t.path, &r, &st) == 0);
+    OPEN_BUILT_READER(t, r, st);
     const char *only_b[] = {"b"}, *a_and_b[] = {"c", "b", "a"}, *c[] = {"c"};
     const struct namespace_set just_b = {false, 1, only_b}, both = {false, 3, a_and_b}, none = {false, 1, c};
     const struct {

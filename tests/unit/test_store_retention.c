@@ -66,13 +66,8 @@ static long long rows_of(const char *path, const char *uid)
 
 static bool build(const struct tmp_db *t, int64_t now)
 {
-    struct store *s;
-    char err[512];
-    if (store_open(t->path, &s, err, sizeof err) != 0)
-        return false;
-    store_close(s);
-    sqlite3 *db;
-    bool ok = sqlite3_open(t->path, &db) == SQLITE_OK && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
+    sqlite3 *db = tmp_db_open_schema(t);
+    bool ok = db != NULL && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
               add_job(db, t->dir, "old-gone", now - 2 * HOUR_MS, true) &&
               add_job(db, t->dir, "recent-gone", now - 60000, true) && add_job(db, t->dir, "live", 0, true) &&
               sqlite3_exec(db, "INSERT INTO events(time_ms, kind, namespace, name, job_uid, from_phase, to_phase,"

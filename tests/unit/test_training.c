@@ -9,6 +9,8 @@
 #include "adapters/training.h"
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins.h"
+#include "tests/lib/causes.h"
+#include "tests/lib/env_lookup.h"
 #include "tests/lib/test.h"
 
 /* --- helpers ------------------------------------------------------------------------------------ */
@@ -66,6 +68,14 @@ static void task_names(const struct adapted *a, char *buf, size_t len)
                  a->job->tasks[t].replicas);
 }
 
+/* Checks a's tasks, "<name>:<replicas>" in order, against want. */
+#define CHECK_TASK_NAMES(a, want)                                                                            \
+    do {                                                                                                     \
+        char names_[128];                                                                                    \
+        task_names(a, names_, sizeof names_);                                                                \
+        CHECK_STR(names_, want);                                                                             \
+    } while (0)
+
 /* The JSON text of a value (compact, keys sorted), freed by the caller. */
 static char *text_of(const json_t *v)
 {
@@ -82,15 +92,6 @@ static bool json_is_text(const json_t *v, const char *want)
     return same;
 }
 
-static const char *env_get(char **env, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; env && env[i]; i++)
-        if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-            return env[i] + n + 1;
-    return NULL;
-}
-
 /* The plugins' part of replica (task, index): env and argv, as the controller would start it. */
 static bool attempt(const struct adapted *a, const char *task, int index, struct plugin_attempt *pa)
 {
@@ -99,14 +100,6 @@ static bool attempt(const struct adapted *a, const char *task, int index, struct
         if (strcmp(a->job->tasks[t].name, task) == 0)
             return job_plugins_attempt(a->job, t, index, "/jobdir", pa, why, sizeof why) == 0;
     return false;
-}
-
-static const char *cause(const struct api_status *st, const char *field)
-{
-    for (int i = 0; i < st->ncauses && i < API_MAX_CAUSES; i++)
-        if (strcmp(st->causes[i].field, field) == 0)
-            return st->causes[i].message;
-    return NULL;
 }
 
 /* --- frameworks ----------------------------------------------------------------------------------- */
@@ -119,9 +112,7 @@ static void pytorch_master_and_workers(void)
           "\"companions\":[\"jupyter\",\"tensorboard\"],\"maxRetry\":3}",
           INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "master:1 worker:3"); /* workers counts every process: WORLD_SIZE */
+    CHECK_TASK_NAMES(&a, "master:1 worker:3"); /* workers counts every process: WORLD_SIZE */
     CHECK_STR(a.job->name, "mnist");
     CHECK_STR(a.job->queue, "team-a");
     CHECK_INT(a.job->max_retry, 3);
@@ -166,9 +157,7 @@ static void pytorch_single_worker_is_a_master_alone(void)
     struct adapted a;
     adapt("{\"name\":\"one\",\"framework\":\"pytorch\",\"command\":[\"python\",\"t.py\"]}", INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "master:1");
+    CHECK_TASK_NAMES(&a, "master:1");
     struct plugin_attempt pa;
     REQUIRE(attempt(&a, "master", 0, &pa));
     CHECK_STR(env_get(pa.env, "WORLD_SIZE"), "1");
@@ -183,9 +172,7 @@ static void tensorflow_workers_and_ps(void)
           "\"resources\":{\"cpu\":\"4\",\"nvidia.com/gpu\":1},\"taskResources\":{\"ps\":{\"cpu\":\"1\"}}}",
           INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "ps:1 worker:2");
+    CHECK_TASK_NAMES(&a, "ps:1 worker:2");
     CHECK(json_is_text(json_object_get(spec_of(&a), "plugins"), "{\"svc\":[],\"tensorflow\":[]}"));
     CHECK(json_object_get(task_named(&a, "worker"), "policies") != NULL);
     CHECK(json_object_get(task_named(&a, "ps"), "policies") == NULL);
@@ -210,9 +197,7 @@ static void mpi_launcher_and_waiting_workers(void)
           "\"resources\":{\"cpu\":\"8\"}}",
           INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "master:1 worker:3");
+    CHECK_TASK_NAMES(&a, "master:1 worker:3");
     CHECK(json_is_text(json_object_get(spec_of(&a), "plugins"), "{\"mpi\":[],\"ssh\":[],\"svc\":[]}"));
     CHECK(json_is_text(json_object_get(container_of(task_named(&a, "master")), "command"),
                        "[\"sh\",\"-c\",\"mpirun --host $MPI_HOST -np 3 ./app\"]"));
@@ -252,9 +237,7 @@ static void spark_driver_and_executors(void)
           "\"resources\":{\"cpu\":\"1500m\",\"memory\":\"2Gi\"}}",
           INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "driver:1 executor:3");
+    CHECK_TASK_NAMES(&a, "driver:1 executor:3");
     CHECK(json_is_text(json_object_get(spec_of(&a), "plugins"), "{\"svc\":[]}"));
     const json_t *exec = json_object_get(container_of(task_named(&a, "executor")), "command");
     CHECK_CONTAINS(json_string_value(json_array_get(exec, 2)),
@@ -276,9 +259,7 @@ static void ray_head_workers_and_driver(void)
           "\"resources\":{\"cpu\":\"4\"}}",
           INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "head:1 worker:2 driver:1");
+    CHECK_TASK_NAMES(&a, "head:1 worker:2 driver:1");
     CHECK_INT(a.job->min_available, 3);
     CHECK(json_is_text(json_object_get(task_named(&a, "driver"), "dependsOn"), "{\"name\":[\"head\"]}"));
     CHECK(json_is_text(json_object_get(container_of(task_named(&a, "driver")), "env"),
@@ -305,9 +286,7 @@ static void batch_shards_by_index(void)
           "resources: {cpu: 1, memory: 1Gi}\nmaxRetry: 0\n",
           INTAKE_YAML, &a);
     REQUIRE(a.rc == 0);
-    char names[128];
-    task_names(&a, names, sizeof names);
-    CHECK_STR(names, "worker:10");
+    CHECK_TASK_NAMES(&a, "worker:10");
     CHECK_INT(a.job->min_available, 1);
     CHECK_INT(a.job->tasks[0].min_available, 1); /* the gang is one replica, not the task's ten */
     CHECK_INT(a.job->min_success, 10); /* seed 000: all replicas must succeed */
@@ -404,61 +383,61 @@ static void errors_name_the_request_fields(void)
     adapt("{\"name\":\"e\",\"framework\":\"caffe\",\"command\":[\"x\"],\"gpus\":2}", INTAKE_JSON, &a);
     CHECK(a.rc != 0);
     CHECK_INT(a.st.code, 422);
-    CHECK_CONTAINS(cause(&a.st, "gpus"), "unknown field \"gpus\"");
-    CHECK_CONTAINS(cause(&a.st, "framework"), "Unsupported value: \"caffe\"");
+    CHECK_CONTAINS(cause_message(&a.st, "gpus"), "unknown field \"gpus\"");
+    CHECK_CONTAINS(cause_message(&a.st, "framework"), "Unsupported value: \"caffe\"");
     CHECK_CONTAINS(a.st.message, "Training.caldera.io \"e\" is invalid");
     adapted_free(&a);
 
     adapt("{\"framework\":\"pytorch\"}", INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_STR(cause(&a.st, "command"), "Required value");
+    CHECK_STR(cause_message(&a.st, "command"), "Required value");
     adapted_free(&a);
 
     adapt("{\"framework\":\"pytorch\",\"command\":[\"x\"],\"workers\":0,\"ps\":2,\"minAvailable\":1,"
           "\"companions\":[\"jupyter\",\"vscode\",\"jupyter\"]}",
           INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "workers"), "Invalid value: 0: must be between 1 and 100000");
-    CHECK_CONTAINS(cause(&a.st, "ps"), "Forbidden: only for framework tensorflow, not pytorch");
-    CHECK_CONTAINS(cause(&a.st, "minAvailable"), "Forbidden: only for framework batch");
-    CHECK_CONTAINS(cause(&a.st, "companions[1]"), "Unsupported value: \"vscode\"");
-    CHECK_CONTAINS(cause(&a.st, "companions[2]"), "Duplicate value: \"jupyter\"");
+    CHECK_CONTAINS(cause_message(&a.st, "workers"), "Invalid value: 0: must be between 1 and 100000");
+    CHECK_CONTAINS(cause_message(&a.st, "ps"), "Forbidden: only for framework tensorflow, not pytorch");
+    CHECK_CONTAINS(cause_message(&a.st, "minAvailable"), "Forbidden: only for framework batch");
+    CHECK_CONTAINS(cause_message(&a.st, "companions[1]"), "Unsupported value: \"vscode\"");
+    CHECK_CONTAINS(cause_message(&a.st, "companions[2]"), "Duplicate value: \"jupyter\"");
     adapted_free(&a);
 
     adapt("{\"name\":\"Bad_Name\",\"metadata\":{\"name\":\"x\",\"uid\":\"u\"},\"command\":[\"x\"]}", INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "name"), "a lowercase RFC 1123 label");
-    CHECK_CONTAINS(cause(&a.st, "metadata.uid"), "unknown field \"metadata.uid\"");
+    CHECK_CONTAINS(cause_message(&a.st, "name"), "a lowercase RFC 1123 label");
+    CHECK_CONTAINS(cause_message(&a.st, "metadata.uid"), "unknown field \"metadata.uid\"");
     adapted_free(&a);
 
     adapt("{\"name\":\"x\",\"metadata\":{\"name\":\"x\"},\"command\":[\"x\"]}", INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "name"), "Forbidden: metadata.name is given too");
+    CHECK_CONTAINS(cause_message(&a.st, "name"), "Forbidden: metadata.name is given too");
     adapted_free(&a);
 
     adapt("{\"framework\":\"horovod\",\"command\":[],\"env\":{\"A=B\":\"1\",\"L\":[1]},\"workingDir\":\"rel\","
           "\"taskResources\":{\"launcher\":{\"cpu\":\"1\"}},\"slotsPerWorker\":0}",
           INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "command"), "must name a program");
-    CHECK_CONTAINS(cause(&a.st, "env[A=B]"), "must not be empty or contain '='");
-    CHECK_CONTAINS(cause(&a.st, "env[L]"), "must be a string, a number or a boolean");
-    CHECK_CONTAINS(cause(&a.st, "workingDir"), "must be an absolute path");
-    CHECK_CONTAINS(cause(&a.st, "taskResources.launcher"),
+    CHECK_CONTAINS(cause_message(&a.st, "command"), "must name a program");
+    CHECK_CONTAINS(cause_message(&a.st, "env[A=B]"), "must not be empty or contain '='");
+    CHECK_CONTAINS(cause_message(&a.st, "env[L]"), "must be a string, a number or a boolean");
+    CHECK_CONTAINS(cause_message(&a.st, "workingDir"), "must be an absolute path");
+    CHECK_CONTAINS(cause_message(&a.st, "taskResources.launcher"),
                    "Unsupported value: \"launcher\": the tasks of a horovod training are \"master\", \"worker\"");
-    CHECK_CONTAINS(cause(&a.st, "slotsPerWorker"), "must be between 1 and 1024");
+    CHECK_CONTAINS(cause_message(&a.st, "slotsPerWorker"), "must be between 1 and 1024");
     adapted_free(&a);
 
     adapt("{\"framework\":\"tensorflow\",\"command\":[\"x\"],\"taskResources\":{\"ps\":{\"cpu\":\"1\"}}}", INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "taskResources.ps"), "this training has no ps task");
+    CHECK_CONTAINS(cause_message(&a.st, "taskResources.ps"), "this training has no ps task");
     adapted_free(&a);
 
     adapt("{\"command\":[\"x\"],\"workers\":2,\"minAvailable\":3,\"env\":{\"CALDERA_SHARD_INDEX\":\"0\"}}", INTAKE_JSON,
           &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "minAvailable"), "must not be greater than workers");
-    CHECK_CONTAINS(cause(&a.st, "env[CALDERA_SHARD_INDEX]"), "Forbidden");
+    CHECK_CONTAINS(cause_message(&a.st, "minAvailable"), "must not be greater than workers");
+    CHECK_CONTAINS(cause_message(&a.st, "env[CALDERA_SHARD_INDEX]"), "Forbidden");
     adapted_free(&a);
 }
 
@@ -469,21 +448,22 @@ static void resource_errors_have_paths_and_lines(void)
           "  fpga: 1\n",
           INTAKE_YAML, &a);
     CHECK(a.rc != 0);
-    CHECK_STR(cause(&a.st, "resources.memory"), "Invalid value: invalid quantity \"1.5GG\": unable to parse quantity's suffix");
+    CHECK_STR(cause_message(&a.st, "resources.memory"),
+              "Invalid value: invalid quantity \"1.5GG\": unable to parse quantity's suffix");
     CHECK_CONTAINS(a.st.message, "resources.memory: Invalid value: invalid quantity \"1.5GG\"");
     CHECK_CONTAINS(a.st.message, "(line 6, column 11)");
-    CHECK_CONTAINS(cause(&a.st, "resources.fpga"), "Unsupported value: \"fpga\": not a resource Caldera knows");
+    CHECK_CONTAINS(cause_message(&a.st, "resources.fpga"), "Unsupported value: \"fpga\": not a resource Caldera knows");
     adapted_free(&a);
 
     adapt("{\"command\":[\"x\"],\"resources\":{\"requests\":{\"cpu\":\"4\"},\"limits\":{\"cpu\":\"2\"}}}", INTAKE_JSON,
           &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "resources.requests.cpu"), "must be less than or equal to cpu limit");
+    CHECK_CONTAINS(cause_message(&a.st, "resources.requests.cpu"), "must be less than or equal to cpu limit");
     adapted_free(&a);
 
     adapt("{\"command\":[\"x\"],\"resources\":{\"requests\":{\"cpu\":\"4\"},\"memory\":\"1Gi\"}}", INTAKE_JSON, &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "resources"), "either a map of quantities or {requests, limits}, not both");
+    CHECK_CONTAINS(cause_message(&a.st, "resources"), "either a map of quantities or {requests, limits}, not both");
     adapted_free(&a);
 
     /* only requests given: limits are the requests */
@@ -500,7 +480,7 @@ static void volcano_causes_use_request_paths(void)
     adapt("{\"name\":\"v\",\"command\":[\"x\"],\"autoMemoryScale\":{\"rate\":0.5,\"maxMemory\":\"1Gi\"}}", INTAKE_JSON,
           &a);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(cause(&a.st, "autoMemoryScale.rate"), "must be a number greater than 1");
+    CHECK_CONTAINS(cause_message(&a.st, "autoMemoryScale.rate"), "must be a number greater than 1");
     adapted_free(&a);
 }
 

@@ -10,17 +10,11 @@
 #include "scheduler/api/resource.h"
 #include "tests/lib/causes.h"
 #include "tests/lib/test.h"
+#include "tests/lib/yaml_fixture.h"
 
 static struct job *parse(const char *yaml, struct api_status *st)
 {
-    struct intake in;
-    struct job *job = NULL;
-    memset(st, 0, sizeof *st);
-    if (intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, st) != 0)
-        return NULL;
-    volcano_job_from_doc(&in.docs[0], "team-a", &job, st);
-    intake_free(&in);
-    return job;
+    return yaml_volcano_job(yaml, "team-a", false, st);
 }
 
 static const char *const minimal =
