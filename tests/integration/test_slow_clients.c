@@ -158,6 +158,22 @@ static void a_fresh_client_is_answered_while_2000_slow_connections_are_open(void
     server_cleanup(&s);
 }
 
+/* Sends request_start (a request line and headers, never their end), then a header line every
+ * 200 ms until the server closes, for at most 10 s. Returns what the server sent (caller frees; ""
+ * when it closed without a word or refused a line), NULL when it never closed; *took_ms: how long. */
+static char *trickle_until_closed(int fd, const char *request_start, int64_t *took_ms)
+{
+    int64_t start = clock_mono_ms();
+    char *reply = raw_send_text(fd, request_start) ? NULL : strdup("");
+    for (int i = 0; i < 50 && !reply; i++) {
+        reply = raw_read_until_closed(fd, 200);
+        if (!reply && !raw_send_text(fd, "X-Trickle: a\r\n"))
+            reply = strdup("");
+    }
+    *took_ms = clock_mono_ms() - start;
+    return reply;
+}
+
 /* A client that sends a header line every 200 ms is never idle, yet is closed at the header
  * deadline without an answer; one whose headers are in time is answered. */
 static void a_trickling_connection_is_closed_at_the_header_deadline(void)
@@ -168,15 +184,8 @@ static void a_trickling_connection_is_closed_at_the_header_deadline(void)
     int port = raw_port_of(s.url);
     int fd = raw_connect("127.0.0.1", port);
     REQUIRE(fd >= 0);
-    int64_t start = clock_mono_ms();
-    CHECK(raw_send_text(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n"));
-    char *reply = NULL;
-    for (int i = 0; i < 50 && !reply; i++) { /* at most 10 s */
-        reply = raw_read_until_closed(fd, 200);
-        if (!reply && !raw_send_text(fd, "X-Trickle: a\r\n"))
-            reply = strdup("");
-    }
-    int64_t took = clock_mono_ms() - start;
+    int64_t took;
+    char *reply = trickle_until_closed(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n", &took);
     close(fd);
     CHECK(reply != NULL);
     CHECK(reply && strstr(reply, "HTTP/1.1 200") == NULL); /* its request never came whole */
@@ -187,7 +196,7 @@ static void a_trickling_connection_is_closed_at_the_header_deadline(void)
     fd = raw_connect("127.0.0.1", port);
     REQUIRE(fd >= 0);
     CHECK(raw_send_text(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
-    start = clock_mono_ms();
+    int64_t start = clock_mono_ms();
     reply = raw_read_until_closed(fd, 5000);
     took = clock_mono_ms() - start;
     close(fd);
@@ -373,15 +382,8 @@ static void a_trickling_websocket_handshake_is_closed_at_the_deadline(void)
     REQUIRE(server_start(&s, NULL, args) == 0);
     int fd = raw_connect("127.0.0.1", raw_port_of(server_ws_url(&s) + 5));
     REQUIRE(fd >= 0);
-    int64_t start = clock_mono_ms();
-    CHECK(raw_send_text(fd, "GET /apis/caldera.io/v1/stream HTTP/1.1\r\nHost: x\r\n"));
-    char *reply = NULL;
-    for (int i = 0; i < 50 && !reply; i++) {
-        reply = raw_read_until_closed(fd, 200);
-        if (!reply && !raw_send_text(fd, "X-Trickle: a\r\n"))
-            reply = strdup("");
-    }
-    int64_t took = clock_mono_ms() - start;
+    int64_t took;
+    char *reply = trickle_until_closed(fd, "GET /apis/caldera.io/v1/stream HTTP/1.1\r\nHost: x\r\n", &took);
     close(fd);
     CHECK(reply != NULL);
     CHECK(took >= 900 && took < 5000);
