@@ -251,11 +251,17 @@ static unsigned long long declared_length(struct http_req *req)
     return cl ? strtoull(cl, NULL, 10) : 0;
 }
 
+/* The 413 a body over --max-body-bytes gets, however it is sent. */
+static void fail_too_large(const struct http_req *req, struct api_status *st)
+{
+    api_fail(st, 413, "RequestEntityTooLarge", "the request body is larger than the limit of %zu bytes",
+             req->gw->body_limit);
+}
+
 static void respond_too_large(struct http_req *req)
 {
     struct api_status st = {0};
-    api_fail(&st, 413, "RequestEntityTooLarge", "the request body is larger than the limit of %zu bytes",
-             req->gw->body_limit);
+    fail_too_large(req, &st);
     http_respond_status(req, &st);
 }
 
@@ -379,8 +385,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             sbuf_free(&req->body);
             if (!req->answered) { /* a chunked body: past the limit, it is refused now, not read on */
                 struct api_status st = {0};
-                api_fail(&st, 413, "RequestEntityTooLarge", "the request body is larger than the limit of %zu bytes",
-                         gw->body_limit);
+                fail_too_large(req, &st);
                 return answer_and_close(req, &st);
             }
         }
