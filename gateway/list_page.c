@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64url.h"
 #include "gateway/handlers.h"
 #include "gateway/selector.h"
-#include "gateway/ws_token.h"
 
 #define TOKEN_MAX 512
 
@@ -28,7 +28,7 @@ static int read_continue(const char *token, const char *kind, struct core_list_c
 {
     size_t len = strlen(token);
     char raw[TOKEN_MAX];
-    int n = len < TOKEN_MAX ? ws_base64url_decode(token, len, raw, sizeof raw - 1) : -1;
+    int n = len < TOKEN_MAX ? base64url_decode(token, len, raw, sizeof raw - 1) : -1;
     if (n <= 0)
         return bad_continue(st, "not URL-safe base64 of a token this server gave");
     json_t *j = json_loadb(raw, (size_t)n, 0, NULL);
@@ -75,27 +75,6 @@ int gateway_list_page_read(struct http_req *req, const char *kind, struct core_r
     return 0;
 }
 
-static char *encode(const char *text)
-{
-    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    size_t len = strlen(text), at = 0;
-    char *out = malloc(4 * ((len + 2) / 3) + 1);
-    if (!out)
-        return NULL;
-    const unsigned char *s = (const unsigned char *)text;
-    for (size_t i = 0; i < len; i += 3) {
-        unsigned v = (unsigned)s[i] << 16 | (i + 1 < len ? (unsigned)s[i + 1] << 8 : 0) | (i + 2 < len ? s[i + 2] : 0);
-        out[at++] = alphabet[v >> 18 & 63];
-        out[at++] = alphabet[v >> 12 & 63];
-        if (i + 1 < len)
-            out[at++] = alphabet[v >> 6 & 63];
-        if (i + 2 < len)
-            out[at++] = alphabet[v & 63];
-    }
-    out[at] = '\0';
-    return out;
-}
-
 void gateway_list_page_finish(const struct core_request *creq, const char *kind, json_t *body)
 {
     if (!paged(creq) || !creq->more)
@@ -103,7 +82,7 @@ void gateway_list_page_finish(const struct core_request *creq, const char *kind,
     json_t *j = json_pack("{s:s, s:I, s:s, s:i, s:i}", "k", kind, "c", (json_int_t)creq->page_end.created_ms, "u",
                           creq->page_end.uid, "t", creq->page_end.task, "i", creq->page_end.index);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    char *token = text ? encode(text) : NULL;
+    char *token = text ? base64url_encode(text, strlen(text)) : NULL;
     if (token)
         json_object_set_new(json_object_get(body, "metadata"), "continue", json_string(token));
     free(token);

@@ -5,41 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-static int b64_value(char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    return c == '-' ? 62 : c == '_' ? 63 : -1;
-}
-
-int ws_base64url_decode(const char *in, size_t len, char *out, size_t cap)
-{
-    while (len > 0 && in[len - 1] == '=')
-        len--;
-    if (len % 4 == 1)
-        return -1;
-    size_t n = 0;
-    unsigned acc = 0;
-    int bits = 0;
-    for (size_t i = 0; i < len; i++) {
-        int v = b64_value(in[i]);
-        if (v < 0)
-            return -1;
-        acc = (acc << 6) | (unsigned)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            if (n >= cap)
-                return -1;
-            out[n++] = (char)((acc >> bits) & 0xff);
-        }
-    }
-    return (int)n;
-}
+#include "common/base64url.h"
 
 void ws_offer_parse(const char *header, const char *protocol, struct ws_offer *out)
 {
@@ -59,7 +25,7 @@ void ws_offer_parse(const char *header, const char *protocol, struct ws_offer *o
             if (len == plen && strncmp(p, protocol, len) == 0) {
                 out->events = true;
             } else if (len > prefix && strncmp(p, WS_TOKEN_PROTOCOL_PREFIX, prefix) == 0) {
-                int n = ws_base64url_decode(p + prefix, len - prefix, out->token, WS_TOKEN_MAX);
+                int n = base64url_decode(p + prefix, len - prefix, out->token, WS_TOKEN_MAX);
                 if (n <= 0) {
                     out->token_malformed = true;
                     out->token_len = 0;

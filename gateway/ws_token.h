@@ -25,8 +25,4 @@ void ws_offer_parse(const char *header, const char *protocol, struct ws_offer *o
  * (another scheme, or none). */
 const char *ws_bearer_token(const char *authorization, size_t *len);
 
-/* Decodes base64url without padding ('-' and '_'; '=' tolerated at the end) into out (cap bytes).
- * Returns the length, or -1 when the text is not base64url or does not fit. */
-int ws_base64url_decode(const char *in, size_t len, char *out, size_t cap);
-
 #endif

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64url.h"
+
 #define TOKEN_MAX 512
 
 /* The key (created_ms, uid) walks jobs_by_created / jobs_by_namespace_created backwards. */
@@ -40,16 +42,7 @@ static char *encode_token(const struct list_key *k)
     json_decref(j);
     if (!text)
         return NULL;
-    size_t len = strlen(text);
-    char *out = malloc(4 * ((len + 2) / 3) + 1);
-    if (out) {
-        int n = EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)text, (int)len);
-        while (n > 0 && out[n - 1] == '=')
-            n--;
-        out[n] = '\0';
-        for (char *p = out; *p; p++) /* URL-safe: a client can put it in a query as it is */
-            *p = *p == '+' ? '-' : *p == '/' ? '_' : *p;
-    }
+    char *out = base64url_encode(text, strlen(text));
     free(text);
     return out;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64url.h"
 #include "gateway/hub.h"
 #include "gateway/ws_internal.h"
 #include "gateway/ws_query.h"
@@ -119,12 +120,12 @@ static void tokens_come_from_the_header_or_the_subprotocol(void)
     CHECK(o.any && !o.events);
 
     char out[16];
-    CHECK_INT(ws_base64url_decode("-_8", 3, out, sizeof out), 2);
+    CHECK_INT(base64url_decode("-_8", 3, out, sizeof out), 2);
     CHECK_INT((unsigned char)out[0], 0xfb);
     CHECK_INT((unsigned char)out[1], 0xff);
-    CHECK_INT(ws_base64url_decode("YQ==", 4, out, sizeof out), 1);
-    CHECK_INT(ws_base64url_decode("Y", 1, out, sizeof out), -1);
-    CHECK_INT(ws_base64url_decode("YWJjZGVmZ2hpamtsbW5vcHFy", 24, out, 4), -1); /* does not fit */
+    CHECK_INT(base64url_decode("YQ==", 4, out, sizeof out), 1);
+    CHECK_INT(base64url_decode("Y", 1, out, sizeof out), -1);
+    CHECK_INT(base64url_decode("YWJjZGVmZ2hpamtsbW5vcHFy", 24, out, 4), -1); /* does not fit */
 }
 
 /* A row from the events table becomes exactly the message the hub's item of it gives. */
