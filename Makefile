@@ -34,10 +34,10 @@ TSAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 TSAN_LDFLAGS := -fsanitize=thread
 
 # --- sources ---------------------------------------------------------------
-LIB_DIRS := common adapters scheduler scheduler/api scheduler/framework scheduler/actions \
-            scheduler/plugins scheduler/controller scheduler/controller/plugins scheduler/runtime store gateway
-LIB_SRCS := $(filter-out gateway/main.c,$(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
-JOBSERVER_SRCS := gateway/main.c
+# The library: every source under these folders, at any depth; the daemon's own folder builds bin/jobserver.
+LIB_ROOTS := common model store adapters runtime scheduler gateway
+LIB_SRCS := $(shell find $(LIB_ROOTS) -name '*.c' | LC_ALL=C sort)
+JOBSERVER_SRCS := $(wildcard daemon/*.c)
 JOBCTL_SRCS := $(wildcard tools/jobctl/*.c)
 SIMULATE_SRCS := $(wildcard tools/simulate/*.c)
 TESTLIB_SRCS := $(wildcard tests/lib/*.c)

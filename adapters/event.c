@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "adapters/command.h"
-#include "adapters/podgroup.h"
-#include "adapters/priority_class.h"
-#include "adapters/queue.h"
-#include "adapters/volcano_job.h"
+#include "adapters/objects/command.h"
+#include "adapters/objects/podgroup.h"
+#include "adapters/objects/priority_class.h"
+#include "adapters/objects/queue.h"
+#include "adapters/dialects/volcano/job.h"
 #include "common/clock.h"
 
 /* The apiVersion of the kinds events are about. */

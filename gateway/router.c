@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gateway/handlers.h"
+#include "gateway/resources/handlers.h"
 
 bool route_is_dialect(const char *pattern) { return strstr(pattern, "{plural}") != NULL; }
 

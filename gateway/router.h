@@ -3,17 +3,17 @@
 #ifndef CALDERA_ROUTER_H
 #define CALDERA_ROUTER_H
 
-#include "gateway/http.h"
+#include "gateway/http/http.h"
 #include "gateway/route_doc.h"
 
 struct route {
     const char *method;
     const char *pattern;
     http_handler handler;
-    struct route_doc doc; /* what GET /openapi/v3 and discovery (gateway/discovery_resources.c) read */
+    struct route_doc doc; /* what GET /openapi/v3 and discovery (gateway/openapi/discovery_resources.c) read */
 };
 
-/* Every route the server has (gateway/routes.c), terminated by a NULL pattern: the one list of
+/* Every route the server has (routes.c), terminated by a NULL pattern: the one list of
  * paths, which the router, the OpenAPI document and discovery all read. */
 extern const struct route gateway_routes[];
 

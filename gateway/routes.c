@@ -1,6 +1,6 @@
 /* Every route the server answers, with what the OpenAPI document and discovery say of it: the one
  * list of paths. Kubernetes paths for Kubernetes and Volcano objects, caldera.io for what Caldera adds. */
-#include "gateway/handlers.h"
+#include "gateway/resources/handlers.h"
 #include "gateway/router.h"
 
 #define VCJOB "/apis/batch.volcano.sh/v1alpha1"
@@ -13,7 +13,7 @@
 /* The query parameters and errors of the usual kinds of operation. */
 #define Q_LIST (OQ_PRETTY | OQ_LABEL_SELECTOR | OQ_FIELD_SELECTOR | Q_WATCH)
 #define Q_WATCH (OQ_WATCH | OQ_RESOURCE_VERSION | OQ_TIMEOUT_SECONDS | OQ_ALLOW_WATCH_BOOKMARKS | OQ_SEND_INITIAL_EVENTS)
-#define Q_PAGED (Q_LIST | OQ_LIMIT | OQ_CONTINUE) /* the lists answered in pages (gateway/list_page.c) */
+#define Q_PAGED (Q_LIST | OQ_LIMIT | OQ_CONTINUE) /* the lists answered in pages (gateway/resources/list_page.c) */
 #define Q_HISTORY (OQ_PRETTY | OQ_PHASE | OQ_SINCE | OQ_UNTIL | OQ_LIMIT | OQ_CONTINUE | Q_WATCH)
 #define E_READ (OE_400 | OE_404)
 #define E_LIST (OE_400 | OE_410 | OE_504)
@@ -25,8 +25,8 @@
 #define TEXT "text/plain"
 
 /* Each row: method, pattern, handler, then {operationId, summary, query parameters, body, success
- * code, answer, media, errors, discovery's short names} (gateway/route_doc.h). Discovery's resources,
- * kinds and verbs are read from these rows (gateway/discovery_resources.c), the OpenAPI tag from the
+ * code, answer, media, errors, discovery's short names} (route_doc.h). Discovery's resources,
+ * kinds and verbs are read from these rows (gateway/openapi/discovery_resources.c), the OpenAPI tag from the
  * pattern. A fixed path must come before a pattern that would also match it. */
 const struct route gateway_routes[] = {
     {"GET", "/healthz", handle_healthz, {"getHealthz", "whether the server and its job database are healthy", 0, NULL,
@@ -190,7 +190,7 @@ const struct route gateway_routes[] = {
      "delete a token (admins): requests bearing it are refused at once", OQ_PRETTY, NULL, 200, "Status", NULL,
      OE_404 | OE_503 | OE_507}},
 
-    /* Other dialects' jobs (adapters/dialect_registry.c), after every fixed path above. */
+    /* Other dialects' jobs (adapters/dialects/registry.c), after every fixed path above. */
     {"GET", DIALECT "/{plural}", handle_dialect_list_all, {"list{kind}ForAllNamespaces",
      "list the {kind} objects of every namespace", Q_PAGED | OQ_AS, NULL, 200, "{kind}List", NULL, E_LIST}},
     {"GET", DIALECT "/namespaces/{ns}/{plural}", handle_dialect_list, {"listNamespaced{kind}",

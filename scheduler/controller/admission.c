@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/volcano_job.h"
-#include "scheduler/cycle.h"
+#include "adapters/dialects/volcano/job.h"
+#include "scheduler/core/cycle.h"
 #include "scheduler/controller/internal.h"
-#include "scheduler/controller/job_plugins.h"
+#include "scheduler/controller/job_plugins/job_plugins.h"
 
 #define DEFAULT_PORT_FIRST 20000
 #define DEFAULT_PORT_LAST 59999

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/queue.h"
+#include "adapters/objects/queue.h"
 #include "scheduler/controller/internal.h"
 
 void controller_record_queue_command(struct controller *ctl, struct queue *q, const char *ns, enum job_action action,

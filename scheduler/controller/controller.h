@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "common/api_status.h"
-#include "scheduler/api/cluster.h"
+#include "model/cluster.h"
 #include "scheduler/framework/session.h"
 #include "store/journal.h"
 #include "store/store.h"

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/volcano_job.h"
+#include "adapters/dialects/volcano/job.h"
 #include "common/memory.h"
-#include "scheduler/api/quantity.h"
+#include "model/quantity.h"
 #include "scheduler/controller/internal.h"
 
 /* The pod's end after a stop the controller asked for. Returns the event to raise (EV_COUNT: none). */

@@ -11,8 +11,8 @@
 #include "common/log.h"
 #include "common/strv.h"
 #include "scheduler/controller/internal.h"
-#include "scheduler/controller/job_plugins.h"
-#include "scheduler/runtime/spare_files.h"
+#include "scheduler/controller/job_plugins/job_plugins.h"
+#include "runtime/spare_files.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 

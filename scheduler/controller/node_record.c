@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/node.h"
+#include "adapters/objects/node.h"
 #include "scheduler/controller/internal.h"
 
 int controller_record_nodes(struct controller *ctl)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/priority_class.h"
-#include "adapters/resource_quota.h"
+#include "adapters/objects/priority_class.h"
+#include "adapters/objects/resource_quota.h"
 #include "common/log.h"
 
 #define QUEUE_GROUP "scheduling.volcano.sh"

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "adapters/queue.h"
+#include "adapters/objects/queue.h"
 #include "common/api_status.h"
 #include "scheduler/controller/controller.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/volcano_job.h"
+#include "adapters/dialects/volcano/job.h"
 #include "common/log.h"
 #include "scheduler/controller/internal.h"
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/intake.h"
-#include "adapters/queue.h"
-#include "adapters/volcano_job.h"
+#include "adapters/intake/intake.h"
+#include "adapters/objects/queue.h"
+#include "adapters/dialects/volcano/job.h"
 #include "common/grow.h"
 #include "common/log.h"
 #include "scheduler/controller/internal.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/volcano_job.h"
+#include "adapters/dialects/volcano/job.h"
 #include "scheduler/controller/internal.h"
 
 /* Lays the job out for counts and tells the timers and the runtime where each replica went. */

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "scheduler/api/cluster.h"
-#include "scheduler/framework/conf.h"
+#include "model/cluster.h"
+#include "model/sched_conf.h"
 
 #define SESSION_REASON_MAX 96
 #define SESSION_MESSAGE_MAX 512

@@ -6,9 +6,9 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "scheduler/api/constraints.h"
-#include "scheduler/api/job.h"
-#include "scheduler/api/node.h"
+#include "model/constraints.h"
+#include "model/job.h"
+#include "model/node.h"
 
 /* A taint as the matching rules see it; the strings belong to the node's taints array. */
 struct taint_view {

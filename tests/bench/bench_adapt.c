@@ -15,8 +15,8 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "adapters/dialect.h"
-#include "adapters/intake.h"
+#include "adapters/dialects/dialect.h"
+#include "adapters/intake/intake.h"
 #include "common/sbuf.h"
 #include "tests/lib/bench.h"
 

@@ -23,7 +23,7 @@
 #define CLIENTS 4
 #define JOBS_PER_CLIENT 250
 /* Waves come after the server has been idle a moment, as bursts do: a started server keeps a stock
- * of made files (scheduler/runtime/spare_files.h), which idle time refills. */
+ * of made files (runtime/spare_files.h), which idle time refills. */
 #define IDLE_BEFORE_WAVE_S 2
 #define NARROW_WAVES 3
 #define WIDE_WAVES 5

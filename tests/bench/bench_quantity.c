@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "scheduler/api/quantity.h"
+#include "model/quantity.h"
 #include "tests/lib/bench.h"
 
 int main(void)

@@ -6,13 +6,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "adapters/intake.h"
-#include "adapters/node.h"
-#include "adapters/volcano_job.h"
+#include "adapters/intake/intake.h"
+#include "adapters/objects/node.h"
+#include "adapters/dialects/volcano/job.h"
 #include "common/fs.h"
 #include "common/log.h"
 #include "common/uuid.h"
-#include "scheduler/core.h"
+#include "scheduler/core/core.h"
 #include "store/store.h"
 #include "tests/lib/bench.h"
 

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "adapters/intake.h"
-#include "adapters/queue.h"
-#include "adapters/volcano_job.h"
+#include "adapters/intake/intake.h"
+#include "adapters/objects/queue.h"
+#include "adapters/dialects/volcano/job.h"
 #include "common/fs.h"
 #include "scheduler/framework/session.h"
 #include "tests/lib/bench.h"

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "adapters/render.h"
-#include "scheduler/api/quantity.h"
-#include "scheduler/api/resource.h"
+#include "adapters/objects/render.h"
+#include "model/quantity.h"
+#include "model/resource.h"
 #include "tests/fuzz/support/fuzz.h"
 
 #define MAX_TEXT 256

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "scheduler/runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 #include "tests/lib/job_client.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"

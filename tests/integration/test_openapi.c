@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gateway/openapi.h"
+#include "gateway/openapi/openapi.h"
 #include "tests/lib/job_client.h"
 #include "tests/lib/openapi_check.h"
 #include "tests/lib/server.h"

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/intake.h"
-#include "adapters/queue.h"
-#include "adapters/volcano_job.h"
+#include "adapters/intake/intake.h"
+#include "adapters/objects/queue.h"
+#include "adapters/dialects/volcano/job.h"
 #include "common/uuid.h"
 
 static int op_start(void *ctx, struct job *job, int flat, const struct attempt_spec *spec, struct attempt_started *out,

@@ -5,7 +5,7 @@
 #define CALDERA_CTL_FIXTURE_H
 
 #include "scheduler/controller/controller.h"
-#include "scheduler/cycle.h"
+#include "scheduler/core/cycle.h"
 
 #define CTL_FIXTURE_MAX_PROCS 256
 

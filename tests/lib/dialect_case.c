@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/volcano_job.h"
+#include "adapters/dialects/volcano/job.h"
 
 int dialect_case_adapt(const struct dialect *d, const char *yaml, struct dialect_case *c)
 {

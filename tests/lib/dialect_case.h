@@ -5,8 +5,8 @@
 
 #include <jansson.h>
 
-#include "adapters/dialect.h"
-#include "adapters/intake.h"
+#include "adapters/dialects/dialect.h"
+#include "adapters/intake/intake.h"
 #include "tests/lib/ctl_fixture.h"
 
 struct dialect_case {

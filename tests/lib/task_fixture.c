@@ -15,8 +15,8 @@
 
 #include "common/fs.h"
 #include "common/sbuf.h"
-#include "gateway/pod_log.h"
-#include "scheduler/runtime/cgroup.h"
+#include "gateway/resources/pod_log.h"
+#include "runtime/cgroup/cgroup.h"
 
 static char root[256];
 static char job[64];

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "scheduler/runtime/process.h"
+#include "runtime/process.h"
 #include "tests/lib/test.h"
 
 struct task {

@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-#include "adapters/intake.h"
-#include "adapters/volcano_job.h"
+#include "adapters/intake/intake.h"
+#include "adapters/dialects/volcano/job.h"
 
 /* Parses yaml and adapts its first document with whichever of d (a dialect) or the Volcano Job
  * adapter (admitted or posted) is asked for. */

@@ -5,9 +5,9 @@
 
 #include <stdbool.h>
 
-#include "adapters/dialect.h"
+#include "adapters/dialects/dialect.h"
 #include "common/api_status.h"
-#include "scheduler/api/job.h"
+#include "model/job.h"
 
 /* yaml's first document as a Volcano Job posted in namespace ns (admitted: as stored, read back by
  * volcano_job_from_admitted_doc): the job, or NULL with st's causes. st is cleared first. */

@@ -1,6 +1,6 @@
 /* Unit tests of authentication and authorization's pure parts: the token's form and its stored
  * SHA-256, the Token body's rules, the roles' namespace rights, the path -> rule -> decision of
- * gateway/access.c with its Kubernetes-worded 403, the loopback rule, and stored tokens loaded and
+ * gateway/auth/access.c with its Kubernetes-worded 403, the loopback rule, and stored tokens loaded and
  * checked by the authenticator. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/token.h"
+#include "adapters/objects/token.h"
 #include "common/clock.h"
-#include "gateway/access.h"
-#include "gateway/auth.h"
+#include "gateway/auth/access.h"
+#include "gateway/auth/auth.h"
 #include "store/store.h"
 #include "tests/lib/causes.h"
 #include "tests/lib/test.h"

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/node.h"
-#include "adapters/scheduler_conf.h"
+#include "adapters/objects/node.h"
+#include "adapters/objects/scheduler_conf.h"
 #include "tests/lib/test.h"
 
 static void nodes_as_documents_and_list(void)

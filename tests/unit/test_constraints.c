@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/constraints.h"
-#include "adapters/intake.h"
+#include "adapters/objects/constraints.h"
+#include "adapters/intake/intake.h"
 #include "tests/lib/test.h"
 
 #define SPEC "spec.tasks[0].template.spec"

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/priority_class.h"
-#include "adapters/queue.h"
+#include "adapters/objects/priority_class.h"
+#include "adapters/objects/queue.h"
 #include "scheduler/controller/objects.h"
 #include "tests/lib/sched_fixture.h"
 #include "tests/lib/test.h"

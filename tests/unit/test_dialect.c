@@ -1,9 +1,9 @@
-/* The dialect driver (adapters/dialect.c) with a small dialect of the test's own: the Volcano Job's
+/* The dialect driver (adapters/dialects/dialect.c) with a small dialect of the test's own: the Volcano Job's
  * causes come back in the source's paths and lines, the source is kept, renderings merge metadata. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/dialect.h"
+#include "adapters/dialects/dialect.h"
 #include "tests/lib/test.h"
 #include "tests/lib/yaml_fixture.h"
 

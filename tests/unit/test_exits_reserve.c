@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "scheduler/runtime/exits_reserve.h"
+#include "runtime/exits_reserve.h"
 #include "tests/lib/test.h"
 
 static off_t allocated(int fd)

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/fields.h"
-#include "adapters/intake.h"
+#include "adapters/intake/fields.h"
+#include "adapters/intake/intake.h"
 #include "common/strv.h"
 #include "tests/lib/test.h"
 

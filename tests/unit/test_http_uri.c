@@ -1,12 +1,12 @@
 /* Unit tests of the request hygiene helpers: UTF-8 well-formedness and repair (common/utf8.c), the
- * raw URI check (gateway/http_uri.c), and a Status that still encodes when its text is not UTF-8. */
+ * raw URI check (gateway/http/uri.c), and a Status that still encodes when its text is not UTF-8. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/utf8.h"
-#include "gateway/http_uri.h"
-#include "gateway/status.h"
+#include "gateway/http/uri.h"
+#include "gateway/http/status.h"
 #include "tests/lib/test.h"
 
 static void utf8_well_formedness_follows_rfc_3629(void)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/intake.h"
+#include "adapters/intake/intake.h"
 #include "common/sbuf.h"
 #include "tests/lib/test.h"
 

@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "adapters/volcano_job.h"
+#include "adapters/dialects/volcano/job.h"
 #include "common/fs.h"
 #include "common/strv.h"
-#include "scheduler/controller/job_plugins.h"
+#include "scheduler/controller/job_plugins/job_plugins.h"
 #include "tests/lib/causes.h"
 #include "tests/lib/env_lookup.h"
 #include "tests/lib/test.h"

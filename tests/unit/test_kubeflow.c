@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/dialect.h"
-#include "adapters/intake.h"
-#include "scheduler/controller/job_plugins.h"
+#include "adapters/dialects/dialect.h"
+#include "adapters/intake/intake.h"
+#include "scheduler/controller/job_plugins/job_plugins.h"
 #include "tests/lib/test.h"
 
 /* A parsed document and what became of it. */

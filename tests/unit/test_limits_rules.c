@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gateway/limits.h"
+#include "gateway/limits/limits.h"
 #include "tests/lib/test.h"
 
 #define SECOND 1000000000LL

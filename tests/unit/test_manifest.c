@@ -1,11 +1,11 @@
-/* The manifest for a real cluster (adapters/manifest.c): nothing the server assigns, Caldera's own
+/* The manifest for a real cluster (adapters/dialects/volcano/manifest.c): nothing the server assigns, Caldera's own
  * fields moved to annotations, and the same bytes every time for the same job. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/intake.h"
-#include "adapters/manifest.h"
-#include "adapters/volcano_job.h"
+#include "adapters/intake/intake.h"
+#include "adapters/dialects/volcano/manifest.h"
+#include "adapters/dialects/volcano/job.h"
 #include "tests/lib/test.h"
 
 static struct job *admit(const char *yaml)

@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/intake.h"
-#include "adapters/meta_limits.h"
-#include "adapters/queue.h"
-#include "adapters/volcano_job.h"
-#include "scheduler/api/job.h"
-#include "scheduler/api/queue.h"
+#include "adapters/intake/intake.h"
+#include "adapters/intake/meta_limits.h"
+#include "adapters/objects/queue.h"
+#include "adapters/dialects/volcano/job.h"
+#include "model/job.h"
+#include "model/queue.h"
 #include "tests/lib/causes.h"
 #include "tests/lib/test.h"
 #include "tests/lib/yaml_fixture.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/metrics.h"
-#include "scheduler/core_internal.h"
+#include "scheduler/core/internal.h"
 #include "tests/lib/sched_fixture.h"
 #include "tests/lib/test.h"
 

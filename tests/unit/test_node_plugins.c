@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/constraints.h"
-#include "adapters/intake.h"
-#include "adapters/volcano_job.h"
+#include "adapters/objects/constraints.h"
+#include "adapters/intake/intake.h"
+#include "adapters/dialects/volcano/job.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/plugins/node_match.h"

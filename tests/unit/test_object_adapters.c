@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/intake.h"
-#include "adapters/priority_class.h"
-#include "adapters/queue.h"
-#include "adapters/resource_quota.h"
-#include "scheduler/api/resource.h"
+#include "adapters/intake/intake.h"
+#include "adapters/objects/priority_class.h"
+#include "adapters/objects/queue.h"
+#include "adapters/objects/resource_quota.h"
+#include "model/resource.h"
 #include "tests/lib/causes.h"
 #include "tests/lib/test.h"
 

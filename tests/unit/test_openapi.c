@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/dialect.h"
-#include "gateway/openapi.h"
+#include "adapters/dialects/dialect.h"
+#include "gateway/openapi/openapi.h"
 #include "gateway/router.h"
 #include "tests/lib/openapi_check.h"
 #include "tests/lib/test.h"

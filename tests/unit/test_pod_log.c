@@ -9,7 +9,7 @@
 
 #include "common/fs.h"
 #include "common/sbuf.h"
-#include "gateway/pod_log.h"
+#include "gateway/resources/pod_log.h"
 #include "tests/lib/test.h"
 
 static char dir[64];

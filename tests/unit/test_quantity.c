@@ -1,9 +1,9 @@
-/* Unit tests for scheduler/api/quantity: the Kubernetes quantity grammar, exact scaling with
+/* Unit tests for model/quantity: the Kubernetes quantity grammar, exact scaling with
  * round-up, int64 limits, error classes and canonical formatting that parses back. */
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "scheduler/api/quantity.h"
+#include "model/quantity.h"
 #include "tests/lib/test.h"
 
 struct parse_case {

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/dialect.h"
-#include "adapters/intake.h"
-#include "adapters/rayjob.h"
+#include "adapters/dialects/dialect.h"
+#include "adapters/intake/intake.h"
+#include "adapters/dialects/ray/rayjob.h"
 #include "common/strv.h"
-#include "scheduler/controller/job_plugins.h"
+#include "scheduler/controller/job_plugins/job_plugins.h"
 #include "tests/lib/dialect_case.h"
 #include "tests/lib/test.h"
 

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "adapters/dialect.h"
-#include "gateway/discovery_resources.h"
+#include "adapters/dialects/dialect.h"
+#include "gateway/openapi/discovery_resources.h"
 #include "gateway/router.h"
 #include "tests/lib/test.h"
 

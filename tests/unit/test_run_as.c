@@ -1,4 +1,4 @@
-/* Unit tests of running tasks as their submitter (adapters/run_as.c, seed 001's PodSecurityPolicy):
+/* Unit tests of running tasks as their submitter (adapters/objects/run_as.c, seed 001's PodSecurityPolicy):
  * a pod or container securityContext asking for another uid or gid is refused by its field and line;
  * otherwise the ids land in every pod template (what is stored) and every task spec (what runs);
  * a dialect's refusal names its own fields. */
@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/dialect.h"
-#include "adapters/intake.h"
-#include "adapters/run_as.h"
-#include "adapters/volcano_job.h"
+#include "adapters/dialects/dialect.h"
+#include "adapters/intake/intake.h"
+#include "adapters/objects/run_as.h"
+#include "adapters/dialects/volcano/job.h"
 #include "tests/lib/causes.h"
 #include "tests/lib/test.h"
 

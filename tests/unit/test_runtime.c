@@ -15,8 +15,8 @@
 
 #include "common/clock.h"
 #include "common/fs.h"
-#include "scheduler/runtime/cgroup.h"
-#include "scheduler/runtime/process.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/process.h"
 #include "tests/lib/task_fixture.h"
 #include "tests/lib/test.h"
 

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "common/fs.h"
-#include "scheduler/runtime/spare_files.h"
+#include "runtime/spare_files.h"
 #include "tests/lib/test.h"
 
 static char root[64];

@@ -7,11 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "adapters/dialect.h"
-#include "adapters/intake.h"
-#include "adapters/spark.h"
+#include "adapters/dialects/dialect.h"
+#include "adapters/intake/intake.h"
+#include "adapters/dialects/spark/spark.h"
 #include "common/fs.h"
-#include "scheduler/api/resource.h"
+#include "model/resource.h"
 #include "tests/lib/dialect_case.h"
 #include "tests/lib/test.h"
 

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/dialect.h"
-#include "adapters/intake.h"
-#include "adapters/training.h"
+#include "adapters/dialects/dialect.h"
+#include "adapters/intake/intake.h"
+#include "adapters/dialects/training/training.h"
 #include "common/strv.h"
-#include "scheduler/controller/job_plugins.h"
+#include "scheduler/controller/job_plugins/job_plugins.h"
 #include "tests/lib/causes.h"
 #include "tests/lib/env_lookup.h"
 #include "tests/lib/test.h"

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/intake.h"
-#include "adapters/volcano_job.h"
+#include "adapters/intake/intake.h"
+#include "adapters/dialects/volcano/job.h"
 #include "common/duration.h"
-#include "scheduler/api/resource.h"
+#include "model/resource.h"
 #include "tests/lib/causes.h"
 #include "tests/lib/test.h"
 #include "tests/lib/yaml_fixture.h"

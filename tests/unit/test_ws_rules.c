@@ -6,9 +6,9 @@
 
 #include "common/base64url.h"
 #include "gateway/hub.h"
-#include "gateway/ws_internal.h"
-#include "gateway/ws_query.h"
-#include "gateway/ws_token.h"
+#include "gateway/ws/internal.h"
+#include "gateway/ws/query.h"
+#include "gateway/ws/token.h"
 #include "store/history.h"
 #include "tests/lib/test.h"
 

@@ -38,7 +38,7 @@ static int print_job_pods(const struct jobctl_args *a, const char *name)
     return rc;
 }
 
-/* The Job manifest for a real cluster, in the server's canonical form (adapters/manifest.h): keys
+/* The Job manifest for a real cluster, in the server's canonical form (adapters/dialects/volcano/manifest.h): keys
  * sorted, two-space indent, so the same job always prints the same bytes. */
 static int get_manifest(const struct jobctl_args *a, const char *name)
 {

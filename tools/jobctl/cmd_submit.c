@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/dialect.h"
-#include "adapters/intake.h"
+#include "adapters/dialects/dialect.h"
+#include "adapters/intake/intake.h"
 #include "common/fs.h"
 #include "common/sbuf.h"
 #include "tools/jobctl/api.h"

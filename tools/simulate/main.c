@@ -54,7 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/scheduler_conf.h"
+#include "adapters/objects/scheduler_conf.h"
 #include "common/fs.h"
 #include "tools/simulate/sim.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scheduler/cycle.h"
+#include "scheduler/core/cycle.h"
 #include "common/duration.h"
 #include "tools/simulate/sim_internal.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/volcano_job.h"
+#include "adapters/dialects/volcano/job.h"
 #include "scheduler/controller/objects.h"
 #include "common/duration.h"
 #include "tools/simulate/sim_internal.h"

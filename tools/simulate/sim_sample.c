@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/render.h"
+#include "adapters/objects/render.h"
 #include "tools/simulate/sim_internal.h"
 
 static int queue_index(const struct sim *s, const char *name)

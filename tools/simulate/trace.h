@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "scheduler/api/job.h"
-#include "scheduler/api/node.h"
-#include "scheduler/api/queue.h"
-#include "scheduler/framework/conf.h"
+#include "model/job.h"
+#include "model/node.h"
+#include "model/queue.h"
+#include "model/sched_conf.h"
 
 /* Virtual time never runs past 30 days. */
 #define SIM_LIMIT_MS (30LL * 24 * 3600 * 1000)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/fields.h"
+#include "adapters/intake/fields.h"
 #include "common/duration.h"
 #include "tools/simulate/trace_internal.h"
 

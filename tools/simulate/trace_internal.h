@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "adapters/intake.h"
+#include "adapters/intake/intake.h"
 #include "common/api_status.h"
 #include "tools/simulate/trace.h"
 

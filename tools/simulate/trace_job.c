@@ -2,8 +2,8 @@
  * the simulator's annotations, and a stand-in command for containers that name only an image. */
 #include <string.h>
 
-#include "adapters/fields.h"
-#include "adapters/volcano_job.h"
+#include "adapters/intake/fields.h"
+#include "adapters/dialects/volcano/job.h"
 #include "common/strv.h"
 #include "tools/simulate/trace_internal.h"
 

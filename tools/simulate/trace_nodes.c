@@ -2,7 +2,7 @@
  * documents are blanked out line for line, so its messages carry the trace's own line numbers. */
 #include <stdlib.h>
 
-#include "adapters/node.h"
+#include "adapters/objects/node.h"
 #include "common/sbuf.h"
 #include "tools/simulate/trace_internal.h"
 

@@ -2,8 +2,8 @@
  * adapters/resource_quota, arriving at caldera.io/arrival (default 0). */
 #include <stdio.h>
 
-#include "adapters/priority_class.h"
-#include "adapters/resource_quota.h"
+#include "adapters/objects/priority_class.h"
+#include "adapters/objects/resource_quota.h"
 #include "tools/simulate/trace_internal.h"
 
 int trace_load_object(const struct intake_doc *doc, enum trace_doc_kind kind, struct trace_object *out,

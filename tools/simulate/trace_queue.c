@@ -1,6 +1,6 @@
 /* A Queue document of a trace: parsed and validated by adapters/queue, arriving at
  * caldera.io/arrival (default 0). */
-#include "adapters/queue.h"
+#include "adapters/objects/queue.h"
 #include "tools/simulate/trace_internal.h"
 
 int trace_load_queue(const struct intake_doc *doc, struct trace_queue *out, struct api_status *st)

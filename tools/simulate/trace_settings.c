@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/fields.h"
-#include "adapters/scheduler_conf.h"
+#include "adapters/intake/fields.h"
+#include "adapters/objects/scheduler_conf.h"
 #include "common/duration.h"
 #include "tools/simulate/trace_internal.h"
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/dialect.h"
-#include "adapters/volcano_job.h"
+#include "adapters/dialects/dialect.h"
+#include "adapters/dialects/volcano/job.h"
 #include "tests/fuzz/support/fuzz.h"
 
 #define MAX_DEPTH 64 /* intake.h: deeper nesting is refused */

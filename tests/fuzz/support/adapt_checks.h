@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "adapters/intake.h"
+#include "adapters/intake/intake.h"
 
 /* Parses and adapts one body; aborts through fuzz_fail when a promise is broken. */
 void fuzz_adapt_body(const uint8_t *data, size_t size, enum intake_format fmt);

@@ -1,0 +1,575 @@
+/* The YAML reader: libyaml's event stream turned into json_t documents through a stack of open
+ * containers, recording where every value was written, under limits on depth and alias expansion. */
+#include "adapters/intake/internal.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "common/grow.h"
+
+#define MAX_DEPTH INTAKE_MAX_DEPTH
+#define MAX_VALUES 1000000
+#define MAX_ALIAS_BYTES ((size_t)16 << 20)
+
+struct frame {
+    json_t *node; /* borrowed: owned by its parent, by the frame below (as a merge value), or the document */
+    bool mapping;
+    char *anchor; /* owned: registered once the node is complete */
+    size_t values_at_start, bytes_at_start;
+    /* mappings: the key waiting for its value */
+    bool have_key, key_is_merge;
+    char *key; /* key_inline, or owned when it is longer: most keys cost no malloc */
+    char key_inline[48];
+    struct intake_pos key_pos;
+    /* the value of "<<", merged when the mapping ends so that explicit keys win wherever they are */
+    bool has_merge;
+    struct intake_pos merge_key_pos, merge_pos;
+    json_t *merge; /* owned */
+};
+
+enum encoding { ENC_UTF8, ENC_UTF16LE, ENC_UTF16BE };
+
+struct builder {
+    yaml_parser_t parser;
+    const char *data;
+    size_t len;
+    enum encoding encoding;
+    size_t bom_len;
+    size_t cursor_chars, cursor_bytes; /* libyaml counts characters; offsets are bytes */
+    struct api_status *err;
+    struct intake *out;
+    size_t docs_cap;
+    struct intake_doc doc; /* the document being read */
+    struct intake_pos root_pos;
+    struct frame stack[MAX_DEPTH];
+    int depth;
+    struct hmap anchors; /* name -> struct anchor, for the current document only */
+    size_t values, bytes, alias_bytes;
+};
+
+static struct intake_pos pos_of(yaml_mark_t m) { return (struct intake_pos){(int)m.line + 1, (int)m.column + 1}; }
+
+static int fail_at(struct builder *b, struct intake_pos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail_at(struct builder *b, struct intake_pos pos, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return api_fail(b->err, 400, "BadRequest", "yaml: line %d, column %d: %s", pos.line, pos.column, msg);
+}
+
+static int fail_oom(struct builder *b) { return api_fail(b->err, 500, "InternalError", "yaml: out of memory"); }
+
+static struct frame *open_frame(struct builder *b) { return b->depth ? &b->stack[b->depth - 1] : NULL; }
+
+/* True when the next node of the open mapping is a key rather than a value. */
+static bool expecting_key(const struct frame *f) { return f && f->mapping && !f->have_key; }
+
+/* --- byte offsets ---------------------------------------------------------------------------------- */
+
+static void detect_encoding(struct builder *b)
+{
+    const unsigned char *p = (const unsigned char *)b->data;
+    b->encoding = ENC_UTF8;
+    b->bom_len = 0;
+    if (b->len >= 2 && p[0] == 0xFF && p[1] == 0xFE) {
+        b->encoding = ENC_UTF16LE;
+        b->bom_len = 2;
+    } else if (b->len >= 2 && p[0] == 0xFE && p[1] == 0xFF) {
+        b->encoding = ENC_UTF16BE;
+        b->bom_len = 2;
+    } else if (b->len >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) {
+        b->bom_len = 3;
+    }
+    b->cursor_chars = 0;
+    b->cursor_bytes = b->bom_len;
+}
+
+static size_t char_width(const struct builder *b, size_t at)
+{
+    const unsigned char *p = (const unsigned char *)b->data + at;
+    if (b->encoding == ENC_UTF8)
+        return *p < 0xC0 ? 1 : *p >= 0xF0 ? 4 : *p >= 0xE0 ? 3 : 2;
+    if (at + 1 >= b->len)
+        return 2;
+    unsigned high = b->encoding == ENC_UTF16LE ? p[1] : p[0];
+    return high >= 0xD8 && high <= 0xDB ? 4 : 2; /* a surrogate pair is one character */
+}
+
+/* True when the eight bytes at p are ASCII: eight characters of a UTF-8 body. */
+static bool ascii8(const char *p)
+{
+    uint64_t word;
+    memcpy(&word, p, sizeof word);
+    return (word & 0x8080808080808080ull) == 0;
+}
+
+/* Marks come in increasing order, so a cursor makes the conversion linear over the whole body; runs
+ * of ASCII in a UTF-8 body are crossed eight bytes at a step. */
+static size_t byte_offset(struct builder *b, size_t chars)
+{
+    if (chars < b->cursor_chars) {
+        b->cursor_chars = 0;
+        b->cursor_bytes = b->bom_len;
+    }
+    while (b->cursor_chars < chars && b->cursor_bytes < b->len) {
+        if (b->encoding == ENC_UTF8 && chars - b->cursor_chars >= 8 && b->len - b->cursor_bytes >= 8 &&
+            ascii8(b->data + b->cursor_bytes)) {
+            b->cursor_chars += 8;
+            b->cursor_bytes += 8;
+            continue;
+        }
+        b->cursor_bytes += char_width(b, b->cursor_bytes);
+        b->cursor_chars++;
+    }
+    return b->cursor_bytes < b->len ? b->cursor_bytes : b->len;
+}
+
+/* Reader errors (bad encoding) come as a byte offset; count lines up to it. */
+static struct intake_pos pos_of_byte(const struct builder *b, size_t offset)
+{
+    struct intake_pos pos = {1, 1};
+    for (size_t i = 0; i < offset && i < b->len; i++) {
+        if (b->data[i] == '\n') {
+            pos.line++;
+            pos.column = 1;
+        } else {
+            pos.column++;
+        }
+    }
+    return pos;
+}
+
+/* --- anchors and aliases --------------------------------------------------------------------------- */
+
+static int remember_anchor(struct builder *b, const char *name, json_t *value, size_t values, size_t bytes)
+{
+    return anchor_set(&b->anchors, name, value, values, bytes) == 0 ? 0 : fail_oom(b);
+}
+
+static int count_values(struct builder *b, size_t n, struct intake_pos pos)
+{
+    if (n > MAX_VALUES - b->values)
+        return fail_at(b, pos, "the YAML expands to more than %d values (too many aliases?)", MAX_VALUES);
+    b->values += n;
+    return 0;
+}
+
+/* --- keys ------------------------------------------------------------------------------------------ */
+
+static int take_merge_key(struct builder *b, struct frame *f, struct intake_pos pos)
+{
+    if (f->has_merge)
+        return fail_at(b, pos, "mapping key \"<<\" already defined at line %d", f->merge_key_pos.line);
+    f->has_merge = f->have_key = f->key_is_merge = true;
+    f->merge_key_pos = pos;
+    return 0;
+}
+
+static void drop_key(struct frame *f)
+{
+    if (f->key != f->key_inline)
+        free(f->key);
+    f->key = NULL;
+}
+
+static int take_key(struct builder *b, struct frame *f, const char *text, size_t len, struct intake_pos pos)
+{
+    if (memchr(text, '\0', len))
+        return fail_at(b, pos, "mapping keys must not contain NUL characters");
+    f->key = len < sizeof f->key_inline ? f->key_inline : malloc(len + 1);
+    if (!f->key)
+        return fail_oom(b);
+    memcpy(f->key, text, len);
+    f->key[len] = '\0';
+    if (json_object_get(f->node, f->key)) {
+        struct intake_pos first = {0, 0};
+        pos_find_member(&b->doc.positions, f->node, f->key, NULL, &first);
+        fail_at(b, pos, "mapping key \"%.200s\" already defined at line %d", f->key, first.line);
+        drop_key(f);
+        return -1;
+    }
+    f->key_pos = pos;
+    f->have_key = true;
+    return 0;
+}
+
+/* Plain keys that resolve to other types become their text the way sigs.k8s.io/yaml writes them:
+ * `1:` is "1", `0x10:` is "16", `yes:` is "true". */
+static int take_scalar_key(struct builder *b, struct frame *f, const struct yscalar *sc, struct intake_pos pos)
+{
+    char buf[64];
+    switch (sc->kind) {
+    case YS_STRING:
+        return take_key(b, f, sc->text, sc->len, pos);
+    case YS_MERGE:
+        return take_merge_key(b, f, pos);
+    case YS_NULL:
+        return fail_at(b, pos, "a mapping key must not be null");
+    case YS_BOOL:
+        snprintf(buf, sizeof buf, "%s", sc->boolean ? "true" : "false");
+        break;
+    case YS_INT:
+        snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, sc->integer);
+        break;
+    case YS_REAL:
+        format_real(sc->real, buf, sizeof buf);
+        break;
+    case YS_NONFINITE:
+        snprintf(buf, sizeof buf, "%s", sc->real != sc->real ? ".nan" : sc->real > 0 ? ".inf" : "-.inf");
+        break;
+    }
+    return take_key(b, f, buf, strlen(buf), pos);
+}
+
+static int take_alias_key(struct builder *b, struct frame *f, const json_t *value, struct intake_pos pos)
+{
+    char buf[64];
+    switch (json_typeof(value)) {
+    case JSON_STRING:
+        return take_key(b, f, json_string_value(value), json_string_length(value), pos);
+    case JSON_INTEGER:
+        snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(value));
+        break;
+    case JSON_REAL:
+        format_real(json_real_value(value), buf, sizeof buf);
+        break;
+    case JSON_TRUE:
+    case JSON_FALSE:
+        snprintf(buf, sizeof buf, "%s", json_is_true(value) ? "true" : "false");
+        break;
+    case JSON_NULL:
+        return fail_at(b, pos, "a mapping key must not be null");
+    default:
+        return fail_at(b, pos, "a mapping key must be a scalar, not a %s", json_is_object(value) ? "mapping" : "sequence");
+    }
+    return take_key(b, f, buf, strlen(buf), pos);
+}
+
+/* --- values ---------------------------------------------------------------------------------------- */
+
+/* Hands value (a new reference, NULL when allocation failed) to whatever waits for it: the document,
+ * the open sequence, or the open mapping's pending key. Keys and strings go to Jansson unchecked:
+ * libyaml hands out UTF-8 only (its reader refuses malformed input and unpaired surrogates, and
+ * escapes become the code points they name), so Jansson's own check would only repeat it. */
+static int attach(struct builder *b, json_t *value, struct intake_pos pos)
+{
+    if (!value)
+        return fail_oom(b);
+    struct frame *f = open_frame(b);
+    if (!f) {
+        b->doc.root = value;
+        b->root_pos = pos;
+        return 0;
+    }
+    if (!f->mapping) {
+        size_t index = json_array_size(f->node);
+        if (json_array_append_new(f->node, value) != 0 || pos_record_index(&b->doc.positions, f->node, index, pos) != 0)
+            return fail_oom(b);
+        return 0;
+    }
+    int rc = 0;
+    if (f->key_is_merge) {
+        f->merge = value;
+        f->merge_pos = pos;
+    } else if (json_object_set_new_nocheck(f->node, f->key, value) != 0 ||
+               pos_record_member(&b->doc.positions, f->node, f->key, pos, f->key_pos) != 0) {
+        rc = fail_oom(b);
+    }
+    drop_key(f);
+    f->have_key = f->key_is_merge = false;
+    return rc;
+}
+
+static int make_value(struct builder *b, const struct yscalar *sc, struct intake_pos pos, json_t **out)
+{
+    *out = NULL;
+    switch (sc->kind) {
+    case YS_NULL:
+        *out = json_null();
+        break;
+    case YS_BOOL:
+        *out = json_boolean(sc->boolean);
+        break;
+    case YS_INT:
+        *out = json_integer(sc->integer);
+        break;
+    case YS_REAL:
+        *out = json_real(sc->real);
+        break;
+    case YS_NONFINITE:
+        return fail_at(b, pos, "%.*s is not a valid JSON number", (int)sc->len, sc->text);
+    case YS_STRING:
+    case YS_MERGE: /* "<<" as a value is just text */
+        *out = json_stringn_nocheck(sc->text, sc->len); /* UTF-8 already: see attach() */
+        break;
+    }
+    return *out ? 0 : fail_oom(b);
+}
+
+static int on_scalar(struct builder *b, const yaml_event_t *ev)
+{
+    struct intake_pos pos = pos_of(ev->start_mark);
+    const char *text = (const char *)ev->data.scalar.value, *anchor = (const char *)ev->data.scalar.anchor;
+    size_t len = ev->data.scalar.length;
+    struct yscalar sc;
+    char why[256] = "";
+    if (yscalar_resolve((const char *)ev->data.scalar.tag, text, len, ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE,
+                        &sc, why, sizeof why) != 0)
+        return why[0] ? fail_at(b, pos, "%s", why) : fail_oom(b);
+    b->bytes += len;
+    struct frame *f = open_frame(b);
+    if (expecting_key(f) && !anchor)
+        return take_scalar_key(b, f, &sc, pos);
+    json_t *value;
+    if (make_value(b, &sc, pos, &value) != 0)
+        return -1;
+    int rc = anchor ? remember_anchor(b, anchor, value, 1, len) : 0;
+    if (rc == 0 && expecting_key(f)) { /* an anchored key: later aliases get the value, the map the text */
+        json_decref(value);
+        return take_scalar_key(b, f, &sc, pos);
+    }
+    if (rc == 0)
+        rc = count_values(b, 1, pos);
+    if (rc != 0) {
+        json_decref(value);
+        return -1;
+    }
+    return attach(b, value, pos);
+}
+
+static int on_alias(struct builder *b, const yaml_event_t *ev)
+{
+    struct intake_pos pos = pos_of(ev->start_mark);
+    const char *name = (const char *)ev->data.alias.anchor;
+    const struct anchor *a = anchor_get(&b->anchors, name);
+    if (!a)
+        return fail_at(b, pos, "unknown anchor \"%.200s\" referenced", name);
+    struct frame *f = open_frame(b);
+    if (expecting_key(f))
+        return take_alias_key(b, f, a->value, pos);
+    if (count_values(b, a->values, pos) != 0)
+        return -1;
+    if (a->bytes > MAX_ALIAS_BYTES - b->alias_bytes)
+        return fail_at(b, pos, "aliases expand to more than %zu bytes of text", MAX_ALIAS_BYTES);
+    b->alias_bytes += a->bytes;
+    b->bytes += a->bytes;
+    enum alias_result why;
+    json_t *copy = alias_copy(&b->doc.positions, a, b->depth + 1, &why);
+    if (!copy && why == ALIAS_TOO_DEEP)
+        return fail_at(b, pos, "nesting deeper than %d levels", MAX_DEPTH);
+    return attach(b, copy, pos); /* NULL: out of memory */
+}
+
+static int on_start(struct builder *b, const yaml_event_t *ev, bool mapping)
+{
+    struct intake_pos pos = pos_of(ev->start_mark);
+    const char *anchor = (const char *)(mapping ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor);
+    const char *tag = (const char *)(mapping ? ev->data.mapping_start.tag : ev->data.sequence_start.tag);
+    char why[256];
+    if (expecting_key(open_frame(b)))
+        return fail_at(b, pos, "a mapping key must be a scalar, not a %s", mapping ? "mapping" : "sequence");
+    if (ytag_check_collection(tag, mapping, why, sizeof why) != 0)
+        return fail_at(b, pos, "%s", why);
+    if (b->depth == MAX_DEPTH)
+        return fail_at(b, pos, "nesting deeper than %d levels", MAX_DEPTH);
+    size_t values_at_start = b->values, bytes_at_start = b->bytes;
+    if (count_values(b, 1, pos) != 0)
+        return -1;
+    json_t *node = mapping ? json_object() : json_array();
+    if (!node || pos_record_node(&b->doc.positions, node, pos) != 0) {
+        json_decref(node);
+        return fail_oom(b);
+    }
+    char *anchor_copy = anchor ? strdup(anchor) : NULL;
+    if (attach(b, node, pos) != 0) {
+        free(anchor_copy);
+        return -1;
+    }
+    if (anchor && !anchor_copy)
+        return fail_oom(b);
+    b->stack[b->depth++] = (struct frame){.node = node,
+                                          .mapping = mapping,
+                                          .anchor = anchor_copy,
+                                          .values_at_start = values_at_start,
+                                          .bytes_at_start = bytes_at_start};
+    return 0;
+}
+
+static int apply_merge(struct builder *b, struct frame *f)
+{
+    if (!f->has_merge)
+        return 0;
+    size_t bad = 0;
+    struct intake_pos pos = f->merge_pos;
+    switch (merge_apply(&b->doc.positions, f->node, f->merge, &bad)) {
+    case ALIAS_OK:
+        return 0;
+    case ALIAS_NOT_MAPPINGS:
+        return fail_at(b, pos, "the value of a merge key (<<) must be a mapping or a sequence of mappings");
+    case ALIAS_NOT_MAPPING_ITEM:
+        pos_find_index(&b->doc.positions, f->merge, bad, &pos);
+        return fail_at(b, pos, "a merge key (<<) sequence may only hold mappings");
+    default:
+        return fail_oom(b);
+    }
+}
+
+static void frame_release(struct frame *f)
+{
+    drop_key(f);
+    free(f->anchor);
+    json_decref(f->merge);
+    *f = (struct frame){0};
+}
+
+static int on_end(struct builder *b)
+{
+    struct frame *f = &b->stack[b->depth - 1];
+    int rc = f->mapping ? apply_merge(b, f) : 0;
+    if (rc == 0 && f->anchor)
+        rc = remember_anchor(b, f->anchor, f->node, b->values - f->values_at_start, b->bytes - f->bytes_at_start);
+    frame_release(f);
+    b->depth--;
+    return rc;
+}
+
+/* --- documents ------------------------------------------------------------------------------------- */
+
+static void discard_doc(struct builder *b)
+{
+    pos_free_all(&b->doc.positions);
+    json_decref(b->doc.root);
+    b->doc = (struct intake_doc){0};
+}
+
+static int on_document_start(struct builder *b, const yaml_event_t *ev)
+{
+    discard_doc(b);
+    b->doc.first_line = (int)ev->start_mark.line + 1;
+    /* From the start of the line, so a slice of an indented document still parses. */
+    b->doc.start_offset = byte_offset(b, ev->start_mark.index - ev->start_mark.column);
+    return 0;
+}
+
+static int push_doc(struct builder *b)
+{
+    struct intake *out = b->out;
+    if (GROW(out->docs, b->docs_cap, (size_t)out->ndocs + 1, 4) != 0)
+        return fail_oom(b);
+    out->docs[out->ndocs++] = b->doc;
+    b->doc = (struct intake_doc){0};
+    return 0;
+}
+
+/* Documents that are empty or null are skipped, as kubectl skips them. */
+static int on_document_end(struct builder *b, const yaml_event_t *ev)
+{
+    anchors_clear(&b->anchors); /* anchors do not reach across documents */
+    json_t *root = b->doc.root;
+    if (!root || json_is_null(root)) {
+        discard_doc(b);
+        return 0;
+    }
+    if (!json_is_object(root) && !json_is_array(root))
+        return api_fail(b->err, 400, "BadRequest", "yaml: the document must be a mapping, not a scalar (line %d, column %d)",
+                        b->root_pos.line, b->root_pos.column);
+    b->doc.end_offset = byte_offset(b, ev->end_mark.index);
+    return push_doc(b);
+}
+
+/* libyaml's own errors: the problem where it was found, and what was being read when it started. */
+static int fail_parser(struct builder *b)
+{
+    const yaml_parser_t *p = &b->parser;
+    if (p->error == YAML_MEMORY_ERROR)
+        return fail_oom(b);
+    const char *problem = p->problem ? p->problem : "unknown problem parsing YAML content";
+    if (p->error == YAML_READER_ERROR) {
+        struct intake_pos pos = pos_of_byte(b, p->problem_offset);
+        if (p->problem_value != -1)
+            return fail_at(b, pos, "%s (#%X)", problem, (unsigned)p->problem_value);
+        return fail_at(b, pos, "%s", problem);
+    }
+    struct intake_pos pos = pos_of(p->problem_mark), ctx = pos_of(p->context_mark);
+    if (!p->context)
+        return fail_at(b, pos, "%s", problem);
+    if (ctx.line == pos.line && ctx.column == pos.column)
+        return fail_at(b, pos, "%s %s", problem, p->context);
+    return fail_at(b, pos, "%s %s that started at line %d, column %d", problem, p->context, ctx.line, ctx.column);
+}
+
+static int on_event(struct builder *b, const yaml_event_t *ev)
+{
+    switch (ev->type) {
+    case YAML_DOCUMENT_START_EVENT:
+        return on_document_start(b, ev);
+    case YAML_DOCUMENT_END_EVENT:
+        return on_document_end(b, ev);
+    case YAML_SCALAR_EVENT:
+        return on_scalar(b, ev);
+    case YAML_ALIAS_EVENT:
+        return on_alias(b, ev);
+    case YAML_MAPPING_START_EVENT:
+        return on_start(b, ev, true);
+    case YAML_SEQUENCE_START_EVENT:
+        return on_start(b, ev, false);
+    case YAML_MAPPING_END_EVENT:
+    case YAML_SEQUENCE_END_EVENT:
+        return on_end(b);
+    default:
+        return 0;
+    }
+}
+
+static int read_stream(struct builder *b)
+{
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&b->parser, &ev))
+            return fail_parser(b);
+        int rc = on_event(b, &ev);
+        bool done = ev.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&ev);
+        if (rc != 0 || done)
+            return rc;
+    }
+}
+
+static void builder_release(struct builder *b)
+{
+    while (b->depth > 0)
+        frame_release(&b->stack[--b->depth]);
+    discard_doc(b);
+    anchors_clear(&b->anchors);
+    hmap_free(&b->anchors);
+    yaml_parser_delete(&b->parser);
+}
+
+int intake_parse_yaml(const char *data, size_t len, struct intake *out, struct api_status *err)
+{
+    struct builder *b = calloc(1, sizeof *b); /* a few KiB of frames: kept off the stack */
+    if (!b)
+        return api_fail(err, 500, "InternalError", "yaml: out of memory");
+    b->data = data;
+    b->len = len;
+    b->err = err;
+    b->out = out;
+    b->docs_cap = (size_t)out->ndocs;
+    detect_encoding(b);
+    if (!yaml_parser_initialize(&b->parser)) {
+        free(b);
+        return api_fail(err, 500, "InternalError", "yaml: out of memory");
+    }
+    yaml_parser_set_input_string(&b->parser, (const unsigned char *)data, len);
+    int rc = read_stream(b);
+    builder_release(b);
+    free(b);
+    return rc;
+}

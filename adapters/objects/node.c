@@ -1,0 +1,322 @@
+/* Nodes in and out. Virtual nodes all run their tasks on this machine; what they declare is what
+ * the scheduler believes, which is how one machine stands for a cluster. */
+#include "adapters/objects/node.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "adapters/intake/fields.h"
+#include "adapters/intake/intake.h"
+#include "adapters/objects/pod_template.h"
+#include "adapters/objects/render.h"
+#include "common/clock.h"
+#include "common/fs.h"
+
+#define DEFAULT_MAX_PODS 110
+
+static int64_t read_int_file(const char *path)
+{
+    char *data = NULL;
+    int64_t v = -1;
+    if (read_file(path, 64, &data, NULL) == 0) {
+        char *end;
+        long long n = strtoll(data, &end, 10);
+        if (end != data)
+            v = n;
+    }
+    free(data);
+    return v;
+}
+
+/* The memory limit of this process's cgroup (v2 memory.max or v1 memory.limit_in_bytes), or -1. */
+static int64_t cgroup_memory_limit(void)
+{
+    char *cg = NULL;
+    int64_t limit = -1;
+    if (read_file("/proc/self/cgroup", 1 << 16, &cg, NULL) != 0)
+        return -1;
+    for (char *line = strtok(cg, "\n"); line; line = strtok(NULL, "\n")) {
+        char path[4096];
+        char *rest = strchr(line, ':');
+        char *cpath = rest ? strchr(rest + 1, ':') : NULL;
+        if (!cpath)
+            continue;
+        *cpath++ = '\0';
+        if (strcmp(rest + 1, "memory") == 0)
+            snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", cpath);
+        else if (rest[1] == '\0' && strncmp(line, "0", 1) == 0)
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", cpath);
+        else
+            continue;
+        int64_t v = read_int_file(path);
+        if (v > 0 && (limit < 0 || v < limit))
+            limit = v;
+    }
+    free(cg);
+    return limit;
+}
+
+static int64_t mem_total(void)
+{
+    char *data = NULL;
+    int64_t kib = -1;
+    if (read_file("/proc/meminfo", 1 << 16, &data, NULL) == 0) {
+        const char *p = strstr(data, "MemTotal:");
+        if (p)
+            kib = strtoll(p + 9, NULL, 10);
+    }
+    free(data);
+    return kib > 0 ? kib * 1024 : -1;
+}
+
+static json_t *default_labels(const char *name)
+{
+    struct utsname u;
+    uname(&u);
+    const char *arch = strcmp(u.machine, "x86_64") == 0 ? "amd64" : strcmp(u.machine, "aarch64") == 0 ? "arm64" : u.machine;
+    return json_pack("{s:s, s:s, s:s}", "kubernetes.io/hostname", name, "kubernetes.io/os", "linux",
+                     "kubernetes.io/arch", arch);
+}
+
+int node_from_host(struct node *out, const char *data_dir, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t mem = mem_total(), limit = cgroup_memory_limit();
+    if (limit > 0 && (mem < 0 || limit < mem))
+        mem = limit;
+    if (cpus <= 0 || mem <= 0) {
+        snprintf(err, errlen, "cannot read this machine's CPU count or memory from /proc");
+        return -1;
+    }
+    struct statvfs fs;
+    if (statvfs(data_dir, &fs) == 0)
+        out->allocatable.v[RES_EPHEMERAL] = (int64_t)fs.f_blocks * (int64_t)fs.f_frsize;
+    out->allocatable.v[RES_CPU] = (int64_t)cpus * 1000;
+    out->allocatable.v[RES_MEMORY] = mem;
+    out->allocatable.v[RES_PODS] = DEFAULT_MAX_PODS;
+    out->capacity = out->allocatable;
+    out->name = strdup(host);
+    out->address = strdup("127.0.0.1");
+    out->labels = default_labels(host);
+    out->taints = json_array();
+    out->manifest = json_pack("{s:{s:s, s:O}, s:{}}", "metadata", "name", host, "labels", out->labels, "spec");
+    out->created_ms = clock_wall_ms();
+    return 0;
+}
+
+/* Registers extended resource names of an allocatable/capacity map before parsing it. */
+static void register_names(const json_t *map)
+{
+    const char *name;
+    json_t *v;
+    json_object_foreach((json_t *)map, name, v) {
+        (void)v;
+        if (resource_index(name) < 0)
+            resource_register(name); /* invalid names stay unknown and are reported by the parser */
+    }
+}
+
+static bool parse_taints(struct fields *f, json_t *spec, const char *path, struct node *n)
+{
+    json_t *taints;
+    if (!field_array(f, spec, "taints", path, false, &taints))
+        return false;
+    n->taints = taints ? json_incref(taints) : json_array();
+    size_t i;
+    json_t *t;
+    bool ok = true;
+    json_array_foreach(n->taints, i, t) {
+        char p[FIELD_PATH_MAX], kp[FIELD_PATH_MAX], ep[FIELD_PATH_MAX];
+        field_path_index(p, path, i);
+        field_path(kp, p, "key");
+        field_path(ep, p, "effect");
+        const char *key, *effect, *value;
+        if (!json_is_object(t) || !field_string(f, t, "key", kp, true, &key) ||
+            !field_string(f, t, "effect", ep, true, &effect)) {
+            ok = false;
+            continue;
+        }
+        field_path(kp, p, "value");
+        ok = field_string(f, t, "value", kp, false, &value) && ok;
+        if (strcmp(effect, "NoSchedule") != 0 && strcmp(effect, "PreferNoSchedule") != 0 && strcmp(effect, "NoExecute") != 0) {
+            field_error(f, t, "effect", ep, "FieldValueNotSupported",
+                        "Unsupported value: \"%s\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"", effect);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+static int parse_node(struct fields *f, json_t *obj, const char *path, struct node *n)
+{
+    char p[FIELD_PATH_MAX];
+    const char *av = NULL, *kind = NULL, *name = NULL;
+    json_t *meta, *spec = NULL, *status, *alloc = NULL, *cap = NULL, *labels;
+    memset(n, 0, sizeof *n);
+    field_path(p, path, "apiVersion");
+    field_string(f, obj, "apiVersion", p, false, &av);
+    field_path(p, path, "kind");
+    field_string(f, obj, "kind", p, false, &kind);
+    if ((av && strcmp(av, "v1") != 0) || (kind && strcmp(kind, "Node") != 0)) {
+        field_error(f, obj, "kind", p, "FieldValueNotSupported", "Unsupported value: a nodes file holds v1 Node objects, not %s %s",
+                    av ? av : "?", kind ? kind : "?");
+        return -1;
+    }
+    field_path(p, path, "metadata");
+    if (!field_object(f, obj, "metadata", p, true, &meta))
+        return -1;
+    char mp[FIELD_PATH_MAX];
+    snprintf(mp, sizeof mp, "%s", p);
+    field_path(p, mp, "name");
+    if (!field_string(f, meta, "name", p, true, &name))
+        return -1;
+    if (!dns1123_subdomain(name)) {
+        field_invalid(f, meta, "name", p, "must be a lowercase RFC 1123 subdomain");
+        return -1;
+    }
+    field_path(p, mp, "labels");
+    if (!field_string_map(f, meta, "labels", p, &labels))
+        return -1;
+    field_path(p, path, "spec");
+    field_object(f, obj, "spec", p, false, &spec);
+    char sp[FIELD_PATH_MAX];
+    snprintf(sp, sizeof sp, "%s", p);
+    field_path(p, sp, "taints");
+    if (!parse_taints(f, spec, p, n))
+        return -1;
+    field_path(p, sp, "unschedulable");
+    field_bool(f, spec, "unschedulable", p, &n->unschedulable);
+    field_path(p, path, "status");
+    if (!field_object(f, obj, "status", p, true, &status))
+        return -1;
+    char stp[FIELD_PATH_MAX];
+    snprintf(stp, sizeof stp, "%s", p);
+    field_path(p, stp, "allocatable");
+    if (!field_object(f, status, "allocatable", p, true, &alloc))
+        return -1;
+    register_names(alloc);
+    if (!resource_map_parse(f, status, "allocatable", p, true, &n->allocatable))
+        return -1;
+    if (!json_object_get(alloc, "pods"))
+        n->allocatable.v[RES_PODS] = DEFAULT_MAX_PODS;
+    field_path(p, stp, "capacity");
+    if (field_object(f, status, "capacity", p, false, &cap) && cap) {
+        register_names(cap);
+        if (!resource_map_parse(f, status, "capacity", p, true, &n->capacity))
+            return -1;
+    } else {
+        n->capacity = n->allocatable;
+    }
+    n->name = strdup(name);
+    n->address = strdup("127.0.0.1");
+    n->labels = labels ? json_deep_copy(labels) : json_object();
+    json_t *defaults = default_labels(name);
+    json_object_update_missing(n->labels, defaults);
+    json_decref(defaults);
+    json_t *manifest_spec = spec ? json_deep_copy(spec) : json_object();
+    n->manifest = json_pack("{s:{s:s, s:O}, s:o}", "metadata", "name", name, "labels", n->labels, "spec", manifest_spec);
+    n->created_ms = clock_wall_ms();
+    return 0;
+}
+
+/* Every Node of every document, flattening v1 Lists. */
+static int collect_nodes(struct fields *f, json_t *obj, const char *path, struct node **nodes, int *count)
+{
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+    if (kind && strcmp(kind, "List") == 0) {
+        json_t *items;
+        char p[FIELD_PATH_MAX];
+        field_path(p, path, "items");
+        if (!field_array(f, obj, "items", p, true, &items))
+            return -1;
+        size_t i;
+        json_t *item;
+        json_array_foreach(items, i, item) {
+            char ip[FIELD_PATH_MAX];
+            field_path_index(ip, p, i);
+            if (collect_nodes(f, item, ip, nodes, count) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    struct node *grown = realloc(*nodes, (size_t)(*count + 1) * sizeof **nodes);
+    if (!grown)
+        return api_fail(f->st, 500, "InternalError", "out of memory");
+    *nodes = grown;
+    if (parse_node(f, obj, path, &grown[*count]) != 0) {
+        node_clear(&grown[*count]);
+        return -1;
+    }
+    for (int i = 0; i < *count; i++) {
+        if (strcmp(grown[i].name, grown[*count].name) == 0) {
+            field_error(f, json_object_get(obj, "metadata"), "name", "metadata.name", "FieldValueDuplicate",
+                        "Duplicate value: \"%s\": another node has this name", grown[i].name);
+            node_clear(&grown[*count]);
+            return -1;
+        }
+    }
+    (*count)++;
+    return 0;
+}
+
+int nodes_from_yaml(const char *data, size_t len, struct node **nodes, int *count, struct api_status *st)
+{
+    struct intake in;
+    *nodes = NULL;
+    *count = 0;
+    if (intake_parse(data, len, INTAKE_YAML, &in, st) != 0)
+        return -1;
+    int rc = 0;
+    for (int d = 0; d < in.ndocs && rc == 0; d++) {
+        struct fields f = {&in.docs[d], st};
+        char path[32];
+        snprintf(path, sizeof path, "document %d", d + 1);
+        rc = collect_nodes(&f, in.docs[d].root, "", nodes, count);
+        if (rc != 0 && st->code == 0)
+            api_fail_invalid(st, "nodes file", path);
+    }
+    intake_free(&in);
+    if (rc == 0 && *count == 0)
+        rc = api_fail(st, 422, "Invalid", "the nodes file declares no Node");
+    if (rc != 0) {
+        for (int i = 0; i < *count; i++)
+            node_clear(&(*nodes)[i]);
+        free(*nodes);
+        *nodes = NULL;
+        *count = 0;
+    }
+    return rc;
+}
+
+json_t *node_render(const struct node *n)
+{
+    json_t *meta = json_pack("{s:s, s:O, s:o}", "name", n->name, "labels", n->labels, "creationTimestamp",
+                             render_time(n->created_ms));
+    json_t *spec = json_deep_copy(json_object_get(n->manifest, "spec"));
+    if (!json_is_object(spec)) {
+        json_decref(spec);
+        spec = json_object();
+    }
+    json_object_set_new(spec, "taints", json_deep_copy(n->taints));
+    if (n->unschedulable)
+        json_object_set_new(spec, "unschedulable", json_true());
+    json_t *status = json_pack(
+        "{s:o, s:o, s:[{s:s, s:s, s:s, s:s}], s:[{s:s, s:s}, {s:s, s:s}], s:{s:s, s:s, s:s}}", "capacity",
+        render_resources(&n->capacity, false), "allocatable", render_resources(&n->allocatable, false), "conditions",
+        "type", "Ready", "status", "True", "reason", "KubeletReady", "message", "caldera process runtime is ready",
+        "addresses", "type", "InternalIP", "address", n->address, "type", "Hostname", "address", n->name, "nodeInfo",
+        "operatingSystem", "linux", "architecture", "amd64", "containerRuntimeVersion", "caldera-process://1");
+    json_t *allocated = render_resources(&n->used, false);
+    json_object_set_new(status, "allocated", allocated); /* Caldera's addition: requests bound here */
+    return json_pack("{s:s, s:s, s:o, s:o, s:o}", "apiVersion", "v1", "kind", "Node", "metadata", meta, "spec", spec,
+                     "status", status);
+}

@@ -1,0 +1,30 @@
+/* The gateway's side of running tasks as their submitter: which ids the caller's principal gives
+ * (none for an admin without them: the manifest decides), and the refusal of a caller who has none. */
+#include <stdio.h>
+
+#include "adapters/objects/run_as.h"
+#include "gateway/auth/auth.h"
+#include "gateway/resources/handlers.h"
+
+int gateway_run_as(const struct http_req *req, struct fields *f, struct job *job, const char *resource,
+                   const char *group)
+{
+    const struct principal *who = req->who;
+    if (!req->gw->auth || !who || (who->uid < 0 && principal_is_admin(who)))
+        return 0;
+    char kind_group[160];
+    snprintf(kind_group, sizeof kind_group, "%s.%s", resource, group);
+    int rc;
+    if (who->uid < 0 || who->gid < 0) {
+        rc = api_fail(f->st, 403, "Forbidden",
+                      "%s \"%s\" is forbidden: User \"%s\" has no uid and gid for its tasks to run as: ask an admin "
+                      "for a token with them (jobctl token create --uid N --gid N)",
+                      kind_group, job->name, principal_user(who));
+    } else {
+        const struct run_as ids = {principal_user(who), who->uid, who->gid};
+        rc = run_as_enforce(f, job, &ids, kind_group);
+    }
+    if (rc != 0)
+        api_set_details(f->st, resource, group, job->name);
+    return rc;
+}

@@ -1,0 +1,132 @@
+/* The gateway's HTTP layer on libmicrohttpd: a request as handlers see it (method, path
+ * parameters, query, body), the ways to answer it, and the server's start and stop. */
+#ifndef CALDERA_HTTP_H
+#define CALDERA_HTTP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/api_status.h"
+#include "common/sbuf.h"
+#include "gateway/limits/limits.h"
+
+struct MHD_Connection;
+struct http_req;
+struct MHD_Daemon;
+struct core;
+struct store;
+struct hub;
+struct watch_demand;
+struct auth;
+struct principal;
+struct route;
+struct sockaddr;
+struct http_conns;
+struct http_conn;
+struct http_listener;
+
+#define HTTP_MAX_PARAMS 6
+#define HTTP_MAX_PATH 2048 /* longer paths get 414 */
+#define HTTP_DEFAULT_HEADER_TIMEOUT_MS 10000
+/* Each connection's thread: handlers' parsing is iterative or depth-bounded, so a small stack serves,
+ * and thousands of connections reserve little address space. */
+#define HTTP_THREAD_STACK (1u << 20)
+
+/* What every handler can reach: the core, the store and the server's settings. */
+struct gateway {
+    struct MHD_Daemon *daemon;
+    struct http_listener *listener; /* its accept loop (listen.h) */
+    void (*dispatch)(struct http_req *req); /* answers a complete request (the router) */
+    struct core *core;
+    struct store *store;
+    struct hub *hub;          /* committed changes, for watch streams */
+    struct watch_demand *watch_demand; /* object watches count themselves here (the core renders for them) */
+    int64_t watch_window_ms;  /* how far back (by the first missed change's time) a watch may resume */
+    int64_t watch_bookmark_ms; /* how often a watch that allows them gets a BOOKMARK */
+    const char *ws_url;       /* the WebSocket stream's URL, NULL when it does not listen */
+    struct auth *auth;        /* who asks and what they may do (gateway/auth/auth.h); NULL: nobody is asked */
+    const char *db_path;      /* for history readers */
+    const char *data_dir;     /* where stored log paths are relative to; named in Status messages about its disk */
+    const char *web_dir;      /* the browser UI's files, or NULL */
+    size_t body_limit;        /* bytes; larger bodies get 413 */
+    int client_timeout_s;     /* idle connections, and bodies slower than this in all, are dropped */
+    int header_timeout_ms;    /* a request's headers slower than this (from the accept or the previous
+                                 request's end) are dropped; 0: HTTP_DEFAULT_HEADER_TIMEOUT_MS */
+    int max_connections_per_client; /* connections from one address at once; 0: no limit */
+    struct http_conns *conns; /* the connections' deadlines (conns.h), while listening */
+    struct rate_limiter *rate_limiter; /* NULL: no rate limit */
+    struct cors_origins cors; /* origins browsers may call from; none: no CORS headers */
+    int durable_timeout_ms;   /* how long a request waits for the store before 503 */
+    int32_t list_page_max;    /* items in a page of the Job, PodGroup and Pod lists, and their default */
+    const char *runtime_warning; /* NULL, or why tasks run without cgroup limits (shown by /healthz) */
+    char url[64];             /* http://127.0.0.1:8080 once listening */
+};
+
+struct http_req {
+    struct gateway *gw;
+    struct MHD_Connection *conn;
+    const char *method;
+    const char *path;
+    int nparams;
+    const char *params[HTTP_MAX_PARAMS]; /* the {placeholders} of the matched route, in order */
+    /* The route, matched once when the headers are in (router.c: route_match), for authorization
+     * and then dispatch. match is an enum route_match; params point into scratch. */
+    bool matched;
+    int match;
+    const struct route *route;
+    char scratch[HTTP_MAX_PATH];
+    struct principal *who;    /* who asks: set before dispatch (NULL on public paths without a token,
+                                 or without authentication); released when the request completes */
+    struct sbuf body;
+    bool body_too_large;
+    bool answered;
+    const char *cors_origin;  /* the request's Origin when configured, else NULL */
+    bool cors_preflight;      /* answered as a CORS preflight */
+    int retry_after_s;        /* 0: Retry-After is 1 on a 429 or 503; else this */
+    char warning[512];        /* "": none; else sent as `Warning: 299 - "<text>"` with the answer */
+    int64_t started_ns;       /* monotonic, when its request line was in: for the latency histogram */
+    bool headers_in;          /* the access handler has seen the request's headers */
+    int uri_refusal;          /* 0, or the code its raw URI is refused with (uri.h) */
+    char uri_problem[200];    /* why, when uri_refusal */
+    struct http_conn *tracked; /* its connection's deadlines, or NULL */
+};
+
+typedef void (*http_handler)(struct http_req *req);
+
+/* A query parameter, or NULL. */
+const char *http_query(const struct http_req *req, const char *key);
+/* A request header, or NULL. */
+const char *http_header(const struct http_req *req, const char *name);
+/* The token of `Authorization: Bearer <token>` (its length in *len), or NULL. */
+const char *http_bearer_token(const struct http_req *req, size_t *len);
+/* The client's address, or NULL. */
+const struct sockaddr *http_client_address(const struct http_req *req);
+
+/* Adds a Kubernetes-style warning (`Warning: 299 - "text"`) to the answer still to come. */
+void http_set_warning(struct http_req *req, const char *text);
+/* Answers. Each queues exactly one response; the first answer wins. */
+void http_respond_json(struct http_req *req, int code, json_t *body); /* steals body */
+void http_respond_status(struct http_req *req, const struct api_status *st);
+void http_respond_text(struct http_req *req, int code, const char *content_type, const char *text);
+/* Answers with a file's bytes (200); 404 Status when it cannot be opened. */
+void http_respond_file(struct http_req *req, const char *path, const char *content_type);
+void http_respond_redirect(struct http_req *req, const char *location);
+/* Answers with no body (204 for a CORS preflight). */
+void http_respond_empty(struct http_req *req, int code);
+/* Answers 200 with a body of unknown length (chunked), made by read(ctx, buf, max) on the
+ * connection's own thread: it returns the bytes it put in buf (it may block until it has some),
+ * or -1 at the end of the stream. free_ctx(ctx) runs once the connection is done with it. */
+typedef long (*http_stream_read)(void *ctx, char *buf, size_t max);
+void http_respond_stream(struct http_req *req, const char *content_type, http_stream_read read, void *ctx,
+                         void (*free_ctx)(void *ctx));
+
+/* Starts listening on addr ("127.0.0.1:8080"; port 0 picks a free one) with a thread per
+ * connection, at most max_connections at once (and gw->max_connections_per_client from one address:
+ * more are closed at once), each with gw->header_timeout_ms to send a request's headers and
+ * gw->client_timeout_s for its body; gw->url says where. Returns 0 or -1 with a sentence in err. */
+int http_start(struct gateway *gw, const char *addr, int max_connections, char *err, size_t errlen);
+void http_stop(struct gateway *gw);
+
+#endif

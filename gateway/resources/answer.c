@@ -1,0 +1,98 @@
+/* Asking the core and answering the client. The durability rule lives here: nothing is shown to a
+ * client (not even a read) before the store has committed it, so what anyone saw survives a crash;
+ * only while the database fails do reads show more, with a warning. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gateway/auth/auth.h"
+#include "gateway/resources/handlers.h"
+#include "gateway/watch/watch.h"
+#include "store/store.h"
+
+/* Waits until seq is committed. A read does not wait while the database is failing: it would wait
+ * in vain. Returns true once committed, else false with the failure's kind and sentence. */
+static bool wait_durable(struct http_req *req, uint64_t seq, enum store_failure *kind, char *why, size_t len)
+{
+    struct store *store = req->gw->store;
+    bool skip = gateway_is_read(req) && store_failure_kind(store, NULL, 0) != STORE_FAILURE_NONE;
+    if (store_wait(store, seq, skip ? 0 : req->gw->durable_timeout_ms) == 0)
+        return true;
+    *kind = store_failure_kind(store, why, len);
+    return false;
+}
+
+/* What the client learns when its answer is not durable in time. A read while the database fails
+ * is answered anyway, with a warning (state is what an operator needs most then); a change is
+ * answered by unrecorded.c with what is true of it. */
+static void answer_not_durable(struct http_req *req, struct core_request *creq, enum store_failure kind,
+                               const char *why)
+{
+    if (gateway_is_read(req) && kind != STORE_FAILURE_NONE) {
+        char warning[700];
+        snprintf(warning, sizeof warning, "this answer shows changes the job database has not recorded yet: %s",
+                 why);
+        http_set_warning(req, warning);
+        http_respond_json(req, creq->http_code, creq->body);
+        creq->body = NULL;
+        return;
+    }
+    gateway_answer_unrecorded(req, creq, kind, why);
+}
+
+void gateway_answer_core(struct http_req *req, struct core_request *creq)
+{
+    gateway_answer_core_restated(req, creq, NULL, NULL);
+}
+
+const struct namespace_set *gateway_visible(const struct http_req *req)
+{
+    return req->gw->auth ? principal_visible(req->who) : NULL;
+}
+
+static void answer(struct http_req *req, struct core_request *creq, gateway_restate_fn restate,
+                   gateway_filter_fn filter, void *ctx)
+{
+    if (!creq->visible) /* a list across namespaces shows only the caller's */
+        creq->visible = gateway_visible(req);
+    if (core_call(req->gw->core, creq) != 0) {
+        if (restate)
+            restate(ctx, &creq->status);
+        http_respond_status(req, &creq->status);
+        return;
+    }
+    if (filter)
+        filter(ctx, creq->body);
+    char why[512];
+    enum store_failure kind = STORE_FAILURE_NONE;
+    if (creq->durable_seq && !wait_durable(req, creq->durable_seq, &kind, why, sizeof why)) {
+        answer_not_durable(req, creq, kind, why);
+        return;
+    }
+    http_respond_json(req, creq->http_code, creq->body);
+    creq->body = NULL;
+}
+
+void gateway_answer_core_restated(struct http_req *req, struct core_request *creq, gateway_restate_fn restate,
+                                  void *ctx)
+{
+    answer(req, creq, restate, NULL, ctx);
+}
+
+void gateway_answer_core_filtered(struct http_req *req, struct core_request *creq, gateway_filter_fn filter,
+                                  void *ctx)
+{
+    answer(req, creq, NULL, filter, ctx);
+}
+
+void gateway_ask(struct http_req *req, enum core_op op, const char *ns, const char *name)
+{
+    struct core_request creq = {.op = op, .ns = ns, .name = name};
+    gateway_answer_core(req, &creq);
+}
+
+void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version,
+                      const char *kind)
+{
+    struct core_request creq = {.op = op, .ns = ns};
+    gateway_answer_list(req, &creq, &(struct list_kind){api_version, kind, NULL});
+}

@@ -1,0 +1,273 @@
+/* The job model: a Volcano Job's spec as Caldera runs it, its tasks, every replica (pod) and the
+ * job's status and PodGroup. One struct replica per pod keeps a 5,000-replica job one object. */
+#ifndef CALDERA_JOB_H
+#define CALDERA_JOB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/uuid.h"
+#include "model/constraints.h"
+#include "model/policy.h"
+#include "model/resource.h"
+
+enum job_phase {
+    JOB_PENDING,
+    JOB_ABORTING,
+    JOB_ABORTED,
+    JOB_RUNNING,
+    JOB_RESTARTING,
+    JOB_COMPLETING,
+    JOB_COMPLETED,
+    JOB_TERMINATING,
+    JOB_TERMINATED,
+    JOB_FAILED,
+    JOB_PHASE_COUNT
+};
+
+enum pod_phase {
+    POD_PENDING,
+    POD_RUNNING,
+    POD_SUCCEEDED,
+    POD_FAILED,
+    POD_UNKNOWN,
+    POD_PHASE_COUNT,
+    POD_ABSENT = POD_PHASE_COUNT, /* no pod: deleted by a kill, to be created again by a sync */
+};
+
+enum restart_policy { RESTART_ALWAYS, RESTART_ON_FAILURE, RESTART_NEVER };
+
+enum podgroup_phase { PG_PENDING, PG_INQUEUE, PG_RUNNING, PG_UNKNOWN, PG_COMPLETED, PG_PHASE_COUNT };
+
+/* Why a replica's last attempt ended (containerStatuses[0].state.terminated.reason). */
+enum term_reason {
+    TERM_NONE,
+    TERM_COMPLETED,  /* exit 0 */
+    TERM_ERROR,      /* non-zero exit or killed by a signal */
+    TERM_OOMKILLED,
+    TERM_START_ERROR,/* the command could not be started */
+    TERM_SHUTDOWN,   /* stopped because the server shut down; the replica runs again on restart */
+    TERM_DELETED,    /* stopped because its job was deleted */
+    TERM_STOPPED,    /* stopped by a kill of its job (restart, abort, completion, minSuccess reached) */
+    TERM_EVICTED,    /* evicted by preemption or reclaim; the replica runs again later */
+    TERM_UNKNOWN,    /* the server lost track of it (crash) */
+    TERM_DELETED_POD,/* its pod was deleted (DELETE on the pod); it is created again */
+    TERM_DEADLINE,   /* killed when the pod outlived its activeDeadlineSeconds (DeadlineExceeded) */
+    TERM_DISK_FULL,  /* could not start (ENOSPC, EDQUOT), or exited non-zero with its working directory's
+                        file system full (DiskFull) */
+    TERM_REASON_COUNT
+};
+
+const char *job_phase_name(enum job_phase p);
+const char *pod_phase_name(enum pod_phase p);
+const char *podgroup_phase_name(enum podgroup_phase p);
+const char *term_reason_name(enum term_reason r);
+/* Inverse of the *_name functions; -1 when unknown. */
+int job_phase_parse(const char *s);
+int term_reason_parse(const char *s);
+bool job_phase_final(enum job_phase p);
+
+/* One of the Job's spec.volumes, as each pod of a task gets it: a directory of the node's, named to
+ * the task by an environment variable and bound at mount_path when the runtime can. */
+#define TASK_VOLUMES_MAX 32
+struct task_volume {
+    char *mount_path;  /* absolute, as the Job names it */
+    char *claim_name;  /* volumeClaimName: a directory shared by every job naming it; NULL for volumeClaim */
+    int64_t storage;   /* volumeClaim.resources.requests.storage in bytes (recorded, not enforced), 0 */
+    char *env_name;    /* CALDERA_VOLUME_<mountPath upper-cased, '/' and others as '_'> */
+    char *dir;         /* the directory, absolute; set by the controller at the job's first start */
+};
+
+struct task_spec {
+    char *name;
+    int32_t replicas;
+    int32_t min_available;
+    struct resvec request;  /* one replica's requests (sum over containers), pods = 1 */
+    struct resvec limit;    /* one replica's limits; 0 where unlimited */
+    char *container_name;
+    char *image;            /* recorded, never pulled: the process runtime runs the command on the node */
+    char **argv;            /* command ++ args; NULL when the container has neither */
+    char **env;             /* "NAME=value" from the container's env, in order */
+    char *working_dir;      /* container workingDir, or NULL */
+    char *restart_policy;   /* "Never", "OnFailure", "Always" (default Never: see ARCHITECTURE.md) */
+    enum restart_policy restart;
+    int32_t run_as_uid;     /* securityContext.runAsUser (container over pod), -1 when unset */
+    int32_t run_as_gid;     /* securityContext.runAsGroup, -1 when unset */
+    int32_t max_retry;      /* TaskFailed after this many container restarts of a pod; -1: never */
+    int npolicies;
+    struct lifecycle_policy *policies;
+    int ndepends;           /* dependsOn: the tasks that must run first */
+    int32_t *depends;       /* their task indexes */
+    bool depends_any;       /* iteration: any (else all) */
+    int32_t grace_seconds;  /* terminationGracePeriodSeconds (default 30) */
+    int32_t shrink_to;      /* a scale-down waiting for its extra pods to stop: the new replicas, else -1 */
+    json_t *template;       /* the task's pod template as accepted (immutable, shared with renderings) */
+    struct placement_constraints constraints; /* nodeSelector, node affinity, tolerations */
+    int64_t pids_max;       /* the pod template's caldera.io/pids-max annotation, 0 when unset */
+    int64_t active_deadline_seconds; /* PodSpec activeDeadlineSeconds: a pod running longer fails, 0: none */
+    int nvolumes;
+    struct task_volume *volumes; /* the Job's spec.volumes: every pod mounts every one, as Volcano does */
+};
+
+/* What the watch streams were last shown of a pod or job (controller/watch.c): not known yet (restored
+ * from the store: shown if it exists), hidden (not in the API yet), shown (+ the pod's phase), gone. */
+enum { WATCH_SHOWN_UNKNOWN, WATCH_SHOWN_HIDDEN, WATCH_SHOWN_GONE, WATCH_SHOWN_VISIBLE };
+
+struct replica {
+    uint8_t phase;     /* enum pod_phase */
+    uint8_t reason;    /* enum term_reason of the last attempt */
+    bool stopping;     /* a kill was sent; the exit is still to come (reason says why) */
+    bool vanish;       /* once the stopping process exits, the pod is gone (a kill of the job) */
+    bool backoff;      /* Running, its container exited and restarts after a back-off (kubelet's CrashLoopBackOff) */
+    bool starting;     /* Running, its attempt is being started in the background (no pid yet) */
+    uint16_t restarts; /* in-place restarts of the current pod (restartCount) */
+    uint32_t born;     /* attempts made before the current pod was created: tells pods apart (its uid) */
+    int32_t node;      /* index into the cluster's nodes; -1 when not bound */
+    int32_t exit_code; /* of the last attempt */
+    uint8_t watch_shown; /* what watches were last shown of it (controller/watch.c): WATCH_SHOWN_* */
+    bool watch_dirty;  /* a change of it is in this iteration's journal */
+    int64_t memory;    /* the memory request it holds while bound (the task's, when it was placed) */
+    uint32_t attempts; /* attempts started; the current or last attempt's number */
+    int32_t pid;       /* while running, else 0 */
+    int32_t proc;      /* runtime handle while running, else -1 */
+    int64_t start_ms, end_ms;
+    char *message;     /* terminated.message of the last attempt, or NULL */
+};
+
+/* Replicas of one task by phase, kept up to date by job_set_replica_phase(). */
+struct task_counts {
+    int32_t pending, running, succeeded, failed, unknown, absent;
+    int32_t stopping; /* running replicas a kill was sent to */
+};
+
+struct job_status {
+    enum job_phase phase;
+    char *reason;      /* state.reason, or NULL */
+    char *message;     /* state.message, or NULL */
+    int64_t transition_ms;
+    int32_t retry_count;
+    int32_t version;
+    int32_t pending, running, succeeded, failed, unknown, terminating; /* derived from replicas */
+    int64_t running_since_ms; /* when the job last entered Running, 0 if never */
+};
+
+struct podgroup {
+    enum podgroup_phase phase;
+    char *unschedulable;    /* the Unschedulable condition's message while it holds, else NULL */
+    int64_t unschedulable_ms;
+    int64_t scheduled_ms;   /* when the gang was first placed, 0 if never */
+    int64_t transition_ms;
+    struct resvec min_resources;
+};
+
+/* A finished job as the store had it, not parsed yet: start-up keeps finished jobs this way (their
+ * name, uid, queue and phase are enough for the indexes and queue counts) and parses one the first
+ * time something reads it (controller_wake_job). Its attempts' rows wait here too. */
+struct dormant_attempt {
+    char *pod, *task, *node, *reason, *message, *log_path, *outcome, *cgroup;
+    int32_t index, attempt, job_version, exit_code, kept_version, pid;
+    int64_t pid_start, start_ms, end_ms;
+};
+struct job_dormant {
+    char *spec_json, *status_json, *source_json; /* source_json NULL for a Volcano Job */
+    struct dormant_attempt *attempts;
+    int nattempts, cap;
+};
+void job_dormant_free(struct job_dormant *d);
+
+struct journal_entry;
+
+struct job {
+    char *ns;
+    char *name;
+    char *key;              /* "ns/name", the live-name index key */
+    char uid[UUID_STR_LEN];
+    int64_t created_ms;
+    uint64_t resource_version; /* sequence number of the last event that changed it */
+    char *queue;
+    char *scheduler_name;
+    char *priority_class;
+    int32_t priority;
+    int32_t min_available;
+    int32_t max_retry;
+    int32_t min_success;    /* 0 when unset */
+    int32_t port_base;      /* first of the ports its replicas use (job_plugins_ports_needed), 0: none */
+    int32_t ttl_seconds;    /* ttlSecondsAfterFinished, -1 when unset */
+    double memory_scale_rate;   /* autoMemoryScale.rate, 0 when unset */
+    int64_t memory_scale_max;   /* autoMemoryScale.maxMemory in bytes */
+    int npolicies;
+    struct lifecycle_policy *policies;
+    int ntasks;
+    struct task_spec *tasks;
+    struct replica *replicas; /* all replicas, task by task */
+    int32_t *task_first;      /* index of each task's first replica in `replicas` */
+    struct task_counts *task_counts; /* per task */
+    struct resvec allocated;  /* requests of its replicas holding resources on nodes */
+    int32_t total_replicas;
+    json_t *manifest;         /* apiVersion, kind, metadata, spec as accepted (no status); immutable */
+    json_t *source;           /* the object as posted in another dialect (a PyTorchJob, a training
+                                 request...) that became this job; NULL for a Volcano Job. Immutable */
+    struct job_status status;
+    struct podgroup pg;
+
+    /* Bookkeeping of the core; not part of the object. */
+    struct job *prev, *next;  /* creation order */
+    struct job *active_prev, *active_next; /* the cluster's active list, or its retired list once retired */
+    bool active;              /* in it */
+    bool deleted;             /* removed from the API; kept until its processes are reaped */
+    int32_t live_procs;       /* processes started and not yet reaped */
+    int32_t timers;           /* controller timers armed for it (delayed actions, restarts, TTL) */
+    bool prepared;            /* the job plugins' files are written for the current version */
+    uint8_t watch_shown;      /* WATCH_SHOWN_* of the Job (and its PodGroup) */
+    bool watch_touched;       /* in the controller's list of jobs this iteration changed */
+    struct journal_entry *watch_entry; /* while touched: the last entry of this iteration about it */
+    struct job_dormant *dormant; /* not parsed yet (see above); only ns, name, key, uid, created_ms,
+                                    resource_version, queue, status.phase and pg.phase are set */
+};
+
+/* Lays the replicas out again for new per-task counts (a scale): each task keeps its first
+ * min(old, new) replicas as they are, gains absent ones, or loses its last ones (which must be
+ * absent and not stopping). old_to_new (old total_replicas entries) gets each replica's new flat
+ * index, -1 for the lost. Counts are rebuilt. Returns 0, or -1 (out of memory: nothing changed). */
+int job_relayout(struct job *job, const int32_t *counts, int32_t *old_to_new);
+/* Allocates an empty job with ntasks zeroed task specs. Replicas come with job_alloc_replicas(). */
+struct job *job_new(int ntasks);
+/* Sizes `replicas` and `task_first` from the tasks' replica counts; all replicas Pending. */
+int job_alloc_replicas(struct job *job);
+void job_free(struct job *job);
+
+static inline struct replica *job_replica(struct job *job, int task, int index)
+{
+    return &job->replicas[job->task_first[task] + index];
+}
+/* The task a flat replica index belongs to. */
+int job_task_of(const struct job *job, int flat_index);
+
+/* Changes a replica's phase and keeps the task counts right. Every phase change goes through here. */
+void job_set_replica_phase(struct job *job, int flat, enum pod_phase phase);
+/* Marks a running replica as stopping (or not) and keeps the counts right. */
+void job_set_replica_stopping(struct job *job, int flat, bool stopping);
+/* Replicas running (not being stopped) or succeeded: what a gang counts as ready. */
+int32_t job_ready_count(const struct job *job);
+/* Fills status.pending/running/succeeded/failed/unknown/terminating from the task counts. */
+void job_count_replicas(struct job *job);
+/* The replica's pod is created anew (after a kill, an eviction, a deletion): a new uid, no restarts. */
+static inline void replica_reborn(struct replica *r)
+{
+    r->born = r->attempts;
+    r->restarts = 0;
+}
+/* Whether replica `flat` is a pod the API shows: not removed by a kill, and, while it waits, only
+ * once its gang has been enqueued (Volcano creates pods then). */
+static inline bool job_pod_exists(const struct job *job, int flat)
+{
+    const struct replica *r = &job->replicas[flat];
+    return r->phase != POD_ABSENT && (r->phase != POD_PENDING || job->pg.phase != PG_PENDING);
+}
+/* Writes "<job>-<task>-<index>" into buf; returns buf. */
+const char *job_pod_name(const struct job *job, int task, int index, char *buf, int len);
+/* Finds the task and index a pod name refers to; returns 0 or -1. */
+int job_parse_pod_name(const struct job *job, const char *pod, int *task, int *index);
+
+#endif

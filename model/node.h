@@ -1,0 +1,27 @@
+/* A node tasks can be placed on: a Kubernetes v1 Node's name, labels, taints and allocatable
+ * resources. Caldera's nodes are this machine, or virtual nodes declared in a nodes file. */
+#ifndef CALDERA_NODE_H
+#define CALDERA_NODE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/resource.h"
+
+struct node {
+    char *name;
+    char *address;        /* where its tasks are reached: 127.0.0.1 for every node of this machine */
+    json_t *labels;       /* object of label -> value (owned) */
+    json_t *taints;       /* array of {key, value, effect} (owned) */
+    json_t *manifest;     /* the Node as declared: metadata and spec (owned), for rendering */
+    bool unschedulable;   /* spec.unschedulable */
+    struct resvec capacity;
+    struct resvec allocatable;
+    struct resvec used;   /* requests of the replicas bound to it */
+    int64_t created_ms;
+};
+
+void node_clear(struct node *n);
+
+#endif

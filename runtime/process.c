@@ -1,0 +1,458 @@
+/* The process runtime for the core: an attempt is prepared in the parent (task_setup.c), given a
+ * cgroup (cgroup_*.c), spawned into it (spawn.c), signalled as a tree and reaped with its usage. */
+#include "runtime/process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/fs.h"
+#include "common/log.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/exits_reserve.h"
+#include "runtime/spawn.h"
+#include "runtime/task_setup.h"
+
+#define CAP_SYS_ADMIN_BIT 21
+
+static pthread_once_t runtime_once = PTHREAD_ONCE_INIT;
+static bool mount_namespaces; /* CAP_SYS_ADMIN: hosts_file and ssh_dir can be bound */
+static unsigned long unnamed_cgroups; /* attempts that came without a cgroup name */
+static char shim_path[4096];  /* the supervisor, "" when there is none */
+static char shim_warning[4300];
+static struct process_limits task_limits = {PROCESS_DEFAULT_MAX_LOG_BYTES, PROCESS_DEFAULT_PIDS_MAX};
+
+static bool has_cap_sys_admin(void)
+{
+    char *status = NULL;
+    bool has = false;
+    if (read_file("/proc/self/status", 1 << 16, &status, NULL) == 0) {
+        const char *eff = strstr(status, "\nCapEff:");
+        has = eff && (strtoull(eff + 8, NULL, 16) >> CAP_SYS_ADMIN_BIT & 1);
+    }
+    free(status);
+    return has;
+}
+
+/* $CALDERA_SHIM (empty: none), else caldera-shim in the server executable's directory. */
+static void find_supervisor(void)
+{
+    const char *env = getenv("CALDERA_SHIM");
+    if (env) {
+        snprintf(shim_path, sizeof shim_path, "%s", env);
+    } else {
+        char exe[4096];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            snprintf(shim_path, sizeof shim_path, "%.*s/caldera-shim", (int)(slash - exe), exe);
+    }
+    if (shim_path[0] && access(shim_path, X_OK) == 0)
+        return;
+    snprintf(shim_warning, sizeof shim_warning,
+             "no task supervisor (%s%s): tasks run directly and a restarted server cannot adopt them",
+             shim_path[0] ? shim_path : "CALDERA_SHIM is empty", shim_path[0] ? " is not executable" : "");
+    shim_path[0] = '\0';
+}
+
+static void init_runtime(void)
+{
+    const struct cgroup_layout *L = cgroup_layout();
+    mount_namespaces = has_cap_sys_admin();
+    find_supervisor();
+    if (shim_warning[0])
+        log_warn("%s", shim_warning);
+    if (L->summary[0])
+        log_info("%s", L->summary);
+    if (L->warning[0])
+        log_warn("%s%s%s%s", L->warning, L->detail[0] ? " (" : "", L->detail, L->detail[0] ? ")" : "");
+    if (!mount_namespaces)
+        log_info("no CAP_SYS_ADMIN: hosts files and ssh keys are not bound into tasks");
+}
+
+void process_runtime_init(void) { pthread_once(&runtime_once, init_runtime); }
+
+void process_runtime_set_limits(const struct process_limits *limits) { task_limits = *limits; }
+
+int64_t process_pids_max(int64_t pod_pids_max)
+{
+    int64_t server = task_limits.pids_max;
+    return pod_pids_max > 0 && (server <= 0 || pod_pids_max < server) ? pod_pids_max : server;
+}
+
+const char *process_runtime_warning(void)
+{
+    process_runtime_init();
+    const char *w = cgroup_layout()->warning;
+    return w[0] ? w : shim_warning[0] ? shim_warning : NULL;
+}
+
+const char *process_supervisor_warning(void)
+{
+    process_runtime_init();
+    return shim_warning[0] ? shim_warning : NULL;
+}
+
+int64_t process_start_ticks(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+    for (int field = 2; p && *p && field < 22; p++)
+        if (*p == ' ')
+            field++;
+    return p && *p ? strtoll(p, NULL, 10) : -1;
+}
+
+/* Without root, a task runs as the server or not at all. */
+static int check_identity(const struct attempt_spec *spec, bool root, char *why, size_t why_len)
+{
+    if (root)
+        return 0;
+    if (spec->uid >= 0 && (uid_t)spec->uid != geteuid()) {
+        snprintf(why, why_len, "cannot run as uid %d: the job server is not root", (int)spec->uid);
+        return -1;
+    }
+    if (spec->gid >= 0 && (gid_t)spec->gid != getegid()) {
+        snprintf(why, why_len, "cannot run as gid %d: the job server is not root", (int)spec->gid);
+        return -1;
+    }
+    return 0;
+}
+
+static void describe_failure(const struct spawn_failure *f, const struct spawn_request *req, const char *cgroup,
+                             const struct attempt_spec *spec, char *why, size_t why_len)
+{
+    const char *err = strerror(f->err);
+    char label[CGROUP_PATH_MAX];
+    switch (f->step) {
+    case SPAWN_JOIN_CGROUP:
+        cgroup_join_label(f->index, cgroup, label, sizeof label);
+        snprintf(why, why_len, "cannot join cgroup %s: %s", label, err);
+        break;
+    case SPAWN_SETSID:
+        snprintf(why, why_len, "cannot start a session for the process: %s", err);
+        break;
+    case SPAWN_UNSHARE:
+        snprintf(why, why_len, "cannot give the task a mount namespace of its own: %s", err);
+        break;
+    case SPAWN_MOUNT_PRIVATE:
+        snprintf(why, why_len, "cannot make the task's mounts private: %s", err);
+        break;
+    case SPAWN_BIND_HOSTS:
+        snprintf(why, why_len, "cannot bind %s over /etc/hosts: %s", req->hosts_file, err);
+        break;
+    case SPAWN_BIND_SSH:
+        snprintf(why, why_len, "cannot bind %s over %s: %s", req->ssh_dir, req->ssh_target, err);
+        break;
+    case SPAWN_BIND_VOLUME:
+        snprintf(why, why_len, "cannot bind the volume directory %s at %s: %s", req->bind_sources[f->index],
+                 req->bind_targets[f->index], err);
+        break;
+    case SPAWN_STDIN:
+        snprintf(why, why_len, "cannot open /dev/null as stdin: %s", err);
+        break;
+    case SPAWN_STDOUT:
+        snprintf(why, why_len, "cannot send stdout and stderr to %s: %s", spec->log_path, err);
+        break;
+    case SPAWN_EXITS_FD:
+        snprintf(why, why_len, "cannot hand %s to the task's supervisor: %s", spec->exits_path, err);
+        break;
+    case SPAWN_CHDIR: /* as the task's user: a directory it may not enter is refused */
+        if (f->err == ENOENT)
+            snprintf(why, why_len, "workingDir %s does not exist on this node", spec->chdir_to);
+        else
+            snprintf(why, why_len, "cannot change to workingDir %s: %s", spec->chdir_to, err);
+        break;
+    case SPAWN_NO_NEW_PRIVS:
+        snprintf(why, why_len, "cannot keep the task from gaining privileges through exec: %s", err);
+        break;
+    case SPAWN_SETGROUPS:
+    case SPAWN_SETGID:
+        snprintf(why, why_len, "cannot run as gid %d: %s", (int)spec->gid, err);
+        break;
+    case SPAWN_SETUID:
+        snprintf(why, why_len, "cannot run as uid %d: %s", (int)spec->uid, err);
+        break;
+    case SPAWN_SIGNALS:
+        snprintf(why, why_len, "cannot reset the task's signal handling: %s", err);
+        break;
+    case SPAWN_EXEC:
+        snprintf(why, why_len, "exec: \"%s\": %s", spec->argv[0], err);
+        break;
+    case SPAWN_CLONE:
+    case SPAWN_OK:
+    default:
+        snprintf(why, why_len, "cannot start the process: %s", err);
+        break;
+    }
+}
+
+/* The attempt's cgroup: the controller names it; one it did not name still gets one. */
+static void choose_cgroup_name(const struct attempt_spec *spec, char *name, size_t len)
+{
+    if (spec->cgroup_name && spec->cgroup_name[0])
+        snprintf(name, len, "%s", spec->cgroup_name);
+    else
+        snprintf(name, len, "server-%d/%lu", (int)getpid(), ++unnamed_cgroups);
+}
+
+/* Everything the child will need, made in the parent: dirs, command, log, ssh target, cgroup. */
+struct prepared {
+    char exe[4096];
+    char ssh_target[4096];
+    char cgroup[CGROUP_NAME_MAX];
+    int log_fd, exits_fd;
+    struct task_dirs dirs;
+    struct cgroup_join join;
+    bool isolate;
+    int nbinds;            /* volumes bound at their mount paths */
+    const char *bind_sources[ATTEMPT_VOLUMES_MAX], *bind_targets[ATTEMPT_VOLUMES_MAX];
+    char **argv;           /* with the supervisor: its argv, the task's after it; else NULL */
+    char attempt_text[16];
+    char max_log_arg[48];  /* --max-log-bytes=N */
+};
+
+static void release_prepared(struct prepared *pp)
+{
+    if (pp->log_fd >= 0)
+        close(pp->log_fd);
+    if (pp->exits_fd >= 0)
+        close(pp->exits_fd);
+    task_dirs_close(&pp->dirs);
+    free(pp->argv);
+    pp->log_fd = pp->exits_fd = -1;
+    pp->argv = NULL;
+}
+
+/* caldera-shim [--max-log-bytes=N] POD ATTEMPT EXE ARGV0 [ARG...], with the exits file open for it.
+ * A file that cannot be opened only costs adoption: the task runs directly. */
+static int wrap_in_supervisor(const struct attempt_spec *spec, struct prepared *pp)
+{
+    if (!shim_path[0] || !spec->exits_path || !spec->pod)
+        return 0;
+    pp->exits_fd = task_open_exits(spec, &pp->dirs);
+    if (pp->exits_fd < 0) {
+        log_warn("cannot open %s for the task's supervisor (%s): %s runs unsupervised", spec->exits_path,
+                 strerror(errno), spec->pod);
+        return 0;
+    }
+    /* Best effort: without the room, an exit during a full disk may leave no line. */
+    exits_file_reserve(pp->exits_fd, spec->exits_pending);
+    size_t n = 0;
+    while (spec->argv[n])
+        n++;
+    pp->argv = malloc((n + 6) * sizeof *pp->argv);
+    if (!pp->argv)
+        return -1;
+    snprintf(pp->attempt_text, sizeof pp->attempt_text, "%u", spec->attempt);
+    char **a = pp->argv;
+    *a++ = shim_path;
+    if (task_limits.max_log_bytes > 0) {
+        snprintf(pp->max_log_arg, sizeof pp->max_log_arg, "--max-log-bytes=%lld", (long long)task_limits.max_log_bytes);
+        *a++ = pp->max_log_arg;
+    }
+    *a++ = (char *)spec->pod;
+    *a++ = pp->attempt_text;
+    *a++ = pp->exe;
+    memcpy(a, spec->argv, (n + 1) * sizeof *pp->argv);
+    return 0;
+}
+
+static int prepare(const struct attempt_spec *spec, bool root, struct prepared *pp, char *why, size_t why_len)
+{
+    bool switch_user = root && (spec->uid >= 0 || spec->gid >= 0);
+    pp->log_fd = pp->exits_fd = -1;
+    pp->dirs = (struct task_dirs){-1, -1};
+    pp->argv = NULL;
+    pp->join.count = 0;
+    pp->cgroup[0] = '\0';
+    int binds[ATTEMPT_VOLUMES_MAX];
+    pp->nbinds = 0;
+    if (spec->nvolumes > ATTEMPT_VOLUMES_MAX) {
+        snprintf(why, why_len, "a pod may have at most %d volumes", ATTEMPT_VOLUMES_MAX);
+        return -1;
+    }
+    if (check_identity(spec, root, why, why_len) != 0 ||
+        task_prepare_dirs(spec, switch_user, &pp->dirs, why, why_len) != 0)
+        return -1;
+    if (task_prepare_volumes(spec, switch_user, binds, &pp->nbinds, why, why_len) != 0 ||
+        task_resolve_command(spec->argv[0], spec->envp, pp->exe, sizeof pp->exe, why, why_len) != 0) {
+        release_prepared(pp);
+        return -1;
+    }
+    if (!mount_namespaces)
+        pp->nbinds = 0; /* the variables still name the directories */
+    for (int i = 0; i < pp->nbinds; i++) {
+        pp->bind_sources[i] = spec->volume_dirs[binds[i]];
+        pp->bind_targets[i] = spec->volume_targets[binds[i]];
+    }
+    pp->isolate = (spec->hosts_file || spec->ssh_dir || pp->nbinds > 0) && mount_namespaces;
+    if ((pp->isolate && spec->ssh_dir &&
+         task_ssh_target(spec->uid, spec->gid, pp->ssh_target, sizeof pp->ssh_target, why, why_len) != 0) ||
+        (pp->log_fd = task_open_log(spec, &pp->dirs, why, why_len)) < 0) {
+        release_prepared(pp);
+        return -1;
+    }
+    if (wrap_in_supervisor(spec, pp) != 0) {
+        snprintf(why, why_len, "out of memory");
+        release_prepared(pp);
+        return -1;
+    }
+    if (cgroup_layout()->mode != CGROUP_NONE) {
+        choose_cgroup_name(spec, pp->cgroup, sizeof pp->cgroup);
+        struct cgroup_limits lim = {.memory = spec->memory_limit, .cpu_milli = spec->cpu_limit_milli,
+                                    .pids = process_pids_max(spec->pids_max)};
+        if (cgroup_create(pp->cgroup, &lim, &pp->join, why, why_len) != 0) {
+            release_prepared(pp);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int process_start(const struct attempt_spec *spec, struct process *out, struct attempt_started *started, char *why,
+                  size_t why_len)
+{
+    process_runtime_init();
+    *out = (struct process){.pid = -1, .pidfd = -1, .start_ticks = -1, .exit_record = NULL, .adopted = false};
+    *started = (struct attempt_started){0};
+    bool root = geteuid() == 0;
+    struct prepared pp;
+    if (prepare(spec, root, &pp, why, why_len) != 0)
+        return -1;
+    struct spawn_request req = {
+        .path = pp.argv ? pp.argv[0] : pp.exe,
+        .argv = pp.argv ? pp.argv : spec->argv,
+        .envp = spec->envp,
+        .cgroup_procs = pp.join.procs_fd,
+        .cgroup_count = pp.join.count,
+        .hosts_file = pp.isolate ? spec->hosts_file : NULL,
+        .ssh_dir = pp.isolate ? spec->ssh_dir : NULL,
+        .ssh_target = pp.ssh_target,
+        .bind_sources = pp.bind_sources,
+        .bind_targets = pp.bind_targets,
+        .bind_count = pp.nbinds,
+        .log_fd = pp.log_fd,
+        .exits_fd = pp.exits_fd,
+        .chdir_to = spec->chdir_to,
+        .switch_user = root && (spec->uid >= 0 || spec->gid >= 0),
+        .uid = spec->uid,
+        .gid = spec->gid,
+    };
+    struct spawn_failure failure;
+    pid_t pid;
+    int pidfd;
+    int rc = spawn_process(&req, &pid, &pidfd, &failure);
+    cgroup_join_close(&pp.join);
+    bool supervised = pp.argv != NULL;
+    if (rc != 0)
+        describe_failure(&failure, &req, pp.cgroup, spec, why, why_len);
+    release_prepared(&pp);
+    if (rc != 0) {
+        if (pp.cgroup[0])
+            cgroup_remove(pp.cgroup);
+        return -1;
+    }
+    out->pid = pid;
+    out->pidfd = pidfd;
+    out->start_ticks = process_start_ticks(pid);
+    if (supervised) /* where an exec failure will be told; without it the task still runs */
+        out->exit_record = process_exit_record(spec->exits_path, spec->pod, spec->attempt, pid);
+    snprintf(out->cgroup_name, sizeof out->cgroup_name, "%s", pp.cgroup);
+    started->pid = pid;
+    started->pid_start = out->start_ticks;
+    cgroup_describe(pp.cgroup, started->cgroup, sizeof started->cgroup);
+    started->isolated = pp.isolate;
+    return 0;
+}
+
+void process_signal(const struct process *p, int sig)
+{
+    if (p->pid <= 0)
+        return;
+    /* A task of an earlier run of the server (found again at recovery) comes without its cgroup:
+     * read it from /proc before the signal can make the process vanish. */
+    char lost[CGROUP_NAME_MAX] = "";
+    const char *cgroup = p->cgroup_name;
+    if (!cgroup[0] && p->pidfd < 0 && cgroup_name_of_pid(p->pid, lost, sizeof lost) == 0)
+        cgroup = lost;
+    if (kill(-p->pid, sig) != 0 && errno == ESRCH)
+        kill(p->pid, sig); /* the leader may have left its group; reach it directly */
+    /* The cgroup catches what left the process group (setsid, setpgid); members of the group were
+     * signalled already, and a second SIGTERM could read as "force quit" to some programs. */
+    if (cgroup[0])
+        cgroup_signal(cgroup, sig, p->pid);
+    if (cgroup == lost && sig == SIGKILL)
+        cgroup_remove_async(lost);
+}
+
+int process_reap(struct process *p, struct replica_exit *ex)
+{
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (p->pidfd < 0 || waitid(P_PIDFD, (id_t)p->pidfd, &info, WEXITED | WNOHANG) != 0 || info.si_pid == 0)
+        return -1;
+    memset(ex, 0, sizeof *ex);
+    if (info.si_code == CLD_EXITED) {
+        ex->exit_code = info.si_status;
+    } else {
+        ex->signal = info.si_status;
+        ex->exit_code = 128 + info.si_status;
+    }
+    ex->end_ms = clock_wall_ms();
+    process_read_exec_error(p, ex);
+    if (p->cgroup_name[0]) {
+        struct cgroup_usage usage;
+        cgroup_read_usage(p->cgroup_name, &usage);
+        ex->oom = usage.oom_kills > 0;
+        ex->peak_memory = usage.peak_memory;
+        ex->cpu_usec = usage.cpu_usec;
+        /* The attempt ends with its main process: whatever it left running goes with it now; the
+         * cgroup's removal (which waits for those to die) on the cleaner thread. */
+        cgroup_signal(p->cgroup_name, SIGKILL, 0);
+        cgroup_remove_async(p->cgroup_name);
+        p->cgroup_name[0] = '\0';
+    }
+    process_forget(p);
+    return 0;
+}
+
+bool process_wait_exit(const struct process *p, int timeout_ms)
+{
+    if (p->pidfd < 0)
+        return true;
+    struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
+    int n;
+    while ((n = poll(&pfd, 1, timeout_ms)) < 0 && errno == EINTR)
+        ;
+    return n == 1;
+}
+
+void process_forget(struct process *p)
+{
+    if (p->pidfd >= 0)
+        close(p->pidfd);
+    p->pidfd = -1;
+    free(p->exit_record);
+    p->exit_record = NULL;
+}
+
+int process_runtime_flush(int timeout_ms) { return cgroup_cleaner_flush(timeout_ms); }

@@ -1,0 +1,629 @@
+/* The core thread: an epoll loop over the mailbox (eventfd), the scheduling period (timerfd) and
+ * one pidfd per running attempt. It alone touches the cluster, so nothing inside needs a lock. */
+#include "scheduler/core/core.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/grow.h"
+#include "common/log.h"
+#include "common/memory.h"
+#include "scheduler/core/internal.h"
+#include "runtime/spare_files.h"
+
+#define TAG_MAILBOX 0
+#define TAG_TIMER 1
+#define TAG_FIRST_SLOT 2
+#define SPARE_LOGS 1024    /* attempts' logs made ahead (runtime/spare_files.h) */
+#define SPARE_JOB_DIRS 256
+#define STOP_EXTRA_MS 2000 /* beyond the longest grace, before the loop gives up waiting */
+#define KILL_WAIT_MS 5000  /* how long a SIGKILLed task may take to die at the very end */
+
+/* --- process slots ------------------------------------------------------ */
+
+static int slot_alloc(struct core *c)
+{
+    if (c->free_slot < 0) {
+        int old = c->nslots;
+        if (GROW(c->slots, c->nslots, (size_t)old + 1, 64) != 0)
+            return -1;
+        for (int i = old; i < c->nslots; i++)
+            c->slots[i] = (struct proc_slot){.job = NULL, .next_free = i + 1 < c->nslots ? i + 1 : -1};
+        c->free_slot = old;
+    }
+    int i = c->free_slot;
+    c->free_slot = c->slots[i].next_free;
+    return i;
+}
+
+static void slot_release(struct core *c, int i)
+{
+    if (c->slots[i].kill_at_ms)
+        c->pending_kills--;
+    c->slots[i] = (struct proc_slot){.job = NULL, .next_free = c->free_slot};
+    c->free_slot = i;
+    c->live_slots--;
+}
+
+static void slot_unallocate(struct core *c, int i)
+{
+    c->slots[i].job = NULL;
+    c->slots[i].next_free = c->free_slot;
+    c->free_slot = i;
+}
+
+/* Starts on this thread. Starting on helper threads was tried and measured: on two cores the
+ * hand-offs cost more than they saved (1,270 -> 1,000 tasks/s), so starts stay here. */
+static int op_start(void *ctx, struct job *job, int flat, const struct attempt_spec *spec, struct attempt_started *out,
+                    char *why, size_t why_len)
+{
+    struct core *c = ctx;
+    int i = slot_alloc(c);
+    if (i < 0) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    struct proc_slot *s = &c->slots[i];
+    *s = (struct proc_slot){.job = job, .flat = flat};
+    if (process_start(spec, &s->proc, out, why, why_len) != 0) {
+        slot_unallocate(c, i);
+        return -1;
+    }
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i + TAG_FIRST_SLOT};
+    if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, s->proc.pidfd, &ev) != 0)
+        log_error("epoll_ctl(pidfd %d): %s", s->proc.pidfd, strerror(errno));
+    c->live_slots++;
+    job->replicas[flat].proc = i;
+    return 1;
+}
+
+static void op_stop(void *ctx, struct job *job, int flat, int grace_ms)
+{
+    struct core *c = ctx;
+    int i = job->replicas[flat].proc;
+    if (i < 0 || i >= c->nslots || c->slots[i].job != job)
+        return;
+    struct proc_slot *s = &c->slots[i];
+    process_signal(&s->proc, SIGTERM);
+    if (!s->kill_at_ms)
+        c->pending_kills++;
+    s->kill_at_ms = clock_mono_ms() + (grace_ms > 0 ? grace_ms : 0);
+}
+
+/* A scale laid the job's replicas out again: the slot follows its replica. */
+static void op_moved(void *ctx, struct job *job, int old_flat, int new_flat)
+{
+    struct core *c = ctx;
+    int i = job->replicas[new_flat].proc;
+    (void)old_flat;
+    if (i >= 0 && i < c->nslots && c->slots[i].job == job)
+        c->slots[i].flat = new_flat;
+}
+
+/* An attempt of the last run: watched again when its process still runs (a slot like any start's). */
+static int op_adopt(void *ctx, struct job *job, int flat, int32_t pid, int64_t pid_start, struct replica_exit *ex)
+{
+    struct core *c = ctx;
+    const struct replica *r = &job->replicas[flat];
+    int task = job_task_of(job, flat);
+    char pod[320], cgroup[512], exits[4200];
+    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
+    controller_cgroup_name(job->uid, pod, r->attempts, cgroup, sizeof cgroup);
+    controller_exits_path(&c->ctl, job->uid, exits, sizeof exits);
+    struct process_adoption a = {pid, pid_start, cgroup, exits, pod, r->attempts};
+    int i = slot_alloc(c);
+    struct process proc;
+    if (process_adopt(&a, &proc, ex) != PROCESS_ADOPTED) {
+        if (i >= 0)
+            slot_unallocate(c, i);
+        return 0;
+    }
+    if (i < 0) { /* out of memory: it cannot be watched, so it cannot stay */
+        process_signal(&proc, SIGKILL);
+        process_forget(&proc);
+        *ex = (struct replica_exit){.unknown = true, .exit_code = -1, .end_ms = clock_wall_ms()};
+        return 0;
+    }
+    struct proc_slot *s = &c->slots[i];
+    *s = (struct proc_slot){.job = job, .flat = flat, .proc = proc};
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i + TAG_FIRST_SLOT};
+    if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, s->proc.pidfd, &ev) != 0)
+        log_error("epoll_ctl(pidfd %d): %s", s->proc.pidfd, strerror(errno));
+    c->live_slots++;
+    job->replicas[flat].proc = i;
+    c->adopted++;
+    return 1;
+}
+
+/* The orphan sweep's rule: a cgroup named "<pod>.<attempt>.<job uid>" belongs to this data directory
+ * when jobs/<uid> exists in it; of those, only the ones a slot watches stay. */
+static bool keep_cgroup(void *ctx, const char *name)
+{
+    struct core *c = ctx;
+    const char *dot = strrchr(name, '.');
+    if (!dot || strlen(dot + 1) != UUID_STR_LEN - 1)
+        return true; /* not an attempt's name */
+    char dir[4300];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%s/jobs/%s", c->data_dir, dot + 1);
+    if (stat(dir, &st) != 0)
+        return true; /* another server's */
+    struct job *job = cluster_find_job_uid(&c->cluster, dot + 1);
+    const char *attempt_dot = dot;
+    while (attempt_dot > name && attempt_dot[-1] != '.')
+        attempt_dot--;
+    if (!job || attempt_dot <= name + 1)
+        return false;
+    char pod[320];
+    snprintf(pod, sizeof pod, "%.*s", (int)(attempt_dot - 1 - name), name);
+    int task, index;
+    if (job_parse_pod_name(job, pod, &task, &index) != 0)
+        return false;
+    int i = job->replicas[job->task_first[task] + index].proc;
+    return i >= 0 && i < c->nslots && c->slots[i].job == job && strcmp(c->slots[i].proc.cgroup_name, name) == 0;
+}
+
+static void reap_slot(struct core *c, int i)
+{
+    struct proc_slot *s = &c->slots[i];
+    struct replica_exit ex;
+    if (!s->job || (s->proc.adopted ? process_reap_adopted(&s->proc, &ex) : process_reap(&s->proc, &ex)) != 0)
+        return;
+    struct job *job = s->job;
+    int flat = s->flat;
+    slot_release(c, i);
+    controller_replica_exited(&c->ctl, job, flat, &ex);
+    c->kick = true; /* resources came free */
+}
+
+static void send_due_kills(struct core *c, int64_t now)
+{
+    if (c->pending_kills == 0)
+        return;
+    for (int i = 0; i < c->nslots; i++) {
+        struct proc_slot *s = &c->slots[i];
+        if (s->job && s->kill_at_ms && s->kill_at_ms <= now) {
+            process_signal(&s->proc, SIGKILL);
+            s->kill_at_ms = 0;
+            c->pending_kills--;
+        }
+    }
+}
+
+static int next_timeout_ms(const struct core *c, int64_t now)
+{
+    int64_t wait = -1;
+    int64_t timer = controller_next_timer(&c->ctl); /* on the wall clock */
+    if (timer >= 0 && !c->stopping) {
+        int64_t wall = clock_wall_ms();
+        wait = timer > wall ? timer - wall : 0;
+    }
+    for (int i = 0; c->pending_kills > 0 && i < c->nslots; i++) {
+        const struct proc_slot *s = &c->slots[i];
+        if (s->job && s->kill_at_ms) {
+            int64_t left = s->kill_at_ms > now ? s->kill_at_ms - now : 0;
+            if (wait < 0 || left < wait)
+                wait = left;
+        }
+    }
+    if (c->stopping) {
+        int64_t left = c->stop_deadline_ms > now ? c->stop_deadline_ms - now : 0;
+        if (wait < 0 || left < wait)
+            wait = left;
+    }
+    return wait > 1000000 ? 1000000 : (int)wait;
+}
+
+/* --- scheduling, journal ------------------------------------------------ */
+
+static void run_cycle(struct core *c)
+{
+    struct cycle_stats stats = {0};
+    int64_t started = metrics_now_ns();
+    schedule_cycle(&c->ctl, &c->conf, c->zones, &stats);
+    metrics_histogram_observe(&c->cycle_seconds, metrics_now_ns() - started);
+}
+
+static void flush_journal(struct core *c)
+{
+    if (c->ctl.journal.count == 0)
+        return;
+    controller_watch_flush(&c->ctl); /* what watches are shown of this iteration's changes */
+    store_append(c->store, &c->ctl.journal);
+}
+
+/* --- mailbox ------------------------------------------------------------ */
+
+/* A posted request: the request first, so the mailbox frees the block through it. */
+struct posted_request {
+    struct core_request req;
+    char *kind, *ns, *name, *reason, *message;
+};
+
+static void free_posted(struct core_request *req)
+{
+    struct posted_request *p = (struct posted_request *)req;
+    json_decref(req->body);
+    free(p->kind);
+    free(p->ns);
+    free(p->name);
+    free(p->reason);
+    free(p->message);
+    free(p);
+}
+
+static void answer_stopping(struct core_request *req)
+{
+    if (req->posted) {
+        free_posted(req);
+        return;
+    }
+    api_fail(&req->status, 503, "ServiceUnavailable", "the job server is shutting down");
+    sem_post(&req->done);
+}
+
+static void begin_stop(struct core *c)
+{
+    c->stopping = true;
+    if (c->keep_tasks) {
+        if (c->live_slots)
+            log_info("leaving %d running task%s for the next server to adopt", c->live_slots,
+                     c->live_slots == 1 ? "" : "s");
+        return;
+    }
+    int stopped = controller_stop_all(&c->ctl);
+    c->stop_deadline_ms = clock_mono_ms() + c->ctl.shutdown_grace_ms + STOP_EXTRA_MS;
+    if (stopped)
+        log_info("stopping %d running task%s (grace up to %d ms)", stopped, stopped == 1 ? "" : "s",
+                 c->ctl.shutdown_grace_ms);
+}
+
+static void drain_mailbox(struct core *c)
+{
+    uint64_t n;
+    if (read(c->mailbox_fd, &n, sizeof n) < 0 && errno != EAGAIN)
+        log_warn("mailbox read: %s", strerror(errno));
+    pthread_mutex_lock(&c->lock);
+    struct core_request *req = c->head;
+    c->head = c->tail = NULL;
+    c->posted = 0; /* every posted request is taken now */
+    bool stop = c->stop_requested;
+    pthread_mutex_unlock(&c->lock);
+    while (req) {
+        struct core_request *next = req->next;
+        if (c->stopping) {
+            answer_stopping(req);
+        } else if (req->posted) {
+            core_handle_request(c, req);
+            free_posted(req);
+        } else {
+            core_handle_request(c, req);
+            sem_post(&req->done);
+        }
+        req = next;
+    }
+    if (stop && !c->stopping)
+        begin_stop(c);
+}
+
+/* Appends req to the mailbox and wakes the core. False when refused: the core is stopping, or req is
+ * posted and CORE_MAX_POSTED posted requests wait already. */
+static bool enqueue(struct core *c, struct core_request *req)
+{
+    req->next = NULL;
+    pthread_mutex_lock(&c->lock);
+    bool refused = c->stop_requested || (req->posted && c->posted >= CORE_MAX_POSTED);
+    if (!refused) {
+        if (c->tail)
+            c->tail->next = req;
+        else
+            c->head = req;
+        c->tail = req;
+        c->posted += req->posted;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (refused)
+        return false;
+    uint64_t one = 1;
+    if (write(c->mailbox_fd, &one, sizeof one) < 0)
+        log_warn("mailbox write: %s", strerror(errno));
+    return true;
+}
+
+int core_call(struct core *c, struct core_request *req)
+{
+    memset(&req->status, 0, sizeof req->status);
+    req->http_code = 0;
+    req->body = NULL;
+    req->log_path = NULL;
+    req->durable_seq = 0;
+    req->posted = false;
+    sem_init(&req->done, 0, 0);
+    if (!enqueue(c, req)) {
+        api_fail(&req->status, 503, "ServiceUnavailable", "the job server is shutting down");
+        sem_destroy(&req->done);
+        return -1;
+    }
+    while (sem_wait(&req->done) != 0 && errno == EINTR)
+        ;
+    sem_destroy(&req->done);
+    return req->http_code ? 0 : -1;
+}
+
+int core_post_event(struct core *c, const char *kind, const char *ns, const char *name, const char *reason,
+                    const char *message)
+{
+    struct posted_request *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    p->kind = strdup(kind);
+    p->ns = strdup(ns ? ns : "");
+    p->name = strdup(name ? name : "");
+    p->reason = strdup(reason ? reason : "");
+    p->message = strdup(message ? message : "");
+    struct core_request *req = &p->req;
+    if (!p->kind || !p->ns || !p->name || !p->reason || !p->message) {
+        free_posted(req);
+        return -1;
+    }
+    *req = (struct core_request){.op = CORE_RECORD_EVENT, .ns = p->ns, .name = p->name, .posted = true,
+                                 .record = {.kind = p->kind, .reason = p->reason, .message = p->message}};
+    if (enqueue(c, req))
+        return 0;
+    free_posted(req);
+    return -1;
+}
+
+/* --- the loop ----------------------------------------------------------- */
+
+static void handle_events(struct core *c, const struct epoll_event *evs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t tag = evs[i].data.u64;
+        if (tag == TAG_MAILBOX) {
+            drain_mailbox(c);
+        } else if (tag == TAG_TIMER) {
+            uint64_t ticks;
+            if (read(c->timer_fd, &ticks, sizeof ticks) > 0)
+                c->kick = true;
+        } else {
+            reap_slot(c, (int)(tag - TAG_FIRST_SLOT));
+        }
+    }
+}
+
+/* A stop that keeps tasks: they run on, recorded as running, for the next server to adopt. */
+static void let_go(struct core *c)
+{
+    for (int i = 0; i < c->nslots; i++)
+        if (c->slots[i].job)
+            process_forget(&c->slots[i].proc);
+}
+
+/* At the deadline, whatever still runs is killed and waited for, so nothing outlives the server
+ * by accident and every end is recorded. */
+static void kill_leftovers(struct core *c)
+{
+    for (int i = 0; i < c->nslots; i++) {
+        struct proc_slot *s = &c->slots[i];
+        if (!s->job)
+            continue;
+        process_signal(&s->proc, SIGKILL);
+        process_wait_exit(&s->proc, KILL_WAIT_MS); /* process_reap collects it */
+        reap_slot(c, i);
+    }
+}
+
+static void *core_main(void *arg)
+{
+    struct core *c = arg;
+    struct epoll_event evs[64];
+    cluster_claim(&c->cluster); /* from here only this thread touches it (cluster_assert_owner) */
+    c->ctl.now_ms = clock_wall_ms();
+    c->kick = true;
+    for (;;) {
+        int64_t mono = clock_mono_ms();
+        int n = epoll_wait(c->epfd, evs, 64, next_timeout_ms(c, mono));
+        if (n < 0 && errno != EINTR) {
+            log_error("epoll_wait: %s", strerror(errno));
+            break;
+        }
+        c->ctl.now_ms = clock_wall_ms();
+        c->ctl.watch_render = watch_demand_wanted(c->watch_demand, mono);
+        handle_events(c, evs, n > 0 ? n : 0);
+        core_check_store(c);
+        if (!c->stopping && controller_run_timers(&c->ctl) > 0)
+            c->kick = true;
+        mono = clock_mono_ms();
+        send_due_kills(c, mono);
+        if (c->kick && !c->stopping) {
+            /* what the requests and exits changed goes to the writer first: clients waiting for
+             * those commits are answered while the cycle starts tasks */
+            flush_journal(c);
+            c->kick = false;
+            run_cycle(c);
+        }
+        controller_sync_queues(&c->ctl);
+        memory_return_due(); /* after a big job or a long list was freed (common/memory.h) */
+        if (c->stopping && c->keep_tasks) {
+            let_go(c);
+            flush_journal(c);
+            break;
+        }
+        if (c->stopping && (c->live_slots == 0 || mono >= c->stop_deadline_ms)) {
+            kill_leftovers(c);
+            flush_journal(c);
+            break;
+        }
+        flush_journal(c);
+    }
+    return NULL;
+}
+
+/* --- start and stop ----------------------------------------------------- */
+
+static int restore_queue(void *ctx, const struct store_queue_row *row) { return controller_restore_queue(ctx, row); }
+static int restore_object(void *ctx, const struct store_object_row *row) { return controller_restore_object(ctx, row); }
+static int restore_job(void *ctx, const struct store_job_row *row) { return controller_restore_job(ctx, row); }
+static int restore_attempt(void *ctx, const struct store_attempt_row *row) { return controller_restore_attempt(ctx, row); }
+
+static void restore_begin(void *ctx, uint64_t max_seq)
+{
+    struct controller *ctl = ctx;
+    if (max_seq > ctl->cluster->seq)
+        ctl->cluster->seq = max_seq;
+}
+
+static int load_store(struct core *c, char *err, size_t errlen)
+{
+    controller_enable_waking(&c->ctl);
+    const struct store_loader loader = {&c->ctl, restore_queue, restore_object, restore_job, restore_attempt,
+                                        restore_begin};
+    uint64_t max_seq = 0;
+    if (store_load(c->store, &loader, &max_seq, err, errlen) != 0)
+        return -1;
+    if (max_seq > c->cluster.seq)
+        c->cluster.seq = max_seq;
+    return 0;
+}
+
+static int open_fds(struct core *c, char *err, size_t errlen)
+{
+    c->epfd = epoll_create1(EPOLL_CLOEXEC);
+    c->mailbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (c->epfd < 0 || c->mailbox_fd < 0 || c->timer_fd < 0) {
+        snprintf(err, errlen, "cannot create the core's event descriptors: %s", strerror(errno));
+        return -1;
+    }
+    struct itimerspec period = {
+        .it_interval = {c->period_ms / 1000, (long)(c->period_ms % 1000) * 1000000L},
+        .it_value = {c->period_ms / 1000, (long)(c->period_ms % 1000) * 1000000L},
+    };
+    struct epoll_event mev = {.events = EPOLLIN, .data.u64 = TAG_MAILBOX};
+    struct epoll_event tev = {.events = EPOLLIN, .data.u64 = TAG_TIMER};
+    if (timerfd_settime(c->timer_fd, 0, &period, NULL) != 0 ||
+        epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->mailbox_fd, &mev) != 0 ||
+        epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->timer_fd, &tev) != 0) {
+        snprintf(err, errlen, "cannot arm the core's event loop: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void core_free(struct core *c)
+{
+    for (struct core_request *req = c->head, *next; req; req = next) { /* what came after the last drain */
+        next = req->next;
+        answer_stopping(req);
+    }
+    if (c->epfd >= 0)
+        close(c->epfd);
+    if (c->mailbox_fd >= 0)
+        close(c->mailbox_fd);
+    if (c->timer_fd >= 0)
+        close(c->timer_fd);
+    spare_files_stop();
+    journal_list_free(&c->ctl.journal);
+    controller_watch_free(&c->ctl);
+    controller_free_timers(&c->ctl);
+    free(c->ctl.recovered);
+    zone_table_free(c->zones);
+    cluster_free(&c->cluster);
+    sched_conf_free(&c->conf);
+    free(c->slots);
+    free(c->data_dir);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+int core_start(struct core_config *cfg, struct core **out, char *err, size_t errlen)
+{
+    struct core *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    c->epfd = c->mailbox_fd = c->timer_fd = -1;
+    c->free_slot = -1;
+    c->cluster.nodes = cfg->nodes;
+    c->cluster.nnodes = cfg->nnodes;
+    cfg->nodes = NULL;
+    cfg->nnodes = 0;
+    c->conf = cfg->conf;
+    memset(&cfg->conf, 0, sizeof cfg->conf);
+    c->store = cfg->store;
+    c->data_dir = strdup(cfg->data_dir);
+    c->period_ms = cfg->period_ms > 0 ? cfg->period_ms : 1000;
+    c->keep_tasks = cfg->keep_tasks;
+    c->watch_demand = cfg->watch_demand;
+    c->ctl = (struct controller){
+        .cluster = &c->cluster,
+        .ops = {c, op_start, op_stop, op_adopt, NULL, op_moved},
+        .data_dir = c->data_dir,
+        .now_ms = clock_wall_ms(),
+        .shutdown_grace_ms = cfg->shutdown_grace_ms > 0 ? cfg->shutdown_grace_ms : 10000,
+        .backoff_base_ms = cfg->restart_backoff_ms,
+        .backoff_max_ms = cfg->restart_backoff_max_ms,
+        .port_first = cfg->port_first,
+        .port_last = cfg->port_last,
+    };
+    char spare_dir[4200];
+    snprintf(spare_dir, sizeof spare_dir, "%s/spare", cfg->data_dir);
+    if (spare_files_start(spare_dir, SPARE_LOGS, SPARE_JOB_DIRS, controller_job_subdirs, controller_job_files) != 0)
+        log_warn("cannot keep spare files in %s: every attempt creates its own", spare_dir);
+    c->zones = zone_table_build(&c->cluster, &c->conf);
+    c->ctl.zones = c->zones;
+    if (!c->data_dir || !c->zones || open_fds(c, err, errlen) != 0 || load_store(c, err, errlen) != 0 ||
+        controller_finish_recovery(&c->ctl) != 0 || controller_record_nodes(&c->ctl) != 0 ||
+        store_start_writer(c->store) != 0) {
+        if (!err[0])
+            snprintf(err, errlen, "cannot start the core");
+        core_free(c);
+        return -1;
+    }
+    int orphans = process_sweep_orphans(keep_cgroup, c);
+    log_info("state loaded: %d job%s, %d queue%s, %d node%s, last event %llu; %d running task%s adopted, %d orphan%s "
+             "killed", c->cluster.njobs, c->cluster.njobs == 1 ? "" : "s", c->cluster.nqueues,
+             c->cluster.nqueues == 1 ? "" : "s", c->cluster.nnodes, c->cluster.nnodes == 1 ? "" : "s",
+             (unsigned long long)c->cluster.seq, c->adopted, c->adopted == 1 ? "" : "s", orphans, orphans == 1 ? "" : "s");
+    if (pthread_create(&c->thread, NULL, core_main, c) != 0) {
+        snprintf(err, errlen, "cannot start the core thread");
+        store_append(c->store, &c->ctl.journal);
+        core_free(c);
+        return -1;
+    }
+    c->thread_started = true;
+    *out = c;
+    return 0;
+}
+
+void core_stop(struct core *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->lock);
+    c->stop_requested = true;
+    pthread_mutex_unlock(&c->lock);
+    uint64_t one = 1;
+    if (write(c->mailbox_fd, &one, sizeof one) < 0)
+        log_warn("mailbox write: %s", strerror(errno));
+    if (c->thread_started) {
+        pthread_join(c->thread, NULL);
+        cluster_claim(&c->cluster); /* main frees it */
+    }
+    if (process_runtime_flush(5000) != 0)
+        log_warn("some tasks' cgroups are still being removed as the server stops");
+    core_free(c);
+}

@@ -1,0 +1,97 @@
+/* The core's private state, shared by its loop (core.c) and its request handlers (requests.c). */
+#ifndef CALDERA_CORE_INTERNAL_H
+#define CALDERA_CORE_INTERNAL_H
+
+#include <pthread.h>
+
+#include "common/metrics.h"
+#include "scheduler/controller/controller.h"
+#include "scheduler/core/cycle.h"
+#include "scheduler/core/core.h"
+#include "runtime/process.h"
+
+/* A running attempt's process, found by the epoll tag of its pidfd. */
+struct proc_slot {
+    struct job *job;     /* NULL when the slot is free */
+    int flat;            /* the replica */
+    struct process proc;
+    int64_t kill_at_ms;  /* monotonic time to send SIGKILL, 0 when no stop is pending */
+    int next_free;
+};
+
+struct core {
+    pthread_t thread;
+    bool thread_started;
+    int epfd, mailbox_fd, timer_fd;
+
+    pthread_mutex_t lock;        /* guards the mailbox fields below */
+    struct core_request *head, *tail;
+    bool stop_requested;
+    int posted;                  /* core_post_event requests in the mailbox (bounded) */
+
+    /* Owned by the core thread from core_start on. */
+    struct cluster cluster;
+    struct controller ctl;
+    struct sched_conf conf;
+    struct zone_table *zones;
+    struct store *store;
+    char *data_dir;
+    int period_ms;
+    bool stopping;               /* shutdown in progress: new requests get 503 */
+    int64_t stop_deadline_ms;    /* monotonic: SIGKILL whatever is left after this */
+    bool kick;                   /* schedule at the end of this loop iteration */
+    bool keep_tasks;             /* a stop leaves running tasks for the next server to adopt */
+    struct watch_demand *watch_demand; /* from the config: render watch objects while wanted */
+    int adopted;                 /* tasks of the last run watched again at start-up */
+    struct proc_slot *slots;
+    int nslots, free_slot, live_slots, pending_kills;
+    struct metrics_histogram cycle_seconds; /* schedule_cycle() durations (observed and read here only) */
+};
+
+/* Answers one request on the core thread. */
+void core_handle_request(struct core *c, struct core_request *req);
+/* Answers (answer.c): a success with its body, to be shown once durable_seq is committed
+ * (a NULL body becomes a 500); a Kubernetes list at the current sequence number; a deletion's
+ * Success Status; a 404 NotFound Status. */
+void core_answer(struct core_request *req, int code, json_t *body, uint64_t durable_seq);
+void core_answer_list(struct core *c, struct core_request *req, const char *api_version, const char *kind,
+                      json_t *items);
+void core_answer_deleted(struct core_request *req, const char *resource, const char *group, const char *uid,
+                         uint64_t seq);
+void core_not_found(struct core_request *req, const char *resource, const char *group, const char *name);
+
+/* metrics.c: CORE_METRICS, the live part of GET /metrics in O(queues + active jobs). */
+void core_handle_metrics(struct core *c, struct core_request *req);
+
+/* Answers the requests about queues, priority classes and quotas (objects.c). */
+void core_handle_object_request(struct core *c, struct core_request *req);
+/* records.c: CORE_RECORD_PUT, CORE_RECORD_DELETE and CORE_RECORD_EVENT (record.reason and
+ * record.message may be NULL: empty). */
+void core_handle_record(struct core *c, struct core_request *req);
+/* jobs.c: create, get, list, update and delete jobs, in the Volcano view or a dialect's. */
+void core_handle_job_request(struct core *c, struct core_request *req);
+/* withdraw.c: CORE_JOB_WITHDRAW, a creation its client will be told did not happen. */
+void core_handle_withdraw(struct core *c, struct core_request *req);
+/* withdraw.c: before each iteration's timers and cycle, whether attempts may start: none while
+ * the store cannot record them (ctl.starts_held says why). */
+void core_check_store(struct core *c);
+/* answer.c: whether the request may see namespace ns (its namespace when it names one, and one
+ * of the caller's visible namespaces); whether a job is live and seen so; whether labels satisfy
+ * the request's labelSelector. */
+bool core_sees_namespace(const struct core_request *req, const char *ns);
+bool core_in_namespace(const struct job *job, const struct core_request *req);
+/* List pages (core.h: limit, after, more, page_end), in the cluster's job order. True when the job lies
+ * wholly before the page: itself the cursor in a list of jobs, before it in a list of pods. */
+bool core_page_before(const struct core_request *req, const struct job *job, bool pods);
+/* name_eq (core.h) leaves this job out of a list of jobs or PodGroups, or all of its pods out of a
+ * list of pods (none is named "<job>-..."). */
+bool core_name_excludes(const struct core_request *req, const struct job *job, bool pods);
+/* In a list of pods: the first index of the job's task to show (past the cursor's pod). */
+int32_t core_page_first_index(const struct core_request *req, const struct job *job, int task);
+/* Whether one more item belongs in a page holding count; false (and `more` set) when it is full. */
+bool core_page_room(struct core_request *req, size_t count);
+/* The item just added is the page's last so far (task and index -1 for a job). */
+void core_page_last(struct core_request *req, const struct job *job, int32_t task, int32_t index);
+bool core_labels_match(const json_t *labels, const struct core_request *req);
+
+#endif
