@@ -181,7 +181,7 @@ build/fuzz/suite/fuzz_%: build/fuzz/bin/fuzz_%
 .SECONDARY:
 
 # --- goals -----------------------------------------------------------------
-.PHONY: all run test test-build tsan tsan-build bench soak fuzz clean help
+.PHONY: all run test test-build tsan tsan-build bench soak fuzz clean help layers
 
 BINARIES := bin/jobserver bin/jobctl bin/caldera-shim $(if $(SIMULATE_SRCS),bin/simulate)
 ASAN_BINARIES := build/asan/bin/jobserver build/asan/bin/jobctl build/asan/bin/caldera-shim $(if $(SIMULATE_SRCS),build/asan/bin/simulate)
@@ -194,10 +194,15 @@ run: all
 
 test-build: $(UNIT_BINS) $(INTEGRATION_BINS) $(ASAN_BINARIES) all $(FUZZ_SUITE)
 
-## make test: every unit and integration test, built with ASan+UBSan, and each fuzzer for FUZZ_SECONDS
-## (default 20); prints "N passed, N failed"
+## make test: every unit and integration test, built with ASan+UBSan, each fuzzer for FUZZ_SECONDS
+## (default 20), and the house's plan (tests/structure); prints "N passed, N failed"
 test: test-build
-	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20) ./tests/run-tests build/asan/tests/unit build/asan/tests/integration build/fuzz/suite
+	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20) ./tests/run-tests build/asan/tests/unit build/asan/tests/integration build/fuzz/suite tests/structure
+
+## make layers: the folders at each depth, bottom floor first, what each uses, and the files that call each other;
+## fails where an include or a call runs back up between folders or a loop of calling files spans more than two
+layers: test-build
+	@./tests/structure/test_layers --show build/asan
 
 ## make tsan: the integration tests and the unit tests of the threaded parts (hub, store writer, spare
 ## files, WebSocket rules) built with ThreadSanitizer, against TSan-built servers; any report fails the

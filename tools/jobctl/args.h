@@ -9,7 +9,10 @@
 #define JOBCTL_MAX_POS 8
 #define JOBCTL_MAX_NAMESPACES 32
 
+struct jobctl_command;
+
 struct jobctl_args {
+    const struct jobctl_command *command_def; /* the command being run (main sets it), for its usage errors */
     const char *server;  /* --server/-s; NULL until main fills in $CALDERA_SERVER or the default */
     const char *ns;      /* --namespace/-n (the last one); NULL until main fills in $CALDERA_NAMESPACE or "default" */
     const char *namespaces[JOBCTL_MAX_NAMESPACES]; /* every --namespace given, in order (token create) */

@@ -140,7 +140,7 @@ static int queue_create(const struct jobctl_args *a)
     char why[300];
     json_t *doc = NULL;
     if (parse_flags(a, &fl, why, sizeof why) != 0 || !(doc = queue_document(a->pos[1], &fl, why, sizeof why)))
-        return jobctl_usage_error(jobctl_find_command("queue"), why);
+        return jobctl_usage_error(a->command_def, why);
     char *body = json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
     if (!body)
@@ -156,12 +156,12 @@ int cmd_queue(const struct jobctl_args *a)
     if (strcmp(action, "create") == 0)
         return queue_create(a);
     if (a->npos > 2)
-        return jobctl_usage_error(jobctl_find_command("queue"), "queue open, close and delete take only NAME");
+        return jobctl_usage_error(a->command_def, "queue open, close and delete take only NAME");
     if (strcmp(action, "delete") == 0)
         return send_request(a, "DELETE", queue_path(VOLCANO_SCHEDULING_API, a->pos[1], NULL), NULL, "deleted");
     if (strcmp(action, "open") == 0 || strcmp(action, "close") == 0)
         return send_request(a, "POST", queue_path(CALDERA_API, a->pos[1], action), NULL, NULL);
     char why[128];
     snprintf(why, sizeof why, "unknown queue action \"%s\" (create, open, close or delete)", action);
-    return jobctl_usage_error(jobctl_find_command("queue"), why);
+    return jobctl_usage_error(a->command_def, why);
 }

@@ -13,7 +13,7 @@
 
 #define TOKENS_PATH CALDERA_API "/tokens"
 
-static int usage(const char *why) { return jobctl_usage_error(jobctl_find_command("token"), why); }
+static int usage(const struct jobctl_args *a, const char *why) { return jobctl_usage_error(a->command_def, why); }
 
 /* A whole number, or the text as given (the server then says what is wrong with it). */
 static json_t *id_value(const char *s)
@@ -46,9 +46,9 @@ static json_t *token_document(const struct jobctl_args *a)
 static int token_create(const struct jobctl_args *a)
 {
     if (a->npos > 1)
-        return usage("token create takes no arguments: give --user, --namespace, --uid, --gid and --role");
+        return usage(a, "token create takes no arguments: give --user, --namespace, --uid, --gid and --role");
     if (!a->user)
-        return usage("token create needs --user");
+        return usage(a, "token create needs --user");
     json_t *doc = token_document(a), *answer = NULL;
     char *body = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
     json_decref(doc);
@@ -75,7 +75,7 @@ static int token_create(const struct jobctl_args *a)
 static int token_delete(const struct jobctl_args *a)
 {
     if (a->npos != 2)
-        return usage("token delete takes one ID");
+        return usage(a, "token delete takes one ID");
     struct sbuf path = {0};
     sbuf_puts(&path, TOKENS_PATH "/");
     url_escape(&path, a->pos[1]);
@@ -104,9 +104,9 @@ int cmd_token(const struct jobctl_args *a)
     if (strcmp(action, "delete") == 0)
         return token_delete(a);
     if (strcmp(action, "list") == 0)
-        return a->npos > 1 ? usage("token list takes no arguments") : show_list(a, TOKENS_PATH, &VIEW_TOKENS,
+        return a->npos > 1 ? usage(a, "token list takes no arguments") : show_list(a, TOKENS_PATH, &VIEW_TOKENS,
                                                                                 "tokens", "");
     char why[128];
     snprintf(why, sizeof why, "unknown token action \"%s\" (create, list or delete)", action);
-    return usage(why);
+    return usage(a, why);
 }

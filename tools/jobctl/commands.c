@@ -1,6 +1,7 @@
-/* The command table: each command's name, arguments, help text and handler. `jobctl help`,
- * argument checking and dispatch all read it. */
+/* The command table: each command's name, arguments, help text and handler. `jobctl help` (the
+ * overview, printed here), argument checking and dispatch all read it. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tools/jobctl/cmd_queue.h"
@@ -103,3 +104,18 @@ const struct jobctl_command *jobctl_find_command(const char *name)
 }
 
 const struct jobctl_command *jobctl_command_at(int i) { return i >= 0 && i < NCOMMANDS ? &COMMANDS[i] : NULL; }
+
+void jobctl_print_help(void)
+{
+    printf("jobctl: submit and follow Volcano jobs on a Caldera job server.\n\n"
+           "Usage: jobctl [OPTIONS] COMMAND [ARGS]\n\nCommands:\n");
+    const struct jobctl_command *c;
+    for (int i = 0; (c = jobctl_command_at(i)); i++) {
+        char left[64];
+        snprintf(left, sizeof left, "%s %s", c->name, c->args);
+        printf("  %-38s %s\n", left, c->summary);
+    }
+    printf("  %-38s %s\n\n%s\n", "help [COMMAND]", "show this help, or a command's", jobctl_options_help);
+    printf("Exit status: 0 done, 1 the server refused or could not be reached (reason on stderr),\n"
+           "2 the command line is wrong.\n");
+}

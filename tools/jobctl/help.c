@@ -1,12 +1,12 @@
-/* jobctl's help: the overview (`jobctl --help`), one command's page (`jobctl help get`) and the
- * short hint printed after a usage error. */
+/* jobctl's help: one command's page (`jobctl help get`), the options every command takes, and the
+ * short hint printed after a usage error (the overview, which lists the commands, is commands.c's). */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tools/jobctl/jobctl.h"
 
-static const char OPTIONS_HELP[] =
+const char jobctl_options_help[] =
     "Options (before or after the command):\n"
     "  -s, --server URL       the job server (default: $CALDERA_SERVER, else " DEFAULT_SERVER ")\n"
     "  -n, --namespace NS     the namespace (default: $CALDERA_NAMESPACE, else " DEFAULT_NAMESPACE ")\n"
@@ -20,28 +20,13 @@ static void print_synopsis(FILE *f, const struct jobctl_command *c)
     fprintf(f, "Usage: jobctl [OPTIONS] %s%s%s\n", c->name, c->args[0] ? " " : "", c->args);
 }
 
-void jobctl_print_help(void)
-{
-    printf("jobctl: submit and follow Volcano jobs on a Caldera job server.\n\n"
-           "Usage: jobctl [OPTIONS] COMMAND [ARGS]\n\nCommands:\n");
-    const struct jobctl_command *c;
-    for (int i = 0; (c = jobctl_command_at(i)); i++) {
-        char left[64];
-        snprintf(left, sizeof left, "%s %s", c->name, c->args);
-        printf("  %-38s %s\n", left, c->summary);
-    }
-    printf("  %-38s %s\n\n%s\n", "help [COMMAND]", "show this help, or a command's", OPTIONS_HELP);
-    printf("Exit status: 0 done, 1 the server refused or could not be reached (reason on stderr),\n"
-           "2 the command line is wrong.\n");
-}
-
 void jobctl_print_command_help(const struct jobctl_command *c)
 {
     print_synopsis(stdout, c);
     printf("\n%c%s.\n", toupper((unsigned char)c->summary[0]), c->summary + 1);
     if (c->help[0])
         printf("\n%s", c->help);
-    printf("\n%s", OPTIONS_HELP);
+    printf("\n%s", jobctl_options_help);
 }
 
 int jobctl_usage_error(const struct jobctl_command *c, const char *why)

@@ -32,9 +32,11 @@ const struct jobctl_command *jobctl_find_command(const char *name);
 /* Iteration: NULL past the last command. */
 const struct jobctl_command *jobctl_command_at(int i);
 
-/* help.c: the general help, and one command's (to stdout). */
+/* commands.c: the general help, every command listed (to stdout). */
 void jobctl_print_help(void);
+/* help.c: one command's help (to stdout), and the options every command takes. */
 void jobctl_print_command_help(const struct jobctl_command *c);
+extern const char jobctl_options_help[];
 /* A usage error on stderr ("jobctl: <why>" and a hint); returns JOBCTL_USAGE. */
 int jobctl_usage_error(const struct jobctl_command *c, const char *why);
 

@@ -89,6 +89,7 @@ static int run_command(const struct jobctl_command *c, struct jobctl_args *a)
         fprintf(stderr, "jobctl: libcurl could not be initialized\n");
         return JOBCTL_FAIL;
     }
+    a->command_def = c;
     int rc = c->run(a);
     curl_global_cleanup();
     return rc;
