@@ -1,5 +1,5 @@
 /* Namespace quotas (Kubernetes ResourceQuota, spec.hard) as Caldera enforces them: a job that would
- * exceed its namespace's quota waits in its queue (seed 001) instead of failing. */
+ * exceed its namespace's quota waits in its queue instead of failing, as a shared platform wants it. */
 #ifndef CALDERA_QUOTA_H
 #define CALDERA_QUOTA_H
 

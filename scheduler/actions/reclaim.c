@@ -1,6 +1,6 @@
 /* The reclaim action: a starving job of a queue under its deserved share takes back resources
- * other queues borrowed beyond theirs, evicting from queues with `reclaimable: true` only (seed
- * 004: a queue with reclaimable false keeps what it took). */
+ * other queues borrowed beyond theirs, evicting from queues with `reclaimable: true` only (a queue
+ * with reclaimable false keeps what it took). */
 #include "scheduler/actions/eviction.h"
 #include "scheduler/framework/plugin.h"
 

@@ -1,4 +1,4 @@
-/* The quota plugin: namespace ResourceQuotas as seed 001's platform wanted them. A job that would
+/* The quota plugin: namespace ResourceQuotas as a shared platform wants them. A job that would
  * take its namespace over a hard limit is not failed (as Kubernetes' own quota does) but waits in
  * its queue, with the limit named in its pending reason. Opened even when the conf does not list
  * it, whenever a ResourceQuota exists. */

@@ -1,6 +1,6 @@
 /* Adapting a posted Volcano Job, from the body's bytes to the struct job: intake_parse (YAML, or
- * JSON), then dialect_job_from_doc (validation, defaults, translation), timed on seed 000's Ruitian
- * jobs (indentation repaired):
+ * JSON), then dialect_job_from_doc (validation, defaults, translation), timed on a quant fund's
+ * production jobs (indentation repaired):
  *   adapt_5000_replicas_ms      - scheme 1, 5,000 tasks of one replica each (the file that broke
  *                                 etcd's 1.5 MiB request limit; its size is printed as *_yaml_mib);
  *   adapt_5000_replica_task_ms  - scheme 2, one task of 5,000 replicas;
@@ -24,7 +24,7 @@
 #define MAX_RUNS 201
 #define MIN_SECONDS 2.0
 
-/* Seed 000's job header, with the seed's four-space indentation. */
+/* The production file's job header, with its four-space indentation. */
 static void job_header(struct sbuf *b)
 {
     sbuf_puts(b, "apiVersion: batch.volcano.sh/v1alpha1\n"
@@ -36,7 +36,7 @@ static void job_header(struct sbuf *b)
                  "    tasks:\n");
 }
 
-/* One task as seed 000 writes it: a worker container with 1 cpu and 1Gi, its command in args. */
+/* One task as that file writes it: a worker container with 1 cpu and 1Gi, its command in args. */
 static void task(struct sbuf *b, const char *name, int replicas, const char *command)
 {
     sbuf_printf(b,

@@ -1,4 +1,4 @@
-/* What a big job costs the server (issue 22): a 100,000-replica Job (2 tasks x 50,000, none placed:
+/* What a big job costs the server: a 100,000-replica Job (2 tasks x 50,000, none placed:
  * no node matches its selector) submitted, every pod listed (following metadata.continue), deleted.
  *   bigjob_peak_rss_mb         - the server's VmHWM after the submit and the list;
  *   bigjob_rss_after_delete_mb - its VmRSS once the job is gone;

@@ -192,7 +192,7 @@ static void tenants_cannot_see_each_other(void)
     char *log = server_request_text_as(&s, alice, "GET", "/api/v1/namespaces/team-a/pods/ids-w-0/log", &code);
     CHECK_INT(code, 200);
     if (geteuid() == 0)
-        CHECK_STR(log, "1001\n1001\n"); /* seed 001: the token's uid and gid, whatever the manifest */
+        CHECK_STR(log, "1001\n1001\n"); /* the token's uid and gid, whatever the manifest */
     free(log);
     json_t *job = call(&s, alice, "GET", VCJOBS "/namespaces/team-a/jobs/ids", NULL, &code);
     CHECK_INT(json_integer_value(server_json_at(job, "spec.tasks.0.template.spec.securityContext.runAsUser")), 1001);

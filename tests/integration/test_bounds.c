@@ -1,4 +1,4 @@
-/* Integration tests of what one request may cost (issue 22): the bound options checked, replicas and
+/* Integration tests of what one request may cost: the bound options checked, replicas and
  * tasks over the limits refused with a 422 cause on the field and its line (a Volcano Job, a
  * PyTorchJob, a scale up), stored jobs over lowered limits still loaded, lists (Pods, Jobs, Events)
  * in pages that a continue token resumes exactly whatever changes meanwhile, watches that would

@@ -362,7 +362,7 @@ static void training_frameworks_get_their_wiring(void)
               (const char *const[]){"horovodrun -np 4 -H thvd-worker-0.thvd:2,thvd-worker-1.thvd:2 python train.py", NULL});
 }
 
-/* One file with a Queue and a PyTorchJob in it (seed 004 keeps queues and jobs together): jobctl
+/* One file with a Queue and a PyTorchJob in it (as Volcano's examples keep queues and jobs together): jobctl
  * sends each document to the path of its kind. */
 static void jobctl_submits_a_queue_and_a_pytorchjob_from_one_file(void)
 {

@@ -250,7 +250,7 @@ static void recreated_pods_count_no_restarts(void)
     json_decref(pod);
 }
 
-/* Seed 004's distcc: the master's TaskCompleted -> CompleteJob ends the job while its workers run. */
+/* Volcano's distcc example: the master's TaskCompleted -> CompleteJob ends the job while its workers run. */
 static void task_completed_completes_the_job_and_stops_workers(void)
 {
     struct test_server *s = lifecycle_server();

@@ -179,7 +179,7 @@ static void the_supervisor_is_not_dumpable(void)
     free(text);
 }
 
-/* Issue 22's attack: the log replaced by a link to a root-only file. The API refuses to follow it
+/* A tenant's attack: the log replaced by a link to a root-only file. The API refuses to follow it
  * (the pod's log and the attempt's in the history alike), and refuses a second hard link too. */
 static void a_log_replaced_by_a_link_is_refused(void)
 {

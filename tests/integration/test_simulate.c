@@ -303,10 +303,11 @@ static long long evictions_of(json_t *out, const char *job)
     return int_at(find_named(json_object_get(out, "jobs"), job), "evictions");
 }
 
-/* Seed 004's four queue scenarios, exactly as the seed writes them (4-CPU cluster). */
-static void test_seed004_scenarios(void)
+/* Volcano's four queue scenarios (weights, reclaim, capability, reclaimable), as Volcano's
+ * overview writes them (4-CPU cluster). */
+static void test_volcano_queue_scenarios(void)
 {
-    json_t *out = simulate_ok(DATA "seed004-1.yaml", false); /* weights 1:3, jobs of 1C and 3C: both run */
+    json_t *out = simulate_ok(DATA "volcano-queues-1.yaml", false); /* weights 1:3, jobs of 1C and 3C: both run */
     if (out) {
         CHECK_JOB(out, "job1", 0, -1, "Running");
         CHECK_JOB(out, "job2", 0, -1, "Running");
@@ -314,7 +315,7 @@ static void test_seed004_scenarios(void)
         CHECK_INT(queue_cpu_at_end(out, "test2"), 3000);
         json_decref(out);
     }
-    out = simulate_ok(DATA "seed004-2.yaml", false); /* test2 (weight 3) arrives with job3: job2 is evicted */
+    out = simulate_ok(DATA "volcano-queues-2.yaml", false); /* test2 (weight 3) arrives with job3: job2 is evicted */
     if (out) {
         CHECK_INT(evictions_of(out, "job2"), 1);
         CHECK_INT(evictions_of(out, "job1"), 0);
@@ -323,14 +324,14 @@ static void test_seed004_scenarios(void)
         CHECK_INT(queue_cpu_at_end(out, "test2"), 3000);
         json_decref(out);
     }
-    out = simulate_ok(DATA "seed004-3.yaml", false); /* capability cpu 2: job2 (3C) stays pending */
+    out = simulate_ok(DATA "volcano-queues-3.yaml", false); /* capability cpu 2: job2 (3C) stays pending */
     if (out) {
         CHECK_JOB(out, "job1", 0, -1, "Running");
         CHECK_JOB(out, "job2", -1, -1, "Pending");
         CHECK_INT(queue_cpu_at_end(out, "test1"), 1000);
         json_decref(out);
     }
-    out = simulate_ok(DATA "seed004-4.yaml", false); /* reclaimable false: test1 keeps 3C, job2 waits */
+    out = simulate_ok(DATA "volcano-queues-4.yaml", false); /* reclaimable false: test1 keeps 3C, job2 waits */
     if (out) {
         CHECK_JOB(out, "job2", -1, -1, "Pending");
         CHECK_INT(evictions_of(out, "job1"), 0);
@@ -341,4 +342,4 @@ static void test_seed004_scenarios(void)
 
 TEST_MAIN(TEST_CASE(test_gang_waits_for_gang), TEST_CASE(test_exit_codes_and_times), TEST_CASE(test_events),
           TEST_CASE(test_same_trace_same_output), TEST_CASE(test_bad_trace), TEST_CASE(test_usage),
-          TEST_CASE(test_seed004_scenarios))
+          TEST_CASE(test_volcano_queue_scenarios))

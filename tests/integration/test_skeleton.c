@@ -1,5 +1,5 @@
-/* The walking skeleton end to end: a real jobserver on loopback with virtual nodes, seed 004's distcc
- * job submitted as YAML, run as real processes, read back as pods, logs and history, and found
+/* The walking skeleton end to end: a real jobserver on loopback with virtual nodes, Volcano's distcc
+ * example job submitted as YAML, run as real processes, read back as pods, logs and history, and found
  * unchanged after a restart; bad input answered with Status objects while the server keeps serving. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Files a tenant's task could turn against the server (issue 22): links planted at logs, the exits
+/* Files a tenant's task could turn against the server: links planted at logs, the exits
  * file, volumes and in work directories are never followed, written through, chowned or pruned
  * through; a task of one user reads nothing of another's, nor the database or the tokens. */
 #include <errno.h>

@@ -371,7 +371,7 @@ static void job_histories_are_watched(void)
     server_cleanup(&s);
 }
 
-/* jobctl's synchronous submit (seed 001): it follows the jobs through the watch and says how they
+/* jobctl's synchronous submit: it follows the jobs through the watch and says how they
  * ended in its exit status. */
 static void jobctl_waits_for_jobs(void)
 {

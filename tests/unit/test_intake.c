@@ -373,7 +373,7 @@ static void test_offsets_with_bom_and_crlf(void)
     intake_free(&in);
 }
 
-/* Long ASCII runs between multi-byte characters (2, 3 and 4 bytes, as in seed 000's Chinese
+/* Long ASCII runs between multi-byte characters (2, 3 and 4 bytes, as in Chinese
  * comments): offsets are bytes wherever the documents start and end. */
 static void test_offsets_across_long_lines(void)
 {
@@ -654,7 +654,7 @@ static void test_tabs(void)
     intake_free(&p.in);
 }
 
-/* The project's seed case: `replicas` is indented more than `name` in the same sequence item. A plain
+/* A case from a production job file: `replicas` is indented more than `name` in the same sequence item. A plain
  * scalar may continue on more-indented lines, so libyaml reads "simulation1 replicas" as one value of
  * `name` and fails at the ':' after it: line 9, the line where the structure breaks for the user. */
 static void test_seed_bad_indentation(void)

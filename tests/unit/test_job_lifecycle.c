@@ -68,7 +68,7 @@ static void pod_failed_restarts_job_until_max_retry(void)
     ctlfx_free(&fx);
 }
 
-/* Seed 004's distcc shape: the master's TaskCompleted -> CompleteJob ends the job while workers
+/* Volcano's distcc example's shape: the master's TaskCompleted -> CompleteJob ends the job while workers
  * still run; they are stopped and removed, the job Completed. */
 static void task_completed_completes_job(void)
 {

@@ -1,4 +1,4 @@
-/* Unit tests of running tasks as their submitter (adapters/objects/run_as.c, seed 001's PodSecurityPolicy):
+/* Unit tests of running tasks as their submitter (adapters/objects/run_as.c, a PodSecurityPolicy's rule):
  * a pod or container securityContext asking for another uid or gid is refused by its field and line;
  * otherwise the ids land in every pod template (what is stored) and every task spec (what runs);
  * a dialect's refusal names its own fields. */

@@ -1,5 +1,5 @@
 /* Volcano's placement rules, one case each: proportion's deserved shares (weight, capability,
- * borrowing, hierarchy), seed 004's four queue scenarios exactly as written there, DRF order,
+ * borrowing, hierarchy), Volcano's four queue scenarios exactly as its overview writes them, DRF order,
  * preemption by priority with elastic jobs shrinking before gangs break, overcommit, namespace
  * quota, node zones, SLA and the fifo dequeue strategy. */
 #include <stdio.h>
@@ -99,9 +99,9 @@ static void hierarchical_queues_share_level_by_level(void)
     fixture_free(&fx);
 }
 
-/* Seed 004, scenario 1: 4 CPUs; queues test1 (weight 1) and test2 (weight 3); job1 of 1C in
+/* Volcano's queue scenario 1: 4 CPUs; queues test1 (weight 1) and test2 (weight 3); job1 of 1C in
  * test1 and job2 of 3C in test2: both run. */
-static void seed004_weights_1_to_3_both_run(void)
+static void queues_weighted_1_to_3_both_run(void)
 {
     struct sched_fixture fx;
     fixture_init(&fx, "enqueue, allocate, backfill");
@@ -120,7 +120,7 @@ static void seed004_weights_1_to_3_both_run(void)
 
 /* Scenario 2: test1 alone runs job1 (1C) and job2 (3C); then test2 (weight 3) gets job3 (3C):
  * reclaim evicts job2, and test1's 3 CPUs go to test2 (job1 keeps running). */
-static void seed004_reclaim_evicts_job2(void)
+static void queue_reclaim_evicts_job2(void)
 {
     struct sched_fixture fx;
     fixture_init(&fx, "enqueue, allocate, reclaim, backfill");
@@ -159,7 +159,7 @@ static void seed004_reclaim_evicts_job2(void)
 }
 
 /* Scenario 3: test1 with capability cpu 2; job1 (1C) runs, job2 (3C) stays pending. */
-static void seed004_capability_keeps_job2_pending(void)
+static void queue_capability_keeps_job2_pending(void)
 {
     struct sched_fixture fx;
     fixture_init(&fx, "enqueue, allocate, backfill");
@@ -183,7 +183,7 @@ static void seed004_capability_keeps_job2_pending(void)
 
 /* Scenario 4: test1 (weight 1, reclaimable false) runs job1 (3C); test2 (weight 1) gets job2
  * (2C): test1 keeps its extra CPU, job2 stays pending. */
-static void seed004_unreclaimable_keeps_job2_pending(void)
+static void unreclaimable_queue_keeps_job2_pending(void)
 {
     struct sched_fixture fx;
     fixture_init(&fx, "enqueue, allocate, reclaim, backfill");
@@ -388,9 +388,9 @@ static void fifo_dequeue_strategy_blocks_behind_the_head(void)
 }
 
 TEST_MAIN(TEST_CASE(deserved_by_weight_and_borrowing), TEST_CASE(capability_caps_deserved_and_guarantee_floors_it),
-          TEST_CASE(hierarchical_queues_share_level_by_level), TEST_CASE(seed004_weights_1_to_3_both_run),
-          TEST_CASE(seed004_reclaim_evicts_job2), TEST_CASE(seed004_capability_keeps_job2_pending),
-          TEST_CASE(seed004_unreclaimable_keeps_job2_pending), TEST_CASE(drf_serves_the_smaller_share_first),
+          TEST_CASE(hierarchical_queues_share_level_by_level), TEST_CASE(queues_weighted_1_to_3_both_run),
+          TEST_CASE(queue_reclaim_evicts_job2), TEST_CASE(queue_capability_keeps_job2_pending),
+          TEST_CASE(unreclaimable_queue_keeps_job2_pending), TEST_CASE(drf_serves_the_smaller_share_first),
           TEST_CASE(preemption_by_priority_shrinks_elastic_jobs_first), TEST_CASE(elastic_job_grows_when_room_comes_free), TEST_CASE(overcommit_factor_guards_enqueue),
           TEST_CASE(namespace_quota_keeps_jobs_queued), TEST_CASE(zones_partition_nodes_and_jobs),
           TEST_CASE(sla_deadline_goes_first), TEST_CASE(fifo_dequeue_strategy_blocks_behind_the_head))

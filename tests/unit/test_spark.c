@@ -1,5 +1,5 @@
 /* The Spark operator's SparkApplication as a Volcano Job: Spark's memory strings and overheads, the
- * gang's minResources (seed 002), the driver's spark-submit and the executors' backend (run against a
+ * gang's minResources (driver and minimum executors), the driver's spark-submit and the executors' backend (run against a
  * stand-in spark-class), the restart policies, causes in the application's own paths, and the status. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,9 +115,9 @@ static void pods_sized_as_spark_sizes_them(void)
     free(factor);
 }
 
-/* Seed 002: the PodGroup's minResources covers the driver and the minimum executors, so a driver never
+/* The PodGroup's minResources covers the driver and the minimum executors, so a driver never
  * runs without the executors it needs (drivers cannot starve executors). */
-static void seed002_min_resources_cover_driver_and_minimum_executors(void)
+static void min_resources_cover_driver_and_minimum_executors(void)
 {
     struct dialect_case p;
     REQUIRE(dialect_case_adapt(&dialect_spark, pi, &p) == 0);
@@ -443,7 +443,7 @@ static void malformed_documents_are_refused(void)
 TEST_MAIN(TEST_CASE(malformed_documents_are_refused), TEST_CASE(driver_completion_completes_the_application),
           TEST_CASE(driver_failure_fails_the_application), TEST_CASE(served_at_its_own_path),
           TEST_CASE(spark_memory_strings), TEST_CASE(pods_sized_as_spark_sizes_them),
-          TEST_CASE(seed002_min_resources_cover_driver_and_minimum_executors), TEST_CASE(driver_runs_spark_submit),
+          TEST_CASE(min_resources_cover_driver_and_minimum_executors), TEST_CASE(driver_runs_spark_submit),
           TEST_CASE(executors_run_the_backend_pointed_at_the_driver), TEST_CASE(restart_policies),
           TEST_CASE(scheduling_options), TEST_CASE(causes_in_the_applications_terms),
           TEST_CASE(status_for_each_phase))

@@ -289,7 +289,7 @@ static void batch_shards_by_index(void)
     CHECK_TASK_NAMES(&a, "worker:10");
     CHECK_INT(a.job->min_available, 1);
     CHECK_INT(a.job->tasks[0].min_available, 1); /* the gang is one replica, not the task's ten */
-    CHECK_INT(a.job->min_success, 10); /* seed 000: all replicas must succeed */
+    CHECK_INT(a.job->min_success, 10); /* a sharded batch: all replicas must succeed */
     CHECK_INT(a.job->npolicies, 0);    /* maxRetry 0: a failure stays visible */
     const json_t *c = container_of(task_named(&a, "worker"));
     CHECK(json_is_text(json_object_get(c, "env"), "[{\"name\":\"CALDERA_SHARD_COUNT\",\"value\":\"10\"}]"));

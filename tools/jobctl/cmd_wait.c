@@ -1,4 +1,4 @@
-/* `jobctl wait JOB...` and `jobctl submit FILE --wait` (seed 001's synchronous submit): follow each job
+/* `jobctl wait JOB...` and `jobctl submit FILE --wait` (a synchronous submit): follow each job
  * through a Kubernetes watch of the job, print each phase it enters, and end when it finishes:
  * exit 0 when every job Completed, 1 when one failed, was terminated, aborted or deleted. A watch that
  * ends (its timeoutSeconds, a restart of the server) is opened again from the last resourceVersion;
