@@ -298,10 +298,12 @@ static void read_companions(struct fields *f, const json_t *companions, struct c
         char path[FIELD_PATH_MAX];
         snprintf(path, sizeof path, "companions.%s", name);
         if (!dns1123_label(name) || strlen(name) >= COMPANION_NAME_MAX) {
-            field_error(f, companions, name, path, "FieldValueInvalid",
-                        "Invalid value: \"%s\": a companion type's name is a DNS-1123 label (lower-case letters, "
-                        "digits and '-')",
-                        name);
+            struct intake_pos pos = {0, 0}; /* the name's own line: its value's may be the next one */
+            intake_key_pos(f->doc, companions, name, &pos);
+            api_add_cause(f->st, path, "FieldValueInvalid", pos.line, pos.column,
+                          "Invalid value: \"%s\": a companion type's name is a DNS-1123 label (lower-case "
+                          "letters, digits and '-')",
+                          name);
             continue;
         }
         if (!json_is_object(entry)) {
@@ -351,13 +353,25 @@ static int copy_set(struct companion_types *out, const struct companion_types *s
     return 0;
 }
 
+/* Blank lines and comments: a file that says nothing (which intake refuses as an empty body). */
+static bool only_comments(const char *data, size_t len)
+{
+    bool comment = false;
+    for (size_t i = 0; i < len; i++) {
+        if (data[i] == '\n')
+            comment = false;
+        else if (data[i] == '#')
+            comment = true;
+        else if (!comment && !isspace((unsigned char)data[i]))
+            return false;
+    }
+    return true;
+}
+
 int companion_types_parse(const char *data, size_t len, struct companion_types *set, struct api_status *st)
 {
     struct intake in;
-    size_t blank = 0;
-    while (blank < len && isspace((unsigned char)data[blank]))
-        blank++;
-    if (blank == len)
+    if (only_comments(data, len))
         return 0;
     if (intake_parse(data, len, INTAKE_YAML, &in, st) != 0)
         return -1;
