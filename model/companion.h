@@ -31,16 +31,21 @@ struct companion_activity {
 
 struct companion_type {
     char name[COMPANION_NAME_MAX]; /* a DNS-1123 label: "jupyter" */
-    char **argv;          /* templates, NULL-ended, at least one; argv[0] (no placeholders) is the program: a
-                             bare name looked up on PATH and Caldera's bin dir, or an absolute path */
-    char **env;           /* "NAME=template", NULL-ended, or NULL: added to the job's environment */
-    char **headers;       /* "Name: template", NULL-ended, or NULL: what the proxy and the probes add to
-                             every request to the companion (its credentials: "Authorization: token {token}") */
-    char *readiness_path; /* template: GET answering 2xx or 3xx means ready ("{base_url}api/status") */
+    /* Templates, NULL-ended, at least one; argv[0] (no placeholders) is the program: a bare name looked
+     * up on PATH and in Caldera's bin dir, or an absolute path. */
+    char **argv;
+    /* "NAME=template", NULL-ended, or NULL: added to the job's environment. */
+    char **env;
+    /* "Name: template", NULL-ended, or NULL: what the proxy and the probes add to every request to the
+     * companion (its credentials: "Authorization: token {token}"). */
+    char **headers;
+    /* Template: a GET answering 2xx or 3xx means ready ("{base_url}api/status"). */
+    char *readiness_path;
     int64_t start_timeout_ms; /* not ready by then: Failed */
     int64_t idle_timeout_ms;  /* no activity for this long: stopped; 0: never */
-    bool strip_prefix;        /* the proxy forwards paths without the companion's base URL (for programs
-                                 that take no base URL and use relative links: code-server) */
+    /* The proxy forwards paths without the companion's base URL (programs that take no base URL and
+     * use relative links: code-server); else as they came. */
+    bool strip_prefix;
     struct companion_activity activity;
     bool builtin; /* Caldera's own definition, perhaps changed by the configuration */
 };
@@ -67,16 +72,16 @@ bool companion_activity_source_parse(const char *name, enum companion_activity_s
 
 /* The values of one companion's placeholders. NULL: none (a template using it cannot be expanded). */
 struct companion_values {
-    int port;              /* {port}: the loopback port it listens on */
-    const char *base_url;  /* {base_url}: "/proxy/ns/name/": must start with '/'; a missing final '/' is
+    int port;               /* {port}: the loopback port it listens on */
+    const char *base_url;   /* {base_url}: "/proxy/ns/name/": must start with '/'; a missing final '/' is
                               added. {base_path} is the same without the final '/' ("" for "/") */
-    const char *token;     /* {token} */
+    const char *token;      /* {token} */
     const char *token_file; /* {token_file}: a file holding the token */
-    const char *workdir;   /* {workdir}: the job's working directory */
-    const char *logdir;    /* {logdir}: the job's log directory, or the directory the request names */
-    const char *job;       /* {job}: the job's name */
-    const char *ns;        /* {namespace} */
-    const char *companion; /* {companion}: the companion's own name */
+    const char *workdir;    /* {workdir}: the job's working directory */
+    const char *logdir;     /* {logdir}: the job's log directory, or the directory the request names */
+    const char *job;        /* {job}: the job's name */
+    const char *ns;         /* {namespace} */
+    const char *companion;  /* {companion}: the companion's own name */
 };
 
 /* The placeholders, NULL-ended: "port", "base_url", "base_path", "token", "token_file", "workdir",

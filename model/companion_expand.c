@@ -9,10 +9,22 @@
 #include "common/sbuf.h"
 #include "common/strv.h"
 
-enum { PH_PORT, PH_BASE_URL, PH_BASE_PATH, PH_TOKEN, PH_TOKEN_FILE, PH_WORKDIR, PH_LOGDIR, PH_JOB, PH_NS, PH_COMPANION };
+/* Indexes into companion_placeholders, in its order. */
+enum {
+    PH_PORT,
+    PH_BASE_URL,
+    PH_BASE_PATH,
+    PH_TOKEN,
+    PH_TOKEN_FILE,
+    PH_WORKDIR,
+    PH_LOGDIR,
+    PH_JOB,
+    PH_NS,
+    PH_COMPANION
+};
 
-const char *const companion_placeholders[] = {"port",   "base_url", "base_path", "token",     "token_file",
-                                              "workdir", "logdir",  "job",       "namespace", "companion", NULL};
+const char *const companion_placeholders[] = {"port",   "base_url", "base_path", "token",     "token_file", "workdir",
+                                              "logdir", "job",      "namespace", "companion", NULL};
 
 static int placeholder_index(const char *name, size_t len)
 {

@@ -15,8 +15,8 @@
 #define DEFAULT_START_TIMEOUT_MS (2 * 60 * 1000)
 #define DEFAULT_IDLE_TIMEOUT_MS (60 * 60 * 1000)
 
-static const char *const entry_keys[] = {"command",      "env",         "headers",     "readinessPath", "startTimeout",
-                                         "idleTimeout",  "stripPrefix", "activity",    NULL};
+static const char *const entry_keys[] = {
+    "command", "env", "headers", "readinessPath", "startTimeout", "idleTimeout", "stripPrefix", "activity", NULL};
 static const char *const activity_keys[] = {"source", "path", "field", "busyPath", NULL};
 
 static bool oom(struct fields *f)
@@ -235,8 +235,14 @@ static bool read_activity(struct fields *f, const json_t *entry, const char *par
         const char *field = NULL;
         char fp[FIELD_PATH_MAX];
         field_path(fp, path, "field");
-        if (field_string(f, v, "field", fp, false, &field) && field && !(a.field = strdup(field)))
+        if (!field_string(f, v, "field", fp, false, &field)) {
+            ok = false;
+        } else if (field && !*field) {
+            field_invalid(f, v, "field", fp, "names the member holding the time");
+            ok = false;
+        } else if (field && !(a.field = strdup(field))) {
             ok = oom(f);
+        }
         if (a.source == COMPANION_ACTIVITY_PROXY && (a.path || a.field || a.busy_path)) {
             const char *key = a.path ? "path" : a.field ? "field" : "busyPath";
             field_path(fp, path, key);

@@ -179,29 +179,29 @@ static void file_overrides_and_adds(void)
 
 static void mistakes_name_their_field_and_line(void)
 {
-    const char *yaml = "companions:\n"                                          /* 1 */
-                       "  lab:\n"                                               /* 2 */
-                       "    command: [lab, \"--port={prot}\"]\n"                /* 3 */
-                       "    readinessPath: api/status\n"                        /* 4 */
-                       "    startTimeout: soon\n"                               /* 5 */
-                       "    idleTimeout: -5\n"                                  /* 6 */
-                       "    colour: blue\n"                                     /* 7 */
-                       "    env: {\"9LIVES\": x, GOOD: \"{token}\"}\n"          /* 8 */
-                       "    headers: {X-Tok: \"a {nope}\"}\n"                   /* 9 */
-                       "    activity: {source: json}\n"                         /* 10 */
-                       "  empty:\n"                                             /* 11 */
-                       "    command: []\n"                                      /* 12 */
-                       "    readinessPath: /\n"                                 /* 13 */
-                       "  Bad_Name:\n"                                          /* 14 */
-                       "    command: [x]\n"                                     /* 15 */
-                       "  tmpl:\n"                                              /* 16 */
-                       "    command: [\"{workdir}/bin/x\"]\n"                   /* 17 */
-                       "    readinessPath: /\n"                                 /* 18 */
-                       "  nocommand:\n"                                         /* 19 */
-                       "    readinessPath: /\n"                                 /* 20 */
-                       "  jupyter:\n"                                           /* 21 */
-                       "    activity: {source: telepathy}\n"                    /* 22 */
-                       "    startTimeout: 0\n";                                 /* 23 */
+    const char *yaml = "companions:\n"                                 /* 1 */
+                       "  lab:\n"                                      /* 2 */
+                       "    command: [lab, \"--port={prot}\"]\n"       /* 3 */
+                       "    readinessPath: api/status\n"               /* 4 */
+                       "    startTimeout: soon\n"                      /* 5 */
+                       "    idleTimeout: -5\n"                         /* 6 */
+                       "    colour: blue\n"                            /* 7 */
+                       "    env: {\"9LIVES\": x, GOOD: \"{token}\"}\n" /* 8 */
+                       "    headers: {X-Tok: \"a {nope}\"}\n"          /* 9 */
+                       "    activity: {source: json}\n"                /* 10 */
+                       "  empty:\n"                                    /* 11 */
+                       "    command: []\n"                             /* 12 */
+                       "    readinessPath: /\n"                        /* 13 */
+                       "  Bad_Name:\n"                                 /* 14 */
+                       "    command: [x]\n"                            /* 15 */
+                       "  tmpl:\n"                                     /* 16 */
+                       "    command: [\"{workdir}/bin/x\"]\n"          /* 17 */
+                       "    readinessPath: /\n"                        /* 18 */
+                       "  nocommand:\n"                                /* 19 */
+                       "    readinessPath: /\n"                        /* 20 */
+                       "  jupyter:\n"                                  /* 21 */
+                       "    activity: {source: telepathy}\n"           /* 22 */
+                       "    startTimeout: 0\n";                        /* 23 */
     struct companion_types set;
     struct api_status st = {0};
     REQUIRE(companion_types_load(NULL, 0, &set, &st) == 0);
@@ -259,6 +259,14 @@ static void file_shape_mistakes(void)
     CHECK_CAUSE(&st, "companions.tb.stripPrefix", "FieldValueInvalid", 7, "must be a boolean");
     CHECK_CAUSE(&st, "companions.tb.headers[Bad Name]", "FieldValueInvalid", 8, "HTTP token");
     CHECK_CAUSE(&st, "companions.tb.headers[Ok]", "FieldValueInvalid", 8, "no line breaks");
+    memset(&st, 0, sizeof st);
+    const char *fields = "companions:\n  jupyter:\n    activity: {source: jupyter, field: 3}\n"
+                         "  terminal:\n    activity: {source: json, path: /s, field: \"\", busyPath: /k}\n";
+    CHECK(companion_types_load(fields, strlen(fields), &set, &st) != 0);
+    CHECK_CAUSE(&st, "companions.jupyter.activity.field", "FieldValueInvalid", 3, "must be a string");
+    CHECK_CAUSE(&st, "companions.terminal.activity.field", "FieldValueInvalid", 5, "names the member");
+    CHECK_CAUSE(&st, "companions.terminal.activity.busyPath", "FieldValueForbidden", 5, "only the jupyter source");
+    CHECK_INT(st.ncauses, 3);
 }
 
 static void every_placeholder_expands(void)
@@ -372,7 +380,7 @@ static void programs_are_found_or_not_installed(void)
     snprintf(b, sizeof b, "%s/b", root);
     snprintf(bin, sizeof bin, "%s/bin", root);
     REQUIRE(mkdir(a, 0755) == 0 && mkdir(b, 0755) == 0 && mkdir(bin, 0755) == 0);
-    put_file(a, "notebook", 0644);   /* not executable: passed over */
+    put_file(a, "notebook", 0644); /* not executable: passed over */
     put_file(b, "notebook", 0755);
     REQUIRE(mkdir(strcat(strcpy(want, a), "/dir-prog"), 0755) == 0); /* a directory: passed over */
     put_file(b, "dir-prog", 0755);
