@@ -3,13 +3,14 @@
 #include "adapters/objects/companion_types.h"
 
 /* jupyter: Debian 12's jupyter-notebook 6.4. The token goes in the environment, not on the command
- * line, where `ps` shows it to every local user; the proxy and the probes send it as a header (which
- * also exempts them from the XSRF check, so the proxy must check the Origin of what it forwards).
- * port_retries=0: a taken port fails instead of moving silently elsewhere. allow_remote_access: the
- * proxy forwards the browser's Host, which is not a loopback name (6.4 answers 403 otherwise); it is
- * still bound to 127.0.0.1 and needs the token. Origin is left checked against Host (no allow_origin),
- * so kernels' WebSockets work through a proxy that keeps Host and refuse other sites. trust_xheaders:
- * links and logs use X-Forwarded-Proto/For. allow-root: Caldera, not Jupyter, decides the user.
+ * line, where `ps` shows it to every local user; the proxy and the probes send it as a header. A
+ * token-authenticated request skips 6.4's XSRF and WebSocket Origin checks (tried: a kernel's channels
+ * upgrade with Origin https://evil.example gets 101), so the proxy must refuse cross-site WebSocket
+ * upgrades and unsafe methods itself; allow_origin is left unset. port_retries=0: a taken port fails
+ * instead of moving silently to another. allow_remote_access: the proxy forwards the browser's Host,
+ * not a loopback name (6.4 answers 403 otherwise); it is still bound to 127.0.0.1 and needs the token.
+ * trust_xheaders: links and logs use X-Forwarded-Proto/For. allow-root: Caldera, not Jupyter, decides
+ * the user (6.4 refuses to start as root without it).
  * Polling api/kernels would count as activity without ?no_track_activity=1; api/status does not.
  *
  * tensorboard: no base URL option but --path_prefix (leading '/', no final one needed); no

@@ -177,6 +177,35 @@ static void file_overrides_and_adds(void)
     companion_types_free(&set);
 }
 
+/* The example in companion_types.h, as written there. */
+static void documented_example_reads(void)
+{
+    const char *yaml = "companions:\n"
+                       "  jupyter:\n"
+                       "    idleTimeout: 4h\n"
+                       "  lab:\n"
+                       "    command: [\"/opt/conda/bin/jupyter-lab\", --no-browser, \"--port={port}\",\n"
+                       "              \"--ServerApp.base_url={base_url}\", \"--ServerApp.root_dir={workdir}\"]\n"
+                       "    env: {JUPYTER_TOKEN: \"{token}\"}\n"
+                       "    headers: {Authorization: \"token {token}\"}\n"
+                       "    readinessPath: \"{base_url}api/status\"\n"
+                       "    activity: jupyter\n";
+    struct companion_types set;
+    struct api_status st = {0};
+    REQUIRE(companion_types_load(yaml, strlen(yaml), &set, &st) == 0);
+    const struct companion_type *lab = companion_types_find(&set, "lab");
+    REQUIRE(lab != NULL);
+    char **argv, **env, why[256], buf[512];
+    REQUIRE(companion_command(lab, &values, &argv, &env, why, sizeof why) == 0);
+    CHECK_STR(joined(argv, buf, sizeof buf),
+              "/opt/conda/bin/jupyter-lab --no-browser --port=41234 "
+              "--ServerApp.base_url=/proxy/team-a/nb/ --ServerApp.root_dir=/home/ann/work");
+    CHECK_STR(joined(env, buf, sizeof buf), "JUPYTER_TOKEN=t0k");
+    strv_free(argv);
+    strv_free(env);
+    companion_types_free(&set);
+}
+
 static void mistakes_name_their_field_and_line(void)
 {
     const char *yaml = "companions:\n"                                 /* 1 */
@@ -451,7 +480,7 @@ static void builtin_programs_on_this_machine(void)
 }
 
 TEST_MAIN(TEST_CASE(builtins_parse), TEST_CASE(builtin_command_lines), TEST_CASE(file_overrides_and_adds),
-          TEST_CASE(mistakes_name_their_field_and_line), TEST_CASE(file_shape_mistakes),
-          TEST_CASE(every_placeholder_expands), TEST_CASE(base_url_slash_rules),
+          TEST_CASE(documented_example_reads), TEST_CASE(mistakes_name_their_field_and_line),
+          TEST_CASE(file_shape_mistakes), TEST_CASE(every_placeholder_expands), TEST_CASE(base_url_slash_rules),
           TEST_CASE(unknown_placeholders_are_refused), TEST_CASE(header_values_stay_on_one_line),
           TEST_CASE(programs_are_found_or_not_installed), TEST_CASE(builtin_programs_on_this_machine))
