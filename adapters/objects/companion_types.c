@@ -25,7 +25,7 @@ static bool oom(struct fields *f)
     return false;
 }
 
-/* A template in obj[key] (index: or in array element index when obj is an array). */
+/* A template in obj[key], or in element index of the array obj when key is NULL. */
 static bool check_template(struct fields *f, const json_t *obj, const char *key, size_t index, const char *path,
                            const char *tmpl)
 {
@@ -287,7 +287,8 @@ static bool read_entry(struct fields *f, const json_t *entry, const char *path, 
     field_path(sp, path, "stripPrefix");
     ok = field_bool(f, entry, "stripPrefix", sp, &t->strip_prefix) && ok;
     ok = read_activity(f, entry, path, t) && ok;
-    if (added && !t->argv && !json_object_get(entry, "command")) {
+    const json_t *command = json_object_get(entry, "command");
+    if (added && !t->argv && (!command || json_is_null(command))) { /* not when it was there but wrong */
         char cp[FIELD_PATH_MAX];
         field_path(cp, path, "command");
         field_required(f, entry, "command", cp);
@@ -318,7 +319,7 @@ static void read_companions(struct fields *f, const json_t *companions, struct c
         }
         const struct companion_type *old = companion_types_find(set, name);
         struct companion_type t = {0};
-        if (old ? companion_type_copy(&t, old) != 0 : false) {
+        if (old && companion_type_copy(&t, old) != 0) {
             oom(f);
             return;
         }

@@ -227,10 +227,10 @@ static void mistakes_name_their_field_and_line(void)
                        "    command: [\"{workdir}/bin/x\"]\n"          /* 17 */
                        "    readinessPath: /\n"                        /* 18 */
                        "  nocommand:\n"                                /* 19 */
-                       "    readinessPath: /\n"                        /* 20 */
-                       "  jupyter:\n"                                  /* 21 */
-                       "    activity: {source: telepathy}\n"           /* 22 */
-                       "    startTimeout: 0\n";                        /* 23 */
+                       "    readinessPath: /\n    command: ~\n"        /* 20, 21 */
+                       "  jupyter:\n"                                  /* 22 */
+                       "    activity: {source: telepathy}\n"           /* 23 */
+                       "    startTimeout: 0\n";                        /* 24 */
     struct companion_types set;
     struct api_status st = {0};
     REQUIRE(companion_types_load(NULL, 0, &set, &st) == 0);
@@ -248,9 +248,9 @@ static void mistakes_name_their_field_and_line(void)
     CHECK_CAUSE(&st, "companions.empty.command", "FieldValueInvalid", 12, "names no program");
     CHECK_CAUSE(&st, "companions.Bad_Name", "FieldValueInvalid", 14, "DNS-1123 label");
     CHECK_CAUSE(&st, "companions.tmpl.command[0]", "FieldValueInvalid", 17, "without placeholders");
-    CHECK_CAUSE(&st, "companions.nocommand.command", "FieldValueRequired", 20, "Required value");
-    CHECK_CAUSE(&st, "companions.jupyter.activity.source", "FieldValueNotSupported", 22, "\"telepathy\"");
-    CHECK_CAUSE(&st, "companions.jupyter.startTimeout", "FieldValueInvalid", 23, "must be more than 0");
+    CHECK_CAUSE(&st, "companions.nocommand.command", "FieldValueRequired", 21, "Required value");
+    CHECK_CAUSE(&st, "companions.jupyter.activity.source", "FieldValueNotSupported", 23, "\"telepathy\"");
+    CHECK_CAUSE(&st, "companions.jupyter.startTimeout", "FieldValueInvalid", 24, "must be more than 0");
     CHECK_INT(st.ncauses, 14);
     /* Nothing of a refused file is taken. */
     CHECK_INT(set.n, 4);
