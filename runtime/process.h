@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "scheduler/controller/controller.h"
+#include "runtime/attempt.h"
 
 struct process {
     pid_t pid;           /* also the process group id: every attempt leads its own session */
