@@ -1,6 +1,7 @@
-/* What the controller's files share: recording changes as journal entries and phase changes, the
- * job state machine and its actions, replicas starting and stopping, and the timers. Not for use
- * outside scheduler/controller. */
+/* What the controller's files share, lowest layer first: recording, paths, disk full, the timers'
+ * heap, replicas held and let go, their layout, the job state machine, policies, attempts starting
+ * and ending. A file calls only into the sections above its own. Not for use outside
+ * scheduler/controller. */
 #ifndef CALDERA_CONTROLLER_INTERNAL_H
 #define CALDERA_CONTROLLER_INTERNAL_H
 
@@ -40,6 +41,22 @@ int controller_resolve_volumes(const struct controller *ctl, const struct job *j
 /* Removes the job's own volumes (its volumeClaim directories) as it goes. */
 void controller_remove_job_volumes(const struct controller *ctl, const struct job *job);
 
+/* --- disk_full.c ---------------------------------------------------------------------------------- */
+
+/* Kubernetes' eviction wording, the start of every DiskFull message. */
+#define DISK_FULL_WORDS "The node was low on resource: ephemeral-storage."
+/* Whether a start failure's sentence ends in ENOSPC or EDQUOT (the runtime writes strerror's). */
+bool disk_full_in_error(const char *why);
+/* Whether the file system holding path has (nearly) no blocks left for unprivileged use: asked once
+ * a task has exited non-zero, when a full disk is the likely cause. */
+bool disk_full_at(const char *path);
+/* Why no attempt may start now, or NULL: ctl->starts_held (the store cannot record), or the data
+ * directory's file system is full (one statvfs: the store learns of a full disk only when a commit
+ * fails, and a start before that would not be recorded either, so a crash would run it again). */
+const char *controller_starts_held(const struct controller *ctl);
+/* A failed job's message with the first DiskFull pod's message after it, when there is one. */
+bool disk_full_job_detail(const struct job *job, const char *message, char *buf, size_t len);
+
 /* --- timers.c: the heap --------------------------------------------------------------------------- */
 
 void timer_arm(struct controller *ctl, struct job *job, const struct controller_timer *t);
@@ -61,7 +78,10 @@ static inline bool job_has_policies(const struct job *job, int task)
 }
 /* Binds replica `flat` to node, holding its requests there and in its queue; and gives them back. */
 void replica_hold(struct controller *ctl, struct job *job, int flat, int node);
-void replica_release(struct controller *ctl, struct job *job, int flat);/* The pod's end after a stop the controller asked for (its phase, its resources given back).
+void replica_release(struct controller *ctl, struct job *job, int flat);
+/* A pod was created (Pending): PodPending policies arm their timeout. */
+void job_pod_created(struct controller *ctl, struct job *job, int flat);
+/* The pod's end after a stop the controller asked for (its phase, its resources given back).
  * Returns the event the caller raises (EV_COUNT: none); *outcome is the attempt's. */
 enum job_event replica_end_stopped(struct controller *ctl, struct job *job, int flat, const char **outcome);
 /* Asks a running replica to stop, remembering why; vanish: the pod is gone once it has exited (a
@@ -79,7 +99,7 @@ int replicas_relayout(struct controller *ctl, struct job *job, const int32_t *co
  * only where no caller up the stack holds a flat index (an exit, the update itself). */
 void job_finish_shrinks(struct controller *ctl, struct job *job);
 
-/* --- job_state.c: SyncJob ------------------------------------------------------------------------- */
+/* --- job_state.c: SyncJob and the actions --------------------------------------------------------- */
 
 /* Moves the job to a phase: status, transition time, event; a final phase arms the TTL. */
 void job_set_phase(struct controller *ctl, struct job *job, enum job_phase to, const char *reason, const char *message);
@@ -92,18 +112,16 @@ void job_set_pending_reason(struct controller *ctl, struct job *job, const char 
 /* ttlSecondsAfterFinished: a finished job's deletion, on the timers. */
 void job_arm_ttl(struct controller *ctl, struct job *job);
 
-/* --- job_state.c: the actions; events.c: policies ----------------------------------------------- */
-
 /* Runs an action in the job's current phase (Volcano's state package), then syncs. task/flat name
  * the target of RestartTask/RestartPod (-1: none); why goes into events and the status message. */
 void job_execute(struct controller *ctl, struct job *job, enum job_action action, int task, int flat, const char *why);
+
+/* --- events.c: policies --------------------------------------------------------------------------- */
+
 /* An event about the job (flat -1) or one of its pods: the matching policy's action, now or after its
  * timeout, or SyncJob when none matches. PodRunning cancels the pod's delayed actions. */
 void job_raise(struct controller *ctl, struct job *job, enum job_event event, int flat, bool has_exit_code,
                int32_t exit_code);
-
-/* A pod was created (Pending): PodPending policies arm their timeout. */
-void job_pod_created(struct controller *ctl, struct job *job, int flat);
 
 /* --- launch.c, exits.c: attempts starting and ending ---------------------------------------------- */
 
@@ -115,21 +133,5 @@ void replica_restart_after_backoff(struct controller *ctl, struct job *job, int 
  * SIGKILL, as a deletion) and fails with reason DeadlineExceeded; PodFailed goes through the
  * policies (exits.c). Nothing happens when that pod is gone or finished meanwhile. */
 void replica_deadline_exceeded(struct controller *ctl, struct job *job, int flat, uint32_t born);
-
-/* --- disk_full.c ---------------------------------------------------------------------------------- */
-
-/* Kubernetes' eviction wording, the start of every DiskFull message. */
-#define DISK_FULL_WORDS "The node was low on resource: ephemeral-storage."
-/* Whether a start failure's sentence ends in ENOSPC or EDQUOT (the runtime writes strerror's). */
-bool disk_full_in_error(const char *why);
-/* Whether the file system holding path has (nearly) no blocks left for unprivileged use: asked once
- * a task has exited non-zero, when a full disk is the likely cause. */
-bool disk_full_at(const char *path);
-/* Why no attempt may start now, or NULL: ctl->starts_held (the store cannot record), or the data
- * directory's file system is full (one statvfs: the store learns of a full disk only when a commit
- * fails, and a start before that would not be recorded either, so a crash would run it again). */
-const char *controller_starts_held(const struct controller *ctl);
-/* A failed job's message with the first DiskFull pod's message after it, when there is one. */
-bool disk_full_job_detail(const struct job *job, const char *message, char *buf, size_t len);
 
 #endif

@@ -76,10 +76,7 @@ const char *zone_table_names(const struct zone_table *zt, char *buf, int len)
     return buf;
 }
 
-int zone_table_count(const struct zone_table *zt)
-{
-    return zt->nzones;
-}
+int zone_table_count(const struct zone_table *zt) { return zt->nzones; }
 
 struct session_zone zone_table_zone(const struct zone_table *zt, int z)
 {
