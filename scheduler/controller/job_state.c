@@ -1,12 +1,7 @@
-/* Volcano's job state machine (its state package), both halves: SyncJob, where a job's phase follows
- * from its replicas' counts (Pending -> Running -> Completed/Failed by minAvailable, minSuccess and
- * each task's minAvailable; Restarting, Aborting, Completing and Terminating end once their kills are
- * done), pods missing from a live job are created again and the PodGroup's phase follows the gang;
- * and the actions (RestartJob, AbortJob, CompleteJob, TerminateJob, RestartTask, RestartPod,
- * ResumeJob) phase by phase, with the kills they are made of. A kill removes pods: running ones stop
- * (their grace, then SIGKILL) and vanish when they exit, pending ones vanish at once; a soft kill
- * keeps the finished ones. One file: every action ends in SyncJob, and SyncJob kills a finished
- * job's leftovers through an action. */
+/* Volcano's job state machine (its state package): SyncJob (the phase follows the replicas' counts,
+ * missing pods come back, the PodGroup follows the gang) and the actions phase by phase with the
+ * kills they are made of. One file: every action ends in SyncJob, and SyncJob stops a finished job's
+ * leftovers through an action. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,7 +233,9 @@ void job_sync(struct controller *ctl, struct job *job)
         cluster_retire_job(ctl->cluster, job); /* nothing left for placement to see */
 }
 
-/* --- the actions ----------------------------------------------------------------------------------- */
+/* --- the actions: what RestartJob, AbortJob, CompleteJob, TerminateJob, RestartTask, RestartPod and
+ * ResumeJob do in each phase. A kill removes pods: running ones stop (their grace, then SIGKILL) and
+ * vanish when they exit, pending ones vanish at once; a soft kill keeps the finished ones. --- */
 
 enum retain { RETAIN_NONE, RETAIN_SOFT };
 
