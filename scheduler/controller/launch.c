@@ -1,5 +1,5 @@
-/* Replicas starting: holding node and queue resources, building an attempt (command, environment
- * with the job plugins' variables, cgroup limits, user, bound files, paths) and handing it to the
+/* Replicas starting: bound to their node (replicas.c), an attempt built (command, environment
+ * with the job plugins' variables, cgroup limits, user, bound files, paths) and handed to the
  * runtime. An attempt that cannot start fails its pod with StartError, as a container that cannot
  * be created does. */
 #include <errno.h>

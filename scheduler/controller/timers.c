@@ -1,5 +1,6 @@
 /* The controller's timers: a binary min-heap of delayed policy actions, container restarts after
- * their back-off, pods' active deadlines and finished jobs' TTL deletions, run by the core (or the simulator) on its clock. */
+ * their back-off, pods' active deadlines and finished jobs' TTL deletions, on the controller's clock;
+ * timers_due.c runs the due ones when the core (or the simulator) asks. */
 #include <stdlib.h>
 #include <string.h>
 
