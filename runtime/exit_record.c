@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/fs.h"
-#include "runtime/process.h"
+#include "runtime/exit_record.h"
 
 #define EXITS_FILE_MAX (64u << 20)
 
@@ -68,12 +68,12 @@ bool process_read_exit_record(const char *record, struct replica_exit *ex)
     return false;
 }
 
-void process_read_exec_error(const struct process *p, struct replica_exit *ex)
+void process_read_exec_error(const char *record, struct replica_exit *ex)
 {
-    if (!p->exit_record || ex->exit_code != 127 || ex->signal)
+    if (!record || ex->exit_code != 127 || ex->signal)
         return;
     struct replica_exit line = {0};
-    if (process_read_exit_record(p->exit_record, &line) && line.exec_errno)
+    if (process_read_exit_record(record, &line) && line.exec_errno)
         ex->exec_errno = line.exec_errno;
 }
 

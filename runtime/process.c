@@ -418,7 +418,7 @@ int process_reap(struct process *p, struct replica_exit *ex)
         ex->exit_code = 128 + info.si_status;
     }
     ex->end_ms = clock_wall_ms();
-    process_read_exec_error(p, ex);
+    process_read_exec_error(p->exit_record, ex);
     if (p->cgroup_name[0]) {
         struct cgroup_usage usage;
         cgroup_read_usage(p->cgroup_name, &usage);

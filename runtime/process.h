@@ -9,7 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "scheduler/controller/controller.h"
+#include "runtime/attempt.h"
+#include "runtime/exit_record.h"
 
 struct process {
     pid_t pid;           /* also the process group id: every attempt leads its own session */
@@ -92,14 +93,6 @@ enum process_found process_adopt(const struct process_adoption *a, struct proces
 /* process_reap for an adopted process (not this server's child, so no wait status): how it ended
  * comes from its exits file, ex->unknown when that says nothing. Returns -1 while it runs. */
 int process_reap_adopted(struct process *p, struct replica_exit *ex);
-/* An exit record for process_start and process_adopt (malloc'd), NULL when out of memory. Reading
- * one back fills ex (exit code or signal, end time; exec_errno for an exec failure) and returns
- * true, or sets ex->unknown (exit_code -1) when the file says nothing of it (exit_record.c). */
-char *process_exit_record(const char *exits_path, const char *pod, uint32_t attempt, pid_t pid);
-bool process_read_exit_record(const char *record, struct replica_exit *ex);
-/* A supervised process that exited 127: ex->exec_errno from its exits file when the task could not
- * be executed. */
-void process_read_exec_error(const struct process *p, struct replica_exit *ex);
 /* Lets go of a process without ending it (a stop that keeps tasks): closes its pidfd. */
 void process_forget(struct process *p);
 /* Waits at most timeout_ms for the process to exit (its pidfd readable). Returns true when it has. */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "scheduler/controller/controller.h"
+#include "runtime/attempt.h"
 
 #define TASK_TRAVERSE_MODE 0711 /* jobs/<uid>, volumes/<ns>: tasks pass through to their own */
 #define TASK_PRIVATE_MODE 0700  /* logs/ (the server's), work/ and each volume (the task's) */

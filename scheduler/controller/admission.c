@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "adapters/dialects/volcano/job.h"
-#include "scheduler/core/cycle.h"
+#include "scheduler/framework/zones.h"
 #include "scheduler/controller/internal.h"
 #include "scheduler/controller/job_plugins/job_plugins.h"
 

@@ -8,27 +8,6 @@
 /* The delayed actions a pod reaching Running cancels (Volcano's delay-action cleanup). */
 #define CANCELLED_BY_RUNNING ((1u << EV_POD_PENDING) | (1u << EV_POD_FAILED) | (1u << EV_POD_EVICTED))
 
-static bool has_policies(const struct job *job, int task)
-{
-    return job->npolicies > 0 || (task >= 0 && job->tasks[task].npolicies > 0);
-}
-
-void job_pod_created(struct controller *ctl, struct job *job, int flat)
-{
-    int task = job_task_of(job, flat);
-    if (job->pg.phase == PG_PENDING || !has_policies(job, task))
-        return; /* pods exist once the gang is enqueued: apply_session raises it then */
-    const struct task_spec *ts = &job->tasks[task];
-    const struct lifecycle_policy *p =
-        policy_choose(ts->policies, ts->npolicies, job->policies, job->npolicies, EV_POD_PENDING, false, 0);
-    if (!p) /* a PodPending policy always has a timeout (admission) */
-        return;
-    struct controller_timer t = {.due_ms = ctl->now_ms + p->timeout_ms, .kind = TIMER_ACTION,
-                                 .action = (uint8_t)p->action, .event = EV_POD_PENDING, .task = task, .flat = flat,
-                                 .version = job->status.version};
-    timer_arm(ctl, job, &t);
-}
-
 void job_raise(struct controller *ctl, struct job *job, enum job_event event, int flat, bool has_exit_code,
                int32_t exit_code)
 {
@@ -38,7 +17,7 @@ void job_raise(struct controller *ctl, struct job *job, enum job_event event, in
     if (event == EV_POD_RUNNING && job->timers > 0)
         timers_cancel(ctl, job, flat, CANCELLED_BY_RUNNING);
     const struct lifecycle_policy *p = NULL;
-    if (event < EV_POD_RUNNING && has_policies(job, task)) {
+    if (event < EV_POD_RUNNING && job_has_policies(job, task)) {
         const struct task_spec *ts = task >= 0 ? &job->tasks[task] : NULL;
         p = policy_choose(ts ? ts->policies : NULL, ts ? ts->npolicies : 0, job->policies, job->npolicies, event,
                           has_exit_code, exit_code);

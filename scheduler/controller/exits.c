@@ -11,44 +11,6 @@
 #include "model/quantity.h"
 #include "scheduler/controller/internal.h"
 
-/* The pod's end after a stop the controller asked for. Returns the event to raise (EV_COUNT: none). */
-static enum job_event end_stopped(struct controller *ctl, struct job *job, int flat, const char **outcome)
-{
-    struct replica *r = &job->replicas[flat];
-    replica_release(ctl, job, flat);
-    if (r->vanish) { /* a kill of the job or of its task: the pod is gone */
-        r->vanish = false;
-        job_set_replica_phase(job, flat, POD_ABSENT);
-        r->node = -1;
-        *outcome = "Deleted";
-        return EV_COUNT;
-    }
-    switch ((enum term_reason)r->reason) {
-    case TERM_SHUTDOWN: /* runs again when the server is back */
-        job_set_replica_phase(job, flat, POD_PENDING);
-        r->node = -1;
-        replica_reborn(r);
-        *outcome = "Requeued";
-        return EV_COUNT;
-    case TERM_DEADLINE: /* kubelet's activeDeadlineSeconds: the pod fails */
-        job_set_replica_phase(job, flat, POD_FAILED);
-        *outcome = "";
-        return EV_POD_FAILED;
-    case TERM_EVICTED:
-    case TERM_DELETED_POD: /* the pod was deleted and is created again, as SyncJob would */
-        job_set_replica_phase(job, flat, POD_PENDING);
-        r->node = -1;
-        replica_reborn(r);
-        job_pod_created(ctl, job, flat);
-        *outcome = "Requeued";
-        return EV_POD_EVICTED;
-    default: /* TERM_DELETED (the job is gone), TERM_STOPPED without vanish */
-        job_set_replica_phase(job, flat, POD_FAILED);
-        *outcome = "";
-        return EV_COUNT;
-    }
-}
-
 static const char *format_bytes(int64_t v, char *buf, size_t len)
 {
     if (quantity_format(v, 0, true, buf, len) < 0)
@@ -161,7 +123,7 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
     char detail[320] = "";
     bool oom = false;
     if (r->stopping) {
-        event = end_stopped(ctl, job, flat, &outcome);
+        event = replica_end_stopped(ctl, job, flat, &outcome);
     } else if (ex->unknown) { /* ended while the server was down, and nothing says how */
         replica_release(ctl, job, flat);
         job_set_replica_phase(job, flat, POD_PENDING);
@@ -253,30 +215,6 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
         job_raise(ctl, job, event, flat, event == EV_POD_FAILED, r->exit_code);
 }
 
-void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_reason why, bool vanish)
-{
-    struct replica *r = &job->replicas[flat];
-    if (r->phase != POD_RUNNING)
-        return;
-    if (r->stopping) {
-        r->vanish = r->vanish || vanish;
-        return;
-    }
-    r->reason = (uint8_t)why;
-    r->vanish = vanish;
-    if (r->backoff) { /* between two attempts: nothing runs, the stop is done */
-        r->backoff = false;
-        const char *outcome;
-        end_stopped(ctl, job, flat, &outcome);
-        return;
-    }
-    int grace_ms = job->tasks[job_task_of(job, flat)].grace_seconds * 1000;
-    if (why == TERM_SHUTDOWN && grace_ms > ctl->shutdown_grace_ms)
-        grace_ms = ctl->shutdown_grace_ms;
-    job_set_replica_stopping(job, flat, true);
-    ctl->ops.stop(ctl->ops.ctx, job, flat, grace_ms);
-}
-
 void controller_delete_pod(struct controller *ctl, struct job *job, int flat)
 {
     cluster_assert_owner(ctl->cluster);
@@ -330,20 +268,6 @@ void replica_deadline_exceeded(struct controller *ctl, struct job *job, int flat
     job_set_replica_phase(job, flat, POD_FAILED);
     record_event(ctl, JOURNAL_EVENT, job, "Pod", pod, "Running", "Failed", "DeadlineExceeded", "%s", DEADLINE_MESSAGE);
     job_raise(ctl, job, EV_POD_FAILED, flat, true, r->exit_code);
-}
-
-#define BIG_JOB_REPLICAS 10000
-
-void job_release_if_done(struct controller *ctl, struct job *job)
-{
-    if (job->deleted && job->live_procs == 0) {
-        bool big = job->total_replicas >= BIG_JOB_REPLICAS;
-        controller_remove_job_volumes(ctl, job);
-        cluster_remove_job(ctl->cluster, job);
-        job_free(job);
-        if (big) /* its replicas, their entries and renderings: megabytes glibc's arenas would keep */
-            memory_return_soon();
-    }
 }
 
 int controller_stop_all(struct controller *ctl)

@@ -1,12 +1,13 @@
-/* What the controller's files share: recording changes as journal entries and phase changes, the
- * job state machine and its actions, replicas starting and stopping, and the timers. Not for use
- * outside scheduler/controller. */
+/* What the controller's files share, lowest layer first: recording, paths, disk full, the timers'
+ * heap, replicas held and let go, their layout, the job state machine, policies, attempts starting
+ * and ending. A file calls only into the sections above its own. Not for use outside
+ * scheduler/controller. */
 #ifndef CALDERA_CONTROLLER_INTERNAL_H
 #define CALDERA_CONTROLLER_INTERNAL_H
 
 #include "scheduler/controller/controller.h"
 
-/* --- record.c: journal entries ------------------------------------------------------------------ */
+/* --- record.c: journal entries -------------------------------------------------------------------- */
 
 /* Appends an entry with an event about an object of `job` (kind "Job", "Pod" or "PodGroup"),
  * stamps it with the next sequence number and makes that the job's resourceVersion. Returns the
@@ -33,64 +34,14 @@ void fill_attempt_end(struct journal_entry *e, const struct replica *r, const ch
 /* A finished pod kept through a kill of its job: its last attempt moves to the new version. */
 void record_attempt_carry(struct controller *ctl, struct job *job, int flat);
 
-/* --- job_state.c: SyncJob ----------------------------------------------------------------------- */
+/* --- paths.c: volumes ----------------------------------------------------------------------------- */
 
-/* Moves the job to a phase: status, transition time, event; a final phase arms the TTL. */
-void job_set_phase(struct controller *ctl, struct job *job, enum job_phase to, const char *reason, const char *message);
-/* Re-evaluates the job's phase by its phase's rule, creates the pods it misses, and follows with
- * the PodGroup's phase (Volcano's SyncJob). */
-void job_sync(struct controller *ctl, struct job *job);
-void podgroup_set_phase(struct controller *ctl, struct job *job, enum podgroup_phase to, const char *reason);
-/* While a job is Pending, its status carries why it waits (reason Unschedulable), or nothing. */
-void job_set_pending_reason(struct controller *ctl, struct job *job, const char *message);
-/* ttlSecondsAfterFinished: a finished job's deletion, on the timers. */
-void job_arm_ttl(struct controller *ctl, struct job *job);
-
-/* --- actions.c, events.c: policies and actions -------------------------------------------------- */
-
-/* Runs an action in the job's current phase (Volcano's state package), then syncs. task/flat name
- * the target of RestartTask/RestartPod (-1: none); why goes into events and the status message. */
-void job_execute(struct controller *ctl, struct job *job, enum job_action action, int task, int flat, const char *why);
-/* An event about the job (flat -1) or one of its pods: the matching policy's action, now or after its
- * timeout, or SyncJob when none matches. PodRunning cancels the pod's delayed actions. */
-void job_raise(struct controller *ctl, struct job *job, enum job_event event, int flat, bool has_exit_code,
-               int32_t exit_code);
-
-/* A pod was created (Pending): PodPending policies arm their timeout. */
-void job_pod_created(struct controller *ctl, struct job *job, int flat);
-
-/* --- launch.c, exits.c: replicas ---------------------------------------------------------------- */
-
-/* Binds replica `flat` to node, holding its requests there and in its queue; and gives them back. */
-void replica_hold(struct controller *ctl, struct job *job, int flat, int node);
-void replica_release(struct controller *ctl, struct job *job, int flat);
-/* Binds and starts replica `flat`; on failure it fails with StartError. */
-void replica_start(struct controller *ctl, struct job *job, int flat, int node);
-/* The back-off of a container restart in place is over: its next attempt (if the pod still waits). */
-void replica_restart_after_backoff(struct controller *ctl, struct job *job, int flat, uint32_t attempt);
-/* Asks a running replica to stop, remembering why; vanish: the pod is gone once it has exited (a
- * kill of its job). Never syncs the job: callers do. */
-void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_reason why, bool vanish);
-/* Takes a deleted job whose processes are all reaped out of the cluster and frees it. */
-void job_release_if_done(struct controller *ctl, struct job *job);
-/* Removes the job's own volumes (its volumeClaim directories) as it goes (launch.c). */
+/* Where each of the task's volumes lives (v->dir), decided once. Returns 0, or -1 out of memory. */
+int controller_resolve_volumes(const struct controller *ctl, const struct job *job, struct task_spec *ts);
+/* Removes the job's own volumes (its volumeClaim directories) as it goes. */
 void controller_remove_job_volumes(const struct controller *ctl, const struct job *job);
-/* The pod born at `born` outlived its activeDeadlineSeconds: it is killed (its grace period, then
- * SIGKILL, as a deletion) and fails with reason DeadlineExceeded; PodFailed goes through the
- * policies (exits.c). Nothing happens when that pod is gone or finished meanwhile. */
-void replica_deadline_exceeded(struct controller *ctl, struct job *job, int flat, uint32_t born);
 
-/* --- timers.c ----------------------------------------------------------------------------------- */
-
-void timer_arm(struct controller *ctl, struct job *job, const struct controller_timer *t);
-/* Drops the job's timers: all of them (flat < 0), or the delayed actions of pod `flat` armed by
- * one of the events in event_mask. */
-void timers_cancel(struct controller *ctl, struct job *job, int flat, uint32_t event_mask);
-/* After a relayout of the job's replicas: timers follow their replica (old_to_new, old_total
- * entries); those of replicas that are gone are dropped. */
-void timers_remap(struct controller *ctl, struct job *job, const int32_t *old_to_new, int32_t old_total);
-
-/* --- disk_full.c -------------------------------------------------------------------------------- */
+/* --- disk_full.c ---------------------------------------------------------------------------------- */
 
 /* Kubernetes' eviction wording, the start of every DiskFull message. */
 #define DISK_FULL_WORDS "The node was low on resource: ephemeral-storage."
@@ -106,10 +57,81 @@ const char *controller_starts_held(const struct controller *ctl);
 /* A failed job's message with the first DiskFull pod's message after it, when there is one. */
 bool disk_full_job_detail(const struct job *job, const char *message, char *buf, size_t len);
 
-/* --- update.c ----------------------------------------------------------------------------------- */
+/* --- timers.c: the heap --------------------------------------------------------------------------- */
 
+void timer_arm(struct controller *ctl, struct job *job, const struct controller_timer *t);
+/* Drops the job's timers: all of them (flat < 0), or the delayed actions of pod `flat` armed by
+ * one of the events in event_mask. */
+void timers_cancel(struct controller *ctl, struct job *job, int flat, uint32_t event_mask);
+/* After a relayout of the job's replicas: timers follow their replica (old_to_new, old_total
+ * entries); those of replicas that are gone are dropped. */
+void timers_remap(struct controller *ctl, struct job *job, const int32_t *old_to_new, int32_t old_total);
+/* Takes the earliest timer off the heap into *out when it is due at ctl->now_ms. */
+bool timers_pop_due(struct controller *ctl, struct controller_timer *out);
+
+/* --- replicas.c: holding and letting go ----------------------------------------------------------- */
+
+/* Whether the job, or task `task` (-1: none), has lifecycle policies. */
+static inline bool job_has_policies(const struct job *job, int task)
+{
+    return job->npolicies > 0 || (task >= 0 && job->tasks[task].npolicies > 0);
+}
+/* Binds replica `flat` to node, holding its requests there and in its queue; and gives them back. */
+void replica_hold(struct controller *ctl, struct job *job, int flat, int node);
+void replica_release(struct controller *ctl, struct job *job, int flat);
+/* A pod was created (Pending): PodPending policies arm their timeout. */
+void job_pod_created(struct controller *ctl, struct job *job, int flat);
+/* The pod's end after a stop the controller asked for (its phase, its resources given back).
+ * Returns the event the caller raises (EV_COUNT: none); *outcome is the attempt's. */
+enum job_event replica_end_stopped(struct controller *ctl, struct job *job, int flat, const char **outcome);
+/* Asks a running replica to stop, remembering why; vanish: the pod is gone once it has exited (a
+ * kill of its job). Never syncs the job nor raises an event: callers do. */
+void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_reason why, bool vanish);
+/* Takes a deleted job whose processes are all reaped out of the cluster and frees it. */
+void job_release_if_done(struct controller *ctl, struct job *job);
+
+/* --- layout.c ------------------------------------------------------------------------------------- */
+
+/* Lays the job out for counts (a replica count per task) and tells the timers and the runtime
+ * where each replica went. Returns 0, or -1 out of memory. */
+int replicas_relayout(struct controller *ctl, struct job *job, const int32_t *counts);
 /* A scale down lays the replicas out again once its extra pods are gone. Moves replicas: call it
  * only where no caller up the stack holds a flat index (an exit, the update itself). */
 void job_finish_shrinks(struct controller *ctl, struct job *job);
+
+/* --- job_state.c: SyncJob and the actions --------------------------------------------------------- */
+
+/* Moves the job to a phase: status, transition time, event; a final phase arms the TTL. */
+void job_set_phase(struct controller *ctl, struct job *job, enum job_phase to, const char *reason, const char *message);
+/* Re-evaluates the job's phase by its phase's rule, creates the pods it misses, and follows with
+ * the PodGroup's phase (Volcano's SyncJob). */
+void job_sync(struct controller *ctl, struct job *job);
+void podgroup_set_phase(struct controller *ctl, struct job *job, enum podgroup_phase to, const char *reason);
+/* While a job is Pending, its status carries why it waits (reason Unschedulable), or nothing. */
+void job_set_pending_reason(struct controller *ctl, struct job *job, const char *message);
+/* ttlSecondsAfterFinished: a finished job's deletion, on the timers. */
+void job_arm_ttl(struct controller *ctl, struct job *job);
+
+/* Runs an action in the job's current phase (Volcano's state package), then syncs. task/flat name
+ * the target of RestartTask/RestartPod (-1: none); why goes into events and the status message. */
+void job_execute(struct controller *ctl, struct job *job, enum job_action action, int task, int flat, const char *why);
+
+/* --- events.c: policies --------------------------------------------------------------------------- */
+
+/* An event about the job (flat -1) or one of its pods: the matching policy's action, now or after its
+ * timeout, or SyncJob when none matches. PodRunning cancels the pod's delayed actions. */
+void job_raise(struct controller *ctl, struct job *job, enum job_event event, int flat, bool has_exit_code,
+               int32_t exit_code);
+
+/* --- launch.c, exits.c: attempts starting and ending ---------------------------------------------- */
+
+/* Binds and starts replica `flat`; on failure it fails with StartError. */
+void replica_start(struct controller *ctl, struct job *job, int flat, int node);
+/* The back-off of a container restart in place is over: its next attempt (if the pod still waits). */
+void replica_restart_after_backoff(struct controller *ctl, struct job *job, int flat, uint32_t attempt);
+/* The pod born at `born` outlived its activeDeadlineSeconds: it is killed (its grace period, then
+ * SIGKILL, as a deletion) and fails with reason DeadlineExceeded; PodFailed goes through the
+ * policies (exits.c). Nothing happens when that pod is gone or finished meanwhile. */
+void replica_deadline_exceeded(struct controller *ctl, struct job *job, int flat, uint32_t born);
 
 #endif

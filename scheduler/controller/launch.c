@@ -1,5 +1,5 @@
-/* Replicas starting: holding node and queue resources, building an attempt (command, environment
- * with the job plugins' variables, cgroup limits, user, bound files, paths) and handing it to the
+/* Replicas starting: bound to their node (replicas.c), an attempt built (command, environment
+ * with the job plugins' variables, cgroup limits, user, bound files, paths) and handed to the
  * runtime. An attempt that cannot start fails its pod with StartError, as a container that cannot
  * be created does. */
 #include <errno.h>
@@ -15,80 +15,6 @@
 #include "runtime/spare_files.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-/* What a bound replica holds: its task's requests, with the memory it was placed with (a task's
- * memory grows under autoMemoryScale while older replicas keep theirs). */
-static struct resvec held(const struct job *job, int flat)
-{
-    struct resvec v = job->tasks[job_task_of(job, flat)].request;
-    v.v[RES_MEMORY] = job->replicas[flat].memory;
-    return v;
-}
-
-static void account(struct controller *ctl, struct job *job, int flat, bool hold)
-{
-    const struct resvec req = held(job, flat);
-    struct node *node = &ctl->cluster->nodes[job->replicas[flat].node];
-    struct queue *q = cluster_find_queue(ctl->cluster, job->queue);
-    if (hold) {
-        resvec_add(&node->used, &req);
-        resvec_add(&job->allocated, &req);
-        if (q)
-            resvec_add(&q->allocated, &req);
-    } else {
-        resvec_sub(&node->used, &req);
-        resvec_sub(&job->allocated, &req);
-        if (q)
-            resvec_sub(&q->allocated, &req);
-    }
-}
-
-void replica_hold(struct controller *ctl, struct job *job, int flat, int node)
-{
-    struct replica *r = &job->replicas[flat];
-    r->node = node;
-    r->memory = job->tasks[job_task_of(job, flat)].request.v[RES_MEMORY];
-    account(ctl, job, flat, true);
-}
-
-void replica_release(struct controller *ctl, struct job *job, int flat)
-{
-    if (job->replicas[flat].node >= 0)
-        account(ctl, job, flat, false);
-}
-
-/* Where each of the task's volumes lives, decided once: a volumeClaimName is a directory shared by
- * every job of the namespace naming that claim, kept when jobs go (volumes/<ns>/<claim> under the
- * data directory); a volumeClaim is the job's own (jobs/<uid>/volumes/<i>), removed with the job. */
-static int resolve_volumes(const struct controller *ctl, const struct job *job, struct task_spec *ts)
-{
-    for (int i = 0; i < ts->nvolumes; i++) {
-        struct task_volume *v = &ts->volumes[i];
-        if (v->dir)
-            continue;
-        char dir[4608];
-        if (v->claim_name)
-            snprintf(dir, sizeof dir, "%s/volumes/%s/%s", ctl->data_dir, job->ns, v->claim_name);
-        else
-            snprintf(dir, sizeof dir, "%s/jobs/%s/volumes/%d", ctl->data_dir, job->uid, i);
-        if (!(v->dir = strdup(dir)))
-            return -1;
-    }
-    return 0;
-}
-
-void controller_remove_job_volumes(const struct controller *ctl, const struct job *job)
-{
-    bool owned = false;
-    for (int i = 0; job->ntasks > 0 && i < job->tasks[0].nvolumes; i++)
-        owned = owned || !job->tasks[0].volumes[i].claim_name;
-    if (!owned || !ctl->data_dir)
-        return;
-    char dir[4608];
-    snprintf(dir, sizeof dir, "%s/jobs/%s/volumes", ctl->data_dir, job->uid);
-    if (remove_tree(dir) != 0)
-        log_warn("job %s/%s: cannot remove its volumes %s: %s", job->ns, job->name, dir, strerror(errno));
-}
 
 /* A container-like base environment, the container's env on top, then what the job plugins set
  * (VK_TASK_INDEX/VC_TASK_INDEX always) and the volumes' variables, which it may not override. */
@@ -112,66 +38,6 @@ static char **attempt_env(const struct task_spec *ts, const char *pod, const cha
         return NULL;
     }
     return env;
-}
-
-void fill_attempt_row(struct journal_entry *e, const struct controller *ctl, const struct job *job, int flat)
-{
-    const struct replica *r = &job->replicas[flat];
-    int task = job_task_of(job, flat);
-    char pod[320], rel[512];
-    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
-    controller_log_relpath(job, pod, r->attempts, rel, sizeof rel);
-    struct journal_attempt *a = &e->attempt;
-    a->job_uid = strdup(job->uid);
-    a->pod = strdup(pod);
-    a->task = strdup(job->tasks[task].name);
-    a->index = flat - job->task_first[task];
-    a->attempt = (int32_t)r->attempts;
-    a->job_version = job->status.version;
-    a->node = strdup(r->node >= 0 ? ctl->cluster->nodes[r->node].name : "");
-    a->pid = r->pid;
-    a->start_ms = r->start_ms;
-    a->log_path = strdup(rel);
-}
-
-void fill_attempt_end(struct journal_entry *e, const struct replica *r, const char *outcome)
-{
-    struct journal_attempt *a = &e->attempt;
-    a->end_ms = r->end_ms;
-    a->exit_code = r->exit_code;
-    a->reason = strdup(term_reason_name(r->reason));
-    a->message = strdup(r->message ? r->message : "");
-    a->outcome = strdup(outcome ? outcome : "");
-}
-
-void record_attempt_carry(struct controller *ctl, struct job *job, int flat)
-{
-    struct journal_entry *e = journal_entry_new(JOURNAL_ATTEMPT_CARRY);
-    if (!e)
-        return;
-    /* No event of its own: it rides on the kill's sequence number, which the next record_event
-     * stamps; until then the store sees it as part of the same batch. */
-    const struct replica *r = &job->replicas[flat];
-    int task = job_task_of(job, flat);
-    char pod[320];
-    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
-    e->ev.seq = ++ctl->cluster->seq;
-    job->resource_version = e->ev.seq;
-    e->ev.time_ms = ctl->now_ms;
-    e->ev.kind = strdup("Pod");
-    e->ev.ns = strdup(job->ns);
-    e->ev.name = strdup(pod);
-    e->ev.job_uid = strdup(job->uid);
-    e->ev.job_name = strdup(job->name);
-    e->ev.from_phase = strdup(pod_phase_name(r->phase));
-    e->ev.to_phase = strdup(pod_phase_name(r->phase));
-    e->ev.reason = strdup("Kept");
-    e->ev.message = strdup("the pod is kept through the kill of its job");
-    e->attempt.job_uid = strdup(job->uid);
-    e->attempt.pod = strdup(pod);
-    e->attempt.attempt = (int32_t)r->attempts;
-    e->attempt.job_version = job->status.version;
-    journal_list_push(&ctl->journal, e);
 }
 
 /* The attempt ends as it begins. Its pod fails (StartError, exit code 128 like containerd's) and
@@ -212,7 +78,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     const struct replica *r = &job->replicas[flat];
     int task = job_task_of(job, flat), index = flat - job->task_first[task];
     struct task_spec *ts = &job->tasks[task];
-    if (resolve_volumes(ctl, job, ts) != 0) {
+    if (controller_resolve_volumes(ctl, job, ts) != 0) {
         snprintf(why, why_len, "out of memory naming the volumes");
         return -1;
     }

@@ -102,3 +102,63 @@ void record_job_phase(struct controller *ctl, struct job *job, enum job_phase fr
     e->status_json = json_dumps(status, JSON_COMPACT);
     json_decref(status);
 }
+
+void fill_attempt_row(struct journal_entry *e, const struct controller *ctl, const struct job *job, int flat)
+{
+    const struct replica *r = &job->replicas[flat];
+    int task = job_task_of(job, flat);
+    char pod[320], rel[512];
+    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
+    controller_log_relpath(job, pod, r->attempts, rel, sizeof rel);
+    struct journal_attempt *a = &e->attempt;
+    a->job_uid = strdup(job->uid);
+    a->pod = strdup(pod);
+    a->task = strdup(job->tasks[task].name);
+    a->index = flat - job->task_first[task];
+    a->attempt = (int32_t)r->attempts;
+    a->job_version = job->status.version;
+    a->node = strdup(r->node >= 0 ? ctl->cluster->nodes[r->node].name : "");
+    a->pid = r->pid;
+    a->start_ms = r->start_ms;
+    a->log_path = strdup(rel);
+}
+
+void fill_attempt_end(struct journal_entry *e, const struct replica *r, const char *outcome)
+{
+    struct journal_attempt *a = &e->attempt;
+    a->end_ms = r->end_ms;
+    a->exit_code = r->exit_code;
+    a->reason = strdup(term_reason_name(r->reason));
+    a->message = strdup(r->message ? r->message : "");
+    a->outcome = strdup(outcome ? outcome : "");
+}
+
+void record_attempt_carry(struct controller *ctl, struct job *job, int flat)
+{
+    struct journal_entry *e = journal_entry_new(JOURNAL_ATTEMPT_CARRY);
+    if (!e)
+        return;
+    /* No event of its own: it rides on the kill's sequence number, which the next record_event
+     * stamps; until then the store sees it as part of the same batch. */
+    const struct replica *r = &job->replicas[flat];
+    int task = job_task_of(job, flat);
+    char pod[320];
+    job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
+    e->ev.seq = ++ctl->cluster->seq;
+    job->resource_version = e->ev.seq;
+    e->ev.time_ms = ctl->now_ms;
+    e->ev.kind = strdup("Pod");
+    e->ev.ns = strdup(job->ns);
+    e->ev.name = strdup(pod);
+    e->ev.job_uid = strdup(job->uid);
+    e->ev.job_name = strdup(job->name);
+    e->ev.from_phase = strdup(pod_phase_name(r->phase));
+    e->ev.to_phase = strdup(pod_phase_name(r->phase));
+    e->ev.reason = strdup("Kept");
+    e->ev.message = strdup("the pod is kept through the kill of its job");
+    e->attempt.job_uid = strdup(job->uid);
+    e->attempt.pod = strdup(pod);
+    e->attempt.attempt = (int32_t)r->attempts;
+    e->attempt.job_version = job->status.version;
+    journal_list_push(&ctl->journal, e);
+}

@@ -1,5 +1,6 @@
 /* The controller's timers: a binary min-heap of delayed policy actions, container restarts after
- * their back-off, pods' active deadlines and finished jobs' TTL deletions, run by the core (or the simulator) on its clock. */
+ * their back-off, pods' active deadlines and finished jobs' TTL deletions, on the controller's clock;
+ * timers_due.c runs the due ones when the core (or the simulator) asks. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,50 +99,18 @@ void timers_remap(struct controller *ctl, struct job *job, const int32_t *old_to
 
 int64_t controller_next_timer(const struct controller *ctl) { return ctl->ntimers ? ctl->timers[0].due_ms : -1; }
 
-static void fire(struct controller *ctl, struct job *job, const struct controller_timer *t)
-{
-    switch (t->kind) {
-    case TIMER_ACTION:
-        if (t->version == job->status.version)
-            job_execute(ctl, job, (enum job_action)t->action, t->task, t->flat, "the policy's timeout passed");
-        break;
-    case TIMER_RESTART:
-        replica_restart_after_backoff(ctl, job, t->flat, t->attempt);
-        break;
-    case TIMER_DEADLINE:
-        replica_deadline_exceeded(ctl, job, t->flat, t->attempt);
-        break;
-    case TIMER_TTL:
-        if (job_phase_final(job->status.phase)) {
-            log_info("job %s/%s: ttlSecondsAfterFinished (%d s) passed; deleting it", job->ns, job->name,
-                     job->ttl_seconds);
-            controller_delete_job(ctl, job);
-        }
-        break;
-    }
-}
-
-int controller_run_timers(struct controller *ctl)
-{
-    cluster_assert_owner(ctl->cluster);
-    int ran = 0;
-    while (ctl->ntimers > 0 && ctl->timers[0].due_ms <= ctl->now_ms) {
-        struct controller_timer t = ctl->timers[0];
-        remove_at(ctl, 0);
-        struct job *job = cluster_find_job_uid(ctl->cluster, t.job_uid);
-        if (!job)
-            continue;
-        job->timers--;
-        if (!job->deleted)
-            fire(ctl, job, &t);
-        ran++;
-    }
-    return ran;
-}
-
 void controller_free_timers(struct controller *ctl)
 {
     free(ctl->timers);
     ctl->timers = NULL;
     ctl->ntimers = ctl->timers_cap = 0;
+}
+
+bool timers_pop_due(struct controller *ctl, struct controller_timer *out)
+{
+    if (ctl->ntimers == 0 || ctl->timers[0].due_ms > ctl->now_ms)
+        return false;
+    *out = ctl->timers[0];
+    remove_at(ctl, 0);
+    return true;
 }

@@ -7,21 +7,13 @@
 
 #include "scheduler/controller/controller.h"
 #include "model/sched_conf.h"
+#include "scheduler/framework/zones.h"
 
 struct cycle_stats {
     int64_t binds;        /* replicas placed */
     int64_t evictions;
     int sessions;
 };
-
-/* Splits the cluster's nodes into the conf's zones (call when nodes or conf change). */
-struct zone_table;
-struct zone_table *zone_table_build(const struct cluster *cluster, const struct sched_conf *conf);
-void zone_table_free(struct zone_table *zt);
-/* The zone a schedulerName selects, or -1. */
-int zone_table_find(const struct zone_table *zt, const char *scheduler_name);
-/* "volcano, volcano-daily" for error messages. */
-const char *zone_table_names(const struct zone_table *zt, char *buf, int len);
 
 /* Runs one cycle at ctl->now_ms. Returns 0, or -1 when a session ran out of memory. */
 int schedule_cycle(struct controller *ctl, const struct sched_conf *conf, const struct zone_table *zones,

@@ -7,7 +7,7 @@
 #include "common/metrics.h"
 #include "scheduler/controller/controller.h"
 #include "scheduler/core/cycle.h"
-#include "scheduler/core/core.h"
+#include "scheduler/core/request.h"
 #include "runtime/process.h"
 
 /* A running attempt's process, found by the epoll tag of its pidfd. */

@@ -230,3 +230,22 @@ void session_notify_allocate(const struct session *ssn, const struct job *job, s
     for (int i = 0; i < l->n; i++)
         l->items[i].fn.allocate_event(l->items[i].state, job, info, request, count, sign);
 }
+
+void session_account(struct session *ssn, const struct job *job, struct job_info *info, int queue,
+                     const struct resvec *request, int32_t count, int sign)
+{
+    for (int32_t k = 0; k < count; k++) {
+        if (sign > 0) {
+            if (info)
+                resvec_add(&info->allocated, request);
+            if (queue >= 0)
+                resvec_add(&ssn->queues[queue].allocated, request);
+        } else {
+            if (info)
+                resvec_sub(&info->allocated, request);
+            if (queue >= 0)
+                resvec_sub(&ssn->queues[queue].allocated, request);
+        }
+    }
+    session_notify_allocate(ssn, job, info, request, count, sign);
+}

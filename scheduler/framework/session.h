@@ -161,7 +161,8 @@ struct session_zone {
     int nnodes;
 };
 
-/* Builds the snapshot for a zone and opens the configured plugins. Returns 0 or -1 (out of memory). */
+/* A session's life (lifecycle.c). Builds the snapshot for a zone and opens the configured plugins.
+ * Returns 0 or -1 (out of memory). */
 int session_open(struct session *ssn, const struct cluster *cluster, const struct sched_conf *conf,
                  const struct session_zone *zone, int64_t now_ms);
 /* Runs the configured actions in order. */
@@ -228,8 +229,9 @@ int session_each_job(struct session *ssn, bool skip_limited, void (*fn)(struct s
  * failure job->fit_error or job->reason says why. */
 bool session_place_job(struct session *ssn, struct job_info *job, bool best_effort_only);
 
-/* Records resources moving for a job in the session (keeps job, queue and plugin state current).
- * info may be NULL when the job has nothing pending (a victim's); queue is the job's queue index. */
+/* Records resources moving for a job in the session (keeps job, queue and plugin state current;
+ * hooks.c, beside the allocate hooks it tells). info may be NULL when the job has nothing pending
+ * (a victim's); queue is the job's queue index. */
 void session_account(struct session *ssn, const struct job *job, struct job_info *info, int queue,
                      const struct resvec *request, int32_t count, int sign);
 /* The session's index of a queue by name, or -1. */

@@ -1,0 +1,139 @@
+/* Replicas holding and letting go: node and queue resources held and given back, a pod created
+ * (Pending) or ended after a stop the controller asked for, and a deleted job freed once reaped. */
+#include <stdlib.h>
+
+#include "common/memory.h"
+#include "scheduler/controller/internal.h"
+
+/* What a bound replica holds: its task's requests, with the memory it was placed with (a task's
+ * memory grows under autoMemoryScale while older replicas keep theirs). */
+static struct resvec held(const struct job *job, int flat)
+{
+    struct resvec v = job->tasks[job_task_of(job, flat)].request;
+    v.v[RES_MEMORY] = job->replicas[flat].memory;
+    return v;
+}
+
+static void account(struct controller *ctl, struct job *job, int flat, bool hold)
+{
+    const struct resvec req = held(job, flat);
+    struct node *node = &ctl->cluster->nodes[job->replicas[flat].node];
+    struct queue *q = cluster_find_queue(ctl->cluster, job->queue);
+    if (hold) {
+        resvec_add(&node->used, &req);
+        resvec_add(&job->allocated, &req);
+        if (q)
+            resvec_add(&q->allocated, &req);
+    } else {
+        resvec_sub(&node->used, &req);
+        resvec_sub(&job->allocated, &req);
+        if (q)
+            resvec_sub(&q->allocated, &req);
+    }
+}
+
+void replica_hold(struct controller *ctl, struct job *job, int flat, int node)
+{
+    struct replica *r = &job->replicas[flat];
+    r->node = node;
+    r->memory = job->tasks[job_task_of(job, flat)].request.v[RES_MEMORY];
+    account(ctl, job, flat, true);
+}
+
+void replica_release(struct controller *ctl, struct job *job, int flat)
+{
+    if (job->replicas[flat].node >= 0)
+        account(ctl, job, flat, false);
+}
+
+void job_pod_created(struct controller *ctl, struct job *job, int flat)
+{
+    int task = job_task_of(job, flat);
+    if (job->pg.phase == PG_PENDING || !job_has_policies(job, task))
+        return; /* pods exist once the gang is enqueued: apply_session raises it then */
+    const struct task_spec *ts = &job->tasks[task];
+    const struct lifecycle_policy *p =
+        policy_choose(ts->policies, ts->npolicies, job->policies, job->npolicies, EV_POD_PENDING, false, 0);
+    if (!p) /* a PodPending policy always has a timeout (admission) */
+        return;
+    struct controller_timer t = {.due_ms = ctl->now_ms + p->timeout_ms, .kind = TIMER_ACTION,
+                                 .action = (uint8_t)p->action, .event = EV_POD_PENDING, .task = task, .flat = flat,
+                                 .version = job->status.version};
+    timer_arm(ctl, job, &t);
+}
+
+/* The pod's end after a stop the controller asked for. Returns the event to raise (EV_COUNT: none). */
+enum job_event replica_end_stopped(struct controller *ctl, struct job *job, int flat, const char **outcome)
+{
+    struct replica *r = &job->replicas[flat];
+    replica_release(ctl, job, flat);
+    if (r->vanish) { /* a kill of the job or of its task: the pod is gone */
+        r->vanish = false;
+        job_set_replica_phase(job, flat, POD_ABSENT);
+        r->node = -1;
+        *outcome = "Deleted";
+        return EV_COUNT;
+    }
+    switch ((enum term_reason)r->reason) {
+    case TERM_SHUTDOWN: /* runs again when the server is back */
+        job_set_replica_phase(job, flat, POD_PENDING);
+        r->node = -1;
+        replica_reborn(r);
+        *outcome = "Requeued";
+        return EV_COUNT;
+    case TERM_DEADLINE: /* kubelet's activeDeadlineSeconds: the pod fails */
+        job_set_replica_phase(job, flat, POD_FAILED);
+        *outcome = "";
+        return EV_POD_FAILED;
+    case TERM_EVICTED:
+    case TERM_DELETED_POD: /* the pod was deleted and is created again, as SyncJob would */
+        job_set_replica_phase(job, flat, POD_PENDING);
+        r->node = -1;
+        replica_reborn(r);
+        job_pod_created(ctl, job, flat);
+        *outcome = "Requeued";
+        return EV_POD_EVICTED;
+    default: /* TERM_DELETED (the job is gone), TERM_STOPPED without vanish */
+        job_set_replica_phase(job, flat, POD_FAILED);
+        *outcome = "";
+        return EV_COUNT;
+    }
+}
+
+void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_reason why, bool vanish)
+{
+    struct replica *r = &job->replicas[flat];
+    if (r->phase != POD_RUNNING)
+        return;
+    if (r->stopping) {
+        r->vanish = r->vanish || vanish;
+        return;
+    }
+    r->reason = (uint8_t)why;
+    r->vanish = vanish;
+    if (r->backoff) { /* between two attempts: nothing runs, the stop is done */
+        r->backoff = false;
+        const char *outcome;
+        replica_end_stopped(ctl, job, flat, &outcome);
+        return;
+    }
+    int grace_ms = job->tasks[job_task_of(job, flat)].grace_seconds * 1000;
+    if (why == TERM_SHUTDOWN && grace_ms > ctl->shutdown_grace_ms)
+        grace_ms = ctl->shutdown_grace_ms;
+    job_set_replica_stopping(job, flat, true);
+    ctl->ops.stop(ctl->ops.ctx, job, flat, grace_ms);
+}
+
+#define BIG_JOB_REPLICAS 10000
+
+void job_release_if_done(struct controller *ctl, struct job *job)
+{
+    if (job->deleted && job->live_procs == 0) {
+        bool big = job->total_replicas >= BIG_JOB_REPLICAS;
+        controller_remove_job_volumes(ctl, job);
+        cluster_remove_job(ctl->cluster, job);
+        job_free(job);
+        if (big) /* its replicas, their entries and renderings: megabytes glibc's arenas would keep */
+            memory_return_soon();
+    }
+}
