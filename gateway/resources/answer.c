@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "gateway/auth/auth.h"
-#include "gateway/resources/handlers.h"
+#include "gateway/limits/gates.h"
+#include "gateway/resources/answer.h"
 #include "gateway/watch/watch.h"
 #include "store/store.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "common/memory.h"
-#include "gateway/resources/handlers.h"
+#include "gateway/resources/answer.h"
 #include "gateway/selector.h"
 #include "gateway/watch/watch.h"
 

@@ -10,7 +10,6 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "gateway/auth/auth.h"
-#include "gateway/resources/handlers.h"
 #include "gateway/watch/internal.h"
 #include "store/history.h"
 

@@ -7,7 +7,7 @@
 
 #include "common/clock.h"
 #include "gateway/auth/auth.h"
-#include "gateway/resources/handlers.h"
+#include "gateway/selector.h"
 #include "gateway/watch/internal.h"
 #include "store/store.h"
 
