@@ -22,32 +22,23 @@ void gateway_answer_core_filtered(struct http_req *req, struct core_request *cre
 /* The plain request a handler asks: op on the object ns/name (either NULL where not used), answered
  * as gateway_answer_core does. */
 void gateway_ask(struct http_req *req, enum core_op op, const char *ns, const char *name);
-/* The plain list a handler asks: op in ns (NULL: every namespace), its items of api_version and
- * kind, answered as gateway_answer_list does. */
-void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version,
-                      const char *kind);
+/* The namespaces the caller sees (NULL: every one; always NULL when nobody is asked who they are). */
+const struct namespace_set *gateway_visible(const struct http_req *req);
 
 /* list.c: a list request built in creq (op, namespace, dialect, view). ?watch=true streams it
  * (gateway/watch/watch.h); otherwise the core's list, filtered by the full labelSelector (the core narrows
  * by its key=value terms first) and fieldSelector. creq NULL: a list that is always empty. */
 struct list_kind;
 void gateway_answer_list(struct http_req *req, struct core_request *creq, const struct list_kind *kind);
+/* The plain list a handler asks: op in ns (NULL: every namespace), its items of api_version and
+ * kind, answered as gateway_answer_list does. */
+void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version,
+                      const char *kind);
 /* list_page.c: pages of the Job, PodGroup and Pod lists. Reads ?limit (at most, and by default,
  * gw->list_page_max) and ?continue into creq (0, or -1 with a 400 in st); then sets the answer's
  * metadata.continue when more items follow. Other lists are left whole. */
 int gateway_list_page_read(struct http_req *req, const char *kind, struct core_request *creq, struct api_status *st);
 void gateway_list_page_finish(const struct core_request *creq, const char *kind, json_t *body);
-/* The namespaces the caller sees (NULL: every one; always NULL when nobody is asked who they are). */
-const struct namespace_set *gateway_visible(const struct http_req *req);
-
-/* unrecorded.c: answers to changes the core made that the store did not record in time (kind: the
- * store's failure, why: its sentence; a read that waited in vain for a slow commit gets 503). A job's creation is withdrawn when it can be (507 or 503: it
- * was not created), or answered 201 when its commit landed meanwhile; any other change, and a
- * creation that cannot be withdrawn (its tasks started), gets 504 Timeout: it was made and is
- * recorded once the database takes writes, unless the server stops first. Never a status that
- * says a change did not happen when it did. */
-void gateway_answer_unrecorded(struct http_req *req, struct core_request *creq, enum store_failure kind,
-                               const char *why);
 
 /* body.c */
 struct intake;

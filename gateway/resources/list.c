@@ -67,3 +67,10 @@ void gateway_answer_list(struct http_req *req, struct core_request *creq, const 
     selector_free(&f.labels);
     selector_free(&f.fields);
 }
+
+void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version,
+                      const char *kind)
+{
+    struct core_request creq = {.op = op, .ns = ns};
+    gateway_answer_list(req, &creq, &(struct list_kind){api_version, kind, NULL});
+}

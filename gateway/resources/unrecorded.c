@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "gateway/limits/gates.h"
-#include "gateway/resources/answer.h"
+#include "gateway/resources/unrecorded.h"
 #include "store/store.h"
 
 /* Where the change waits, as a clause: "the disk of the data directory X is full", ... */
