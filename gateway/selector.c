@@ -1,5 +1,5 @@
 /* Label and field selectors: a hand-sized parser of Kubernetes' selector grammar (terms separated by
- * commas outside parentheses) and matching against Jansson trees. */
+ * commas outside parentheses), matching against Jansson trees, and the terms the core applies itself. */
 #include "gateway/selector.h"
 
 #include <ctype.h>
