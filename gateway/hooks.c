@@ -2,7 +2,7 @@
  * request, kept here so that http/, limits/ and auth/ need not know of each other. */
 #include "gateway/hooks.h"
 
-#include "gateway/auth/auth.h"
+#include "gateway/auth/principal.h"
 #include "gateway/auth/request.h"
 #include "gateway/limits/limits.h"
 #include "gateway/router.h"
