@@ -21,8 +21,9 @@
 #include "common/log.h"
 #include "gateway/auth/auth.h"
 #include "gateway/http/http.h"
+#include "gateway/hooks.h"
 #include "gateway/hub.h"
-#include "gateway/router.h"
+#include "gateway/limits/limits.h"
 #include "gateway/ws/ws.h"
 #include "scheduler/core/core.h"
 #include "runtime/data_dir.h"
@@ -782,13 +783,13 @@ static int run(const struct options *o)
     unlink(url_file);
     struct ws_server *ws = NULL;
     char *web = o->web_dir ? strdup(o->web_dir) : default_web_dir();
-    struct gateway gw = {.dispatch = route_dispatch, .core = core, .store = cfg.store, .hub = hub,
+    struct gateway gw = {.hooks = &gateway_http_hooks, .core = core, .store = cfg.store, .hub = hub,
                          .watch_demand = &demand, .watch_window_ms = o->watch_window_ms,
                          .watch_bookmark_ms = o->watch_bookmark_ms, .db_path = db_path,
                          .data_dir = o->data_dir, .web_dir = web,
                          .body_limit = o->body_limit, .durable_timeout_ms = 10000,
                          .list_page_max = o->list_page_max,
-                         .client_timeout_s = o->client_timeout_s, .cors = o->cors,
+                         .client_timeout_s = o->client_timeout_s, .cors = &o->cors,
                          .header_timeout_ms = o->header_timeout_ms, .max_connections_per_client = o->max_per_client,
                          .runtime_warning = process_runtime_warning()};
     int status = 0;

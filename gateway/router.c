@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gateway/resources/handlers.h"
+#include "gateway/limits/gates.h"
 
 bool route_is_dialect(const char *pattern) { return strstr(pattern, "{plural}") != NULL; }
 
@@ -85,7 +85,8 @@ void route_dispatch(struct http_req *req)
     route_match(req);
     switch ((enum route_match)req->match) {
     case ROUTE_FOUND:
-        if (gateway_refuse_write_while_failing(req) || gateway_refuse_bad_namespace(req)) /* before the handler */
+        if (gateway_refuse_write_while_failing(req) ||
+            gateway_refuse_bad_namespace(req, req->route->pattern)) /* before the handler */
             return;
         req->route->handler(req);
         if (!req->answered) {

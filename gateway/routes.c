@@ -1,5 +1,6 @@
 /* Every route the server answers, with what the OpenAPI document and discovery say of it: the one
  * list of paths. Kubernetes paths for Kubernetes and Volcano objects, caldera.io for what Caldera adds. */
+#include "gateway/openapi/openapi.h"
 #include "gateway/resources/handlers.h"
 #include "gateway/router.h"
 

@@ -1,11 +1,13 @@
 /* Label and field selectors: a hand-sized parser of Kubernetes' selector grammar (terms separated by
- * commas outside parentheses) and matching against Jansson trees. */
+ * commas outside parentheses), matching against Jansson trees, and the terms the core applies itself. */
 #include "gateway/selector.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "scheduler/core/core.h"
 
 static char *trim(char *s)
 {
@@ -228,4 +230,19 @@ bool selector_match_object(const struct selector *labels, const struct selector 
         !selector_match_labels(labels, json_object_get(json_object_get(object, "metadata"), "labels")))
         return false;
     return !fields || !fields->nterms || selector_match_fields(fields, kind, object);
+}
+
+void gateway_narrow_list(struct core_request *creq, const struct selector *labels, const struct selector *fields)
+{
+    creq->name_eq = NULL;
+    for (int i = 0; i < fields->nterms; i++)
+        if (fields->terms[i].op == MATCH_EQ && strcmp(fields->terms[i].key, "metadata.name") == 0)
+            creq->name_eq = fields->terms[i].values[0];
+    creq->nselectors = 0;
+    for (int i = 0; i < labels->nterms && creq->nselectors < CORE_MAX_SELECTORS; i++) {
+        if (labels->terms[i].op != MATCH_EQ)
+            continue;
+        creq->selector_key[creq->nselectors] = labels->terms[i].key;
+        creq->selector_value[creq->nselectors++] = labels->terms[i].values[0];
+    }
 }

@@ -42,4 +42,10 @@ bool selector_match_fields(const struct selector *s, const char *kind, const jso
 bool selector_match_object(const struct selector *labels, const struct selector *fields, const char *kind,
                            const json_t *object);
 
+/* The selectors' terms the core applies itself, so a list page or a watch's list holds what was
+ * asked for: labels' key=value (selector_key/value) and the fields' metadata.name= (name_eq). creq
+ * points into the selectors, which must outlive it. */
+struct core_request;
+void gateway_narrow_list(struct core_request *creq, const struct selector *labels, const struct selector *fields);
+
 #endif

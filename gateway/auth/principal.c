@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/strv.h"
-#include "gateway/auth/auth.h"
+#include "gateway/auth/principal.h"
 
 static void principal_free(struct principal *p)
 {

@@ -8,8 +8,9 @@
 
 #include "gateway/auth/access.h"
 #include "gateway/auth/auth.h"
-#include "gateway/resources/handlers.h"
-#include "gateway/router.h"
+#include "gateway/auth/request.h"
+#include "gateway/http/http.h"
+#include "scheduler/core/core.h"
 
 #define AUDIT_KIND "Audit"
 
@@ -41,12 +42,12 @@ static void refuse(struct http_req *req, const struct access_request *r, const s
     http_respond_status(req, st);
 }
 
-bool auth_check_request(struct http_req *req)
+bool auth_check_request(struct http_req *req, const char *route_pattern)
 {
     struct auth *a = req->gw->auth;
     if (!a)
         return false;
-    if (req->match == ROUTE_FOUND && access_public_pattern(req->route->pattern))
+    if (route_pattern && access_public_pattern(route_pattern))
         return false; /* /healthz and the UI's files need no one, and a stale token does not fail them */
     struct api_status st = {0};
     size_t len = 0;

@@ -4,7 +4,8 @@
 
 #include "adapters/objects/run_as.h"
 #include "gateway/auth/auth.h"
-#include "gateway/resources/handlers.h"
+#include "gateway/auth/request.h"
+#include "gateway/http/http.h"
 
 int gateway_run_as(const struct http_req *req, struct fields *f, struct job *job, const char *resource,
                    const char *group)

@@ -1,6 +1,6 @@
 /* The gateway's HTTP layer on libmicrohttpd: one thread per connection (handlers may block on the
- * core and the store), bodies collected up to the limit, the limits of gateway/limits/limits.h applied
- * before a body is read, every error answered as a Status. */
+ * core and the store), bodies collected up to the limit, the hooks of the layers above (struct
+ * http_hooks) run before a body is read, every error answered as a Status. */
 #include "gateway/http/http.h"
 
 #include <arpa/inet.h>
@@ -18,15 +18,11 @@
 
 #include "common/log.h"
 #include "common/metrics.h"
-#include "gateway/auth/auth.h"
-#include "gateway/resources/handlers.h"
 #include "gateway/http/conns.h"
 #include "gateway/http/listen.h"
-#include "gateway/http/uri.h"
-#include "gateway/limits/limits.h"
 #include "gateway/http/metrics.h"
-#include "gateway/router.h"
 #include "gateway/http/status.h"
+#include "gateway/http/uri.h"
 
 const char *http_query(const struct http_req *req, const char *key)
 {
@@ -81,7 +77,8 @@ static void queue(struct http_req *req, int code, struct MHD_Response *resp, con
         snprintf(value, sizeof value, "299 - \"%s\"", req->warning);
         MHD_add_response_header(resp, "Warning", value);
     }
-    limits_decorate(req, resp, code);
+    if (req->gw->hooks && req->gw->hooks->decorate)
+        req->gw->hooks->decorate(req, resp, code);
     if (code == 401) /* RFC 6750: what the client should send */
         MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"caldera\"");
     if (!req->answered) {
@@ -326,11 +323,19 @@ static bool transfer_coding_refused(struct http_req *req, struct api_status *st)
     return true;
 }
 
+/* Whether the request's body has been arriving for longer than the client timeout. */
+static bool body_overdue(const struct http_req *req, int64_t now_ns)
+{
+    int64_t timeout_s = req->gw->client_timeout_s;
+    return timeout_s > 0 && now_ns - req->started_ns > timeout_s * 1000000000LL;
+}
+
 /* The first call, once the headers are in. Refusals come at once, before the body: no need to read
  * what will be refused. Returns what the access handler returns. */
 static enum MHD_Result on_headers(struct http_req *req, const char *url, const char *method)
 {
     struct gateway *gw = req->gw;
+    const struct http_hooks *hooks = gw->hooks;
     req->headers_in = true;
     req->method = method;
     req->path = url;
@@ -339,7 +344,7 @@ static enum MHD_Result on_headers(struct http_req *req, const char *url, const c
     struct api_status st = {0};
     if (transfer_coding_refused(req, &st)) /* first: any answer queued would wait for a body without end */
         return answer_and_close(req, &st);
-    if (limits_answer_preflight(req) || limits_refuse_rate(req))
+    if (hooks && hooks->screen && hooks->screen(req)) /* a preflight, a client over its rate */
         return MHD_YES;
     if (req->uri_refusal) {
         api_fail(&st, req->uri_refusal, req->uri_refusal == 414 ? "RequestURITooLong" : "BadRequest", "%s",
@@ -347,8 +352,7 @@ static enum MHD_Result on_headers(struct http_req *req, const char *url, const c
         http_respond_status(req, &st);
         return MHD_YES;
     }
-    route_match(req);
-    if (auth_check_request(req)) /* 401 or 403 */
+    if (hooks && hooks->admit && hooks->admit(req)) /* 401 or 403 */
         return MHD_YES;
     unsigned long long declared = declared_length(req);
     if (declared > req->gw->body_limit) {
@@ -374,7 +378,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (!req->headers_in)
         return on_headers(req, url, method);
     if (*upload_size > 0) {
-        if (limits_body_overdue(req, metrics_now_ns())) {
+        if (body_overdue(req, metrics_now_ns())) {
             log_limited(LOG_WARN, "http: dropping a slow body",
                         "http: dropping a client whose %s %s body took longer than %d s", method, url,
                         gw->client_timeout_s);
@@ -401,7 +405,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         respond_too_large(req);
         return MHD_YES;
     }
-    gw->dispatch(req);
+    if (gw->hooks && gw->hooks->dispatch)
+        gw->hooks->dispatch(req);
     return MHD_YES;
 }
 
@@ -412,7 +417,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     struct http_req *req = *con_cls;
     if (req) {
         sbuf_free(&req->body);
-        principal_release(req->who);
+        if (gw->hooks && gw->hooks->release)
+            gw->hooks->release(req);
         free(req);
         *con_cls = NULL;
     }

@@ -10,7 +10,6 @@
 
 #include "common/api_status.h"
 #include "common/sbuf.h"
-#include "gateway/limits/limits.h"
 
 struct MHD_Connection;
 struct http_req;
@@ -26,6 +25,9 @@ struct sockaddr;
 struct http_conns;
 struct http_conn;
 struct http_listener;
+struct MHD_Response;
+struct cors_origins;
+struct rate_limiter;
 
 #define HTTP_MAX_PARAMS 6
 #define HTTP_MAX_PATH 2048 /* longer paths get 414 */
@@ -34,11 +36,28 @@ struct http_listener;
  * and thousands of connections reserve little address space. */
 #define HTTP_THREAD_STACK (1u << 20)
 
+/* What the layers above HTTP do with a request at its turning points; this layer knows nothing of
+ * limits, authentication or routes. A NULL hook is skipped. */
+struct http_hooks {
+    /* Once the headers are in, before the URI is judged: answers a request refused at once (a CORS
+     * preflight, a client over its rate) and returns true; else false. */
+    bool (*screen)(struct http_req *req);
+    /* Then, for a URI that passes: answers a request that may not go on (401, 403) and returns
+     * true; else false (it may set req->who). The body is read only after this. */
+    bool (*admit)(struct http_req *req);
+    /* Answers a complete request. */
+    void (*dispatch)(struct http_req *req);
+    /* Adds the headers every answer with this code carries (Retry-After, CORS). */
+    void (*decorate)(const struct http_req *req, struct MHD_Response *resp, int code);
+    /* Forgets what admit set, when the request completes. */
+    void (*release)(struct http_req *req);
+};
+
 /* What every handler can reach: the core, the store and the server's settings. */
 struct gateway {
     struct MHD_Daemon *daemon;
     struct http_listener *listener; /* its accept loop (listen.h) */
-    void (*dispatch)(struct http_req *req); /* answers a complete request (the router) */
+    const struct http_hooks *hooks; /* what the layers above do with each request (gateway/hooks.h) */
     struct core *core;
     struct store *store;
     struct hub *hub;          /* committed changes, for watch streams */
@@ -57,7 +76,7 @@ struct gateway {
     int max_connections_per_client; /* connections from one address at once; 0: no limit */
     struct http_conns *conns; /* the connections' deadlines (conns.h), while listening */
     struct rate_limiter *rate_limiter; /* NULL: no rate limit */
-    struct cors_origins cors; /* origins browsers may call from; none: no CORS headers */
+    const struct cors_origins *cors;   /* origins browsers may call from; NULL or none: no CORS headers */
     int durable_timeout_ms;   /* how long a request waits for the store before 503 */
     int32_t list_page_max;    /* items in a page of the Job, PodGroup and Pod lists, and their default */
     const char *runtime_warning; /* NULL, or why tasks run without cgroup limits (shown by /healthz) */

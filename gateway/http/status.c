@@ -66,3 +66,10 @@ char *json_dumps_status(const struct api_status *st)
     json_decref(obj);
     return text;
 }
+
+int retry_after_seconds(int code, int hint_s)
+{
+    if (code != 429 && code != 503)
+        return 0;
+    return hint_s > 0 ? hint_s : 1;
+}

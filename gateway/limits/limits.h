@@ -43,12 +43,6 @@ int rate_limiter_take(struct rate_limiter *rl, const struct rate_key *key, int64
  * Returns 0 with requests per second in *per_second, or -1. */
 int rate_parse(const char *text, double *per_second);
 
-/* --- on requests and answers (request.c) ---------------------------------------------- */
-
-/* The Retry-After (seconds) an answer with this HTTP code carries: hint_s when positive, else 1,
- * for 429 and 503; 0 (no header) for every other code. */
-int retry_after_seconds(int code, int hint_s);
-
 /* --- CORS (cors.c) ----------------------------------------------------------------- */
 
 /* The origins browsers may call the API from, exactly as a browser sends them. */
@@ -72,7 +66,7 @@ const char *cors_origin_match(const struct cors_origins *c, const char *origin);
 #define CORS_EXPOSE_HEADERS "Retry-After, Warning"
 #define CORS_MAX_AGE_S "600"
 
-/* --- on requests and answers, continued (request.c) ----------------------------------- */
+/* --- on requests and answers (request.c): the hooks gateway/hooks.c gives http/ ----------- */
 
 struct http_req;
 struct MHD_Response;
@@ -88,7 +82,5 @@ bool limits_answer_preflight(struct http_req *req);
 /* Adds what every answer with this code carries: Retry-After on 429 and 503, the CORS headers for
  * a configured origin. */
 void limits_decorate(const struct http_req *req, struct MHD_Response *resp, int code);
-/* Whether the request's body has been arriving for longer than the client timeout. */
-bool limits_body_overdue(const struct http_req *req, int64_t now_ns);
 
 #endif

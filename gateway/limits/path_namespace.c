@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "adapters/intake/meta_limits.h"
-#include "gateway/resources/handlers.h"
-#include "gateway/router.h"
+#include "gateway/http/http.h"
+#include "gateway/limits/gates.h"
 
 /* The index among the route's placeholders of the one after a "namespaces" segment, or -1. */
 static int namespace_param(const char *pattern)
@@ -26,9 +26,9 @@ static int namespace_param(const char *pattern)
     return -1;
 }
 
-bool gateway_refuse_bad_namespace(struct http_req *req)
+bool gateway_refuse_bad_namespace(struct http_req *req, const char *route_pattern)
 {
-    int i = namespace_param(req->route->pattern);
+    int i = namespace_param(route_pattern);
     if (i < 0 || i >= req->nparams)
         return false;
     const char *why[4];

@@ -7,14 +7,8 @@
 #include <strings.h>
 
 #include "gateway/http/http.h"
+#include "gateway/http/status.h"
 #include "gateway/limits/limits.h"
-
-int retry_after_seconds(int code, int hint_s)
-{
-    if (code != 429 && code != 503)
-        return 0;
-    return hint_s > 0 ? hint_s : 1;
-}
 
 /* "its address 127.0.0.1" or "its bearer token", for the Status. */
 static void describe_client(const struct sockaddr *sa, bool by_token, char *out, size_t len)
@@ -61,12 +55,12 @@ bool limits_refuse_rate(struct http_req *req)
 
 bool limits_answer_preflight(struct http_req *req)
 {
-    const struct cors_origins *cors = &req->gw->cors;
+    const struct cors_origins *cors = req->gw->cors;
     bool options = strcmp(req->method, "OPTIONS") == 0;
-    if (cors->n == 0 && !options)
+    if ((!cors || cors->n == 0) && !options)
         return false; /* the common case costs one comparison */
     const char *origin = http_header(req, "Origin");
-    req->cors_origin = cors_origin_match(cors, origin);
+    req->cors_origin = cors ? cors_origin_match(cors, origin) : NULL;
     if (!options || !origin)
         return false; /* a plain OPTIONS is the router's (405) */
     if (!req->cors_origin) {
@@ -91,7 +85,7 @@ void limits_decorate(const struct http_req *req, struct MHD_Response *resp, int 
         snprintf(value, sizeof value, "%d", retry);
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, value);
     }
-    if (req->gw->cors.n > 0) /* the answer depends on Origin: caches must keep them apart */
+    if (req->gw->cors && req->gw->cors->n > 0) /* the answer depends on Origin: caches must keep them apart */
         MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
     if (!req->cors_origin)
         return;
@@ -103,10 +97,4 @@ void limits_decorate(const struct http_req *req, struct MHD_Response *resp, int 
     } else {
         MHD_add_response_header(resp, "Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
     }
-}
-
-bool limits_body_overdue(const struct http_req *req, int64_t now_ns)
-{
-    int64_t timeout_s = req->gw->client_timeout_s;
-    return timeout_s > 0 && now_ns - req->started_ns > timeout_s * 1000000000LL;
 }

@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gateway/resources/handlers.h"
+#include "gateway/http/http.h"
+#include "gateway/limits/gates.h"
 #include "store/store.h"
 
 bool gateway_is_read(const struct http_req *req)

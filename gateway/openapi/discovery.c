@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gateway/resources/handlers.h"
+#include "gateway/http/http.h"
+#include "gateway/openapi/openapi.h"
 
 /* The resources, derived once from the route table (discovery_resources.c). */
 static struct api_resource resources[DISCOVERY_MAX_RESOURCES];

@@ -8,7 +8,7 @@
 
 #include "adapters/dialects/dialect.h"
 #include "gateway/auth/access.h"
-#include "gateway/resources/handlers.h"
+#include "gateway/http/http.h"
 #include "gateway/openapi/internal.h"
 #include "gateway/router.h"
 

@@ -17,4 +17,15 @@ json_t *openapi_document(void);
  * out is too small. */
 int openapi_path(const char *pattern, const struct dialect *d, char *out, size_t len);
 
+/* The handlers of gateway/routes.c this folder serves. */
+struct http_req;
+/* openapi.c: GET /openapi/v3 */
+void handle_openapi_v3(struct http_req *req);
+/* discovery.c: /api, /apis and their resource lists */
+void handle_api_versions(struct http_req *req);
+void handle_api_core_resources(struct http_req *req);
+void handle_api_groups(struct http_req *req);
+void handle_api_group(struct http_req *req);
+void handle_api_group_resources(struct http_req *req);
+
 #endif

@@ -5,8 +5,9 @@
 #include <string.h>
 
 #include "gateway/auth/auth.h"
-#include "gateway/resources/handlers.h"
-#include "gateway/watch/watch.h"
+#include "gateway/limits/gates.h"
+#include "gateway/resources/answer.h"
+#include "gateway/resources/unrecorded.h"
 #include "store/store.h"
 
 /* Waits until seq is committed. A read does not wait while the database is failing: it would wait
@@ -88,11 +89,4 @@ void gateway_ask(struct http_req *req, enum core_op op, const char *ns, const ch
 {
     struct core_request creq = {.op = op, .ns = ns, .name = name};
     gateway_answer_core(req, &creq);
-}
-
-void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version,
-                      const char *kind)
-{
-    struct core_request creq = {.op = op, .ns = ns};
-    gateway_answer_list(req, &creq, &(struct list_kind){api_version, kind, NULL});
 }

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "adapters/intake/intake.h"
-#include "gateway/resources/handlers.h"
+#include "gateway/resources/answer.h"
 
 static int body_format(struct http_req *req, enum intake_format *fmt, struct api_status *st)
 {

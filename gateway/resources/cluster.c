@@ -1,5 +1,6 @@
 /* Nodes and PodGroups over HTTP: read-only views of the core's state (queues: objects.c). */
 #include "adapters/objects/podgroup.h"
+#include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
 
 void handle_node_list(struct http_req *req) { gateway_ask_list(req, CORE_NODE_LIST, NULL, "v1", "Node"); }

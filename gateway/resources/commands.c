@@ -2,9 +2,11 @@
  * Caldera's shorter POST .../jobs/{name}/{action}, and deleting a pod (it is created again). */
 #include <string.h>
 
-#include "adapters/objects/command.h"
 #include "adapters/intake/intake.h"
+#include "adapters/objects/command.h"
 #include "gateway/auth/auth.h"
+#include "gateway/auth/request.h"
+#include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
 #include "gateway/watch/watch.h"
 

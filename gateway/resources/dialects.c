@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "adapters/dialects/dialect.h"
+#include "adapters/dialects/volcano/job.h"
 #include "adapters/intake/fields.h"
 #include "adapters/intake/intake.h"
-#include "adapters/dialects/volcano/job.h"
+#include "gateway/auth/request.h"
+#include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
 #include "gateway/watch/watch.h"
 

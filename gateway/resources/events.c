@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "adapters/event.h"
+#include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
 #include "gateway/selector.h"
 #include "gateway/watch/watch.h"

@@ -7,9 +7,10 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "gateway/http/query_params.h"
+#include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
 #include "gateway/resources/pod_log.h"
-#include "gateway/http/query_params.h"
 #include "gateway/watch/watch.h"
 #include "store/history.h"
 

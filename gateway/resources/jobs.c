@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/dialects/volcano/job.h"
 #include "adapters/intake/fields.h"
 #include "adapters/intake/intake.h"
-#include "adapters/dialects/volcano/job.h"
+#include "gateway/auth/request.h"
+#include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
 
 /* The body as a Volcano Job of the URL's namespace whose tasks run as the caller, or NULL with why

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "common/memory.h"
-#include "gateway/resources/handlers.h"
+#include "gateway/resources/answer.h"
 #include "gateway/selector.h"
 #include "gateway/watch/watch.h"
 
@@ -66,4 +66,11 @@ void gateway_answer_list(struct http_req *req, struct core_request *creq, const 
     }
     selector_free(&f.labels);
     selector_free(&f.fields);
+}
+
+void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version,
+                      const char *kind)
+{
+    struct core_request creq = {.op = op, .ns = ns};
+    gateway_answer_list(req, &creq, &(struct list_kind){api_version, kind, NULL});
 }

@@ -1,16 +1,13 @@
 /* Pages of the core's big lists (Jobs and every dialect's, PodGroups, Pods): ?limit and ?continue
  * read into the core request, a server-side page when the client names none, and the next page's
  * token: URL-safe base64 of where the page ended, in the cluster's job order, so a page resumes
- * right after it whatever was created or deleted meanwhile. The selectors' terms the core can
- * apply itself (key=value, metadata.name=) narrow what it renders, so a page, or a watch's list,
- * holds what was asked for. */
+ * right after it whatever was created or deleted meanwhile. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/base64url.h"
-#include "gateway/resources/handlers.h"
-#include "gateway/selector.h"
+#include "gateway/resources/answer.h"
 
 #define TOKEN_MAX 512
 
@@ -88,19 +85,4 @@ void gateway_list_page_finish(const struct core_request *creq, const char *kind,
     free(token);
     free(text);
     json_decref(j);
-}
-
-void gateway_narrow_list(struct core_request *creq, const struct selector *labels, const struct selector *fields)
-{
-    creq->name_eq = NULL;
-    for (int i = 0; i < fields->nterms; i++)
-        if (fields->terms[i].op == MATCH_EQ && strcmp(fields->terms[i].key, "metadata.name") == 0)
-            creq->name_eq = fields->terms[i].values[0];
-    creq->nselectors = 0;
-    for (int i = 0; i < labels->nterms && creq->nselectors < CORE_MAX_SELECTORS; i++) {
-        if (labels->terms[i].op != MATCH_EQ)
-            continue;
-        creq->selector_key[creq->nselectors] = labels->terms[i].key;
-        creq->selector_value[creq->nselectors++] = labels->terms[i].values[0];
-    }
 }

@@ -6,8 +6,9 @@
 
 #include "common/metrics.h"
 #include "gateway/auth/auth.h"
-#include "gateway/resources/handlers.h"
 #include "gateway/hub.h"
+#include "gateway/resources/handlers.h"
+#include "scheduler/core/core.h"
 #include "store/store.h"
 
 #define EXPOSITION_TYPE "text/plain; version=0.0.4; charset=utf-8"

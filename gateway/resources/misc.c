@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gateway/limits/gates.h"
 #include "gateway/resources/handlers.h"
 #include "store/store.h"
 

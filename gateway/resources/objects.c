@@ -7,6 +7,7 @@
 #include "adapters/objects/priority_class.h"
 #include "adapters/objects/queue.h"
 #include "adapters/objects/resource_quota.h"
+#include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
 
 /* One kind as this file handles it: its parser behind one signature, and how to free what it made. */

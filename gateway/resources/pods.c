@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
 #include "gateway/resources/pod_log.h"
 #include "gateway/watch/watch.h"

@@ -4,6 +4,8 @@
 #include "adapters/intake/intake.h"
 #include "adapters/objects/token.h"
 #include "gateway/auth/auth.h"
+#include "gateway/auth/request.h"
+#include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
 
 /* Without an authenticator there are no tokens to speak of. */

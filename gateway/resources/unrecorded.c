@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gateway/resources/handlers.h"
+#include "gateway/limits/gates.h"
+#include "gateway/resources/unrecorded.h"
 #include "store/store.h"
 
 /* Where the change waits, as a clause: "the disk of the data directory X is full", ... */

@@ -7,12 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/objects/command.h"
 #include "adapters/event.h"
+#include "adapters/objects/command.h"
 #include "common/clock.h"
 #include "common/grow.h"
 #include "common/hashmap.h"
-#include "gateway/resources/handlers.h"
 #include "gateway/watch/internal.h"
 #include "store/changes.h"
 #include "store/history.h"

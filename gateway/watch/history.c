@@ -7,7 +7,6 @@
 
 #include "common/grow.h"
 #include "common/hashmap.h"
-#include "gateway/resources/handlers.h"
 #include "gateway/watch/internal.h"
 #include "store/history.h"
 #include "store/store.h"

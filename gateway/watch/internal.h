@@ -1,5 +1,6 @@
 /* A watch stream's state, shared by the files that start it (watch.c), feed it from the hub
- * (stream.c) and bring a client up to date from the database (catchup.c). */
+ * (stream.c), bring a client up to date from the database (catchup.c, list_now.c, history.c) and
+ * write its lines (lines.c). Declared bottom up: each file calls only those declared above its own. */
 #ifndef CALDERA_WATCH_INTERNAL_H
 #define CALDERA_WATCH_INTERNAL_H
 
@@ -7,9 +8,10 @@
 
 #include "common/namespace_set.h"
 #include "common/sbuf.h"
+#include "gateway/http/http.h"
 #include "gateway/hub.h"
 #include "gateway/selector.h"
-#include "gateway/watch/watch.h"
+#include "scheduler/core/core.h"
 
 #define WATCH_KEEPALIVE_MS 15000  /* a bare newline after this much silence: finds clients that left */
 #define WATCH_DEFAULT_TIMEOUT_S 1800
@@ -41,16 +43,13 @@ struct watch_stream {
     int64_t bookmark_ms;      /* the interval between BOOKMARKs */
 };
 
-/* watch.c: the watched list as it is now (the core's answer, once durable): its body (caller
+/* list_now.c: the watched list as it is now (the core's answer, once durable): its body (caller
  * decrefs) and its resourceVersion. Returns 0, or -1 with the Status in st: 410 Expired when it
  * holds more than a list page (gw->list_page_max) of Jobs, PodGroups or Pods, which a client then
  * lists in pages before watching from that list's resourceVersion. */
 int watch_list_now(struct watch_stream *w, json_t **body, uint64_t *rv, struct api_status *st);
 
-/* stream.c */
-/* The reader http_respond_stream() calls; blocks until it has lines to send. */
-long watch_stream_read(void *ctx, char *buf, size_t max);
-void watch_stream_free(void *ctx);
+/* lines.c */
 /* Whether the stream shows this object (its kind, namespace and selectors). An object of the hub
  * (it: its item) has only its text and labels: a field selector reads the text again. */
 bool watch_shows_object(const struct watch_stream *w, const struct hub_item *it, const struct watch_object *o);
@@ -82,5 +81,10 @@ int watch_history_initial(struct watch_stream *w, struct api_status *st);
  * one gone since, as DELETED, in resourceVersion order; then w->cursor is the present. Returns 0,
  * or -1 with a Status (410 when the cursor is older than the history kept) in st. */
 int watch_catch_up(struct watch_stream *w, struct api_status *st);
+
+/* stream.c */
+/* The reader http_respond_stream() calls; blocks until it has lines to send. */
+long watch_stream_read(void *ctx, char *buf, size_t max);
+void watch_stream_free(void *ctx);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gateway/http/status.h"
 #include "gateway/limits/limits.h"
 #include "tests/lib/test.h"
 
