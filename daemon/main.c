@@ -22,7 +22,8 @@
 #include "gateway/auth/auth.h"
 #include "gateway/http/http.h"
 #include "gateway/hooks.h"
-#include "gateway/hub.h"
+#include "gateway/routes.h"
+#include "gateway/watch/hub.h"
 #include "gateway/limits/limits.h"
 #include "gateway/ws/ws.h"
 #include "scheduler/core/core.h"
@@ -783,7 +784,7 @@ static int run(const struct options *o)
     unlink(url_file);
     struct ws_server *ws = NULL;
     char *web = o->web_dir ? strdup(o->web_dir) : default_web_dir();
-    struct gateway gw = {.hooks = &gateway_http_hooks, .core = core, .store = cfg.store, .hub = hub,
+    struct gateway gw = {.hooks = &gateway_http_hooks, .routes = gateway_routes, .core = core, .store = cfg.store, .hub = hub,
                          .watch_demand = &demand, .watch_window_ms = o->watch_window_ms,
                          .watch_bookmark_ms = o->watch_bookmark_ms, .db_path = db_path,
                          .data_dir = o->data_dir, .web_dir = web,

@@ -5,7 +5,7 @@
 #include "gateway/auth/principal.h"
 #include "gateway/auth/request.h"
 #include "gateway/limits/limits.h"
-#include "gateway/router.h"
+#include "gateway/router/router.h"
 
 static bool screen(struct http_req *req) { return limits_answer_preflight(req) || limits_refuse_rate(req); }
 

@@ -2,7 +2,7 @@
  * list of paths. Kubernetes paths for Kubernetes and Volcano objects, caldera.io for what Caldera adds. */
 #include "gateway/openapi/openapi.h"
 #include "gateway/resources/handlers.h"
-#include "gateway/router.h"
+#include "gateway/routes.h"
 
 #define VCJOB "/apis/batch.volcano.sh/v1alpha1"
 #define VCSCHED "/apis/scheduling.volcano.sh/v1beta1"

@@ -54,10 +54,13 @@ struct http_hooks {
 };
 
 /* What every handler can reach: the core, the store and the server's settings. */
+struct route;
+
 struct gateway {
     struct MHD_Daemon *daemon;
     struct http_listener *listener; /* its accept loop (listen.h) */
     const struct http_hooks *hooks; /* what the layers above do with each request (gateway/hooks.h) */
+    const struct route *routes;     /* the route table, NULL-pattern terminated (gateway/routes.h) */
     struct core *core;
     struct store *store;
     struct hub *hub;          /* committed changes, for watch streams */

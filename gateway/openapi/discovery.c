@@ -12,16 +12,21 @@
 /* The resources, derived once from the route table (discovery_resources.c). */
 static struct api_resource resources[DISCOVERY_MAX_RESOURCES];
 static int resources_count = -1;
-static pthread_once_t resources_once = PTHREAD_ONCE_INIT;
+static bool resources_derived;
+static pthread_mutex_t resources_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void derive_resources(void) { resources_count = discovery_resources(resources, DISCOVERY_MAX_RESOURCES); }
-
-/* The resources, or NULL (more than DISCOVERY_MAX_RESOURCES: a table too big to show). */
-static const struct api_resource *all_resources(int *count)
+/* The resources of the request's route table, or NULL (more than DISCOVERY_MAX_RESOURCES: a table
+ * too big to show). Derived at the first call; the table never changes while the server runs. */
+static const struct api_resource *all_resources(const struct http_req *req, int *count)
 {
-    pthread_once(&resources_once, derive_resources);
+    pthread_mutex_lock(&resources_lock);
+    if (!resources_derived) {
+        resources_count = discovery_resources(req->gw->routes, resources, DISCOVERY_MAX_RESOURCES);
+        resources_derived = true;
+    }
     *count = resources_count;
-    return resources_count >= 0 ? resources : NULL;
+    pthread_mutex_unlock(&resources_lock);
+    return *count >= 0 ? resources : NULL;
 }
 
 static json_t *verb_words(unsigned verbs)
@@ -58,23 +63,23 @@ static json_t *api_group(const char *group, const char *version)
                      group_version(group, version), "preferredVersion", group_version(group, version));
 }
 
-static const struct api_resource *find_group(const char *group)
+static const struct api_resource *find_group(const struct http_req *req, const char *group)
 {
     int n;
-    const struct api_resource *all = all_resources(&n);
+    const struct api_resource *all = all_resources(req, &n);
     for (int i = 0; i < n; i++)
         if (all[i].group[0] && strcmp(all[i].group, group) == 0)
             return &all[i];
     return NULL;
 }
 
-static json_t *resource_list(const char *group, const char *version)
+static json_t *resource_list(const struct http_req *req, const char *group, const char *version)
 {
     char gv[128];
     snprintf(gv, sizeof gv, "%s%s%s", group, *group ? "/" : "", version);
     json_t *list = json_array();
     int n;
-    const struct api_resource *all = all_resources(&n);
+    const struct api_resource *all = all_resources(req, &n);
     for (int i = 0; i < n; i++) {
         const struct api_resource *r = &all[i];
         if (strcmp(r->group, group) != 0 || strcmp(r->version, version) != 0)
@@ -98,16 +103,16 @@ void handle_api_versions(struct http_req *req)
                                 host ? host + 2 : req->gw->url));
 }
 
-void handle_api_core_resources(struct http_req *req) { http_respond_json(req, 200, resource_list("", "v1")); }
+void handle_api_core_resources(struct http_req *req) { http_respond_json(req, 200, resource_list(req, "", "v1")); }
 
 void handle_api_groups(struct http_req *req)
 {
     json_t *groups = json_array();
     int n;
-    const struct api_resource *all = all_resources(&n);
+    const struct api_resource *all = all_resources(req, &n);
     for (int i = 0; i < n; i++) {
         const struct api_resource *r = &all[i];
-        if (r->group[0] && find_group(r->group) == r) /* first resource of each group */
+        if (r->group[0] && find_group(req, r->group) == r) /* first resource of each group */
             json_array_append_new(groups, api_group(r->group, r->version));
     }
     json_t *list = json_pack("{s:s, s:s, s:o}", "kind", "APIGroupList", "apiVersion", "v1", "groups", groups);
@@ -130,7 +135,7 @@ static void not_found(struct http_req *req)
 
 void handle_api_group(struct http_req *req)
 {
-    const struct api_resource *r = find_group(req->params[0]);
+    const struct api_resource *r = find_group(req, req->params[0]);
     if (!r)
         return not_found(req);
     http_respond_json(req, 200, api_group(r->group, r->version));
@@ -138,8 +143,8 @@ void handle_api_group(struct http_req *req)
 
 void handle_api_group_resources(struct http_req *req)
 {
-    const struct api_resource *r = find_group(req->params[0]);
+    const struct api_resource *r = find_group(req, req->params[0]);
     if (!r || strcmp(r->version, req->params[1]) != 0)
         return not_found(req);
-    http_respond_json(req, 200, resource_list(r->group, r->version));
+    http_respond_json(req, 200, resource_list(req, r->group, r->version));
 }

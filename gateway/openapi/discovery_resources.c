@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "adapters/dialects/dialect.h"
-#include "gateway/router.h"
+#include "gateway/router/router.h"
 
 #define MAX_SEGMENTS 16
 
@@ -192,10 +192,10 @@ static void complete(struct api_resource *out, int n)
     }
 }
 
-int discovery_resources(struct api_resource *out, int max)
+int discovery_resources(const struct route *routes, struct api_resource *out, int max)
 {
     int n = 0;
-    for (const struct route *r = gateway_routes; r->pattern && n >= 0; r++) {
+    for (const struct route *r = routes; r->pattern && n >= 0; r++) {
         if (!route_is_dialect(r->pattern)) {
             n = add_route(r, NULL, out, n, max);
             continue;

@@ -38,7 +38,8 @@ struct api_resource {
  * GET is get, PUT update, DELETE delete; a subresource is discovered by its GET. The kind is the
  * resource's answer (a list's without "List"), or for a subresource that answers text its
  * resource's. Fills out (max entries); returns how many, or -1 when more than max. */
-int discovery_resources(struct api_resource *out, int max);
+struct route;
+int discovery_resources(const struct route *routes, struct api_resource *out, int max);
 
 /* The word of one verb ("create"), or NULL when verb is not one. */
 const char *api_verb_word(unsigned verb);

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "gateway/route_doc.h"
+#include "gateway/router/route_doc.h"
 
 /* components.schemas, components.parameters, components.responses: new references, NULL when
  * memory runs out. */

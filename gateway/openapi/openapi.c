@@ -1,4 +1,4 @@
-/* The OpenAPI 3 document at GET /openapi/v3: paths from the rows of gateway_routes[] (the generic
+/* The OpenAPI 3 document at GET /openapi/v3: paths from the rows of the route table (the generic
  * routes of the other dialects once per dialect, as Kubernetes' own document has each resource),
  * components from the schema and parameter tables. */
 #include "gateway/openapi/openapi.h"
@@ -10,7 +10,7 @@
 #include "gateway/auth/access.h"
 #include "gateway/http/http.h"
 #include "gateway/openapi/internal.h"
-#include "gateway/router.h"
+#include "gateway/router/router.h"
 
 #define OPENAPI_VERSION "3.0.3"
 #define DOCUMENT_VERSION "v1"
@@ -231,10 +231,10 @@ static int add_operation(json_t *paths, const struct route *r, const struct dial
     return json_object_set_new(item, method, operation(r, d));
 }
 
-static json_t *paths(void)
+static json_t *paths(const struct route *routes)
 {
     json_t *out = json_object();
-    for (const struct route *r = gateway_routes; r->pattern; r++) {
+    for (const struct route *r = routes; r->pattern; r++) {
         if (!route_is_dialect(r->pattern)) {
             add_operation(out, r, NULL);
             continue;
@@ -245,7 +245,7 @@ static json_t *paths(void)
     return out;
 }
 
-json_t *openapi_document(void)
+json_t *openapi_document(const struct route *routes)
 {
     return json_pack("{s:s, s:{s:s, s:s, s:s}, s:o, s:[{s:[]}], s:{s:o, s:o, s:o, s:{s:{s:s, s:s, s:s}}}}",
                      "openapi", OPENAPI_VERSION, "info", "title", "Caldera", "version", DOCUMENT_VERSION,
@@ -256,7 +256,7 @@ json_t *openapi_document(void)
                      "(history, actions, tokens). Every failure is answered with a Kubernetes Status. Requests carry "
                      "a bearer token (Authorization: Bearer <token>); without --auth the server also takes "
                      "anonymous requests from loopback, as an admin.",
-                     "paths", paths(), "security", "bearerToken", "components", "schemas", openapi_schemas(),
+                     "paths", paths(routes), "security", "bearerToken", "components", "schemas", openapi_schemas(),
                      "parameters", openapi_parameters(), "responses", openapi_error_responses(), "securitySchemes",
                      "bearerToken", "type", "http", "scheme", "bearer", "description",
                      "a token of caldera.io/v1 tokens (<id>.<secret>), or one the --auth-webhook resolves");
@@ -264,7 +264,7 @@ json_t *openapi_document(void)
 
 void handle_openapi_v3(struct http_req *req)
 {
-    json_t *doc = openapi_document();
+    json_t *doc = openapi_document(req->gw->routes);
     if (!doc) {
         struct api_status st = {0};
         api_fail(&st, 500, "InternalError", "out of memory building the OpenAPI document");

@@ -7,9 +7,10 @@
 #include <stddef.h>
 
 struct dialect;
+struct route;
 
-/* The whole document (a new reference), or NULL when memory runs out. */
-json_t *openapi_document(void);
+/* The whole document of a route table (a new reference), or NULL when memory runs out. */
+json_t *openapi_document(const struct route *routes);
 
 /* A route's pattern as a path of the document: every placeholder by its document name ({ns} is
  * {namespace}, {n} {attempt}, the others keep theirs); for a

@@ -8,7 +8,7 @@
 #include "adapters/event.h"
 #include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
-#include "gateway/selector.h"
+#include "gateway/watch/selector.h"
 #include "gateway/watch/watch.h"
 #include "store/changes.h"
 #include "store/history.h"

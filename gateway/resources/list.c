@@ -5,7 +5,7 @@
 
 #include "common/memory.h"
 #include "gateway/resources/answer.h"
-#include "gateway/selector.h"
+#include "gateway/watch/selector.h"
 #include "gateway/watch/watch.h"
 
 #define BIG_PAGE 1000 /* items: a page this long may have cost megabytes */

@@ -6,7 +6,7 @@
 
 #include "common/metrics.h"
 #include "gateway/auth/auth.h"
-#include "gateway/hub.h"
+#include "gateway/watch/hub.h"
 #include "gateway/resources/handlers.h"
 #include "scheduler/core/core.h"
 #include "store/store.h"

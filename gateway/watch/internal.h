@@ -9,8 +9,8 @@
 #include "common/namespace_set.h"
 #include "common/sbuf.h"
 #include "gateway/http/http.h"
-#include "gateway/hub.h"
-#include "gateway/selector.h"
+#include "gateway/watch/hub.h"
+#include "gateway/watch/selector.h"
 #include "scheduler/core/core.h"
 
 #define WATCH_KEEPALIVE_MS 15000  /* a bare newline after this much silence: finds clients that left */

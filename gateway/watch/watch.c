@@ -7,7 +7,7 @@
 
 #include "common/clock.h"
 #include "gateway/auth/auth.h"
-#include "gateway/selector.h"
+#include "gateway/watch/selector.h"
 #include "gateway/watch/internal.h"
 #include "gateway/watch/watch.h"
 #include "store/store.h"

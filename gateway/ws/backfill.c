@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "gateway/hub.h"
+#include "gateway/watch/hub.h"
 #include "gateway/ws/internal.h"
 #include "store/history.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "gateway/hub.h"
+#include "gateway/watch/hub.h"
 #include "gateway/http/metrics.h"
 #include "gateway/ws/internal.h"
 

@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 
 #include "common/log.h"
-#include "gateway/hub.h"
+#include "gateway/watch/hub.h"
 #include "gateway/http/status.h"
 #include "gateway/ws/internal.h"
 #include "gateway/ws/token.h"

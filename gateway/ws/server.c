@@ -13,7 +13,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
-#include "gateway/hub.h"
+#include "gateway/watch/hub.h"
 #include "gateway/ws/internal.h"
 #include "store/history.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway/hub.h"
+#include "gateway/watch/hub.h"
 #include "tests/lib/test.h"
 
 static struct journal_entry *entry(uint64_t seq, const char *kind, const char *name)

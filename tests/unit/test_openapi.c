@@ -7,7 +7,7 @@
 
 #include "adapters/dialects/dialect.h"
 #include "gateway/openapi/openapi.h"
-#include "gateway/router.h"
+#include "gateway/routes.h"
 #include "tests/lib/openapi_check.h"
 #include "tests/lib/test.h"
 
@@ -17,7 +17,7 @@ static json_t *document(void)
 {
     static json_t *doc;
     if (!doc)
-        doc = openapi_document();
+        doc = openapi_document(gateway_routes);
     return doc;
 }
 

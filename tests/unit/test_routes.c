@@ -5,7 +5,7 @@
 
 #include "adapters/dialects/dialect.h"
 #include "gateway/openapi/discovery_resources.h"
-#include "gateway/router.h"
+#include "gateway/routes.h"
 #include "tests/lib/test.h"
 
 static enum route_match find(const char *method, const char *path, const char **params, int *n)
@@ -62,7 +62,7 @@ static void every_route_has_its_document(void)
 
 static int derived(struct api_resource *out)
 {
-    int n = discovery_resources(out, DISCOVERY_MAX_RESOURCES);
+    int n = discovery_resources(gateway_routes, out, DISCOVERY_MAX_RESOURCES);
     CHECK(n > 0);
     return n > 0 ? n : 0;
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/base64url.h"
-#include "gateway/hub.h"
+#include "gateway/watch/hub.h"
 #include "gateway/ws/internal.h"
 #include "gateway/ws/query.h"
 #include "gateway/ws/token.h"

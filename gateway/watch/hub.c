@@ -1,7 +1,7 @@
 /* The hub's ring of committed items: published by the store writer under one mutex, read by
  * reference. An item's strings live in one block with it; its watch objects (taken from the journal
  * entry) are serialized once, at publish, into the lines the watch streams send. */
-#include "gateway/hub.h"
+#include "gateway/watch/hub.h"
 
 #include <assert.h>
 #include <errno.h>

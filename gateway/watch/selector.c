@@ -1,6 +1,6 @@
 /* Label and field selectors: a hand-sized parser of Kubernetes' selector grammar (terms separated by
  * commas outside parentheses), matching against Jansson trees, and the terms the core applies itself. */
-#include "gateway/selector.h"
+#include "gateway/watch/selector.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #define CALDERA_ROUTER_H
 
 #include "gateway/http/http.h"
-#include "gateway/route_doc.h"
+#include "gateway/router/route_doc.h"
 
 struct route {
     const char *method;
@@ -12,10 +12,6 @@ struct route {
     http_handler handler;
     struct route_doc doc; /* what GET /openapi/v3 and discovery (gateway/openapi/discovery_resources.c) read */
 };
-
-/* Every route the server has (routes.c), terminated by a NULL pattern: the one list of
- * paths, which the router, the OpenAPI document and discovery all read. */
-extern const struct route gateway_routes[];
 
 /* true for the generic routes of the other dialects (/apis/{group}/{version}/.../{plural}...), which
  * the OpenAPI document and discovery show once per dialect. */
@@ -28,7 +24,7 @@ enum route_match { ROUTE_FOUND, ROUTE_NO_PATH, ROUTE_WRONG_METHOD, ROUTE_PATH_TO
 enum route_match route_find(const struct route *routes, const char *method, const char *path, char *scratch,
                             const char **params, int *nparams, const struct route **found);
 
-/* Matches the request against gateway_routes[] once (later calls do nothing): req->match, and when
+/* Matches the request against the gateway's route table (req->gw->routes) once (later calls do nothing): req->match, and when
  * found req->route and its params. */
 void route_match(struct http_req *req);
 /* Dispatches a complete request: the handler, or a 404/405/414 Status. */

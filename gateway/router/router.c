@@ -1,6 +1,6 @@
 /* Matching a path against the route table segment by segment. A literal segment must be equal; a
  * {placeholder} takes any non-empty segment. The table is small, so a linear scan is enough. */
-#include "gateway/router.h"
+#include "gateway/router/router.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -75,7 +75,7 @@ void route_match(struct http_req *req)
         req->match = ROUTE_PATH_TOO_LONG;
         return;
     }
-    req->match = (int)route_find(gateway_routes, req->method, req->path, req->scratch, req->params, &req->nparams,
+    req->match = (int)route_find(req->gw->routes, req->method, req->path, req->scratch, req->params, &req->nparams,
                                  &req->route);
 }
 
