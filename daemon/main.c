@@ -25,6 +25,7 @@
 #include "gateway/router.h"
 #include "gateway/ws/ws.h"
 #include "scheduler/core/core.h"
+#include "scheduler/framework/plugin.h"
 #include "runtime/data_dir.h"
 #include "runtime/process.h"
 #include "store/store.h"
