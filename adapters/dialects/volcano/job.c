@@ -13,7 +13,7 @@
 #include "common/duration.h"
 #include "common/hashmap.h"
 #include "common/uuid.h"
-#include "scheduler/controller/job_plugins/job_plugins.h"
+#include "adapters/dialects/volcano/job_plugins/job_plugins.h"
 
 #define JOB_KIND "Job"
 #define DEFAULT_QUEUE "default"
