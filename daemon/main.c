@@ -16,6 +16,7 @@
 #include "adapters/objects/node.h"
 #include "adapters/objects/scheduler_conf.h"
 #include "adapters/dialects/volcano/job.h"
+#include "common/clock.h"
 #include "common/duration.h"
 #include "common/fs.h"
 #include "common/log.h"
@@ -27,7 +28,9 @@
 #include "gateway/limits/limits.h"
 #include "gateway/ws/ws.h"
 #include "scheduler/core/core.h"
+#include "scheduler/framework/plugin.h"
 #include "runtime/data_dir.h"
+#include "runtime/host.h"
 #include "runtime/process.h"
 #include "store/store.h"
 
@@ -530,14 +533,17 @@ static char *default_web_dir(void)
 
 static int load_nodes(const struct options *o, struct node **nodes, int *count)
 {
+    struct machine m = {0};
+    host_identify(&m);
     if (!o->nodes_file) {
         char err[256];
         *nodes = calloc(1, sizeof **nodes);
-        if (!*nodes || node_from_host(*nodes, o->data_dir, err, sizeof err) != 0) {
+        if (!*nodes || host_resources(&m, o->data_dir, err, sizeof err) != 0) {
             log_error("%s", *nodes ? err : "out of memory");
             free(*nodes);
             return -1;
         }
+        node_from_machine(*nodes, &m, clock_wall_ms());
         *count = 1;
         return 0;
     }
@@ -548,7 +554,7 @@ static int load_nodes(const struct options *o, struct node **nodes, int *count)
         return -1;
     }
     struct api_status st = {0};
-    int rc = nodes_from_yaml(data, len, nodes, count, &st);
+    int rc = nodes_from_yaml(data, len, m.arch, clock_wall_ms(), nodes, count, &st);
     free(data);
     if (rc != 0)
         log_error("%s: %s", o->nodes_file, st.message);

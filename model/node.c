@@ -1,5 +1,5 @@
 /* A node tasks can be placed on; see node.h. Nodes are built by adapters/objects/node.c from the
- * machine itself or from a nodes file, and live as long as the server. */
+ * machine runtime/host.c reads or from a nodes file, and live as long as the server. */
 #include "model/node.h"
 
 #include <stdlib.h>

@@ -24,4 +24,14 @@ struct node {
 
 void node_clear(struct node *n);
 
+/* The machine Caldera runs on, as runtime/host.c reads it. Every node stands on it: the default
+ * node is made of it, and virtual nodes, whose tasks run here too, carry its arch label. */
+struct machine {
+    char name[256];  /* host name; "localhost" when unreadable */
+    char arch[65];   /* as Kubernetes spells it: amd64, arm64, else uname's machine */
+    int cpus;        /* the CPUs this process may use */
+    int64_t memory;  /* bytes: the smaller of MemTotal and this process's cgroup limit */
+    int64_t storage; /* bytes: the size of the data directory's file system, 0 when unknown */
+};
+
 #endif

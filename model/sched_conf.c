@@ -1,4 +1,4 @@
-/* The scheduler configuration model and Volcano's default configuration.
+/* The scheduler configuration model, the names Volcano's configuration may use and its default.
  * Parsing the YAML form lives in adapters/objects/scheduler_conf.c; this file only knows the model. */
 #include "model/sched_conf.h"
 
@@ -30,6 +30,49 @@ static const char *const switch_keys[SW_COUNT] = {
 };
 
 const char *plugin_switch_key(enum plugin_switch sw) { return sw < SW_COUNT ? switch_keys[sw] : ""; }
+
+/* Volcano's plugin names, plus Caldera's extensions from the seeds (nodezone, quota). */
+static const char *const known_plugins[] = {
+    "priority", "gang", "conformance", "overcommit", "drf", "predicates", "proportion", "nodeorder",
+    "binpack", "sla", "tdm", "task-topology", "numaaware", "capacity", "cdp", "extender", "rescheduling",
+    "usage", "resourcequota", "deviceshare", "pdb", "nodegroup", "network-topology-aware", "nodezone", "quota",
+};
+
+static const char *const known_actions[] = {"enqueue", "allocate", "backfill", "preempt", "reclaim", "shuffle"};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool in_list(const char *const *list, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i], name) == 0)
+            return true;
+    return false;
+}
+
+bool plugin_name_known(const char *name) { return in_list(known_plugins, COUNT(known_plugins), name); }
+bool action_name_known(const char *name) { return in_list(known_actions, COUNT(known_actions), name); }
+
+static const char *join(const char *const *list, size_t n, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && at < len; i++) {
+        size_t l = strlen(list[i]);
+        if (at + l + 3 > len)
+            break;
+        if (i) {
+            memcpy(buf + at, ", ", 2);
+            at += 2;
+        }
+        memcpy(buf + at, list[i], l + 1);
+        at += l;
+    }
+    return buf;
+}
+
+const char *plugin_names_known(char *buf, size_t len) { return join(known_plugins, COUNT(known_plugins), buf, len); }
+const char *action_names_known(char *buf, size_t len) { return join(known_actions, COUNT(known_actions), buf, len); }
 
 void plugin_conf_init(struct plugin_conf *p, const char *name)
 {

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #define CONF_MAX_ACTIONS 8
 #define CONF_MAX_TIERS 4
@@ -73,6 +74,12 @@ struct sched_conf {
 
 /* The YAML key of a switch ("enableJobOrder"), as Volcano spells it. */
 const char *plugin_switch_key(enum plugin_switch sw);
+/* True for every name Volcano (or Caldera's extensions) defines, implemented here or not yet. */
+bool plugin_name_known(const char *name);
+bool action_name_known(const char *name);
+/* Comma-separated lists of the known names for error messages, written into buf. */
+const char *plugin_names_known(char *buf, size_t len);
+const char *action_names_known(char *buf, size_t len);
 /* Volcano's default conf: actions "enqueue, allocate, backfill"; tiers [priority, gang
  * (enablePreemptable: false), conformance], [overcommit, drf (enablePreemptable: false),
  * predicates, proportion, nodeorder, binpack]. */

@@ -1,5 +1,5 @@
-/* Posting a job in another dialect: find the dialect, translate, validate the Volcano Job it became
- * with the Volcano rules, and say every problem in the words of the user's own document. */
+/* Posting a job in another dialect: translate, validate the Volcano Job it became with the Volcano
+ * rules, and say every problem in the words of the user's own document (registry.c finds the dialect). */
 #include "adapters/dialects/dialect.h"
 
 #include <stdio.h>
@@ -7,36 +7,6 @@
 #include <string.h>
 
 #include "adapters/dialects/volcano/job.h"
-
-static bool api_version_is(const char *api_version, const struct dialect *d)
-{
-    size_t g = strlen(d->group);
-    return strncmp(api_version, d->group, g) == 0 && api_version[g] == '/' && strcmp(api_version + g + 1, d->version) == 0;
-}
-
-const struct dialect *dialect_by_plural(const char *group, const char *version, const char *plural)
-{
-    for (const struct dialect *const *d = dialects; *d; d++)
-        if (strcmp((*d)->group, group) == 0 && strcmp((*d)->version, version) == 0 && strcmp((*d)->plural, plural) == 0)
-            return *d;
-    return NULL;
-}
-
-const struct dialect *dialect_by_kind(const char *api_version, const char *kind)
-{
-    if (!api_version || !kind)
-        return NULL;
-    for (const struct dialect *const *d = dialects; *d; d++)
-        if (strcmp((*d)->kind, kind) == 0 && api_version_is(api_version, *d))
-            return *d;
-    return NULL;
-}
-
-const struct dialect *dialect_of_source(const json_t *source)
-{
-    return dialect_by_kind(json_string_value(json_object_get(source, "apiVersion")),
-                           json_string_value(json_object_get(source, "kind")));
-}
 
 void dialect_map_path(struct dialect_translation *t, const char *volcano, const char *source)
 {

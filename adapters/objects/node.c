@@ -1,116 +1,41 @@
-/* Nodes in and out. Virtual nodes all run their tasks on this machine; what they declare is what
- * the scheduler believes, which is how one machine stands for a cluster. */
+/* Nodes in and out, pure: the machine runtime/host.c read, or a nodes file. Virtual nodes all run their
+ * tasks on this machine; what they declare is what the scheduler believes, which is how one machine
+ * stands for a cluster. */
 #include "adapters/objects/node.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
 #include "adapters/intake/fields.h"
 #include "adapters/intake/intake.h"
 #include "adapters/objects/pod_template.h"
 #include "adapters/objects/render.h"
-#include "common/clock.h"
-#include "common/fs.h"
 
 #define DEFAULT_MAX_PODS 110
 
-static int64_t read_int_file(const char *path)
+/* The labels every node gets: its name, and this machine's OS and architecture, since every node's
+ * tasks run here. */
+static json_t *default_labels(const char *name, const char *arch)
 {
-    char *data = NULL;
-    int64_t v = -1;
-    if (read_file(path, 64, &data, NULL) == 0) {
-        char *end;
-        long long n = strtoll(data, &end, 10);
-        if (end != data)
-            v = n;
-    }
-    free(data);
-    return v;
-}
-
-/* The memory limit of this process's cgroup (v2 memory.max or v1 memory.limit_in_bytes), or -1. */
-static int64_t cgroup_memory_limit(void)
-{
-    char *cg = NULL;
-    int64_t limit = -1;
-    if (read_file("/proc/self/cgroup", 1 << 16, &cg, NULL) != 0)
-        return -1;
-    for (char *line = strtok(cg, "\n"); line; line = strtok(NULL, "\n")) {
-        char path[4096];
-        char *rest = strchr(line, ':');
-        char *cpath = rest ? strchr(rest + 1, ':') : NULL;
-        if (!cpath)
-            continue;
-        *cpath++ = '\0';
-        if (strcmp(rest + 1, "memory") == 0)
-            snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", cpath);
-        else if (rest[1] == '\0' && strncmp(line, "0", 1) == 0)
-            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", cpath);
-        else
-            continue;
-        int64_t v = read_int_file(path);
-        if (v > 0 && (limit < 0 || v < limit))
-            limit = v;
-    }
-    free(cg);
-    return limit;
-}
-
-static int64_t mem_total(void)
-{
-    char *data = NULL;
-    int64_t kib = -1;
-    if (read_file("/proc/meminfo", 1 << 16, &data, NULL) == 0) {
-        const char *p = strstr(data, "MemTotal:");
-        if (p)
-            kib = strtoll(p + 9, NULL, 10);
-    }
-    free(data);
-    return kib > 0 ? kib * 1024 : -1;
-}
-
-static json_t *default_labels(const char *name)
-{
-    struct utsname u;
-    uname(&u);
-    const char *arch = strcmp(u.machine, "x86_64") == 0 ? "amd64" : strcmp(u.machine, "aarch64") == 0 ? "arm64" : u.machine;
     return json_pack("{s:s, s:s, s:s}", "kubernetes.io/hostname", name, "kubernetes.io/os", "linux",
                      "kubernetes.io/arch", arch);
 }
 
-int node_from_host(struct node *out, const char *data_dir, char *err, size_t errlen)
+void node_from_machine(struct node *out, const struct machine *m, int64_t now_ms)
 {
     memset(out, 0, sizeof *out);
-    char host[256] = "localhost";
-    gethostname(host, sizeof host - 1);
-    cpu_set_t set;
-    int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    int64_t mem = mem_total(), limit = cgroup_memory_limit();
-    if (limit > 0 && (mem < 0 || limit < mem))
-        mem = limit;
-    if (cpus <= 0 || mem <= 0) {
-        snprintf(err, errlen, "cannot read this machine's CPU count or memory from /proc");
-        return -1;
-    }
-    struct statvfs fs;
-    if (statvfs(data_dir, &fs) == 0)
-        out->allocatable.v[RES_EPHEMERAL] = (int64_t)fs.f_blocks * (int64_t)fs.f_frsize;
-    out->allocatable.v[RES_CPU] = (int64_t)cpus * 1000;
-    out->allocatable.v[RES_MEMORY] = mem;
+    out->allocatable.v[RES_EPHEMERAL] = m->storage;
+    out->allocatable.v[RES_CPU] = (int64_t)m->cpus * 1000;
+    out->allocatable.v[RES_MEMORY] = m->memory;
     out->allocatable.v[RES_PODS] = DEFAULT_MAX_PODS;
     out->capacity = out->allocatable;
-    out->name = strdup(host);
+    out->name = strdup(m->name);
     out->address = strdup("127.0.0.1");
-    out->labels = default_labels(host);
+    out->labels = default_labels(m->name, m->arch);
     out->taints = json_array();
-    out->manifest = json_pack("{s:{s:s, s:O}, s:{}}", "metadata", "name", host, "labels", out->labels, "spec");
-    out->created_ms = clock_wall_ms();
-    return 0;
+    out->manifest = json_pack("{s:{s:s, s:O}, s:{}}", "metadata", "name", m->name, "labels", out->labels, "spec");
+    out->created_ms = now_ms;
 }
 
 /* Registers extended resource names of an allocatable/capacity map before parsing it. */
@@ -156,7 +81,7 @@ static bool parse_taints(struct fields *f, json_t *spec, const char *path, struc
     return ok;
 }
 
-static int parse_node(struct fields *f, json_t *obj, const char *path, struct node *n)
+static int parse_node(struct fields *f, json_t *obj, const char *path, const char *arch, int64_t now_ms, struct node *n)
 {
     char p[FIELD_PATH_MAX];
     const char *av = NULL, *kind = NULL, *name = NULL;
@@ -219,17 +144,18 @@ static int parse_node(struct fields *f, json_t *obj, const char *path, struct no
     n->name = strdup(name);
     n->address = strdup("127.0.0.1");
     n->labels = labels ? json_deep_copy(labels) : json_object();
-    json_t *defaults = default_labels(name);
+    json_t *defaults = default_labels(name, arch);
     json_object_update_missing(n->labels, defaults);
     json_decref(defaults);
     json_t *manifest_spec = spec ? json_deep_copy(spec) : json_object();
     n->manifest = json_pack("{s:{s:s, s:O}, s:o}", "metadata", "name", name, "labels", n->labels, "spec", manifest_spec);
-    n->created_ms = clock_wall_ms();
+    n->created_ms = now_ms;
     return 0;
 }
 
 /* Every Node of every document, flattening v1 Lists. */
-static int collect_nodes(struct fields *f, json_t *obj, const char *path, struct node **nodes, int *count)
+static int collect_nodes(struct fields *f, json_t *obj, const char *path, const char *arch, int64_t now_ms,
+                         struct node **nodes, int *count)
 {
     const char *kind = json_string_value(json_object_get(obj, "kind"));
     if (kind && strcmp(kind, "List") == 0) {
@@ -243,7 +169,7 @@ static int collect_nodes(struct fields *f, json_t *obj, const char *path, struct
         json_array_foreach(items, i, item) {
             char ip[FIELD_PATH_MAX];
             field_path_index(ip, p, i);
-            if (collect_nodes(f, item, ip, nodes, count) != 0)
+            if (collect_nodes(f, item, ip, arch, now_ms, nodes, count) != 0)
                 return -1;
         }
         return 0;
@@ -252,7 +178,7 @@ static int collect_nodes(struct fields *f, json_t *obj, const char *path, struct
     if (!grown)
         return api_fail(f->st, 500, "InternalError", "out of memory");
     *nodes = grown;
-    if (parse_node(f, obj, path, &grown[*count]) != 0) {
+    if (parse_node(f, obj, path, arch, now_ms, &grown[*count]) != 0) {
         node_clear(&grown[*count]);
         return -1;
     }
@@ -268,7 +194,8 @@ static int collect_nodes(struct fields *f, json_t *obj, const char *path, struct
     return 0;
 }
 
-int nodes_from_yaml(const char *data, size_t len, struct node **nodes, int *count, struct api_status *st)
+int nodes_from_yaml(const char *data, size_t len, const char *arch, int64_t now_ms, struct node **nodes, int *count,
+                    struct api_status *st)
 {
     struct intake in;
     *nodes = NULL;
@@ -280,7 +207,7 @@ int nodes_from_yaml(const char *data, size_t len, struct node **nodes, int *coun
         struct fields f = {&in.docs[d], st};
         char path[32];
         snprintf(path, sizeof path, "document %d", d + 1);
-        rc = collect_nodes(&f, in.docs[d].root, "", nodes, count);
+        rc = collect_nodes(&f, in.docs[d].root, "", arch, now_ms, nodes, count);
         if (rc != 0 && st->code == 0)
             api_fail_invalid(st, "nodes file", path);
     }

@@ -8,7 +8,6 @@
 
 #include "adapters/intake/fields.h"
 #include "adapters/intake/intake.h"
-#include "scheduler/framework/plugin.h"
 
 static void parse_actions(struct fields *f, json_t *root, struct sched_conf *conf)
 {
@@ -226,26 +225,4 @@ int sched_conf_parse(const char *data, size_t len, struct sched_conf *conf, stru
         return api_fail_invalid(st, "scheduler conf", "");
     }
     return 0;
-}
-
-static void append_name(char *buf, size_t len, int *count, const char *name)
-{
-    size_t at = strlen(buf);
-    if (at + strlen(name) + 3 < len)
-        snprintf(buf + at, len - at, "%s%s", *count ? ", " : "", name);
-    (*count)++;
-}
-
-int sched_conf_unimplemented(const struct sched_conf *conf, char *buf, size_t len)
-{
-    int count = 0;
-    buf[0] = '\0';
-    for (int a = 0; a < conf->nactions; a++)
-        if (!action_find(conf->actions[a]))
-            append_name(buf, len, &count, conf->actions[a]);
-    for (int t = 0; t < conf->ntiers; t++)
-        for (int p = 0; p < conf->tiers[t].nplugins; p++)
-            if (!plugin_find(conf->tiers[t].plugins[p].name))
-                append_name(buf, len, &count, conf->tiers[t].plugins[p].name);
-    return count;
 }

@@ -10,11 +10,8 @@
 #include "model/sched_conf.h"
 
 /* Unknown actions, plugins or keys are errors naming the line; names Volcano knows but Caldera
- * does not implement yet are accepted (see sched_conf_unimplemented). Returns 0 or -1. */
+ * does not implement yet are accepted (the scheduler's sched_conf_unimplemented lists them).
+ * Returns 0 or -1. */
 int sched_conf_parse(const char *data, size_t len, struct sched_conf *conf, struct api_status *st);
-
-/* Writes the configured names that have no implementation yet ("preempt, drf, ...") into buf;
- * returns how many there are. */
-int sched_conf_unimplemented(const struct sched_conf *conf, char *buf, size_t len);
 
 #endif

@@ -24,12 +24,9 @@ struct action_def {
 /* The built-in implementation of a name, or NULL. */
 const struct plugin_def *plugin_find(const char *name);
 const struct action_def *action_find(const char *name);
-/* True for every name Volcano (or Caldera's extensions) defines, implemented here or not yet. */
-bool plugin_name_known(const char *name);
-bool action_name_known(const char *name);
-/* Comma-separated lists of the known names for error messages, written into buf. */
-const char *plugin_names_known(char *buf, size_t len);
-const char *action_names_known(char *buf, size_t len);
+/* Writes the configured names that have no implementation yet ("preempt, drf, ...") into buf;
+ * returns how many there are. The names themselves are known to the model (plugin_name_known). */
+int sched_conf_unimplemented(const struct sched_conf *conf, char *buf, size_t len);
 
 /* The built-ins. */
 extern const struct plugin_def plugin_priority, plugin_gang, plugin_conformance, plugin_predicates, plugin_nodeorder,

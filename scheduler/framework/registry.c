@@ -1,6 +1,7 @@
-/* The registry of built-in plugins and actions, and of every name Volcano's configuration may use.
- * A known name without an implementation is accepted in a conf and skipped with a warning at start. */
+/* The registry of built-in plugins and actions, and which of a conf's names have none yet: a name
+ * Volcano knows (model/sched_conf.c) without an implementation is skipped with a warning at start. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,15 +15,6 @@ static const struct plugin_def *const plugins[] = {
 static const struct action_def *const actions[] = {
     &action_enqueue, &action_allocate, &action_backfill, &action_preempt, &action_reclaim,
 };
-
-/* Volcano's plugin names, plus Caldera's extensions from the seeds (nodezone, quota). */
-static const char *const known_plugins[] = {
-    "priority", "gang", "conformance", "overcommit", "drf", "predicates", "proportion", "nodeorder",
-    "binpack", "sla", "tdm", "task-topology", "numaaware", "capacity", "cdp", "extender", "rescheduling",
-    "usage", "resourcequota", "deviceshare", "pdb", "nodegroup", "network-topology-aware", "nodezone", "quota",
-};
-
-static const char *const known_actions[] = {"enqueue", "allocate", "backfill", "preempt", "reclaim", "shuffle"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -42,37 +34,27 @@ const struct action_def *action_find(const char *name)
     return NULL;
 }
 
-static bool in_list(const char *const *list, size_t n, const char *name)
+static void append_name(char *buf, size_t len, int *count, const char *name)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(list[i], name) == 0)
-            return true;
-    return false;
+    size_t at = strlen(buf);
+    if (at + strlen(name) + 3 < len)
+        snprintf(buf + at, len - at, "%s%s", *count ? ", " : "", name);
+    (*count)++;
 }
 
-bool plugin_name_known(const char *name) { return in_list(known_plugins, COUNT(known_plugins), name); }
-bool action_name_known(const char *name) { return in_list(known_actions, COUNT(known_actions), name); }
-
-static const char *join(const char *const *list, size_t n, char *buf, size_t len)
+int sched_conf_unimplemented(const struct sched_conf *conf, char *buf, size_t len)
 {
-    size_t at = 0;
+    int count = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < n && at < len; i++) {
-        size_t l = strlen(list[i]);
-        if (at + l + 3 > len)
-            break;
-        if (i) {
-            memcpy(buf + at, ", ", 2);
-            at += 2;
-        }
-        memcpy(buf + at, list[i], l + 1);
-        at += l;
-    }
-    return buf;
+    for (int a = 0; a < conf->nactions; a++)
+        if (!action_find(conf->actions[a]))
+            append_name(buf, len, &count, conf->actions[a]);
+    for (int t = 0; t < conf->ntiers; t++)
+        for (int p = 0; p < conf->tiers[t].nplugins; p++)
+            if (!plugin_find(conf->tiers[t].plugins[p].name))
+                append_name(buf, len, &count, conf->tiers[t].plugins[p].name);
+    return count;
 }
-
-const char *plugin_names_known(char *buf, size_t len) { return join(known_plugins, COUNT(known_plugins), buf, len); }
-const char *action_names_known(char *buf, size_t len) { return join(known_actions, COUNT(known_actions), buf, len); }
 
 double plugin_arg_number(const struct plugin_conf *pc, const char *key, double def)
 {

@@ -9,9 +9,11 @@
 #include "adapters/intake/intake.h"
 #include "adapters/objects/node.h"
 #include "adapters/dialects/volcano/job.h"
+#include "common/clock.h"
 #include "common/fs.h"
 #include "common/log.h"
 #include "common/uuid.h"
+#include "runtime/host.h"
 #include "scheduler/core/core.h"
 #include "store/store.h"
 #include "tests/lib/bench.h"
@@ -237,7 +239,9 @@ static double time_start(const char *dir, const char *path, double *open_s, doub
     struct core_config cfg = {.data_dir = dir, .period_ms = 1000};
     struct api_status st = {0};
     char err[512] = "";
-    if (nodes_from_yaml(nodes_yaml, strlen(nodes_yaml), &cfg.nodes, &cfg.nnodes, &st) != 0) {
+    struct machine m = {0};
+    host_identify(&m);
+    if (nodes_from_yaml(nodes_yaml, strlen(nodes_yaml), m.arch, clock_wall_ms(), &cfg.nodes, &cfg.nnodes, &st) != 0) {
         fprintf(stderr, "bench_recovery: nodes: %s\n", st.message);
         return -1;
     }

@@ -5,6 +5,7 @@
 
 #include "adapters/objects/node.h"
 #include "adapters/objects/scheduler_conf.h"
+#include "scheduler/framework/plugin.h"
 #include "tests/lib/test.h"
 
 static void nodes_as_documents_and_list(void)
@@ -18,7 +19,7 @@ static void nodes_as_documents_and_list(void)
     struct node *nodes;
     int n;
     struct api_status st = {0};
-    REQUIRE(nodes_from_yaml(docs, strlen(docs), &nodes, &n, &st) == 0);
+    REQUIRE(nodes_from_yaml(docs, strlen(docs), "amd64", 0, &nodes, &n, &st) == 0);
     CHECK_INT(n, 2);
     CHECK_STR(nodes[0].name, "gpu-1");
     CHECK_INT(nodes[0].allocatable.v[RES_CPU], 32000);
@@ -49,21 +50,21 @@ static void bad_nodes_are_refused_with_a_line(void)
     int n;
     struct api_status st = {0};
     const char *bad = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus:\n  allocatable: {cpu: lots}\n";
-    CHECK(nodes_from_yaml(bad, strlen(bad), &nodes, &n, &st) != 0);
+    CHECK(nodes_from_yaml(bad, strlen(bad), "amd64", 0, &nodes, &n, &st) != 0);
     CHECK_CONTAINS(st.message, "status.allocatable.cpu: invalid quantity \"lots\"");
     CHECK_CONTAINS(st.message, "line 5");
     memset(&st, 0, sizeof st);
     const char *dup = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: 1}}\n---\n"
                       "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: 1}}\n";
-    CHECK(nodes_from_yaml(dup, strlen(dup), &nodes, &n, &st) != 0);
+    CHECK(nodes_from_yaml(dup, strlen(dup), "amd64", 0, &nodes, &n, &st) != 0);
     CHECK_CONTAINS(st.message, "Duplicate value: \"a\"");
     memset(&st, 0, sizeof st);
     const char *pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n";
-    CHECK(nodes_from_yaml(pod, strlen(pod), &nodes, &n, &st) != 0);
+    CHECK(nodes_from_yaml(pod, strlen(pod), "amd64", 0, &nodes, &n, &st) != 0);
     CHECK_CONTAINS(st.message, "a nodes file holds v1 Node objects");
     memset(&st, 0, sizeof st);
     const char *noalloc = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {}\n";
-    CHECK(nodes_from_yaml(noalloc, strlen(noalloc), &nodes, &n, &st) != 0);
+    CHECK(nodes_from_yaml(noalloc, strlen(noalloc), "amd64", 0, &nodes, &n, &st) != 0);
     CHECK_CONTAINS(st.message, "status.allocatable: Required value");
 }
 

@@ -56,6 +56,7 @@
 
 #include "adapters/objects/scheduler_conf.h"
 #include "common/fs.h"
+#include "scheduler/framework/plugin.h"
 #include "tools/simulate/sim.h"
 
 #define EXIT_FAILED 1

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 
 #include "adapters/objects/node.h"
+#include "common/clock.h"
 #include "common/sbuf.h"
+#include "runtime/host.h"
 #include "tools/simulate/trace_internal.h"
 
 static void append_newlines(struct sbuf *b, const char *data, size_t start, size_t end)
@@ -59,7 +61,9 @@ int trace_load_nodes(const char *data, size_t len, const struct intake *in, cons
     char *text = trace_keep_documents(data, len, in, keep, &text_len);
     if (!text)
         return api_fail(st, 500, "InternalError", "out of memory");
-    int rc = nodes_from_yaml(text, text_len, nodes, count, st);
+    struct machine m = {0};
+    host_identify(&m);
+    int rc = nodes_from_yaml(text, text_len, m.arch, clock_wall_ms(), nodes, count, st);
     free(text);
     return rc;
 }

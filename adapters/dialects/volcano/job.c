@@ -13,7 +13,9 @@
 #include "common/duration.h"
 #include "common/hashmap.h"
 #include "common/uuid.h"
-#include "scheduler/controller/job_plugins/job_plugins.h"
+#include "adapters/dialects/volcano/job_plugins/job_plugins.h"
+#include "adapters/dialects/volcano/pod_group.h"
+#include "adapters/dialects/volcano/volumes.h"
 
 #define JOB_KIND "Job"
 #define DEFAULT_QUEUE "default"

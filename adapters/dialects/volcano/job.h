@@ -5,14 +5,12 @@
 
 #include <jansson.h>
 
+#include "adapters/dialects/volcano/pod_group.h"
 #include "adapters/intake/intake.h"
 #include "common/api_status.h"
 #include "model/job.h"
 
 #define VOLCANO_JOB_API_VERSION "batch.volcano.sh/v1alpha1"
-/* A Job's annotation: the PodGroup's minResources as compact JSON ({"cpu":"4","memory":"8Gi"}),
- * raising the computed minimum (Kubeflow's schedulingPolicy.minResources maps onto it). */
-#define VOLCANO_MIN_RESOURCES_ANNOTATION "caldera.io/pod-group-min-resources"
 
 struct fields;
 
@@ -44,18 +42,6 @@ json_t *volcano_job_render(const struct job *job);
 json_t *volcano_job_render_status(const struct job *job);
 /* Restores phase, reason, message, transition time, retryCount and version from a stored status. */
 int volcano_job_restore_status(struct job *job, const char *status_json);
-/* PodGroup minResources: the requests of the first minAvailable replicas, task by task, raised to
- * what the manifest's VOLCANO_MIN_RESOURCES_ANNOTATION asks for. */
-void volcano_job_min_resources(struct job *job);
-/* Admission of that annotation (quantities of known resources, none below the computed minimum),
- * causes at metadata.annotations["caldera.io/pod-group-min-resources"]. Needs the tasks parsed. */
-bool volcano_job_min_resources_check(struct fields *f, json_t *root, const struct job *job);
-/* spec.volumes into every task's volumes (volumes.c). Returns false after causes. */
-bool volcano_job_volumes_parse(struct fields *f, json_t *spec, struct job *job);
-/* The variable naming a volume's directory: CALDERA_VOLUME_ + mountPath upper-cased, each run of
- * characters other than letters and digits one '_', leading and trailing ones dropped
- * ("/data/simulation" -> CALDERA_VOLUME_DATA_SIMULATION). malloc'd; NULL when out of memory. */
-char *volcano_volume_env_name(const char *mount_path);
 /* autoMemoryScale: task's memory request and limit (0: none) become these, in the job and in a new
  * manifest (the old one may still be shared by renderings). Returns 0 or -1 (out of memory). */
 int volcano_job_set_task_memory(struct job *job, int task, int64_t request, int64_t limit);

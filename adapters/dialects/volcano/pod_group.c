@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "adapters/dialects/volcano/pod_group.h"
 #include "adapters/intake/fields.h"
-#include "adapters/dialects/volcano/job.h"
 
 #define ANNOTATION_PATH "metadata.annotations[\"" VOLCANO_MIN_RESOURCES_ANNOTATION "\"]"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/dialects/volcano/job.h"
+#include "adapters/dialects/volcano/volumes.h"
 #include "adapters/intake/fields.h"
 
 #define ENV_PREFIX "CALDERA_VOLUME_"

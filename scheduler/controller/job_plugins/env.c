@@ -13,11 +13,7 @@ static int env_attempt(const struct job *job, const struct plugin_config *cfg, i
     return 0;
 }
 
-/* Volcano's env plugin takes no arguments (it ignores any); Caldera refuses them. */
 const struct plugin_def plugin_env = {
     .id = PLUGIN_ENV,
-    .name = "env",
-    .flags = NULL,
-    .nflags = 0,
     .attempt = env_attempt,
 };

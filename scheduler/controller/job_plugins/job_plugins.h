@@ -1,6 +1,7 @@
-/* Volcano's job plugins, with their exact names and variables: env, svc, ssh, pytorch, tensorflow,
- * mpi, ray. For the process runtime every replica runs on this machine, so svc's names resolve
- * through a per-job hosts file and each replica gets a port of its own from the job's block. */
+/* Volcano's job plugins at run time, with their exact variables: env, svc, ssh, pytorch, tensorflow,
+ * mpi, ray (their arguments and admission: adapters/dialects/volcano/job_plugins/). For the process
+ * runtime every replica runs on this machine, so svc's names resolve through a per-job hosts file
+ * and each replica gets a port of its own from the job's block. */
 #ifndef CALDERA_JOB_PLUGINS_H
 #define CALDERA_JOB_PLUGINS_H
 
@@ -9,14 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "adapters/intake/fields.h"
 #include "model/job.h"
-
-/* Admission: spec.plugins must name known plugins with arguments they understand (each an error
- * cause with its path); the plugins frameworks need are added as Volcano's webhook adds them (svc
- * for tensorflow, mpi, pytorch and ray; ssh for mpi), written back into `plugins`. Returns false
- * after adding causes. */
-bool job_plugins_admit(struct fields *f, json_t *spec);
 
 /* How many consecutive ports the job needs (0 when none): one per replica for the frameworks that
  * address replicas by host:port. The controller allocates the block (job->port_base). */

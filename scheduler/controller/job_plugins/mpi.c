@@ -7,38 +7,12 @@
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins/internal.h"
 
-#define MPI_DEFAULT_MASTER "master"
-#define MPI_DEFAULT_WORKER "worker"
-
-static const struct plugin_flag mpi_flags[] = {
-    {"master", FLAG_STRING, offsetof(struct plugin_config, mpi.master)},
-    {"worker", FLAG_STRING, offsetof(struct plugin_config, mpi.worker)},
-    {"port", FLAG_PORT, offsetof(struct plugin_config, mpi.port)},
-};
-
-static const char *master_of(const struct plugin_config *cfg)
-{
-    return cfg->mpi.master ? cfg->mpi.master : MPI_DEFAULT_MASTER;
-}
-
-static const char *worker_of(const struct plugin_config *cfg)
-{
-    return cfg->mpi.worker ? cfg->mpi.worker : MPI_DEFAULT_WORKER;
-}
-
-/* Volcano's master pod looks the worker task up unchecked (a missing one fails the pod); both must exist. */
-static void mpi_admit(struct fields *f, json_t *plugins, const json_t *spec, const struct plugin_config *cfg)
-{
-    plugin_require_task(f, plugins, "mpi", spec, master_of(cfg), "master", "--master");
-    plugin_require_task(f, plugins, "mpi", spec, worker_of(cfg), "worker", "--worker");
-}
-
 static int mpi_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index,
                        const char *job_dir, int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
 {
     (void)index, (void)job_dir, (void)first_port, (void)why, (void)why_len;
-    int worker = plugin_task_index(job, worker_of(cfg));
-    if (strcmp(job->tasks[task].name, master_of(cfg)) != 0 || worker < 0)
+    int worker = plugin_task_index(job, plugin_mpi_worker(cfg));
+    if (strcmp(job->tasks[task].name, plugin_mpi_master(cfg)) != 0 || worker < 0)
         return 0;
     struct sbuf hosts = {0};
     char name[320];
@@ -53,9 +27,5 @@ static int mpi_attempt(const struct job *job, const struct plugin_config *cfg, i
 
 const struct plugin_def plugin_mpi = {
     .id = PLUGIN_MPI,
-    .name = "mpi",
-    .flags = mpi_flags,
-    .nflags = sizeof mpi_flags / sizeof mpi_flags[0],
-    .admit = mpi_admit,
     .attempt = mpi_attempt,
 };

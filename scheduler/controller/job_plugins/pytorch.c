@@ -7,34 +7,6 @@
 #include "scheduler/controller/job_plugins/internal.h"
 
 #define PYTORCH_DEFAULT_PORT 23456
-#define PYTORCH_DEFAULT_MASTER "master"
-#define PYTORCH_DEFAULT_WORKER "worker"
-
-static const struct plugin_flag pytorch_flags[] = {
-    {"master", FLAG_STRING, offsetof(struct plugin_config, pytorch.master)},
-    {"worker", FLAG_STRING, offsetof(struct plugin_config, pytorch.worker)},
-    {"port", FLAG_PORT, offsetof(struct plugin_config, pytorch.port)},
-};
-
-static const char *master_of(const struct plugin_config *cfg)
-{
-    return cfg->pytorch.master ? cfg->pytorch.master : PYTORCH_DEFAULT_MASTER;
-}
-
-static const char *worker_of(const struct plugin_config *cfg)
-{
-    return cfg->pytorch.worker ? cfg->pytorch.worker : PYTORCH_DEFAULT_WORKER;
-}
-
-/* Volcano sets nothing when the master task is missing; Caldera refuses such a job. A job of a master
- * alone is fine, so the worker task must exist only when --worker names it. */
-static void pytorch_admit(struct fields *f, json_t *plugins, const json_t *spec, const struct plugin_config *cfg)
-{
-    plugin_require_task(f, plugins, "pytorch", spec, master_of(cfg), "master", "--master");
-    if (cfg->pytorch.worker)
-        plugin_require_task(f, plugins, "pytorch", spec, cfg->pytorch.worker, "worker", "--worker");
-}
-
 static int32_t pytorch_ports_needed(const struct job *job, const struct plugin_config *cfg)
 {
     (void)job;
@@ -48,7 +20,7 @@ static int pytorch_attempt(const struct job *job, const struct plugin_config *cf
                            size_t why_len)
 {
     (void)job_dir, (void)why, (void)why_len;
-    int master = plugin_task_index(job, master_of(cfg));
+    int master = plugin_task_index(job, plugin_pytorch_master(cfg));
     if (master < 0)
         return 0;
     char addr[320];
@@ -62,19 +34,15 @@ static int pytorch_attempt(const struct job *job, const struct plugin_config *cf
         strv_setenvf(&out->env, "WORLD_SIZE=%d", world) != 0)
         return -1;
     const char *name = job->tasks[task].name;
-    if (strcmp(name, worker_of(cfg)) == 0)
+    if (strcmp(name, plugin_pytorch_worker(cfg)) == 0)
         return strv_setenvf(&out->env, "RANK=%d", index + 1);
-    if (strcmp(name, master_of(cfg)) == 0)
+    if (strcmp(name, plugin_pytorch_master(cfg)) == 0)
         return strv_setenvf(&out->env, "RANK=0");
     return 0;
 }
 
 const struct plugin_def plugin_pytorch = {
     .id = PLUGIN_PYTORCH,
-    .name = "pytorch",
-    .flags = pytorch_flags,
-    .nflags = sizeof pytorch_flags / sizeof pytorch_flags[0],
-    .admit = pytorch_admit,
     .ports_needed = pytorch_ports_needed,
     .attempt = pytorch_attempt,
 };

@@ -7,26 +7,9 @@
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins/internal.h"
 
-#define RAY_DEFAULT_HEAD "head"
-#define RAY_DEFAULT_WORKER "worker"
-#define RAY_DEFAULT_HEAD_CONTAINER "head"
-#define RAY_DEFAULT_WORKER_CONTAINER "worker"
 #define RAY_DEFAULT_PORT 6379           /* GCS */
 #define RAY_DEFAULT_DASHBOARD_PORT 8265
 #define RAY_DEFAULT_CLIENT_PORT 10001   /* ray client server */
-
-/* Volcano's flag names (its user guide says --clientServerPort; its code reads --clientPort). */
-static const struct plugin_flag ray_flags[] = {
-    {"head", FLAG_STRING, offsetof(struct plugin_config, ray.head)},
-    {"headContainer", FLAG_STRING, offsetof(struct plugin_config, ray.head_container)},
-    {"worker", FLAG_STRING, offsetof(struct plugin_config, ray.worker)},
-    {"workerContainer", FLAG_STRING, offsetof(struct plugin_config, ray.worker_container)},
-    {"port", FLAG_PORT, offsetof(struct plugin_config, ray.port)},
-    {"dashboardPort", FLAG_PORT, offsetof(struct plugin_config, ray.dashboard_port)},
-    {"clientPort", FLAG_PORT, offsetof(struct plugin_config, ray.client_port)},
-};
-
-#define OR_DEFAULT(v, d) ((v) ? (v) : (d))
 
 struct ray_ports {
     int32_t gcs, dashboard, client;
@@ -42,15 +25,6 @@ static struct ray_ports ray_ports_of(const struct plugin_config *cfg, int32_t fi
     p.dashboard = cfg->ray.dashboard_port ? cfg->ray.dashboard_port : first_port ? next++ : RAY_DEFAULT_DASHBOARD_PORT;
     p.client = cfg->ray.client_port ? cfg->ray.client_port : first_port ? next++ : RAY_DEFAULT_CLIENT_PORT;
     return p;
-}
-
-/* Volcano fails the pods of a job without the head task; Caldera refuses the job. Workers are optional
- * (a head alone is a cluster) unless --worker names a task. */
-static void ray_admit(struct fields *f, json_t *plugins, const json_t *spec, const struct plugin_config *cfg)
-{
-    plugin_require_task(f, plugins, "ray", spec, OR_DEFAULT(cfg->ray.head, RAY_DEFAULT_HEAD), "head", "--head");
-    if (cfg->ray.worker)
-        plugin_require_task(f, plugins, "ray", spec, cfg->ray.worker, "worker", "--worker");
 }
 
 static int32_t ray_ports_needed(const struct job *job, const struct plugin_config *cfg)
@@ -77,7 +51,7 @@ static int ray_attempt(const struct job *job, const struct plugin_config *cfg, i
                        const char *job_dir, int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
 {
     (void)index, (void)job_dir, (void)why, (void)why_len;
-    int head = plugin_task_index(job, OR_DEFAULT(cfg->ray.head, RAY_DEFAULT_HEAD));
+    int head = plugin_task_index(job, plugin_ray_head(cfg));
     if (head < 0)
         return 0;
     const struct task_spec *ts = &job->tasks[task];
@@ -85,13 +59,12 @@ static int ray_attempt(const struct job *job, const struct plugin_config *cfg, i
     struct ray_ports ports = ray_ports_of(cfg, first_port);
     char script[512] = "";
     /* Volcano tests head then worker, so a task that is both ends up with the worker's command. */
-    if (task == head && strcmp(container, OR_DEFAULT(cfg->ray.head_container, RAY_DEFAULT_HEAD_CONTAINER)) == 0)
+    if (task == head && strcmp(container, plugin_ray_head_container(cfg)) == 0)
         snprintf(script, sizeof script,
                  "ray start --head --block --dashboard-host=0.0.0.0 --port=%d --dashboard-port=%d "
                  "--ray-client-server-port=%d",
                  ports.gcs, ports.dashboard, ports.client);
-    if (strcmp(ts->name, OR_DEFAULT(cfg->ray.worker, RAY_DEFAULT_WORKER)) == 0 &&
-        strcmp(container, OR_DEFAULT(cfg->ray.worker_container, RAY_DEFAULT_WORKER_CONTAINER)) == 0) {
+    if (strcmp(ts->name, plugin_ray_worker(cfg)) == 0 && strcmp(container, plugin_ray_worker_container(cfg)) == 0) {
         char addr[320];
         plugin_domain_name(job, head, 0, addr, sizeof addr);
         snprintf(script, sizeof script, "ray start --block --address=%s:%d", addr, ports.gcs);
@@ -105,10 +78,6 @@ static int ray_attempt(const struct job *job, const struct plugin_config *cfg, i
 
 const struct plugin_def plugin_ray = {
     .id = PLUGIN_RAY,
-    .name = "ray",
-    .flags = ray_flags,
-    .nflags = sizeof ray_flags / sizeof ray_flags[0],
-    .admit = ray_admit,
     .ports_needed = ray_ports_needed,
     .attempt = ray_attempt,
 };

@@ -30,12 +30,6 @@
 #define SSH_KEY_BITS 2048
 #define SSH_KEY_MAX (64 * 1024)
 
-static const struct plugin_flag ssh_flags[] = {
-    {"ssh-key-file-path", FLAG_STRING, offsetof(struct plugin_config, ssh.key_file_path)},
-    {"ssh-private-key", FLAG_STRING, offsetof(struct plugin_config, ssh.private_key)},
-    {"ssh-public-key", FLAG_STRING, offsetof(struct plugin_config, ssh.public_key)},
-};
-
 static int crypto_fail(const char *what, char *why, size_t why_len)
 {
     char detail[256];
@@ -264,25 +258,8 @@ static int ssh_attempt(const struct job *job, const struct plugin_config *cfg, i
     return 0;
 }
 
-/* --ssh-key-file-path is where the keys appear in the container (/root/.ssh by default): an absolute
- * path. A public key alone is ignored by Volcano (it generates a pair); Caldera refuses it. */
-static void ssh_admit(struct fields *f, json_t *plugins, const json_t *spec, const struct plugin_config *cfg)
-{
-    (void)spec;
-    if (cfg->ssh.key_file_path && cfg->ssh.key_file_path[0] != '/')
-        field_error(f, plugins, "ssh", "spec.plugins[ssh]", "FieldValueInvalid",
-                    "Invalid value: \"%.64s\": --ssh-key-file-path must be an absolute path", cfg->ssh.key_file_path);
-    if (cfg->ssh.public_key && *cfg->ssh.public_key && !(cfg->ssh.private_key && *cfg->ssh.private_key))
-        field_error(f, plugins, "ssh", "spec.plugins[ssh]", "FieldValueInvalid",
-                    "Invalid value: --ssh-public-key needs --ssh-private-key (alone it would be ignored)");
-}
-
 const struct plugin_def plugin_ssh = {
     .id = PLUGIN_SSH,
-    .name = "ssh",
-    .flags = ssh_flags,
-    .nflags = sizeof ssh_flags / sizeof ssh_flags[0],
-    .admit = ssh_admit,
     .prepare = ssh_prepare,
     .attempt = ssh_attempt,
 };

@@ -16,11 +16,6 @@
 #define SYSTEM_HOSTS "/etc/hosts"
 #define SYSTEM_HOSTS_MAX (1 << 20)
 
-static const struct plugin_flag svc_flags[] = {
-    {"publish-not-ready-addresses", FLAG_BOOL, offsetof(struct plugin_config, svc.publish_not_ready_addresses)},
-    {"disable-network-policy", FLAG_BOOL, offsetof(struct plugin_config, svc.disable_network_policy)},
-};
-
 /* Volcano's key for a task: '-' -> '_' ("mpi-worker" -> "mpi_worker"), upper-cased for env names. */
 static void task_key(const char *task, bool upper, char *buf, size_t len)
 {
@@ -138,13 +133,9 @@ static int svc_attempt(const struct job *job, const struct plugin_config *cfg, i
     return 0;
 }
 
-/* The Service and NetworkPolicy have no counterpart on one machine, so the two flags are accepted and
- * change nothing. */
+/* The Service and NetworkPolicy have no counterpart on one machine: svc's two flags change nothing. */
 const struct plugin_def plugin_svc = {
     .id = PLUGIN_SVC,
-    .name = "svc",
-    .flags = svc_flags,
-    .nflags = sizeof svc_flags / sizeof svc_flags[0],
     .prepare = svc_prepare,
     .attempt = svc_attempt,
 };

@@ -9,31 +9,11 @@
 
 #define TF_DEFAULT_PORT 2222
 
-static const struct plugin_flag tensorflow_flags[] = {
-    {"ps", FLAG_STRING, offsetof(struct plugin_config, tensorflow.ps)},
-    {"worker", FLAG_STRING, offsetof(struct plugin_config, tensorflow.worker)},
-    {"chief", FLAG_STRING, offsetof(struct plugin_config, tensorflow.chief)},
-    {"evaluator", FLAG_STRING, offsetof(struct plugin_config, tensorflow.evaluator)},
-    {"port", FLAG_PORT, offsetof(struct plugin_config, tensorflow.port)},
-};
-
-enum tf_role { TF_PS, TF_WORKER, TF_CHIEF, TF_EVALUATOR, TF_ROLE_COUNT };
-
-/* The roles in Volcano's order: the order of its clusterInfo fields and of its task-name switch. */
-static const char *const tf_role_names[TF_ROLE_COUNT] = {"ps", "worker", "chief", "evaluator"};
-
-static const char *role_task(const struct plugin_config *cfg, enum tf_role role)
-{
-    const char *given[TF_ROLE_COUNT] = {cfg->tensorflow.ps, cfg->tensorflow.worker, cfg->tensorflow.chief,
-                                        cfg->tensorflow.evaluator};
-    return given[role] ? given[role] : tf_role_names[role];
-}
-
 /* The first role whose task this is, or -1 (Volcano then uses the task's own name as the type). */
 static int role_of_task(const struct plugin_config *cfg, const char *task)
 {
     for (int r = 0; r < TF_ROLE_COUNT; r++)
-        if (strcmp(task, role_task(cfg, (enum tf_role)r)) == 0)
+        if (strcmp(task, plugin_tf_role_task(cfg, (enum tf_role)r)) == 0)
             return r;
     return -1;
 }
@@ -42,17 +22,6 @@ static int role_of_task(const struct plugin_config *cfg, const char *task)
 static bool stand_alone(const struct job *job)
 {
     return job->ntasks == 1 && job->tasks[0].replicas == 1;
-}
-
-/* Volcano needs no role; a role named by an argument must be a task of the job. */
-static void tensorflow_admit(struct fields *f, json_t *plugins, const json_t *spec, const struct plugin_config *cfg)
-{
-    const char *given[TF_ROLE_COUNT] = {cfg->tensorflow.ps, cfg->tensorflow.worker, cfg->tensorflow.chief,
-                                        cfg->tensorflow.evaluator};
-    static const char *const flags[TF_ROLE_COUNT] = {"--ps", "--worker", "--chief", "--evaluator"};
-    for (int r = 0; r < TF_ROLE_COUNT; r++)
-        if (given[r])
-            plugin_require_task(f, plugins, "tensorflow", spec, given[r], tf_role_names[r], flags[r]);
 }
 
 static int32_t tensorflow_ports_needed(const struct job *job, const struct plugin_config *cfg)
@@ -81,7 +50,7 @@ static char *tf_config_json(const struct job *job, const struct plugin_config *c
             if (role_of_task(cfg, job->tasks[t].name) != r)
                 continue;
             json_t *hosts = json_array();
-            ok = hosts && json_object_set_new(cluster, tf_role_names[r], hosts) == 0;
+            ok = hosts && json_object_set_new(cluster, plugin_tf_role_name((enum tf_role)r), hosts) == 0;
             for (int i = 0; ok && i < job->tasks[t].replicas; i++) {
                 char name[320], host[340];
                 plugin_domain_name(job, t, i, name, sizeof name);
@@ -89,12 +58,12 @@ static char *tf_config_json(const struct job *job, const struct plugin_config *c
                 ok = json_array_append_new(hosts, json_string(host)) == 0;
             }
             if (ok && json_array_size(hosts) == 0)
-                json_object_del(cluster, tf_role_names[r]);
+                json_object_del(cluster, plugin_tf_role_name((enum tf_role)r));
             /* Volcano's last task of a role wins; Caldera's task names are unique, so there is one. */
         }
     }
     int role = role_of_task(cfg, job->tasks[task].name);
-    const char *type = role >= 0 ? tf_role_names[role] : job->tasks[task].name;
+    const char *type = role >= 0 ? plugin_tf_role_name((enum tf_role)role) : job->tasks[task].name;
     ok = ok && json_object_set_new(self, "type", json_string(type)) == 0 &&
          json_object_set_new(self, "index", json_integer(index)) == 0 &&
          json_object_set(doc, "cluster", cluster) == 0 && json_object_set(doc, "task", self) == 0;
@@ -120,10 +89,6 @@ static int tensorflow_attempt(const struct job *job, const struct plugin_config 
 
 const struct plugin_def plugin_tensorflow = {
     .id = PLUGIN_TENSORFLOW,
-    .name = "tensorflow",
-    .flags = tensorflow_flags,
-    .nflags = sizeof tensorflow_flags / sizeof tensorflow_flags[0],
-    .admit = tensorflow_admit,
     .ports_needed = tensorflow_ports_needed,
     .attempt = tensorflow_attempt,
 };

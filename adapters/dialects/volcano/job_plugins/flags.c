@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scheduler/controller/job_plugins/internal.h"
+#include "adapters/dialects/volcano/job_plugins/internal.h"
 
 #define ARG_QUOTE_MAX 64 /* how much of an offending argument a message quotes */
 
