@@ -452,6 +452,37 @@ static void refuses_what_is_out_of_bounds(void)
     CHECK_INT(term_stop(&t), 0);
 }
 
+/* A handshake authenticated by the cookie alone opens a terminal only from this server's own page:
+ * another site's page (its Origin) is refused. */
+static void cookie_handshakes_need_this_origin(void)
+{
+    struct term t;
+    REQUIRE(term_start(&t, NULL) == 0);
+    const char *origins[] = {"http://evil.example", NULL};
+    char ours[64];
+    snprintf(ours, sizeof ours, "http://127.0.0.1:%d", t.port);
+    origins[1] = ours;
+    for (int i = 0; i < 2; i++) {
+        int fd = raw_connect(NULL, t.port);
+        REQUIRE(fd >= 0);
+        char req[1024];
+        snprintf(req, sizeof req,
+                 "GET " BASE "ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                 "Cookie: caldera-terminal-token=" TOKEN "\r\nOrigin: %s\r\n\r\n",
+                 t.port, origins[i]);
+        CHECK(raw_send_text(fd, req));
+        char *answer = raw_read_until_closed(fd, 1500); /* NULL: still open, upgraded */
+        if (i == 0)
+            CHECK(answer && strncmp(answer, "HTTP/1.", 7) == 0 && strncmp(answer + 8, " 403 ", 5) == 0);
+        else
+            CHECK(!answer);
+        free(answer);
+        close(fd);
+    }
+    CHECK_INT(term_stop(&t), 0);
+}
+
 /* SIGTERM with a terminal open: exit 0, the shell gone. */
 static void stops_on_sigterm(void)
 {
@@ -496,5 +527,5 @@ static void refuses_bad_options(void)
 
 TEST_MAIN(TEST_CASE(refuses_without_the_token), TEST_CASE(serves_the_page_and_its_assets), TEST_CASE(reports_status),
           TEST_CASE(runs_a_shell_over_the_websocket), TEST_CASE(a_dropped_socket_kills_the_session),
-          TEST_CASE(the_shells_exit_closes_the_socket), TEST_CASE(refuses_what_is_out_of_bounds),
+          TEST_CASE(the_shells_exit_closes_the_socket), TEST_CASE(refuses_what_is_out_of_bounds), TEST_CASE(cookie_handshakes_need_this_origin),
           TEST_CASE(stops_on_sigterm), TEST_CASE(refuses_bad_options))
