@@ -452,6 +452,70 @@ static void refuses_what_is_out_of_bounds(void)
     CHECK_INT(term_stop(&t), 0);
 }
 
+/* Resident memory of process pid in KiB, -1 when unknown. */
+static long rss_kib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+/* CPU time process pid has used, in clock ticks (utime + stime), -1 when unknown. */
+static long cpu_ticks(pid_t pid)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(line, 1, sizeof line - 1, f) : 0;
+    if (f)
+        fclose(f);
+    line[n] = '\0';
+    const char *p = strrchr(line, ')');
+    long utime, stime;
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &utime, &stime) != 2)
+        return -1;
+    return utime + stime;
+}
+
+/* A reader that stops reading while the shell writes without end: the server stops reading the pty
+ * (its memory stays flat), and the output flows again once the reader reads. */
+static void a_slow_reader_pauses_the_shell(void)
+{
+    struct term t;
+    REQUIRE(term_start(&t, NULL) == 0);
+    struct ws_client c;
+    struct ws_client_options o = {.authorization = "token " TOKEN, .rcvbuf = 4096};
+    char url[128];
+    snprintf(url, sizeof url, "ws://127.0.0.1:%d" BASE "ws", t.port);
+    REQUIRE(ws_client_connect(&c, url, NULL, &o, WAIT_MS) == 0);
+    CHECK(ws_client_send_bytes(&c, "yes caldera-flowing\n"));
+    usleep(1000 * 1000);
+    long before = rss_kib(t.pid), cpu_before = cpu_ticks(t.pid);
+    usleep(2000 * 1000);
+    long after = rss_kib(t.pid), cpu_after = cpu_ticks(t.pid);
+    CHECK(before > 0 && after > 0 && cpu_before >= 0 && cpu_after >= 0);
+    if (after - before >= 16 * 1024)
+        test_fail(__FILE__, __LINE__, "the server grew by %ld KiB in 2 s while its reader did not read",
+                  after - before);
+    /* Paused, it does not even read the pty: next to no CPU (under 100 ms in 2 s). */
+    long hz = sysconf(_SC_CLK_TCK);
+    if (cpu_after - cpu_before > hz / 10)
+        test_fail(__FILE__, __LINE__, "the server used %ld ticks of %ld in 2 s while its reader did not read",
+                  cpu_after - cpu_before, hz);
+    char *out = read_until(&c, "caldera-flowing\r\ncaldera-flowing");
+    CHECK(out);
+    free(out);
+    ws_client_drop(&c);
+    CHECK_INT(term_stop(&t), 0);
+}
+
 /* A handshake authenticated by the cookie alone opens a terminal only from this server's own page:
  * another site's page (its Origin) is refused. */
 static void cookie_handshakes_need_this_origin(void)
@@ -528,4 +592,5 @@ static void refuses_bad_options(void)
 TEST_MAIN(TEST_CASE(refuses_without_the_token), TEST_CASE(serves_the_page_and_its_assets), TEST_CASE(reports_status),
           TEST_CASE(runs_a_shell_over_the_websocket), TEST_CASE(a_dropped_socket_kills_the_session),
           TEST_CASE(the_shells_exit_closes_the_socket), TEST_CASE(refuses_what_is_out_of_bounds), TEST_CASE(cookie_handshakes_need_this_origin),
+          TEST_CASE(a_slow_reader_pauses_the_shell),
           TEST_CASE(stops_on_sigterm), TEST_CASE(refuses_bad_options))
