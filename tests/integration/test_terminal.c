@@ -31,8 +31,8 @@
 struct term {
     pid_t pid;
     int port;
-    char cwd[64];      /* the shells' directory (made here) */
-    char log[96];      /* the server's stderr */
+    char cwd[64]; /* the shells' directory (made here) */
+    char log[96]; /* the server's stderr */
 };
 
 static const char *bin_dir(void)
@@ -52,8 +52,8 @@ static int term_start(struct term *t, const char *const *extra)
     snprintf(t->log, sizeof t->log, "%s.log", t->cwd);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/caldera-terminal", bin_dir());
-    const char *argv[32] = {path, "--listen", "127.0.0.1:0", "--base-url", BASE, "--token", TOKEN,
-                            "--cwd", t->cwd, "--shell", "/bin/sh"};
+    const char *argv[32] = {path,  "--listen", "127.0.0.1:0", "--base-url", BASE,     "--token",
+                            TOKEN, "--cwd",    t->cwd,        "--shell",    "/bin/sh"};
     int argc = 11;
     for (int i = 0; extra && extra[i] && argc < 31; i++)
         argv[argc++] = extra[i];
@@ -591,6 +591,6 @@ static void refuses_bad_options(void)
 
 TEST_MAIN(TEST_CASE(refuses_without_the_token), TEST_CASE(serves_the_page_and_its_assets), TEST_CASE(reports_status),
           TEST_CASE(runs_a_shell_over_the_websocket), TEST_CASE(a_dropped_socket_kills_the_session),
-          TEST_CASE(the_shells_exit_closes_the_socket), TEST_CASE(refuses_what_is_out_of_bounds), TEST_CASE(cookie_handshakes_need_this_origin),
-          TEST_CASE(a_slow_reader_pauses_the_shell),
+          TEST_CASE(the_shells_exit_closes_the_socket), TEST_CASE(refuses_what_is_out_of_bounds),
+          TEST_CASE(cookie_handshakes_need_this_origin), TEST_CASE(a_slow_reader_pauses_the_shell),
           TEST_CASE(stops_on_sigterm), TEST_CASE(refuses_bad_options))

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 struct term_asset {
-    const char *name;          /* "index.html", "xterm.js", ... (served under BASE/static/) */
+    const char *name; /* "index.html", "xterm.js", ... (served under BASE/static/) */
     const char *content_type;
     const unsigned char *data;
     size_t len;

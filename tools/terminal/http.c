@@ -14,8 +14,9 @@
 
 #define HEADERS_MAX 2048
 #define BODY_PART 16384
-#define PAGE_CSP "default-src 'self'; connect-src 'self' ws: wss:; style-src 'self' 'unsafe-inline'; " \
-                 "frame-ancestors 'self'"
+#define PAGE_CSP                                                                          \
+    "default-src 'self'; connect-src 'self' ws: wss:; style-src 'self' 'unsafe-inline'; " \
+    "frame-ancestors 'self'"
 
 const struct term_asset *term_asset_find(const char *name)
 {
@@ -136,8 +137,9 @@ int term_http_request(struct term_server *srv, struct lws *wsi, struct http_conn
     memset(c, 0, sizeof *c);
     enum term_auth how = term_auth_check(wsi, o->token);
     if (how == TERM_AUTH_NONE)
-        return answer_now(wsi, 403, "caldera-terminal: forbidden without the token (Authorization: token T, "
-                                    "?token=T, or the cookie its page sets)\n");
+        return answer_now(wsi, 403,
+                          "caldera-terminal: forbidden without the token (Authorization: token T, "
+                          "?token=T, or the cookie its page sets)\n");
     if (!get_path(wsi, path, sizeof path))
         return answer_now(wsi, 405, "caldera-terminal: GET only\n");
     size_t blen = strlen(o->base);

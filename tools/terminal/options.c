@@ -42,8 +42,8 @@ static int parse_listen(const char *v, struct term_options *o, char *err, size_t
 static int parse_base(const char *v, struct term_options *o, char *err, size_t errlen)
 {
     size_t n = strlen(v);
-    if (n == 0 || v[0] != '/' || n + 2 > sizeof o->base || strstr(v, "//") || strstr(v, "/../") ||
-        strstr(v, "/./") || strpbrk(v, "?#%\"'<> \t\r\n\\;"))
+    if (n == 0 || v[0] != '/' || n + 2 > sizeof o->base || strstr(v, "//") || strstr(v, "/../") || strstr(v, "/./") ||
+        strpbrk(v, "?#%\"'<> \t\r\n\\;"))
         return fail(err, errlen, "--base-url wants a plain path such as /proxy/NS/NAME/, got \"%s\"", v);
     snprintf(o->base, sizeof o->base, "%s%s", v, v[n - 1] == '/' ? "" : "/");
     return 0;
@@ -58,8 +58,10 @@ static int check_token(const char *t, char *err, size_t errlen)
         return fail(err, errlen, "the token must be 1 to 256 characters%s", "");
     for (size_t i = 0; i < n; i++)
         if (t[i] <= ' ' || t[i] >= 127 || strchr("\",;\\", t[i]))
-            return fail(err, errlen, "the token may hold printable ASCII only, without space, quote, comma, "
-                        "semicolon or backslash%s", "");
+            return fail(err, errlen,
+                        "the token may hold printable ASCII only, without space, quote, comma, "
+                        "semicolon or backslash%s",
+                        "");
     return 0;
 }
 

@@ -5,16 +5,16 @@
 
 #include <stddef.h>
 
-#define TERMINAL_DEFAULT_MAX 8   /* concurrent terminals unless --max-terminals says otherwise */
-#define TERMINAL_TOKEN_MAX 256   /* longest token accepted (it travels in a cookie) */
+#define TERMINAL_DEFAULT_MAX 8 /* concurrent terminals unless --max-terminals says otherwise */
+#define TERMINAL_TOKEN_MAX 256 /* longest token accepted (it travels in a cookie) */
 
 struct term_options {
-    char host[16];          /* the loopback IPv4 address to listen on */
-    int port;               /* 0: any free port (printed on stdout once listening) */
-    char base[256];         /* the path prefix of everything served, starting and ending with '/' */
+    char host[16];  /* the loopback IPv4 address to listen on */
+    int port;       /* 0: any free port (printed on stdout once listening) */
+    char base[256]; /* the path prefix of everything served, starting and ending with '/' */
     char token[TERMINAL_TOKEN_MAX + 1];
-    char cwd[4096];         /* the shells' working directory ("" keeps ours) */
-    char shell[4096];       /* the program each terminal runs */
+    char cwd[4096];   /* the shells' working directory ("" keeps ours) */
+    char shell[4096]; /* the program each terminal runs */
     int max_terminals;
 };
 

@@ -41,8 +41,7 @@ static void become_shell(const char *shell, const char *cwd)
     _exit(127);
 }
 
-pid_t procs_spawn_shell(const char *shell, const char *cwd, int cols, int rows, int *master, char *err,
-                        size_t errlen)
+pid_t procs_spawn_shell(const char *shell, const char *cwd, int cols, int rows, int *master, char *err, size_t errlen)
 {
     struct winsize ws = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
     int fd = -1;

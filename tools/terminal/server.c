@@ -32,12 +32,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     struct session *s = lws_get_opaque_user_data(wsi);
     char err[256];
     switch (reason) {
-    case LWS_CALLBACK_HTTP:
-        return user ? term_http_request(srv, wsi, user) : -1;
-    case LWS_CALLBACK_HTTP_WRITEABLE:
-        return user ? term_http_writable(wsi, user) : -1;
-    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        return term_http_confirm_upgrade(srv, wsi);
+    case LWS_CALLBACK_HTTP: return user ? term_http_request(srv, wsi, user) : -1;
+    case LWS_CALLBACK_HTTP_WRITEABLE: return user ? term_http_writable(wsi, user) : -1;
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: return term_http_confirm_upgrade(srv, wsi);
     case LWS_CALLBACK_ESTABLISHED:
         if (srv->stopping || srv->nsessions >= srv->opt->max_terminals)
             return -1;
@@ -46,28 +43,23 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return -1;
         }
         return 0;
-    case LWS_CALLBACK_RECEIVE:
-        return s ? session_ws_receive(s, in, len) : -1;
-    case LWS_CALLBACK_SERVER_WRITEABLE:
-        return s ? session_ws_writable(s) : 0;
+    case LWS_CALLBACK_RECEIVE: return s ? session_ws_receive(s, in, len) : -1;
+    case LWS_CALLBACK_SERVER_WRITEABLE: return s ? session_ws_writable(s) : 0;
     case LWS_CALLBACK_CLOSED:
         if (s) {
             lws_set_opaque_user_data(wsi, NULL);
             session_ws_closed(s);
         }
         return 0;
-    case LWS_CALLBACK_RAW_RX_FILE:
-        return s ? session_pty_readable(s) : 0;
-    case LWS_CALLBACK_RAW_WRITEABLE_FILE:
-        return s ? session_pty_writable(s) : 0;
+    case LWS_CALLBACK_RAW_RX_FILE: return s ? session_pty_readable(s) : 0;
+    case LWS_CALLBACK_RAW_WRITEABLE_FILE: return s ? session_pty_writable(s) : 0;
     case LWS_CALLBACK_RAW_CLOSE_FILE:
         if (s) {
             lws_set_opaque_user_data(wsi, NULL);
             session_pty_closed(s);
         }
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 

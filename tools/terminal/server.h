@@ -18,12 +18,12 @@ struct term_server {
     const struct term_options *opt;
     struct lws_context *ctx;
     struct lws_vhost *vh;
-    int port;                        /* the port listened on */
-    struct session *sessions;        /* every terminal whose shell or socket is not yet gone */
+    int port;                 /* the port listened on */
+    struct session *sessions; /* every terminal whose shell or socket is not yet gone */
     int nsessions;
-    int connections;                 /* terminals whose WebSocket is open */
-    int64_t last_activity_ms;        /* wall clock of the last byte either way, open or close */
-    lws_sorted_usec_list_t sweep;    /* the periodic reap of shells and kill deadlines */
+    int connections;              /* terminals whose WebSocket is open */
+    int64_t last_activity_ms;     /* wall clock of the last byte either way, open or close */
+    lws_sorted_usec_list_t sweep; /* the periodic reap of shells and kill deadlines */
     bool stopping;
 };
 

@@ -16,24 +16,24 @@
 
 #include "tools/terminal/procs.h"
 
-#define OUT_CHUNK 16384     /* pty output read at a time: the most held per terminal besides the socket's */
-#define IN_STASH 8192       /* input the pty did not take yet (twice the socket's receive buffer) */
-#define CONTROL_MAX 256     /* the longest control (text) message */
-#define KILL_GRACE_MS 2000  /* from SIGHUP to SIGKILL */
-#define MAX_DIM 1000        /* the largest cols or rows a resize may ask */
+#define OUT_CHUNK 16384    /* pty output read at a time: the most held per terminal besides the socket's */
+#define IN_STASH 8192      /* input the pty did not take yet (twice the socket's receive buffer) */
+#define CONTROL_MAX 256    /* the longest control (text) message */
+#define KILL_GRACE_MS 2000 /* from SIGHUP to SIGKILL */
+#define MAX_DIM 1000       /* the largest cols or rows a resize may ask */
 
 struct session {
     struct session *next;
     struct term_server *srv;
-    struct lws *ws;          /* NULL once the socket closed */
-    struct lws *pty;         /* NULL once the pty closed (libwebsockets closes the master) */
+    struct lws *ws;  /* NULL once the socket closed */
+    struct lws *pty; /* NULL once the pty closed (libwebsockets closes the master) */
     int master;
-    pid_t pid;               /* the shell; 0 once reaped */
-    pid_t sid;               /* its session (its pid, kept after it is reaped) */
-    bool ending;             /* SIGHUP sent; SIGKILL at kill_at */
+    pid_t pid;   /* the shell; 0 once reaped */
+    pid_t sid;   /* its session (its pid, kept after it is reaped) */
+    bool ending; /* SIGHUP sent; SIGKILL at kill_at */
     bool killed;
     int64_t kill_at;
-    int close_code;          /* what the socket is closed with, 0 until it should close */
+    int close_code; /* what the socket is closed with, 0 until it should close */
     const char *close_reason;
     size_t out_len;
     unsigned char out[LWS_PRE + OUT_CHUNK];
