@@ -562,6 +562,30 @@ static void stops_on_sigterm(void)
     ws_client_drop(&c);
 }
 
+/* --token-file: its first line is the token (a later flag wins over --token). */
+static void reads_the_token_from_a_file(void)
+{
+    char file[] = "/tmp/caldera-test-term-token-XXXXXX";
+    int fd = mkstemp(file);
+    REQUIRE(fd >= 0);
+    static const char token[] = "from-a-file-91b3\n";
+    CHECK(write(fd, token, sizeof token - 1) == (ssize_t)(sizeof token - 1));
+    close(fd);
+    const char *const extra[] = {"--token-file", file, NULL};
+    struct term t;
+    int started = term_start(&t, extra);
+    unlink(file);
+    REQUIRE(started == 0);
+    int code;
+    char *a = http_get(&t, BASE "api/status", "Authorization: token from-a-file-91b3\r\n", &code);
+    CHECK_INT(code, 200);
+    free(a);
+    a = http_get(&t, BASE "api/status", "Authorization: token " TOKEN "\r\n", &code);
+    CHECK_INT(code, 403);
+    free(a);
+    CHECK_INT(term_stop(&t), 0);
+}
+
 /* Only loopback addresses, and the token is required. */
 static void refuses_bad_options(void)
 {
@@ -593,4 +617,4 @@ TEST_MAIN(TEST_CASE(refuses_without_the_token), TEST_CASE(serves_the_page_and_it
           TEST_CASE(runs_a_shell_over_the_websocket), TEST_CASE(a_dropped_socket_kills_the_session),
           TEST_CASE(the_shells_exit_closes_the_socket), TEST_CASE(refuses_what_is_out_of_bounds),
           TEST_CASE(cookie_handshakes_need_this_origin), TEST_CASE(a_slow_reader_pauses_the_shell),
-          TEST_CASE(stops_on_sigterm), TEST_CASE(refuses_bad_options))
+          TEST_CASE(stops_on_sigterm), TEST_CASE(reads_the_token_from_a_file), TEST_CASE(refuses_bad_options))
