@@ -3,7 +3,7 @@
 #include "tools/terminal/options.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +17,13 @@ static const char usage[] =
     "A web terminal: GET BASE (the page), BASE/static/..., BASE/api/status, WebSocket BASE/ws (a pty each).\n"
     "Every request carries the token: Authorization: token T, ?token=T, or the cookie the page sets.\n";
 
-static int fail(char *err, size_t errlen, const char *fmt, const char *arg)
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
-    snprintf(err, errlen, fmt, arg);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -55,13 +59,12 @@ static int check_token(const char *t, char *err, size_t errlen)
 {
     size_t n = strlen(t);
     if (n == 0 || n > TERMINAL_TOKEN_MAX)
-        return fail(err, errlen, "the token must be 1 to 256 characters%s", "");
+        return fail(err, errlen, "the token must be 1 to 256 characters");
     for (size_t i = 0; i < n; i++)
         if (t[i] <= ' ' || t[i] >= 127 || strchr("\",;\\", t[i]))
             return fail(err, errlen,
                         "the token may hold printable ASCII only, without space, quote, comma, "
-                        "semicolon or backslash%s",
-                        "");
+                        "semicolon or backslash");
     return 0;
 }
 
@@ -113,7 +116,7 @@ int term_options_parse(int argc, char **argv, struct term_options *o, char *err,
             rc = parse_base(v, o, err, errlen);
         } else if (strcmp(flag, "--token") == 0) {
             if (strlen(v) >= sizeof o->token)
-                return fail(err, errlen, "--token: longer than 256 characters%s", "");
+                return fail(err, errlen, "--token: longer than 256 characters");
             snprintf(o->token, sizeof o->token, "%s", v);
             have_token = true;
         } else if (strcmp(flag, "--token-file") == 0) {
@@ -141,11 +144,11 @@ int term_options_parse(int argc, char **argv, struct term_options *o, char *err,
             return -1;
     }
     if (o->port < 0)
-        return fail(err, errlen, "--listen 127.0.0.1:PORT is required%s", "");
+        return fail(err, errlen, "--listen 127.0.0.1:PORT is required");
     if (!o->base[0])
-        return fail(err, errlen, "--base-url is required (the path Caldera's proxy serves this under)%s", "");
+        return fail(err, errlen, "--base-url is required (the path Caldera's proxy serves this under)");
     if (!have_token)
-        return fail(err, errlen, "--token-file FILE or --token T is required%s", "");
+        return fail(err, errlen, "--token-file FILE or --token T is required");
     if (check_token(o->token, err, errlen) != 0)
         return -1;
     if (!o->shell[0])
