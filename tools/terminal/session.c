@@ -21,6 +21,7 @@
 #define CONTROL_MAX 256    /* the longest control (text) message */
 #define KILL_GRACE_MS 2000 /* from SIGHUP to SIGKILL */
 #define MAX_DIM 1000       /* the largest cols or rows a resize may ask */
+#define TAIL_MAX 65536     /* output still in the pty when it hangs up, kept to be sent before the close */
 
 struct session {
     struct session *next;
@@ -37,6 +38,8 @@ struct session {
     const char *close_reason;
     size_t out_len;
     unsigned char out[LWS_PRE + OUT_CHUNK];
+    unsigned char *tail; /* the pty's last output, read as it hung up */
+    size_t tail_len, tail_sent;
     size_t in_len;
     unsigned char in[IN_STASH];
     size_t ctl_len;
@@ -169,6 +172,12 @@ int session_ws_receive(struct session *s, const void *in, size_t len)
 
 int session_ws_writable(struct session *s)
 {
+    if (!s->out_len && s->tail_sent < s->tail_len) {
+        size_t n = s->tail_len - s->tail_sent > OUT_CHUNK ? OUT_CHUNK : s->tail_len - s->tail_sent;
+        memcpy(s->out + LWS_PRE, s->tail + s->tail_sent, n);
+        s->tail_sent += n;
+        s->out_len = n;
+    }
     if (s->out_len) {
         if (lws_write(s->ws, s->out + LWS_PRE, s->out_len, LWS_WRITE_BINARY) < (int)s->out_len)
             return -1;
@@ -234,8 +243,23 @@ int session_pty_writable(struct session *s)
     return 0;
 }
 
+/* As the pty hangs up (its master not yet closed), what the shell wrote last and the socket has not
+ * taken: while paused, the pty was not read. At most TAIL_MAX; a failure only loses that. */
+static void keep_tail(struct session *s)
+{
+    if (!s->ws || s->close_code || s->master < 0 || !(s->tail = malloc(TAIL_MAX)))
+        return;
+    while (s->tail_len < TAIL_MAX) {
+        ssize_t n = read(s->master, s->tail + s->tail_len, TAIL_MAX - s->tail_len);
+        if (n <= 0)
+            break;
+        s->tail_len += (size_t)n;
+    }
+}
+
 void session_pty_closed(struct session *s)
 {
+    keep_tail(s);
     s->pty = NULL;
     s->master = -1;
     s->in_len = 0;
@@ -279,6 +303,7 @@ void sessions_sweep(struct term_server *srv)
         if (done) {
             *p = s->next;
             srv->nsessions--;
+            free(s->tail);
             free(s);
         } else {
             p = &s->next;
@@ -324,6 +349,7 @@ void sessions_finish(struct term_server *srv, int wait_ms)
     while (srv->sessions) {
         struct session *s = srv->sessions;
         srv->sessions = s->next;
+        free(s->tail);
         free(s);
     }
     srv->nsessions = 0;
