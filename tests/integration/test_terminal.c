@@ -120,7 +120,10 @@ static int term_stop(struct term *t)
     }
     t->pid = 0;
     rmdir(t->cwd);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (rc == 0)
+        unlink(t->log); /* kept when something went wrong */
+    return rc;
 }
 
 /* GET path with extra header lines ("Name: value\r\n", may be ""): the whole answer (caller frees),
