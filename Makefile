@@ -40,6 +40,8 @@ LIB_SRCS := $(shell find $(LIB_ROOTS) -name '*.c' | LC_ALL=C sort)
 JOBSERVER_SRCS := $(wildcard daemon/*.c)
 JOBCTL_SRCS := $(wildcard tools/jobctl/*.c)
 SIMULATE_SRCS := $(wildcard tools/simulate/*.c)
+# The web terminal companion, with its page and xterm.js compiled in (tools/terminal/embed-assets).
+TERMINAL_SRCS := $(wildcard tools/terminal/*.c) build/gen/terminal_assets.c
 TESTLIB_SRCS := $(wildcard tests/lib/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 INTEGRATION_SRCS := $(wildcard tests/integration/*.c)
@@ -100,6 +102,11 @@ build/$(1)/bin/jobserver build/$(1)/bin/jobctl build/$(1)/bin/simulate: build/$(
 	$$(call say,LINK,$$@)
 	$$(Q)$$(CC) $$($(3)_LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(filter %.a,$$^) $$(PKG_LIBS)
 
+build/$(1)/bin/caldera-terminal: $$(call obj,$(1),$$(TERMINAL_SRCS))
+	@mkdir -p $$(@D)
+	$$(call say,LINK,$$@)
+	$$(Q)$$(CC) $$($(3)_LDFLAGS) -o $$@ $$^ $$(PKG_LIBS)
+
 build/$(1)/tests/%: build/$(1)/tests/%.o build/$(1)/libtest.a build/$(1)/libtools.a build/$(1)/libcaldera.a
 	@mkdir -p $$(@D)
 	$$(call say,LINK,$$@)
@@ -130,6 +137,16 @@ bin/simulate: $(call obj,rel,$(SIMULATE_SRCS)) $(REL_LIB)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(PKG_LIBS)
+
+bin/caldera-terminal: $(call obj,rel,$(TERMINAL_SRCS))
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(PKG_LIBS)
+
+# Never fails for want of npm: without it the terminal's page falls back to a line console.
+build/gen/terminal_assets.c: tools/terminal/embed-assets $(wildcard tools/terminal/web/*)
+	$(call say,GEN,$@)
+	$(Q)./tools/terminal/embed-assets $@ build/npm
 
 # The task supervisor: one runs beside every task, so it is small, static and uninstrumented, and
 # built against musl, whose static start-up costs half of glibc's (measured: 0.2 ms against 0.4 ms
@@ -183,8 +200,8 @@ build/fuzz/suite/fuzz_%: build/fuzz/bin/fuzz_%
 # --- goals -----------------------------------------------------------------
 .PHONY: all run test test-build tsan tsan-build bench soak fuzz clean help layers
 
-BINARIES := bin/jobserver bin/jobctl bin/caldera-shim $(if $(SIMULATE_SRCS),bin/simulate)
-ASAN_BINARIES := build/asan/bin/jobserver build/asan/bin/jobctl build/asan/bin/caldera-shim $(if $(SIMULATE_SRCS),build/asan/bin/simulate)
+BINARIES := bin/jobserver bin/jobctl bin/caldera-shim bin/caldera-terminal $(if $(SIMULATE_SRCS),bin/simulate)
+ASAN_BINARIES := build/asan/bin/jobserver build/asan/bin/jobctl build/asan/bin/caldera-shim build/asan/bin/caldera-terminal $(if $(SIMULATE_SRCS),build/asan/bin/simulate)
 
 all: $(BINARIES)
 
@@ -213,7 +230,7 @@ TSAN_UNIT := hub store store_history_list store_migrations store_retention spare
 TSAN_SKIP :=
 TSAN_TESTS := $(patsubst %,build/tsan/tests/unit/test_%,$(TSAN_UNIT)) \
               $(filter-out $(patsubst %,build/tsan/tests/integration/test_%,$(TSAN_SKIP)),$(patsubst tests/integration/%.c,build/tsan/tests/integration/%,$(INTEGRATION_SRCS)))
-TSAN_BINARIES := build/tsan/bin/jobserver build/tsan/bin/jobctl build/tsan/bin/caldera-shim $(if $(SIMULATE_SRCS),build/tsan/bin/simulate)
+TSAN_BINARIES := build/tsan/bin/jobserver build/tsan/bin/jobctl build/tsan/bin/caldera-shim build/tsan/bin/caldera-terminal $(if $(SIMULATE_SRCS),build/tsan/bin/simulate)
 TSAN_REPORTS := $(CURDIR)/build/tsan/reports
 
 tsan-build: $(TSAN_TESTS) $(TSAN_BINARIES)
