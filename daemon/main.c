@@ -29,6 +29,7 @@
 #include "gateway/ws/ws.h"
 #include "scheduler/core/core.h"
 #include "scheduler/framework/plugin.h"
+#include "scheduler/registry.h"
 #include "runtime/data_dir.h"
 #include "runtime/host.h"
 #include "runtime/process.h"

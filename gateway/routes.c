@@ -191,7 +191,7 @@ const struct route gateway_routes[] = {
      "delete a token (admins): requests bearing it are refused at once", OQ_PRETTY, NULL, 200, "Status", NULL,
      OE_404 | OE_503 | OE_507}},
 
-    /* Other dialects' jobs (adapters/dialects/registry.c), after every fixed path above. */
+    /* Other dialects' jobs (adapters/dialects.c), after every fixed path above. */
     {"GET", DIALECT "/{plural}", handle_dialect_list_all, {"list{kind}ForAllNamespaces",
      "list the {kind} objects of every namespace", Q_PAGED | OQ_AS, NULL, 200, "{kind}List", NULL, E_LIST}},
     {"GET", DIALECT "/namespaces/{ns}/{plural}", handle_dialect_list, {"listNamespaced{kind}",

@@ -8,6 +8,7 @@
 
 #include "common/log.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/registry.h"
 
 int schedule_cycle(struct controller *ctl, const struct sched_conf *conf, const struct zone_table *zones,
                    struct cycle_stats *stats)
@@ -20,7 +21,7 @@ int schedule_cycle(struct controller *ctl, const struct sched_conf *conf, const 
         if (sz.nnodes == 0 && z > 0)
             continue;
         struct session ssn;
-        if (session_open(&ssn, ctl->cluster, conf, &sz, ctl->now_ms) != 0) {
+        if (session_open(&ssn, &builtin_registry, ctl->cluster, conf, &sz, ctl->now_ms) != 0) {
             log_error("scheduling cycle for %s skipped: out of memory", sz.scheduler_name);
             rc = -1;
             continue;

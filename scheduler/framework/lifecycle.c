@@ -144,14 +144,15 @@ static int open_plugin(struct session *ssn, const struct plugin_def *def, const 
 static int open_plugins(struct session *ssn)
 {
     if (ssn->cluster->nquotas > 0 && !sched_conf_plugin(ssn->conf, "quota")) {
+        const struct plugin_def *quota = registry_plugin(ssn->registry, "quota");
         plugin_conf_init(&ssn->hooks->implicit, "quota");
-        if (open_plugin(ssn, &plugin_quota, &ssn->hooks->implicit, -1) != 0)
+        if (quota && open_plugin(ssn, quota, &ssn->hooks->implicit, -1) != 0)
             return -1;
     }
     for (int t = 0; t < ssn->conf->ntiers; t++) {
         const struct tier_conf *tier = &ssn->conf->tiers[t];
         for (int p = 0; p < tier->nplugins; p++) {
-            const struct plugin_def *def = plugin_find(tier->plugins[p].name);
+            const struct plugin_def *def = registry_plugin(ssn->registry, tier->plugins[p].name);
             if (def && open_plugin(ssn, def, &tier->plugins[p], t) != 0)
                 return -1;
         }
@@ -173,11 +174,12 @@ static void read_action_args(struct session *ssn)
     ssn->nodes_to_find = session_nodes_to_find(ssn->nnodes, min_nodes, percentage);
 }
 
-int session_open(struct session *ssn, const struct cluster *cluster, const struct sched_conf *conf,
-                 const struct session_zone *zone, int64_t now_ms)
+int session_open(struct session *ssn, const struct plugin_registry *registry, const struct cluster *cluster,
+                 const struct sched_conf *conf, const struct session_zone *zone, int64_t now_ms)
 {
     memset(ssn, 0, sizeof *ssn);
     ssn->conf = conf;
+    ssn->registry = registry;
     ssn->cluster = cluster;
     ssn->now_ms = now_ms;
     ssn->scheduler_name = zone && zone->scheduler_name ? zone->scheduler_name : DEFAULT_SCHEDULER_NAME;
@@ -196,7 +198,7 @@ fail:
 void session_run(struct session *ssn)
 {
     for (int a = 0; a < ssn->conf->nactions; a++) {
-        const struct action_def *def = action_find(ssn->conf->actions[a]);
+        const struct action_def *def = registry_action(ssn->registry, ssn->conf->actions[a]);
         if (def)
             def->execute(ssn);
     }

@@ -1,5 +1,5 @@
 /* How plugins and actions plug into the framework: a name and functions, like Slurm's plugin
- * structs and Volcano's Plugin/Action interfaces. The registry knows every built-in one. */
+ * structs and Volcano's Plugin/Action interfaces, and a registry of them by name. */
 #ifndef CALDERA_PLUGIN_H
 #define CALDERA_PLUGIN_H
 
@@ -21,14 +21,20 @@ struct action_def {
     void (*execute)(struct session *ssn);
 };
 
-/* The built-in implementation of a name, or NULL. */
-const struct plugin_def *plugin_find(const char *name);
-const struct action_def *action_find(const char *name);
-/* Writes the configured names that have no implementation yet ("preempt, drf, ...") into buf;
- * returns how many there are. The names themselves are known to the model (plugin_name_known). */
-int sched_conf_unimplemented(const struct sched_conf *conf, char *buf, size_t len);
+/* The plugins and actions a session may open: the caller's (scheduler/registry.h has the built-in
+ * one), so the framework never names an implementation. */
+struct plugin_registry {
+    const struct plugin_def *const *plugins;
+    size_t nplugins;
+    const struct action_def *const *actions;
+    size_t nactions;
+};
 
-/* The built-ins. */
+/* The implementation of a name in r, or NULL. */
+const struct plugin_def *registry_plugin(const struct plugin_registry *r, const char *name);
+const struct action_def *registry_action(const struct plugin_registry *r, const char *name);
+
+/* The built-ins, each defined in its own file under scheduler/plugins/ and scheduler/actions/. */
 extern const struct plugin_def plugin_priority, plugin_gang, plugin_conformance, plugin_predicates, plugin_nodeorder,
     plugin_binpack, plugin_proportion, plugin_drf, plugin_overcommit, plugin_sla, plugin_quota;
 extern const struct action_def action_enqueue, action_allocate, action_backfill, action_preempt, action_reclaim;

@@ -127,6 +127,7 @@ typedef void (*allocate_event_fn)(void *state, const struct job *job, struct job
 
 struct session {
     const struct sched_conf *conf;
+    const struct plugin_registry *registry; /* where the conf's plugins and actions are found */
     const struct cluster *cluster;
     const char *scheduler_name;     /* the zone: jobs with this spec.schedulerName */
     int64_t now_ms;
@@ -161,10 +162,12 @@ struct session_zone {
     int nnodes;
 };
 
-/* A session's life (lifecycle.c). Builds the snapshot for a zone and opens the configured plugins.
+/* A session's life (lifecycle.c). Builds the snapshot for a zone and opens the configured plugins,
+ * found in registry.
  * Returns 0 or -1 (out of memory). */
-int session_open(struct session *ssn, const struct cluster *cluster, const struct sched_conf *conf,
-                 const struct session_zone *zone, int64_t now_ms);
+struct plugin_registry;
+int session_open(struct session *ssn, const struct plugin_registry *registry, const struct cluster *cluster,
+                 const struct sched_conf *conf, const struct session_zone *zone, int64_t now_ms);
 /* Runs the configured actions in order. */
 void session_run(struct session *ssn);
 /* Closes the plugins (they write their verdicts, e.g. gang's Unschedulable messages). */

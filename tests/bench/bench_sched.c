@@ -15,6 +15,7 @@
 #include "adapters/dialects/volcano/job.h"
 #include "common/fs.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/registry.h"
 #include "tests/lib/bench.h"
 
 #define NODES 5000
@@ -128,7 +129,7 @@ int main(void)
     for (int r = 0; r < RUNS; r++) {
         struct session ssn;
         double t0 = bench_now();
-        if (session_open(&ssn, &c, &conf, NULL, 1000) != 0)
+        if (session_open(&ssn, &builtin_registry, &c, &conf, NULL, 1000) != 0)
             return 1;
         session_run(&ssn);
         session_close(&ssn);

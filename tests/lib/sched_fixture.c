@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/uuid.h"
+#include "scheduler/registry.h"
 
 void fixture_init(struct sched_fixture *fx, const char *actions)
 {
@@ -100,7 +101,7 @@ void fixture_run(struct sched_fixture *fx, struct job *job, int flat, int node, 
 struct session fixture_cycle(struct sched_fixture *fx)
 {
     struct session ssn;
-    if (session_open(&ssn, &fx->c, &fx->conf, NULL, fx->now_ms) != 0)
+    if (session_open(&ssn, &builtin_registry, &fx->c, &fx->conf, NULL, fx->now_ms) != 0)
         memset(&ssn, 0, sizeof ssn);
     session_run(&ssn);
     session_close(&ssn);

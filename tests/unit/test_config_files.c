@@ -6,6 +6,7 @@
 #include "adapters/objects/node.h"
 #include "adapters/objects/scheduler_conf.h"
 #include "scheduler/framework/plugin.h"
+#include "scheduler/registry.h"
 #include "tests/lib/test.h"
 
 static void nodes_as_documents_and_list(void)

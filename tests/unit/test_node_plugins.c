@@ -9,6 +9,7 @@
 #include "adapters/dialects/volcano/job.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/registry.h"
 #include "scheduler/plugins/node_match.h"
 #include "tests/lib/test.h"
 
@@ -309,7 +310,7 @@ static struct job *world_job(struct world *w, const char *name, int replicas, in
 
 static bool world_open(struct world *w)
 {
-    return session_open(&w->ssn, &w->c, &w->conf, NULL, 1000) == 0;
+    return session_open(&w->ssn, &builtin_registry, &w->c, &w->conf, NULL, 1000) == 0;
 }
 
 static struct job_info *info_of(struct world *w, const struct job *job)

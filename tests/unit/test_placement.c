@@ -6,6 +6,7 @@
 
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/registry.h"
 #include "tests/lib/test.h"
 
 #define GiB (1024LL * 1024 * 1024)
@@ -76,7 +77,7 @@ static void fixture_free(struct fixture *fx)
 static struct session run_cycle(struct cluster *c, const struct sched_conf *conf)
 {
     struct session ssn;
-    if (session_open(&ssn, c, conf, NULL, 1000) != 0)
+    if (session_open(&ssn, &builtin_registry, c, conf, NULL, 1000) != 0)
         memset(&ssn, 0, sizeof ssn);
     session_run(&ssn);
     session_close(&ssn);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "scheduler/framework/plugin.h"
+#include "scheduler/registry.h"
 #include "tests/lib/sched_fixture.h"
 #include "tests/lib/test.h"
 
@@ -336,13 +337,13 @@ static void zones_partition_nodes_and_jobs(void)
     const int default_nodes[] = {0}, daily_nodes[] = {1};
     struct session_zone zd = {"volcano", default_nodes, 1}, zz = {"volcano-daily", daily_nodes, 1};
     struct session ssn;
-    REQUIRE(session_open(&ssn, &fx.c, &fx.conf, &zd, fx.now_ms) == 0);
+    REQUIRE(session_open(&ssn, &builtin_registry, &fx.c, &fx.conf, &zd, fx.now_ms) == 0);
     session_run(&ssn);
     session_close(&ssn);
     CHECK_INT(fixture_bound(&ssn, general), 0); /* daily-1's room is not the default zone's */
     CHECK(fixture_info(&ssn, daily) == NULL);
     session_free(&ssn);
-    REQUIRE(session_open(&ssn, &fx.c, &fx.conf, &zz, fx.now_ms) == 0);
+    REQUIRE(session_open(&ssn, &builtin_registry, &fx.c, &fx.conf, &zz, fx.now_ms) == 0);
     session_run(&ssn);
     session_close(&ssn);
     CHECK_INT(fixture_bound(&ssn, daily), 1);

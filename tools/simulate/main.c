@@ -57,6 +57,7 @@
 #include "adapters/objects/scheduler_conf.h"
 #include "common/fs.h"
 #include "scheduler/framework/plugin.h"
+#include "scheduler/registry.h"
 #include "tools/simulate/sim.h"
 
 #define EXIT_FAILED 1

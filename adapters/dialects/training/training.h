@@ -65,7 +65,7 @@ struct training_layout {
     int64_t min_success;    /* 0: none */
 };
 
-/* The dialect (listed in adapters/dialects/registry.c). */
+/* The dialect (listed in adapters/dialects.c). */
 extern const struct dialect training_dialect;
 
 extern const char *const training_framework_names[FW_COUNT];
