@@ -4,20 +4,20 @@
 
 #include <string.h>
 
-extern const struct dialect kubeflow_pytorchjob, kubeflow_tfjob, kubeflow_mpijob;  /* dialects/kubeflow/kubeflow.c */
-extern const struct dialect dialect_rayjob;                                        /* dialects/ray/rayjob.c */
-extern const struct dialect dialect_spark;                                         /* dialects/spark/spark.c */
-extern const struct dialect training_dialect;                                      /* dialects/training/training.c */
+extern const struct dialect kubeflow_pytorchjob, kubeflow_tfjob, kubeflow_mpijob; /* dialects/kubeflow/kubeflow.c */
+extern const struct dialect dialect_rayjob;                                       /* dialects/ray/rayjob.c */
+extern const struct dialect dialect_spark;                                        /* dialects/spark/spark.c */
+extern const struct dialect training_dialect;                                     /* dialects/training/training.c */
 
 const struct dialect *const dialects[] = {
-    &kubeflow_pytorchjob, &kubeflow_tfjob, &kubeflow_mpijob, &dialect_rayjob, &dialect_spark, &training_dialect,
-    NULL,
+    &kubeflow_pytorchjob, &kubeflow_tfjob, &kubeflow_mpijob, &dialect_rayjob, &dialect_spark, &training_dialect, NULL,
 };
 
 static bool api_version_is(const char *api_version, const struct dialect *d)
 {
     size_t g = strlen(d->group);
-    return strncmp(api_version, d->group, g) == 0 && api_version[g] == '/' && strcmp(api_version + g + 1, d->version) == 0;
+    return strncmp(api_version, d->group, g) == 0 && api_version[g] == '/' &&
+           strcmp(api_version + g + 1, d->version) == 0;
 }
 
 const struct dialect *dialect_by_plural(const char *group, const char *version, const char *plural)

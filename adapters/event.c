@@ -15,13 +15,12 @@
 /* The apiVersion of the kinds events are about. */
 static const char *api_version_of(const char *kind)
 {
-    static const struct { const char *kind, *api_version; } kinds[] = {
-        {"Job", VOLCANO_JOB_API_VERSION},
-        {"PodGroup", PODGROUP_API_VERSION},
-        {"Queue", QUEUE_API_VERSION},
-        {"PriorityClass", PRIORITY_CLASS_API_VERSION},
-        {"Command", COMMAND_API_VERSION},
-        {"Token", "caldera.io/v1"},
+    static const struct {
+        const char *kind, *api_version;
+    } kinds[] = {
+        {"Job", VOLCANO_JOB_API_VERSION}, {"PodGroup", PODGROUP_API_VERSION},
+        {"Queue", QUEUE_API_VERSION},     {"PriorityClass", PRIORITY_CLASS_API_VERSION},
+        {"Command", COMMAND_API_VERSION}, {"Token", "caldera.io/v1"},
         {"Audit", "caldera.io/v1"},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
@@ -32,8 +31,9 @@ static const char *api_version_of(const char *kind)
 
 static bool is_warning(const struct event_view *ev)
 {
-    static const char *const reasons[] = {"Error", "OOMKilled", "StartError", "Unschedulable", "DeadlineExceeded",
-                                          "Evicted", "Unknown", "Forbidden", "Unauthorized", "BackOff", "Lost"};
+    static const char *const reasons[] = {"Error",   "OOMKilled", "StartError", "Unschedulable", "DeadlineExceeded",
+                                          "Evicted", "Unknown",   "Forbidden",  "Unauthorized",  "BackOff",
+                                          "Lost"};
     if (strcmp(ev->to, "Failed") == 0)
         return true;
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
@@ -49,9 +49,8 @@ json_t *event_render(const struct event_view *ev)
     snprintf(rv, sizeof rv, "%llu", (unsigned long long)ev->seq);
     rfc3339(ev->time_ms, time);
     rfc3339_ms(ev->time_ms, micro);
-    json_t *meta = json_pack("{s:s, s:s, s:s, s:{s:s, s:s}}", "name", name, "resourceVersion", rv,
-                             "creationTimestamp", time, "annotations", "caldera.io/from-phase", ev->from,
-                             "caldera.io/to-phase", ev->to);
+    json_t *meta = json_pack("{s:s, s:s, s:s, s:{s:s, s:s}}", "name", name, "resourceVersion", rv, "creationTimestamp",
+                             time, "annotations", "caldera.io/from-phase", ev->from, "caldera.io/to-phase", ev->to);
     json_t *involved = json_pack("{s:s, s:s, s:s}", "apiVersion", api_version_of(ev->kind), "kind", ev->kind, "name",
                                  ev->name);
     if (!meta || !involved) {
@@ -68,6 +67,6 @@ json_t *event_render(const struct event_view *ev)
     return json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:{s:s}, s:s, s:s, s:s, s:i, s:s, s:s}", "apiVersion",
                      EVENT_API_VERSION, "kind", "Event", "metadata", meta, "involvedObject", involved, "reason",
                      ev->reason, "message", ev->message, "type", is_warning(ev) ? "Warning" : "Normal", "source",
-                     "component", "caldera", "firstTimestamp", time, "lastTimestamp", time, "eventTime", micro,
-                     "count", 1, "reportingComponent", "caldera", "reportingInstance", "caldera");
+                     "component", "caldera", "firstTimestamp", time, "lastTimestamp", time, "eventTime", micro, "count",
+                     1, "reportingComponent", "caldera", "reportingInstance", "caldera");
 }

@@ -6,10 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void copy_str(char *dst, size_t cap, const char *src)
-{
-    snprintf(dst, cap, "%s", src ? src : "");
-}
+static void copy_str(char *dst, size_t cap, const char *src) { snprintf(dst, cap, "%s", src ? src : ""); }
 
 int api_fail(struct api_status *st, int code, const char *reason, const char *fmt, ...)
 {
@@ -22,8 +19,8 @@ int api_fail(struct api_status *st, int code, const char *reason, const char *fm
     return -1;
 }
 
-void api_add_cause(struct api_status *st, const char *field, const char *reason, int line, int column,
-                   const char *fmt, ...)
+void api_add_cause(struct api_status *st, const char *field, const char *reason, int line, int column, const char *fmt,
+                   ...)
 {
     if (st->ncauses < API_MAX_CAUSES) {
         struct api_cause *c = &st->causes[st->ncauses];
@@ -43,17 +40,15 @@ int api_fail_causes(struct api_status *st, int code, const char *reason, const c
                     const char *verdict)
 {
     int shown = st->ncauses < API_MAX_CAUSES ? st->ncauses : API_MAX_CAUSES;
-    size_t n = name && *name ? (size_t)snprintf(st->message, sizeof st->message, "%s \"%s\" %s: %s", kind_group,
-                                                 name, verdict, shown > 1 ? "[" : "")
-                              : (size_t)snprintf(st->message, sizeof st->message, "%s %s: %s", kind_group, verdict,
-                                                 shown > 1 ? "[" : "");
+    size_t n = name && *name ? (size_t)snprintf(st->message, sizeof st->message, "%s \"%s\" %s: %s", kind_group, name,
+                                                verdict, shown > 1 ? "[" : "")
+                             : (size_t)snprintf(st->message, sizeof st->message, "%s %s: %s", kind_group, verdict,
+                                                shown > 1 ? "[" : "");
     for (int i = 0; i < shown && n < sizeof st->message; i++) {
         const struct api_cause *c = &st->causes[i];
-        n += (size_t)snprintf(st->message + n, sizeof st->message - n, "%s%s: %s", i ? ", " : "", c->field,
-                              c->message);
+        n += (size_t)snprintf(st->message + n, sizeof st->message - n, "%s%s: %s", i ? ", " : "", c->field, c->message);
         if (c->line > 0 && n < sizeof st->message)
-            n += (size_t)snprintf(st->message + n, sizeof st->message - n, " (line %d, column %d)", c->line,
-                                  c->column);
+            n += (size_t)snprintf(st->message + n, sizeof st->message - n, " (line %d, column %d)", c->line, c->column);
     }
     if (st->ncauses > shown && n < sizeof st->message)
         n += (size_t)snprintf(st->message + n, sizeof st->message - n, ", and %d more", st->ncauses - shown);

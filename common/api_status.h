@@ -15,15 +15,15 @@ struct api_cause {
 };
 
 struct api_status {
-    int code;             /* HTTP status; 0 means success */
-    char reason[40];      /* StatusReason: "Invalid", "NotFound", "AlreadyExists", "BadRequest", ... */
+    int code;        /* HTTP status; 0 means success */
+    char reason[40]; /* StatusReason: "Invalid", "NotFound", "AlreadyExists", "BadRequest", ... */
     char message[2048];
-    char kind[48];        /* details.kind, e.g. "jobs" */
-    char group[64];       /* details.group, e.g. "batch.volcano.sh" */
-    char name[256];       /* details.name */
+    char kind[48];  /* details.kind, e.g. "jobs" */
+    char group[64]; /* details.group, e.g. "batch.volcano.sh" */
+    char name[256]; /* details.name */
     int ncauses;
     struct api_cause causes[API_MAX_CAUSES];
-    int retry_after_s;    /* details.retryAfterSeconds (429, 503), 0 when none */
+    int retry_after_s; /* details.retryAfterSeconds (429, 503), 0 when none */
 };
 
 static inline bool api_ok(const struct api_status *st) { return st->code == 0; }
@@ -32,8 +32,8 @@ static inline bool api_ok(const struct api_status *st) { return st->code == 0; }
 int api_fail(struct api_status *st, int code, const char *reason, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Adds a field cause (kept when there is room; the count still says how many there were). */
-void api_add_cause(struct api_status *st, const char *field, const char *reason, int line, int column,
-                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void api_add_cause(struct api_status *st, const char *field, const char *reason, int line, int column, const char *fmt,
+                   ...) __attribute__((format(printf, 6, 7)));
 /* Turns collected causes into a 422 "Invalid" whose message reads like Kubernetes':
  * `Job.batch.volcano.sh "x" is invalid: [spec.tasks[0].replicas: Required value (line 9, column 7), ...]` */
 int api_fail_invalid(struct api_status *st, const char *kind_group, const char *name);

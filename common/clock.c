@@ -50,8 +50,8 @@ const char *rfc3339_ms(int64_t wall_ms, char *buf)
     struct tm tm;
     int ms;
     split_ms(wall_ms, &tm, &ms);
-    snprintf(buf, RFC3339_LEN, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+    snprintf(buf, RFC3339_LEN, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
     return buf;
 }
 
@@ -77,8 +77,7 @@ int rfc3339_parse(const char *s, int64_t *wall_ms)
         read_digits(&p, 2, &day) || (*p != 'T' && *p != 't' && *p != ' '))
         return -1;
     p++;
-    if (read_digits(&p, 2, &hour) || *p++ != ':' || read_digits(&p, 2, &min) || *p++ != ':' ||
-        read_digits(&p, 2, &sec))
+    if (read_digits(&p, 2, &hour) || *p++ != ':' || read_digits(&p, 2, &min) || *p++ != ':' || read_digits(&p, 2, &sec))
         return -1;
     if (*p == '.') {
         p++;

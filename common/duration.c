@@ -172,8 +172,8 @@ int duration_from_json(const json_t *v, int64_t *ms, const char **why)
 static const struct {
     const char *name;
     int64_t ns;
-} go_units[] = {{"ns", 1},          {"us", 1000},        {"\xc2\xb5s", 1000},      {"\xce\xbcs", 1000},
-                {"ms", 1000000},    {"s", 1000000000LL}, {"m", 60000000000LL}, {"h", 3600000000000LL}};
+} go_units[] = {{"ns", 1},       {"us", 1000},        {"\xc2\xb5s", 1000},  {"\xce\xbcs", 1000},
+                {"ms", 1000000}, {"s", 1000000000LL}, {"m", 60000000000LL}, {"h", 3600000000000LL}};
 
 #define GO_NS_MAX INT64_MAX
 

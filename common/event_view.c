@@ -9,10 +9,10 @@
 char *event_view_json(const struct event_view *ev)
 {
     char time[RFC3339_LEN];
-    json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "seq", (json_int_t)ev->seq,
-                          "time", rfc3339_ms(ev->time_ms, time), "kind", ev->kind, "namespace", ev->ns, "name",
-                          ev->name, "job", ev->job_name, "jobUid", ev->job_uid, "from", ev->from, "to", ev->to,
-                          "reason", ev->reason, "message", ev->message);
+    json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "seq", (json_int_t)ev->seq, "time",
+                          rfc3339_ms(ev->time_ms, time), "kind", ev->kind, "namespace", ev->ns, "name", ev->name, "job",
+                          ev->job_name, "jobUid", ev->job_uid, "from", ev->from, "to", ev->to, "reason", ev->reason,
+                          "message", ev->message);
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return text;

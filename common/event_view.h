@@ -7,9 +7,9 @@
 
 /* Strings are never NULL ("" when empty) and belong to whoever made the view. */
 struct event_view {
-    uint64_t seq;      /* the global sequence number */
-    int64_t time_ms;   /* wall clock */
-    const char *kind, *ns, *name;  /* the object: "Pod", "default", "train-worker-0" */
+    uint64_t seq;                   /* the global sequence number */
+    int64_t time_ms;                /* wall clock */
+    const char *kind, *ns, *name;   /* the object: "Pod", "default", "train-worker-0" */
     const char *job_uid, *job_name; /* the job it belongs to, "" when none */
     const char *from, *to;          /* phases: "" when new, "" when gone */
     const char *reason, *message;

@@ -75,7 +75,8 @@ int dir_open_own(const char *path, mode_t mode, mode_t parent_mode)
 {
     char parent[4096];
     const char *slash = strrchr(path, '/');
-    if (!slash || !slash[1] || snprintf(parent, sizeof parent, "%.*s", (int)(slash - path), path) >= (int)sizeof parent) {
+    if (!slash || !slash[1] ||
+        snprintf(parent, sizeof parent, "%.*s", (int)(slash - path), path) >= (int)sizeof parent) {
         errno = EINVAL;
         return -1;
     }

@@ -41,11 +41,17 @@ bool hmap_next(const struct hmap *m, size_t *pos, const void **key, void **value
 
 /* String-keyed shorthand. */
 static inline void *strmap_get(const struct hmap *m, const char *k) { return hmap_get(m, hash_str(k), k, hmap_eq_str); }
-static inline int strmap_put(struct hmap *m, const char *k, void *v) { return hmap_put(m, hash_str(k), k, v, hmap_eq_str); }
+static inline int strmap_put(struct hmap *m, const char *k, void *v)
+{
+    return hmap_put(m, hash_str(k), k, v, hmap_eq_str);
+}
 static inline void *strmap_remove(struct hmap *m, const char *k) { return hmap_remove(m, hash_str(k), k, hmap_eq_str); }
 
 /* Pointer-keyed shorthand. */
 static inline void *ptrmap_get(const struct hmap *m, const void *k) { return hmap_get(m, hash_ptr(k), k, hmap_eq_ptr); }
-static inline int ptrmap_put(struct hmap *m, const void *k, void *v) { return hmap_put(m, hash_ptr(k), k, v, hmap_eq_ptr); }
+static inline int ptrmap_put(struct hmap *m, const void *k, void *v)
+{
+    return hmap_put(m, hash_ptr(k), k, v, hmap_eq_ptr);
+}
 
 #endif

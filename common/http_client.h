@@ -6,9 +6,9 @@
 #include <stddef.h>
 
 struct http_request {
-    const char *method;       /* "GET" when NULL */
+    const char *method; /* "GET" when NULL */
     const char *url;
-    const char *body;         /* may be NULL */
+    const char *body; /* may be NULL */
     size_t body_len;
     const char *content_type; /* sent when body is set; default application/json */
     const char *bearer;       /* Authorization: Bearer <token> when set */
@@ -16,8 +16,8 @@ struct http_request {
 };
 
 struct http_response {
-    long code;                /* HTTP status */
-    char *body;               /* NUL-terminated, never NULL after success */
+    long code;  /* HTTP status */
+    char *body; /* NUL-terminated, never NULL after success */
     size_t len;
     char content_type[128];
 };

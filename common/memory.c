@@ -16,7 +16,10 @@
 
 static _Atomic int64_t return_after_ms; /* monotonic; 0: nothing asked */
 
-void memory_return_soon(void) { atomic_store_explicit(&return_after_ms, clock_mono_ms() + SETTLE_MS, memory_order_relaxed); }
+void memory_return_soon(void)
+{
+    atomic_store_explicit(&return_after_ms, clock_mono_ms() + SETTLE_MS, memory_order_relaxed);
+}
 
 void memory_return_due(void)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 struct namespace_set {
-    bool all;                 /* every namespace: names is not read */
+    bool all; /* every namespace: names is not read */
     int n;
     const char *const *names; /* owned by whoever made the set */
 };

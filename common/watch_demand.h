@@ -13,8 +13,8 @@
 #define WATCH_DEMAND_LINGER_MS 120000
 
 struct watch_demand {
-    _Atomic int watchers;          /* object watches streaming now */
-    _Atomic int64_t last_left_ms;  /* monotonic, when the count last dropped to zero */
+    _Atomic int watchers;         /* object watches streaming now */
+    _Atomic int64_t last_left_ms; /* monotonic, when the count last dropped to zero */
 };
 
 static inline void watch_demand_join(struct watch_demand *d)

@@ -39,14 +39,14 @@
 #define DEFAULT_DATA "./var"
 #define DEFAULT_BODY_LIMIT (8u << 20)
 #define DEFAULT_CLIENT_TIMEOUT_S 60
-#define DEFAULT_MAX_CONNECTIONS 4096   /* a thread each, on small stacks (HTTP_THREAD_STACK) */
-#define DEFAULT_MAX_PER_CLIENT 256     /* so it takes 16 addresses to fill every slot */
+#define DEFAULT_MAX_CONNECTIONS 4096 /* a thread each, on small stacks (HTTP_THREAD_STACK) */
+#define DEFAULT_MAX_PER_CLIENT 256   /* so it takes 16 addresses to fill every slot */
 #define DEFAULT_WS_MAX_SUBSCRIBERS 4096
 #define DEFAULT_WS_MAX_PER_CLIENT 256
 #define CONFIG_FILE_LIMIT (4u << 20)
-#define HUB_MAX_ITEMS 65536        /* changes the live streams can resume within, exactly (--watch-cache-size) */
+#define HUB_MAX_ITEMS 65536 /* changes the live streams can resume within, exactly (--watch-cache-size) */
 #define DEFAULT_WATCH_WINDOW_MS (5 * 60 * 1000) /* etcd's default compaction: 5 minutes of history */
-#define HUB_MAX_BYTES (64u << 20)      /* and about this much memory (their text) */
+#define HUB_MAX_BYTES (64u << 20)               /* and about this much memory (their text) */
 
 struct options {
     const char *listen;
@@ -61,32 +61,49 @@ struct options {
     int restart_backoff_ms;
     int32_t port_first, port_last;
     bool keep_tasks;
-    int64_t commit_delay_ms;       /* 0: commit as soon as the writer is free */
-    int64_t history_retention_ms;  /* 0: keep deleted jobs' history for ever */
-    int64_t watch_window_ms;       /* how far back a watch may resume by resourceVersion */
+    int64_t commit_delay_ms;      /* 0: commit as soon as the writer is free */
+    int64_t history_retention_ms; /* 0: keep deleted jobs' history for ever */
+    int64_t watch_window_ms;      /* how far back a watch may resume by resourceVersion */
     int64_t watch_bookmark_ms;
     int client_timeout_s;
-    int header_timeout_ms;         /* a request's headers, or a WebSocket handshake, in at most this */
-    int max_per_client;            /* HTTP connections from one address */
+    int header_timeout_ms; /* a request's headers, or a WebSocket handshake, in at most this */
+    int max_per_client;    /* HTTP connections from one address */
     int ws_max_subscribers, ws_max_per_client;
-    double rate_per_second;        /* 0: no rate limit */
-    double rate_burst;             /* 0: one second's worth */
+    double rate_per_second; /* 0: no rate limit */
+    double rate_burst;      /* 0: one second's worth */
     struct cors_origins cors;
-    const char *ws_listen;         /* NULL: the HTTP port + 1 on the same host (0 when that is 0) */
-    long hub_items;                /* --watch-cache-size */
-    bool auth;                     /* --auth: every request needs a token */
-    const char *auth_webhook;      /* --auth-webhook URL, or NULL */
+    const char *ws_listen;             /* NULL: the HTTP port + 1 on the same host (0 when that is 0) */
+    long hub_items;                    /* --watch-cache-size */
+    bool auth;                         /* --auth: every request needs a token */
+    const char *auth_webhook;          /* --auth-webhook URL, or NULL */
     struct process_limits task_limits; /* --max-log-bytes, --task-pids-max */
-    struct job_limits job_limits;  /* --max-replicas-per-task, --max-replicas-per-job, --max-tasks-per-job */
-    int32_t list_page_max;         /* --max-list-page */
+    struct job_limits job_limits;      /* --max-replicas-per-task, --max-replicas-per-job, --max-tasks-per-job */
+    int32_t list_page_max;             /* --max-list-page */
 };
 
 /* Long options without a short letter. */
-enum { OPT_RATE_LIMIT = 256, OPT_RATE_BURST, OPT_CLIENT_TIMEOUT, OPT_CORS_ORIGIN, OPT_WS_LISTEN, OPT_WATCH_CACHE,
-       OPT_WATCH_WINDOW, OPT_WATCH_BOOKMARK, OPT_AUTH, OPT_AUTH_WEBHOOK, OPT_HEADER_TIMEOUT, OPT_MAX_PER_CLIENT,
-       OPT_WS_MAX_SUBSCRIBERS, OPT_WS_MAX_PER_CLIENT,
-       OPT_MAX_LOG_BYTES, OPT_TASK_PIDS_MAX, OPT_MAX_REPLICAS_TASK, OPT_MAX_REPLICAS_JOB, OPT_MAX_TASKS_JOB,
-       OPT_MAX_LIST_PAGE };
+enum {
+    OPT_RATE_LIMIT = 256,
+    OPT_RATE_BURST,
+    OPT_CLIENT_TIMEOUT,
+    OPT_CORS_ORIGIN,
+    OPT_WS_LISTEN,
+    OPT_WATCH_CACHE,
+    OPT_WATCH_WINDOW,
+    OPT_WATCH_BOOKMARK,
+    OPT_AUTH,
+    OPT_AUTH_WEBHOOK,
+    OPT_HEADER_TIMEOUT,
+    OPT_MAX_PER_CLIENT,
+    OPT_WS_MAX_SUBSCRIBERS,
+    OPT_WS_MAX_PER_CLIENT,
+    OPT_MAX_LOG_BYTES,
+    OPT_TASK_PIDS_MAX,
+    OPT_MAX_REPLICAS_TASK,
+    OPT_MAX_REPLICAS_JOB,
+    OPT_MAX_TASKS_JOB,
+    OPT_MAX_LIST_PAGE
+};
 #define DEFAULT_LIST_PAGE 1000
 
 static void usage(FILE *out)
@@ -276,8 +293,10 @@ static int parse_limit_option(int c, const char *text, struct options *o)
         return 0;
     case OPT_RATE_LIMIT:
         if (rate_parse(text, &o->rate_per_second) != 0) {
-            fprintf(stderr, "jobserver: --rate-limit wants requests a second such as 50/s (or 600/m; 0: none), "
-                            "not \"%s\"\n", text);
+            fprintf(stderr,
+                    "jobserver: --rate-limit wants requests a second such as 50/s (or 600/m; 0: none), "
+                    "not \"%s\"\n",
+                    text);
             return -1;
         }
         return 0;
@@ -350,21 +369,33 @@ static int parse_size_option(int opt, const char *text, struct options *o)
 static int parse_options(int argc, char **argv, struct options *o)
 {
     static const struct option longs[] = {
-        {"listen", required_argument, 0, 'l'},         {"data", required_argument, 0, 'd'},
-        {"nodes", required_argument, 0, 'N'},          {"scheduler-conf", required_argument, 0, 'c'},
-        {"schedule-period", required_argument, 0, 'p'},{"shutdown-grace", required_argument, 0, 'g'},
-        {"max-body", required_argument, 0, 'b'},       {"max-connections", required_argument, 0, 'm'},
-        {"web", required_argument, 0, 'w'},            {"log-level", required_argument, 0, 'L'},
-        {"restart-backoff", required_argument, 0, 'r'},{"job-ports", required_argument, 0, 'P'},
-        {"commit-delay", required_argument, 0, 'C'},   {"history-retention", required_argument, 0, 'R'},
-        {"keep-tasks", no_argument, 0, 'K'},           {"help", no_argument, 0, 'h'},
-        {"max-body-bytes", required_argument, 0, 'b'}, {"client-timeout", required_argument, 0, OPT_CLIENT_TIMEOUT},
-        {"rate-limit", required_argument, 0, OPT_RATE_LIMIT}, {"rate-burst", required_argument, 0, OPT_RATE_BURST},
+        {"listen", required_argument, 0, 'l'},
+        {"data", required_argument, 0, 'd'},
+        {"nodes", required_argument, 0, 'N'},
+        {"scheduler-conf", required_argument, 0, 'c'},
+        {"schedule-period", required_argument, 0, 'p'},
+        {"shutdown-grace", required_argument, 0, 'g'},
+        {"max-body", required_argument, 0, 'b'},
+        {"max-connections", required_argument, 0, 'm'},
+        {"web", required_argument, 0, 'w'},
+        {"log-level", required_argument, 0, 'L'},
+        {"restart-backoff", required_argument, 0, 'r'},
+        {"job-ports", required_argument, 0, 'P'},
+        {"commit-delay", required_argument, 0, 'C'},
+        {"history-retention", required_argument, 0, 'R'},
+        {"keep-tasks", no_argument, 0, 'K'},
+        {"help", no_argument, 0, 'h'},
+        {"max-body-bytes", required_argument, 0, 'b'},
+        {"client-timeout", required_argument, 0, OPT_CLIENT_TIMEOUT},
+        {"rate-limit", required_argument, 0, OPT_RATE_LIMIT},
+        {"rate-burst", required_argument, 0, OPT_RATE_BURST},
         {"cors-origin", required_argument, 0, OPT_CORS_ORIGIN},
-        {"ws-listen", required_argument, 0, OPT_WS_LISTEN}, {"watch-cache-size", required_argument, 0, OPT_WATCH_CACHE},
+        {"ws-listen", required_argument, 0, OPT_WS_LISTEN},
+        {"watch-cache-size", required_argument, 0, OPT_WATCH_CACHE},
         {"watch-window", required_argument, 0, OPT_WATCH_WINDOW},
         {"watch-bookmark-interval", required_argument, 0, OPT_WATCH_BOOKMARK},
-        {"auth", no_argument, 0, OPT_AUTH},            {"auth-webhook", required_argument, 0, OPT_AUTH_WEBHOOK},
+        {"auth", no_argument, 0, OPT_AUTH},
+        {"auth-webhook", required_argument, 0, OPT_AUTH_WEBHOOK},
         {"header-timeout", required_argument, 0, OPT_HEADER_TIMEOUT},
         {"max-connections-per-client", required_argument, 0, OPT_MAX_PER_CLIENT},
         {"ws-max-subscribers", required_argument, 0, OPT_WS_MAX_SUBSCRIBERS},
@@ -377,14 +408,26 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"max-list-page", required_argument, 0, OPT_MAX_LIST_PAGE},
         {0, 0, 0, 0},
     };
-    *o = (struct options){DEFAULT_LISTEN, DEFAULT_DATA, NULL, NULL, NULL, 1000, 10, DEFAULT_BODY_LIMIT,
-                          DEFAULT_MAX_CONNECTIONS, .client_timeout_s = DEFAULT_CLIENT_TIMEOUT_S,
-                          .header_timeout_ms = HTTP_DEFAULT_HEADER_TIMEOUT_MS, .max_per_client = DEFAULT_MAX_PER_CLIENT,
+    *o = (struct options){DEFAULT_LISTEN,
+                          DEFAULT_DATA,
+                          NULL,
+                          NULL,
+                          NULL,
+                          1000,
+                          10,
+                          DEFAULT_BODY_LIMIT,
+                          DEFAULT_MAX_CONNECTIONS,
+                          .client_timeout_s = DEFAULT_CLIENT_TIMEOUT_S,
+                          .header_timeout_ms = HTTP_DEFAULT_HEADER_TIMEOUT_MS,
+                          .max_per_client = DEFAULT_MAX_PER_CLIENT,
                           .ws_max_subscribers = DEFAULT_WS_MAX_SUBSCRIBERS,
-                          .ws_max_per_client = DEFAULT_WS_MAX_PER_CLIENT, .hub_items = HUB_MAX_ITEMS,
-                          .watch_window_ms = DEFAULT_WATCH_WINDOW_MS, .watch_bookmark_ms = 10000,
+                          .ws_max_per_client = DEFAULT_WS_MAX_PER_CLIENT,
+                          .hub_items = HUB_MAX_ITEMS,
+                          .watch_window_ms = DEFAULT_WATCH_WINDOW_MS,
+                          .watch_bookmark_ms = 10000,
                           .task_limits = {PROCESS_DEFAULT_MAX_LOG_BYTES, PROCESS_DEFAULT_PIDS_MAX},
-                          .job_limits = JOB_LIMITS_DEFAULT, .list_page_max = DEFAULT_LIST_PAGE};
+                          .job_limits = JOB_LIMITS_DEFAULT,
+                          .list_page_max = DEFAULT_LIST_PAGE};
     int c;
     long v;
     opterr = 0;
@@ -658,10 +701,11 @@ static int make_limits(const struct options *o, struct rate_limiter **rl)
     char rate[96] = "no rate limit";
     if (*rl)
         snprintf(rate, sizeof rate, "%g requests a second per client, %g at once", o->rate_per_second, burst);
-    log_info("limits: bodies up to %zu bytes, %d connections (%d from one address), headers within %d ms, clients "
-             "idle or slow for %d s dropped, %s, %d CORS origin%s; WebSocket: %d subscribers (%d from one address)",
-             o->body_limit, o->max_connections, o->max_per_client, o->header_timeout_ms, o->client_timeout_s, rate,
-             o->cors.n, o->cors.n == 1 ? "" : "s", o->ws_max_subscribers, o->ws_max_per_client);
+    log_info(
+        "limits: bodies up to %zu bytes, %d connections (%d from one address), headers within %d ms, clients "
+        "idle or slow for %d s dropped, %s, %d CORS origin%s; WebSocket: %d subscribers (%d from one address)",
+        o->body_limit, o->max_connections, o->max_per_client, o->header_timeout_ms, o->client_timeout_s, rate,
+        o->cors.n, o->cors.n == 1 ? "" : "s", o->ws_max_subscribers, o->ws_max_per_client);
     log_info("limits: jobs of at most %d tasks, %d replicas a task and %d in all; list pages of %d items",
              o->job_limits.tasks_per_job, o->job_limits.replicas_per_task, o->job_limits.replicas_per_job,
              o->list_page_max);
@@ -681,8 +725,12 @@ static int start_ws(const struct options *o, struct gateway *gw, struct ws_serve
         snprintf(listen, sizeof listen, "%.*s:%ld", colon ? (int)(colon - o->listen) : 0, o->listen,
                  port > 0 ? port + 1 : 0);
     }
-    struct ws_config cfg = {.listen = listen, .hub = gw->hub, .db_path = gw->db_path, .auth = ws_auth_tokens(gw->auth),
-                            .max_subscribers = o->ws_max_subscribers, .max_per_client = o->ws_max_per_client,
+    struct ws_config cfg = {.listen = listen,
+                            .hub = gw->hub,
+                            .db_path = gw->db_path,
+                            .auth = ws_auth_tokens(gw->auth),
+                            .max_subscribers = o->ws_max_subscribers,
+                            .max_per_client = o->ws_max_per_client,
                             .handshake_timeout_ms = o->header_timeout_ms};
     if (ws_start(&cfg, ws, err, sizeof err) != 0) {
         log_error("%s", err);
@@ -715,9 +763,10 @@ static void fit_open_file_limit(struct options *o)
         return;
     budget = budget > 32 ? budget : 32;
     int http = (int)(budget * o->max_connections / wanted), ws = (int)(budget * o->ws_max_subscribers / wanted);
-    log_warn("the open-file limit (%ld) leaves room for %ld connections: --max-connections %d and "
-             "--ws-max-subscribers %d lowered to %d and %d",
-             limit, budget, o->max_connections, o->ws_max_subscribers, http > 1 ? http : 1, ws > 1 ? ws : 1);
+    log_warn(
+        "the open-file limit (%ld) leaves room for %ld connections: --max-connections %d and "
+        "--ws-max-subscribers %d lowered to %d and %d",
+        limit, budget, o->max_connections, o->ws_max_subscribers, http > 1 ? http : 1, ws > 1 ? ws : 1);
     o->max_connections = http > 1 ? http : 1;
     o->ws_max_subscribers = ws > 1 ? ws : 1;
 }
@@ -728,8 +777,7 @@ static int make_auth(const struct options *o, struct core *core, struct store *s
                      struct auth **out)
 {
     char err[512];
-    const struct auth_config cfg = {.required = o->auth, .webhook_url = o->auth_webhook, .core = core,
-                                    .store = store};
+    const struct auth_config cfg = {.required = o->auth, .webhook_url = o->auth_webhook, .core = core, .store = store};
     if (auth_new(&cfg, out, err, sizeof err) != 0 || auth_load(*out, db_path, err, sizeof err) != 0 ||
         auth_bootstrap(*out, o->data_dir, err, sizeof err) != 0) {
         log_error("%s", err);
@@ -740,10 +788,11 @@ static int make_auth(const struct options *o, struct core *core, struct store *s
                  o->auth_webhook ? "; tokens the server does not know are asked of " : "",
                  o->auth_webhook ? o->auth_webhook : "");
     else
-        log_info("auth: off: anonymous requests are taken from loopback only, as an admin; others need a bearer "
-                 "token (start with --auth to require one everywhere)%s%s",
-                 o->auth_webhook ? "; tokens the server does not know are asked of " : "",
-                 o->auth_webhook ? o->auth_webhook : "");
+        log_info(
+            "auth: off: anonymous requests are taken from loopback only, as an admin; others need a bearer "
+            "token (start with --auth to require one everywhere)%s%s",
+            o->auth_webhook ? "; tokens the server does not know are asked of " : "",
+            o->auth_webhook ? o->auth_webhook : "");
     return 0;
 }
 
@@ -760,10 +809,12 @@ static int run(const struct options *o)
     }
     process_runtime_set_limits(&o->task_limits);
     process_runtime_init(); /* logs once when tasks must run without cgroup limits */
-    struct core_config cfg = {.data_dir = o->data_dir, .period_ms = o->period_ms,
+    struct core_config cfg = {.data_dir = o->data_dir,
+                              .period_ms = o->period_ms,
                               .shutdown_grace_ms = o->shutdown_grace_s * 1000,
                               .restart_backoff_ms = o->restart_backoff_ms,
-                              .port_first = o->port_first, .port_last = o->port_last,
+                              .port_first = o->port_first,
+                              .port_last = o->port_last,
                               .keep_tasks = o->keep_tasks};
     snprintf(db_path, sizeof db_path, "%s/caldera.db", o->data_dir);
     struct core *core = NULL;
@@ -791,14 +842,24 @@ static int run(const struct options *o)
     unlink(url_file);
     struct ws_server *ws = NULL;
     char *web = o->web_dir ? strdup(o->web_dir) : default_web_dir();
-    struct gateway gw = {.hooks = &gateway_http_hooks, .routes = gateway_routes, .core = core, .store = cfg.store, .hub = hub,
-                         .watch_demand = &demand, .watch_window_ms = o->watch_window_ms,
-                         .watch_bookmark_ms = o->watch_bookmark_ms, .db_path = db_path,
-                         .data_dir = o->data_dir, .web_dir = web,
-                         .body_limit = o->body_limit, .durable_timeout_ms = 10000,
+    struct gateway gw = {.hooks = &gateway_http_hooks,
+                         .routes = gateway_routes,
+                         .core = core,
+                         .store = cfg.store,
+                         .hub = hub,
+                         .watch_demand = &demand,
+                         .watch_window_ms = o->watch_window_ms,
+                         .watch_bookmark_ms = o->watch_bookmark_ms,
+                         .db_path = db_path,
+                         .data_dir = o->data_dir,
+                         .web_dir = web,
+                         .body_limit = o->body_limit,
+                         .durable_timeout_ms = 10000,
                          .list_page_max = o->list_page_max,
-                         .client_timeout_s = o->client_timeout_s, .cors = &o->cors,
-                         .header_timeout_ms = o->header_timeout_ms, .max_connections_per_client = o->max_per_client,
+                         .client_timeout_s = o->client_timeout_s,
+                         .cors = &o->cors,
+                         .header_timeout_ms = o->header_timeout_ms,
+                         .max_connections_per_client = o->max_per_client,
                          .runtime_warning = process_runtime_warning()};
     int status = 0;
     if (make_limits(o, &gw.rate_limiter) != 0 || make_auth(o, core, cfg.store, db_path, &gw.auth) != 0) {
@@ -818,7 +879,7 @@ static int run(const struct options *o)
             log_info("%s received: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
         }
         hub_close(hub); /* watch streams end, so their connections let HTTP stop */
-        ws_stop(ws);     /* before the hub goes: it reads the hub until then */
+        ws_stop(ws);    /* before the hub goes: it reads the hub until then */
         gw.ws_url = NULL;
         http_stop(&gw);
     }
@@ -840,7 +901,7 @@ int main(int argc, char **argv)
         cors_origins_free(&o.cors);
         return rc > 0 ? 0 : 2;
     }
-    umask(077); /* the server's files are its own; tasks get 022 back (spawn.c) */
+    umask(077);                           /* the server's files are its own; tasks get 022 back (spawn.c) */
     volcano_job_set_limits(o.job_limits); /* before any thread reads them */
     block_signals();
     fit_open_file_limit(&o);

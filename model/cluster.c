@@ -11,10 +11,7 @@ void cluster_claim(struct cluster *c)
     c->owned = true;
 }
 
-bool cluster_on_owner(const struct cluster *c)
-{
-    return !c->owned || pthread_equal(c->owner, pthread_self());
-}
+bool cluster_on_owner(const struct cluster *c) { return !c->owned || pthread_equal(c->owner, pthread_self()); }
 
 struct job *cluster_wake(const struct cluster *c, struct job *job)
 {

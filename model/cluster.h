@@ -20,11 +20,11 @@ struct cluster {
     int nnodes;
     struct queue **queues;
     int nqueues;
-    struct hmap jobs_by_key; /* "ns/name" -> live job */
-    struct hmap jobs_by_uid; /* uid -> job, deleted ones too until reaped */
+    struct hmap jobs_by_key;                  /* "ns/name" -> live job */
+    struct hmap jobs_by_uid;                  /* uid -> job, deleted ones too until reaped */
     struct priority_class **priority_classes; /* built-ins first, then created ones */
     int npriority_classes;
-    struct resource_quota **quotas;           /* every namespace's ResourceQuotas */
+    struct resource_quota **quotas; /* every namespace's ResourceQuotas */
     int nquotas;
     struct job *first, *last; /* every job, in creation order */
     int njobs;
@@ -36,7 +36,7 @@ struct cluster {
      * dormant jobs restored at start-up first, then every job that finished since. */
     struct job *retired_first, *retired_last;
     int nretired;
-    uint64_t seq;            /* the last event sequence number handed out */
+    uint64_t seq; /* the last event sequence number handed out */
     /* Parses a dormant job in place (its pointer stays valid); 0, or -1 when it cannot be. The
      * finders below wake what they find, and return NULL for a job that cannot be woken. */
     int (*wake)(void *ctx, struct job *job);

@@ -32,19 +32,19 @@ struct preferred_term {
 enum toleration_op { TOL_EQUAL, TOL_EXISTS };
 
 struct toleration {
-    char *key;      /* NULL or "" with TOL_EXISTS tolerates every taint */
+    char *key; /* NULL or "" with TOL_EXISTS tolerates every taint */
     enum toleration_op op;
     char *value;
-    char *effect;   /* NULL or "" matches every effect */
+    char *effect; /* NULL or "" matches every effect */
 };
 
 struct placement_constraints {
-    int nselector;                      /* nodeSelector: every key must equal its value */
+    int nselector; /* nodeSelector: every key must equal its value */
     char **selector_keys;
     char **selector_values;
-    int nrequired;                      /* requiredDuringSchedulingIgnoredDuringExecution: */
-    struct node_selector_term *required;/*   the terms are ORed */
-    int npreferred;                     /* preferredDuringSchedulingIgnoredDuringExecution */
+    int nrequired;                       /* requiredDuringSchedulingIgnoredDuringExecution: */
+    struct node_selector_term *required; /*   the terms are ORed */
+    int npreferred;                      /* preferredDuringSchedulingIgnoredDuringExecution */
     struct preferred_term *preferred;
     int ntolerations;
     struct toleration *tolerations;

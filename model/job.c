@@ -11,14 +11,14 @@
 #include "common/strv.h"
 
 static const char *const job_phases[JOB_PHASE_COUNT] = {
-    "Pending", "Aborting", "Aborted", "Running", "Restarting", "Completing", "Completed",
-    "Terminating", "Terminated", "Failed",
+    "Pending",    "Aborting",  "Aborted",     "Running",    "Restarting",
+    "Completing", "Completed", "Terminating", "Terminated", "Failed",
 };
 static const char *const pod_phases[POD_PHASE_COUNT] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
 static const char *const pg_phases[PG_PHASE_COUNT] = {"Pending", "Inqueue", "Running", "Unknown", "Completed"};
 static const char *const term_reasons[TERM_REASON_COUNT] = {
-    "", "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Stopped", "Evicted", "Unknown", "PodDeleted",
-    "DeadlineExceeded", "DiskFull",
+    "",        "Completed", "Error",   "OOMKilled",  "StartError",       "Shutdown", "Deleted",
+    "Stopped", "Evicted",   "Unknown", "PodDeleted", "DeadlineExceeded", "DiskFull",
 };
 
 const char *job_phase_name(enum job_phase p) { return p < JOB_PHASE_COUNT ? job_phases[p] : "Unknown"; }

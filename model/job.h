@@ -43,18 +43,18 @@ enum podgroup_phase { PG_PENDING, PG_INQUEUE, PG_RUNNING, PG_UNKNOWN, PG_COMPLET
 /* Why a replica's last attempt ended (containerStatuses[0].state.terminated.reason). */
 enum term_reason {
     TERM_NONE,
-    TERM_COMPLETED,  /* exit 0 */
-    TERM_ERROR,      /* non-zero exit or killed by a signal */
+    TERM_COMPLETED, /* exit 0 */
+    TERM_ERROR,     /* non-zero exit or killed by a signal */
     TERM_OOMKILLED,
-    TERM_START_ERROR,/* the command could not be started */
-    TERM_SHUTDOWN,   /* stopped because the server shut down; the replica runs again on restart */
-    TERM_DELETED,    /* stopped because its job was deleted */
-    TERM_STOPPED,    /* stopped by a kill of its job (restart, abort, completion, minSuccess reached) */
-    TERM_EVICTED,    /* evicted by preemption or reclaim; the replica runs again later */
-    TERM_UNKNOWN,    /* the server lost track of it (crash) */
-    TERM_DELETED_POD,/* its pod was deleted (DELETE on the pod); it is created again */
-    TERM_DEADLINE,   /* killed when the pod outlived its activeDeadlineSeconds (DeadlineExceeded) */
-    TERM_DISK_FULL,  /* could not start (ENOSPC, EDQUOT), or exited non-zero with its working directory's
+    TERM_START_ERROR, /* the command could not be started */
+    TERM_SHUTDOWN,    /* stopped because the server shut down; the replica runs again on restart */
+    TERM_DELETED,     /* stopped because its job was deleted */
+    TERM_STOPPED,     /* stopped by a kill of its job (restart, abort, completion, minSuccess reached) */
+    TERM_EVICTED,     /* evicted by preemption or reclaim; the replica runs again later */
+    TERM_UNKNOWN,     /* the server lost track of it (crash) */
+    TERM_DELETED_POD, /* its pod was deleted (DELETE on the pod); it is created again */
+    TERM_DEADLINE,    /* killed when the pod outlived its activeDeadlineSeconds (DeadlineExceeded) */
+    TERM_DISK_FULL,   /* could not start (ENOSPC, EDQUOT), or exited non-zero with its working directory's
                         file system full (DiskFull) */
     TERM_REASON_COUNT
 };
@@ -72,40 +72,40 @@ bool job_phase_final(enum job_phase p);
  * the task by an environment variable and bound at mount_path when the runtime can. */
 #define TASK_VOLUMES_MAX 32
 struct task_volume {
-    char *mount_path;  /* absolute, as the Job names it */
-    char *claim_name;  /* volumeClaimName: a directory shared by every job naming it; NULL for volumeClaim */
-    int64_t storage;   /* volumeClaim.resources.requests.storage in bytes (recorded, not enforced), 0 */
-    char *env_name;    /* CALDERA_VOLUME_<mountPath upper-cased, '/' and others as '_'> */
-    char *dir;         /* the directory, absolute; set by the controller at the job's first start */
+    char *mount_path; /* absolute, as the Job names it */
+    char *claim_name; /* volumeClaimName: a directory shared by every job naming it; NULL for volumeClaim */
+    int64_t storage;  /* volumeClaim.resources.requests.storage in bytes (recorded, not enforced), 0 */
+    char *env_name;   /* CALDERA_VOLUME_<mountPath upper-cased, '/' and others as '_'> */
+    char *dir;        /* the directory, absolute; set by the controller at the job's first start */
 };
 
 struct task_spec {
     char *name;
     int32_t replicas;
     int32_t min_available;
-    struct resvec request;  /* one replica's requests (sum over containers), pods = 1 */
-    struct resvec limit;    /* one replica's limits; 0 where unlimited */
+    struct resvec request; /* one replica's requests (sum over containers), pods = 1 */
+    struct resvec limit;   /* one replica's limits; 0 where unlimited */
     char *container_name;
-    char *image;            /* recorded, never pulled: the process runtime runs the command on the node */
-    char **argv;            /* command ++ args; NULL when the container has neither */
-    char **env;             /* "NAME=value" from the container's env, in order */
-    char *working_dir;      /* container workingDir, or NULL */
-    char *restart_policy;   /* "Never", "OnFailure", "Always" (default Never: see ARCHITECTURE.md) */
+    char *image;          /* recorded, never pulled: the process runtime runs the command on the node */
+    char **argv;          /* command ++ args; NULL when the container has neither */
+    char **env;           /* "NAME=value" from the container's env, in order */
+    char *working_dir;    /* container workingDir, or NULL */
+    char *restart_policy; /* "Never", "OnFailure", "Always" (default Never: see ARCHITECTURE.md) */
     enum restart_policy restart;
-    int32_t run_as_uid;     /* securityContext.runAsUser (container over pod), -1 when unset */
-    int32_t run_as_gid;     /* securityContext.runAsGroup, -1 when unset */
-    int32_t max_retry;      /* TaskFailed after this many container restarts of a pod; -1: never */
+    int32_t run_as_uid; /* securityContext.runAsUser (container over pod), -1 when unset */
+    int32_t run_as_gid; /* securityContext.runAsGroup, -1 when unset */
+    int32_t max_retry;  /* TaskFailed after this many container restarts of a pod; -1: never */
     int npolicies;
     struct lifecycle_policy *policies;
-    int ndepends;           /* dependsOn: the tasks that must run first */
-    int32_t *depends;       /* their task indexes */
-    bool depends_any;       /* iteration: any (else all) */
-    int32_t grace_seconds;  /* terminationGracePeriodSeconds (default 30) */
-    int32_t shrink_to;      /* a scale-down waiting for its extra pods to stop: the new replicas, else -1 */
-    json_t *template;       /* the task's pod template as accepted (immutable, shared with renderings) */
+    int ndepends;          /* dependsOn: the tasks that must run first */
+    int32_t *depends;      /* their task indexes */
+    bool depends_any;      /* iteration: any (else all) */
+    int32_t grace_seconds; /* terminationGracePeriodSeconds (default 30) */
+    int32_t shrink_to;     /* a scale-down waiting for its extra pods to stop: the new replicas, else -1 */
+    json_t *template;      /* the task's pod template as accepted (immutable, shared with renderings) */
     struct placement_constraints constraints; /* nodeSelector, node affinity, tolerations */
-    int64_t pids_max;       /* the pod template's caldera.io/pids-max annotation, 0 when unset */
-    int64_t active_deadline_seconds; /* PodSpec activeDeadlineSeconds: a pod running longer fails, 0: none */
+    int64_t pids_max;                         /* the pod template's caldera.io/pids-max annotation, 0 when unset */
+    int64_t active_deadline_seconds;          /* PodSpec activeDeadlineSeconds: a pod running longer fails, 0: none */
     int nvolumes;
     struct task_volume *volumes; /* the Job's spec.volumes: every pod mounts every one, as Volcano does */
 };
@@ -115,24 +115,24 @@ struct task_spec {
 enum { WATCH_SHOWN_UNKNOWN, WATCH_SHOWN_HIDDEN, WATCH_SHOWN_GONE, WATCH_SHOWN_VISIBLE };
 
 struct replica {
-    uint8_t phase;     /* enum pod_phase */
-    uint8_t reason;    /* enum term_reason of the last attempt */
-    bool stopping;     /* a kill was sent; the exit is still to come (reason says why) */
-    bool vanish;       /* once the stopping process exits, the pod is gone (a kill of the job) */
-    bool backoff;      /* Running, its container exited and restarts after a back-off (kubelet's CrashLoopBackOff) */
-    bool starting;     /* Running, its attempt is being started in the background (no pid yet) */
-    uint16_t restarts; /* in-place restarts of the current pod (restartCount) */
-    uint32_t born;     /* attempts made before the current pod was created: tells pods apart (its uid) */
-    int32_t node;      /* index into the cluster's nodes; -1 when not bound */
-    int32_t exit_code; /* of the last attempt */
+    uint8_t phase;       /* enum pod_phase */
+    uint8_t reason;      /* enum term_reason of the last attempt */
+    bool stopping;       /* a kill was sent; the exit is still to come (reason says why) */
+    bool vanish;         /* once the stopping process exits, the pod is gone (a kill of the job) */
+    bool backoff;        /* Running, its container exited and restarts after a back-off (kubelet's CrashLoopBackOff) */
+    bool starting;       /* Running, its attempt is being started in the background (no pid yet) */
+    uint16_t restarts;   /* in-place restarts of the current pod (restartCount) */
+    uint32_t born;       /* attempts made before the current pod was created: tells pods apart (its uid) */
+    int32_t node;        /* index into the cluster's nodes; -1 when not bound */
+    int32_t exit_code;   /* of the last attempt */
     uint8_t watch_shown; /* what watches were last shown of it (controller/watch.c): WATCH_SHOWN_* */
-    bool watch_dirty;  /* a change of it is in this iteration's journal */
-    int64_t memory;    /* the memory request it holds while bound (the task's, when it was placed) */
-    uint32_t attempts; /* attempts started; the current or last attempt's number */
-    int32_t pid;       /* while running, else 0 */
-    int32_t proc;      /* runtime handle while running, else -1 */
+    bool watch_dirty;    /* a change of it is in this iteration's journal */
+    int64_t memory;      /* the memory request it holds while bound (the task's, when it was placed) */
+    uint32_t attempts;   /* attempts started; the current or last attempt's number */
+    int32_t pid;         /* while running, else 0 */
+    int32_t proc;        /* runtime handle while running, else -1 */
     int64_t start_ms, end_ms;
-    char *message;     /* terminated.message of the last attempt, or NULL */
+    char *message; /* terminated.message of the last attempt, or NULL */
 };
 
 /* Replicas of one task by phase, kept up to date by job_set_replica_phase(). */
@@ -143,8 +143,8 @@ struct task_counts {
 
 struct job_status {
     enum job_phase phase;
-    char *reason;      /* state.reason, or NULL */
-    char *message;     /* state.message, or NULL */
+    char *reason;  /* state.reason, or NULL */
+    char *message; /* state.message, or NULL */
     int64_t transition_ms;
     int32_t retry_count;
     int32_t version;
@@ -154,9 +154,9 @@ struct job_status {
 
 struct podgroup {
     enum podgroup_phase phase;
-    char *unschedulable;    /* the Unschedulable condition's message while it holds, else NULL */
+    char *unschedulable; /* the Unschedulable condition's message while it holds, else NULL */
     int64_t unschedulable_ms;
-    int64_t scheduled_ms;   /* when the gang was first placed, 0 if never */
+    int64_t scheduled_ms; /* when the gang was first placed, 0 if never */
     int64_t transition_ms;
     struct resvec min_resources;
 };
@@ -181,7 +181,7 @@ struct journal_entry;
 struct job {
     char *ns;
     char *name;
-    char *key;              /* "ns/name", the live-name index key */
+    char *key; /* "ns/name", the live-name index key */
     char uid[UUID_STR_LEN];
     int64_t created_ms;
     uint64_t resource_version; /* sequence number of the last event that changed it */
@@ -191,38 +191,38 @@ struct job {
     int32_t priority;
     int32_t min_available;
     int32_t max_retry;
-    int32_t min_success;    /* 0 when unset */
-    int32_t port_base;      /* first of the ports its replicas use (job_plugins_ports_needed), 0: none */
-    int32_t ttl_seconds;    /* ttlSecondsAfterFinished, -1 when unset */
-    double memory_scale_rate;   /* autoMemoryScale.rate, 0 when unset */
-    int64_t memory_scale_max;   /* autoMemoryScale.maxMemory in bytes */
+    int32_t min_success;      /* 0 when unset */
+    int32_t port_base;        /* first of the ports its replicas use (job_plugins_ports_needed), 0: none */
+    int32_t ttl_seconds;      /* ttlSecondsAfterFinished, -1 when unset */
+    double memory_scale_rate; /* autoMemoryScale.rate, 0 when unset */
+    int64_t memory_scale_max; /* autoMemoryScale.maxMemory in bytes */
     int npolicies;
     struct lifecycle_policy *policies;
     int ntasks;
     struct task_spec *tasks;
-    struct replica *replicas; /* all replicas, task by task */
-    int32_t *task_first;      /* index of each task's first replica in `replicas` */
+    struct replica *replicas;        /* all replicas, task by task */
+    int32_t *task_first;             /* index of each task's first replica in `replicas` */
     struct task_counts *task_counts; /* per task */
-    struct resvec allocated;  /* requests of its replicas holding resources on nodes */
+    struct resvec allocated;         /* requests of its replicas holding resources on nodes */
     int32_t total_replicas;
-    json_t *manifest;         /* apiVersion, kind, metadata, spec as accepted (no status); immutable */
-    json_t *source;           /* the object as posted in another dialect (a PyTorchJob, a training
+    json_t *manifest; /* apiVersion, kind, metadata, spec as accepted (no status); immutable */
+    json_t *source;   /* the object as posted in another dialect (a PyTorchJob, a training
                                  request...) that became this job; NULL for a Volcano Job. Immutable */
     struct job_status status;
     struct podgroup pg;
 
     /* Bookkeeping of the core; not part of the object. */
-    struct job *prev, *next;  /* creation order */
+    struct job *prev, *next;               /* creation order */
     struct job *active_prev, *active_next; /* the cluster's active list, or its retired list once retired */
-    bool active;              /* in it */
-    bool deleted;             /* removed from the API; kept until its processes are reaped */
-    int32_t live_procs;       /* processes started and not yet reaped */
-    int32_t timers;           /* controller timers armed for it (delayed actions, restarts, TTL) */
-    bool prepared;            /* the job plugins' files are written for the current version */
-    uint8_t watch_shown;      /* WATCH_SHOWN_* of the Job (and its PodGroup) */
-    bool watch_touched;       /* in the controller's list of jobs this iteration changed */
-    struct journal_entry *watch_entry; /* while touched: the last entry of this iteration about it */
-    struct job_dormant *dormant; /* not parsed yet (see above); only ns, name, key, uid, created_ms,
+    bool active;                           /* in it */
+    bool deleted;                          /* removed from the API; kept until its processes are reaped */
+    int32_t live_procs;                    /* processes started and not yet reaped */
+    int32_t timers;                        /* controller timers armed for it (delayed actions, restarts, TTL) */
+    bool prepared;                         /* the job plugins' files are written for the current version */
+    uint8_t watch_shown;                   /* WATCH_SHOWN_* of the Job (and its PodGroup) */
+    bool watch_touched;                    /* in the controller's list of jobs this iteration changed */
+    struct journal_entry *watch_entry;     /* while touched: the last entry of this iteration about it */
+    struct job_dormant *dormant;           /* not parsed yet (see above); only ns, name, key, uid, created_ms,
                                     resource_version, queue, status.phase and pg.phase are set */
 };
 

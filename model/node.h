@@ -11,14 +11,14 @@
 
 struct node {
     char *name;
-    char *address;        /* where its tasks are reached: 127.0.0.1 for every node of this machine */
-    json_t *labels;       /* object of label -> value (owned) */
-    json_t *taints;       /* array of {key, value, effect} (owned) */
-    json_t *manifest;     /* the Node as declared: metadata and spec (owned), for rendering */
-    bool unschedulable;   /* spec.unschedulable */
+    char *address;      /* where its tasks are reached: 127.0.0.1 for every node of this machine */
+    json_t *labels;     /* object of label -> value (owned) */
+    json_t *taints;     /* array of {key, value, effect} (owned) */
+    json_t *manifest;   /* the Node as declared: metadata and spec (owned), for rendering */
+    bool unschedulable; /* spec.unschedulable */
     struct resvec capacity;
     struct resvec allocatable;
-    struct resvec used;   /* requests of the replicas bound to it */
+    struct resvec used; /* requests of the replicas bound to it */
     int64_t created_ms;
 };
 

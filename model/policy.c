@@ -6,13 +6,13 @@
 #include <string.h>
 
 static const char *const event_names[EV_COUNT] = {
-    "*",           "PodFailed",   "PodEvicted", "PodPending",   "Unknown",       "TaskCompleted",
-    "TaskFailed",  "JobUpdated",  "PodRunning", "OutOfSync",    "CommandIssued",
+    "*",          "PodFailed",  "PodEvicted", "PodPending", "Unknown",       "TaskCompleted",
+    "TaskFailed", "JobUpdated", "PodRunning", "OutOfSync",  "CommandIssued",
 };
 
 static const char *const action_names[ACT_COUNT] = {
-    "SyncJob",      "AbortJob",     "RestartJob", "RestartTask", "RestartPod",
-    "TerminateJob", "CompleteJob",  "ResumeJob",  "OpenQueue",   "CloseQueue",
+    "SyncJob",      "AbortJob",    "RestartJob", "RestartTask", "RestartPod",
+    "TerminateJob", "CompleteJob", "ResumeJob",  "OpenQueue",   "CloseQueue",
 };
 
 const char *job_event_name(enum job_event e) { return e < EV_COUNT ? event_names[e] : "?"; }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 enum job_event {
-    EV_ANY,            /* "*" */
+    EV_ANY, /* "*" */
     EV_POD_FAILED,
     EV_POD_EVICTED,
     EV_POD_PENDING,
@@ -23,7 +23,7 @@ enum job_event {
 };
 
 enum job_action {
-    ACT_SYNC_JOB,      /* internal: what no policy asks for */
+    ACT_SYNC_JOB, /* internal: what no policy asks for */
     ACT_ABORT_JOB,
     ACT_RESTART_JOB,
     ACT_RESTART_TASK,
@@ -31,17 +31,17 @@ enum job_action {
     ACT_TERMINATE_JOB,
     ACT_COMPLETE_JOB,
     ACT_RESUME_JOB,
-    ACT_OPEN_QUEUE,    /* Commands on queues */
+    ACT_OPEN_QUEUE, /* Commands on queues */
     ACT_CLOSE_QUEUE,
     ACT_COUNT
 };
 
 struct lifecycle_policy {
-    uint32_t events;     /* bit (1u << enum job_event); EV_ANY's bit for "*" */
+    uint32_t events; /* bit (1u << enum job_event); EV_ANY's bit for "*" */
     bool has_exit_code;
-    int32_t exit_code;   /* never 0 (refused at admission) */
+    int32_t exit_code; /* never 0 (refused at admission) */
     enum job_action action;
-    int64_t timeout_ms;  /* 0: at once */
+    int64_t timeout_ms; /* 0: at once */
 };
 
 const char *job_event_name(enum job_event e);

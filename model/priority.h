@@ -18,10 +18,10 @@ struct priority_class {
     int64_t created_ms;
     uint64_t resource_version;
     int32_t value;
-    bool global_default;      /* the value of jobs that name no class */
-    bool preempt_never;       /* preemptionPolicy: Never */
-    bool builtin;             /* system-cluster-critical, system-node-critical: cannot change */
-    json_t *manifest;         /* the whole object as accepted (owned) */
+    bool global_default; /* the value of jobs that name no class */
+    bool preempt_never;  /* preemptionPolicy: Never */
+    bool builtin;        /* system-cluster-critical, system-node-critical: cannot change */
+    json_t *manifest;    /* the whole object as accepted (owned) */
 };
 
 /* Looks a built-in class up; returns true and sets *value when it exists. */

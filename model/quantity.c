@@ -30,8 +30,8 @@ static const struct {
     const char *text;
     struct suffix value;
 } known_suffixes[] = {
-    {"n", {-9, 0}}, {"u", {-6, 0}}, {"m", {-3, 0}}, {"", {0, 0}},    {"k", {3, 0}},   {"M", {6, 0}},
-    {"G", {9, 0}},  {"T", {12, 0}}, {"P", {15, 0}}, {"E", {18, 0}},  {"Ki", {0, 10}}, {"Mi", {0, 20}},
+    {"n", {-9, 0}},  {"u", {-6, 0}},  {"m", {-3, 0}},  {"", {0, 0}},    {"k", {3, 0}},   {"M", {6, 0}},
+    {"G", {9, 0}},   {"T", {12, 0}},  {"P", {15, 0}},  {"E", {18, 0}},  {"Ki", {0, 10}}, {"Mi", {0, 20}},
     {"Gi", {0, 30}}, {"Ti", {0, 40}}, {"Pi", {0, 50}}, {"Ei", {0, 60}},
 };
 
@@ -212,18 +212,13 @@ int quantity_parse(const char *s, int scale10, int64_t *out)
 const char *quantity_strerror(int err)
 {
     switch (err) {
-    case QTY_OK:
-        return "quantity is valid";
-    case QTY_EMPTY:
-        return "quantity is empty";
+    case QTY_OK: return "quantity is valid";
+    case QTY_EMPTY: return "quantity is empty";
     case QTY_SYNTAX:
         return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-    case QTY_SUFFIX:
-        return "unable to parse quantity's suffix";
-    case QTY_RANGE:
-        return "quantity is too large";
-    default:
-        return "unknown quantity error";
+    case QTY_SUFFIX: return "unable to parse quantity's suffix";
+    case QTY_RANGE: return "quantity is too large";
+    default: return "unknown quantity error";
     }
 }
 

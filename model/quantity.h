@@ -9,10 +9,10 @@
 
 enum quantity_error {
     QTY_OK = 0,
-    QTY_EMPTY,    /* "" */
-    QTY_SYNTAX,   /* not <signedNumber><suffix> */
-    QTY_SUFFIX,   /* a suffix Kubernetes does not know, e.g. "1.5GG", "3kb" */
-    QTY_RANGE,    /* the scaled value does not fit in int64 */
+    QTY_EMPTY,  /* "" */
+    QTY_SYNTAX, /* not <signedNumber><suffix> */
+    QTY_SUFFIX, /* a suffix Kubernetes does not know, e.g. "1.5GG", "3kb" */
+    QTY_RANGE,  /* the scaled value does not fit in int64 */
 };
 
 /* Parses s and stores ceil(value * 10^scale10) in *out. scale10 is 3 for milli-units (cpu),

@@ -17,9 +17,9 @@ struct resource_quota {
     int64_t created_ms;
     uint64_t resource_version;
     /* spec.hard: "cpu"/"requests.cpu", "memory"/"requests.memory", "requests.<extended>", "pods". */
-    bool limited[RES_MAX];     /* which dimensions have a hard limit */
-    struct resvec hard;        /* the limits, in resource units (pods: count) */
-    json_t *manifest;          /* metadata + spec as accepted (owned) */
+    bool limited[RES_MAX]; /* which dimensions have a hard limit */
+    struct resvec hard;    /* the limits, in resource units (pods: count) */
+    json_t *manifest;      /* metadata + spec as accepted (owned) */
 };
 
 void resource_quota_free(struct resource_quota *q);

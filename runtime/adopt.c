@@ -110,8 +110,7 @@ int process_sweep_orphans(bool (*keep)(void *ctx, const char *cgroup_name), void
             if (de->d_type != DT_DIR || de->d_name[0] == '.' || seen(swept, removed, de->d_name) ||
                 keep(ctx, de->d_name))
                 continue;
-            log_warn("killing the tasks of cgroup %s: the last run started them but never recorded it",
-                     de->d_name);
+            log_warn("killing the tasks of cgroup %s: the last run started them but never recorded it", de->d_name);
             cgroup_signal(de->d_name, SIGKILL, 0);
             cgroup_remove_async(de->d_name);
             if (GROW(swept, cap, (size_t)removed + 1, 16) != 0)

@@ -12,44 +12,44 @@
 struct attempt_spec {
     char *const *argv;
     char *const *envp;
-    const char *work_dir;     /* the job's working directory (shared by its replicas) */
-    const char *chdir_to;     /* where the process starts: the container's workingDir, else work_dir */
-    const char *log_path;     /* absolute path of this attempt's log file */
-    const char *cgroup_name;  /* unique per attempt, e.g. "<job uid>/<pod>.<attempt>" (under caldera/) */
-    int64_t memory_limit;     /* bytes; 0 = none */
-    int64_t cpu_limit_milli;  /* millicores; 0 = none */
-    int64_t pids_max;         /* the pod's caldera.io/pids-max; 0: the server's --task-pids-max */
-    int32_t uid, gid;         /* run as these when >= 0 (the server must be root); -1: as the server */
-    const char *hosts_file;   /* bind-mounted over /etc/hosts in a mount namespace of its own, or NULL */
-    const char *ssh_dir;      /* bind-mounted over the user's ~/.ssh likewise, or NULL */
-    const char *exits_path;   /* the job's exits file, where the supervisor records the status; NULL: no
+    const char *work_dir;    /* the job's working directory (shared by its replicas) */
+    const char *chdir_to;    /* where the process starts: the container's workingDir, else work_dir */
+    const char *log_path;    /* absolute path of this attempt's log file */
+    const char *cgroup_name; /* unique per attempt, e.g. "<job uid>/<pod>.<attempt>" (under caldera/) */
+    int64_t memory_limit;    /* bytes; 0 = none */
+    int64_t cpu_limit_milli; /* millicores; 0 = none */
+    int64_t pids_max;        /* the pod's caldera.io/pids-max; 0: the server's --task-pids-max */
+    int32_t uid, gid;        /* run as these when >= 0 (the server must be root); -1: as the server */
+    const char *hosts_file;  /* bind-mounted over /etc/hosts in a mount namespace of its own, or NULL */
+    const char *ssh_dir;     /* bind-mounted over the user's ~/.ssh likewise, or NULL */
+    const char *exits_path;  /* the job's exits file, where the supervisor records the status; NULL: no
                                  supervisor (the process runs directly) */
-    const char *pod;          /* with attempt, how the supervisor names its line in exits_path */
+    const char *pod;         /* with attempt, how the supervisor names its line in exits_path */
     uint32_t attempt;
-    int32_t exits_pending;    /* lines that may still come into exits_path (the job's attempts running, this
+    int32_t exits_pending;             /* lines that may still come into exits_path (the job's attempts running, this
                                  one included): room is kept for them (runtime/exits_reserve.h) */
-    int nvolumes;             /* the Job's spec.volumes: directories made if missing (owned by the task's */
+    int nvolumes;                      /* the Job's spec.volumes: directories made if missing (owned by the task's */
     const char *const *volume_dirs;    /* user when it made them), each bound at its mount path when */
     const char *const *volume_targets; /* that exists on the node and the server can bind, else NULL */
 };
 
 struct attempt_started {
     int32_t pid;
-    int64_t pid_start;     /* start time in clock ticks since boot, to recognise the pid later */
-    char cgroup[256];      /* where it runs: "memory:/caldera/..." style description, "" without cgroups */
-    bool isolated;         /* hosts_file/ssh_dir were bound (root with mount namespaces) */
+    int64_t pid_start; /* start time in clock ticks since boot, to recognise the pid later */
+    char cgroup[256];  /* where it runs: "memory:/caldera/..." style description, "" without cgroups */
+    bool isolated;     /* hosts_file/ssh_dir were bound (root with mount namespaces) */
 };
 
 /* How a replica's attempt ended. */
 struct replica_exit {
-    int32_t exit_code;     /* the process's exit status, or 128 + signal */
-    int signal;            /* the signal that ended it, 0 when it exited */
-    bool oom;              /* the cgroup's OOM killer killed a process of it */
+    int32_t exit_code; /* the process's exit status, or 128 + signal */
+    int signal;        /* the signal that ended it, 0 when it exited */
+    bool oom;          /* the cgroup's OOM killer killed a process of it */
     int64_t end_ms;
-    int64_t peak_memory;   /* bytes, from the cgroup; 0 when unknown */
-    int64_t cpu_usec;      /* CPU time used, from the cgroup; 0 when unknown */
-    bool unknown;          /* an adopted attempt ended and nothing says how (exit_code -1) */
-    int exec_errno;        /* the supervisor could not execute the task (exit_code 127): why */
+    int64_t peak_memory; /* bytes, from the cgroup; 0 when unknown */
+    int64_t cpu_usec;    /* CPU time used, from the cgroup; 0 when unknown */
+    bool unknown;        /* an adopted attempt ended and nothing says how (exit_code -1) */
+    int exec_errno;      /* the supervisor could not execute the task (exit_code 127): why */
 };
 
 #endif

@@ -20,8 +20,8 @@
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
 #define SPARE_DIR_MODE 0700
 
-static const char *const private_files[] = {"caldera.db", "caldera.db-wal", "caldera.db-shm", "caldera.db-journal",
-                                            "admin.token", NULL};
+static const char *const private_files[] = {"caldera.db",         "caldera.db-wal", "caldera.db-shm",
+                                            "caldera.db-journal", "admin.token",    NULL};
 
 static bool is_dot(const char *name) { return name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])); }
 
@@ -46,7 +46,8 @@ static void take_file(int dir_fd, const char *name, mode_t mode, bool remove_oth
         return;
     if (S_ISREG(st.st_mode) && st.st_nlink == 1) {
         /* the directory is the server's alone by now: the name cannot change under these */
-        if (fchownat(dir_fd, name, geteuid(), getegid(), AT_SYMLINK_NOFOLLOW) != 0 || fchmodat(dir_fd, name, mode, 0) != 0)
+        if (fchownat(dir_fd, name, geteuid(), getegid(), AT_SYMLINK_NOFOLLOW) != 0 ||
+            fchmodat(dir_fd, name, mode, 0) != 0)
             log_warn("data directory: cannot make %s the server's, %o: %s", name, (unsigned)mode, strerror(errno));
     } else if (remove_other && unlinkat(dir_fd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) != 0) {
         log_warn("data directory: cannot remove %s, which is no file of the server's: %s", name, strerror(errno));
@@ -118,8 +119,10 @@ static void check_ancestors(const char *data_dir)
         const char *dir = path[0] ? path : "/";
         struct stat st;
         if (stat(dir, &st) == 0 && !(st.st_mode & S_IXOTH)) {
-            log_warn("data directory: %s lets no other user pass (mode %o): tasks that run as another user cannot "
-                     "enter their work directories", dir, (unsigned)(st.st_mode & 07777));
+            log_warn(
+                "data directory: %s lets no other user pass (mode %o): tasks that run as another user cannot "
+                "enter their work directories",
+                dir, (unsigned)(st.st_mode & 07777));
             return;
         }
     }

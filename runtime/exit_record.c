@@ -76,4 +76,3 @@ void process_read_exec_error(const char *record, struct replica_exit *ex)
     if (process_read_exit_record(record, &line) && line.exec_errno)
         ex->exec_errno = line.exec_errno;
 }
-

@@ -74,7 +74,9 @@ void host_identify(struct machine *out)
     out->name[sizeof out->name - 1] = '\0';
     struct utsname u;
     uname(&u);
-    const char *arch = strcmp(u.machine, "x86_64") == 0 ? "amd64" : strcmp(u.machine, "aarch64") == 0 ? "arm64" : u.machine;
+    const char *arch = strcmp(u.machine, "x86_64") == 0    ? "amd64"
+                       : strcmp(u.machine, "aarch64") == 0 ? "arm64"
+                                                           : u.machine;
     snprintf(out->arch, sizeof out->arch, "%s", arch);
 }
 

@@ -24,9 +24,9 @@
 #define CAP_SYS_ADMIN_BIT 21
 
 static pthread_once_t runtime_once = PTHREAD_ONCE_INIT;
-static bool mount_namespaces; /* CAP_SYS_ADMIN: hosts_file and ssh_dir can be bound */
+static bool mount_namespaces;         /* CAP_SYS_ADMIN: hosts_file and ssh_dir can be bound */
 static unsigned long unnamed_cgroups; /* attempts that came without a cgroup name */
-static char shim_path[4096];  /* the supervisor, "" when there is none */
+static char shim_path[4096];          /* the supervisor, "" when there is none */
 static char shim_warning[4300];
 static struct process_limits task_limits = {PROCESS_DEFAULT_MAX_LOG_BYTES, PROCESS_DEFAULT_PIDS_MAX};
 
@@ -147,18 +147,10 @@ static void describe_failure(const struct spawn_failure *f, const struct spawn_r
         cgroup_join_label(f->index, cgroup, label, sizeof label);
         snprintf(why, why_len, "cannot join cgroup %s: %s", label, err);
         break;
-    case SPAWN_SETSID:
-        snprintf(why, why_len, "cannot start a session for the process: %s", err);
-        break;
-    case SPAWN_UNSHARE:
-        snprintf(why, why_len, "cannot give the task a mount namespace of its own: %s", err);
-        break;
-    case SPAWN_MOUNT_PRIVATE:
-        snprintf(why, why_len, "cannot make the task's mounts private: %s", err);
-        break;
-    case SPAWN_BIND_HOSTS:
-        snprintf(why, why_len, "cannot bind %s over /etc/hosts: %s", req->hosts_file, err);
-        break;
+    case SPAWN_SETSID: snprintf(why, why_len, "cannot start a session for the process: %s", err); break;
+    case SPAWN_UNSHARE: snprintf(why, why_len, "cannot give the task a mount namespace of its own: %s", err); break;
+    case SPAWN_MOUNT_PRIVATE: snprintf(why, why_len, "cannot make the task's mounts private: %s", err); break;
+    case SPAWN_BIND_HOSTS: snprintf(why, why_len, "cannot bind %s over /etc/hosts: %s", req->hosts_file, err); break;
     case SPAWN_BIND_SSH:
         snprintf(why, why_len, "cannot bind %s over %s: %s", req->ssh_dir, req->ssh_target, err);
         break;
@@ -166,12 +158,8 @@ static void describe_failure(const struct spawn_failure *f, const struct spawn_r
         snprintf(why, why_len, "cannot bind the volume directory %s at %s: %s", req->bind_sources[f->index],
                  req->bind_targets[f->index], err);
         break;
-    case SPAWN_STDIN:
-        snprintf(why, why_len, "cannot open /dev/null as stdin: %s", err);
-        break;
-    case SPAWN_STDOUT:
-        snprintf(why, why_len, "cannot send stdout and stderr to %s: %s", spec->log_path, err);
-        break;
+    case SPAWN_STDIN: snprintf(why, why_len, "cannot open /dev/null as stdin: %s", err); break;
+    case SPAWN_STDOUT: snprintf(why, why_len, "cannot send stdout and stderr to %s: %s", spec->log_path, err); break;
     case SPAWN_EXITS_FD:
         snprintf(why, why_len, "cannot hand %s to the task's supervisor: %s", spec->exits_path, err);
         break;
@@ -185,23 +173,13 @@ static void describe_failure(const struct spawn_failure *f, const struct spawn_r
         snprintf(why, why_len, "cannot keep the task from gaining privileges through exec: %s", err);
         break;
     case SPAWN_SETGROUPS:
-    case SPAWN_SETGID:
-        snprintf(why, why_len, "cannot run as gid %d: %s", (int)spec->gid, err);
-        break;
-    case SPAWN_SETUID:
-        snprintf(why, why_len, "cannot run as uid %d: %s", (int)spec->uid, err);
-        break;
-    case SPAWN_SIGNALS:
-        snprintf(why, why_len, "cannot reset the task's signal handling: %s", err);
-        break;
-    case SPAWN_EXEC:
-        snprintf(why, why_len, "exec: \"%s\": %s", spec->argv[0], err);
-        break;
+    case SPAWN_SETGID: snprintf(why, why_len, "cannot run as gid %d: %s", (int)spec->gid, err); break;
+    case SPAWN_SETUID: snprintf(why, why_len, "cannot run as uid %d: %s", (int)spec->uid, err); break;
+    case SPAWN_SIGNALS: snprintf(why, why_len, "cannot reset the task's signal handling: %s", err); break;
+    case SPAWN_EXEC: snprintf(why, why_len, "exec: \"%s\": %s", spec->argv[0], err); break;
     case SPAWN_CLONE:
     case SPAWN_OK:
-    default:
-        snprintf(why, why_len, "cannot start the process: %s", err);
-        break;
+    default: snprintf(why, why_len, "cannot start the process: %s", err); break;
     }
 }
 
@@ -223,11 +201,11 @@ struct prepared {
     struct task_dirs dirs;
     struct cgroup_join join;
     bool isolate;
-    int nbinds;            /* volumes bound at their mount paths */
+    int nbinds; /* volumes bound at their mount paths */
     const char *bind_sources[ATTEMPT_VOLUMES_MAX], *bind_targets[ATTEMPT_VOLUMES_MAX];
-    char **argv;           /* with the supervisor: its argv, the task's after it; else NULL */
+    char **argv; /* with the supervisor: its argv, the task's after it; else NULL */
     char attempt_text[16];
-    char max_log_arg[48];  /* --max-log-bytes=N */
+    char max_log_arg[48]; /* --max-log-bytes=N */
 };
 
 static void release_prepared(struct prepared *pp)
@@ -318,8 +296,8 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
     }
     if (cgroup_layout()->mode != CGROUP_NONE) {
         choose_cgroup_name(spec, pp->cgroup, sizeof pp->cgroup);
-        struct cgroup_limits lim = {.memory = spec->memory_limit, .cpu_milli = spec->cpu_limit_milli,
-                                    .pids = process_pids_max(spec->pids_max)};
+        struct cgroup_limits lim = {
+            .memory = spec->memory_limit, .cpu_milli = spec->cpu_limit_milli, .pids = process_pids_max(spec->pids_max)};
         if (cgroup_create(pp->cgroup, &lim, &pp->join, why, why_len) != 0) {
             release_prepared(pp);
             return -1;

@@ -13,12 +13,12 @@
 #include "runtime/exit_record.h"
 
 struct process {
-    pid_t pid;           /* also the process group id: every attempt leads its own session */
-    int pidfd;           /* readable once the process has exited */
-    int64_t start_ticks; /* /proc/<pid>/stat start time, to recognise the pid after a restart */
+    pid_t pid;             /* also the process group id: every attempt leads its own session */
+    int pidfd;             /* readable once the process has exited */
+    int64_t start_ticks;   /* /proc/<pid>/stat start time, to recognise the pid after a restart */
     char cgroup_name[200]; /* the attempt's cgroup below caldera/, "" without cgroups */
-    char *exit_record;   /* supervised: "<exits file>\n<pod> <attempt> <pid> ", where its status will be */
-    bool adopted;        /* started by an earlier run: not this server's child, no wait status */
+    char *exit_record;     /* supervised: "<exits file>\n<pod> <attempt> <pid> ", where its status will be */
+    bool adopted;          /* started by an earlier run: not this server's child, no wait status */
 };
 
 /* The process the runtime starts is the task's supervisor, caldera-shim (tools/shim): it leads the
@@ -71,10 +71,10 @@ void process_signal(const struct process *p, int sig);
 int process_reap(struct process *p, struct replica_exit *ex);
 /* An attempt of an earlier run of the server, recorded as running when that run ended. */
 struct process_adoption {
-    pid_t pid;                /* the supervisor's pid and start time, as recorded at its start */
+    pid_t pid; /* the supervisor's pid and start time, as recorded at its start */
     int64_t start_ticks;
-    const char *cgroup_name;  /* the name it was started with ("" without cgroups) */
-    const char *exits_path;   /* its job's exits file */
+    const char *cgroup_name; /* the name it was started with ("" without cgroups) */
+    const char *exits_path;  /* its job's exits file */
     const char *pod;
     uint32_t attempt;
 };

@@ -38,14 +38,14 @@ struct stack {
 
 static struct {
     pthread_mutex_t mu;
-    pthread_cond_t low;   /* the refiller waits here */
+    pthread_cond_t low; /* the refiller waits here */
     bool running, stopping;
     pthread_t thread;
     char dir[4096];
     const char *subdirs[MAX_SUBDIRS + 1];
     const char *dir_files[MAX_SUBDIRS + 1]; /* empty files a spare directory holds */
     struct stack files, dirs;
-    unsigned long next;   /* counter for new names */
+    unsigned long next; /* counter for new names */
 } pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .low = PTHREAD_COND_INITIALIZER};
 
 static bool push(struct stack *s, unsigned long n)

@@ -37,17 +37,17 @@ struct spawn_request {
     char *const *envp;
     const int *cgroup_procs; /* open cgroup.procs files: the child writes "0" (itself) into each */
     int cgroup_count;
-    const char *hosts_file;  /* bound read-only over /etc/hosts, or NULL */
-    const char *ssh_dir;     /* bound read-only over ssh_target, or NULL */
+    const char *hosts_file; /* bound read-only over /etc/hosts, or NULL */
+    const char *ssh_dir;    /* bound read-only over ssh_target, or NULL */
     const char *ssh_target;
     const char *const *bind_sources; /* bound read-write over bind_targets (the Job's volumes) */
     const char *const *bind_targets;
     int bind_count;
-    int log_fd;              /* >= 3, close-on-exec: becomes stdout and stderr */
-    int exits_fd;            /* close-on-exec, becomes descriptor 3 (the supervisor's exits file); -1: none */
+    int log_fd;   /* >= 3, close-on-exec: becomes stdout and stderr */
+    int exits_fd; /* close-on-exec, becomes descriptor 3 (the supervisor's exits file); -1: none */
     const char *chdir_to;
-    bool switch_user;        /* set groups, gid and uid (the server is root) */
-    int32_t uid, gid;        /* -1: keep the server's */
+    bool switch_user; /* set groups, gid and uid (the server is root) */
+    int32_t uid, gid; /* -1: keep the server's */
 };
 
 struct spawn_failure {

@@ -97,12 +97,14 @@ int task_prepare_volumes(const struct attempt_spec *spec, bool chown_to_user, in
         close(parent_fd);
         if (fd < 0) {
             snprintf(why, why_len, "cannot use the volume directory %s for %s: %s", path, spec->volume_targets[i],
-                     errno == ELOOP ? "it is a symbolic link" : errno == ENOTDIR ? "it is not a directory"
-                                                                 : strerror(errno));
+                     errno == ELOOP     ? "it is a symbolic link"
+                     : errno == ENOTDIR ? "it is not a directory"
+                                        : strerror(errno));
             return -1;
         }
         int rc = made ? fd_give(fd, chown_to_user ? (uid_t)spec->uid : FS_KEEP_ID,
-                                chown_to_user ? (gid_t)spec->gid : (gid_t)FS_KEEP_ID, TASK_PRIVATE_MODE) : 0;
+                                chown_to_user ? (gid_t)spec->gid : (gid_t)FS_KEEP_ID, TASK_PRIVATE_MODE)
+                      : 0;
         close(fd);
         if (rc != 0) {
             snprintf(why, why_len, "cannot give %s to uid %d, gid %d: %s", path, (int)spec->uid, (int)spec->gid,
@@ -168,9 +170,10 @@ int task_prepare_dirs(const struct attempt_spec *spec, bool chown_to_user, struc
     bool made;
     const char *work_name = spec->work_dir + strlen(job_dir) + 1;
     int work_fd = dir_open_at(dirs->job_fd, work_name, TASK_PRIVATE_MODE, &made);
-    int rc = work_fd < 0 ? -1
+    int rc = work_fd < 0     ? -1
              : chown_to_user ? fd_give(work_fd, (uid_t)spec->uid, (gid_t)spec->gid, TASK_PRIVATE_MODE)
-             : made ? fd_give(work_fd, FS_KEEP_ID, FS_KEEP_ID, TASK_PRIVATE_MODE) : 0;
+             : made          ? fd_give(work_fd, FS_KEEP_ID, FS_KEEP_ID, TASK_PRIVATE_MODE)
+                             : 0;
     if (work_fd >= 0)
         close(work_fd);
     if (rc != 0) {
@@ -202,7 +205,7 @@ static int above_stdio(int fd)
 int task_open_log(const struct attempt_spec *spec, const struct task_dirs *dirs, char *why, size_t why_len)
 {
     const char *name = strrchr(spec->log_path, '/') + 1; /* task_prepare_dirs checked the shape */
-    spare_take_file_at(dirs->logs_fd, name); /* a made file renamed into place, else the open creates it */
+    spare_take_file_at(dirs->logs_fd, name);             /* a made file renamed into place, else the open creates it */
     int fd = above_stdio(file_open_append_at(dirs->logs_fd, name, TASK_LOG_MODE));
     if (fd < 0)
         snprintf(why, why_len, "cannot open the log %s: %s", spec->log_path, strerror(errno));
@@ -224,8 +227,10 @@ int task_ssh_target(int32_t uid, int32_t gid, char *out, size_t len, char *why, 
         struct passwd pw, *found = NULL;
         char buf[4096];
         if (getpwuid_r(who, &pw, buf, sizeof buf, &found) != 0 || !found || !pw.pw_dir || !pw.pw_dir[0]) {
-            snprintf(why, why_len, "cannot bind the job's ssh directory: uid %u has no home directory in the passwd "
-                                   "database", (unsigned)who);
+            snprintf(why, why_len,
+                     "cannot bind the job's ssh directory: uid %u has no home directory in the passwd "
+                     "database",
+                     (unsigned)who);
             return -1;
         }
         snprintf(home, sizeof home, "%s", pw.pw_dir);

@@ -22,8 +22,8 @@ static const char *const sql_job_create =
     "INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json, resource_version, deleted_ms,"
     " phase, queue, ttl_s, source_json)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, " PHASE_OF("?6") ", " QUEUE_OF("?5") ", " TTL_OF("?5") ", ?8)";
-static const char *const sql_job_status =
-    "UPDATE jobs SET status_json = ?2, resource_version = ?3, phase = " PHASE_OF("?2") " WHERE uid = ?1";
+static const char *const sql_job_status = "UPDATE jobs SET status_json = ?2, resource_version = ?3, phase = " PHASE_OF(
+    "?2") " WHERE uid = ?1";
 static const char *const sql_job_delete = "UPDATE jobs SET deleted_ms = ?2, resource_version = ?3 WHERE uid = ?1";
 static const char *const sql_attempt_start =
     "INSERT INTO attempts(job_uid, pod, attempt, task, idx, job_version, node, pid, pid_start, start_ms,"
@@ -32,12 +32,12 @@ static const char *const sql_attempt_start =
 static const char *const sql_attempt_end =
     "UPDATE attempts SET end_ms = ?4, exit_code = ?5, reason = ?6, message = ?7, outcome = ?8, peak_memory = ?9,"
     " cpu_usec = ?10 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
-static const char *const sql_attempt_carry =
-    "UPDATE attempts SET kept_version = ?4 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
+static const char
+    *const sql_attempt_carry = "UPDATE attempts SET kept_version = ?4 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
 static const char *const sql_job_spec =
     "UPDATE jobs SET spec_json = ?2, resource_version = ?3, status_json = coalesce(?4, status_json),"
-    " phase = " PHASE_OF("coalesce(?4, status_json)") ", queue = " QUEUE_OF("?2") ", ttl_s = " TTL_OF("?2")
-    " WHERE uid = ?1";
+    " phase = " PHASE_OF("coalesce(?4, status_json)") ", queue = " QUEUE_OF("?2") ", ttl_s = " TTL_OF(
+        "?2") " WHERE uid = ?1";
 /* A job's tasks from its spec (?2), by SQLite's JSON functions on the writer: no JSON tree is built
  * in C. A task without minAvailable has replicas (Volcano's default); a name repeated keeps the last.
  * A spec that is not JSON gives no tasks rather than a commit that fails for ever. */
@@ -51,12 +51,12 @@ static const char *const sql_node_put = "INSERT OR REPLACE INTO nodes(name, json
 static const char *const sql_command =
     "INSERT INTO commands(seq, time_ms, namespace, job_name, job_uid, action, reason, json)"
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-static const char *const sql_job_version =
-    "UPDATE jobs SET resource_version = ?2 WHERE uid = ?1 AND resource_version < ?2";
+static const char
+    *const sql_job_version = "UPDATE jobs SET resource_version = ?2 WHERE uid = ?1 AND resource_version < ?2";
 static const char *const sql_queue_put = "INSERT OR REPLACE INTO queues(name, json) VALUES(?1, ?2)";
 static const char *const sql_queue_delete = "DELETE FROM queues WHERE name = ?1";
-static const char *const sql_object_put =
-    "INSERT OR REPLACE INTO objects(kind, namespace, name, json) VALUES(?1, ?2, ?3, ?4)";
+static const char
+    *const sql_object_put = "INSERT OR REPLACE INTO objects(kind, namespace, name, json) VALUES(?1, ?2, ?3, ?4)";
 static const char *const sql_object_delete = "DELETE FROM objects WHERE kind = ?1 AND namespace = ?2 AND name = ?3";
 
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out, char *err, size_t errlen)
@@ -91,11 +91,10 @@ int store_stmts_prepare(sqlite3 *db, struct store_stmts *st, char *err, size_t e
 
 void store_stmts_finalize(struct store_stmts *st)
 {
-    sqlite3_stmt **all[] = {&st->begin,      &st->commit,        &st->rollback,    &st->event,
-                            &st->job_create, &st->job_status,    &st->job_delete,  &st->attempt_start,
-                            &st->attempt_end, &st->attempt_carry, &st->job_spec, &st->queue_put,
-                            &st->tasks_insert, &st->tasks_delete, &st->node_put, &st->command,
-                            &st->job_version};
+    sqlite3_stmt **all[] = {&st->begin,      &st->commit,     &st->rollback,      &st->event,        &st->job_create,
+                            &st->job_status, &st->job_delete, &st->attempt_start, &st->attempt_end,  &st->attempt_carry,
+                            &st->job_spec,   &st->queue_put,  &st->tasks_insert,  &st->tasks_delete, &st->node_put,
+                            &st->command,    &st->job_version};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         sqlite3_finalize(*all[i]); /* a no-op on NULL */
         *all[i] = NULL;
@@ -305,40 +304,25 @@ int store_apply_entry(const struct store_stmts *st, const struct journal_entry *
     if (rc != SQLITE_OK)
         return rc;
     switch (e->op) {
-    case JOURNAL_EVENT:
-        return SQLITE_OK;
-    case JOURNAL_JOB_CREATE:
-        rc = insert_job(st->job_create, e);
-        return rc == SQLITE_OK ? put_tasks(st, e, false) : rc;
-    case JOURNAL_JOB_STATUS:
-        return update_job_status(st->job_status, e);
-    case JOURNAL_JOB_DELETE:
-        return mark_job_deleted(st->job_delete, e);
+    case JOURNAL_EVENT: return SQLITE_OK;
+    case JOURNAL_JOB_CREATE: rc = insert_job(st->job_create, e); return rc == SQLITE_OK ? put_tasks(st, e, false) : rc;
+    case JOURNAL_JOB_STATUS: return update_job_status(st->job_status, e);
+    case JOURNAL_JOB_DELETE: return mark_job_deleted(st->job_delete, e);
     case JOURNAL_ATTEMPT_START:
         rc = insert_attempt(st->attempt_start, &e->attempt);
         /* an attempt that ended as it began (it could not start) carries its end too */
         if (rc == SQLITE_OK && e->attempt.end_ms != 0)
             rc = end_attempt(st->attempt_end, &e->attempt);
         return rc;
-    case JOURNAL_ATTEMPT_END:
-        return end_attempt(st->attempt_end, &e->attempt);
-    case JOURNAL_QUEUE_PUT:
-        return put_queue(st->queue_put, e);
-    case JOURNAL_QUEUE_DELETE:
-        return delete_queue(st, e);
-    case JOURNAL_OBJECT_PUT:
-        return put_object(st, e);
-    case JOURNAL_OBJECT_DELETE:
-        return delete_object(st, e);
-    case JOURNAL_JOB_SPEC:
-        rc = update_job_spec(st->job_spec, e);
-        return rc == SQLITE_OK ? put_tasks(st, e, true) : rc;
-    case JOURNAL_ATTEMPT_CARRY:
-        return carry_attempt(st->attempt_carry, &e->attempt);
-    case JOURNAL_NODE_PUT:
-        return put_node(st->node_put, e);
-    case JOURNAL_COMMAND:
-        return insert_command(st->command, e);
+    case JOURNAL_ATTEMPT_END: return end_attempt(st->attempt_end, &e->attempt);
+    case JOURNAL_QUEUE_PUT: return put_queue(st->queue_put, e);
+    case JOURNAL_QUEUE_DELETE: return delete_queue(st, e);
+    case JOURNAL_OBJECT_PUT: return put_object(st, e);
+    case JOURNAL_OBJECT_DELETE: return delete_object(st, e);
+    case JOURNAL_JOB_SPEC: rc = update_job_spec(st->job_spec, e); return rc == SQLITE_OK ? put_tasks(st, e, true) : rc;
+    case JOURNAL_ATTEMPT_CARRY: return carry_attempt(st->attempt_carry, &e->attempt);
+    case JOURNAL_NODE_PUT: return put_node(st->node_put, e);
+    case JOURNAL_COMMAND: return insert_command(st->command, e);
     }
     return SQLITE_MISUSE; /* an op this build does not know: refuse rather than drop it silently */
 }

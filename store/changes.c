@@ -59,13 +59,12 @@ static int first_row(void *ctx, sqlite3_stmt *s)
     return -1;
 }
 
-int store_first_event_after(struct store_reader *r, uint64_t seq, bool *found, int64_t *time_ms,
-                            struct api_status *st)
+int store_first_event_after(struct store_reader *r, uint64_t seq, bool *found, int64_t *time_ms, struct api_status *st)
 {
     *found = false;
     struct first_event f = {found, time_ms};
-    return each_row(r, "SELECT time_ms FROM events WHERE seq > ?1 AND ?2 >= 0 ORDER BY seq LIMIT 1", seq, 0, NULL,
-                    NULL, first_row, &f, st);
+    return each_row(r, "SELECT time_ms FROM events WHERE seq > ?1 AND ?2 >= 0 ORDER BY seq LIMIT 1", seq, 0, NULL, NULL,
+                    first_row, &f, st);
 }
 
 /* --- what is gone ------------------------------------------------------------------------- */
@@ -86,12 +85,11 @@ int store_deleted_between(struct store_reader *r, uint64_t after, uint64_t upto,
                           store_gone_fn fn, void *ctx, struct api_status *st)
 {
 #define DELETED                                                                                                \
-    "SELECT e.namespace, e.name, e.job_uid,"                                                                    \
-    " coalesce((SELECT json_extract(j.source_json, '$.kind') FROM jobs j WHERE j.uid = e.job_uid), ''), e.seq"  \
+    "SELECT e.namespace, e.name, e.job_uid,"                                                                   \
+    " coalesce((SELECT json_extract(j.source_json, '$.kind') FROM jobs j WHERE j.uid = e.job_uid), ''), e.seq" \
     " FROM events e WHERE e.seq > ?1 AND e.seq <= ?2 AND e.kind = ?4 AND e.to_phase = ''"
     struct gone_ctx g = {fn, ctx};
-    return each_row(r, WITH_NS(ns, DELETED, "e.namespace", " ORDER BY e.seq"), after, upto, ns, kind, gone_row, &g,
-                    st);
+    return each_row(r, WITH_NS(ns, DELETED, "e.namespace", " ORDER BY e.seq"), after, upto, ns, kind, gone_row, &g, st);
 #undef DELETED
 }
 
@@ -113,9 +111,9 @@ static int task_pods_row(void *ctx, sqlite3_stmt *s)
 int store_pods_of_jobs_changed_between(struct store_reader *r, uint64_t after, uint64_t upto, const char *ns,
                                        store_gone_fn fn, void *ctx, struct api_status *st)
 {
-#define CHANGED                                                                                               \
-    "SELECT j.namespace, j.name, j.uid, t.name, t.replicas, c.last FROM"                                       \
-    " (SELECT job_uid, max(seq) AS last FROM events WHERE seq > ?1 AND seq <= ?2 AND job_uid != ''"            \
+#define CHANGED                                                                                     \
+    "SELECT j.namespace, j.name, j.uid, t.name, t.replicas, c.last FROM"                            \
+    " (SELECT job_uid, max(seq) AS last FROM events WHERE seq > ?1 AND seq <= ?2 AND job_uid != ''" \
     " GROUP BY job_uid) c JOIN jobs j ON j.uid = c.job_uid JOIN tasks t ON t.job_uid = j.uid WHERE 1"
     struct gone_ctx g = {fn, ctx};
     return each_row(r, WITH_NS(ns, CHANGED, "j.namespace", ""), after, upto, ns, NULL, task_pods_row, &g, st);
@@ -139,7 +137,7 @@ int store_commands_between(struct store_reader *r, uint64_t after, uint64_t upto
                            int (*fn)(void *ctx, uint64_t seq, const char *json), void *ctx, struct api_status *st)
 {
     struct commands_ctx c = {fn, ctx};
-    return each_row(r, WITH_NS(ns, "SELECT seq, json FROM commands WHERE seq > ?1 AND seq <= ?2", "namespace",
-                               " ORDER BY seq"),
-                    after, upto, ns, NULL, command_row, &c, st);
+    return each_row(
+        r, WITH_NS(ns, "SELECT seq, json FROM commands WHERE seq > ?1 AND seq <= ?2", "namespace", " ORDER BY seq"),
+        after, upto, ns, NULL, command_row, &c, st);
 }

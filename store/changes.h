@@ -12,8 +12,7 @@
 struct store_reader;
 
 /* The time of the first event after seq; *found false when there is none. */
-int store_first_event_after(struct store_reader *r, uint64_t seq, bool *found, int64_t *time_ms,
-                            struct api_status *st);
+int store_first_event_after(struct store_reader *r, uint64_t seq, bool *found, int64_t *time_ms, struct api_status *st);
 
 /* An object gone since: its namespace and name, the job's uid (jobs only, else ""), the sequence
  * number of its last change, and for a job posted in another dialect that dialect's kind ("" else). */

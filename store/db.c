@@ -193,8 +193,7 @@ static int set_pragmas(sqlite3 *db, const char *path, char *err, size_t errlen)
 
 static int open_read_write(struct store *s, char *err, size_t errlen)
 {
-    int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             NULL);
+    int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "cannot open database %s: %s", s->path,
                  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));

@@ -9,24 +9,23 @@
 #define BUSY_TIMEOUT_MS 5000
 
 /* Live job first (at most one), else the most recently created deleted one. */
-static const char *const sql_find_job =
-    "SELECT " HISTORY_JOB_COLUMNS " FROM jobs WHERE namespace = ?1 AND name = ?2"
-    " ORDER BY deleted_ms IS NULL DESC, created_ms DESC, rowid DESC LIMIT 1";
-static const char *const sql_find_job_uid =
-    "SELECT " HISTORY_JOB_COLUMNS " FROM jobs WHERE namespace = ?1 AND name = ?2 AND uid = ?3";
+static const char *const sql_find_job = "SELECT " HISTORY_JOB_COLUMNS
+                                        " FROM jobs WHERE namespace = ?1 AND name = ?2"
+                                        " ORDER BY deleted_ms IS NULL DESC, created_ms DESC, rowid DESC LIMIT 1";
+static const char *const sql_find_job_uid = "SELECT " HISTORY_JOB_COLUMNS
+                                            " FROM jobs WHERE namespace = ?1 AND name = ?2 AND uid = ?3";
 static const char *const sql_transitions =
     "SELECT seq, time_ms, from_phase, to_phase, reason, message FROM events"
     " WHERE job_uid = ?1 AND kind = 'Job' ORDER BY seq";
-static const char *const sql_attempts =
-    "SELECT " HISTORY_ATTEMPT_COLUMNS " FROM attempts WHERE job_uid = ?1 ORDER BY task, idx, attempt";
-static const char *const sql_commands =
-    "SELECT seq, time_ms, action, reason FROM commands WHERE job_uid = ?1 ORDER BY seq";
+static const char *const sql_attempts = "SELECT " HISTORY_ATTEMPT_COLUMNS
+                                        " FROM attempts WHERE job_uid = ?1 ORDER BY task, idx, attempt";
+static const char
+    *const sql_commands = "SELECT seq, time_ms, action, reason FROM commands WHERE job_uid = ?1 ORDER BY seq";
 static const char *const sql_tasks = "SELECT name, replicas, min_available FROM tasks WHERE job_uid = ?1 ORDER BY name";
 
 int history_fail_db(struct store_reader *r, struct api_status *st, const char *doing)
 {
-    return api_fail(st, 500, "InternalError", "%s from database %s failed: %s", doing, r->path,
-                    sqlite3_errmsg(r->db));
+    return api_fail(st, 500, "InternalError", "%s from database %s failed: %s", doing, r->path, sqlite3_errmsg(r->db));
 }
 
 int history_prepare(struct store_reader *r, const char *sql, sqlite3_stmt **out, struct api_status *st)
@@ -143,7 +142,8 @@ static json_t *command_json(sqlite3_stmt *stmt)
 static json_t *task_summary_json(sqlite3_stmt *stmt)
 {
     return json_pack("{s:o, s:I, s:I}", "name", history_text_json(stmt, 0), "replicas",
-                     (json_int_t)sqlite3_column_int64(stmt, 1), "minAvailable", (json_int_t)sqlite3_column_int64(stmt, 2));
+                     (json_int_t)sqlite3_column_int64(stmt, 1), "minAvailable",
+                     (json_int_t)sqlite3_column_int64(stmt, 2));
 }
 
 /* Runs a per-job statement and appends one JSON object per row to a new array under key. */

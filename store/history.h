@@ -41,12 +41,12 @@ int store_job_history(struct store_reader *r, const char *ns, const char *name, 
 
 /* Which jobs a JobHistoryList shows, newest created first (ties by uid). */
 struct store_history_query {
-    const char *ns;             /* NULL: every namespace */
+    const char *ns;                      /* NULL: every namespace */
     const struct namespace_set *visible; /* the namespaces the caller may see; NULL: every one */
-    const char *phase;          /* NULL: any; else the stored status's state.phase */
-    int64_t since_ms, until_ms; /* created in [since, until); INT64_MIN / INT64_MAX when unbounded */
-    long limit;                 /* at most this many items (then metadata.continue); 0: all */
-    const char *continue_token; /* NULL or "": from the newest; else metadata.continue of a page */
+    const char *phase;                   /* NULL: any; else the stored status's state.phase */
+    int64_t since_ms, until_ms;          /* created in [since, until); INT64_MIN / INT64_MAX when unbounded */
+    long limit;                          /* at most this many items (then metadata.continue); 0: all */
+    const char *continue_token;          /* NULL or "": from the newest; else metadata.continue of a page */
 };
 
 /* {"apiVersion":"caldera.io/v1","kind":"JobHistoryList","metadata":{"continue"?},"items":[
@@ -80,8 +80,8 @@ int store_attempt_log(struct store_reader *r, const char *ns, const char *name, 
 /* For logs of pods the core no longer has: the log path of pod `pod` of the newest job in ns that
  * ran a pod of that name. attempt > 0 picks that attempt, previous the one before the last, else the
  * last. 404 NotFound (pods) when no job ran that pod; 400 BadRequest when the attempt is missing. */
-int store_pod_log(struct store_reader *r, const char *ns, const char *pod, int attempt, bool previous,
-                  char **log_path, struct api_status *st);
+int store_pod_log(struct store_reader *r, const char *ns, const char *pod, int attempt, bool previous, char **log_path,
+                  struct api_status *st);
 
 /* The events table in sequence order, for the events API and for streams that resume from before the
  * live hub: calls fn for each event with after < seq <= upto (in namespace ns; NULL: every

@@ -4,9 +4,9 @@
 #include "store/history_internal.h"
 #include "store/store_internal.h"
 
-#define EVENTS                                                                                                \
-    "SELECT e.seq, e.time_ms, e.kind, e.namespace, e.name, e.job_uid, coalesce(j.name, ''), e.from_phase,"     \
-    " e.to_phase, e.reason, e.message FROM events e LEFT JOIN jobs j ON j.uid = e.job_uid"                     \
+#define EVENTS                                                                                             \
+    "SELECT e.seq, e.time_ms, e.kind, e.namespace, e.name, e.job_uid, coalesce(j.name, ''), e.from_phase," \
+    " e.to_phase, e.reason, e.message FROM events e LEFT JOIN jobs j ON j.uid = e.job_uid"                 \
     " WHERE e.seq > ?1 AND e.seq <= ?2"
 static const char *const sql_events = EVENTS " ORDER BY e.seq";
 static const char *const sql_events_in_namespace = EVENTS " AND e.namespace = ?3 ORDER BY e.seq";
@@ -26,10 +26,17 @@ int store_events_read(struct store_reader *r, uint64_t after, uint64_t upto, con
     int rc;
     long given = 0;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        struct event_view ev = {(uint64_t)sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 1),
-                                store_column_text(q, 2), store_column_text(q, 3), store_column_text(q, 4),
-                                store_column_text(q, 5), store_column_text(q, 6), store_column_text(q, 7),
-                                store_column_text(q, 8), store_column_text(q, 9), store_column_text(q, 10)};
+        struct event_view ev = {(uint64_t)sqlite3_column_int64(q, 0),
+                                sqlite3_column_int64(q, 1),
+                                store_column_text(q, 2),
+                                store_column_text(q, 3),
+                                store_column_text(q, 4),
+                                store_column_text(q, 5),
+                                store_column_text(q, 6),
+                                store_column_text(q, 7),
+                                store_column_text(q, 8),
+                                store_column_text(q, 9),
+                                store_column_text(q, 10)};
         if (fn(ctx, &ev) != 0 || (limit > 0 && ++given == limit)) {
             *last = ev.seq;
             rc = SQLITE_DONE;

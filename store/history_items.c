@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const sql_task = "SELECT replicas, min_available, template_json FROM tasks WHERE job_uid = ?1 AND name = ?2";
-static const char *const sql_task_attempts =
-    "SELECT " HISTORY_ATTEMPT_COLUMNS " FROM attempts WHERE job_uid = ?1 AND task = ?2 ORDER BY idx, attempt";
-static const char *const sql_attempt =
-    "SELECT " HISTORY_ATTEMPT_COLUMNS " FROM attempts WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
+static const char
+    *const sql_task = "SELECT replicas, min_available, template_json FROM tasks WHERE job_uid = ?1 AND name = ?2";
+static const char *const sql_task_attempts = "SELECT " HISTORY_ATTEMPT_COLUMNS
+                                             " FROM attempts WHERE job_uid = ?1 AND task = ?2 ORDER BY idx, attempt";
+static const char *const sql_attempt = "SELECT " HISTORY_ATTEMPT_COLUMNS
+                                       " FROM attempts WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
 /* The attempts of pod ?2 of the newest job in namespace ?1 that ran a pod of that name, last first. */
 static const char *const sql_pod_attempts =
     "SELECT attempt, log_path FROM attempts WHERE pod = ?2 AND job_uid = ("
@@ -174,8 +175,8 @@ static int pick_pod_attempt(struct store_reader *r, sqlite3_stmt *stmt, const ch
                     previous ? "a previous attempt" : "that attempt", pod, last);
 }
 
-int store_pod_log(struct store_reader *r, const char *ns, const char *pod, int attempt, bool previous,
-                  char **log_path, struct api_status *st)
+int store_pod_log(struct store_reader *r, const char *ns, const char *pod, int attempt, bool previous, char **log_path,
+                  struct api_status *st)
 {
     *log_path = NULL;
     sqlite3_stmt *stmt;

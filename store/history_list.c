@@ -13,20 +13,21 @@
 #define TOKEN_MAX 512
 
 /* The key (created_ms, uid) walks jobs_by_created / jobs_by_namespace_created backwards. */
-#define LIST_SELECT                                                                                          \
-    "SELECT " HISTORY_JOB_COLUMNS ","                                                                        \
-    " (SELECT COUNT(*) FROM attempts a WHERE a.job_uid = j.uid),"                                            \
-    " (SELECT MIN(start_ms) FROM attempts a WHERE a.job_uid = j.uid),"                                       \
+#define LIST_SELECT                                                    \
+    "SELECT " HISTORY_JOB_COLUMNS                                      \
+    ","                                                                \
+    " (SELECT COUNT(*) FROM attempts a WHERE a.job_uid = j.uid),"      \
+    " (SELECT MIN(start_ms) FROM attempts a WHERE a.job_uid = j.uid)," \
     " (SELECT MAX(end_ms) FROM attempts a WHERE a.job_uid = j.uid) FROM jobs j WHERE "
-#define LIST_FILTER                                                                                          \
-    "created_ms >= ?2 AND created_ms < ?3 AND (created_ms, uid) < (?4, ?5)"                                   \
+#define LIST_FILTER                                                         \
+    "created_ms >= ?2 AND created_ms < ?3 AND (created_ms, uid) < (?4, ?5)" \
     " AND (?6 IS NULL OR status_json ->> '$.state.phase' = ?6) ORDER BY created_ms DESC, uid DESC LIMIT ?7"
 static const char *const sql_list_namespace = LIST_SELECT "namespace = ?1 AND " LIST_FILTER;
 static const char *const sql_list_all = LIST_SELECT "?1 IS NULL AND " LIST_FILTER;
 static const char *const sql_summary = LIST_SELECT "uid = ?1";
 /* Across the namespaces of a JSON array ?8: a tenant's list of its few namespaces. */
-static const char *const sql_list_some =
-    LIST_SELECT "?1 IS NULL AND namespace IN (SELECT value FROM json_each(?8)) AND " LIST_FILTER;
+static const char *const sql_list_some = LIST_SELECT
+    "?1 IS NULL AND namespace IN (SELECT value FROM json_each(?8)) AND " LIST_FILTER;
 
 /* ---- continue tokens ------------------------------------------------------------------------- */
 
@@ -49,10 +50,14 @@ static char *encode_token(const struct list_key *k)
 
 static int bad_token(struct api_status *st, const char *token)
 {
-    api_add_cause(st, "continue", "FieldValueInvalid", 0, 0, "Invalid value: \"%.64s\": not a continue token "
-                  "this server gave", token);
-    return api_fail(st, 400, "BadRequest", "continue: invalid value \"%.64s\": the token is malformed; start again "
-                    "without continue", token);
+    api_add_cause(st, "continue", "FieldValueInvalid", 0, 0,
+                  "Invalid value: \"%.64s\": not a continue token "
+                  "this server gave",
+                  token);
+    return api_fail(st, 400, "BadRequest",
+                    "continue: invalid value \"%.64s\": the token is malformed; start again "
+                    "without continue",
+                    token);
 }
 
 static int decode_token(const char *token, struct list_key *k, struct api_status *st)
@@ -169,8 +174,8 @@ int store_job_history_list(struct store_reader *r, const struct store_history_qu
     bool nothing;
     char *namespaces = narrow_to_visible(q, &nothing);
     if (nothing) {
-        *out = json_pack("{s:s, s:s, s:{}, s:[]}", "apiVersion", "caldera.io/v1", "kind", "JobHistoryList",
-                         "metadata", "items");
+        *out = json_pack("{s:s, s:s, s:{}, s:[]}", "apiVersion", "caldera.io/v1", "kind", "JobHistoryList", "metadata",
+                         "items");
         return *out ? 0 : api_fail(st, 500, "InternalError", "listing job histories: out of memory");
     }
     sqlite3_stmt *stmt;

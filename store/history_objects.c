@@ -3,7 +3,8 @@
 #include "store/history_internal.h"
 #include "store/store.h"
 
-static const char sql_objects[] = "SELECT kind, namespace, name, json FROM objects WHERE kind = ?1 ORDER BY namespace, name";
+static const char sql_objects[] =
+    "SELECT kind, namespace, name, json FROM objects WHERE kind = ?1 ORDER BY namespace, name";
 
 int store_read_objects(struct store_reader *r, const char *kind,
                        int (*row)(void *ctx, const struct store_object_row *obj, struct api_status *st), void *ctx,

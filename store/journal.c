@@ -67,8 +67,8 @@ void journal_entry_free(struct journal_entry *e)
     free(e);
 }
 
-struct watch_object *watch_object_new(enum watch_type type, const char *api_version, const char *kind,
-                                      const char *ns, const char *name, json_t *object)
+struct watch_object *watch_object_new(enum watch_type type, const char *api_version, const char *kind, const char *ns,
+                                      const char *name, json_t *object)
 {
     struct watch_object *w = calloc(1, sizeof *w);
     if (!w || !object) {
@@ -76,8 +76,12 @@ struct watch_object *watch_object_new(enum watch_type type, const char *api_vers
         json_decref(object);
         return NULL;
     }
-    *w = (struct watch_object){.type = type, .api_version = strdup(api_version), .kind = strdup(kind),
-                               .ns = strdup(ns ? ns : ""), .name = strdup(name), .object = object};
+    *w = (struct watch_object){.type = type,
+                               .api_version = strdup(api_version),
+                               .kind = strdup(kind),
+                               .ns = strdup(ns ? ns : ""),
+                               .name = strdup(name),
+                               .object = object};
     if (!w->api_version || !w->kind || !w->ns || !w->name) {
         watch_object_free(w);
         return NULL;

@@ -27,38 +27,38 @@ enum journal_op {
 
 /* The event part: what happened to which object. Strings are owned by the entry. */
 struct journal_event {
-    uint64_t seq;      /* global, strictly increasing; also the changed object's resourceVersion */
-    int64_t time_ms;   /* wall clock */
-    char *kind;        /* "Job", "Pod", "PodGroup", "Queue", "Node" */
-    char *ns;          /* "" for cluster-scoped objects */
-    char *name;        /* object name (pod name for pods) */
-    char *job_uid;     /* the job this is about, "" when none: history queries go by it */
-    char *job_name;    /* that job's name, "" when none (not stored: the streams show it) */
-    char *from_phase;  /* "" when the object is new */
-    char *to_phase;    /* "" when the object is gone */
-    char *reason;      /* short CamelCase, may be "" */
-    char *message;     /* a sentence, may be "" */
+    uint64_t seq;     /* global, strictly increasing; also the changed object's resourceVersion */
+    int64_t time_ms;  /* wall clock */
+    char *kind;       /* "Job", "Pod", "PodGroup", "Queue", "Node" */
+    char *ns;         /* "" for cluster-scoped objects */
+    char *name;       /* object name (pod name for pods) */
+    char *job_uid;    /* the job this is about, "" when none: history queries go by it */
+    char *job_name;   /* that job's name, "" when none (not stored: the streams show it) */
+    char *from_phase; /* "" when the object is new */
+    char *to_phase;   /* "" when the object is gone */
+    char *reason;     /* short CamelCase, may be "" */
+    char *message;    /* a sentence, may be "" */
 };
 
 struct journal_attempt {
     char *job_uid;
-    char *pod;         /* "<job>-<task>-<index>" */
+    char *pod; /* "<job>-<task>-<index>" */
     char *task;
-    int32_t index;     /* replica index within the task */
-    int32_t attempt;   /* 1, 2, ... per pod */
+    int32_t index;   /* replica index within the task */
+    int32_t attempt; /* 1, 2, ... per pod */
     int32_t job_version;
     char *node;
     int32_t pid;
     int64_t pid_start; /* the process's start time in clock ticks since boot (/proc/<pid>/stat field 22) */
     char *cgroup;      /* ATTEMPT_START: where it runs, as /proc/<pid>/cgroup says it ("" without cgroups) */
     int64_t start_ms;
-    char *log_path;    /* relative to the data directory */
+    char *log_path; /* relative to the data directory */
     /* ATTEMPT_END, or ATTEMPT_START of an attempt that could not start: */
     int64_t end_ms;
     int32_t exit_code;
-    char *reason;      /* "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Unknown" */
+    char *reason; /* "Completed", "Error", "OOMKilled", "StartError", "Shutdown", "Deleted", "Unknown" */
     char *message;
-    char *outcome;     /* what became of the pod: "", "Requeued", "Restarting", "Deleted" */
+    char *outcome;       /* what became of the pod: "", "Requeued", "Restarting", "Deleted" */
     int64_t peak_memory; /* bytes, 0 when unknown */
     int64_t cpu_usec;
 };
@@ -72,20 +72,20 @@ enum watch_type { WATCH_ADDED, WATCH_MODIFIED, WATCH_DELETED };
 struct watch_object {
     struct watch_object *next;
     enum watch_type type;
-    char *api_version;  /* "batch.volcano.sh/v1alpha1", "v1", "kubeflow.org/v1"... */
-    char *kind;         /* "Job", "Pod", "PodGroup", "Queue", "PyTorchJob"... */
-    char *ns;           /* "" for cluster-scoped objects */
+    char *api_version; /* "batch.volcano.sh/v1alpha1", "v1", "kubeflow.org/v1"... */
+    char *kind;        /* "Job", "Pod", "PodGroup", "Queue", "PyTorchJob"... */
+    char *ns;          /* "" for cluster-scoped objects */
     char *name;
-    char *source_kind;  /* a Volcano Job posted in another dialect: that dialect's kind, else NULL */
-    json_t *object;     /* the object; immutable from the moment it is attached. The hub keeps only
+    char *source_kind; /* a Volcano Job posted in another dialect: that dialect's kind, else NULL */
+    json_t *object;    /* the object; immutable from the moment it is attached. The hub keeps only
                            its text (a tree costs several times that) and, for label selectors: */
-    json_t *labels;     /* its metadata.labels, once the hub has dropped the tree (NULL: none) */
+    json_t *labels;    /* its metadata.labels, once the hub has dropped the tree (NULL: none) */
 };
 
 /* A new watch object (strings copied, object's reference taken over); NULL when memory runs out
  * (object is released then). */
-struct watch_object *watch_object_new(enum watch_type type, const char *api_version, const char *kind,
-                                      const char *ns, const char *name, json_t *object);
+struct watch_object *watch_object_new(enum watch_type type, const char *api_version, const char *kind, const char *ns,
+                                      const char *name, json_t *object);
 void watch_object_free(struct watch_object *w);
 /* Frees a list of them. */
 void watch_objects_free(struct watch_object *list);

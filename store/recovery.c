@@ -32,9 +32,10 @@ static void fill_queue(sqlite3_stmt *stmt, void *out)
 static void fill_object(sqlite3_stmt *stmt, void *out)
 {
     struct store_object_row *row = out;
-    *row = (struct store_object_row){
-        .kind = store_column_text(stmt, 0), .ns = store_column_text(stmt, 1), .name = store_column_text(stmt, 2),
-        .json = store_column_text(stmt, 3)};
+    *row = (struct store_object_row){.kind = store_column_text(stmt, 0),
+                                     .ns = store_column_text(stmt, 1),
+                                     .name = store_column_text(stmt, 2),
+                                     .json = store_column_text(stmt, 3)};
 }
 
 static void fill_job(sqlite3_stmt *stmt, void *out)
@@ -94,8 +95,8 @@ struct row_stream {
     int (*deliver)(const struct store_loader *l, const void *row);
 };
 
-static int stream_rows(sqlite3 *db, const struct row_stream *rs, const struct store_loader *loader,
-                       const char *path, char *err, size_t errlen)
+static int stream_rows(sqlite3 *db, const struct row_stream *rs, const struct store_loader *loader, const char *path,
+                       char *err, size_t errlen)
 {
     sqlite3_stmt *stmt;
     if (sqlite3_prepare_v2(db, rs->sql, -1, &stmt, NULL) != SQLITE_OK) {

@@ -34,12 +34,12 @@ static const char *const sql_prune[] = {
 struct store_retention {
     int64_t retention_ms;
     int64_t interval_ms;
-    int64_t next_mono_ms;   /* when the next step is due; 0: at once */
+    int64_t next_mono_ms; /* when the next step is due; 0: at once */
     char *data_dir;
     sqlite3_stmt *expired;
     sqlite3_stmt *prune[NPRUNE];
-    bool failing;           /* the last step failed (logged once per streak) */
-    char (*uids)[64];       /* STORE_PRUNE_BATCH uids: the batch being pruned */
+    bool failing;     /* the last step failed (logged once per streak) */
+    char (*uids)[64]; /* STORE_PRUNE_BATCH uids: the batch being pruned */
 };
 
 int store_set_history_retention(struct store *s, int64_t retention_ms, const char *data_dir)

@@ -151,12 +151,7 @@ static const char migration_5[] =
 static const char migration_6[] = "ALTER TABLE jobs ADD COLUMN source_json TEXT;";
 
 static const char *const migrations[] = {
-    migration_1,
-    migration_2,
-    migration_3,
-    migration_4,
-    migration_5,
-    migration_6,
+    migration_1, migration_2, migration_3, migration_4, migration_5, migration_6,
 };
 
 int schema_latest_version(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

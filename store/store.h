@@ -39,9 +39,9 @@ struct store_job_row {
     uint64_t resource_version;
     const char *spec_json;
     const char *status_json;
-    const char *phase;    /* status.state.phase, "" when unknown (schema 5 keeps it with the row) */
-    const char *queue;    /* spec.queue, "" when unknown */
-    bool has_ttl;         /* spec.ttlSecondsAfterFinished is set */
+    const char *phase;       /* status.state.phase, "" when unknown (schema 5 keeps it with the row) */
+    const char *queue;       /* spec.queue, "" when unknown */
+    bool has_ttl;            /* spec.ttlSecondsAfterFinished is set */
     const char *source_json; /* the object as posted in another dialect, "" for a Volcano Job */
 };
 
@@ -52,7 +52,7 @@ struct store_attempt_row {
     int32_t pid;
     int64_t pid_start;
     int64_t start_ms;
-    bool ended;           /* false: the server stopped (or crashed) while it ran */
+    bool ended; /* false: the server stopped (or crashed) while it ran */
     int64_t end_ms;
     int32_t exit_code;
     const char *reason, *message, *log_path;
@@ -65,7 +65,7 @@ struct store_loader {
     void *ctx;
     /* Each returns 0 to go on, or -1 to stop the load (store_load then fails). */
     int (*queue)(void *ctx, const struct store_queue_row *row);
-    int (*object)(void *ctx, const struct store_object_row *row);  /* PriorityClasses, ResourceQuotas */
+    int (*object)(void *ctx, const struct store_object_row *row);   /* PriorityClasses, ResourceQuotas */
     int (*job)(void *ctx, const struct store_job_row *row);         /* live jobs, in creation order */
     int (*attempt)(void *ctx, const struct store_attempt_row *row); /* their attempts, after all jobs,
                                                                         by job, pod, attempt number */

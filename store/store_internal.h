@@ -52,7 +52,7 @@ struct store {
      * the join. */
     sqlite3 *db;
     struct store_stmts stmts;
-    int migrations_applied; /* by store_open(); tests read it */
+    int migrations_applied;            /* by store_open(); tests read it */
     struct store_retention *retention; /* NULL: history kept for ever; the writer's, like db */
 
     /* Everything below up to `thread` is guarded by mu. The writer holds mu only to move list
@@ -63,14 +63,14 @@ struct store {
     pthread_cond_t committed; /* store_wait() callers wait here (CLOCK_MONOTONIC): committed_seq moved */
     struct journal_list queue;
     uint64_t committed_seq;
-    uint64_t commits;         /* transactions committed by the writer: group-commit diagnostics */
+    uint64_t commits;                  /* transactions committed by the writer: group-commit diagnostics */
     _Atomic uint64_t events_committed; /* entries (events) committed since store_open: read without mu */
     bool stopping;
-    int64_t stop_deadline_ms; /* monotonic: after it, a stopping writer gives up on a failing commit */
+    int64_t stop_deadline_ms;   /* monotonic: after it, a stopping writer gives up on a failing commit */
     enum store_failure failure; /* of the last commit attempt (NONE: it succeeded); health holds why */
     char health[512];
-    int test_max_pages;       /* store_test_set_max_pages() value not yet applied, 0 when none */
-    int commit_delay_ms;      /* store_set_commit_delay(): how long a small batch waits for more */
+    int test_max_pages;             /* store_test_set_max_pages() value not yet applied, 0 when none */
+    int commit_delay_ms;            /* store_set_commit_delay(): how long a small batch waits for more */
     store_commit_listener listener; /* set before the writer starts; called on its thread */
     void *listener_ctx;
 
@@ -80,7 +80,7 @@ struct store {
     pthread_mutex_t commit_mu;
     struct store_withdrawal {
         char job_uid[40];
-        uint64_t through;     /* its entries up to this sequence number are dropped (UINT64_MAX: not sealed) */
+        uint64_t through; /* its entries up to this sequence number are dropped (UINT64_MAX: not sealed) */
     } withdrawn[STORE_WITHDRAW_MAX];
     int nwithdrawn;
 

@@ -312,8 +312,8 @@ static void publish_commit(struct store *s, const struct journal_list *batch, ui
     pthread_mutex_unlock(&s->mu);
     store_withdrawn_forget(s, committed);
     if (failed_attempts > 0)
-        log_info("store: commits succeed again: %d events up to %llu written after %d failed attempts",
-                 batch->count, (unsigned long long)through, failed_attempts);
+        log_info("store: commits succeed again: %d events up to %llu written after %d failed attempts", batch->count,
+                 (unsigned long long)through, failed_attempts);
 }
 
 /* Records a failed attempt as the health sentence; logs only the first failure of a streak. */

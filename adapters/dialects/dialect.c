@@ -106,7 +106,8 @@ static int check_type(const struct dialect *d, const json_t *root, struct api_st
     char want[128];
     snprintf(want, sizeof want, "%s/%s", d->group, d->version);
     if (av && (!json_is_string(av) || strcmp(json_string_value(av), want) != 0))
-        return api_fail(st, 400, "BadRequest", "the API version in the data (%s) does not match the expected API version (%s)",
+        return api_fail(st, 400, "BadRequest",
+                        "the API version in the data (%s) does not match the expected API version (%s)",
                         json_is_string(av) ? json_string_value(av) : "?", want);
     if (kind && (!json_is_string(kind) || strcmp(json_string_value(kind), d->kind) != 0))
         return api_fail(st, 400, "BadRequest", "the kind in the data (%s) does not match the expected kind (%s)",
@@ -114,8 +115,8 @@ static int check_type(const struct dialect *d, const json_t *root, struct api_st
     return 0;
 }
 
-int dialect_job_from_doc(const struct dialect *d, const struct intake_doc *doc, const char *url_ns,
-                         struct job **out, struct api_status *st)
+int dialect_job_from_doc(const struct dialect *d, const struct intake_doc *doc, const char *url_ns, struct job **out,
+                         struct api_status *st)
 {
     return dialect_job_from_doc_keep(d, doc, url_ns, out, st, NULL);
 }
@@ -136,8 +137,10 @@ void dialect_restate_status(const struct dialect *d, const struct intake_doc *do
         api_fail_causes(st, 403, "Forbidden", resource_group, name, "is forbidden");
         api_set_details(st, d->plural, d->group, name ? name : "");
     } else if (st->code == 409 && strcmp(st->reason, "AlreadyExists") == 0) {
-        api_fail(st, 409, "AlreadyExists", "%s.%s \"%s\" already exists (a %s is the Volcano Job of its name, and "
-                 "that job exists)", d->plural, d->group, name ? name : "", d->kind);
+        api_fail(st, 409, "AlreadyExists",
+                 "%s.%s \"%s\" already exists (a %s is the Volcano Job of its name, and "
+                 "that job exists)",
+                 d->plural, d->group, name ? name : "", d->kind);
         api_set_details(st, d->plural, d->group, name ? name : "");
     }
 }
@@ -203,8 +206,8 @@ json_t *dialect_render(const struct dialect *d, const json_t *source, const json
         json_decref(meta);
         return NULL;
     }
-    static const char *const server_fields[] = {"name", "uid", "namespace", "resourceVersion", "creationTimestamp",
-                                                "generation", "deletionTimestamp"};
+    static const char *const server_fields[] = {
+        "name", "uid", "namespace", "resourceVersion", "creationTimestamp", "generation", "deletionTimestamp"};
     for (size_t i = 0; i < sizeof server_fields / sizeof *server_fields; i++) {
         json_t *v = json_object_get(vmeta, server_fields[i]);
         if (v)

@@ -73,8 +73,8 @@ const struct dialect *dialect_of_source(const json_t *source);
  * checks and translation, then the Volcano Job's own validation and defaults, with every cause's path
  * put back in the source's terms. On success (*out)->source holds the source object (NULL for a
  * Volcano Job). url_ns is the namespace from the path. Returns 0 or -1 with the Status in st. */
-int dialect_job_from_doc(const struct dialect *d, const struct intake_doc *doc, const char *url_ns,
-                         struct job **out, struct api_status *st);
+int dialect_job_from_doc(const struct dialect *d, const struct intake_doc *doc, const char *url_ns, struct job **out,
+                         struct api_status *st);
 
 /* The same, keeping the translation's path maps in keep (its volcano member stays NULL) for
  * dialect_restate_status(). */

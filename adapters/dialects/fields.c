@@ -19,7 +19,8 @@ void dialect_refuse_fields(struct fields *f, const json_t *obj, const char *path
 {
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)obj, key, v) {
+    json_object_foreach((json_t *)obj, key, v)
+    {
         (void)v;
         if (listed(known, key))
             continue;

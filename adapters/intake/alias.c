@@ -51,7 +51,8 @@ static json_t *copy_object(struct intake_positions *positions, json_t *src, int 
         goto oom;
     const char *key;
     json_t *value;
-    json_object_foreach(src, key, value) {
+    json_object_foreach(src, key, value)
+    {
         json_t *copy = copy_value(positions, value, level + 1, why);
         if (!copy) {
             json_decref(dst);
@@ -74,7 +75,8 @@ static json_t *copy_array(struct intake_positions *positions, json_t *src, int l
         goto oom;
     size_t index;
     json_t *value;
-    json_array_foreach(src, index, value) {
+    json_array_foreach(src, index, value)
+    {
         json_t *copy = copy_value(positions, value, level + 1, why);
         if (!copy) {
             json_decref(dst);
@@ -118,7 +120,8 @@ static int merge_members(struct intake_positions *positions, json_t *into, json_
 {
     const char *key;
     json_t *value;
-    json_object_foreach(from, key, value) {
+    json_object_foreach(from, key, value)
+    {
         if (json_object_get(into, key))
             continue; /* explicit keys, and earlier mappings in a merge list, win */
         if (json_object_set(into, key, value) != 0 || pos_copy_member(positions, into, from, key) != 0)
@@ -135,13 +138,15 @@ enum alias_result merge_apply(struct intake_positions *positions, json_t *into, 
         return ALIAS_NOT_MAPPINGS;
     size_t i;
     json_t *item;
-    json_array_foreach(merge, i, item) {
+    json_array_foreach(merge, i, item)
+    {
         if (!json_is_object(item)) {
             *bad_index = i;
             return ALIAS_NOT_MAPPING_ITEM;
         }
     }
-    json_array_foreach(merge, i, item) {
+    json_array_foreach(merge, i, item)
+    {
         if (merge_members(positions, into, item) != 0)
             return ALIAS_NO_MEMORY;
     }

@@ -269,8 +269,8 @@ bool field_string_in(struct fields *f, const json_t *obj, const char *key, const
     return string_member(f, obj, key, &(struct member_path){NULL, parent}, required, out);
 }
 
-bool field_int_in(struct fields *f, const json_t *obj, const char *key, const char *parent, bool required,
-                  int64_t min, int64_t max, int64_t *out)
+bool field_int_in(struct fields *f, const json_t *obj, const char *key, const char *parent, bool required, int64_t min,
+                  int64_t max, int64_t *out)
 {
     return int_member(f, obj, key, &(struct member_path){NULL, parent}, required, min, max, out);
 }
@@ -283,8 +283,7 @@ bool field_bool_in(struct fields *f, const json_t *obj, const char *key, const c
 bool field_object_in(struct fields *f, const json_t *obj, const char *key, const char *parent, bool required,
                      json_t **out)
 {
-    return typed_member(f, obj, key, &(struct member_path){NULL, parent}, required, JSON_OBJECT, "an object", out) >=
-           0;
+    return typed_member(f, obj, key, &(struct member_path){NULL, parent}, required, JSON_OBJECT, "an object", out) >= 0;
 }
 
 bool field_array_in(struct fields *f, const json_t *obj, const char *key, const char *parent, bool required,
@@ -302,7 +301,8 @@ bool field_string_map(struct fields *f, const json_t *obj, const char *key, cons
     bool ok = true;
     const char *k;
     json_t *v;
-    json_object_foreach(*out, k, v) {
+    json_object_foreach(*out, k, v)
+    {
         if (!json_is_string(v)) {
             char sub[FIELD_PATH_MAX];
             snprintf(sub, sizeof sub, "%s[%s]", path, k);
@@ -329,7 +329,8 @@ static bool string_list_member(struct fields *f, const json_t *obj, const char *
     }
     size_t i;
     json_t *item;
-    json_array_foreach(arr, i, item) {
+    json_array_foreach(arr, i, item)
+    {
         char text[32];
         const char *s = json_is_string(item) ? json_string_value(item) : NULL;
         if (!s && (json_is_integer(item) || json_is_real(item)) && intake_scalar_text(item, text, sizeof text))
@@ -396,7 +397,8 @@ bool field_check_known(struct fields *f, const json_t *obj, const char *path, co
     bool ok = true;
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)obj, key, v) {
+    json_object_foreach((json_t *)obj, key, v)
+    {
         const char *const *k = known;
         while (*k && strcmp(*k, key) != 0)
             k++;
@@ -420,7 +422,8 @@ bool field_check_rules(struct fields *f, const json_t *obj, const char *path, co
     bool ok = true;
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)obj, key, v) {
+    json_object_foreach((json_t *)obj, key, v)
+    {
         const struct field_rule *r = rules;
         while (r->name && strcmp(r->name, key) != 0)
             r++;
@@ -459,4 +462,3 @@ const struct field_rule kube_object_meta_rules[] = {
     {"finalizers", "nothing in Caldera would ever remove a finalizer, so the object could not be deleted"},
     {NULL, NULL},
 };
-

@@ -49,19 +49,18 @@ void field_unsupported(struct fields *f, const json_t *obj, const char *key, con
  * wrong type gives an Invalid cause. They return false when they added a cause. */
 bool field_string(struct fields *f, const json_t *obj, const char *key, const char *path, bool required,
                   const char **out);
-bool field_int(struct fields *f, const json_t *obj, const char *key, const char *path, bool required,
-               int64_t min, int64_t max, int64_t *out);
+bool field_int(struct fields *f, const json_t *obj, const char *key, const char *path, bool required, int64_t min,
+               int64_t max, int64_t *out);
 bool field_bool(struct fields *f, const json_t *obj, const char *key, const char *path, bool *out);
 /* An object (or NULL when absent and not required). */
-bool field_object(struct fields *f, const json_t *obj, const char *key, const char *path, bool required,
-                  json_t **out);
+bool field_object(struct fields *f, const json_t *obj, const char *key, const char *path, bool required, json_t **out);
 bool field_array(struct fields *f, const json_t *obj, const char *key, const char *path, bool required, json_t **out);
 /* The same getters given the parent's path ("spec.tasks[0]") rather than the member's: the member's
  * path ("spec.tasks[0].replicas") is only written when a cause needs it, which most reads never do. */
 bool field_string_in(struct fields *f, const json_t *obj, const char *key, const char *parent, bool required,
                      const char **out);
-bool field_int_in(struct fields *f, const json_t *obj, const char *key, const char *parent, bool required,
-                  int64_t min, int64_t max, int64_t *out);
+bool field_int_in(struct fields *f, const json_t *obj, const char *key, const char *parent, bool required, int64_t min,
+                  int64_t max, int64_t *out);
 bool field_bool_in(struct fields *f, const json_t *obj, const char *key, const char *parent, bool *out);
 bool field_object_in(struct fields *f, const json_t *obj, const char *key, const char *parent, bool required,
                      json_t **out);

@@ -146,8 +146,7 @@ bool intake_scalar_text(const json_t *v, char *buf, size_t len)
         format_real(json_real_value(v), tmp, sizeof tmp);
         n = strlen(tmp);
         break;
-    default:
-        return false;
+    default: return false;
     }
     if (n >= len)
         return false;

@@ -35,9 +35,9 @@ struct intake_positions {
 };
 
 struct intake_doc {
-    json_t *root;           /* owned: an object or an array */
-    int first_line;         /* the line the document starts on */
-    size_t start_offset;    /* bytes into the body */
+    json_t *root;        /* owned: an object or an array */
+    int first_line;      /* the line the document starts on */
+    size_t start_offset; /* bytes into the body */
     size_t end_offset;
     struct intake_positions positions; /* private: empty for JSON input */
 };

@@ -22,8 +22,8 @@ int pos_record_member(struct intake_positions *m, json_t *object, const char *ke
 int pos_record_index(struct intake_positions *m, json_t *array, size_t index, struct intake_pos pos);
 
 /* key_pos may be NULL. */
-bool pos_find_member(const struct intake_positions *m, const json_t *object, const char *key, struct intake_pos *value_pos,
-                     struct intake_pos *key_pos);
+bool pos_find_member(const struct intake_positions *m, const json_t *object, const char *key,
+                     struct intake_pos *value_pos, struct intake_pos *key_pos);
 bool pos_find_index(const struct intake_positions *m, const json_t *array, size_t index, struct intake_pos *pos);
 bool pos_find_node(const struct intake_positions *m, const json_t *node, struct intake_pos *pos);
 
@@ -42,7 +42,7 @@ enum yscalar_kind {
     YS_REAL,
     YS_NONFINITE, /* .inf, -.inf, .nan: YAML floats that JSON cannot hold */
     YS_STRING,
-    YS_MERGE,     /* the plain, untagged merge key "<<" */
+    YS_MERGE, /* the plain, untagged merge key "<<" */
 };
 
 struct yscalar {

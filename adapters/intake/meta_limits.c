@@ -6,19 +6,23 @@
 #include <stdio.h>
 #include <string.h>
 
-#define LABEL_MSG "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must " \
-                  "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "  \
-                  "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-#define SUBDOMAIN_MSG "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or " \
-                      "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used " \
-                      "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-#define QNAME_MSG "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an " \
-                  "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation " \
-                  "is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-#define LABEL_VALUE_MSG "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or " \
-                        "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "         \
-                        "'my_value',  or '12345', regex used for validation is "                                   \
-                        "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+#define LABEL_MSG                                                                                     \
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must " \
+    "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "    \
+    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+#define SUBDOMAIN_MSG                                                                             \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "  \
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used " \
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+#define QNAME_MSG                                                                                     \
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "       \
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation " \
+    "is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+#define LABEL_VALUE_MSG                                                                         \
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or " \
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "          \
+    "'my_value',  or '12345', regex used for validation is "                                    \
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
 #define SHOWN_MAX 48 /* bytes of an offending value quoted in a cause: a 7 MB label is not echoed */
 
 /* [a-z0-9]([-a-z0-9]*[a-z0-9])? of any length. */
@@ -89,7 +93,8 @@ int meta_qualified_name_problems(const char *s, const char *why[4], char *buf, s
     int n = 0;
     const char *slash = strchr(s, '/'), *name = s;
     if (slash && strchr(slash + 1, '/')) {
-        why[n++] = "a qualified name " QNAME_MSG " with an optional DNS subdomain prefix and '/' (e.g. "
+        why[n++] = "a qualified name " QNAME_MSG
+                   " with an optional DNS subdomain prefix and '/' (e.g. "
                    "'example.com/MyName')";
         return n;
     }
@@ -180,8 +185,7 @@ bool meta_check_label_name(struct fields *f, const json_t *obj, const char *key,
     return f->admitted || check(f, obj, key, path, name, meta_dns1123_label_problems);
 }
 
-bool meta_check_subdomain_name(struct fields *f, const json_t *obj, const char *key, const char *path,
-                               const char *name)
+bool meta_check_subdomain_name(struct fields *f, const json_t *obj, const char *key, const char *path, const char *name)
 {
     return f->admitted || check(f, obj, key, path, name, meta_dns1123_subdomain_problems);
 }
@@ -219,7 +223,8 @@ bool meta_labels(struct fields *f, const json_t *meta, const char *path, json_t 
     bool ok = true;
     const char *k;
     json_t *v;
-    json_object_foreach(*out, k, v) {
+    json_object_foreach(*out, k, v)
+    {
         ok = check(f, *out, k, path, k, meta_qualified_name_problems) && ok;
         ok = check(f, *out, k, path, json_string_value(v), meta_label_value_problems) && ok;
     }
@@ -236,7 +241,8 @@ bool meta_annotations(struct fields *f, const json_t *meta, const char *path, js
     size_t total = 0;
     const char *k;
     json_t *v;
-    json_object_foreach(*out, k, v) {
+    json_object_foreach(*out, k, v)
+    {
         size_t klen = strlen(k);
         total += klen + json_string_length(v);
         char lower[META_DNS1123_SUBDOMAIN_MAX + META_QUALIFIED_NAME_MAX + 8];

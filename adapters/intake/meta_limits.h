@@ -9,11 +9,11 @@
 
 #include "adapters/intake/fields.h"
 
-#define META_DNS1123_LABEL_MAX 63       /* IsDNS1123Label: namespaces, Jobs (their pods' and service's names) */
-#define META_DNS1123_SUBDOMAIN_MAX 253  /* IsDNS1123Subdomain: most objects' names, a qualified name's prefix */
-#define META_QUALIFIED_NAME_MAX 63      /* a qualified name's name part */
-#define META_LABEL_VALUE_MAX 63         /* IsValidLabelValue */
-#define META_ANNOTATIONS_MAX 262144     /* TotalAnnotationSizeLimitB: keys and values together */
+#define META_DNS1123_LABEL_MAX 63      /* IsDNS1123Label: namespaces, Jobs (their pods' and service's names) */
+#define META_DNS1123_SUBDOMAIN_MAX 253 /* IsDNS1123Subdomain: most objects' names, a qualified name's prefix */
+#define META_QUALIFIED_NAME_MAX 63     /* a qualified name's name part */
+#define META_LABEL_VALUE_MAX 63        /* IsValidLabelValue */
+#define META_ANNOTATIONS_MAX 262144    /* TotalAnnotationSizeLimitB: keys and values together */
 
 /* Kubernetes' words for why s is not what is asked ("must be no more than 63 characters", then the
  * format's sentence with its regex), one per element of why (at most 4); returns how many (0: s is

@@ -24,7 +24,7 @@ struct pos_key {
 };
 
 struct pos_rec {
-    struct pos_key key; /* first, so the map's key pointer is the record */
+    struct pos_key key;   /* first, so the map's key pointer is the record */
     const json_t *origin; /* POS_ORIGIN: the container key.parent was copied from */
     struct intake_pos pos;
     struct intake_pos key_pos; /* POS_MEMBER: where the member's key was written */
@@ -175,8 +175,8 @@ static const struct pos_rec *lookup(const struct intake_positions *m, struct pos
     return find_through_copies(m, k, &rec) == 0 ? rec : NULL;
 }
 
-static int record(struct intake_positions *m, const struct pos_key *k, struct intake_pos pos,
-                  struct intake_pos key_pos, const json_t *origin)
+static int record(struct intake_positions *m, const struct pos_key *k, struct intake_pos pos, struct intake_pos key_pos,
+                  const json_t *origin)
 {
     struct pos_table *t = table_of(m);
     size_t name_len = k->kind == POS_MEMBER ? strlen(k->name) : 0;
@@ -228,8 +228,8 @@ int pos_record_origin(struct intake_positions *m, json_t *copy, json_t *original
     return hold(m->table, origin);
 }
 
-bool pos_find_member(const struct intake_positions *m, const json_t *object, const char *key, struct intake_pos *value_pos,
-                     struct intake_pos *key_pos)
+bool pos_find_member(const struct intake_positions *m, const json_t *object, const char *key,
+                     struct intake_pos *value_pos, struct intake_pos *key_pos)
 {
     struct pos_key k = {POS_MEMBER, object, 0, key};
     const struct pos_rec *rec = key ? lookup(m, k) : NULL;

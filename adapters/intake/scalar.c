@@ -21,21 +21,24 @@ struct word {
     unsigned char len;
     enum word_kind kind;
 };
-#define WORD(s, kind) {s, sizeof s - 1, kind}
+#define WORD(s, kind)         \
+    {                         \
+        s, sizeof s - 1, kind \
+    }
 static const struct word words[] = {
-    WORD("", WORD_NULL),         WORD("~", WORD_NULL),         WORD("null", WORD_NULL),
-    WORD("Null", WORD_NULL),     WORD("NULL", WORD_NULL),      WORD("y", WORD_TRUE),
-    WORD("Y", WORD_TRUE),        WORD("yes", WORD_TRUE),       WORD("Yes", WORD_TRUE),
-    WORD("YES", WORD_TRUE),      WORD("true", WORD_TRUE),      WORD("True", WORD_TRUE),
-    WORD("TRUE", WORD_TRUE),     WORD("on", WORD_TRUE),        WORD("On", WORD_TRUE),
-    WORD("ON", WORD_TRUE),       WORD("n", WORD_FALSE),        WORD("N", WORD_FALSE),
-    WORD("no", WORD_FALSE),      WORD("No", WORD_FALSE),       WORD("NO", WORD_FALSE),
-    WORD("false", WORD_FALSE),   WORD("False", WORD_FALSE),    WORD("FALSE", WORD_FALSE),
-    WORD("off", WORD_FALSE),     WORD("Off", WORD_FALSE),      WORD("OFF", WORD_FALSE),
-    WORD(".inf", WORD_INF),      WORD(".Inf", WORD_INF),       WORD(".INF", WORD_INF),
-    WORD("+.inf", WORD_INF),     WORD("+.Inf", WORD_INF),      WORD("+.INF", WORD_INF),
+    WORD("", WORD_NULL),           WORD("~", WORD_NULL),          WORD("null", WORD_NULL),
+    WORD("Null", WORD_NULL),       WORD("NULL", WORD_NULL),       WORD("y", WORD_TRUE),
+    WORD("Y", WORD_TRUE),          WORD("yes", WORD_TRUE),        WORD("Yes", WORD_TRUE),
+    WORD("YES", WORD_TRUE),        WORD("true", WORD_TRUE),       WORD("True", WORD_TRUE),
+    WORD("TRUE", WORD_TRUE),       WORD("on", WORD_TRUE),         WORD("On", WORD_TRUE),
+    WORD("ON", WORD_TRUE),         WORD("n", WORD_FALSE),         WORD("N", WORD_FALSE),
+    WORD("no", WORD_FALSE),        WORD("No", WORD_FALSE),        WORD("NO", WORD_FALSE),
+    WORD("false", WORD_FALSE),     WORD("False", WORD_FALSE),     WORD("FALSE", WORD_FALSE),
+    WORD("off", WORD_FALSE),       WORD("Off", WORD_FALSE),       WORD("OFF", WORD_FALSE),
+    WORD(".inf", WORD_INF),        WORD(".Inf", WORD_INF),        WORD(".INF", WORD_INF),
+    WORD("+.inf", WORD_INF),       WORD("+.Inf", WORD_INF),       WORD("+.INF", WORD_INF),
     WORD("-.inf", WORD_MINUS_INF), WORD("-.Inf", WORD_MINUS_INF), WORD("-.INF", WORD_MINUS_INF),
-    WORD(".nan", WORD_NAN),      WORD(".NaN", WORD_NAN),       WORD(".NAN", WORD_NAN),
+    WORD(".nan", WORD_NAN),        WORD(".NaN", WORD_NAN),        WORD(".NAN", WORD_NAN),
 };
 
 /* The bytes the words start with (test_intake reads every word): most keys and values start with

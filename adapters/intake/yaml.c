@@ -53,7 +53,8 @@ struct builder {
 
 static struct intake_pos pos_of(yaml_mark_t m) { return (struct intake_pos){(int)m.line + 1, (int)m.column + 1}; }
 
-static int fail_at(struct builder *b, struct intake_pos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail_at(struct builder *b, struct intake_pos pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int fail_at(struct builder *b, struct intake_pos pos, const char *fmt, ...)
 {
     char msg[1024];
@@ -206,21 +207,12 @@ static int take_scalar_key(struct builder *b, struct frame *f, const struct ysca
 {
     char buf[64];
     switch (sc->kind) {
-    case YS_STRING:
-        return take_key(b, f, sc->text, sc->len, pos);
-    case YS_MERGE:
-        return take_merge_key(b, f, pos);
-    case YS_NULL:
-        return fail_at(b, pos, "a mapping key must not be null");
-    case YS_BOOL:
-        snprintf(buf, sizeof buf, "%s", sc->boolean ? "true" : "false");
-        break;
-    case YS_INT:
-        snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, sc->integer);
-        break;
-    case YS_REAL:
-        format_real(sc->real, buf, sizeof buf);
-        break;
+    case YS_STRING: return take_key(b, f, sc->text, sc->len, pos);
+    case YS_MERGE: return take_merge_key(b, f, pos);
+    case YS_NULL: return fail_at(b, pos, "a mapping key must not be null");
+    case YS_BOOL: snprintf(buf, sizeof buf, "%s", sc->boolean ? "true" : "false"); break;
+    case YS_INT: snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, sc->integer); break;
+    case YS_REAL: format_real(sc->real, buf, sizeof buf); break;
     case YS_NONFINITE:
         snprintf(buf, sizeof buf, "%s", sc->real != sc->real ? ".nan" : sc->real > 0 ? ".inf" : "-.inf");
         break;
@@ -232,22 +224,15 @@ static int take_alias_key(struct builder *b, struct frame *f, const json_t *valu
 {
     char buf[64];
     switch (json_typeof(value)) {
-    case JSON_STRING:
-        return take_key(b, f, json_string_value(value), json_string_length(value), pos);
-    case JSON_INTEGER:
-        snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(value));
-        break;
-    case JSON_REAL:
-        format_real(json_real_value(value), buf, sizeof buf);
-        break;
+    case JSON_STRING: return take_key(b, f, json_string_value(value), json_string_length(value), pos);
+    case JSON_INTEGER: snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(value)); break;
+    case JSON_REAL: format_real(json_real_value(value), buf, sizeof buf); break;
     case JSON_TRUE:
-    case JSON_FALSE:
-        snprintf(buf, sizeof buf, "%s", json_is_true(value) ? "true" : "false");
-        break;
-    case JSON_NULL:
-        return fail_at(b, pos, "a mapping key must not be null");
+    case JSON_FALSE: snprintf(buf, sizeof buf, "%s", json_is_true(value) ? "true" : "false"); break;
+    case JSON_NULL: return fail_at(b, pos, "a mapping key must not be null");
     default:
-        return fail_at(b, pos, "a mapping key must be a scalar, not a %s", json_is_object(value) ? "mapping" : "sequence");
+        return fail_at(b, pos, "a mapping key must be a scalar, not a %s",
+                       json_is_object(value) ? "mapping" : "sequence");
     }
     return take_key(b, f, buf, strlen(buf), pos);
 }
@@ -291,22 +276,13 @@ static int make_value(struct builder *b, const struct yscalar *sc, struct intake
 {
     *out = NULL;
     switch (sc->kind) {
-    case YS_NULL:
-        *out = json_null();
-        break;
-    case YS_BOOL:
-        *out = json_boolean(sc->boolean);
-        break;
-    case YS_INT:
-        *out = json_integer(sc->integer);
-        break;
-    case YS_REAL:
-        *out = json_real(sc->real);
-        break;
-    case YS_NONFINITE:
-        return fail_at(b, pos, "%.*s is not a valid JSON number", (int)sc->len, sc->text);
+    case YS_NULL: *out = json_null(); break;
+    case YS_BOOL: *out = json_boolean(sc->boolean); break;
+    case YS_INT: *out = json_integer(sc->integer); break;
+    case YS_REAL: *out = json_real(sc->real); break;
+    case YS_NONFINITE: return fail_at(b, pos, "%.*s is not a valid JSON number", (int)sc->len, sc->text);
     case YS_STRING:
-    case YS_MERGE: /* "<<" as a value is just text */
+    case YS_MERGE:                                      /* "<<" as a value is just text */
         *out = json_stringn_nocheck(sc->text, sc->len); /* UTF-8 already: see attach() */
         break;
     }
@@ -409,15 +385,13 @@ static int apply_merge(struct builder *b, struct frame *f)
     size_t bad = 0;
     struct intake_pos pos = f->merge_pos;
     switch (merge_apply(&b->doc.positions, f->node, f->merge, &bad)) {
-    case ALIAS_OK:
-        return 0;
+    case ALIAS_OK: return 0;
     case ALIAS_NOT_MAPPINGS:
         return fail_at(b, pos, "the value of a merge key (<<) must be a mapping or a sequence of mappings");
     case ALIAS_NOT_MAPPING_ITEM:
         pos_find_index(&b->doc.positions, f->merge, bad, &pos);
         return fail_at(b, pos, "a merge key (<<) sequence may only hold mappings");
-    default:
-        return fail_oom(b);
+    default: return fail_oom(b);
     }
 }
 
@@ -478,8 +452,9 @@ static int on_document_end(struct builder *b, const yaml_event_t *ev)
         return 0;
     }
     if (!json_is_object(root) && !json_is_array(root))
-        return api_fail(b->err, 400, "BadRequest", "yaml: the document must be a mapping, not a scalar (line %d, column %d)",
-                        b->root_pos.line, b->root_pos.column);
+        return api_fail(b->err, 400, "BadRequest",
+                        "yaml: the document must be a mapping, not a scalar (line %d, column %d)", b->root_pos.line,
+                        b->root_pos.column);
     b->doc.end_offset = byte_offset(b, ev->end_mark.index);
     return push_doc(b);
 }
@@ -508,23 +483,15 @@ static int fail_parser(struct builder *b)
 static int on_event(struct builder *b, const yaml_event_t *ev)
 {
     switch (ev->type) {
-    case YAML_DOCUMENT_START_EVENT:
-        return on_document_start(b, ev);
-    case YAML_DOCUMENT_END_EVENT:
-        return on_document_end(b, ev);
-    case YAML_SCALAR_EVENT:
-        return on_scalar(b, ev);
-    case YAML_ALIAS_EVENT:
-        return on_alias(b, ev);
-    case YAML_MAPPING_START_EVENT:
-        return on_start(b, ev, true);
-    case YAML_SEQUENCE_START_EVENT:
-        return on_start(b, ev, false);
+    case YAML_DOCUMENT_START_EVENT: return on_document_start(b, ev);
+    case YAML_DOCUMENT_END_EVENT: return on_document_end(b, ev);
+    case YAML_SCALAR_EVENT: return on_scalar(b, ev);
+    case YAML_ALIAS_EVENT: return on_alias(b, ev);
+    case YAML_MAPPING_START_EVENT: return on_start(b, ev, true);
+    case YAML_SEQUENCE_START_EVENT: return on_start(b, ev, false);
     case YAML_MAPPING_END_EVENT:
-    case YAML_SEQUENCE_END_EVENT:
-        return on_end(b);
-    default:
-        return 0;
+    case YAML_SEQUENCE_END_EVENT: return on_end(b);
+    default: return 0;
     }
 }
 

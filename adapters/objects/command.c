@@ -11,8 +11,8 @@
 #include "common/uuid.h"
 
 static const struct object_type command_type = {COMMAND_API_VERSION, "Command", "commands", "bus.volcano.sh"};
-static const char *const top_fields[] = {"apiVersion", "kind", "metadata", "action", "target", "reason", "message",
-                                         NULL};
+static const char *const top_fields[] = {"apiVersion", "kind",   "metadata", "action",
+                                         "target",     "reason", "message",  NULL};
 
 /* metadata.generateName + 5 random characters when there is no name, as the API server does. */
 static void resolve_generate_name(json_t *root)
@@ -110,9 +110,8 @@ json_t *command_render(const struct command *c, const char *uid, int64_t created
 json_t *command_render_job_action(const char *ns, const char *job_name, enum job_action action, const char *reason)
 {
     return json_pack("{s:s, s:s, s:{s:s}, s:s, s:{s:s, s:s, s:s}, s:s}", "apiVersion", COMMAND_API_VERSION, "kind",
-                     "Command", "metadata", "namespace", ns, "action", job_action_name(action), "target",
-                     "apiVersion", "batch.volcano.sh/v1alpha1", "kind", "Job", "name", job_name, "reason",
-                     reason ? reason : "");
+                     "Command", "metadata", "namespace", ns, "action", job_action_name(action), "target", "apiVersion",
+                     "batch.volcano.sh/v1alpha1", "kind", "Job", "name", job_name, "reason", reason ? reason : "");
 }
 
 void command_free(struct command *c)

@@ -14,12 +14,12 @@
 #define COMMAND_API_VERSION "bus.volcano.sh/v1alpha1"
 
 struct command {
-    json_t *meta;          /* name (generateName resolved), namespace, labels, annotations */
+    json_t *meta; /* name (generateName resolved), namespace, labels, annotations */
     enum job_action action;
-    bool target_is_queue;  /* else a Job of the command's namespace */
+    bool target_is_queue; /* else a Job of the command's namespace */
     const char *target_name;
     const char *reason, *message; /* may be NULL */
-    json_t *doc;           /* the accepted document: the strings above point into it */
+    json_t *doc;                  /* the accepted document: the strings above point into it */
 };
 
 /* Parses and validates a Command: action known and fitting the target's kind (422 naming the

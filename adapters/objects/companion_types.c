@@ -139,7 +139,8 @@ static bool read_map(struct fields *f, const json_t *entry, const char *key, con
     bool ok = true;
     const char *name;
     json_t *value;
-    json_object_foreach(map, name, value) {
+    json_object_foreach(map, name, value)
+    {
         const char *s = json_string_value(value);
         snprintf(item, sizeof item, "%s[%s]", path, name);
         if (env ? !env_name(name) : !header_name(name)) {
@@ -301,7 +302,8 @@ static void read_companions(struct fields *f, const json_t *companions, struct c
 {
     const char *name;
     json_t *entry;
-    json_object_foreach((json_t *)companions, name, entry) {
+    json_object_foreach((json_t *)companions, name, entry)
+    {
         char path[FIELD_PATH_MAX];
         snprintf(path, sizeof path, "companions.%s", name);
         if (!dns1123_label(name) || strlen(name) >= COMPANION_NAME_MAX) {

@@ -12,7 +12,6 @@
 #include "common/sbuf.h"
 #include "common/strv.h"
 
-
 /* Operator spellings, indexed by enum selector_op. */
 static const char *const selector_op_names[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
 #define SELECTOR_OPS_SUPPORTED "\"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\""
@@ -117,7 +116,8 @@ static bool parse_node_selector(struct fields *f, json_t *spec, const char *spec
     bool ok = true;
     const char *key;
     json_t *value;
-    json_object_foreach(map, key, value) {
+    json_object_foreach(map, key, value)
+    {
         ok = check_selector_entry(f, map, key, path) && ok;
         int i = out->nselector++;
         out->selector_keys[i] = copy(key);
@@ -389,8 +389,7 @@ static bool parse_preferred(struct fields *f, json_t *node_affinity, const char 
 
 /* Pod (anti-)affinity needs the placement of other pods, which the scheduler does not weigh yet:
  * refused with the field named, never silently dropped. An empty one asks nothing and passes. */
-static bool refuse_pod_affinity(struct fields *f, json_t *affinity, const char *path, const char *key,
-                                const char *what)
+static bool refuse_pod_affinity(struct fields *f, json_t *affinity, const char *path, const char *key, const char *what)
 {
     json_t *v = json_object_get(affinity, key);
     if (!v || json_is_null(v) || (json_is_object(v) && json_object_size(v) == 0))

@@ -15,8 +15,9 @@ static bool parse_event_name(struct fields *f, const json_t *holder, const char 
     int e = job_event_parse(name);
     if (e < 0 || e >= EV_POD_RUNNING) {
         char p[FIELD_PATH_MAX];
-        const char *msg = "Unsupported value: \"%s\": supported values: \"*\", \"PodFailed\", \"PodEvicted\", "
-                          "\"PodPending\", \"Unknown\", \"TaskCompleted\", \"TaskFailed\", \"JobUpdated\"";
+        const char *msg =
+            "Unsupported value: \"%s\": supported values: \"*\", \"PodFailed\", \"PodEvicted\", "
+            "\"PodPending\", \"Unknown\", \"TaskCompleted\", \"TaskFailed\", \"JobUpdated\"";
         if (key) {
             field_error(f, holder, key, path, "FieldValueNotSupported", msg, name);
         } else {
@@ -43,7 +44,8 @@ static bool parse_events(struct fields *f, json_t *pol, const char *path, uint32
         return false;
     size_t i;
     json_t *item;
-    json_array_foreach(list, i, item) {
+    json_array_foreach(list, i, item)
+    {
         if (!json_is_string(item)) {
             char ip[FIELD_PATH_MAX];
             field_path_index(ip, p, i);
@@ -97,7 +99,8 @@ static bool parse_policy(struct fields *f, json_t *pol, const char *path, struct
         if (a < 0 || !job_action_for_jobs((enum job_action)a)) {
             field_error(f, pol, "action", p, "FieldValueNotSupported",
                         "Unsupported value: \"%s\": supported values: \"AbortJob\", \"RestartJob\", \"RestartTask\", "
-                        "\"RestartPod\", \"TerminateJob\", \"CompleteJob\", \"ResumeJob\"", action);
+                        "\"RestartPod\", \"TerminateJob\", \"CompleteJob\", \"ResumeJob\"",
+                        action);
             ok = false;
         } else {
             out->action = (enum job_action)a;
@@ -136,14 +139,16 @@ static bool check_overlaps(struct fields *f, json_t *list, const char *path, con
         if (dup) {
             int e = __builtin_ctz(dup);
             field_error_at_index(f, list, (size_t)i, ip, "FieldValueDuplicate",
-                                 "Duplicate value: \"%s\": duplicate event across different policies", job_event_name(e));
+                                 "Duplicate value: \"%s\": duplicate event across different policies",
+                                 job_event_name(e));
             ok = false;
         }
         seen |= p[i].events;
         for (int j = 0; j < i; j++) {
             if (p[i].has_exit_code && p[j].has_exit_code && p[i].exit_code == p[j].exit_code) {
                 field_error_at_index(f, list, (size_t)i, ip, "FieldValueDuplicate",
-                                     "Duplicate value: %d: duplicate exitCode across different policies", p[i].exit_code);
+                                     "Duplicate value: %d: duplicate exitCode across different policies",
+                                     p[i].exit_code);
                 ok = false;
             }
         }
@@ -173,7 +178,8 @@ bool policies_parse(struct fields *f, json_t *parent, const char *path, struct l
     bool ok = true;
     size_t i;
     json_t *pol;
-    json_array_foreach(list, i, pol) {
+    json_array_foreach(list, i, pol)
+    {
         char ip[FIELD_PATH_MAX];
         if (!field_each_object(f, list, i, p, ip, "a policy must be an object")) {
             ok = false;
@@ -238,7 +244,8 @@ static bool parse_one_depends(struct fields *f, json_t *task, const char *path, 
     job->tasks[t].depends = calloc(json_array_size(names) + 1, sizeof *job->tasks[t].depends);
     size_t i;
     json_t *item;
-    json_array_foreach(names, i, item) {
+    json_array_foreach(names, i, item)
+    {
         char ep[FIELD_PATH_MAX];
         field_path_index(ep, np, i);
         const char *name = json_string_value(item);

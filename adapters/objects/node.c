@@ -43,7 +43,8 @@ static void register_names(const json_t *map)
 {
     const char *name;
     json_t *v;
-    json_object_foreach((json_t *)map, name, v) {
+    json_object_foreach((json_t *)map, name, v)
+    {
         (void)v;
         if (resource_index(name) < 0)
             resource_register(name); /* invalid names stay unknown and are reported by the parser */
@@ -59,7 +60,8 @@ static bool parse_taints(struct fields *f, json_t *spec, const char *path, struc
     size_t i;
     json_t *t;
     bool ok = true;
-    json_array_foreach(n->taints, i, t) {
+    json_array_foreach(n->taints, i, t)
+    {
         char p[FIELD_PATH_MAX], kp[FIELD_PATH_MAX], ep[FIELD_PATH_MAX];
         field_path_index(p, path, i);
         field_path(kp, p, "key");
@@ -72,9 +74,12 @@ static bool parse_taints(struct fields *f, json_t *spec, const char *path, struc
         }
         field_path(kp, p, "value");
         ok = field_string(f, t, "value", kp, false, &value) && ok;
-        if (strcmp(effect, "NoSchedule") != 0 && strcmp(effect, "PreferNoSchedule") != 0 && strcmp(effect, "NoExecute") != 0) {
-            field_error(f, t, "effect", ep, "FieldValueNotSupported",
-                        "Unsupported value: \"%s\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"", effect);
+        if (strcmp(effect, "NoSchedule") != 0 && strcmp(effect, "PreferNoSchedule") != 0 &&
+            strcmp(effect, "NoExecute") != 0) {
+            field_error(
+                f, t, "effect", ep, "FieldValueNotSupported",
+                "Unsupported value: \"%s\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
+                effect);
             ok = false;
         }
     }
@@ -92,8 +97,9 @@ static int parse_node(struct fields *f, json_t *obj, const char *path, const cha
     field_path(p, path, "kind");
     field_string(f, obj, "kind", p, false, &kind);
     if ((av && strcmp(av, "v1") != 0) || (kind && strcmp(kind, "Node") != 0)) {
-        field_error(f, obj, "kind", p, "FieldValueNotSupported", "Unsupported value: a nodes file holds v1 Node objects, not %s %s",
-                    av ? av : "?", kind ? kind : "?");
+        field_error(f, obj, "kind", p, "FieldValueNotSupported",
+                    "Unsupported value: a nodes file holds v1 Node objects, not %s %s", av ? av : "?",
+                    kind ? kind : "?");
         return -1;
     }
     field_path(p, path, "metadata");
@@ -148,7 +154,8 @@ static int parse_node(struct fields *f, json_t *obj, const char *path, const cha
     json_object_update_missing(n->labels, defaults);
     json_decref(defaults);
     json_t *manifest_spec = spec ? json_deep_copy(spec) : json_object();
-    n->manifest = json_pack("{s:{s:s, s:O}, s:o}", "metadata", "name", name, "labels", n->labels, "spec", manifest_spec);
+    n->manifest = json_pack("{s:{s:s, s:O}, s:o}", "metadata", "name", name, "labels", n->labels, "spec",
+                            manifest_spec);
     n->created_ms = now_ms;
     return 0;
 }
@@ -166,7 +173,8 @@ static int collect_nodes(struct fields *f, json_t *obj, const char *path, const 
             return -1;
         size_t i;
         json_t *item;
-        json_array_foreach(items, i, item) {
+        json_array_foreach(items, i, item)
+        {
             char ip[FIELD_PATH_MAX];
             field_path_index(ip, p, i);
             if (collect_nodes(f, item, ip, arch, now_ms, nodes, count) != 0)

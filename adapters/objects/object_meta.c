@@ -84,8 +84,6 @@ bool object_meta_parse(struct fields *f, json_t *root, const char *url_ns, json_
     return true;
 }
 
-
-
 const char *object_doc_name(const json_t *root)
 {
     const char *name = json_string_value(json_object_get(json_object_get(root, "metadata"), "name"));

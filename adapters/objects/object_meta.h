@@ -32,7 +32,6 @@ int object_check_type(const json_t *root, const struct object_type *t, struct ap
  * when it added causes or failed the status. */
 bool object_meta_parse(struct fields *f, json_t *root, const char *url_ns, json_t **meta, uint64_t *resource_version);
 
-
 /* The object's name as the document gives it, for messages ("" when it has none). */
 const char *object_doc_name(const json_t *root);
 /* Turns collected causes into the 422 Invalid Status ("Queue.scheduling.volcano.sh \"q\" is

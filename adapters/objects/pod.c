@@ -9,7 +9,10 @@
 #include "adapters/objects/render.h"
 #include "common/clock.h"
 
-static void set_str(json_t *obj, const char *key, const char *value) { json_object_set_new(obj, key, json_string(value)); }
+static void set_str(json_t *obj, const char *key, const char *value)
+{
+    json_object_set_new(obj, key, json_string(value));
+}
 
 static json_t *pod_labels(const struct job *job, int task, int index)
 {
@@ -70,7 +73,8 @@ static void add_volumes(json_t *spec, const struct job *job, const struct task_s
             snprintf(name, sizeof name, "%s", v->claim_name);
         else
             snprintf(name, sizeof name, "%s-volume-%d", job->name, i);
-        json_array_append_new(vols, json_pack("{s:s, s:{s:s}}", "name", name, "persistentVolumeClaim", "claimName", name));
+        json_array_append_new(vols,
+                              json_pack("{s:s, s:{s:s}}", "name", name, "persistentVolumeClaim", "claimName", name));
         json_array_append_new(mounts, json_pack("{s:s, s:s}", "name", name, "mountPath", v->mount_path));
     }
     json_object_set_new(spec, "volumes", vols);
@@ -142,7 +146,8 @@ static json_t *pod_status(const struct job *job, int task, const struct replica 
 {
     json_t *status = json_pack("{s:s}", "phase", pod_phase_name(r->phase));
     if (r->node < 0) {
-        json_t *cond = json_pack("{s:s, s:s, s:s}", "type", "PodScheduled", "status", "False", "reason", "Unschedulable");
+        json_t *cond = json_pack("{s:s, s:s, s:s}", "type", "PodScheduled", "status", "False", "reason",
+                                 "Unschedulable");
         if (job->pg.unschedulable)
             set_str(cond, "message", job->pg.unschedulable);
         json_object_set_new(status, "conditions", json_pack("[o]", cond));
@@ -151,15 +156,14 @@ static json_t *pod_status(const struct job *job, int task, const struct replica 
     set_str(status, "hostIP", "127.0.0.1");
     set_str(status, "podIP", "127.0.0.1");
     json_object_set_new(status, "startTime", render_time(r->start_ms));
-    json_object_set_new(status, "conditions",
-                        json_pack("[{s:s, s:s}]", "type", "PodScheduled", "status", "True"));
+    json_object_set_new(status, "conditions", json_pack("[{s:s, s:s}]", "type", "PodScheduled", "status", "True"));
     const struct task_spec *ts = &job->tasks[task];
     json_t *cs = json_pack("{s:s, s:s, s:b, s:b, s:i, s:o}", "name", ts->container_name, "image",
                            ts->image ? ts->image : "", "ready", r->phase == POD_RUNNING, "started",
-                           r->phase == POD_RUNNING, "restartCount", (int)r->restarts,
-                           "state", container_state(r));
+                           r->phase == POD_RUNNING, "restartCount", (int)r->restarts, "state", container_state(r));
     json_object_set_new(status, "containerStatuses", json_pack("[o]", cs));
-    if (r->phase == POD_FAILED && (r->reason == TERM_DEADLINE || r->reason == TERM_DISK_FULL)) { /* as kubelet words it */
+    if (r->phase == POD_FAILED &&
+        (r->reason == TERM_DEADLINE || r->reason == TERM_DISK_FULL)) { /* as kubelet words it */
         set_str(status, "reason", term_reason_name(r->reason));
         if (r->message)
             set_str(status, "message", r->message);

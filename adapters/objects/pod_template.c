@@ -12,7 +12,7 @@
 
 #define DEFAULT_GRACE_SECONDS 30
 #define DEFAULT_RESTART_POLICY "Never"
-#define ID_MAX 2147483646 /* uid/gid: -1 is "unset" to the kernel */
+#define ID_MAX 2147483646                 /* uid/gid: -1 is "unset" to the kernel */
 #define DEADLINE_MAX_SECONDS 4294967295LL /* Kubernetes: math.MaxUint32 */
 
 static const struct field_rule template_rules[] = {{"metadata", NULL}, {"spec", NULL}, {NULL, NULL}};
@@ -50,9 +50,10 @@ static const struct field_rule pod_spec_rules[] = {
     {"schedulerName", NULL},
     {"os", NULL},
     {"hostUsers", NULL},
-    {"volumes", NULL}, /* refused below per volume, naming its type */
+    {"volumes", NULL},                      /* refused below per volume, naming its type */
     {"automountServiceAccountToken", NULL}, /* refused below when true */
-    {"ephemeralContainers", "ephemeral containers are added to running pods by kubectl debug, which Caldera does not offer"},
+    {"ephemeralContainers",
+     "ephemeral containers are added to running pods by kubectl debug, which Caldera does not offer"},
     {"nodeName", "placement is the scheduler's; ask for a node with nodeSelector kubernetes.io/hostname"},
     {"hostname", "the job's svc plugin names each pod's host <job>-<task>-<index>"},
     {"subdomain", "the job's svc plugin sets the subdomain to the job's name"},
@@ -132,8 +133,8 @@ static const struct field_rule security_rules[] = {
 
 /* securityContext.runAsUser / runAsGroup / runAsNonRoot of one holder (pod or container); an absent
  * field keeps the value. *sc_out is the securityContext read (NULL when none). */
-static bool parse_run_as(struct fields *f, json_t *holder, const char *path, int32_t *uid, int32_t *gid,
-                         int *non_root, json_t **sc_out)
+static bool parse_run_as(struct fields *f, json_t *holder, const char *path, int32_t *uid, int32_t *gid, int *non_root,
+                         json_t **sc_out)
 {
     json_t *sc;
     char p[FIELD_PATH_MAX];
@@ -213,7 +214,8 @@ bool resource_map_parse(struct fields *f, json_t *parent, const char *key, const
     bool ok = true;
     const char *name;
     json_t *v;
-    json_object_foreach(map, name, v) {
+    json_object_foreach(map, name, v)
+    {
         int index = resource_index(name);
         if (index < 0 || (index == RES_PODS && !allow_pods)) {
             char known[256] = "", sub[FIELD_PATH_MAX];
@@ -291,7 +293,8 @@ static bool parse_env(struct fields *f, json_t *container, const char *path, str
     bool ok = true;
     size_t i;
     json_t *item;
-    json_array_foreach(env, i, item) {
+    json_array_foreach(env, i, item)
+    {
         char p[FIELD_PATH_MAX];
         if (!field_each_object(f, env, i, sub, p, "must be an object with name and value")) {
             ok = false;
@@ -342,7 +345,8 @@ static bool check_enum(struct fields *f, json_t *obj, const char *key, const cha
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", a == allowed ? "" : ", ", *a);
     }
     field_path(path, parent, key);
-    field_error(f, obj, key, path, "FieldValueNotSupported", "Unsupported value: \"%s\": supported values: %s", v, list);
+    field_error(f, obj, key, path, "FieldValueNotSupported", "Unsupported value: \"%s\": supported values: %s", v,
+                list);
     return false;
 }
 
@@ -374,7 +378,8 @@ static bool check_ports(struct fields *f, json_t *container, const char *path)
     bool ok = true;
     size_t i;
     json_t *port;
-    json_array_foreach(ports, i, port) {
+    json_array_foreach(ports, i, port)
+    {
         char ip[FIELD_PATH_MAX];
         if (!field_each_object(f, ports, i, p, ip, "must be an object")) {
             ok = false;
@@ -459,12 +464,14 @@ static bool refuse_pod_volumes(struct fields *f, json_t *spec, const char *spec_
     field_path(p, spec_path, "volumes");
     size_t i;
     json_t *vol;
-    json_array_foreach(vols, i, vol) {
+    json_array_foreach(vols, i, vol)
+    {
         char ip[FIELD_PATH_MAX];
         field_path_index(ip, p, i);
         const char *type = NULL, *key;
         json_t *v;
-        json_object_foreach(vol, key, v) {
+        json_object_foreach(vol, key, v)
+        {
             if (strcmp(key, "name") != 0)
                 type = key;
         }
@@ -484,7 +491,8 @@ static bool check_accepted_pod_fields(struct fields *f, json_t *spec, const char
     char p[FIELD_PATH_MAX];
     bool ok = refuse_pod_volumes(f, spec, spec_path);
     ok = refuse_true(f, spec, "automountServiceAccountToken", spec_path,
-                     "the process runtime gives tasks no service account token") && ok;
+                     "the process runtime gives tasks no service account token") &&
+         ok;
     bool host_users = true;
     if (field_bool_in(f, spec, "hostUsers", spec_path, &host_users) && !host_users) {
         field_path(p, spec_path, "hostUsers");

@@ -35,9 +35,9 @@ json_t *podgroup_render(const struct job *job)
                              "queue", job->queue, "minResources", render_resources(&job->pg.min_resources, false));
     if (job->priority_class)
         json_object_set_new(spec, "priorityClassName", json_string(job->priority_class));
-    json_t *status = json_pack("{s:s, s:o, s:i, s:i, s:i}", "phase", podgroup_phase_name(job->pg.phase),
-                               "conditions", conditions(job), "running", job->status.running, "succeeded",
-                               job->status.succeeded, "failed", job->status.failed);
-    return json_pack("{s:s, s:s, s:o, s:o, s:o}", "apiVersion", PODGROUP_API_VERSION, "kind", "PodGroup",
-                     "metadata", meta, "spec", spec, "status", status);
+    json_t *status = json_pack("{s:s, s:o, s:i, s:i, s:i}", "phase", podgroup_phase_name(job->pg.phase), "conditions",
+                               conditions(job), "running", job->status.running, "succeeded", job->status.succeeded,
+                               "failed", job->status.failed);
+    return json_pack("{s:s, s:s, s:o, s:o, s:o}", "apiVersion", PODGROUP_API_VERSION, "kind", "PodGroup", "metadata",
+                     meta, "spec", spec, "status", status);
 }

@@ -15,8 +15,8 @@
 static const struct object_type pc_type = {PRIORITY_CLASS_API_VERSION, "PriorityClass", "priorityclasses",
                                            "scheduling.k8s.io"};
 
-static const char *const top_fields[] = {"apiVersion", "kind",        "metadata", "value", "globalDefault",
-                                         "description", "preemptionPolicy", NULL};
+static const char *const top_fields[] = {"apiVersion",    "kind",        "metadata",         "value",
+                                         "globalDefault", "description", "preemptionPolicy", NULL};
 
 const char *const priority_class_builtin_names[] = {"system-node-critical", "system-cluster-critical", NULL};
 
@@ -40,7 +40,8 @@ static void check_reserved_name(struct fields *f, const json_t *root, const char
     if (!name || strncmp(name, SYSTEM_PREFIX, strlen(SYSTEM_PREFIX)) != 0 || is_builtin(name))
         return;
     field_error(f, json_object_get(root, "metadata"), "name", "metadata.name", "FieldValueForbidden",
-                "Forbidden: priority class names with the '" SYSTEM_PREFIX "' prefix are reserved for the built-in "
+                "Forbidden: priority class names with the '" SYSTEM_PREFIX
+                "' prefix are reserved for the built-in "
                 "classes");
 }
 

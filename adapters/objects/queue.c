@@ -60,7 +60,8 @@ static void check_within(struct fields *f, const json_t *lower, const char *lowe
 {
     const char *name;
     json_t *v;
-    json_object_foreach((json_t *)lower, name, v) {
+    json_object_foreach((json_t *)lower, name, v)
+    {
         int i = resource_index(name);
         if (i < 0 || !json_object_get(upper, name) || lv->v[i] <= uv->v[i])
             continue;

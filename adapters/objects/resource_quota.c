@@ -60,7 +60,8 @@ static void parse_hard(struct fields *f, json_t *spec, struct resource_quota *q)
         return;
     const char *key;
     json_t *v;
-    json_object_foreach(hard, key, v) {
+    json_object_foreach(hard, key, v)
+    {
         char path[FIELD_PATH_MAX], text[128];
         snprintf(path, sizeof path, "spec.hard[%s]", key);
         int index = resource_quota_key_index(key);
@@ -130,7 +131,8 @@ static json_t *render_status(const struct resource_quota *q, const struct resvec
     json_t *hard = json_object(), *in_use = json_object();
     const char *key;
     json_t *v;
-    json_object_foreach(json_object_get(json_object_get(q->manifest, "spec"), "hard"), key, v) {
+    json_object_foreach(json_object_get(json_object_get(q->manifest, "spec"), "hard"), key, v)
+    {
         int index = resource_quota_key_index(key);
         int64_t value;
         char text[128], buf[48];

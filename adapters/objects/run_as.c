@@ -39,7 +39,8 @@ static void check_task(struct fields *f, const struct task_spec *ts, size_t t, c
     check_holder(f, spec, path, who);
     size_t i;
     const json_t *container;
-    json_array_foreach(json_object_get(spec, "containers"), i, container) {
+    json_array_foreach(json_object_get(spec, "containers"), i, container)
+    {
         char containers[FIELD_PATH_MAX], c[FIELD_PATH_MAX];
         field_path(containers, path, "containers");
         field_path_index(c, containers, i);

@@ -27,7 +27,8 @@ static void parse_actions(struct fields *f, json_t *root, struct sched_conf *con
         if (!action_name_known(tok)) {
             char known[256];
             field_error(f, root, "actions", "actions", "FieldValueNotSupported",
-                        "Unsupported value: \"%s\": supported actions: %s", tok, action_names_known(known, sizeof known));
+                        "Unsupported value: \"%s\": supported actions: %s", tok,
+                        action_names_known(known, sizeof known));
             continue;
         }
         if (conf->nactions == CONF_MAX_ACTIONS) {
@@ -67,7 +68,8 @@ static void parse_plugin(struct fields *f, json_t *opt, const char *path, struct
     plugin_conf_init(pc, name);
     const char *key;
     json_t *v;
-    json_object_foreach(opt, key, v) {
+    json_object_foreach(opt, key, v)
+    {
         enum plugin_switch sw;
         field_path(p, path, key);
         if (strcmp(key, "name") == 0)
@@ -80,7 +82,9 @@ static void parse_plugin(struct fields *f, json_t *opt, const char *path, struct
             field_bool(f, opt, key, p, &pc->enabled[sw]);
         } else {
             field_error(f, opt, key, p, "FieldValueNotSupported",
-                        "Unsupported value: \"%s\": a plugin option is name, arguments or an enable switch such as enableJobOrder", key);
+                        "Unsupported value: \"%s\": a plugin option is name, arguments or an enable switch such as "
+                        "enableJobOrder",
+                        key);
         }
     }
 }
@@ -96,7 +100,8 @@ static void parse_tiers(struct fields *f, json_t *root, struct sched_conf *conf)
     }
     size_t t;
     json_t *tier;
-    json_array_foreach(tiers, t, tier) {
+    json_array_foreach(tiers, t, tier)
+    {
         char tp[FIELD_PATH_MAX], pp[FIELD_PATH_MAX];
         json_t *plugins;
         field_path_index(tp, "tiers", t);
@@ -106,11 +111,13 @@ static void parse_tiers(struct fields *f, json_t *root, struct sched_conf *conf)
         struct tier_conf *tc = &conf->tiers[conf->ntiers++];
         size_t i;
         json_t *opt;
-        json_array_foreach(plugins, i, opt) {
+        json_array_foreach(plugins, i, opt)
+        {
             char op[FIELD_PATH_MAX];
             field_path_index(op, pp, i);
             if (!json_is_object(opt) || tc->nplugins == CONF_MAX_PLUGINS) {
-                field_error_at_index(f, plugins, i, op, "FieldValueInvalid", "Invalid value: a plugin must be an object with a name (at most 16 per tier)");
+                field_error_at_index(f, plugins, i, op, "FieldValueInvalid",
+                                     "Invalid value: a plugin must be an object with a name (at most 16 per tier)");
                 continue;
             }
             parse_plugin(f, opt, op, &tc->plugins[tc->nplugins]);
@@ -127,7 +134,8 @@ static void parse_configurations(struct fields *f, json_t *root, struct sched_co
         return;
     size_t i;
     json_t *c;
-    json_array_foreach(list, i, c) {
+    json_array_foreach(list, i, c)
+    {
         char p[FIELD_PATH_MAX], np[FIELD_PATH_MAX], ap[FIELD_PATH_MAX];
         const char *name;
         json_t *args;
@@ -164,7 +172,8 @@ static void parse_zones(struct fields *f, json_t *root, struct sched_conf *conf)
         return;
     size_t i;
     json_t *z;
-    json_array_foreach(zones, i, z) {
+    json_array_foreach(zones, i, z)
+    {
         char p[FIELD_PATH_MAX], np[FIELD_PATH_MAX], vp[FIELD_PATH_MAX];
         const char *name = NULL, *value = NULL;
         field_path_index(p, "nodeZones", i);
@@ -207,13 +216,15 @@ int sched_conf_parse(const char *data, size_t len, struct sched_conf *conf, stru
     json_t *root = in.docs[0].root;
     const char *key;
     json_t *v;
-    json_object_foreach(root, key, v) {
+    json_object_foreach(root, key, v)
+    {
         (void)v;
         if (strcmp(key, "actions") != 0 && strcmp(key, "tiers") != 0 && strcmp(key, "configurations") != 0 &&
             strcmp(key, "nodeZoneLabel") != 0 && strcmp(key, "nodeZones") != 0)
             field_error(&f, root, key, key, "FieldValueNotSupported",
                         "Unsupported value: \"%s\": a scheduler conf has actions, tiers, configurations, and "
-                        "Caldera's nodeZoneLabel and nodeZones", key);
+                        "Caldera's nodeZoneLabel and nodeZones",
+                        key);
     }
     parse_actions(&f, root, conf);
     parse_tiers(&f, root, conf);

@@ -109,7 +109,8 @@ static void parse_namespaces(struct fields *f, const json_t *spec, struct token_
         else if (strcmp(ns, TOKEN_ALL_NAMESPACES) != 0 && !dns1123_label(ns))
             field_error_at_index(f, list, i, path, "FieldValueInvalid",
                                  "Invalid value: \"%s\": a namespace is a DNS-1123 label (lower-case letters, digits "
-                                 "and '-', at most 63)", ns);
+                                 "and '-', at most 63)",
+                                 ns);
     }
     if (n == 0 && strv_push(&out->namespaces, TOKEN_ALL_NAMESPACES) != 0) /* an admin's: every namespace */
         api_fail(f->st, 500, "InternalError", "out of memory");
@@ -289,7 +290,8 @@ int token_from_store_json(const char *json, struct token *out)
     const char *created = json_string_value(json_object_get(meta, "creationTimestamp"));
     int role = token_role_parse(json_string_value(json_object_get(spec, "role")));
     int rc = -1;
-    if (id && strlen(id) == TOKEN_ID_LEN && user && role >= 0 && created && rfc3339_parse(created, &out->created_ms) == 0 &&
+    if (id && strlen(id) == TOKEN_ID_LEN && user && role >= 0 && created &&
+        rfc3339_parse(created, &out->created_ms) == 0 &&
         hex_digest(json_string_value(json_object_get(json_object_get(root, "status"), "sha256")), out->digest) == 0) {
         memcpy(out->id, id, TOKEN_ID_LEN + 1);
         out->spec.user = strdup(user);
@@ -300,9 +302,9 @@ int token_from_store_json(const char *json, struct token *out)
         size_t i;
         json_t *ns;
         rc = out->spec.user ? 0 : -1;
-        json_array_foreach(json_object_get(spec, "namespaces"), i, ns)
-            if (rc == 0 && (!json_is_string(ns) || strv_push(&out->spec.namespaces, json_string_value(ns)) != 0))
-                rc = -1;
+        json_array_foreach(json_object_get(spec, "namespaces"), i,
+                           ns) if (rc == 0 && (!json_is_string(ns) ||
+                                               strv_push(&out->spec.namespaces, json_string_value(ns)) != 0)) rc = -1;
         if (rc == 0 && !out->spec.namespaces)
             rc = strv_push(&out->spec.namespaces, TOKEN_ALL_NAMESPACES);
     }

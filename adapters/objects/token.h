@@ -14,10 +14,10 @@
 
 #define TOKEN_API_VERSION "caldera.io/v1"
 #define TOKEN_KIND "Token"
-#define TOKEN_ID_LEN 6       /* [a-z0-9], public: the object's metadata.name */
-#define TOKEN_SECRET_LEN 32  /* [a-z0-9] from getrandom */
+#define TOKEN_ID_LEN 6      /* [a-z0-9], public: the object's metadata.name */
+#define TOKEN_SECRET_LEN 32 /* [a-z0-9] from getrandom */
 #define TOKEN_LEN (TOKEN_ID_LEN + 1 + TOKEN_SECRET_LEN)
-#define TOKEN_DIGEST_LEN 32  /* SHA-256 */
+#define TOKEN_DIGEST_LEN 32     /* SHA-256 */
 #define TOKEN_ID_MAX 2147483646 /* uid/gid: -1 is "unset" to the kernel */
 #define TOKEN_ALL_NAMESPACES "*"
 

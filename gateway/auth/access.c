@@ -137,8 +137,7 @@ bool access_allowed(const struct principal *p, const struct access_request *r, e
     char namespaces[200];
     why[0] = '\0';
     switch (rule) {
-    case ACCESS_ANY:
-        return p != NULL;
+    case ACCESS_ANY: return p != NULL;
     case ACCESS_ALL_NAMESPACES:
         if (principal_all_namespaces(p))
             return true;
@@ -167,8 +166,7 @@ bool access_allowed(const struct principal *p, const struct access_request *r, e
     return false;
 }
 
-void access_forbidden(const struct principal *p, const struct access_request *r, const char *why,
-                      struct api_status *st)
+void access_forbidden(const struct principal *p, const struct access_request *r, const char *why, struct api_status *st)
 {
     const char *user = principal_user(p), *tail_sep = why && *why ? ": " : "", *tail = why ? why : "";
     if (!r->is_resource) {
@@ -184,10 +182,14 @@ void access_forbidden(const struct principal *p, const struct access_request *r,
     else
         snprintf(scope, sizeof scope, "at the cluster scope");
     if (r->name[0])
-        api_fail(st, 403, "Forbidden", "%s \"%s\" is forbidden: User \"%s\" cannot %s resource \"%s\" in API group "
-                 "\"%s\" %s%s%s", object, r->name, user, r->verb, resource, r->group, scope, tail_sep, tail);
+        api_fail(st, 403, "Forbidden",
+                 "%s \"%s\" is forbidden: User \"%s\" cannot %s resource \"%s\" in API group "
+                 "\"%s\" %s%s%s",
+                 object, r->name, user, r->verb, resource, r->group, scope, tail_sep, tail);
     else
-        api_fail(st, 403, "Forbidden", "%s is forbidden: User \"%s\" cannot %s resource \"%s\" in API group \"%s\" "
-                 "%s%s%s", object, user, r->verb, resource, r->group, scope, tail_sep, tail);
+        api_fail(st, 403, "Forbidden",
+                 "%s is forbidden: User \"%s\" cannot %s resource \"%s\" in API group \"%s\" "
+                 "%s%s%s",
+                 object, user, r->verb, resource, r->group, scope, tail_sep, tail);
     api_set_details(st, r->resource, r->group, r->name);
 }

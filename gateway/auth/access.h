@@ -16,13 +16,13 @@
 struct access_request {
     const char *method;
     const char *path;
-    bool is_resource;                  /* false: /healthz, /metrics, discovery, /openapi/v3... */
-    char verb[16];                     /* get, list, create, update, delete, deletecollection, patch */
-    char group[ACCESS_FIELD_MAX];      /* "" for the core group */
-    char resource[ACCESS_FIELD_MAX];   /* "jobs" */
-    char subresource[ACCESS_FIELD_MAX];/* "log", "history", "suspend"...: the segment after the name */
-    char ns[ACCESS_FIELD_MAX];         /* "": cluster-scoped */
-    char name[ACCESS_FIELD_MAX];       /* "": a collection */
+    bool is_resource;                   /* false: /healthz, /metrics, discovery, /openapi/v3... */
+    char verb[16];                      /* get, list, create, update, delete, deletecollection, patch */
+    char group[ACCESS_FIELD_MAX];       /* "" for the core group */
+    char resource[ACCESS_FIELD_MAX];    /* "jobs" */
+    char subresource[ACCESS_FIELD_MAX]; /* "log", "history", "suspend"...: the segment after the name */
+    char ns[ACCESS_FIELD_MAX];          /* "": cluster-scoped */
+    char name[ACCESS_FIELD_MAX];        /* "": a collection */
 };
 
 /* The rule a request falls under (public paths, /healthz and the UI's files, are never asked). */

@@ -25,12 +25,12 @@ struct sockaddr;
 struct auth;
 
 struct auth_config {
-    bool required;                 /* --auth: every request but /healthz and the UI's files needs a token */
-    const char *webhook_url;       /* --auth-webhook: TokenReview for tokens not of ours; NULL: none */
-    int webhook_timeout_ms;        /* 0: 3 s */
-    struct core *core;             /* tokens are recorded through it */
-    struct store *store;           /* and durable before they are used */
-    int durable_timeout_ms;        /* how long a change waits for its commit (0: 10 s) */
+    bool required;           /* --auth: every request but /healthz and the UI's files needs a token */
+    const char *webhook_url; /* --auth-webhook: TokenReview for tokens not of ours; NULL: none */
+    int webhook_timeout_ms;  /* 0: 3 s */
+    struct core *core;       /* tokens are recorded through it */
+    struct store *store;     /* and durable before they are used */
+    int durable_timeout_ms;  /* how long a change waits for its commit (0: 10 s) */
 };
 
 /* Returns 0, or -1 with a sentence in err. */

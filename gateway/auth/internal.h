@@ -22,10 +22,10 @@ struct auth {
     struct core *core;
     struct store *store;
     int durable_timeout_ms;
-    EVP_MD *sha256;           /* fetched once: no lookup per request */
-    pthread_rwlock_t lock;    /* guards the two maps: many readers (every request), rare writers */
-    struct hmap by_digest;    /* SHA-256 of the token -> struct token_entry */
-    struct hmap by_id;        /* id -> the same entry */
+    EVP_MD *sha256;               /* fetched once: no lookup per request */
+    pthread_rwlock_t lock;        /* guards the two maps: many readers (every request), rare writers */
+    struct hmap by_digest;        /* SHA-256 of the token -> struct token_entry */
+    struct hmap by_id;            /* id -> the same entry */
     struct auth_webhook *webhook; /* NULL without --auth-webhook */
     struct principal *anonymous;  /* the loopback admin without --auth */
 };

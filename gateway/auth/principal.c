@@ -31,8 +31,8 @@ struct principal *principal_new(const char *user, enum token_role role, char *co
     for (size_t i = 0; namespaces && namespaces[i]; i++)
         all = all || strcmp(namespaces[i], TOKEN_ALL_NAMESPACES) == 0;
     char **names = all ? NULL : strv_dup(namespaces);
-    p->namespaces = (struct namespace_set){.all = all, .n = names ? (int)strv_len(names) : 0,
-                                           .names = (const char *const *)names};
+    p->namespaces = (struct namespace_set){
+        .all = all, .n = names ? (int)strv_len(names) : 0, .names = (const char *const *)names};
     if (!p->user || (!all && namespaces && namespaces[0] && !names)) {
         principal_free(p);
         return NULL;

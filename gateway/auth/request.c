@@ -53,7 +53,8 @@ bool auth_check_request(struct http_req *req, const char *route_pattern)
     size_t len = 0;
     const char *token = http_bearer_token(req, &len);
     if (!token && http_header(req, "Authorization")) {
-        api_fail(&st, 401, "Unauthorized", "Unauthorized: only bearer tokens are accepted (Authorization: Bearer "
+        api_fail(&st, 401, "Unauthorized",
+                 "Unauthorized: only bearer tokens are accepted (Authorization: Bearer "
                  "<token>)");
     } else if (auth_authenticate_token(a, token, len, auth_address_is_loopback(http_client_address(req)), &req->who,
                                        &st) == 0) {

@@ -136,9 +136,11 @@ int auth_load(struct auth *a, const char *db_path, char *err, size_t errlen)
 /* Records a Token put (json set) or delete through the core and waits until it is durable. */
 static int record(struct auth *a, const char *id, const char *json, const char *message, struct api_status *st)
 {
-    struct core_request creq = {.op = json ? CORE_RECORD_PUT : CORE_RECORD_DELETE, .ns = "", .name = id,
-                                .record = {.kind = TOKEN_KIND, .reason = json ? "Created" : "Deleted",
-                                           .message = message, .json = json}};
+    struct core_request creq = {
+        .op = json ? CORE_RECORD_PUT : CORE_RECORD_DELETE,
+        .ns = "",
+        .name = id,
+        .record = {.kind = TOKEN_KIND, .reason = json ? "Created" : "Deleted", .message = message, .json = json}};
     if (core_call(a->core, &creq) != 0) {
         *st = creq.status;
         return -1;
@@ -256,7 +258,8 @@ int auth_get_token(struct auth *a, const char *id, const struct principal *who, 
     if (!visible) {
         api_set_details(st, "tokens", TOKENS_GROUP, id);
         return api_fail(st, 403, "Forbidden",
-                        "tokens." TOKENS_GROUP " \"%s\" is forbidden: User \"%s\" cannot get resource \"tokens\" in "
+                        "tokens." TOKENS_GROUP
+                        " \"%s\" is forbidden: User \"%s\" cannot get resource \"tokens\" in "
                         "API group \"" TOKENS_GROUP "\" at the cluster scope: it is another user's token",
                         id, principal_user(who));
     }
@@ -291,8 +294,8 @@ json_t *auth_list_tokens(struct auth *a, const struct principal *who)
     for (size_t i = 0; i < n; i++)
         json_array_append_new(list, items[i]);
     free(items);
-    return json_pack("{s:s, s:s, s:{}, s:o}", "apiVersion", TOKEN_API_VERSION, "kind", "TokenList", "metadata",
-                     "items", list);
+    return json_pack("{s:s, s:s, s:{}, s:o}", "apiVersion", TOKEN_API_VERSION, "kind", "TokenList", "metadata", "items",
+                     list);
 }
 
 /* --- the first admin token ----------------------------------------------------------------------- */
@@ -314,8 +317,8 @@ int auth_bootstrap(struct auth *a, const char *data_dir, char *err, size_t errle
     if (has_admin_token(a))
         return 0;
     char *every[] = {TOKEN_ALL_NAMESPACES, NULL};
-    const struct token_spec spec = {.user = "admin", .namespaces = every, .uid = -1, .gid = -1,
-                                    .role = TOKEN_ROLE_ADMIN};
+    const struct token_spec spec = {
+        .user = "admin", .namespaces = every, .uid = -1, .gid = -1, .role = TOKEN_ROLE_ADMIN};
     struct api_status st = {0};
     json_t *answer;
     char token[TOKEN_LEN + 1], line[TOKEN_LEN + 2], path[4200];
@@ -330,7 +333,7 @@ int auth_bootstrap(struct auth *a, const char *data_dir, char *err, size_t errle
         snprintf(err, errlen, "cannot write the first admin token to %s: %s", path, strerror(errno));
         return -1;
     }
-    log_info("auth: no admin token was stored: a new one (token %.*s, user admin) is in %s (mode 0600)",
-             TOKEN_ID_LEN, token, path);
+    log_info("auth: no admin token was stored: a new one (token %.*s, user admin) is in %s (mode 0600)", TOKEN_ID_LEN,
+             token, path);
     return 0;
 }

@@ -134,7 +134,8 @@ static enum token_role role_of(const json_t *groups)
     int role = TOKEN_ROLE_VIEWER;
     size_t i;
     json_t *g;
-    json_array_foreach(groups, i, g) {
+    json_array_foreach(groups, i, g)
+    {
         const char *name = json_string_value(g);
         int r = name && strncmp(name, ROLE_GROUP_PREFIX, strlen(ROLE_GROUP_PREFIX)) == 0
                     ? token_role_parse(name + strlen(ROLE_GROUP_PREFIX))
@@ -177,14 +178,13 @@ static struct principal *principal_of(const json_t *user, char *why, size_t len)
     char **namespaces = NULL;
     size_t i;
     json_t *ns;
-    json_array_foreach(json_object_get(extra, EXTRA_NAMESPACES), i, ns)
-        if (json_is_string(ns) && strv_push(&namespaces, json_string_value(ns)) != 0)
-            break;
+    json_array_foreach(json_object_get(extra, EXTRA_NAMESPACES), i,
+                       ns) if (json_is_string(ns) && strv_push(&namespaces, json_string_value(ns)) != 0) break;
     int32_t uid = extra_id(extra, EXTRA_UID), gid = extra_id(extra, EXTRA_GID);
     if (uid >= 0 && gid < 0)
         gid = uid; /* a user's own group, as useradd makes it */
-    struct principal *p = principal_new(name, role_of(json_object_get(user, "groups")), namespaces,
-                                        uid, gid, NULL, PRINCIPAL_WEBHOOK);
+    struct principal *p = principal_new(name, role_of(json_object_get(user, "groups")), namespaces, uid, gid, NULL,
+                                        PRINCIPAL_WEBHOOK);
     strv_free(namespaces);
     if (!p)
         snprintf(why, len, "out of memory");
@@ -193,24 +193,23 @@ static struct principal *principal_of(const json_t *user, char *why, size_t len)
 
 static char *review_body(const char *token, size_t len)
 {
-    json_t *review = json_pack("{s:s, s:s, s:{s:s%}}", "apiVersion", REVIEW_API_VERSION, "kind", "TokenReview",
-                               "spec", "token", token, len);
+    json_t *review = json_pack("{s:s, s:s, s:{s:s%}}", "apiVersion", REVIEW_API_VERSION, "kind", "TokenReview", "spec",
+                               "token", token, len);
     char *text = review ? json_dumps(review, JSON_COMPACT) : NULL;
     json_decref(review);
     return text;
 }
 
 /* Asks the webhook. Returns 1 accepted (*out), 0 refused (why), -1 failed (why). */
-static int ask(struct auth_webhook *w, const char *token, size_t len, struct principal **out, char *why,
-               size_t why_len)
+static int ask(struct auth_webhook *w, const char *token, size_t len, struct principal **out, char *why, size_t why_len)
 {
     char *body = review_body(token, len), err[512];
     if (!body) {
         snprintf(why, why_len, "out of memory");
         return -1;
     }
-    struct http_request req = {.method = "POST", .url = w->url, .body = body, .body_len = strlen(body),
-                               .timeout_ms = w->timeout_ms};
+    struct http_request req = {
+        .method = "POST", .url = w->url, .body = body, .body_len = strlen(body), .timeout_ms = w->timeout_ms};
     struct http_response resp;
     int rc = http_do(&req, &resp, err, sizeof err);
     free(body);

@@ -17,9 +17,9 @@ enum phase { AWAITING_HEADERS, AWAITING_BODY, ANSWERING };
 struct http_conn {
     struct http_conn *prev, *next; /* the guard's list, under its lock */
     int fd;
-    atomic_llong deadline_ms;      /* monotonic; 0: none */
+    atomic_llong deadline_ms; /* monotonic; 0: none */
     atomic_int phase;
-    bool shut;                     /* the reaper shut it down already */
+    bool shut; /* the reaper shut it down already */
 };
 
 struct http_conns {
@@ -109,11 +109,13 @@ static void reap(struct http_conns *g, int64_t now)
         if (atomic_load(&c->phase) == AWAITING_HEADERS)
             log_limited(LOG_WARN, "http: dropping headers",
                         "http: dropping a connection whose request headers took longer than %d ms "
-                        "(--header-timeout)", g->header_timeout_ms);
+                        "(--header-timeout)",
+                        g->header_timeout_ms);
         else
             log_limited(LOG_WARN, "http: dropping body",
                         "http: dropping a connection whose request body took longer than %d ms in all "
-                        "(--client-timeout)", g->body_timeout_ms);
+                        "(--client-timeout)",
+                        g->body_timeout_ms);
     }
 }
 

@@ -115,9 +115,10 @@ void http_respond_status(struct http_req *req, const struct api_status *st)
     said.retry_after_s = retry_after_seconds(st->code, req->retry_after_s);
     char *text = json_dumps_status(&said);
     if (!text) {
-        static const char failed[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
-                                     "\"Failure\",\"message\":\"the answer could not be encoded\",\"reason\":"
-                                     "\"InternalError\",\"code\":500}";
+        static const char failed[] =
+            "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
+            "\"Failure\",\"message\":\"the answer could not be encoded\",\"reason\":"
+            "\"InternalError\",\"code\":500}";
         queue(req, 500, MHD_create_response_from_buffer(sizeof failed - 1, (void *)failed, MHD_RESPMEM_PERSISTENT),
               "application/json");
         return;
@@ -290,8 +291,9 @@ static enum MHD_Result answer_and_close(struct http_req *req, const struct api_s
     char *body = json_dumps_status(st);
     char *head = NULL;
     const char *phrase = MHD_get_reason_phrase_for((unsigned)st->code);
-    int n = body && info ? asprintf(&head, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: "
-                                           "%zu\r\nConnection: close\r\n\r\n%s",
+    int n = body && info ? asprintf(&head,
+                                    "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: "
+                                    "%zu\r\nConnection: close\r\n\r\n%s",
                                     st->code, phrase ? phrase : "", strlen(body), body)
                          : -1;
     if (n > 0) {
@@ -318,8 +320,10 @@ static bool transfer_coding_refused(struct http_req *req, struct api_status *st)
     for (; te[n] && n + 1 < sizeof said; n++)
         said[n] = te[n] >= 0x20 && te[n] < 0x7f ? te[n] : '?';
     said[n] = '\0';
-    api_fail(st, 400, "BadRequest", "Transfer-Encoding \"%s\" is not supported: send the body with a "
-             "Content-Length or as Transfer-Encoding: chunked alone", said);
+    api_fail(st, 400, "BadRequest",
+             "Transfer-Encoding \"%s\" is not supported: send the body with a "
+             "Content-Length or as Transfer-Encoding: chunked alone",
+             said);
     return true;
 }
 
@@ -495,13 +499,12 @@ int http_start(struct gateway *gw, const char *addr, int max_connections, char *
     /* The listener is ours (listen.c): libmicrohttpd gets each accepted socket. */
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
                      MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
-    gw->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, gw, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, gw,
-                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, gw, MHD_OPTION_URI_LOG_CALLBACK,
-                                  on_request_line, gw, MHD_OPTION_NOTIFY_CONNECTION, http_conns_notify, gw->conns,
-                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)max_connections,
-                                  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)gw->max_connections_per_client,
-                                  MHD_OPTION_THREAD_STACK_SIZE, (size_t)HTTP_THREAD_STACK,
-                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)gw->client_timeout_s, MHD_OPTION_END);
+    gw->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, gw, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, gw, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, gw, MHD_OPTION_URI_LOG_CALLBACK, on_request_line, gw, MHD_OPTION_NOTIFY_CONNECTION,
+        http_conns_notify, gw->conns, MHD_OPTION_CONNECTION_LIMIT, (unsigned)max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)gw->max_connections_per_client, MHD_OPTION_THREAD_STACK_SIZE,
+        (size_t)HTTP_THREAD_STACK, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)gw->client_timeout_s, MHD_OPTION_END);
     if (!gw->daemon || http_listener_start(gw->listener, gw->daemon) != 0) {
         snprintf(err, errlen, "cannot serve on %s: %s", addr, errno ? strerror(errno) : "libmicrohttpd refused");
         stop_all(gw);

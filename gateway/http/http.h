@@ -63,27 +63,27 @@ struct gateway {
     const struct route *routes;     /* the route table, NULL-pattern terminated (gateway/routes.h) */
     struct core *core;
     struct store *store;
-    struct hub *hub;          /* committed changes, for watch streams */
+    struct hub *hub;                   /* committed changes, for watch streams */
     struct watch_demand *watch_demand; /* object watches count themselves here (the core renders for them) */
-    int64_t watch_window_ms;  /* how far back (by the first missed change's time) a watch may resume */
-    int64_t watch_bookmark_ms; /* how often a watch that allows them gets a BOOKMARK */
-    const char *ws_url;       /* the WebSocket stream's URL, NULL when it does not listen */
-    struct auth *auth;        /* who asks and what they may do (gateway/auth/auth.h); NULL: nobody is asked */
-    const char *db_path;      /* for history readers */
-    const char *data_dir;     /* where stored log paths are relative to; named in Status messages about its disk */
-    const char *web_dir;      /* the browser UI's files, or NULL */
-    size_t body_limit;        /* bytes; larger bodies get 413 */
-    int client_timeout_s;     /* idle connections, and bodies slower than this in all, are dropped */
-    int header_timeout_ms;    /* a request's headers slower than this (from the accept or the previous
+    int64_t watch_window_ms;           /* how far back (by the first missed change's time) a watch may resume */
+    int64_t watch_bookmark_ms;         /* how often a watch that allows them gets a BOOKMARK */
+    const char *ws_url;                /* the WebSocket stream's URL, NULL when it does not listen */
+    struct auth *auth;                 /* who asks and what they may do (gateway/auth/auth.h); NULL: nobody is asked */
+    const char *db_path;               /* for history readers */
+    const char *data_dir;  /* where stored log paths are relative to; named in Status messages about its disk */
+    const char *web_dir;   /* the browser UI's files, or NULL */
+    size_t body_limit;     /* bytes; larger bodies get 413 */
+    int client_timeout_s;  /* idle connections, and bodies slower than this in all, are dropped */
+    int header_timeout_ms; /* a request's headers slower than this (from the accept or the previous
                                  request's end) are dropped; 0: HTTP_DEFAULT_HEADER_TIMEOUT_MS */
-    int max_connections_per_client; /* connections from one address at once; 0: no limit */
-    struct http_conns *conns; /* the connections' deadlines (conns.h), while listening */
+    int max_connections_per_client;    /* connections from one address at once; 0: no limit */
+    struct http_conns *conns;          /* the connections' deadlines (conns.h), while listening */
     struct rate_limiter *rate_limiter; /* NULL: no rate limit */
     const struct cors_origins *cors;   /* origins browsers may call from; NULL or none: no CORS headers */
-    int durable_timeout_ms;   /* how long a request waits for the store before 503 */
-    int32_t list_page_max;    /* items in a page of the Job, PodGroup and Pod lists, and their default */
-    const char *runtime_warning; /* NULL, or why tasks run without cgroup limits (shown by /healthz) */
-    char url[64];             /* http://127.0.0.1:8080 once listening */
+    int durable_timeout_ms;            /* how long a request waits for the store before 503 */
+    int32_t list_page_max;             /* items in a page of the Job, PodGroup and Pod lists, and their default */
+    const char *runtime_warning;       /* NULL, or why tasks run without cgroup limits (shown by /healthz) */
+    char url[64];                      /* http://127.0.0.1:8080 once listening */
 };
 
 struct http_req {
@@ -99,19 +99,19 @@ struct http_req {
     int match;
     const struct route *route;
     char scratch[HTTP_MAX_PATH];
-    struct principal *who;    /* who asks: set before dispatch (NULL on public paths without a token,
+    struct principal *who; /* who asks: set before dispatch (NULL on public paths without a token,
                                  or without authentication); released when the request completes */
     struct sbuf body;
     bool body_too_large;
     bool answered;
-    const char *cors_origin;  /* the request's Origin when configured, else NULL */
-    bool cors_preflight;      /* answered as a CORS preflight */
-    int retry_after_s;        /* 0: Retry-After is 1 on a 429 or 503; else this */
-    char warning[512];        /* "": none; else sent as `Warning: 299 - "<text>"` with the answer */
-    int64_t started_ns;       /* monotonic, when its request line was in: for the latency histogram */
-    bool headers_in;          /* the access handler has seen the request's headers */
-    int uri_refusal;          /* 0, or the code its raw URI is refused with (uri.h) */
-    char uri_problem[200];    /* why, when uri_refusal */
+    const char *cors_origin;   /* the request's Origin when configured, else NULL */
+    bool cors_preflight;       /* answered as a CORS preflight */
+    int retry_after_s;         /* 0: Retry-After is 1 on a 429 or 503; else this */
+    char warning[512];         /* "": none; else sent as `Warning: 299 - "<text>"` with the answer */
+    int64_t started_ns;        /* monotonic, when its request line was in: for the latency histogram */
+    bool headers_in;           /* the access handler has seen the request's headers */
+    int uri_refusal;           /* 0, or the code its raw URI is refused with (uri.h) */
+    char uri_problem[200];     /* why, when uri_refusal */
     struct http_conn *tracked; /* its connection's deadlines, or NULL */
 };
 

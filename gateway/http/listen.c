@@ -86,8 +86,9 @@ static int accept_waiting(struct http_listener *l, int *backoff_ms)
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return 0;
         int failure = errno;
-        *backoff_ms = *backoff_ms == 0 ? BACKOFF_MIN_MS : *backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
-                                                                                         : *backoff_ms * 2;
+        *backoff_ms = *backoff_ms == 0                   ? BACKOFF_MIN_MS
+                      : *backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
+                                                         : *backoff_ms * 2;
         log_limited(LOG_ERROR, strerror(failure), "http: cannot accept a connection: %s; accepting again in %d ms",
                     strerror(failure), *backoff_ms);
         return *backoff_ms;

@@ -47,8 +47,8 @@ static struct http_series *series_for(uint32_t key)
     }
     struct http_series *overflow = &http_series[HTTP_SERIES - 1];
     uint32_t expected = 0;
-    atomic_compare_exchange_strong_explicit(&overflow->key, &expected, (OTHER_METHOD + 1) << 16,
-                                            memory_order_acq_rel, memory_order_acquire);
+    atomic_compare_exchange_strong_explicit(&overflow->key, &expected, (OTHER_METHOD + 1) << 16, memory_order_acq_rel,
+                                            memory_order_acquire);
     return overflow;
 }
 

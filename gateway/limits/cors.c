@@ -10,7 +10,7 @@
 
 int cors_origin_check(const char *origin, char *err, size_t errlen)
 {
-    const char *host = strncmp(origin, "https://", 8) == 0 ? origin + 8
+    const char *host = strncmp(origin, "https://", 8) == 0  ? origin + 8
                        : strncmp(origin, "http://", 7) == 0 ? origin + 7
                                                             : NULL;
     const char *why = NULL;
@@ -26,8 +26,8 @@ int cors_origin_check(const char *origin, char *err, size_t errlen)
         why = "origins are matched exactly: no wildcard, space or list";
     if (!why)
         return 0;
-    snprintf(err, errlen, "--cors-origin wants an origin such as https://ui.example.com:8443, not \"%s\": %s",
-             origin, why);
+    snprintf(err, errlen, "--cors-origin wants an origin such as https://ui.example.com:8443, not \"%s\": %s", origin,
+             why);
     return -1;
 }
 

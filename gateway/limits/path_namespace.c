@@ -39,8 +39,8 @@ bool gateway_refuse_bad_namespace(struct http_req *req, const char *route_patter
     struct api_status st = {0};
     api_add_cause(&st, "metadata.namespace", "FieldValueInvalid", 0, 0, "Invalid value: \"%.48s%s\": %s",
                   req->params[i], strlen(req->params[i]) > 48 ? "..." : "", why[0]);
-    api_fail(&st, 400, "BadRequest", "the namespace in the request path (\"%.48s%s\") is not valid: %s",
-             req->params[i], strlen(req->params[i]) > 48 ? "..." : "", why[0]);
+    api_fail(&st, 400, "BadRequest", "the namespace in the request path (\"%.48s%s\") is not valid: %s", req->params[i],
+             strlen(req->params[i]) > 48 ? "..." : "", why[0]);
     http_respond_status(req, &st);
     return true;
 }

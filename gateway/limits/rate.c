@@ -11,8 +11,8 @@
 #include "gateway/limits/limits.h"
 
 #define RATE_STRIPES 64
-#define RATE_SLOTS 128  /* per stripe: 8,192 clients tracked at once */
-#define RATE_WINDOW 8   /* a key lives in one of the 8 slots from its home slot */
+#define RATE_SLOTS 128 /* per stripe: 8,192 clients tracked at once */
+#define RATE_WINDOW 8  /* a key lives in one of the 8 slots from its home slot */
 #define RETRY_AFTER_MAX_S 86400
 
 struct rate_slot {

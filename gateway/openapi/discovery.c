@@ -119,7 +119,8 @@ void handle_api_groups(struct http_req *req)
     /* APIGroup items in a list carry no kind/apiVersion */
     size_t i;
     json_t *g;
-    json_array_foreach(groups, i, g) {
+    json_array_foreach(groups, i, g)
+    {
         json_object_del(g, "kind");
         json_object_del(g, "apiVersion");
     }

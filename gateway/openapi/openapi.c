@@ -149,15 +149,13 @@ static json_t *responses(const struct route *r, const struct dialect *d)
     const struct route_doc *doc = &r->doc;
     json_t *success = json_pack("{s:s}", "description", code_description(doc->code));
     if (doc->answer)
-        json_object_set_new(success, "content",
-                            json_pack("{s:{s:o}}", doc->media ? doc->media : "application/json", "schema",
-                                      answer_schema(r, d)));
+        json_object_set_new(
+            success, "content",
+            json_pack("{s:{s:o}}", doc->media ? doc->media : "application/json", "schema", answer_schema(r, d)));
     else if (doc->media)
-        json_object_set_new(success, "content",
-                            json_pack("{s:{s:{s:s}}}", doc->media, "schema", "type", "string"));
+        json_object_set_new(success, "content", json_pack("{s:{s:{s:s}}}", doc->media, "schema", "type", "string"));
     if (doc->code == 302)
-        json_object_set_new(success, "headers",
-                            json_pack("{s:{s:{s:s}}}", "Location", "schema", "type", "string"));
+        json_object_set_new(success, "headers", json_pack("{s:{s:{s:s}}}", "Location", "schema", "type", "string"));
     char code[8];
     snprintf(code, sizeof code, "%d", doc->code);
     json_t *out = json_object();
@@ -191,10 +189,9 @@ static json_t *operation(const struct route *r, const struct dialect *d)
 {
     const struct route_doc *doc = &r->doc;
     char id[128], tag[128], tag_text[128], summary[256];
-    json_t *obj = json_pack("{s:[s], s:s, s:s}", "tags",
-                            expand(tag_of(r->pattern, tag_text, sizeof tag_text), d, tag, sizeof tag), "summary",
-                            expand(doc->summary, d, summary, sizeof summary), "operationId",
-                            expand(doc->id, d, id, sizeof id));
+    json_t *obj = json_pack(
+        "{s:[s], s:s, s:s}", "tags", expand(tag_of(r->pattern, tag_text, sizeof tag_text), d, tag, sizeof tag),
+        "summary", expand(doc->summary, d, summary, sizeof summary), "operationId", expand(doc->id, d, id, sizeof id));
     json_t *params = json_array();
     openapi_add_query_params(params, doc->query);
     if (json_array_size(params) > 0)
@@ -203,9 +200,9 @@ static json_t *operation(const struct route *r, const struct dialect *d)
         json_decref(params);
     if (doc->body) {
         char body[128];
-        json_object_set_new(obj, "requestBody",
-                            json_pack("{s:b, s:o}", "required", 1, "content",
-                                      body_content(expand(doc->body, d, body, sizeof body))));
+        json_object_set_new(
+            obj, "requestBody",
+            json_pack("{s:b, s:o}", "required", 1, "content", body_content(expand(doc->body, d, body, sizeof body))));
     }
     json_object_set_new(obj, "responses", responses(r, d));
     if (access_public_pattern(r->pattern)) /* no token needed, even with --auth */
@@ -247,9 +244,8 @@ static json_t *paths(const struct route *routes)
 
 json_t *openapi_document(const struct route *routes)
 {
-    return json_pack("{s:s, s:{s:s, s:s, s:s}, s:o, s:[{s:[]}], s:{s:o, s:o, s:o, s:{s:{s:s, s:s, s:s}}}}",
-                     "openapi", OPENAPI_VERSION, "info", "title", "Caldera", "version", DOCUMENT_VERSION,
-                     "description",
+    return json_pack("{s:s, s:{s:s, s:s, s:s}, s:o, s:[{s:[]}], s:{s:o, s:o, s:o, s:{s:{s:s, s:s, s:s}}}}", "openapi",
+                     OPENAPI_VERSION, "info", "title", "Caldera", "version", DOCUMENT_VERSION, "description",
                      "Caldera's job server: Volcano's batch API (Jobs, Queues, PodGroups, Commands), the Kubernetes "
                      "objects it shows (Pods, Nodes, PriorityClasses, ResourceQuotas), the other job dialects "
                      "(Kubeflow, KubeRay, Spark operator, training requests) and Caldera's own caldera.io API "

@@ -85,11 +85,14 @@ struct error_answer {
 };
 
 static const struct error_answer error_answers[] = {
-    {OE_400, "400", "BadRequest: a malformed body, query parameter or selector, a URL whose percent-encoding does "
+    {OE_400, "400",
+     "BadRequest: a malformed body, query parameter or selector, a URL whose percent-encoding does "
      "not decode to UTF-8, or a Transfer-Encoding other than chunked"},
-    {OE_401, "401", "Unauthorized: no bearer token where one is needed (with --auth, or away from loopback), or one "
+    {OE_401, "401",
+     "Unauthorized: no bearer token where one is needed (with --auth, or away from loopback), or one "
      "that is not valid; WWW-Authenticate: Bearer"},
-    {OE_403, "403", "Forbidden: the token's user may not do this here (another namespace, a role that only reads, "
+    {OE_403, "403",
+     "Forbidden: the token's user may not do this here (another namespace, a role that only reads, "
      "an admin's task, or a manifest asking to run as another uid or gid); recorded as an Audit event"},
     {OE_404, "404", "NotFound: no such object"},
     {OE_409, "409", "AlreadyExists or Conflict: the object exists, or its state forbids the change"},
@@ -187,7 +190,6 @@ void openapi_add_error_responses(json_t *responses, unsigned flags)
 {
     for (size_t i = 0; i < COUNT(error_answers); i++)
         if (flags & error_answers[i].flag)
-            json_object_set_new(responses, error_answers[i].code,
-                                openapi_ref("responses", error_answers[i].code));
+            json_object_set_new(responses, error_answers[i].code, openapi_ref("responses", error_answers[i].code));
     json_object_set_new(responses, "default", openapi_ref("responses", "Error"));
 }

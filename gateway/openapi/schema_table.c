@@ -15,8 +15,10 @@
 const struct openapi_schema openapi_schema_table[] = {
     {"Status", "The answer to every failed request (and to deletes): Kubernetes' metav1.Status.", CORE, "Status", ""},
     {"StatusDetails", "What the failure is about, and which fields caused it.", PART, ""},
-    {"StatusCause", "One field's problem: its path in the submitted document (message says the YAML line and "
-     "column when known).", PART, ""},
+    {"StatusCause",
+     "One field's problem: its path in the submitted document (message says the YAML line and "
+     "column when known).",
+     PART, ""},
     {"ObjectMeta", "Kubernetes' metav1.ObjectMeta.", PART, ""},
     {"ListMeta", "Kubernetes' metav1.ListMeta.", PART, ""},
     {"OwnerReference", "The object this one belongs to.", PART, "apiVersion kind name uid"},
@@ -28,14 +30,15 @@ const struct openapi_schema openapi_schema_table[] = {
     {"VolumeSpec", "A volume of the job: a claim, a directory of the node.", PART, "mountPath"},
     {"TaskSpec", "A task: replicas of one pod template.", PART, "replicas template"},
     {"DependsOn", "Tasks that must run (any or all) before this one starts.", PART, "name"},
-    {"LifecyclePolicy", "Which event or exit code triggers which action, after an optional timeout.", PART,
-     "action"},
+    {"LifecyclePolicy", "Which event or exit code triggers which action, after an optional timeout.", PART, "action"},
     {"JobStatus", "The job's state as Volcano's controller writes it.", PART, ""},
     {"JobState", "The job's phase and why.", PART, "phase"},
     {"TaskState", "How many pods of a task are in each phase.", PART, ""},
     {"PodTemplateSpec", "Kubernetes' core/v1 PodTemplateSpec.", PART, ""},
-    {"PodSpec", "Kubernetes' core/v1 PodSpec: fields the process runtime cannot honour are refused with a cause "
-     "naming them.", PART, "containers"},
+    {"PodSpec",
+     "Kubernetes' core/v1 PodSpec: fields the process runtime cannot honour are refused with a cause "
+     "naming them.",
+     PART, "containers"},
     {"Container", "Kubernetes' core/v1 Container, run as a process.", PART, "name"},
     {"EnvVar", "An environment variable of a container.", PART, "name"},
     {"ResourceRequirements", "Requests and limits: cpu, memory, nvidia.com/gpu, ...", PART, ""},
@@ -59,16 +62,17 @@ const struct openapi_schema openapi_schema_table[] = {
     {"ResourceQuota", "Limits on what the jobs of a namespace request together.", CORE, "ResourceQuota", ""},
     {"ResourceQuotaSpec", "The hard limits.", PART, ""},
     {"ResourceQuotaStatus", "The limits and what is in use.", PART, ""},
-    {"Event", "A recorded change as a core/v1 Event: every phase change of a job, pod, pod group or queue, each "
-     "scheduling decision, command and denial, with its global sequence number as resourceVersion.", CORE, "Event",
-     ""},
+    {"Event",
+     "A recorded change as a core/v1 Event: every phase change of a job, pod, pod group or queue, each "
+     "scheduling decision, command and denial, with its global sequence number as resourceVersion.",
+     CORE, "Event", ""},
     {"ObjectReference", "The object an event is about.", PART, "kind name"},
     {"EventSource", "Who recorded the event.", PART, ""},
-    {"WatchEvent", "One line of a watch stream (?watch=true): a change, a BOOKMARK (only metadata.resourceVersion "
-     "is set) or an ERROR (object is a Status: 410 Expired when the watch fell behind; list again).", PART,
-     "type object"},
-    {"Command", "A Volcano Command: an action on a job or a queue, run at once.", VC_BUS, "Command",
-     "action target"},
+    {"WatchEvent",
+     "One line of a watch stream (?watch=true): a change, a BOOKMARK (only metadata.resourceVersion "
+     "is set) or an ERROR (object is a Status: 410 Expired when the watch fell behind; list again).",
+     PART, "type object"},
+    {"Command", "A Volcano Command: an action on a job or a queue, run at once.", VC_BUS, "Command", "action target"},
     {"CommandTarget", "What the command acts on.", PART, "kind name"},
 
     {"JobHistory", "Everything recorded of a job, live or deleted.", CALDERA, "JobHistory", ""},
@@ -79,11 +83,12 @@ const struct openapi_schema openapi_schema_table[] = {
     {"TaskHistory", "One task of a job: its template and every attempt of its pods.", CALDERA, "TaskHistory", ""},
     {"PodAttempt", "One run of a pod: where, when, how it ended.", CALDERA, "PodAttempt", ""},
     {"JobReference", "The job a history belongs to.", PART, ""},
-    {"StreamInfo", "Where the WebSocket stream of committed events listens (a port of its own).", CALDERA,
-     "StreamInfo", "url"},
-    {"Token", "Who a bearer token stands for. Only an admin creates one (the body may be the spec alone); the "
-     "token itself is shown once, in status.token of the answer, and kept only as its SHA-256.", CALDERA, "Token",
-     "spec"},
+    {"StreamInfo", "Where the WebSocket stream of committed events listens (a port of its own).", CALDERA, "StreamInfo",
+     "url"},
+    {"Token",
+     "Who a bearer token stands for. Only an admin creates one (the body may be the spec alone); the "
+     "token itself is shown once, in status.token of the answer, and kept only as its SHA-256.",
+     CALDERA, "Token", "spec"},
     {"TokenSpec", "The token's user, namespaces (\"*\": every one), the uid and gid its tasks run as, and its role.",
      PART, "user"},
     {"TokenStatus", "Only in the answer to a creation.", PART, ""},
@@ -112,7 +117,8 @@ const struct openapi_field openapi_field_table[] = {
     {"StatusDetails", "kind", F_STRING, NULL, NULL},
     {"StatusDetails", "uid", F_STRING, NULL, NULL},
     {"StatusDetails", "causes", F_ARRAY_REF, "StatusCause", NULL},
-    {"StatusDetails", "retryAfterSeconds", F_INT, NULL, "on 429 and 503: when to try again (also the Retry-After header)"},
+    {"StatusDetails", "retryAfterSeconds", F_INT, NULL,
+     "on 429 and 503: when to try again (also the Retry-After header)"},
     {"StatusCause", "field", F_STRING, NULL, "the field's path, such as spec.tasks[0].replicas"},
     {"StatusCause", "reason", F_STRING, NULL, "FieldValueRequired, FieldValueInvalid, FieldValueNotSupported, ..."},
     {"StatusCause", "message", F_STRING, NULL, NULL},
@@ -303,7 +309,8 @@ const struct openapi_field openapi_field_table[] = {
     {"PodStatus", "podIP", F_STRING, NULL, NULL},
     {"Event", "apiVersion", F_STRING, NULL, "v1"},
     {"Event", "kind", F_STRING, NULL, "Event"},
-    {"Event", "metadata", F_REF, "ObjectMeta", "name <object>.<sequence number in hex>; annotations "
+    {"Event", "metadata", F_REF, "ObjectMeta",
+     "name <object>.<sequence number in hex>; annotations "
      "caldera.io/from-phase and caldera.io/to-phase"},
     {"Event", "involvedObject", F_REF, "ObjectReference", NULL},
     {"Event", "reason", F_STRING, NULL, NULL},
@@ -434,7 +441,8 @@ const struct openapi_field openapi_field_table[] = {
     {"TokenSpec", "namespaces", F_STRINGS, NULL, "DNS-1123 labels, or \"*\" alone; admins have every one"},
     {"TokenSpec", "uid", F_INT, NULL, "the uid every task of the user runs as (required for role user)"},
     {"TokenSpec", "gid", F_INT, NULL, "the gid every task of the user runs as (with uid)"},
-    {"TokenSpec", "role", F_STRING, "admin user viewer", "viewer reads its namespaces, user also writes there, admin "
+    {"TokenSpec", "role", F_STRING, "admin user viewer",
+     "viewer reads its namespaces, user also writes there, admin "
      "does everything (default user)"},
     {"TokenStatus", "token", F_STRING, NULL, "<id>.<secret>: send it as Authorization: Bearer <token>"},
 

@@ -29,12 +29,9 @@ static const struct {
     const char *(*value)(int);
     bool (*wanted)(int); /* NULL: every value */
 } value_lists[] = {
-    {"@job_phase", JOB_PHASE_COUNT, job_phase, NULL},
-    {"@pod_phase", POD_PHASE_COUNT, pod_phase, NULL},
-    {"@podgroup_phase", PG_PHASE_COUNT, podgroup_phase, NULL},
-    {"@queue_state", QUEUE_CLOSED + 1, queue_state, NULL},
-    {"@policy_event", EV_COUNT, event_name, policy_event},
-    {"@policy_action", ACT_COUNT, action_name, job_action},
+    {"@job_phase", JOB_PHASE_COUNT, job_phase, NULL},          {"@pod_phase", POD_PHASE_COUNT, pod_phase, NULL},
+    {"@podgroup_phase", PG_PHASE_COUNT, podgroup_phase, NULL}, {"@queue_state", QUEUE_CLOSED + 1, queue_state, NULL},
+    {"@policy_event", EV_COUNT, event_name, policy_event},     {"@policy_action", ACT_COUNT, action_name, job_action},
     {"@command_action", ACT_COUNT, action_name, any_action},
 };
 

@@ -7,7 +7,7 @@
  * space-separated or "@name" for a list the code keeps (schemas.c). */
 enum openapi_field_type {
     F_STRING,
-    F_INT,          /* int32 */
+    F_INT, /* int32 */
     F_INT64,
     F_NULLABLE_INT, /* int32 or null */
     F_BOOL,
@@ -18,13 +18,13 @@ enum openapi_field_type {
     F_OBJECT,        /* any object */
     F_REF,
     F_ARRAY_REF,
-    F_STRINGS,       /* an array of strings */
-    F_OBJECTS,       /* an array of any objects */
-    F_STRING_MAP,    /* string -> string */
-    F_STRINGS_MAP,   /* string -> array of strings */
-    F_INT_MAP,       /* string -> int32 */
-    F_QUANTITY_MAP,  /* resource name -> quantity */
-    F_REF_MAP,       /* string -> the schema of `of` */
+    F_STRINGS,      /* an array of strings */
+    F_OBJECTS,      /* an array of any objects */
+    F_STRING_MAP,   /* string -> string */
+    F_STRINGS_MAP,  /* string -> array of strings */
+    F_INT_MAP,      /* string -> int32 */
+    F_QUANTITY_MAP, /* resource name -> quantity */
+    F_REF_MAP,      /* string -> the schema of `of` */
 };
 
 struct openapi_schema {

@@ -30,8 +30,7 @@ static void answer_not_durable(struct http_req *req, struct core_request *creq, 
 {
     if (gateway_is_read(req) && kind != STORE_FAILURE_NONE) {
         char warning[700];
-        snprintf(warning, sizeof warning, "this answer shows changes the job database has not recorded yet: %s",
-                 why);
+        snprintf(warning, sizeof warning, "this answer shows changes the job database has not recorded yet: %s", why);
         http_set_warning(req, warning);
         http_respond_json(req, creq->http_code, creq->body);
         creq->body = NULL;
@@ -79,8 +78,7 @@ void gateway_answer_core_restated(struct http_req *req, struct core_request *cre
     answer(req, creq, restate, NULL, ctx);
 }
 
-void gateway_answer_core_filtered(struct http_req *req, struct core_request *creq, gateway_filter_fn filter,
-                                  void *ctx)
+void gateway_answer_core_filtered(struct http_req *req, struct core_request *creq, gateway_filter_fn filter, void *ctx)
 {
     answer(req, creq, NULL, filter, ctx);
 }

@@ -17,8 +17,7 @@ void gateway_answer_core_restated(struct http_req *req, struct core_request *cre
                                   void *ctx);
 /* The same; on success filter(ctx, body) may change the body first (a list's selectors). */
 typedef void (*gateway_filter_fn)(void *ctx, json_t *body);
-void gateway_answer_core_filtered(struct http_req *req, struct core_request *creq, gateway_filter_fn filter,
-                                  void *ctx);
+void gateway_answer_core_filtered(struct http_req *req, struct core_request *creq, gateway_filter_fn filter, void *ctx);
 /* The plain request a handler asks: op on the object ns/name (either NULL where not used), answered
  * as gateway_answer_core does. */
 void gateway_ask(struct http_req *req, enum core_op op, const char *ns, const char *name);
@@ -32,8 +31,7 @@ struct list_kind;
 void gateway_answer_list(struct http_req *req, struct core_request *creq, const struct list_kind *kind);
 /* The plain list a handler asks: op in ns (NULL: every namespace), its items of api_version and
  * kind, answered as gateway_answer_list does. */
-void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version,
-                      const char *kind);
+void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version, const char *kind);
 /* list_page.c: pages of the Job, PodGroup and Pod lists. Reads ?limit (at most, and by default,
  * gw->list_page_max) and ?continue into creq (0, or -1 with a 400 in st); then sets the answer's
  * metadata.continue when more items follow. Other lists are left whole. */

@@ -45,8 +45,8 @@ static const struct {
     const char *verb;
     enum job_action action;
 } job_verbs[] = {
-    {"suspend", ACT_ABORT_JOB},     {"abort", ACT_ABORT_JOB},       {"resume", ACT_RESUME_JOB},
-    {"restart", ACT_RESTART_JOB},   {"terminate", ACT_TERMINATE_JOB}, {"complete", ACT_COMPLETE_JOB},
+    {"suspend", ACT_ABORT_JOB},   {"abort", ACT_ABORT_JOB},         {"resume", ACT_RESUME_JOB},
+    {"restart", ACT_RESTART_JOB}, {"terminate", ACT_TERMINATE_JOB}, {"complete", ACT_COMPLETE_JOB},
 };
 
 void handle_job_action(struct http_req *req)
@@ -54,15 +54,19 @@ void handle_job_action(struct http_req *req)
     const char *verb = req->params[2];
     for (size_t i = 0; i < sizeof job_verbs / sizeof job_verbs[0]; i++) {
         if (strcmp(job_verbs[i].verb, verb) == 0) {
-            struct core_request creq = {.op = CORE_JOB_ACTION, .ns = req->params[0], .name = req->params[1],
+            struct core_request creq = {.op = CORE_JOB_ACTION,
+                                        .ns = req->params[0],
+                                        .name = req->params[1],
                                         .action = (int)job_verbs[i].action};
             gateway_answer_core(req, &creq);
             return;
         }
     }
     struct api_status st = {0};
-    api_fail(&st, 404, "NotFound", "no action \"%s\" on jobs: use suspend (or abort), resume, restart, terminate or "
-             "complete", verb);
+    api_fail(&st, 404, "NotFound",
+             "no action \"%s\" on jobs: use suspend (or abort), resume, restart, terminate or "
+             "complete",
+             verb);
     http_respond_status(req, &st);
 }
 

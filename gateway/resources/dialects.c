@@ -93,11 +93,15 @@ void handle_dialect_create(struct http_req *req)
         auth_respond_status(req, &st);
         return;
     }
-    struct core_request creq = {.op = CORE_JOB_CREATE, .ns = req->params[2], .name = job->name, .job = job,
-                                .dialect = d, .as_volcano = as_volcano || d->answer_as_volcano};
+    struct core_request creq = {.op = CORE_JOB_CREATE,
+                                .ns = req->params[2],
+                                .name = job->name,
+                                .job = job,
+                                .dialect = d,
+                                .as_volcano = as_volcano || d->answer_as_volcano};
     gateway_answer_core_restated(req, &creq, restate, &posted);
     job_free(creq.job); /* still ours when the core refused it */
-    intake_free(&in); /* after the answer: a refusal's causes find their lines in it */
+    intake_free(&in);   /* after the answer: a refusal's causes find their lines in it */
 }
 
 void handle_dialect_list_all(struct http_req *req) { dialect_request(req, CORE_JOB_LIST, NULL, NULL, 2); }

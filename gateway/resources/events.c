@@ -48,8 +48,8 @@ static int read_page_params(struct http_req *req, long *limit, uint64_t *after, 
     if (l && *l) {
         *limit = strtol(l, &end, 10);
         if (*end || *limit < 0 || *limit > EVENTS_PAGE_MAX)
-            return api_fail(st, 400, "BadRequest", "limit must be an integer from 0 to %d, not \"%s\"",
-                            EVENTS_PAGE_MAX, l);
+            return api_fail(st, 400, "BadRequest", "limit must be an integer from 0 to %d, not \"%s\"", EVENTS_PAGE_MAX,
+                            l);
     }
     int32_t page = req->gw->list_page_max; /* a page at most, also without limit, as the core's lists */
     if (page > 0 && (*limit == 0 || *limit > page))
@@ -102,8 +102,8 @@ static void events(struct http_req *req, const char *ns)
         json_object_set_new(meta, "continue", json_string(next));
     }
     http_respond_json(req, 200,
-                      json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", EVENT_API_VERSION, "kind", "EventList", "metadata",
-                                meta, "items", p.items));
+                      json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", EVENT_API_VERSION, "kind", "EventList",
+                                "metadata", meta, "items", p.items));
 }
 
 void handle_event_list(struct http_req *req) { events(req, req->params[0]); }

@@ -13,9 +13,9 @@
 struct list_filter {
     const char *kind;
     struct selector labels, fields;
-    bool filter;                      /* some selector term is left to filter_items */
-    const struct core_request *creq;  /* its answer says where the page ended */
-    size_t items;                     /* how many the core answered */
+    bool filter;                     /* some selector term is left to filter_items */
+    const struct core_request *creq; /* its answer says where the page ended */
+    size_t items;                    /* how many the core answered */
 };
 
 static void filter_items(void *ctx, json_t *body)
@@ -30,7 +30,6 @@ static void filter_items(void *ctx, json_t *body)
         if (!selector_match_object(&f->labels, &f->fields, f->kind, json_array_get(items, i)))
             json_array_remove(items, i);
 }
-
 
 void gateway_answer_list(struct http_req *req, struct core_request *creq, const struct list_kind *kind)
 {
@@ -68,8 +67,7 @@ void gateway_answer_list(struct http_req *req, struct core_request *creq, const 
     selector_free(&f.fields);
 }
 
-void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version,
-                      const char *kind)
+void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version, const char *kind)
 {
     struct core_request creq = {.op = op, .ns = ns};
     gateway_answer_list(req, &creq, &(struct list_kind){api_version, kind, NULL});

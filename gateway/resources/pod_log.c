@@ -20,7 +20,7 @@ struct pod_log_reader {
     int fd;
     struct pod_log_options opt;
     bool raw;
-    off_t pos, end;   /* the next offset to read; the file's size when opened (the answer stops there) */
+    off_t pos, end; /* the next offset to read; the file's size when opened (the answer stops there) */
     int64_t sent;
     bool line_start;  /* the next message begins a line of the answer (for timestamps) */
     bool long_record; /* inside a record longer than the buffer: copied as it is up to its newline */
@@ -138,8 +138,7 @@ static off_t tail_start(struct pod_log_reader *r, int64_t lines)
 
 /* ---- open, read --------------------------------------------------------------------------------- */
 
-int pod_log_open(const char *path, const struct pod_log_options *o, struct pod_log_reader **out,
-                 struct api_status *st)
+int pod_log_open(const char *path, const struct pod_log_options *o, struct pod_log_reader **out, struct api_status *st)
 {
     const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);

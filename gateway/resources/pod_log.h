@@ -37,7 +37,7 @@ struct cri_record {
     size_t time_len;
     int64_t time_ms;
     bool is_stderr;
-    bool partial;     /* P: the line goes on in the next record */
+    bool partial; /* P: the line goes on in the next record */
     const char *message;
     size_t message_len;
 };
@@ -47,8 +47,7 @@ bool pod_log_parse_cri(const char *line, size_t len, struct cri_record *rec);
 struct pod_log_reader;
 /* Opens path (O_NOFOLLOW: a regular file with a single link, else refused with a Status) and
  * finds where the answer starts. Returns 0, or -1 with a Status in st. */
-int pod_log_open(const char *path, const struct pod_log_options *o, struct pod_log_reader **out,
-                 struct api_status *st);
+int pod_log_open(const char *path, const struct pod_log_options *o, struct pod_log_reader **out, struct api_status *st);
 /* True when the file is not in CRI form: served as it is (since and timestamps do not apply). */
 bool pod_log_is_raw(const struct pod_log_reader *r);
 /* The next bytes of the answer into buf (at most max). Returns how many, or -1 at the end. */

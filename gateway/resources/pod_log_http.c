@@ -32,7 +32,8 @@ void pod_log_respond(struct http_req *req, const char *path, const char *contain
         return;
     }
     if (pod_log_is_raw(r) && (o.timestamps || o.since_ms != INT64_MIN))
-        http_set_warning(req, "this log has no timestamps (its task ran without caldera-shim): sinceSeconds, "
-                              "sinceTime and timestamps do not apply to it");
+        http_set_warning(req,
+                         "this log has no timestamps (its task ran without caldera-shim): sinceSeconds, "
+                         "sinceTime and timestamps do not apply to it");
     http_respond_stream(req, "text/plain; charset=utf-8", stream_read, r, stream_free);
 }

@@ -10,6 +10,7 @@ void handle_stream_info(struct http_req *req)
         http_respond_status(req, &st);
         return;
     }
-    http_respond_json(req, 200, json_pack("{s:s, s:s, s:s}", "apiVersion", "caldera.io/v1", "kind", "StreamInfo",
-                                          "url", req->gw->ws_url));
+    http_respond_json(
+        req, 200,
+        json_pack("{s:s, s:s, s:s}", "apiVersion", "caldera.io/v1", "kind", "StreamInfo", "url", req->gw->ws_url));
 }

@@ -40,8 +40,8 @@ static void withdraw_create(struct http_req *req, struct core_request *creq, enu
     const char *name = json_string_value(json_object_get(meta, "name"));
     char what[400];
     snprintf(what, sizeof what, "job %s", name ? name : "");
-    struct core_request w = {.op = CORE_JOB_WITHDRAW, .ns = creq->ns, .name = name, .uid = uid,
-                             .created_seq = creq->durable_seq};
+    struct core_request w = {
+        .op = CORE_JOB_WITHDRAW, .ns = creq->ns, .name = name, .uid = uid, .created_seq = creq->durable_seq};
     if (!uid) {
         answer_applied(req, kind, why, what, "it could not be withdrawn: its answer names no uid");
         return;
@@ -67,7 +67,8 @@ static void withdraw_create(struct http_req *req, struct core_request *creq, enu
     else
         api_fail(&st, 503, "ServiceUnavailable",
                  "the job database is failing: job %s could not be recorded in time, so it was withdrawn: it was "
-                 "not created and will not run; submit it again later (%s)", name, why);
+                 "not created and will not run; submit it again later (%s)",
+                 name, why);
     http_respond_status(req, &st);
 }
 
@@ -76,7 +77,8 @@ void gateway_answer_unrecorded(struct http_req *req, struct core_request *creq, 
 {
     if (gateway_is_read(req)) { /* a slow commit, not a failure: nothing was changed */
         struct api_status st = {0};
-        api_fail(&st, 503, "ServiceUnavailable", "the job database did not record what this answer shows in time; "
+        api_fail(&st, 503, "ServiceUnavailable",
+                 "the job database did not record what this answer shows in time; "
                  "retry");
         http_respond_status(req, &st);
     } else if (creq->op == CORE_JOB_CREATE && kind != STORE_FAILURE_NONE) {

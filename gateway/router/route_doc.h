@@ -45,14 +45,14 @@ enum openapi_error {
 /* In a dialect route (its pattern holds {plural}) "{kind}" in id, summary, body and answer stands
  * for the dialect's kind. The tag is the route's API group and version, read from its pattern. */
 struct route_doc {
-    const char *id;      /* operationId */
+    const char *id; /* operationId */
     const char *summary;
-    unsigned query;      /* enum openapi_query */
-    const char *body;    /* schema of the request body (JSON or YAML); NULL: none */
-    int code;            /* the success code */
-    const char *answer;  /* schema of the success answer (a list's is "<Kind>List"); NULL: none, or media's text */
-    const char *media;   /* the success answer's media type; NULL: application/json */
-    unsigned errors;     /* enum openapi_error */
+    unsigned query;          /* enum openapi_query */
+    const char *body;        /* schema of the request body (JSON or YAML); NULL: none */
+    int code;                /* the success code */
+    const char *answer;      /* schema of the success answer (a list's is "<Kind>List"); NULL: none, or media's text */
+    const char *media;       /* the success answer's media type; NULL: application/json */
+    unsigned errors;         /* enum openapi_error */
     const char *short_names; /* discovery's, space-separated, on one route of the resource; NULL: none */
 };
 

@@ -97,9 +97,7 @@ void route_dispatch(struct http_req *req)
     case ROUTE_WRONG_METHOD:
         api_fail(&st, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
         break;
-    case ROUTE_NO_PATH:
-        api_fail(&st, 404, "NotFound", "the server could not find the requested resource");
-        break;
+    case ROUTE_NO_PATH: api_fail(&st, 404, "NotFound", "the server could not find the requested resource"); break;
     case ROUTE_PATH_TOO_LONG:
         api_fail(&st, 414, "RequestURITooLong", "the request path is longer than %d bytes", HTTP_MAX_PATH - 1);
         break;

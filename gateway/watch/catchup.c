@@ -28,8 +28,8 @@ struct catch_up {
     struct watch_stream *w;
     struct pending *items;
     size_t n, cap;
-    struct hmap present;   /* "ns/name" of the objects listed now or already said gone (keys owned) */
-    long events_read;      /* rows of the events table replayed, shown or not */
+    struct hmap present; /* "ns/name" of the objects listed now or already said gone (keys owned) */
+    long events_read;    /* rows of the events table replayed, shown or not */
 };
 
 /* Adds ns/name to the present set; false when it was there (or memory ran out). */
@@ -97,8 +97,7 @@ static json_t *tombstone(const struct watch_stream *w, const struct store_gone_r
 /* The kind whose deletions the events table records for this watch's objects. */
 static const char *deleted_kind(const struct watch_stream *w)
 {
-    if (strcmp(w->kind, "Queue") == 0 || strcmp(w->kind, "PriorityClass") == 0 ||
-        strcmp(w->kind, "ResourceQuota") == 0)
+    if (strcmp(w->kind, "Queue") == 0 || strcmp(w->kind, "PriorityClass") == 0 || strcmp(w->kind, "ResourceQuota") == 0)
         return w->kind;
     return strcmp(w->kind, "Node") == 0 || strcmp(w->kind, "Pod") == 0 ? NULL : "Job"; /* jobs, dialects, PodGroups */
 }
@@ -118,8 +117,7 @@ static int gone(void *ctx, const struct store_gone_row *row)
 {
     struct catch_up *c = ctx;
     struct watch_stream *w = c->w;
-    if (!job_watched(w, row->source_kind) || !watch_may_see(w, row->ns, false) ||
-        !mark_present(c, row->ns, row->name))
+    if (!job_watched(w, row->source_kind) || !watch_may_see(w, row->ns, false) || !mark_present(c, row->ns, row->name))
         return 0;
     json_t *object = tombstone(w, row);
     if (!object || !selector_match_object(NULL, &w->fields, w->kind, object)) {
@@ -221,7 +219,8 @@ static int replay(struct catch_up *c, struct store_reader *r, struct api_status 
     if (rc == 0 && page > 0 && c->events_read > page)
         return api_fail(st, 410, "Expired",
                         "more than %ld events to replay for this watch: list them in pages (limit and continue), "
-                        "then watch from the list's resourceVersion", page);
+                        "then watch from the list's resourceVersion",
+                        page);
     if (rc == 0)
         w->cursor = upto;
     return rc;

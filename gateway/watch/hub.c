@@ -15,26 +15,26 @@
 #include "common/log.h"
 
 struct item {
-    struct hub_item pub;      /* first: readers see only this */
-    struct hub *hub;          /* whose byte budget it counts against */
-    bool in_ring;             /* still counted there (under the hub's mutex) */
-    _Atomic int refs;         /* the ring's own, plus one per reader holding it */
-    size_t bytes;             /* what it costs the ring's byte budget */
+    struct hub_item pub; /* first: readers see only this */
+    struct hub *hub;     /* whose byte budget it counts against */
+    bool in_ring;        /* still counted there (under the hub's mutex) */
+    _Atomic int refs;    /* the ring's own, plus one per reader holding it */
+    size_t bytes;        /* what it costs the ring's byte budget */
     struct watch_object *watch;
-    char **lines;             /* one per watch object, in list order */
+    char **lines; /* one per watch object, in list order */
     size_t *line_lens;
     _Atomic(char *) event_json;
-    char strings[];           /* the event's strings, back to back */
+    char strings[]; /* the event's strings, back to back */
 };
 
 struct hub {
     pthread_mutex_t mu;
-    pthread_cond_t published;  /* CLOCK_MONOTONIC */
-    struct item **ring;        /* capacity slots; the live items are [first, first + count) mod capacity */
+    pthread_cond_t published; /* CLOCK_MONOTONIC */
+    struct item **ring;       /* capacity slots; the live items are [first, first + count) mod capacity */
     size_t capacity, first, count;
     size_t max_bytes, bytes;
-    uint64_t floor;            /* the highest seq no longer held */
-    uint64_t head;             /* the newest seq published */
+    uint64_t floor; /* the highest seq no longer held */
+    uint64_t head;  /* the newest seq published */
     bool closed;
     pthread_mutex_t notify_mu; /* held while notify runs, so hub_set_notify() waits for it */
     void (*notify)(void *ctx);
@@ -219,9 +219,9 @@ static const char *or_empty(const char *s) { return s ? s : ""; }
 static struct item *item_from_entry(struct hub *h, struct journal_entry *e)
 {
     const struct journal_event *ev = &e->ev;
-    const char *fields[] = {or_empty(ev->kind), or_empty(ev->ns), or_empty(ev->name), or_empty(ev->job_uid),
-                            or_empty(ev->job_name), or_empty(ev->from_phase), or_empty(ev->to_phase),
-                            or_empty(ev->reason), or_empty(ev->message)};
+    const char *fields[] = {or_empty(ev->kind),     or_empty(ev->ns),       or_empty(ev->name),
+                            or_empty(ev->job_uid),  or_empty(ev->job_name), or_empty(ev->from_phase),
+                            or_empty(ev->to_phase), or_empty(ev->reason),   or_empty(ev->message)};
     enum { NFIELDS = sizeof fields / sizeof fields[0] };
     size_t lens[NFIELDS], total = 0;
     for (int i = 0; i < NFIELDS; i++)
@@ -236,9 +236,17 @@ static struct item *item_from_entry(struct hub *h, struct journal_entry *e)
         copies[i] = p;
         p += lens[i] + 1;
     }
-    it->pub = (struct hub_item){.seq = ev->seq, .time_ms = ev->time_ms, .kind = copies[0], .ns = copies[1],
-                                .name = copies[2], .job_uid = copies[3], .job_name = copies[4], .from = copies[5],
-                                .to = copies[6], .reason = copies[7], .message = copies[8]};
+    it->pub = (struct hub_item){.seq = ev->seq,
+                                .time_ms = ev->time_ms,
+                                .kind = copies[0],
+                                .ns = copies[1],
+                                .name = copies[2],
+                                .job_uid = copies[3],
+                                .job_name = copies[4],
+                                .from = copies[5],
+                                .to = copies[6],
+                                .reason = copies[7],
+                                .message = copies[8]};
     atomic_init(&it->refs, 1);
     it->hub = h;
     atomic_init(&it->event_json, NULL);
@@ -381,8 +389,8 @@ bool hub_wait(struct hub *h, uint64_t after, int timeout_ms)
 
 struct event_view hub_item_view(const struct hub_item *it)
 {
-    return (struct event_view){it->seq, it->time_ms, it->kind, it->ns, it->name, it->job_uid, it->job_name,
-                               it->from, it->to, it->reason, it->message};
+    return (struct event_view){it->seq,      it->time_ms, it->kind, it->ns,     it->name,   it->job_uid,
+                               it->job_name, it->from,    it->to,   it->reason, it->message};
 }
 
 const char *hub_item_event_json(const struct hub_item *pub, size_t *len)

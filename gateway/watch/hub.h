@@ -18,15 +18,15 @@
 struct hub_item {
     uint64_t seq;
     int64_t time_ms;
-    const char *kind;       /* of the object the event is about: "Job", "Pod", "Queue", "Audit"... */
-    const char *ns;         /* "" for cluster-scoped objects */
+    const char *kind; /* of the object the event is about: "Job", "Pod", "Queue", "Audit"... */
+    const char *ns;   /* "" for cluster-scoped objects */
     const char *name;
-    const char *job_uid;    /* "" when no job */
-    const char *job_name;   /* "" when no job */
-    const char *from, *to;  /* phases; "" when new / when gone */
+    const char *job_uid;   /* "" when no job */
+    const char *job_name;  /* "" when no job */
+    const char *from, *to; /* phases; "" when new / when gone */
     const char *reason, *message;
     const struct watch_object *objects; /* a list (->next), may be NULL */
-    bool rendered;          /* false: the core did not render objects for it (nobody watched them) */
+    bool rendered;                      /* false: the core did not render objects for it (nobody watched them) */
 };
 
 struct hub;

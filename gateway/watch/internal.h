@@ -13,9 +13,9 @@
 #include "gateway/watch/selector.h"
 #include "scheduler/core/core.h"
 
-#define WATCH_KEEPALIVE_MS 15000  /* a bare newline after this much silence: finds clients that left */
+#define WATCH_KEEPALIVE_MS 15000 /* a bare newline after this much silence: finds clients that left */
 #define WATCH_DEFAULT_TIMEOUT_S 1800
-#define WATCH_READ_BATCH 256      /* hub items taken at once */
+#define WATCH_READ_BATCH 256 /* hub items taken at once */
 
 struct watch_stream {
     struct gateway *gw;
@@ -23,24 +23,24 @@ struct watch_stream {
     struct hub *hub;
     /* what it shows */
     char *api_version, *kind, *source_kind; /* source_kind NULL: every Job */
-    char *ns;                 /* NULL: every namespace */
-    struct principal *who;    /* who watches (a reference of the stream's own; NULL without auth) */
-    const struct namespace_set *visible; /* the namespaces it may see (NULL: every one); who's */
-    bool events;              /* a watch of core/v1 Events: built from the hub items' events */
-    bool histories;           /* a watch of caldera.io JobHistories: read from the database per change */
-    struct store_reader *reader; /* the histories' own read connection, opened on first use */
-    struct core_request list; /* the list it watches (op, ns, dialect, view), for catching up */
+    char *ns;                               /* NULL: every namespace */
+    struct principal *who;                  /* who watches (a reference of the stream's own; NULL without auth) */
+    const struct namespace_set *visible;    /* the namespaces it may see (NULL: every one); who's */
+    bool events;                            /* a watch of core/v1 Events: built from the hub items' events */
+    bool histories;                         /* a watch of caldera.io JobHistories: read from the database per change */
+    struct store_reader *reader;            /* the histories' own read connection, opened on first use */
+    struct core_request list;               /* the list it watches (op, ns, dialect, view), for catching up */
     bool has_list;
     struct selector labels, fields;
     /* where it is */
-    uint64_t cursor;          /* the last sequence number the client has been brought past */
-    struct sbuf out;          /* lines not yet handed to the connection */
+    uint64_t cursor; /* the last sequence number the client has been brought past */
+    struct sbuf out; /* lines not yet handed to the connection */
     size_t out_sent;
-    bool ended;               /* after out drains, the stream ends */
+    bool ended; /* after out drains, the stream ends */
     bool bookmarks;
-    bool joined;              /* counted in the watch demand */
+    bool joined;                                                            /* counted in the watch demand */
     int64_t deadline_ms, next_bookmark_ms, next_keepalive_ms, keepalive_ms; /* monotonic */
-    int64_t bookmark_ms;      /* the interval between BOOKMARKs */
+    int64_t bookmark_ms;                                                    /* the interval between BOOKMARKs */
 };
 
 /* list_now.c: the watched list as it is now (the core's answer, once durable): its body (caller

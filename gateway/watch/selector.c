@@ -62,7 +62,10 @@ static bool parse_set(char *text, struct selector_term *t)
 /* " in " or " notin " as a word inside the term: the key before, the set after. */
 static bool parse_set_term(char *term, struct selector_term *t)
 {
-    static const struct { const char *word; enum selector_match op; } words[] = {{" notin ", MATCH_NOT_IN}, {" in ", MATCH_IN}};
+    static const struct {
+        const char *word;
+        enum selector_match op;
+    } words[] = {{" notin ", MATCH_NOT_IN}, {" in ", MATCH_IN}};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         char *at = strstr(term, words[i].word);
         if (!at)

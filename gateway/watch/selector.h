@@ -15,15 +15,15 @@ enum selector_match { MATCH_EQ, MATCH_NE, MATCH_EXISTS, MATCH_NOT_EXISTS, MATCH_
 
 struct selector_term {
     enum selector_match op;
-    char *key;                          /* a label key, or a field's dotted path */
+    char *key; /* a label key, or a field's dotted path */
     int nvalues;
-    char *values[SELECTOR_MAX_VALUES];  /* one for = and !=, the set for in/notin */
+    char *values[SELECTOR_MAX_VALUES]; /* one for = and !=, the set for in/notin */
 };
 
 struct selector {
     int nterms;
     struct selector_term terms[SELECTOR_MAX_TERMS];
-    char *buf;                          /* owns every string above */
+    char *buf; /* owns every string above */
 };
 
 /* Parses a labelSelector (is_field false) or fieldSelector (true); NULL or "" selects everything.

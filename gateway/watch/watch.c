@@ -23,8 +23,7 @@ static bool flag(const struct http_req *req, const char *name)
 bool watch_requested(const struct http_req *req) { return flag(req, "watch"); }
 
 /* A non-negative integer parameter; absent leaves *out. Returns 0, or -1 with a 400 in st. */
-static int uint_param(const struct http_req *req, const char *name, uint64_t max, uint64_t *out,
-                      struct api_status *st)
+static int uint_param(const struct http_req *req, const char *name, uint64_t max, uint64_t *out, struct api_status *st)
 {
     const char *v = http_query(req, name);
     if (!v)
@@ -115,8 +114,8 @@ static int initial_list(struct watch_stream *w, struct api_status *st)
     json_t *item;
     json_array_foreach(json_object_get(body, "items"), i, item)
     {
-        struct watch_object probe = {.api_version = w->api_version, .kind = w->kind, .source_kind = w->source_kind,
-                                     .object = item};
+        struct watch_object probe = {
+            .api_version = w->api_version, .kind = w->kind, .source_kind = w->source_kind, .object = item};
         json_t *meta = json_object_get(item, "metadata");
         probe.ns = (char *)meta_string(meta, "namespace");
         probe.name = (char *)meta_string(meta, "name");

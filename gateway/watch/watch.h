@@ -11,9 +11,9 @@
 
 /* What a list endpoint lists: the kind its items have, for its watch and its selectors. */
 struct list_kind {
-    const char *api_version;  /* of the items: "batch.volcano.sh/v1alpha1", "v1"... */
-    const char *kind;         /* "Job", "Pod", "Event"... */
-    const char *source_kind;  /* Volcano Jobs posted in one dialect only (its path with ?as=volcano), else NULL */
+    const char *api_version; /* of the items: "batch.volcano.sh/v1alpha1", "v1"... */
+    const char *kind;        /* "Job", "Pod", "Event"... */
+    const char *source_kind; /* Volcano Jobs posted in one dialect only (its path with ?as=volcano), else NULL */
 };
 
 /* ?watch=true (or 1). */

@@ -38,9 +38,9 @@ static int answer_status(struct lws *wsi, const struct api_status *st)
     unsigned char *start = buf + LWS_PRE, *p = start, *end = start + MAX_HEADERS_BYTES;
     static const char bearer[] = "Bearer realm=\"caldera\"";
     if (lws_add_http_common_headers(wsi, (unsigned)st->code, "application/json", len, &p, end) == 0 &&
-        (st->code != 401 || lws_add_http_header_by_name(wsi, (const unsigned char *)"www-authenticate:",
-                                                          (const unsigned char *)bearer, (int)strlen(bearer), &p,
-                                                          end) == 0) &&
+        (st->code != 401 ||
+         lws_add_http_header_by_name(wsi, (const unsigned char *)"www-authenticate:", (const unsigned char *)bearer,
+                                     (int)strlen(bearer), &p, end) == 0) &&
         (st->retry_after_s <= 0 || add_retry_after(wsi, st->retry_after_s, &p, end) == 0) &&
         lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close", 5, &p, end) == 0 &&
         lws_finalize_http_header(wsi, &p, end) == 0) {
@@ -112,7 +112,8 @@ static int read_request(struct lws *wsi, struct ws_subscription *sub, struct api
         argv[n] = args[n];
     }
     if (n == MAX_ARGS && lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, n) > 0)
-        return api_fail(st, 400, "BadRequest", "too many query parameters: this stream takes namespace, job or pod, "
+        return api_fail(st, 400, "BadRequest",
+                        "too many query parameters: this stream takes namespace, job or pod, "
                         "and since");
     return ws_query_parse(argv, n, sub, st);
 }

@@ -35,20 +35,20 @@ struct ws_backlog_item {
 struct ws_peer;
 
 struct ws_conn {
-    struct ws_conn *prev, *next;  /* the server's handshakes until established, then its subscribers */
+    struct ws_conn *prev, *next; /* the server's handshakes until established, then its subscribers */
     struct ws_server *srv;
     struct lws *wsi;
-    struct ws_peer *peer;         /* its client address's counts (peers.c) */
-    int64_t accepted_ms;          /* monotonic: the handshake's deadline counts from here */
-    bool handshaking;             /* on the server's handshake list */
-    bool admitted;                /* counted as a subscriber (its upgrade was confirmed) */
-    bool overdue;                 /* its handshake outlived the deadline: being closed */
+    struct ws_peer *peer; /* its client address's counts (peers.c) */
+    int64_t accepted_ms;  /* monotonic: the handshake's deadline counts from here */
+    bool handshaking;     /* on the server's handshake list */
+    bool admitted;        /* counted as a subscriber (its upgrade was confirmed) */
+    bool overdue;         /* its handshake outlived the deadline: being closed */
     struct ws_subscription sub;
     void *principal;
     bool has_principal;
-    bool subscribed;              /* established, counted in the gauge and on the list */
-    bool wants_write;             /* has (or may have) events to send: a writable callback is asked for */
-    bool from_db;                 /* catching up from the database, not yet from the hub */
+    bool subscribed;  /* established, counted in the gauge and on the list */
+    bool wants_write; /* has (or may have) events to send: a writable callback is asked for */
+    bool from_db;     /* catching up from the database, not yet from the hub */
     /* Every event this subscriber follows with a seq up to cursor has been sent (or queued in
      * libwebsockets, which sends in order). */
     uint64_t cursor;
@@ -56,8 +56,8 @@ struct ws_conn {
     struct ws_backlog_item *backlog;
     int backlog_count, backlog_next;
     uint64_t backlog_upto;
-    int close_code;               /* non-zero: close with it at the next writable callback */
-    char close_reason[124];       /* at most 123 bytes go in a close frame */
+    int close_code;         /* non-zero: close with it at the next writable callback */
+    char close_reason[124]; /* at most 123 bytes go in a close frame */
 };
 
 struct ws_server {
@@ -70,23 +70,23 @@ struct ws_server {
     pthread_t thread;
     bool thread_started;
     atomic_bool stopping;
-    atomic_bool stopped;            /* the thread has left its loop */
-    pthread_mutex_t wake_mu;        /* the hub's notify and ws_stop() */
-    struct lws_context *wake;       /* what the notify wakes; NULL once stopping */
-    atomic_int subscribers;         /* established: while none, a publish wakes nobody (no syscall) */
+    atomic_bool stopped;      /* the thread has left its loop */
+    pthread_mutex_t wake_mu;  /* the hub's notify and ws_stop() */
+    struct lws_context *wake; /* what the notify wakes; NULL once stopping */
+    atomic_int subscribers;   /* established: while none, a publish wakes nobody (no syscall) */
     int max_subscribers, max_per_client, handshake_timeout_ms;
     /* The WebSocket thread's own: */
     struct ws_conn *conns;
-    struct ws_conn *handshaking;    /* accepted, not yet established: the handshake deadline's list */
-    struct hmap peers;              /* client address -> struct ws_peer */
-    long connections, admitted;     /* sockets accepted and not yet freed; subscribers admitted */
-    bool peer_pending;              /* a connection was let in and its wsi is about to be made */
-    int pending_fd;                 /* its socket */
-    char pending_address[48];       /* its client address */
-    lws_sorted_usec_list_t sweep;   /* the handshake deadline's timer */
-    uint64_t scanned;               /* the hub's items up to here were matched against the subscribers */
-    struct store_reader *reader;    /* opened at the first catch-up from the database */
-    unsigned char *out;             /* a message with LWS_PRE bytes before it */
+    struct ws_conn *handshaking;  /* accepted, not yet established: the handshake deadline's list */
+    struct hmap peers;            /* client address -> struct ws_peer */
+    long connections, admitted;   /* sockets accepted and not yet freed; subscribers admitted */
+    bool peer_pending;            /* a connection was let in and its wsi is about to be made */
+    int pending_fd;               /* its socket */
+    char pending_address[48];     /* its client address */
+    lws_sorted_usec_list_t sweep; /* the handshake deadline's timer */
+    uint64_t scanned;             /* the hub's items up to here were matched against the subscribers */
+    struct store_reader *reader;  /* opened at the first catch-up from the database */
+    unsigned char *out;           /* a message with LWS_PRE bytes before it */
     size_t out_cap;
 };
 

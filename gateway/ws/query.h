@@ -15,7 +15,7 @@ struct ws_subscription {
     char job[WS_NAME_MAX + 1]; /* "": not one job */
     char pod[WS_NAME_MAX + 1]; /* "": not one pod */
     bool has_since;
-    uint64_t since;            /* with has_since: send events with a greater seq */
+    uint64_t since; /* with has_since: send events with a greater seq */
 };
 
 /* Parses the query's parameters, each "key=value" as the client sent it (already URL-decoded):

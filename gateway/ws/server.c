@@ -17,7 +17,7 @@
 #include "gateway/ws/internal.h"
 #include "store/history.h"
 
-#define STOP_GRACE_MS 1000 /* how long a stop waits for subscribers to take their close frames */
+#define STOP_GRACE_MS 1000           /* how long a stop waits for subscribers to take their close frames */
 #define SWEEP_PERIOD_US (250 * 1000) /* how often handshakes are held against their deadline */
 #define ACCEPT_BACKOFF_MIN_MS 10     /* while accept(2) fails (EMFILE), the thread pauses this long... */
 #define ACCEPT_BACKOFF_MAX_MS 200    /* ...doubling up to this, instead of polling the listener hot */
@@ -46,20 +46,16 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (s)
             ws_peers_track(s, wsi);
         return 0;
-    case LWS_CALLBACK_HTTP:
-        return ws_handshake_plain_http(wsi);
-    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        return ws_handshake_confirm(s, wsi);
+    case LWS_CALLBACK_HTTP: return ws_handshake_plain_http(wsi);
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: return ws_handshake_confirm(s, wsi);
     case LWS_CALLBACK_ESTABLISHED:
         if (!c || c->overdue)
             return -1;
         ws_peers_established(c);
         ws_conn_established(c);
         return 0;
-    case LWS_CALLBACK_SERVER_WRITEABLE:
-        return c ? ws_conn_writable(c) : 0;
-    case LWS_CALLBACK_RECEIVE:
-        return 0; /* subscribers have nothing to say; what they send is dropped */
+    case LWS_CALLBACK_SERVER_WRITEABLE: return c ? ws_conn_writable(c) : 0;
+    case LWS_CALLBACK_RECEIVE: return 0; /* subscribers have nothing to say; what they send is dropped */
     case LWS_CALLBACK_CLOSED:
         if (c)
             ws_conn_closed(c);
@@ -81,8 +77,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             ws_conn_scan_news(s);
         }
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -122,9 +117,9 @@ static void back_off_accepting(int *backoff_ms)
         *backoff_ms = 0;
         return;
     }
-    *backoff_ms = *backoff_ms == 0 ? ACCEPT_BACKOFF_MIN_MS
+    *backoff_ms = *backoff_ms == 0                          ? ACCEPT_BACKOFF_MIN_MS
                   : *backoff_ms * 2 > ACCEPT_BACKOFF_MAX_MS ? ACCEPT_BACKOFF_MAX_MS
-                                                             : *backoff_ms * 2;
+                                                            : *backoff_ms * 2;
     usleep((useconds_t)*backoff_ms * 1000);
 }
 

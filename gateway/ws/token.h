@@ -12,11 +12,11 @@
 
 /* What a Sec-WebSocket-Protocol header offers (a comma-separated list, NULL when absent). */
 struct ws_offer {
-    bool any;              /* some protocol was offered */
-    bool events;           /* WS_PROTOCOL is among them */
-    bool token_malformed;  /* a token protocol whose value is not base64url, or too long */
+    bool any;             /* some protocol was offered */
+    bool events;          /* WS_PROTOCOL is among them */
+    bool token_malformed; /* a token protocol whose value is not base64url, or too long */
     char token[WS_TOKEN_MAX + 1];
-    size_t token_len;      /* 0: no token protocol */
+    size_t token_len; /* 0: no token protocol */
 };
 
 void ws_offer_parse(const char *header, const char *protocol, struct ws_offer *out);

@@ -32,13 +32,13 @@ struct ws_auth {
 };
 
 struct ws_config {
-    const char *listen;   /* "HOST:PORT"; port 0 picks a free one */
-    struct hub *hub;      /* committed changes; its notify is taken over until ws_stop() */
-    const char *db_path;  /* the database, read for resumes from before the hub's floor */
+    const char *listen;  /* "HOST:PORT"; port 0 picks a free one */
+    struct hub *hub;     /* committed changes; its notify is taken over until ws_stop() */
+    const char *db_path; /* the database, read for resumes from before the hub's floor */
     struct ws_auth auth;
-    size_t send_buffer;   /* the socket send buffer of each subscriber (SO_SNDBUF); 0: WS_SEND_BUFFER */
-    int max_subscribers;  /* at once; more get 503 before the upgrade; 0: WS_DEFAULT_MAX_SUBSCRIBERS */
-    int max_per_client;   /* from one address; more get 429 before the upgrade; 0: WS_DEFAULT_MAX_PER_CLIENT */
+    size_t send_buffer;       /* the socket send buffer of each subscriber (SO_SNDBUF); 0: WS_SEND_BUFFER */
+    int max_subscribers;      /* at once; more get 503 before the upgrade; 0: WS_DEFAULT_MAX_SUBSCRIBERS */
+    int max_per_client;       /* from one address; more get 429 before the upgrade; 0: WS_DEFAULT_MAX_PER_CLIENT */
     int handshake_timeout_ms; /* from the accept to the upgrade; 0: WS_DEFAULT_HANDSHAKE_TIMEOUT_MS */
 };
 

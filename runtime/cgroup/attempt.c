@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #define CPU_PERIOD_US 100000
-#define CPU_MIN_QUOTA_US 1000       /* the kernel refuses less */
-#define CPU_MAX_MILLI 1000000000LL  /* a million cores: keeps milli * 100 far from overflow */
+#define CPU_MIN_QUOTA_US 1000      /* the kernel refuses less */
+#define CPU_MAX_MILLI 1000000000LL /* a million cores: keeps milli * 100 far from overflow */
 
 /* Relative, no empty, "." or ".." component: it must stay below caldera/. */
 static bool valid_name(const char *name)

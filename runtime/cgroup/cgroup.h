@@ -20,8 +20,8 @@ enum { CG_MEMORY = 1, CG_CPU = 2, CG_CPUACCT = 4, CG_PIDS = 8 };
 
 struct cgroup_hierarchy {
     char parent[CGROUP_PATH_MAX - CGROUP_NAME_MAX - 32]; /* "<mount>/caldera" */
-    char label[40];       /* "memory", "cpu,cpuacct" (v1); "" (v2) */
-    unsigned controllers; /* CG_* bits usable in attempt cgroups here */
+    char label[40];                                      /* "memory", "cpu,cpuacct" (v1); "" (v2) */
+    unsigned controllers;                                /* CG_* bits usable in attempt cgroups here */
 };
 
 struct cgroup_layout {

@@ -23,7 +23,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER; /* the cleaner waits here for names */
 static pthread_cond_t idle = PTHREAD_COND_INITIALIZER; /* flushers wait here for an empty queue */
 static struct removal *head, *tail;
-static bool busy;     /* the cleaner is removing names it took */
+static bool busy; /* the cleaner is removing names it took */
 static bool started;
 
 static void *cleaner_main(void *arg)

@@ -165,8 +165,7 @@ void cgroup_remove_later(const char *name)
         snprintf(pending[npending++], CGROUP_NAME_MAX, "%s", name);
     pthread_mutex_unlock(&pending_mu);
     if (full)
-        log_error("cgroup caldera/%s: still in use and too many cgroups are waiting for removal; left in place",
-                  name);
+        log_error("cgroup caldera/%s: still in use and too many cgroups are waiting for removal; left in place", name);
 }
 
 void cgroup_remove(const char *name)

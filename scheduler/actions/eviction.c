@@ -129,10 +129,10 @@ static const char *verb(enum eviction_kind kind) { return kind == EVICT_PREEMPT 
 
 /* The statement's own state, so a failed attempt can be undone exactly. */
 struct eviction_statement {
-    int mark;                  /* ssn->nevicts before it */
+    int mark; /* ssn->nevicts before it */
     struct victim **chosen;
     int nchosen;
-    int32_t *pipelined;        /* per task_info of the job */
+    int32_t *pipelined; /* per task_info of the job */
     struct claim cl;
 };
 

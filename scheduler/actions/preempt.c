@@ -15,8 +15,8 @@ static bool may_preempt(const struct session *ssn, const struct job_info *ji)
 
 static void preempt_job(struct session *ssn, struct job_info *ji)
 {
-    if (!ji->inqueue || ji->pending == 0 || ji->placed_now || ji->pipelined || ji->queue < 0 ||
-        !may_preempt(ssn, ji) || !session_job_starving(ssn, ji))
+    if (!ji->inqueue || ji->pending == 0 || ji->placed_now || ji->pipelined || ji->queue < 0 || !may_preempt(ssn, ji) ||
+        !session_job_starving(ssn, ji))
         return;
     evict_for_job(ssn, ji, EVICT_PREEMPT);
 }

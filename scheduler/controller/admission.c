@@ -28,8 +28,8 @@ static int check_live_fields(struct controller *ctl, struct job *job, struct api
     if (!q)
         api_add_cause(st, "spec.queue", "FieldValueNotFound", 0, 0, "Not found: \"%s\": no such queue", job->queue);
     else if (q->state != QUEUE_OPEN)
-        api_add_cause(st, "spec.queue", "FieldValueForbidden", 0, 0, "Forbidden: queue \"%s\" is %s and accepts no new jobs",
-                      job->queue, queue_state_name(q->state));
+        api_add_cause(st, "spec.queue", "FieldValueForbidden", 0, 0,
+                      "Forbidden: queue \"%s\" is %s and accepts no new jobs", job->queue, queue_state_name(q->state));
     else if (queue_has_children(ctl->cluster, q->name))
         api_add_cause(st, "spec.queue", "FieldValueForbidden", 0, 0,
                       "Forbidden: queue \"%s\" has child queues; jobs go to leaf queues", job->queue);
@@ -157,14 +157,16 @@ int controller_command(struct controller *ctl, struct job *job, enum job_action 
 {
     cluster_assert_owner(ctl->cluster);
     if (!job_action_for_jobs(action))
-        return api_fail(st, 422, "Invalid", "action %s does not apply to a job; supported: AbortJob, RestartJob, "
-                        "RestartTask, RestartPod, TerminateJob, CompleteJob, ResumeJob", job_action_name(action));
+        return api_fail(st, 422, "Invalid",
+                        "action %s does not apply to a job; supported: AbortJob, RestartJob, "
+                        "RestartTask, RestartPod, TerminateJob, CompleteJob, ResumeJob",
+                        job_action_name(action));
     const char *phase = job_phase_name(job->status.phase);
     char why[300];
     snprintf(why, sizeof why, "command %s%s%s", job_action_name(action), reason && *reason ? ": " : "",
              reason ? reason : "");
-    struct journal_entry *e =
-        record_event(ctl, JOURNAL_COMMAND, job, "Job", job->name, phase, phase, "CommandIssued", "%s", why);
+    struct journal_entry *e = record_event(ctl, JOURNAL_COMMAND, job, "Job", job->name, phase, phase, "CommandIssued",
+                                           "%s", why);
     if (e) {
         e->job_uid = strdup(job->uid);
         e->ns = strdup(job->ns);

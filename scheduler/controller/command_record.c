@@ -11,10 +11,9 @@ void controller_record_queue_command(struct controller *ctl, struct queue *q, co
 {
     cluster_assert_owner(ctl->cluster);
     const char *state = queue_state_name(q->state);
-    struct journal_entry *e =
-        record_object_event(ctl, JOURNAL_COMMAND, "Queue", "", q->name, &q->resource_version, state, state,
-                            "CommandIssued", "command %s%s%s", job_action_name(action), reason && *reason ? ": " : "",
-                            reason ? reason : "");
+    struct journal_entry *e = record_object_event(
+        ctl, JOURNAL_COMMAND, "Queue", "", q->name, &q->resource_version, state, state, "CommandIssued",
+        "command %s%s%s", job_action_name(action), reason && *reason ? ": " : "", reason ? reason : "");
     if (!e)
         return;
     e->ns = strdup(ns);

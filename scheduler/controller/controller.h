@@ -62,10 +62,10 @@ enum controller_timer_kind { TIMER_ACTION, TIMER_RESTART, TIMER_TTL, TIMER_DEADL
 struct controller_timer {
     int64_t due_ms;
     char job_uid[UUID_STR_LEN];
-    uint8_t kind;     /* enum controller_timer_kind */
-    uint8_t action;   /* TIMER_ACTION: enum job_action */
-    uint8_t event;    /* TIMER_ACTION: the enum job_event that armed it */
-    int32_t task;     /* the target: a task and replica (flat), -1 when the whole job */
+    uint8_t kind;   /* enum controller_timer_kind */
+    uint8_t action; /* TIMER_ACTION: enum job_action */
+    uint8_t event;  /* TIMER_ACTION: the enum job_event that armed it */
+    int32_t task;   /* the target: a task and replica (flat), -1 when the whole job */
     int32_t flat;
     int32_t version;  /* the job's version when armed: a kill of the job since makes it stale */
     uint32_t attempt; /* TIMER_RESTART: the attempt whose exit it follows; TIMER_DEADLINE: the pod's born */
@@ -74,14 +74,14 @@ struct controller_timer {
 struct controller {
     struct cluster *cluster;
     const struct zone_table *zones; /* which schedulerNames exist */
-    struct journal_list journal; /* entries since the core last handed them to the store */
+    struct journal_list journal;    /* entries since the core last handed them to the store */
     struct controller_ops ops;
     const char *data_dir;
-    int64_t now_ms;              /* wall clock, set by the core before each call */
-    int shutdown_grace_ms;       /* longest grace a shutdown grants a task */
-    int64_t backoff_base_ms;     /* in-place restarts wait base, 2 x base, ... (kubelet: 10 s) */
-    int64_t backoff_max_ms;      /* ... up to this (kubelet: 300 s) */
-    int32_t port_first, port_last; /* the range job port blocks come from (job_plugins_ports_needed) */
+    int64_t now_ms;                  /* wall clock, set by the core before each call */
+    int shutdown_grace_ms;           /* longest grace a shutdown grants a task */
+    int64_t backoff_base_ms;         /* in-place restarts wait base, 2 x base, ... (kubelet: 10 s) */
+    int64_t backoff_max_ms;          /* ... up to this (kubelet: 300 s) */
+    int32_t port_first, port_last;   /* the range job port blocks come from (job_plugins_ports_needed) */
     struct controller_timer *timers; /* a binary min-heap on due_ms */
     int ntimers, timers_cap;
     struct recovered_attempt *recovered; /* during recovery only */
@@ -98,8 +98,8 @@ struct controller {
 };
 
 /* What pods wait with while the data directory's disk is full (see starts_held). */
-#define STARTS_HELD_DISK_FULL                                                                               \
-    "waiting for the database: no space left on device (the data directory's disk is full; pods start "    \
+#define STARTS_HELD_DISK_FULL                                                                           \
+    "waiting for the database: no space left on device (the data directory's disk is full; pods start " \
     "once it has room again)"
 
 /* Admission: name free (409), queue exists and is Open (422). On success the cluster owns the job,

@@ -32,9 +32,13 @@ void job_raise(struct controller *ctl, struct job *job, enum job_event event, in
     else
         snprintf(why, sizeof why, "policy: %s -> %s", job_event_name(event), job_action_name(p->action));
     if (p->timeout_ms > 0) {
-        struct controller_timer t = {.due_ms = ctl->now_ms + p->timeout_ms, .kind = TIMER_ACTION,
-                                     .action = (uint8_t)p->action, .event = (uint8_t)event, .task = task,
-                                     .flat = flat, .version = job->status.version};
+        struct controller_timer t = {.due_ms = ctl->now_ms + p->timeout_ms,
+                                     .kind = TIMER_ACTION,
+                                     .action = (uint8_t)p->action,
+                                     .event = (uint8_t)event,
+                                     .task = task,
+                                     .flat = flat,
+                                     .version = job->status.version};
         timer_arm(ctl, job, &t);
         job_sync(ctl, job);
         return;

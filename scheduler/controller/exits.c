@@ -98,8 +98,10 @@ static void check_disk_full(struct controller *ctl, struct job *job, int flat)
     if (!disk_full_at(dir))
         return;
     char msg[4600];
-    snprintf(msg, sizeof msg, "%s The file system of the working directory %s had no space left when the task "
-             "exited with code %d.", DISK_FULL_WORDS, dir, r->exit_code);
+    snprintf(msg, sizeof msg,
+             "%s The file system of the working directory %s had no space left when the task "
+             "exited with code %d.",
+             DISK_FULL_WORDS, dir, r->exit_code);
     r->reason = TERM_DISK_FULL;
     free(r->message);
     r->message = strdup(msg);
@@ -162,8 +164,12 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
             r->restarts++;
             r->backoff = true;
             int64_t delay = backoff_ms(ctl, r->restarts);
-            struct controller_timer t = {.due_ms = ctl->now_ms + delay, .kind = TIMER_RESTART, .task = task,
-                                         .flat = flat, .version = job->status.version, .attempt = r->attempts};
+            struct controller_timer t = {.due_ms = ctl->now_ms + delay,
+                                         .kind = TIMER_RESTART,
+                                         .task = task,
+                                         .flat = flat,
+                                         .version = job->status.version,
+                                         .attempt = r->attempts};
             timer_arm(ctl, job, &t);
             outcome = "Restarting";
             snprintf(detail, sizeof detail, "; restartPolicy %s: restart %u in %lld ms", ts->restart_policy,
@@ -180,16 +186,19 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
     if (ex->signal)
         snprintf(sig, sizeof sig, " (signal %d)", ex->signal);
     if ((r->reason == TERM_EVICTED || r->reason == TERM_DELETED_POD || r->reason == TERM_DEADLINE ||
-         r->reason == TERM_DISK_FULL) && r->message)
+         r->reason == TERM_DISK_FULL) &&
+        r->message)
         snprintf(detail + strlen(detail), sizeof detail - strlen(detail), ": %s", r->message);
-    struct journal_entry *e =
-        ex->unknown && !r->stopping
-            ? record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", pod, "Running", pod_phase_name(r->phase),
-                           term_reason_name(r->reason), "attempt %u ended while the server was down; its exit status "
-                           "is unknown, so the pod is created again", r->attempts)
-            : record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", pod, "Running", pod_phase_name(r->phase),
-                           term_reason_name(r->reason), "attempt %u exited with code %d%s%s", r->attempts, r->exit_code,
-                           sig, detail);
+    struct journal_entry *e = ex->unknown && !r->stopping
+                                  ? record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", pod, "Running",
+                                                 pod_phase_name(r->phase), term_reason_name(r->reason),
+                                                 "attempt %u ended while the server was down; its exit status "
+                                                 "is unknown, so the pod is created again",
+                                                 r->attempts)
+                                  : record_event(ctl, JOURNAL_ATTEMPT_END, job, "Pod", pod, "Running",
+                                                 pod_phase_name(r->phase), term_reason_name(r->reason),
+                                                 "attempt %u exited with code %d%s%s", r->attempts, r->exit_code, sig,
+                                                 detail);
     if (e) {
         fill_attempt_row(e, ctl, job, flat);
         fill_attempt_end(e, r, outcome);
@@ -201,8 +210,8 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
         return;
     }
     if (r->reason == TERM_SHUTDOWN && r->phase == POD_PENDING)
-        return; /* the server is stopping: nothing more to decide */
-    if (r->phase == POD_ABSENT) { /* removed by a kill; maybe the last a scale down waits for */
+        return;                       /* the server is stopping: nothing more to decide */
+    if (r->phase == POD_ABSENT) {     /* removed by a kill; maybe the last a scale down waits for */
         job_finish_shrinks(ctl, job); /* may move replicas: r and flat are not used after it */
         job_sync(ctl, job);
         return;

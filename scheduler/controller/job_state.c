@@ -38,7 +38,10 @@ void job_arm_ttl(struct controller *ctl, struct job *job)
     if (job->ttl_seconds < 0 || !job_phase_final(job->status.phase))
         return;
     struct controller_timer t = {.due_ms = job->status.transition_ms + (int64_t)job->ttl_seconds * 1000,
-                                 .kind = TIMER_TTL, .task = -1, .flat = -1, .version = job->status.version};
+                                 .kind = TIMER_TTL,
+                                 .task = -1,
+                                 .flat = -1,
+                                 .version = job->status.version};
     timer_arm(ctl, job, &t);
 }
 
@@ -105,7 +108,10 @@ static enum job_phase running_next(const struct job *job, const char **why)
 }
 
 /* Nothing of the job pending, running or being stopped. */
-static bool all_stopped(const struct job_status *s) { return s->pending == 0 && s->running == 0 && s->terminating == 0; }
+static bool all_stopped(const struct job_status *s)
+{
+    return s->pending == 0 && s->running == 0 && s->terminating == 0;
+}
 
 static enum job_phase next_phase(const struct job *job, const char **why)
 {
@@ -118,8 +124,7 @@ static enum job_phase next_phase(const struct job *job, const char **why)
             return JOB_RUNNING;
         }
         return JOB_PENDING;
-    case JOB_RUNNING:
-        return running_next(job, why);
+    case JOB_RUNNING: return running_next(job, why);
     case JOB_RESTARTING:
         if (s->retry_count >= job->max_retry) {
             *why = "retryCount reached maxRetry";
@@ -130,17 +135,10 @@ static enum job_phase next_phase(const struct job *job, const char **why)
             return JOB_PENDING;
         }
         return JOB_RESTARTING;
-    case JOB_ABORTING:
-        *why = "every pod stopped";
-        return all_stopped(s) ? JOB_ABORTED : JOB_ABORTING;
-    case JOB_COMPLETING:
-        *why = "every pod stopped";
-        return all_stopped(s) ? JOB_COMPLETED : JOB_COMPLETING;
-    case JOB_TERMINATING:
-        *why = "every pod stopped";
-        return all_stopped(s) ? JOB_TERMINATED : JOB_TERMINATING;
-    default:
-        return s->phase;
+    case JOB_ABORTING: *why = "every pod stopped"; return all_stopped(s) ? JOB_ABORTED : JOB_ABORTING;
+    case JOB_COMPLETING: *why = "every pod stopped"; return all_stopped(s) ? JOB_COMPLETED : JOB_COMPLETING;
+    case JOB_TERMINATING: *why = "every pod stopped"; return all_stopped(s) ? JOB_TERMINATED : JOB_TERMINATING;
+    default: return s->phase;
     }
 }
 
@@ -247,8 +245,7 @@ static void kill_replica(struct controller *ctl, struct job *job, int flat, bool
 {
     struct replica *r = &job->replicas[flat];
     switch ((enum pod_phase)r->phase) {
-    case POD_ABSENT:
-        return;
+    case POD_ABSENT: return;
     case POD_SUCCEEDED:
     case POD_FAILED:
         if (keep_finished) {
@@ -344,8 +341,8 @@ static void kill_target(struct controller *ctl, struct job *job, enum job_action
                  why, target, n.stopped, n.removed);
 }
 
-static void to_phase(struct controller *ctl, struct job *job, enum job_phase to, enum job_action action, const char *why,
-                     bool retry)
+static void to_phase(struct controller *ctl, struct job *job, enum job_phase to, enum job_action action,
+                     const char *why, bool retry)
 {
     if (retry)
         job->status.retry_count++;
@@ -377,8 +374,7 @@ static void execute_pending_running(struct controller *ctl, struct job *job, enu
         kill_job(ctl, job, RETAIN_SOFT, why);
         to_phase(ctl, job, JOB_TERMINATING, action, why, false);
         break;
-    default: /* SyncJob, ResumeJob: the phase's own rule, below */
-        break;
+    default: /* SyncJob, ResumeJob: the phase's own rule, below */ break;
     }
 }
 
@@ -388,9 +384,7 @@ void job_execute(struct controller *ctl, struct job *job, enum job_action action
         return;
     switch (job->status.phase) {
     case JOB_PENDING:
-    case JOB_RUNNING:
-        execute_pending_running(ctl, job, action, task, flat, why);
-        break;
+    case JOB_RUNNING: execute_pending_running(ctl, job, action, task, flat, why); break;
     case JOB_RESTARTING: /* already restarting: a task or pod is killed, anything else kills what came back */
         if (action == ACT_RESTART_TASK || action == ACT_RESTART_POD)
             kill_target(ctl, job, action, task, flat, why);

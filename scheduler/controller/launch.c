@@ -60,7 +60,8 @@ static void start_failed(struct controller *ctl, struct job *job, int flat, cons
     snprintf(msg, sizeof msg, "%s%s%s", full ? DISK_FULL_WORDS : "", full ? " The attempt could not start: " : "", why);
     r->message = strdup(msg);
     struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, from, "Failed",
-                                           term_reason_name(r->reason), "attempt %u could not start: %s", r->attempts, why);
+                                           term_reason_name(r->reason), "attempt %u could not start: %s", r->attempts,
+                                           why);
     if (e) {
         fill_attempt_row(e, ctl, job, flat);
         fill_attempt_end(e, r, "");
@@ -94,8 +95,10 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     char *const *argv = pa.argv ? pa.argv : ts->argv;
     if (!argv) { /* neither the container's own command nor a plugin's (ray gives its head and workers one) */
         plugin_attempt_free(&pa);
-        snprintf(why, why_len, "the container has no command or args: the process runtime runs the command on the "
-                               "node (the image \"%s\" is recorded, not run)", ts->image ? ts->image : "");
+        snprintf(why, why_len,
+                 "the container has no command or args: the process runtime runs the command on the "
+                 "node (the image \"%s\" is recorded, not run)",
+                 ts->image ? ts->image : "");
         return -1;
     }
     char **env = attempt_env(ts, p->pod, p->work_dir, pa.env);
@@ -151,10 +154,10 @@ static void attempt_running(struct controller *ctl, struct job *job, int flat, c
     job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
     r->starting = false;
     r->pid = st->pid;
-    struct journal_entry *e = record_event(ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, r->restarts ? "Running" : "Pending",
-                                           "Running", "Started", "attempt %u started on node %s, pid %d%s%s", r->attempts,
-                                           ctl->cluster->nodes[r->node].name, st->pid, st->cgroup[0] ? ", cgroup " : "",
-                                           st->cgroup);
+    struct journal_entry *e = record_event(
+        ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, r->restarts ? "Running" : "Pending", "Running", "Started",
+        "attempt %u started on node %s, pid %d%s%s", r->attempts, ctl->cluster->nodes[r->node].name, st->pid,
+        st->cgroup[0] ? ", cgroup " : "", st->cgroup);
     if (e) {
         fill_attempt_row(e, ctl, job, flat);
         e->attempt.pid_start = st->pid_start;
@@ -190,8 +193,12 @@ static void replica_launch(struct controller *ctl, struct job *job, int flat, co
     }
     r->backoff = false;
     if (ts->active_deadline_seconds > 0 && strcmp(from, "Pending") == 0) { /* from the pod's start */
-        struct controller_timer t = {.due_ms = ctl->now_ms + ts->active_deadline_seconds * 1000, .kind = TIMER_DEADLINE,
-                                     .task = task, .flat = flat, .version = job->status.version, .attempt = r->born};
+        struct controller_timer t = {.due_ms = ctl->now_ms + ts->active_deadline_seconds * 1000,
+                                     .kind = TIMER_DEADLINE,
+                                     .task = task,
+                                     .flat = flat,
+                                     .version = job->status.version,
+                                     .attempt = r->born};
         timer_arm(ctl, job, &t);
     }
     if (r->phase != POD_RUNNING)
@@ -258,10 +265,14 @@ void replica_restart_after_backoff(struct controller *ctl, struct job *job, int 
 {
     struct replica *r = &job->replicas[flat];
     if (flat >= job->total_replicas || r->phase != POD_RUNNING || !r->backoff || r->attempts != attempt)
-        return; /* the pod was killed, restarted or finished meanwhile */
+        return;                        /* the pod was killed, restarted or finished meanwhile */
     if (controller_starts_held(ctl)) { /* a start could not be recorded: ask again a second later */
-        struct controller_timer t = {.due_ms = ctl->now_ms + 1000, .kind = TIMER_RESTART, .task = job_task_of(job, flat),
-                                     .flat = flat, .version = job->status.version, .attempt = attempt};
+        struct controller_timer t = {.due_ms = ctl->now_ms + 1000,
+                                     .kind = TIMER_RESTART,
+                                     .task = job_task_of(job, flat),
+                                     .flat = flat,
+                                     .version = job->status.version,
+                                     .attempt = attempt};
         timer_arm(ctl, job, &t);
         return;
     }

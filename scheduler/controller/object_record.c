@@ -18,9 +18,8 @@ uint64_t controller_record_object(struct controller *ctl, const char *kind, cons
     char *copy = put ? strdup(json) : NULL;
     if (put && !copy)
         return 0;
-    struct journal_entry *e = record_object_event(ctl, put ? JOURNAL_OBJECT_PUT : JOURNAL_OBJECT_DELETE, kind, ns,
-                                                  name, &rv, put ? "" : ACTIVE, put ? ACTIVE : "", reason, "%s",
-                                                  message);
+    struct journal_entry *e = record_object_event(ctl, put ? JOURNAL_OBJECT_PUT : JOURNAL_OBJECT_DELETE, kind, ns, name,
+                                                  &rv, put ? "" : ACTIVE, put ? ACTIVE : "", reason, "%s", message);
     record_object_row(e, kind, ns, name, copy);
     return e ? rv : 0;
 }

@@ -26,8 +26,8 @@ static void record_queue(struct controller *ctl, struct queue *q, enum journal_o
                          const char *reason, const char *message)
 {
     const char *to = op == JOURNAL_QUEUE_DELETE ? "" : queue_state_name(q->state);
-    struct journal_entry *e =
-        record_object_event(ctl, op, "Queue", "", q->name, &q->resource_version, from, to, reason, "%s", message);
+    struct journal_entry *e = record_object_event(ctl, op, "Queue", "", q->name, &q->resource_version, from, to, reason,
+                                                  "%s", message);
     if (!e)
         return;
     e->queue_name = strdup(q->name);
@@ -498,8 +498,7 @@ void controller_namespace_usage(const struct cluster *c, const char *ns, struct 
             resvec_add(used, &job->allocated);
 }
 
-struct resource_quota *controller_create_quota(struct controller *ctl, struct resource_quota *q,
-                                               struct api_status *st)
+struct resource_quota *controller_create_quota(struct controller *ctl, struct resource_quota *q, struct api_status *st)
 {
     if (controller_find_quota(ctl->cluster, q->ns, q->name))
         return fail_exists(st, "resourcequotas", "", q->name);
@@ -513,8 +512,7 @@ struct resource_quota *controller_create_quota(struct controller *ctl, struct re
     return q;
 }
 
-struct resource_quota *controller_update_quota(struct controller *ctl, struct resource_quota *q,
-                                               struct api_status *st)
+struct resource_quota *controller_update_quota(struct controller *ctl, struct resource_quota *q, struct api_status *st)
 {
     struct cluster *c = ctl->cluster;
     int i = quota_index(c, q->ns, q->name);
@@ -568,9 +566,10 @@ static int restore_quota(struct controller *ctl, const struct store_object_row *
     struct resource_quota *q = resource_quota_from_store_json(row->json);
     if (q && add_quota(ctl->cluster, q) == 0)
         return 0;
-    log_error("cannot restore ResourceQuota %s/%s from the database: its stored object is not valid (does a node "
-              "still offer every resource it limits?)",
-              row->ns, row->name);
+    log_error(
+        "cannot restore ResourceQuota %s/%s from the database: its stored object is not valid (does a node "
+        "still offer every resource it limits?)",
+        row->ns, row->name);
     resource_quota_free(q);
     return -1;
 }

@@ -37,10 +37,8 @@ int controller_delete_priority_class(struct controller *ctl, const char *name, u
 
 /* ResourceQuotas, by namespace and name. */
 struct resource_quota *controller_find_quota(const struct cluster *c, const char *ns, const char *name);
-struct resource_quota *controller_create_quota(struct controller *ctl, struct resource_quota *q,
-                                               struct api_status *st);
-struct resource_quota *controller_update_quota(struct controller *ctl, struct resource_quota *q,
-                                               struct api_status *st);
+struct resource_quota *controller_create_quota(struct controller *ctl, struct resource_quota *q, struct api_status *st);
+struct resource_quota *controller_update_quota(struct controller *ctl, struct resource_quota *q, struct api_status *st);
 int controller_delete_quota(struct controller *ctl, const char *ns, const char *name, uint64_t *seq,
                             struct api_status *st);
 /* What a namespace's live jobs hold on nodes: their replicas' requests, and pods = replicas. */

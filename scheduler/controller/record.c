@@ -25,7 +25,8 @@ struct journal_entry *record_event(struct controller *ctl, enum journal_op op, s
     assert(seq > 0); /* never wraps */
     job->resource_version = seq;
     if (!e) {
-        log_error("out of memory recording event %llu (%s %s/%s: %s)", (unsigned long long)seq, kind, job->ns, name, message);
+        log_error("out of memory recording event %llu (%s %s/%s: %s)", (unsigned long long)seq, kind, job->ns, name,
+                  message);
         return NULL;
     }
     struct journal_event *ev = &e->ev;

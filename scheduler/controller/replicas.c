@@ -52,12 +52,16 @@ void job_pod_created(struct controller *ctl, struct job *job, int flat)
     if (job->pg.phase == PG_PENDING || !job_has_policies(job, task))
         return; /* pods exist once the gang is enqueued: apply_session raises it then */
     const struct task_spec *ts = &job->tasks[task];
-    const struct lifecycle_policy *p =
-        policy_choose(ts->policies, ts->npolicies, job->policies, job->npolicies, EV_POD_PENDING, false, 0);
+    const struct lifecycle_policy *p = policy_choose(ts->policies, ts->npolicies, job->policies, job->npolicies,
+                                                     EV_POD_PENDING, false, 0);
     if (!p) /* a PodPending policy always has a timeout (admission) */
         return;
-    struct controller_timer t = {.due_ms = ctl->now_ms + p->timeout_ms, .kind = TIMER_ACTION,
-                                 .action = (uint8_t)p->action, .event = EV_POD_PENDING, .task = task, .flat = flat,
+    struct controller_timer t = {.due_ms = ctl->now_ms + p->timeout_ms,
+                                 .kind = TIMER_ACTION,
+                                 .action = (uint8_t)p->action,
+                                 .event = EV_POD_PENDING,
+                                 .task = task,
+                                 .flat = flat,
                                  .version = job->status.version};
     timer_arm(ctl, job, &t);
 }

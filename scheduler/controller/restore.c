@@ -76,8 +76,9 @@ static int add_restored(struct controller *ctl, struct job *job)
     if (cluster_add_job(ctl->cluster, job) == 0)
         return 0;
     log_error("job %s/%s (%s): cannot be restored: %s", job->ns, job->name, job->uid,
-              strmap_get(&ctl->cluster->jobs_by_key, job->key) ? "another live job has its name"
-              : strmap_get(&ctl->cluster->jobs_by_uid, job->uid) ? "another job has its uid" : "out of memory");
+              strmap_get(&ctl->cluster->jobs_by_key, job->key)   ? "another live job has its name"
+              : strmap_get(&ctl->cluster->jobs_by_uid, job->uid) ? "another job has its uid"
+                                                                 : "out of memory");
     job_free(job);
     return -1;
 }
@@ -152,13 +153,23 @@ static int keep_dormant_attempt(struct job_dormant *d, const struct store_attemp
     if (GROW(d->attempts, d->cap, (size_t)d->nattempts + 1, 4) != 0)
         return -1;
     struct dormant_attempt *a = &d->attempts[d->nattempts++];
-    *a = (struct dormant_attempt){
-        .pod = strdup(row->pod), .task = strdup(row->task ? row->task : ""), .node = strdup(row->node ? row->node : ""),
-        .reason = strdup(row->reason ? row->reason : ""), .message = strdup(row->message ? row->message : ""),
-        .log_path = strdup(row->log_path ? row->log_path : ""), .outcome = strdup(row->outcome ? row->outcome : ""),
-        .cgroup = strdup(row->cgroup ? row->cgroup : ""), .index = row->index, .attempt = row->attempt,
-        .job_version = row->job_version, .exit_code = row->exit_code, .kept_version = row->kept_version,
-        .pid = row->pid, .pid_start = row->pid_start, .start_ms = row->start_ms, .end_ms = row->end_ms};
+    *a = (struct dormant_attempt){.pod = strdup(row->pod),
+                                  .task = strdup(row->task ? row->task : ""),
+                                  .node = strdup(row->node ? row->node : ""),
+                                  .reason = strdup(row->reason ? row->reason : ""),
+                                  .message = strdup(row->message ? row->message : ""),
+                                  .log_path = strdup(row->log_path ? row->log_path : ""),
+                                  .outcome = strdup(row->outcome ? row->outcome : ""),
+                                  .cgroup = strdup(row->cgroup ? row->cgroup : ""),
+                                  .index = row->index,
+                                  .attempt = row->attempt,
+                                  .job_version = row->job_version,
+                                  .exit_code = row->exit_code,
+                                  .kept_version = row->kept_version,
+                                  .pid = row->pid,
+                                  .pid_start = row->pid_start,
+                                  .start_ms = row->start_ms,
+                                  .end_ms = row->end_ms};
     return a->pod && a->task && a->node && a->reason && a->message && a->log_path && a->outcome && a->cgroup ? 0 : -1;
 }
 
@@ -166,8 +177,8 @@ int controller_wake_job(struct controller *ctl, struct job *stub)
 {
     cluster_assert_owner(ctl->cluster);
     struct job_dormant *d = stub->dormant;
-    struct job *full = parse_job(stub->uid, stub->ns, stub->name, stub->created_ms, stub->resource_version, d->spec_json,
-                                 d->status_json, d->source_json);
+    struct job *full = parse_job(stub->uid, stub->ns, stub->name, stub->created_ms, stub->resource_version,
+                                 d->spec_json, d->status_json, d->source_json);
     if (!full)
         return -1; /* logged; it stays dormant and out of reach */
     /* the stub's place in the lists and indexes stays; everything else becomes the parsed job's */
@@ -191,12 +202,25 @@ int controller_wake_job(struct controller *ctl, struct job *stub)
         job_set_replica_phase(stub, i, POD_ABSENT);
     for (int i = 0; i < d->nattempts; i++) {
         const struct dormant_attempt *a = &d->attempts[i];
-        struct store_attempt_row row = {
-            .job_uid = stub->uid, .pod = a->pod, .task = a->task, .index = a->index, .attempt = a->attempt,
-            .job_version = a->job_version, .node = a->node, .pid = a->pid, .pid_start = a->pid_start,
-            .start_ms = a->start_ms, .ended = true, .end_ms = a->end_ms, .exit_code = a->exit_code,
-            .reason = a->reason, .message = a->message, .log_path = a->log_path, .outcome = a->outcome,
-            .kept_version = a->kept_version, .cgroup = a->cgroup};
+        struct store_attempt_row row = {.job_uid = stub->uid,
+                                        .pod = a->pod,
+                                        .task = a->task,
+                                        .index = a->index,
+                                        .attempt = a->attempt,
+                                        .job_version = a->job_version,
+                                        .node = a->node,
+                                        .pid = a->pid,
+                                        .pid_start = a->pid_start,
+                                        .start_ms = a->start_ms,
+                                        .ended = true,
+                                        .end_ms = a->end_ms,
+                                        .exit_code = a->exit_code,
+                                        .reason = a->reason,
+                                        .message = a->message,
+                                        .log_path = a->log_path,
+                                        .outcome = a->outcome,
+                                        .kept_version = a->kept_version,
+                                        .cgroup = a->cgroup};
         restore_attempt_row(ctl, stub, &row);
     }
     job_dormant_free(d);
@@ -341,8 +365,12 @@ static void rearm_deadlines(struct controller *ctl, struct job *job)
         int64_t ads = job->tasks[task].active_deadline_seconds;
         if (ads <= 0 || r->phase != POD_RUNNING)
             continue;
-        struct controller_timer t = {.due_ms = r->start_ms + ads * 1000, .kind = TIMER_DEADLINE, .task = task,
-                                     .flat = flat, .version = job->status.version, .attempt = r->born};
+        struct controller_timer t = {.due_ms = r->start_ms + ads * 1000,
+                                     .kind = TIMER_DEADLINE,
+                                     .task = task,
+                                     .flat = flat,
+                                     .version = job->status.version,
+                                     .attempt = r->born};
         timer_arm(ctl, job, &t);
     }
 }

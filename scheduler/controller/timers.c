@@ -8,7 +8,10 @@
 #include "common/log.h"
 #include "scheduler/controller/internal.h"
 
-static bool earlier(const struct controller_timer *a, const struct controller_timer *b) { return a->due_ms < b->due_ms; }
+static bool earlier(const struct controller_timer *a, const struct controller_timer *b)
+{
+    return a->due_ms < b->due_ms;
+}
 
 static void swap(struct controller_timer *a, struct controller_timer *b)
 {

@@ -10,12 +10,8 @@ static void fire(struct controller *ctl, struct job *job, const struct controlle
         if (t->version == job->status.version)
             job_execute(ctl, job, (enum job_action)t->action, t->task, t->flat, "the policy's timeout passed");
         break;
-    case TIMER_RESTART:
-        replica_restart_after_backoff(ctl, job, t->flat, t->attempt);
-        break;
-    case TIMER_DEADLINE:
-        replica_deadline_exceeded(ctl, job, t->flat, t->attempt);
-        break;
+    case TIMER_RESTART: replica_restart_after_backoff(ctl, job, t->flat, t->attempt); break;
+    case TIMER_DEADLINE: replica_deadline_exceeded(ctl, job, t->flat, t->attempt); break;
     case TIMER_TTL:
         if (job_phase_final(job->status.phase)) {
             log_info("job %s/%s: ttlSecondsAfterFinished (%d s) passed; deleting it", job->ns, job->name,

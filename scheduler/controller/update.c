@@ -60,7 +60,8 @@ static int check_resource_version(const struct job *job, const struct job *upd, 
     api_set_details(st, "jobs", "batch.volcano.sh", job->name);
     return api_fail(st, 409, "Conflict",
                     "Operation cannot be fulfilled on jobs.batch.volcano.sh \"%s\": the object has been modified; "
-                    "please apply your changes to the latest version and try again", job->name);
+                    "please apply your changes to the latest version and try again",
+                    job->name);
 }
 
 int controller_update_job(struct controller *ctl, struct job *job, struct job *upd, struct api_status *st)
@@ -84,9 +85,9 @@ int controller_update_job(struct controller *ctl, struct job *job, struct job *u
     volcano_job_min_resources(job);
     job_count_replicas(job);
     const char *phase = job_phase_name(job->status.phase);
-    struct journal_entry *e =
-        record_event(ctl, JOURNAL_JOB_SPEC, job, "Job", job->name, phase, phase, "Updated",
-                     "the job was updated: minAvailable %d, %d replicas", job->min_available, job->total_replicas);
+    struct journal_entry *e = record_event(ctl, JOURNAL_JOB_SPEC, job, "Job", job->name, phase, phase, "Updated",
+                                           "the job was updated: minAvailable %d, %d replicas", job->min_available,
+                                           job->total_replicas);
     if (e) {
         json_t *status = volcano_job_render_status(job);
         e->job_uid = strdup(job->uid);

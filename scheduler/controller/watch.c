@@ -49,8 +49,8 @@ static json_t *render_pod(const struct controller *ctl, const struct job *job, i
     return pod;
 }
 
-static void attach_pod(struct controller *ctl, struct journal_entry *e, struct job *job, int flat,
-                       enum watch_type type, uint8_t shown_phase)
+static void attach_pod(struct controller *ctl, struct journal_entry *e, struct job *job, int flat, enum watch_type type,
+                       uint8_t shown_phase)
 {
     char name[320];
     int task = job_task_of(job, flat);
@@ -159,15 +159,16 @@ static void attach_object(struct controller *ctl, struct journal_entry *e)
         const struct queue *q = type == WATCH_DELETED ? NULL : cluster_find_queue(ctl->cluster, ev->name);
         if (e->op == JOURNAL_COMMAND)
             type = WATCH_MODIFIED;
-        attach(e, type, QUEUE_API_VERSION, kind, "", ev->name, q ? render_queue(ctl, q) : tombstone(QUEUE_API_VERSION, kind, ev));
+        attach(e, type, QUEUE_API_VERSION, kind, "", ev->name,
+               q ? render_queue(ctl, q) : tombstone(QUEUE_API_VERSION, kind, ev));
     } else if (strcmp(kind, "PriorityClass") == 0) {
-        const struct priority_class *pc =
-            type == WATCH_DELETED ? NULL : cluster_find_priority_class(ctl->cluster, ev->name);
+        const struct priority_class *pc = type == WATCH_DELETED ? NULL
+                                                                : cluster_find_priority_class(ctl->cluster, ev->name);
         attach(e, type, PRIORITY_CLASS_API_VERSION, kind, "", ev->name,
                pc ? priority_class_render(pc) : tombstone(PRIORITY_CLASS_API_VERSION, kind, ev));
     } else if (strcmp(kind, "ResourceQuota") == 0) {
-        const struct resource_quota *q =
-            type == WATCH_DELETED ? NULL : controller_find_quota(ctl->cluster, ev->ns, ev->name);
+        const struct resource_quota *q = type == WATCH_DELETED ? NULL
+                                                               : controller_find_quota(ctl->cluster, ev->ns, ev->name);
         attach(e, type, POD_API, kind, ev->ns, ev->name, q ? render_quota(ctl, q) : tombstone(POD_API, kind, ev));
     } else if (strcmp(kind, "Node") == 0) {
         int i = cluster_find_node(ctl->cluster, ev->name);

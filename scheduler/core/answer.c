@@ -86,8 +86,7 @@ bool core_name_excludes(const struct core_request *req, const struct job *job, b
 
 int32_t core_page_first_index(const struct core_request *req, const struct job *job, int task)
 {
-    if (!req->has_after || job_order_compare(job, req->after.created_ms, req->after.uid) != 0 ||
-        task > req->after.task)
+    if (!req->has_after || job_order_compare(job, req->after.created_ms, req->after.uid) != 0 || task > req->after.task)
         return 0;
     return task < req->after.task ? INT32_MAX : req->after.index + 1;
 }

@@ -24,7 +24,7 @@
 #define TAG_MAILBOX 0
 #define TAG_TIMER 1
 #define TAG_FIRST_SLOT 2
-#define SPARE_LOGS 1024    /* attempts' logs made ahead (runtime/spare_files.h) */
+#define SPARE_LOGS 1024 /* attempts' logs made ahead (runtime/spare_files.h) */
 #define SPARE_JOB_DIRS 256
 #define STOP_EXTRA_MS 2000 /* beyond the longest grace, before the loop gives up waiting */
 #define KILL_WAIT_MS 5000  /* how long a SIGKILLed task may take to die at the very end */
@@ -376,7 +376,10 @@ int core_post_event(struct core *c, const char *kind, const char *ns, const char
         free_posted(req);
         return -1;
     }
-    *req = (struct core_request){.op = CORE_RECORD_EVENT, .ns = p->ns, .name = p->name, .posted = true,
+    *req = (struct core_request){.op = CORE_RECORD_EVENT,
+                                 .ns = p->ns,
+                                 .name = p->name,
+                                 .posted = true,
                                  .record = {.kind = p->kind, .reason = p->reason, .message = p->message}};
     if (enqueue(c, req))
         return 0;
@@ -475,7 +478,10 @@ static void *core_main(void *arg)
 static int restore_queue(void *ctx, const struct store_queue_row *row) { return controller_restore_queue(ctx, row); }
 static int restore_object(void *ctx, const struct store_object_row *row) { return controller_restore_object(ctx, row); }
 static int restore_job(void *ctx, const struct store_job_row *row) { return controller_restore_job(ctx, row); }
-static int restore_attempt(void *ctx, const struct store_attempt_row *row) { return controller_restore_attempt(ctx, row); }
+static int restore_attempt(void *ctx, const struct store_attempt_row *row)
+{
+    return controller_restore_attempt(ctx, row);
+}
 
 static void restore_begin(void *ctx, uint64_t max_seq)
 {
@@ -487,8 +493,8 @@ static void restore_begin(void *ctx, uint64_t max_seq)
 static int load_store(struct core *c, char *err, size_t errlen)
 {
     controller_enable_waking(&c->ctl);
-    const struct store_loader loader = {&c->ctl, restore_queue, restore_object, restore_job, restore_attempt,
-                                        restore_begin};
+    const struct store_loader loader = {&c->ctl,     restore_queue,   restore_object,
+                                        restore_job, restore_attempt, restore_begin};
     uint64_t max_seq = 0;
     if (store_load(c->store, &loader, &max_seq, err, errlen) != 0)
         return -1;
@@ -594,10 +600,12 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         return -1;
     }
     int orphans = process_sweep_orphans(keep_cgroup, c);
-    log_info("state loaded: %d job%s, %d queue%s, %d node%s, last event %llu; %d running task%s adopted, %d orphan%s "
-             "killed", c->cluster.njobs, c->cluster.njobs == 1 ? "" : "s", c->cluster.nqueues,
-             c->cluster.nqueues == 1 ? "" : "s", c->cluster.nnodes, c->cluster.nnodes == 1 ? "" : "s",
-             (unsigned long long)c->cluster.seq, c->adopted, c->adopted == 1 ? "" : "s", orphans, orphans == 1 ? "" : "s");
+    log_info(
+        "state loaded: %d job%s, %d queue%s, %d node%s, last event %llu; %d running task%s adopted, %d orphan%s "
+        "killed",
+        c->cluster.njobs, c->cluster.njobs == 1 ? "" : "s", c->cluster.nqueues, c->cluster.nqueues == 1 ? "" : "s",
+        c->cluster.nnodes, c->cluster.nnodes == 1 ? "" : "s", (unsigned long long)c->cluster.seq, c->adopted,
+        c->adopted == 1 ? "" : "s", orphans, orphans == 1 ? "" : "s");
     if (pthread_create(&c->thread, NULL, core_main, c) != 0) {
         snprintf(err, errlen, "cannot start the core thread");
         store_append(c->store, &c->ctl.journal);

@@ -21,16 +21,16 @@ struct core;
 
 struct core_config {
     const char *data_dir;
-    struct node *nodes;         /* handed over: the core owns them from core_start on */
+    struct node *nodes; /* handed over: the core owns them from core_start on */
     int nnodes;
-    struct sched_conf conf;     /* handed over likewise */
-    struct store *store;        /* opened; the core loads from it and starts its writer */
-    int period_ms;              /* scheduling period (default 1000) */
-    int shutdown_grace_ms;      /* the longest a task is given to stop at shutdown */
-    int64_t restart_backoff_ms; /* first back-off of a container restarted in place (0: kubelet's 10 s) */
-    int64_t restart_backoff_max_ms; /* its ceiling (0: kubelet's 300 s) */
-    int32_t port_first, port_last;  /* where job port blocks come from (0: 20000-59999) */
-    bool keep_tasks;            /* core_stop leaves running tasks to the next server (--keep-tasks) */
+    struct sched_conf conf;            /* handed over likewise */
+    struct store *store;               /* opened; the core loads from it and starts its writer */
+    int period_ms;                     /* scheduling period (default 1000) */
+    int shutdown_grace_ms;             /* the longest a task is given to stop at shutdown */
+    int64_t restart_backoff_ms;        /* first back-off of a container restarted in place (0: kubelet's 10 s) */
+    int64_t restart_backoff_max_ms;    /* its ceiling (0: kubelet's 300 s) */
+    int32_t port_first, port_last;     /* where job port blocks come from (0: 20000-59999) */
+    bool keep_tasks;                   /* core_stop leaves running tasks to the next server (--keep-tasks) */
     struct watch_demand *watch_demand; /* whether watches follow objects (then each change is rendered
                                           for them); NULL: never */
 };

@@ -10,7 +10,7 @@
 #include "scheduler/framework/zones.h"
 
 struct cycle_stats {
-    int64_t binds;        /* replicas placed */
+    int64_t binds; /* replicas placed */
     int64_t evictions;
     int sessions;
 };

@@ -12,10 +12,10 @@
 
 /* A running attempt's process, found by the epoll tag of its pidfd. */
 struct proc_slot {
-    struct job *job;     /* NULL when the slot is free */
-    int flat;            /* the replica */
+    struct job *job; /* NULL when the slot is free */
+    int flat;        /* the replica */
     struct process proc;
-    int64_t kill_at_ms;  /* monotonic time to send SIGKILL, 0 when no stop is pending */
+    int64_t kill_at_ms; /* monotonic time to send SIGKILL, 0 when no stop is pending */
     int next_free;
 };
 
@@ -24,10 +24,10 @@ struct core {
     bool thread_started;
     int epfd, mailbox_fd, timer_fd;
 
-    pthread_mutex_t lock;        /* guards the mailbox fields below */
+    pthread_mutex_t lock; /* guards the mailbox fields below */
     struct core_request *head, *tail;
     bool stop_requested;
-    int posted;                  /* core_post_event requests in the mailbox (bounded) */
+    int posted; /* core_post_event requests in the mailbox (bounded) */
 
     /* Owned by the core thread from core_start on. */
     struct cluster cluster;
@@ -37,12 +37,12 @@ struct core {
     struct store *store;
     char *data_dir;
     int period_ms;
-    bool stopping;               /* shutdown in progress: new requests get 503 */
-    int64_t stop_deadline_ms;    /* monotonic: SIGKILL whatever is left after this */
-    bool kick;                   /* schedule at the end of this loop iteration */
-    bool keep_tasks;             /* a stop leaves running tasks for the next server to adopt */
+    bool stopping;                     /* shutdown in progress: new requests get 503 */
+    int64_t stop_deadline_ms;          /* monotonic: SIGKILL whatever is left after this */
+    bool kick;                         /* schedule at the end of this loop iteration */
+    bool keep_tasks;                   /* a stop leaves running tasks for the next server to adopt */
     struct watch_demand *watch_demand; /* from the config: render watch objects while wanted */
-    int adopted;                 /* tasks of the last run watched again at start-up */
+    int adopted;                       /* tasks of the last run watched again at start-up */
     struct proc_slot *slots;
     int nslots, free_slot, live_slots, pending_kills;
     struct metrics_histogram cycle_seconds; /* schedule_cycle() durations (observed and read here only) */

@@ -69,7 +69,8 @@ static void job_list(struct core *c, struct core_request *req)
         if (core_page_before(req, job, false) || core_name_excludes(req, job, false) || !core_in_namespace(job, req) ||
             !cluster_wake(&c->cluster, job) || !in_view(req, job))
             continue;
-        const json_t *meta = json_object_get(req->dialect && !req->as_volcano ? job->source : job->manifest, "metadata");
+        const json_t *meta = json_object_get(req->dialect && !req->as_volcano ? job->source : job->manifest,
+                                             "metadata");
         if (req->nselectors && !core_labels_match(json_object_get(meta, "labels"), req))
             continue;
         if (!core_page_room(req, count))
@@ -110,7 +111,8 @@ static void job_update(struct core *c, struct core_request *req)
         api_set_details(&req->status, "jobs", "batch.volcano.sh", job->name);
         api_fail(&req->status, 409, "Conflict",
                  "job %s was submitted as a %s (%s/%s): it cannot be replaced as a Volcano Job; delete it and submit "
-                 "it again", job->name, d->kind, d->group, d->version);
+                 "it again",
+                 job->name, d->kind, d->group, d->version);
         return;
     }
     if (controller_update_job(&c->ctl, job, req->job, &req->status) != 0)

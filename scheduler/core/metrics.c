@@ -19,10 +19,10 @@ struct pod_tally {
 };
 
 struct metrics_walk {
-    struct hmap queue_index;   /* queue name -> index + 1 */
+    struct hmap queue_index;          /* queue name -> index + 1 */
     int32_t (*jobs)[JOB_PHASE_COUNT]; /* per queue */
-    struct hmap pods_by_key;   /* "queue\x1fns" -> struct pod_tally */
-    struct sbuf start, finish; /* the per-job samples, each its own family */
+    struct hmap pods_by_key;          /* "queue\x1fns" -> struct pod_tally */
+    struct sbuf start, finish;        /* the per-job samples, each its own family */
     bool failed;
 };
 
@@ -60,7 +60,8 @@ static void render_queue_specs(struct sbuf *out, const struct cluster *cl)
         queue_labels(out, "caldera_queue_weight", cl->queues[i]->name);
         sbuf_printf(out, "} %d\n", cl->queues[i]->weight);
     }
-    metrics_family(out, "caldera_queue_state", "gauge", "State of the queue: 1 for the state it is in, 0 for the others.");
+    metrics_family(out, "caldera_queue_state", "gauge",
+                   "State of the queue: 1 for the state it is in, 0 for the others.");
     for (int i = 0; i < cl->nqueues; i++)
         for (enum queue_state s = QUEUE_OPEN; s <= QUEUE_CLOSED; s++) {
             queue_labels(out, "caldera_queue_state", cl->queues[i]->name);
@@ -74,7 +75,8 @@ static void render_queue_specs(struct sbuf *out, const struct cluster *cl)
         json_t *cap = json_object_get(json_object_get(q->manifest, "spec"), "capability");
         const char *key;
         json_t *v;
-        json_object_foreach(cap, key, v) {
+        json_object_foreach(cap, key, v)
+        {
             int r = q->has_capability ? resource_index(key) : -1;
             if (r >= 0)
                 resource_sample(out, "caldera_queue_capability", q->name, r, q->capability.v[r]);

@@ -9,7 +9,6 @@
 #include "scheduler/controller/objects.h"
 #include "scheduler/core/internal.h"
 
-
 /* --- queues --------------------------------------------------------------- */
 
 static json_t *render_queue(const struct core *c, const struct queue *q)
@@ -209,8 +208,6 @@ void core_handle_object_request(struct core *c, struct core_request *req)
     case CORE_QUOTA_CREATE: quota_create(c, req); break;
     case CORE_QUOTA_UPDATE: quota_update(c, req); break;
     case CORE_QUOTA_DELETE: quota_delete(c, req); break;
-    default:
-        api_fail(&req->status, 500, "InternalError", "the core has no answer to request %d", (int)req->op);
-        break;
+    default: api_fail(&req->status, 500, "InternalError", "the core has no answer to request %d", (int)req->op); break;
     }
 }

@@ -19,9 +19,7 @@ void core_handle_record(struct core *c, struct core_request *req)
     case CORE_RECORD_DELETE:
         seq = controller_record_object(&c->ctl, r->kind, ns, name, NULL, r->reason, r->message);
         break;
-    default:
-        seq = controller_record_event(&c->ctl, r->kind, ns, name, r->reason, r->message);
-        break;
+    default: seq = controller_record_event(&c->ctl, r->kind, ns, name, r->reason, r->message); break;
     }
     if (seq == 0) {
         api_fail(&req->status, 500, "InternalError", "out of memory recording a %s", r->kind);

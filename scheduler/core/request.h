@@ -20,12 +20,12 @@ enum core_op {
     CORE_JOB_GET,
     CORE_JOB_LIST,
     CORE_JOB_DELETE,
-    CORE_JOB_UPDATE,            /* req->job: the parsed new Job for req->name (the caller keeps it) */
-    CORE_JOB_ACTION,            /* req->action on job req->name (Caldera's POST .../jobs/{name}/{action}) */
-    CORE_JOB_WITHDRAW,          /* takes back job req->uid, created at req->created_seq, whose creation could
+    CORE_JOB_UPDATE,   /* req->job: the parsed new Job for req->name (the caller keeps it) */
+    CORE_JOB_ACTION,   /* req->action on job req->name (Caldera's POST .../jobs/{name}/{action}) */
+    CORE_JOB_WITHDRAW, /* takes back job req->uid, created at req->created_seq, whose creation could
                                    not be recorded in time: 200 withdrawn (never written, never run), 201 its
                                    creation was committed after all, else a Status saying why it stays */
-    CORE_COMMAND,               /* req->object: a parsed struct command, run at once (never stored) */
+    CORE_COMMAND,      /* req->object: a parsed struct command, run at once (never stored) */
     CORE_POD_GET,
     CORE_POD_LIST,
     CORE_POD_LOG,
@@ -36,26 +36,26 @@ enum core_op {
     CORE_NODE_LIST,
     CORE_QUEUE_GET,
     CORE_QUEUE_LIST,
-    CORE_QUEUE_CREATE,          /* req->object: the parsed struct queue, taken on success */
-    CORE_QUEUE_UPDATE,          /* req->object: the new struct queue for req->name */
+    CORE_QUEUE_CREATE, /* req->object: the parsed struct queue, taken on success */
+    CORE_QUEUE_UPDATE, /* req->object: the new struct queue for req->name */
     CORE_QUEUE_DELETE,
     CORE_QUEUE_OPEN,
     CORE_QUEUE_CLOSE,
     CORE_PRIORITYCLASS_GET,
     CORE_PRIORITYCLASS_LIST,
-    CORE_PRIORITYCLASS_CREATE,  /* req->object: struct priority_class */
+    CORE_PRIORITYCLASS_CREATE, /* req->object: struct priority_class */
     CORE_PRIORITYCLASS_UPDATE,
     CORE_PRIORITYCLASS_DELETE,
     CORE_QUOTA_GET,
     CORE_QUOTA_LIST,
-    CORE_QUOTA_CREATE,          /* req->object: struct resource_quota */
+    CORE_QUOTA_CREATE, /* req->object: struct resource_quota */
     CORE_QUOTA_UPDATE,
     CORE_QUOTA_DELETE,
-    CORE_METRICS,               /* the live part of GET /metrics, rendered into req->text */
+    CORE_METRICS, /* the live part of GET /metrics, rendered into req->text */
     /* Objects the core records but does not keep (the gateway's Tokens): req->record names them. */
-    CORE_RECORD_PUT,            /* an objects row (kind, "" namespace or ns, name, json) and its event */
-    CORE_RECORD_DELETE,         /* the objects row removed, and its event */
-    CORE_RECORD_EVENT,          /* an event alone (audit): posted with core_post_event, never waited for */
+    CORE_RECORD_PUT,    /* an objects row (kind, "" namespace or ns, name, json) and its event */
+    CORE_RECORD_DELETE, /* the objects row removed, and its event */
+    CORE_RECORD_EVENT,  /* an event alone (audit): posted with core_post_event, never waited for */
 };
 
 /* What CORE_RECORD_* record: the objects row's kind (and the event's), the event's reason and
@@ -77,52 +77,52 @@ struct dialect;
 struct core_list_cursor {
     int64_t created_ms;
     char uid[UUID_STR_LEN];
-    int32_t task, index;        /* the pod; -1 in a list of jobs or PodGroups */
+    int32_t task, index; /* the pod; -1 in a list of jobs or PodGroups */
 };
 
 struct core_request {
     enum core_op op;
-    const char *ns;             /* NULL lists every namespace */
+    const char *ns; /* NULL lists every namespace */
     const char *name;
     /* The namespaces the caller may see (its principal's): lists across namespaces show only
      * these. NULL: every namespace. */
     const struct namespace_set *visible;
-    struct core_record record;  /* CORE_RECORD_* */
-    struct job *job;            /* CORE_JOB_CREATE: taken by the core when the answer is 201 */
-    void *object;               /* queue, priority class or quota to create/update: taken on success */
+    struct core_record record; /* CORE_RECORD_* */
+    struct job *job;           /* CORE_JOB_CREATE: taken by the core when the answer is 201 */
+    void *object;              /* queue, priority class or quota to create/update: taken on success */
     /* labelSelector "k=v,k2=v2" already split (equality only) */
     int nselectors;
     const char *selector_key[CORE_MAX_SELECTORS];
     const char *selector_value[CORE_MAX_SELECTORS];
-    int attempt;                /* CORE_POD_LOG: 1..n, 0 for the latest */
-    bool previous;              /* CORE_POD_LOG: the attempt before the latest */
-    int action;                 /* CORE_JOB_ACTION: enum job_action */
+    int attempt;   /* CORE_POD_LOG: 1..n, 0 for the latest */
+    bool previous; /* CORE_POD_LOG: the attempt before the latest */
+    int action;    /* CORE_JOB_ACTION: enum job_action */
     /* CORE_JOB_*: the dialect whose path was asked (a PyTorchJob's): only jobs posted in it are seen,
      * and they answer in its shape unless as_volcano; NULL: the Volcano Job path, every job. */
     const struct dialect *dialect;
     bool as_volcano;
-    bool as_manifest;           /* CORE_JOB_GET: the manifest a real Volcano cluster accepts (volcano/manifest.h) */
+    bool as_manifest; /* CORE_JOB_GET: the manifest a real Volcano cluster accepts (volcano/manifest.h) */
     /* CORE_JOB_LIST, CORE_PODGROUP_LIST, CORE_POD_LIST: at most limit items (0: all), after `after`
      * when has_after. The answer sets more, and page_end (its last item) when more follow. */
     int32_t limit;
-    const char *name_eq;        /* the same lists: only objects of this name (fieldSelector metadata.name=) */
+    const char *name_eq; /* the same lists: only objects of this name (fieldSelector metadata.name=) */
     bool has_after;
     struct core_list_cursor after;
-    const char *uid;            /* CORE_JOB_WITHDRAW: the job's uid and its creation's sequence number */
+    const char *uid; /* CORE_JOB_WITHDRAW: the job's uid and its creation's sequence number */
     uint64_t created_seq;
 
     /* The answer. */
-    int http_code;              /* 200 or 201 on success; 0 when status says what failed */
+    int http_code; /* 200 or 201 on success; 0 when status says what failed */
     struct api_status status;
-    json_t *body;               /* the caller owns it */
-    char *log_path;             /* CORE_POD_LOG: absolute path of the log file (caller frees) */
-    char *text;                 /* CORE_METRICS: Prometheus text exposition lines (caller frees) */
-    uint64_t durable_seq;       /* answer only once the store has committed up to this */
-    bool more;                  /* a list page: items follow `page_end` */
-    struct core_list_cursor page_end;  /* the page's last item, when more */
+    json_t *body;                     /* the caller owns it */
+    char *log_path;                   /* CORE_POD_LOG: absolute path of the log file (caller frees) */
+    char *text;                       /* CORE_METRICS: Prometheus text exposition lines (caller frees) */
+    uint64_t durable_seq;             /* answer only once the store has committed up to this */
+    bool more;                        /* a list page: items follow `page_end` */
+    struct core_list_cursor page_end; /* the page's last item, when more */
 
     /* Private to the mailbox. */
-    bool posted;                /* core_post_event's: freed by the core, nobody waits */
+    bool posted; /* core_post_event's: freed by the core, nobody waits */
     sem_t done;
     struct core_request *next;
 };

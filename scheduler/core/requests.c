@@ -12,7 +12,6 @@
 #include "scheduler/controller/objects.h"
 #include "scheduler/core/internal.h"
 
-
 /* A job action: Caldera's convenience route, or a Command about a Job. The answer is the job as the
  * action left it; the Command it stands for is recorded. */
 static void job_action(struct core *c, struct core_request *req, enum job_action action, const char *reason)
@@ -73,7 +72,6 @@ static void command_run(struct core *c, struct core_request *req)
 
 /* --- pods --------------------------------------------------------------- */
 
-
 static const char *node_name(const struct core *c, const struct replica *r)
 {
     return r->node >= 0 && r->node < c->cluster.nnodes ? c->cluster.nodes[r->node].name : NULL;
@@ -96,7 +94,8 @@ static void pod_list(struct core *c, struct core_request *req)
                     (req->name_eq && strcmp(job_pod_name(job, t, i, name, sizeof name), req->name_eq) != 0))
                     continue;
                 json_t *pod = pod_render(job, t, i, node_name(c, &job->replicas[job->task_first[t] + i]));
-                if (req->nselectors && !core_labels_match(json_object_get(json_object_get(pod, "metadata"), "labels"), req)) {
+                if (req->nselectors &&
+                    !core_labels_match(json_object_get(json_object_get(pod, "metadata"), "labels"), req)) {
                     json_decref(pod);
                     continue;
                 }
@@ -129,7 +128,7 @@ static void pod_get(struct core *c, struct core_request *req)
     struct job *job = find_pod(c, req, &task, &index);
     if (job)
         core_answer(req, 200, pod_render(job, task, index, node_name(c, job_replica(job, task, index))),
-               job->resource_version);
+                    job->resource_version);
 }
 
 static void pod_log(struct core *c, struct core_request *req)
@@ -150,7 +149,8 @@ static void pod_log(struct core *c, struct core_request *req)
             api_fail(&req->status, 400, "BadRequest", "container \"%s\" in pod \"%s\" is waiting to start: %s",
                      container, req->name, r->node >= 0 ? "ContainerCreating" : "PodScheduling");
         else
-            api_fail(&req->status, 400, "BadRequest", "%s container \"%s\" in pod \"%s\" not found (it has run %u time%s)",
+            api_fail(&req->status, 400, "BadRequest",
+                     "%s container \"%s\" in pod \"%s\" not found (it has run %u time%s)",
                      req->previous ? "previous terminated" : "that attempt of", container, req->name, r->attempts,
                      r->attempts == 1 ? "" : "s");
         return;

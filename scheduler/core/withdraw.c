@@ -34,8 +34,7 @@ void core_handle_withdraw(struct core *c, struct core_request *req)
     case STORE_WITHDRAW_FULL:
         api_fail(&req->status, 504, "Timeout", "too many withdrawals wait for the database");
         return;
-    case STORE_WITHDRAWN:
-        break;
+    case STORE_WITHDRAWN: break;
     }
     char uid[UUID_STR_LEN];
     snprintf(uid, sizeof uid, "%s", job->uid);
@@ -48,7 +47,7 @@ void core_handle_withdraw(struct core *c, struct core_request *req)
 void core_check_store(struct core *c)
 {
     enum store_failure kind = store_failure_kind(c->store, NULL, 0);
-    c->ctl.starts_held = kind == STORE_FAILURE_NONE      ? NULL
+    c->ctl.starts_held = kind == STORE_FAILURE_NONE        ? NULL
                          : kind == STORE_FAILURE_DISK_FULL ? STARTS_HELD_DISK_FULL
                                                            : "waiting for the database: it cannot record anything "
                                                              "(see /healthz); pods start once it takes writes again";

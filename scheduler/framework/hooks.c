@@ -12,11 +12,11 @@ static void add_hook(struct hook_list *l, int tier, union hook_fn fn, void *stat
         l->items[l->n++] = (struct hook){tier, fn, state};
 }
 
-#define REGISTER(point, field, sw, type)                                                                              \
-    void session_add_##point(struct session *ssn, const struct plugin_conf *pc, int tier, type fn, void *state)      \
-    {                                                                                                                 \
-        if (pc->enabled[sw])                                                                                          \
-            add_hook(&ssn->hooks->field, tier, (union hook_fn){.field = fn}, state);                                  \
+#define REGISTER(point, field, sw, type)                                                                        \
+    void session_add_##point(struct session *ssn, const struct plugin_conf *pc, int tier, type fn, void *state) \
+    {                                                                                                           \
+        if (pc->enabled[sw])                                                                                    \
+            add_hook(&ssn->hooks->field, tier, (union hook_fn){.field = fn}, state);                            \
     }
 
 REGISTER(job_order, job_order, SW_JOB_ORDER, job_order_fn)

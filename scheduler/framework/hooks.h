@@ -39,7 +39,7 @@ struct hook_list {
 struct session_hooks {
     struct hook_list job_order, queue_order, namespace_order, predicate, node_filter, node_order, job_ready, job_valid,
         job_starving, job_enqueueable, allocatable, overused, preemptable, reclaimable, allocate_event;
-    struct plugin_conf implicit;  /* conf of a plugin opened without being configured (quota) */
+    struct plugin_conf implicit; /* conf of a plugin opened without being configured (quota) */
     int nopen;
     const struct plugin_def *open_plugins[MAX_HOOKS];
     void *open_states[MAX_HOOKS];

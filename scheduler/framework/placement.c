@@ -71,7 +71,8 @@ static void histogram_format(const struct fit_histogram *h, int nnodes, char *ou
     for (int i = 1; i < h->nreasons; i++) {
         for (int j = i; j > 0; j--) {
             int a = order[j - 1], b = order[j];
-            bool swap = h->count[b] > h->count[a] || (h->count[b] == h->count[a] && strcmp(h->reason[b], h->reason[a]) < 0);
+            bool swap = h->count[b] > h->count[a] ||
+                        (h->count[b] == h->count[a] && strcmp(h->reason[b], h->reason[a]) < 0);
             if (!swap)
                 break;
             order[j - 1] = b;
@@ -167,7 +168,8 @@ static const struct unfit_entry *unfit_lookup(const struct session *ssn, const s
     const struct unfit_cache *uc = ssn->unfit;
     for (int i = 0; uc && i < uc->n; i++) {
         const struct unfit_entry *e = &uc->slots[i];
-        if (e->gen == ssn->release_gen && e->filter == ti->filter && memcmp(&e->request, ti->request, sizeof e->request) == 0)
+        if (e->gen == ssn->release_gen && e->filter == ti->filter &&
+            memcmp(&e->request, ti->request, sizeof e->request) == 0)
             return e;
     }
     return NULL;

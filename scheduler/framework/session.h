@@ -22,76 +22,76 @@ struct unfit_cache;
 
 struct node_info {
     const struct node *node;
-    int index;              /* in the cluster's nodes */
-    struct resvec idle;     /* allocatable - used - placed in this session */
-    struct resvec releasing;/* requests of replicas being stopped there (evictions in flight) */
+    int index;               /* in the cluster's nodes */
+    struct resvec idle;      /* allocatable - used - placed in this session */
+    struct resvec releasing; /* requests of replicas being stopped there (evictions in flight) */
 };
 
 /* The pending replicas of one task: they share a template, so they are placed as a group. */
 struct task_info {
-    int task;                       /* index into job->tasks */
+    int task; /* index into job->tasks */
     const struct task_spec *spec;
     const struct resvec *request;
-    int32_t pending;                /* replicas still waiting for a node */
-    bool best_effort;               /* requests nothing but a pod slot: placed by backfill */
-    int filter;                     /* the static-filter cache entry, -1 until computed */
+    int32_t pending;  /* replicas still waiting for a node */
+    bool best_effort; /* requests nothing but a pod slot: placed by backfill */
+    int filter;       /* the static-filter cache entry, -1 until computed */
 };
 
 struct job_info {
     const struct job *job;
-    int queue;                      /* index into the session's queues, -1 when unknown */
-    int32_t ready;                  /* replicas running, succeeded, or placed/pipelined now */
-    int32_t pending;                /* replicas not placed yet */
-    int32_t evicted_now;            /* of its running replicas, how many this session evicts */
-    struct resvec allocated;        /* requests held on nodes, plus placed now */
-    bool inqueue;                   /* its PodGroup has left Pending (or enqueue just moved it) */
-    bool enqueued_now;              /* decision: move the PodGroup to Inqueue */
-    bool placed_now;                /* decision: at least one bind this cycle */
-    bool pipelined;                 /* preempt/reclaim evicted for it: it waits for their release */
-    bool tried;                     /* an action tried to place it this cycle */
+    int queue;               /* index into the session's queues, -1 when unknown */
+    int32_t ready;           /* replicas running, succeeded, or placed/pipelined now */
+    int32_t pending;         /* replicas not placed yet */
+    int32_t evicted_now;     /* of its running replicas, how many this session evicts */
+    struct resvec allocated; /* requests held on nodes, plus placed now */
+    bool inqueue;            /* its PodGroup has left Pending (or enqueue just moved it) */
+    bool enqueued_now;       /* decision: move the PodGroup to Inqueue */
+    bool placed_now;         /* decision: at least one bind this cycle */
+    bool pipelined;          /* preempt/reclaim evicted for it: it waits for their release */
+    bool tried;              /* an action tried to place it this cycle */
     int ntasks;
     struct task_info *tasks;
     char fit_error[SESSION_MESSAGE_MAX]; /* "0/3 nodes are available: 3 insufficient cpu." */
     char reason[SESSION_MESSAGE_MAX];    /* the limit that holds it (queue share, capability, quota...) */
-    char *unschedulable;            /* the PodGroup condition message to show, NULL when schedulable (owned) */
-    void *plugin_data;              /* one word for plugins that keep per-job state (drf) */
+    char *unschedulable;                 /* the PodGroup condition message to show, NULL when schedulable (owned) */
+    void *plugin_data;                   /* one word for plugins that keep per-job state (drf) */
 };
 
 struct queue_info {
     const struct queue *queue;
-    int parent;                     /* index of the parent queue, -1 at the top */
-    struct resvec allocated;        /* held on this zone's nodes by its jobs, plus placed now */
-    struct resvec request;          /* allocated + what its jobs still want */
-    struct resvec inqueue;          /* minResources of its enqueued jobs not yet running (enqueue's reserve) */
-    struct resvec deserved;         /* its fair share (proportion); the whole zone when nothing computes it */
-    double share;                   /* max over resources of allocated / deserved */
-    bool blocked;                   /* dequeueStrategy fifo: its head job could not be placed */
+    int parent;              /* index of the parent queue, -1 at the top */
+    struct resvec allocated; /* held on this zone's nodes by its jobs, plus placed now */
+    struct resvec request;   /* allocated + what its jobs still want */
+    struct resvec inqueue;   /* minResources of its enqueued jobs not yet running (enqueue's reserve) */
+    struct resvec deserved;  /* its fair share (proportion); the whole zone when nothing computes it */
+    double share;            /* max over resources of allocated / deserved */
+    bool blocked;            /* dequeueStrategy fifo: its head job could not be placed */
 };
 
 struct bind_decision {
-    int job;                        /* index into the session's jobs */
+    int job; /* index into the session's jobs */
     int task;
-    int node;                       /* index into the session's nodes */
-    int32_t count;                  /* replicas of that task bound to that node */
+    int node;      /* index into the session's nodes */
+    int32_t count; /* replicas of that task bound to that node */
 };
 
 /* A running replica that preempt or reclaim may evict. */
 struct victim {
     const struct job *job;
-    int32_t flat;                   /* the replica */
-    int node;                       /* index into the session's nodes */
-    int queue;                      /* index into the session's queues, -1 outside this zone's queues */
-    int job_info;                   /* index into the session's jobs, -1 when the job has nothing pending */
+    int32_t flat; /* the replica */
+    int node;     /* index into the session's nodes */
+    int queue;    /* index into the session's queues, -1 outside this zone's queues */
+    int job_info; /* index into the session's jobs, -1 when the job has nothing pending */
     const struct resvec *request;
     int32_t priority;
     int64_t start_ms;
-    bool evicted;                   /* chosen by this session */
+    bool evicted; /* chosen by this session */
 };
 
 struct evict_decision {
     const struct job *job;
     int32_t flat;
-    char message[160];              /* "preempted by default/urgent (priority 1000 > 0)" */
+    char message[160]; /* "preempted by default/urgent (priority 1000 > 0)" */
 };
 
 /* Extension points, as Volcano's session exposes them. `state` is the plugin's own. Order
@@ -129,12 +129,12 @@ struct session {
     const struct sched_conf *conf;
     const struct plugin_registry *registry; /* where the conf's plugins and actions are found */
     const struct cluster *cluster;
-    const char *scheduler_name;     /* the zone: jobs with this spec.schedulerName */
+    const char *scheduler_name; /* the zone: jobs with this spec.schedulerName */
     int64_t now_ms;
 
     struct node_info *nodes;
     int nnodes;
-    struct resvec total;            /* allocatable of this zone's nodes */
+    struct resvec total; /* allocatable of this zone's nodes */
     struct job_info *jobs;
     int njobs;
     struct queue_info *queues;
@@ -144,15 +144,15 @@ struct session {
     int nbinds, binds_cap;
     struct evict_decision *evicts;
     int nevicts, evicts_cap;
-    bool out_of_memory;             /* a decision could not be recorded: the core drops this cycle */
+    bool out_of_memory; /* a decision could not be recorded: the core drops this cycle */
 
-    int nodes_to_find;              /* feasible nodes to look at per task group (Volcano's sampling) */
-    int next_start;                 /* where the next node scan starts (rotates, as Volcano's does) */
-    struct session_hooks *hooks;    /* registered callbacks (private) */
-    struct filter_cache *filters;   /* static filter results by constraints signature (private) */
-    struct session_victims *victims;/* running replicas by node, built when preempt/reclaim need them */
-    struct unfit_cache *unfit;      /* task shapes that fit no node in this session (private) */
-    uint32_t release_gen;           /* bumped when resources come free in the session (rollbacks) */
+    int nodes_to_find;               /* feasible nodes to look at per task group (Volcano's sampling) */
+    int next_start;                  /* where the next node scan starts (rotates, as Volcano's does) */
+    struct session_hooks *hooks;     /* registered callbacks (private) */
+    struct filter_cache *filters;    /* static filter results by constraints signature (private) */
+    struct session_victims *victims; /* running replicas by node, built when preempt/reclaim need them */
+    struct unfit_cache *unfit;       /* task shapes that fit no node in this session (private) */
+    uint32_t release_gen;            /* bumped when resources come free in the session (rollbacks) */
 };
 
 /* The zone a session covers. NULL node_indexes means every node. */

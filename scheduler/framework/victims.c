@@ -49,8 +49,9 @@ static int build(struct session *ssn)
             }
             if (GROW(sv->all, cap, (size_t)sv->n + 1, 256) != 0)
                 goto fail;
-            sv->all[sv->n++] = (struct victim){job, i, slot[r->node], queue, info ? (int)(info - ssn->jobs) : -1,
-                                               req, job->priority, r->start_ms, false};
+            sv->all[sv->n++] = (struct victim){
+                job,           i,           slot[r->node], queue, info ? (int)(info - ssn->jobs) : -1, req,
+                job->priority, r->start_ms, false};
         }
     }
     sv->first = calloc((size_t)ssn->nnodes + 1, sizeof *sv->first);

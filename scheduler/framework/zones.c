@@ -20,7 +20,8 @@ struct zone_table {
 
 static int zone_of_node(const struct node *n, const struct sched_conf *conf)
 {
-    const char *value = json_string_value(json_object_get(n->labels, conf->zone_label[0] ? conf->zone_label : "node-zone"));
+    const char *value = json_string_value(
+        json_object_get(n->labels, conf->zone_label[0] ? conf->zone_label : "node-zone"));
     for (int z = 0; value && z < conf->nzones; z++)
         if (strcmp(conf->zones[z].value, value) == 0)
             return z + 1;

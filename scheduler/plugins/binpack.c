@@ -10,8 +10,8 @@
 #define MAX_NODE_SCORE 100
 
 struct binpack_state {
-    double weight;             /* binpack.weight: the whole score's */
-    bool weighed[RES_MAX];     /* the resource is one binpack weighs (cpu, memory, binpack.resources) */
+    double weight;         /* binpack.weight: the whole score's */
+    bool weighed[RES_MAX]; /* the resource is one binpack weighs (cpu, memory, binpack.resources) */
     double res_weight[RES_MAX];
 };
 

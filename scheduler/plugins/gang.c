@@ -111,7 +111,8 @@ static void gang_close(struct session *ssn, void *state)
         ji->unschedulable = NULL;
         char why[SESSION_MESSAGE_MAX];
         bool valid = gang_job_valid(NULL, ji, why, sizeof why);
-        bool waits = !valid || ji->pipelined || (!ji->inqueue && ji->reason[0]) || (ji->tried && !gang_job_ready(NULL, ji));
+        bool waits = !valid || ji->pipelined || (!ji->inqueue && ji->reason[0]) ||
+                     (ji->tried && !gang_job_ready(NULL, ji));
         if (!waits)
             continue;
         char msg[1200];

@@ -13,7 +13,7 @@
 /* A taint as the matching rules see it; the strings belong to the node's taints array. */
 struct taint_view {
     const char *key;
-    const char *value;  /* "" when unset */
+    const char *value; /* "" when unset */
     const char *effect;
 };
 

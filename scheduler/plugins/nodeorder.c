@@ -18,7 +18,7 @@ struct nodeorder_state {
     double least_requested, most_requested, balanced, affinity, taint; /* weights */
     struct node_taints *taints_of; /* by cluster node index; only this session's nodes are filled */
     struct taint_view *views;
-    int max_prefer_taints;         /* the most PreferNoSchedule taints any node of the session has */
+    int max_prefer_taints; /* the most PreferNoSchedule taints any node of the session has */
 };
 
 /* What the node would hold of resource r with one more replica, and what it can hold. */

@@ -16,11 +16,10 @@
 struct overcommit {
     const struct session *ssn;
     double factor;
-    struct resvec used;  /* held on the zone's nodes at session start */
+    struct resvec used; /* held on the zone's nodes at session start */
     bool reclaim_runs, preempt_runs;
     int32_t *lowest_running; /* per queue: the lowest priority among its running jobs (INT32_MAX: none) */
 };
-
 
 static bool within_deserved(const struct session *ssn, const struct job_info *job)
 {
@@ -61,8 +60,8 @@ static int enqueueable(void *state, const struct job_info *job, char *why, int w
         resource_format(r, min->v[r], need, sizeof need);
         resource_format(r, idle > 0 ? (int64_t)idle : 0, free_text, sizeof free_text);
         snprintf(why, (size_t)why_len,
-                 "the cluster cannot hold the job's minimum (overcommit factor %.2g): %s %s needed, %s free", oc->factor,
-                 resource_name(r), need, free_text);
+                 "the cluster cannot hold the job's minimum (overcommit factor %.2g): %s %s needed, %s free",
+                 oc->factor, resource_name(r), need, free_text);
         return -1;
     }
     return 1;

@@ -14,9 +14,9 @@
 
 struct proportion {
     struct session *ssn;
-    struct resvec *request;     /* per queue, children's requests included */
-    struct resvec *capability;  /* per queue: min(capability, zone total - guarantees + own guarantee) */
-    bool *capped;               /* per queue: has a capability */
+    struct resvec *request;    /* per queue, children's requests included */
+    struct resvec *capability; /* per queue: min(capability, zone total - guarantees + own guarantee) */
+    bool *capped;              /* per queue: has a capability */
     struct resvec total_guarantee;
 };
 
@@ -28,7 +28,8 @@ static double share_of(const struct session *ssn, const struct resvec *allocated
     for (int r = 0; r < RES_MAX; r++) {
         if (!dim_used(ssn, r) || r == RES_PODS)
             continue;
-        double s = deserved->v[r] == 0 ? (allocated->v[r] == 0 ? 0 : 1) : (double)allocated->v[r] / (double)deserved->v[r];
+        double s = deserved->v[r] == 0 ? (allocated->v[r] == 0 ? 0 : 1)
+                                       : (double)allocated->v[r] / (double)deserved->v[r];
         if (s > share)
             share = s;
     }
@@ -283,8 +284,8 @@ static int proportion_open(struct session *ssn, const struct plugin_conf *conf, 
 {
     struct proportion *pp = calloc(1, sizeof *pp);
     size_t n = (size_t)ssn->nqueues + 1;
-    if (!pp || !(pp->request = calloc(n, sizeof *pp->request)) || !(pp->capability = calloc(n, sizeof *pp->capability)) ||
-        !(pp->capped = calloc(n, sizeof *pp->capped))) {
+    if (!pp || !(pp->request = calloc(n, sizeof *pp->request)) ||
+        !(pp->capability = calloc(n, sizeof *pp->capability)) || !(pp->capped = calloc(n, sizeof *pp->capped))) {
         if (pp) {
             free(pp->request);
             free(pp->capability);

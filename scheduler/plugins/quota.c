@@ -10,11 +10,11 @@
 #include "scheduler/framework/plugin.h"
 
 struct ns_quota {
-    const char *ns;        /* points into a quota of the cluster */
+    const char *ns; /* points into a quota of the cluster */
     bool limited[RES_MAX];
-    struct resvec hard;    /* the tightest limit over the namespace's quotas */
-    struct resvec used;    /* held by its replicas, plus placed now */
-    struct resvec reserved;/* the minimums of its enqueued jobs not yet running (only enqueue counts them) */
+    struct resvec hard;     /* the tightest limit over the namespace's quotas */
+    struct resvec used;     /* held by its replicas, plus placed now */
+    struct resvec reserved; /* the minimums of its enqueued jobs not yet running (only enqueue counts them) */
 };
 
 struct quota {
@@ -48,8 +48,8 @@ static void explain(const struct ns_quota *q, int r, const struct resvec *base, 
         snprintf(ext, sizeof ext, "requests.%s", resource_name(r));
         key = ext;
     }
-    snprintf(why, (size_t)len, "namespace %s quota: %s would be %s with this %s, hard limit %s", q->ns, key, total, what,
-             hard);
+    snprintf(why, (size_t)len, "namespace %s quota: %s would be %s with this %s, hard limit %s", q->ns, key, total,
+             what, hard);
 }
 
 static int quota_enqueueable(void *state, const struct job_info *job, char *why, int why_len)

@@ -27,13 +27,14 @@
 /* The production file's job header, with its four-space indentation. */
 static void job_header(struct sbuf *b)
 {
-    sbuf_puts(b, "apiVersion: batch.volcano.sh/v1alpha1\n"
-                 "kind: Job\n"
-                 "metadata:\n"
-                 "    name: awesome-job\n"
-                 "spec:\n"
-                 "    minAvailable: 1\n"
-                 "    tasks:\n");
+    sbuf_puts(b,
+              "apiVersion: batch.volcano.sh/v1alpha1\n"
+              "kind: Job\n"
+              "metadata:\n"
+              "    name: awesome-job\n"
+              "spec:\n"
+              "    minAvailable: 1\n"
+              "    tasks:\n");
 }
 
 /* One task as that file writes it: a worker container with 1 cpu and 1Gi, its command in args. */
@@ -111,8 +112,8 @@ static int adapt_once(const char *body, size_t len, enum intake_format fmt, int 
     if (rc != 0)
         fprintf(stderr, "bench_adapt: the job is refused: %s\n", st.message);
     else if (job->ntasks != want_tasks || job->total_replicas != want_replicas) {
-        fprintf(stderr, "bench_adapt: %d tasks and %d replicas, expected %d and %d\n", job->ntasks,
-                job->total_replicas, want_tasks, want_replicas);
+        fprintf(stderr, "bench_adapt: %d tasks and %d replicas, expected %d and %d\n", job->ntasks, job->total_replicas,
+                want_tasks, want_replicas);
         rc = -1;
     }
     double t3 = bench_now();

@@ -43,7 +43,8 @@ static void *submit_jobs(void *arg)
     for (int i = 0; i < c->jobs; i++) {
         char body[512];
         snprintf(body, sizeof body,
-                 "{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"t-%d-%d-%d-%d\",\"labels\":{\"wave\":\"w%d\"}},"
+                 "{\"apiVersion\":\"batch.volcano.sh/"
+                 "v1alpha1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"t-%d-%d-%d-%d\",\"labels\":{\"wave\":\"w%d\"}},"
                  "\"spec\":{\"tasks\":[{\"name\":\"t\",\"replicas\":%d,\"template\":{\"spec\":{\"containers\":"
                  "[{\"name\":\"c\",\"command\":[\"/bin/true\"],\"resources\":{\"requests\":{\"cpu\":\"10m\"}}}]}}}]}}",
                  c->replicas, c->wave, c->id, i, c->wave, c->replicas);
@@ -67,8 +68,10 @@ static int completed(const struct test_server *s, int wave)
     int n = 0;
     size_t i;
     json_t *job;
-    json_array_foreach(json_object_get(list, "items"), i, job) {
-        const char *phase = json_string_value(json_object_get(json_object_get(json_object_get(job, "status"), "state"), "phase"));
+    json_array_foreach(json_object_get(list, "items"), i, job)
+    {
+        const char *phase = json_string_value(
+            json_object_get(json_object_get(json_object_get(job, "status"), "state"), "phase"));
         n += phase && strcmp(phase, "Completed") == 0;
     }
     json_decref(list);

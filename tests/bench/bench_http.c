@@ -98,18 +98,19 @@ int main(void)
         return 1;
     char token[128];
     tenant_token(&b.s, token, sizeof token);
-    const char *job = "{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"read-me\"},"
-                      "\"spec\":{\"tasks\":[{\"name\":\"t\",\"replicas\":4,\"template\":{\"spec\":{\"containers\":"
-                      "[{\"name\":\"c\",\"command\":[\"sleep\",\"600\"],\"resources\":{\"requests\":"
-                      "{\"cpu\":\"10m\"}}}]}}}]}}";
+    const char *job =
+        "{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"read-me\"},"
+        "\"spec\":{\"tasks\":[{\"name\":\"t\",\"replicas\":4,\"template\":{\"spec\":{\"containers\":"
+        "[{\"name\":\"c\",\"command\":[\"sleep\",\"600\"],\"resources\":{\"requests\":"
+        "{\"cpu\":\"10m\"}}}]}}}]}}";
     long code = 0;
     if (token[0])
         json_decref(server_request_as(&b.s, token, "POST", JOB_PATH, job, "application/json", &code));
     int status = code == 201 ? 0 : 1;
     for (int i = 0; status == 0 && i < 200; i++) { /* Running: its pods started, as a platform's job reads */
         json_t *got = server_request_as(&b.s, token, "GET", JOB_PATH "/read-me", NULL, NULL, NULL);
-        const char *phase = json_string_value(json_object_get(json_object_get(json_object_get(got, "status"),
-                                                                               "state"), "phase"));
+        const char *phase = json_string_value(
+            json_object_get(json_object_get(json_object_get(got, "status"), "state"), "phase"));
         bool running = phase && strcmp(phase, "Running") == 0;
         json_decref(got);
         if (running)

@@ -121,20 +121,33 @@ static void attempt(struct builder *b, struct job *job, int flat, int number, bo
     snprintf(pod, sizeof pod, "%s-%s-%d", job->name, job->tasks[task].name, flat - job->task_first[task]);
     snprintf(log, sizeof log, "jobs/%s/logs/%s.%d.log", job->uid, pod, number);
     struct journal_entry *e = entry(b, JOURNAL_ATTEMPT_START, job, "Pod", pod, "Pending", "Running", "Started", "");
-    e->attempt = (struct journal_attempt){
-        .job_uid = strdup(job->uid), .pod = strdup(pod), .task = strdup(job->tasks[task].name),
-        .index = flat - job->task_first[task], .attempt = number, .job_version = job->status.version,
-        .node = strdup("n1"), .pid = 4000000 + flat, .pid_start = 17, .start_ms = b->now_ms,
-        .log_path = strdup(log), .cgroup = strdup("/sys/fs/cgroup/memory/caldera/x")};
+    e->attempt = (struct journal_attempt){.job_uid = strdup(job->uid),
+                                          .pod = strdup(pod),
+                                          .task = strdup(job->tasks[task].name),
+                                          .index = flat - job->task_first[task],
+                                          .attempt = number,
+                                          .job_version = job->status.version,
+                                          .node = strdup("n1"),
+                                          .pid = 4000000 + flat,
+                                          .pid_start = 17,
+                                          .start_ms = b->now_ms,
+                                          .log_path = strdup(log),
+                                          .cgroup = strdup("/sys/fs/cgroup/memory/caldera/x")};
     if (!ends)
         return;
     const char *reason = exit_code == 0 ? "Completed" : "Error";
     e = entry(b, JOURNAL_ATTEMPT_END, job, "Pod", pod, "Running", exit_code == 0 ? "Succeeded" : "Failed", reason,
               exit_code == 0 ? "exit code 0" : "exit code 1");
-    e->attempt = (struct journal_attempt){
-        .job_uid = strdup(job->uid), .pod = strdup(pod), .attempt = number, .end_ms = b->now_ms,
-        .exit_code = exit_code, .reason = strdup(reason), .message = strdup(""), .outcome = strdup(""),
-        .peak_memory = 512 << 20, .cpu_usec = 4200000};
+    e->attempt = (struct journal_attempt){.job_uid = strdup(job->uid),
+                                          .pod = strdup(pod),
+                                          .attempt = number,
+                                          .end_ms = b->now_ms,
+                                          .exit_code = exit_code,
+                                          .reason = strdup(reason),
+                                          .message = strdup(""),
+                                          .outcome = strdup(""),
+                                          .peak_memory = 512 << 20,
+                                          .cpu_usec = 4200000};
 }
 
 /* Job i: 90% finished (one in ten Failed, one in five with a retried pod), 5% running when the server

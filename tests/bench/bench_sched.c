@@ -80,13 +80,14 @@ static int add_jobs(struct cluster *c)
         if (tasks + gang > TASKS)
             gang = TASKS - tasks;
         char yaml[1024];
-        snprintf(yaml, sizeof yaml,
-                 "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: job-%d}\n"
-                 "spec:\n  queue: %s\n  tasks:\n  - name: worker\n    replicas: %d\n"
-                 "    template:\n      spec:\n        containers:\n        - name: main\n          image: train:latest\n"
-                 "          command: [python, train.py, --shard, \"$(VC_TASK_INDEX)\"]\n"
-                 "          resources: {requests: {cpu: %dm, memory: %dGi}}\n",
-                 n, queues[n % QUEUES], gang, 500 * (1 + (int)(next_random(&seed) % 4)), 1 + (int)(next_random(&seed) % 8));
+        snprintf(
+            yaml, sizeof yaml,
+            "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: job-%d}\n"
+            "spec:\n  queue: %s\n  tasks:\n  - name: worker\n    replicas: %d\n"
+            "    template:\n      spec:\n        containers:\n        - name: main\n          image: train:latest\n"
+            "          command: [python, train.py, --shard, \"$(VC_TASK_INDEX)\"]\n"
+            "          resources: {requests: {cpu: %dm, memory: %dGi}}\n",
+            n, queues[n % QUEUES], gang, 500 * (1 + (int)(next_random(&seed) % 4)), 1 + (int)(next_random(&seed) % 8));
         struct intake in;
         struct api_status st = {0};
         struct job *job = NULL;

@@ -77,8 +77,11 @@ static void *submitter(void *arg)
 static void *reader(void *arg)
 {
     (void)arg;
-    const char *paths[] = {JOBS_PATH, "/api/v1/namespaces/default/pods", "/api/v1/namespaces/default/events?limit=50",
-                           "/apis/caldera.io/v1/namespaces/default/jobhistories?limit=20", "/metrics",
+    const char *paths[] = {JOBS_PATH,
+                           "/api/v1/namespaces/default/pods",
+                           "/api/v1/namespaces/default/events?limit=50",
+                           "/apis/caldera.io/v1/namespaces/default/jobhistories?limit=20",
+                           "/metrics",
                            "/apis/scheduling.volcano.sh/v1beta1/queues"};
     for (int i = 0; !atomic_load(&stopping); i++) {
         long code;
@@ -144,8 +147,8 @@ int main(void)
     if (asan)
         setenv("CALDERA_BIN_DIR", "build/asan/bin", 1);
     const char *cache = getenv("SOAK_WATCH_CACHE"); /* --watch-cache-size, to tell the hub's share apart */
-    const char *const args[] = {"--history-retention", "10s", "--schedule-period", "200",
-                                cache ? "--watch-cache-size" : NULL, cache, NULL};
+    const char *const args[] = {
+        "--history-retention", "10s", "--schedule-period", "200", cache ? "--watch-cache-size" : NULL, cache, NULL};
     struct bench_server b;
     if (bench_server_start_with(&b, asan ? "soak-asan" : "soak", args) != 0)
         return 1;

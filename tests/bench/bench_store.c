@@ -13,7 +13,8 @@ static struct journal_entry *event(uint64_t seq)
 {
     struct journal_entry *e = journal_entry_new(JOURNAL_EVENT);
     char name[64];
-    snprintf(name, sizeof name, "bench-job-%llu-worker-%llu", (unsigned long long)(seq / 100), (unsigned long long)(seq % 100));
+    snprintf(name, sizeof name, "bench-job-%llu-worker-%llu", (unsigned long long)(seq / 100),
+             (unsigned long long)(seq % 100));
     e->ev.seq = seq;
     e->ev.time_ms = 1700000000000LL + (int64_t)seq;
     e->ev.kind = strdup("Pod");

@@ -37,7 +37,7 @@
 struct subscriber {
     struct ws_client c;
     int job;
-    int n, extra;             /* seqs kept; events past MAX_SEQS */
+    int n, extra; /* seqs kept; events past MAX_SEQS */
     long long seqs[MAX_SEQS];
 };
 
@@ -141,7 +141,8 @@ static int expected(sqlite3 *db, int job, long long *out, int max)
     int n = 0;
     if (sqlite3_prepare_v2(db,
                            "SELECT e.seq FROM events e JOIN jobs j ON j.uid = e.job_uid WHERE j.namespace = 'default'"
-                           " AND j.name = ?1 ORDER BY e.seq", -1, &stmt, NULL) != SQLITE_OK)
+                           " AND j.name = ?1 ORDER BY e.seq",
+                           -1, &stmt, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
     while (sqlite3_step(stmt) == SQLITE_ROW && n < max)
@@ -195,7 +196,7 @@ static int cmp_double(const void *a, const void *b)
 
 int main(void)
 {
-    static const char *const figures[] = {"ws_p50_ms", "ws_p99_ms", "ws_events_lost", "ws_events_duplicated",
+    static const char *const figures[] = {"ws_p50_ms",      "ws_p99_ms",    "ws_events_lost", "ws_events_duplicated",
                                           "ws_subscribers", "ws_deliveries"};
     bool wanted = false;
     for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)

@@ -21,10 +21,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-static int64_t ceil_thousandth(int64_t milli)
-{
-    return milli / 1000 + (milli % 1000 > 0);
-}
+static int64_t ceil_thousandth(int64_t milli) { return milli / 1000 + (milli % 1000 > 0); }
 
 /* render_resources shows a non-zero value as text that parses back to it; zero is left out. */
 static void check_rendering(int index, const char *text, int64_t value)
@@ -39,7 +36,8 @@ static void check_rendering(int index, const char *text, int64_t value)
         int64_t again = 0;
         const char *why = "";
         int rc = shown ? resource_parse(index, shown, &again, &why) : -1;
-        FUZZ_CHECK(rc == 0 && again == value, "%s: \"%s\" is %" PRId64 ", rendered \"%s\", which parses back as %" PRId64 " (%s)",
+        FUZZ_CHECK(rc == 0 && again == value,
+                   "%s: \"%s\" is %" PRId64 ", rendered \"%s\", which parses back as %" PRId64 " (%s)",
                    resource_name(index), text, value, shown ? shown : "(nothing)", again, rc == 0 ? "ok" : why);
     }
     json_decref(rendered);
@@ -70,9 +68,10 @@ static void check_kinds(const char *text)
         FUZZ_CHECK(ok[RES_MEMORY] && v[RES_MEMORY] == ceil_thousandth(v[RES_CPU]),
                    "\"%s\" is %" PRId64 " millicores but %" PRId64 " bytes", text, v[RES_CPU], v[RES_MEMORY]);
     if (ok[RES_PODS]) {
-        FUZZ_CHECK(ok[RES_MEMORY] && v[RES_MEMORY] == v[RES_PODS], "\"%s\": a whole number of pods, not of bytes", text);
-        FUZZ_CHECK(!ok[RES_CPU] || v[RES_CPU] == v[RES_PODS] * 1000, "\"%s\": %" PRId64 " pods but %" PRId64 " millicores",
-                   text, v[RES_PODS], v[RES_CPU]);
+        FUZZ_CHECK(ok[RES_MEMORY] && v[RES_MEMORY] == v[RES_PODS], "\"%s\": a whole number of pods, not of bytes",
+                   text);
+        FUZZ_CHECK(!ok[RES_CPU] || v[RES_CPU] == v[RES_PODS] * 1000,
+                   "\"%s\": %" PRId64 " pods but %" PRId64 " millicores", text, v[RES_PODS], v[RES_CPU]);
     }
     if (ok[RES_CPU] && v[RES_CPU] % 1000 == 0)
         FUZZ_CHECK(ok[RES_PODS], "\"%s\" is %" PRId64 " millicores, yet not a whole number of pods", text, v[RES_CPU]);
@@ -136,8 +135,8 @@ static void check_scales(const char *text)
         snprintf(with, sizeof with, "%sKi", text);
         struct parsed kibi = parse_at(with, 0);
         if (!__builtin_mul_overflow(whole.value, 1024, &expect))
-            FUZZ_CHECK(kibi.err == QTY_OK && kibi.value == expect, "\"%s\" is %" PRId64 " but \"%s\" is %" PRId64,
-                       text, whole.value, with, kibi.value);
+            FUZZ_CHECK(kibi.err == QTY_OK && kibi.value == expect, "\"%s\" is %" PRId64 " but \"%s\" is %" PRId64, text,
+                       whole.value, with, kibi.value);
         else
             FUZZ_CHECK(kibi.err == QTY_RANGE, "\"%s\" is beyond int64 yet parsed as %" PRId64, with, kibi.value);
     }

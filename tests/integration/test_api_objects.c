@@ -36,8 +36,7 @@ static json_t *at(json_t *v, const char *path)
 static const char *str(json_t *v, const char *path) { return json_string_value(at(v, path)); }
 
 /* Sends a YAML body and checks the answer's code; returns the answer (caller frees). */
-static json_t *send_yaml(const struct test_server *s, const char *method, const char *path, const char *yaml,
-                         long want)
+static json_t *send_yaml(const struct test_server *s, const char *method, const char *path, const char *yaml, long want)
 {
     long code;
     json_t *r = server_request(s, method, path, yaml, "application/yaml", &code);
@@ -57,7 +56,8 @@ static const char *cause_message(json_t *status, const char *field)
 {
     size_t i;
     json_t *c;
-    json_array_foreach(at(status, "details.causes"), i, c) {
+    json_array_foreach(at(status, "details.causes"), i, c)
+    {
         if (strcmp(json_string_value(json_object_get(c, "field")), field) == 0)
             return json_string_value(json_object_get(c, "message"));
     }
@@ -68,7 +68,8 @@ static bool list_has(json_t *list, const char *name)
 {
     size_t i;
     json_t *item;
-    json_array_foreach(json_object_get(list, "items"), i, item) {
+    json_array_foreach(json_object_get(list, "items"), i, item)
+    {
         if (strcmp(str(item, "metadata.name"), name) == 0)
             return true;
     }
@@ -84,8 +85,8 @@ static char *job_yaml(const char *name, const char *queue, const char *pclass, i
                  "%s%s%s  tasks:\n  - name: t\n    replicas: %d\n    template:\n      spec:\n"
                  "        terminationGracePeriodSeconds: 1\n        containers:\n        - name: c\n"
                  "          command: [sh, -c, \"%s\"]\n          resources: {requests: {cpu: \"%s\"}}\n",
-                 name, queue, pclass ? "  priorityClassName: " : "", pclass ? pclass : "", pclass ? "\n" : "",
-                 replicas, command, cpu) < 0)
+                 name, queue, pclass ? "  priorityClassName: " : "", pclass ? pclass : "", pclass ? "\n" : "", replicas,
+                 command, cpu) < 0)
         return NULL;
     return yaml;
 }
@@ -159,13 +160,13 @@ static void queue_crud_and_validation(void)
     /* Every problem at once, each with its field and line; unknown fields are named, not dropped. */
     r = send_yaml(&s, "POST", QUEUES,
                   "apiVersion: scheduling.volcano.sh/v1beta1\n" /* 1 */
-                  "kind: Queue\n"                                /* 2 */
-                  "metadata:\n"                                  /* 3 */
-                  "  name: bad\n"                                /* 4 */
-                  "spec:\n"                                      /* 5 */
-                  "  weight: 70000\n"                            /* 6 */
-                  "  affinity: {nodeGroupAffinity: {}}\n"        /* 7 */
-                  "  parent: missing\n",                         /* 8 */
+                  "kind: Queue\n"                               /* 2 */
+                  "metadata:\n"                                 /* 3 */
+                  "  name: bad\n"                               /* 4 */
+                  "spec:\n"                                     /* 5 */
+                  "  weight: 70000\n"                           /* 6 */
+                  "  affinity: {nodeGroupAffinity: {}}\n"       /* 7 */
+                  "  parent: missing\n",                        /* 8 */
                   422);
     CHECK_STR(str(r, "reason"), "Invalid");
     CHECK_CONTAINS(cause_message(r, "spec.weight"), "must be between 1 and 65535 (line 6");
@@ -298,8 +299,10 @@ static void priority_classes(void)
     CHECK_CONTAINS(cause_message(r, "value"), "field is immutable");
     CHECK_CONTAINS(cause_message(r, "preemptionPolicy"), "field is immutable");
     json_decref(r);
-    r = send_yaml(&s, "PUT", PCS "/high", "metadata: {name: high}\nvalue: 1000\nglobalDefault: true\n"
-                                          "description: changed\n", 200);
+    r = send_yaml(&s, "PUT", PCS "/high",
+                  "metadata: {name: high}\nvalue: 1000\nglobalDefault: true\n"
+                  "description: changed\n",
+                  200);
     CHECK_STR(str(r, "description"), "changed");
     json_decref(r);
 
@@ -462,15 +465,18 @@ static bool resource_listed(json_t *list, const char *name, const char *short_na
 {
     size_t i, j;
     json_t *res, *v;
-    json_array_foreach(json_object_get(list, "resources"), i, res) {
+    json_array_foreach(json_object_get(list, "resources"), i, res)
+    {
         if (strcmp(str(res, "name"), name) != 0)
             continue;
         bool has_short = false, has_verb = false;
-        json_array_foreach(json_object_get(res, "shortNames"), j, v) {
+        json_array_foreach(json_object_get(res, "shortNames"), j, v)
+        {
             if (strcmp(json_string_value(v), short_name) == 0)
                 has_short = true;
         }
-        json_array_foreach(json_object_get(res, "verbs"), j, v) {
+        json_array_foreach(json_object_get(res, "verbs"), j, v)
+        {
             if (strcmp(json_string_value(v), verb) == 0)
                 has_verb = true;
         }
@@ -510,8 +516,8 @@ static void jobctl_queue_commands(void)
     struct test_server s;
     REQUIRE(server_start(&s, NULL, node_args) == 0);
     char *out = NULL, *err = NULL;
-    const char *create[] = {"queue", "create", "ml", "--weight", "3", "--capability=cpu=4,memory=8Gi",
-                            "--reclaimable=false", NULL};
+    const char *create[] = {
+        "queue", "create", "ml", "--weight", "3", "--capability=cpu=4,memory=8Gi", "--reclaimable=false", NULL};
     CHECK_INT(jobctl(&s, create, &out, &err), 0);
     CHECK_CONTAINS(out, "queue.scheduling.volcano.sh/ml created");
     long code;

@@ -146,8 +146,11 @@ static void requests_need_a_token_and_the_first_admin_has_one(void)
     REQUIRE(read_admin_token(&s, admin, &mode));
     CHECK_INT(mode, 0600);
     CHECK_INT(code_of(&s, admin, "GET", "/api/v1/nodes", NULL), 200);
-    CHECK_INT(make_token(&s, admin, "{\"user\":\"alice\",\"namespaces\":[\"team-a\"],\"uid\":1001,\"gid\":1001,"
-                                    "\"role\":\"user\"}", alice), 201);
+    CHECK_INT(make_token(&s, admin,
+                         "{\"user\":\"alice\",\"namespaces\":[\"team-a\"],\"uid\":1001,\"gid\":1001,"
+                         "\"role\":\"user\"}",
+                         alice),
+              201);
     CHECK_INT(strlen(alice), 39);
     json_t *shown = call(&s, admin, "GET", TOKENS, NULL, &code);
     char *text = json_dumps(shown, JSON_COMPACT);
@@ -180,14 +183,15 @@ static void tenants_cannot_see_each_other(void)
     REQUIRE(read_admin_token(&s, admin, &mode));
     REQUIRE(make_token(&s, admin, "{\"user\":\"alice\",\"namespaces\":[\"team-a\"],\"uid\":1001,\"gid\":1001}",
                        alice) == 201);
-    REQUIRE(make_token(&s, admin, "{\"user\":\"bob\",\"namespaces\":[\"team-b\"],\"uid\":1002,\"gid\":1002}",
-                       bob) == 201);
+    REQUIRE(make_token(&s, admin, "{\"user\":\"bob\",\"namespaces\":[\"team-b\"],\"uid\":1002,\"gid\":1002}", bob) ==
+            201);
     REQUIRE(make_token(&s, admin, "{\"user\":\"val\",\"namespaces\":[\"team-a\"],\"role\":\"viewer\"}", val) == 201);
 
     char *yaml = job_yaml("ids", "");
     CHECK_INT(code_of(&s, alice, "POST", VCJOBS "/namespaces/team-a/jobs", yaml), 201);
-    CHECK_INT(server_wait_field_as(&s, alice, VCJOBS "/namespaces/team-a/jobs/ids", "status.state.phase",
-                                   "Completed", 30000), 0);
+    CHECK_INT(
+        server_wait_field_as(&s, alice, VCJOBS "/namespaces/team-a/jobs/ids", "status.state.phase", "Completed", 30000),
+        0);
     long code;
     char *log = server_request_text_as(&s, alice, "GET", "/api/v1/namespaces/team-a/pods/ids-w-0/log", &code);
     CHECK_INT(code, 200);
@@ -218,9 +222,10 @@ static void tenants_cannot_see_each_other(void)
         json_decref(refused);
     }
     json_t *refused = call(&s, bob, "GET", VCJOBS "/namespaces/team-a/jobs/ids", NULL, &code);
-    CHECK_STR(str_at(refused, "message"), "jobs.batch.volcano.sh \"ids\" is forbidden: User \"bob\" cannot get "
-                                          "resource \"jobs\" in API group \"batch.volcano.sh\" in the namespace "
-                                          "\"team-a\": the token's namespaces are team-b");
+    CHECK_STR(str_at(refused, "message"),
+              "jobs.batch.volcano.sh \"ids\" is forbidden: User \"bob\" cannot get "
+              "resource \"jobs\" in API group \"batch.volcano.sh\" in the namespace "
+              "\"team-a\": the token's namespaces are team-b");
     json_decref(refused);
     /* ... nor in lists across namespaces, which alice's show */
     static const char *const lists_all[] = {VCJOBS "/jobs", "/apis/scheduling.volcano.sh/v1beta1/podgroups",
@@ -251,11 +256,13 @@ static void tenants_cannot_see_each_other(void)
     CHECK_INT(code_of(&s, alice, "GET", QUEUES "/default", NULL), 200);
     CHECK_INT(code_of(&s, alice, "POST", QUEUES,
                       "{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"Queue\",\"metadata\":{\"name\":"
-                      "\"mine\"}}"), 403);
+                      "\"mine\"}}"),
+              403);
     CHECK_INT(code_of(&s, alice, "POST", "/apis/bus.volcano.sh/v1alpha1/namespaces/team-a/commands",
                       "{\"apiVersion\":\"bus.volcano.sh/v1alpha1\",\"kind\":\"Command\",\"metadata\":{\"name\":\"c\"},"
                       "\"action\":\"CloseQueue\",\"target\":{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\","
-                      "\"kind\":\"Queue\",\"name\":\"default\"}}"), 403);
+                      "\"kind\":\"Queue\",\"name\":\"default\"}}"),
+              403);
     CHECK_INT(code_of(&s, alice, "POST", TOKENS, "{\"user\":\"mallory\",\"role\":\"admin\"}"), 403);
     CHECK_INT(code_of(&s, alice, "GET", "/metrics", NULL), 403);
     CHECK_INT(code_of(&s, admin, "GET", "/metrics", NULL), 200);
@@ -294,8 +301,8 @@ static void dialects_and_the_anonymous_loopback_admin(void)
     char admin[TOKEN_MAX], carol[TOKEN_MAX];
     mode_t mode;
     REQUIRE(read_admin_token(&s, admin, &mode)); /* made even without --auth, for a later --auth */
-    CHECK_INT(make_token(&s, NULL, "{\"user\":\"carol\",\"namespaces\":[\"team-c\"],\"uid\":1003,\"gid\":1003}",
-                         carol), 201);
+    CHECK_INT(make_token(&s, NULL, "{\"user\":\"carol\",\"namespaces\":[\"team-c\"],\"uid\":1003,\"gid\":1003}", carol),
+              201);
     const char *pytorch =
         "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: mnist}\nspec:\n  pytorchReplicaSpecs:\n"
         "    Master:\n      template:\n        spec:\n          securityContext: {runAsGroup: 0}\n"
@@ -331,8 +338,8 @@ static void jobctl_speaks_with_tokens(void)
     mode_t mode;
     REQUIRE(read_admin_token(&s, admin, &mode));
     char *out = NULL, *err = NULL;
-    const char *create[] = {"--token", admin, "token", "create", "--user", "erin", "--namespace", "team-e",
-                            "--namespace", "team-f", "--uid", "1005", "--gid", "1005", NULL};
+    const char *create[] = {"--token",     admin,    "token", "create", "--user", "erin", "--namespace", "team-e",
+                            "--namespace", "team-f", "--uid", "1005",   "--gid",  "1005", NULL};
     CHECK_INT(server_jobctl(&s, create, &out, &err), 0);
     CHECK_CONTAINS(err, "created for user erin (role user)");
     char erin[TOKEN_MAX];
@@ -404,10 +411,12 @@ static enum MHD_Result review(void *cls, struct MHD_Connection *conn, const char
         sleep(5); /* longer than the server waits */
     const char *answer =
         ok && token && strcmp(token, "ldap-carol") == 0
-            ? "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenReview\",\"status\":{\"authenticated\":true,"
+            ? "{\"apiVersion\":\"authentication.k8s.io/"
+              "v1\",\"kind\":\"TokenReview\",\"status\":{\"authenticated\":true,"
               "\"user\":{\"username\":\"carol\",\"groups\":[\"staff\",\"caldera:user\"],\"extra\":{"
               "\"caldera.io/namespaces\":[\"team-c\"],\"caldera.io/uid\":[\"1003\"],\"caldera.io/gid\":[\"1004\"]}}}}"
-            : "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenReview\",\"status\":{\"authenticated\":false,"
+            : "{\"apiVersion\":\"authentication.k8s.io/"
+              "v1\",\"kind\":\"TokenReview\",\"status\":{\"authenticated\":false,"
               "\"error\":\"no such token in the directory\"}}";
     json_decref(req);
     struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(answer), (void *)answer, MHD_RESPMEM_PERSISTENT);
@@ -451,7 +460,8 @@ static void a_webhook_resolves_tokens_the_server_does_not_know(void)
     char *yaml = job_yaml("carols", "");
     CHECK_INT(code_of(&s, "ldap-carol", "POST", VCJOBS "/namespaces/team-c/jobs", yaml), 201);
     CHECK_INT(server_wait_field_as(&s, "ldap-carol", VCJOBS "/namespaces/team-c/jobs/carols", "status.state.phase",
-                                   "Completed", 30000), 0);
+                                   "Completed", 30000),
+              0);
     char *log = server_request_text_as(&s, "ldap-carol", "GET", "/api/v1/namespaces/team-c/pods/carols-w-0/log", &code);
     if (geteuid() == 0)
         CHECK_STR(log, "1003\n1004\n");

@@ -17,8 +17,15 @@
 #define PYTORCHJOBS "/apis/kubeflow.org/v1/namespaces/default/pytorchjobs"
 #define PAGE 7
 
-static const char *const limits[] = {"--max-replicas-per-task", "50", "--max-replicas-per-job", "80",
-                                     "--max-tasks-per-job", "3", "--max-list-page", "7", NULL};
+static const char *const limits[] = {"--max-replicas-per-task",
+                                     "50",
+                                     "--max-replicas-per-job",
+                                     "80",
+                                     "--max-tasks-per-job",
+                                     "3",
+                                     "--max-list-page",
+                                     "7",
+                                     NULL};
 
 /* A job whose pods exist (its PodGroup goes Inqueue) but never run: no node has the label. */
 static const char *parked_job(const char *name, int tasks, int replicas, char *buf, size_t len)
@@ -46,7 +53,8 @@ static json_t *cause_on(json_t *status, const char *field)
 {
     size_t i;
     json_t *c;
-    json_array_foreach(json_object_get(json_object_get(status, "details"), "causes"), i, c) {
+    json_array_foreach(json_object_get(json_object_get(status, "details"), "causes"), i, c)
+    {
         const char *f = json_string_value(json_object_get(c, "field"));
         if (f && strcmp(f, field) == 0)
             return c;
@@ -54,17 +62,17 @@ static json_t *cause_on(json_t *status, const char *field)
     return NULL;
 }
 
-#define CHECK_CAUSE_LINE(status, field, text, line)                                                          \
-    do {                                                                                                     \
-        json_t *c_ = cause_on(status, field);                                                                \
-        if (!c_) {                                                                                           \
-            char *d_ = json_dumps(status, JSON_COMPACT);                                                     \
-            test_fail(__FILE__, __LINE__, "no cause on %s in %.600s", field, d_ ? d_ : "");                  \
-            free(d_);                                                                                        \
-            break;                                                                                           \
-        }                                                                                                    \
-        CHECK_CONTAINS(json_string_value(json_object_get(c_, "message")), text);                             \
-        CHECK_CONTAINS(json_string_value(json_object_get(c_, "message")), "line " #line);                    \
+#define CHECK_CAUSE_LINE(status, field, text, line)                                         \
+    do {                                                                                    \
+        json_t *c_ = cause_on(status, field);                                               \
+        if (!c_) {                                                                          \
+            char *d_ = json_dumps(status, JSON_COMPACT);                                    \
+            test_fail(__FILE__, __LINE__, "no cause on %s in %.600s", field, d_ ? d_ : ""); \
+            free(d_);                                                                       \
+            break;                                                                          \
+        }                                                                                   \
+        CHECK_CONTAINS(json_string_value(json_object_get(c_, "message")), text);            \
+        CHECK_CONTAINS(json_string_value(json_object_get(c_, "message")), "line " #line);   \
     } while (0)
 
 static void replicas_over_the_limits_are_422_on_the_field(void)
@@ -153,9 +161,8 @@ static int list_pages(const struct test_server *s, const char *path, char names[
             return -1;
         size_t i;
         json_t *item;
-        json_array_foreach(json_object_get(list, "items"), i, item)
-            if (*n < max)
-                snprintf(names[(*n)++], 64, "%s", jv_str(item, "metadata.name"));
+        json_array_foreach(json_object_get(list, "items"), i, item) if (*n < max)
+            snprintf(names[(*n)++], 64, "%s", jv_str(item, "metadata.name"));
         const char *next = jv_str(list, "metadata.continue");
         snprintf(token, sizeof token, "%s", next ? next : "");
         if (next && !*next)
@@ -230,8 +237,8 @@ static void lists_come_in_pages_resumed_exactly(void)
     CHECK_CONTAINS(stream, "\"ADDED\"");
     free(stream);
     /* One object by name is found by the core itself: one pod, however far the list goes. */
-    stream = server_request_text(&s, "GET", PODS "?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dthird-t1-4",
-                                 &code);
+    stream = server_request_text(&s, "GET",
+                                 PODS "?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dthird-t1-4", &code);
     CHECK_INT(code, 200);
     CHECK_CONTAINS(stream, "third-t1-4");
     free(stream);
@@ -257,8 +264,8 @@ static void lists_come_in_pages_resumed_exactly(void)
         free(out);
         free(err);
         out = err = NULL;
-        CHECK_INT(server_jobctl(&s, (const char *const[]){"pods", "--limit", "3", "--continue", token, NULL}, &out,
-                                &err), 0);
+        CHECK_INT(
+            server_jobctl(&s, (const char *const[]){"pods", "--limit", "3", "--continue", token, NULL}, &out, &err), 0);
         CHECK_CONTAINS(out, "first-t0-3");
         CHECK(out && !strstr(out, "first-t0-2"));
     }
@@ -303,7 +310,8 @@ static void lists_come_in_pages_resumed_exactly(void)
                           &code);
     CHECK_INT(code, 410); /* replaying every event since the start would hold more than a page */
     json_decref(list);
-    list = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobhistories?limit=100", NULL, NULL, &code);
+    list = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobhistories?limit=100", NULL, NULL,
+                          &code);
     CHECK_INT(code, 200);
     CHECK_INT((int)json_array_size(json_object_get(list, "items")), 4); /* first, gone, third, late */
     json_decref(list);
@@ -333,8 +341,9 @@ static void metadata_and_namespaces_within_kubernetes_limits(void)
         return test_fail(__FILE__, __LINE__, "server did not start");
     size_t big = 7u << 20;
     char *yaml = malloc(big + 4096);
-    int at = snprintf(yaml, big + 4096, "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: j\n"
-                                        "  labels:\n    team: ");
+    int at = snprintf(yaml, big + 4096,
+                      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: j\n"
+                      "  labels:\n    team: ");
     memset(yaml + at, 'x', big);
     snprintf(yaml + at + big, 4096,
              "\nspec:\n  tasks:\n  - replicas: 1\n    template:\n      spec:\n"
@@ -384,8 +393,10 @@ static void metadata_and_namespaces_within_kubernetes_limits(void)
 
 static void bad_bound_flags_are_refused(void)
 {
-    static const char *const cases[][2] = {{"--max-replicas-per-task", "0"}, {"--max-replicas-per-job", "lots"},
-                                           {"--max-tasks-per-job", "-1"}, {"--max-list-page", "0"}};
+    static const char *const cases[][2] = {{"--max-replicas-per-task", "0"},
+                                           {"--max-replicas-per-job", "lots"},
+                                           {"--max-tasks-per-job", "-1"},
+                                           {"--max-list-page", "0"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char dir[] = "/tmp/caldera-bounds-XXXXXX";
         REQUIRE(mkdtemp(dir));
@@ -402,5 +413,5 @@ static void bad_bound_flags_are_refused(void)
     }
 }
 
-TEST_MAIN(TEST_CASE(bad_bound_flags_are_refused), TEST_CASE(replicas_over_the_limits_are_422_on_the_field), TEST_CASE(lists_come_in_pages_resumed_exactly),
-          TEST_CASE(metadata_and_namespaces_within_kubernetes_limits))
+TEST_MAIN(TEST_CASE(bad_bound_flags_are_refused), TEST_CASE(replicas_over_the_limits_are_422_on_the_field),
+          TEST_CASE(lists_come_in_pages_resumed_exactly), TEST_CASE(metadata_and_namespaces_within_kubernetes_limits))

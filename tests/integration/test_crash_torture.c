@@ -22,7 +22,8 @@ struct acked {
     enum kind kind;
 };
 
-static const char *const args[] = {"--shutdown-grace", "1", "--restart-backoff", "100", "--schedule-period", "200", NULL};
+static const char *const args[] = {
+    "--shutdown-grace", "1", "--restart-backoff", "100", "--schedule-period", "200", NULL};
 
 static long submit_kind(const struct test_server *s, const char *name, enum kind k)
 {
@@ -31,8 +32,9 @@ static long submit_kind(const struct test_server *s, const char *name, enum kind
     case QUICK_FAIL: return job_submit(s, name, "  maxRetry: 1\n", TASK("t", 1, "", "'sleep 0.3; exit 3'", ""));
     case LONG: return job_submit(s, name, "", TASK("t", 2, "", "'sleep 2; exit 0'", ""));
     case RESTARTING: /* fails once, then, run again by RestartJob, succeeds */
-        return job_submit(s, name, "  maxRetry: 5\n  policies:\n  - {event: PodFailed, action: RestartJob}\n",
-                          TASK("t", 1, "", "'if test -f ran; then sleep 1; exit 0; fi; touch ran; sleep 0.7; exit 1'", ""));
+        return job_submit(
+            s, name, "  maxRetry: 5\n  policies:\n  - {event: PodFailed, action: RestartJob}\n",
+            TASK("t", 1, "", "'if test -f ran; then sleep 1; exit 0; fi; touch ran; sleep 0.7; exit 1'", ""));
     case PENDING: /* more than any node has: acknowledged, never placed */
         return job_submit(s, name, "",
                           TASK("t", 1, "", "'true'", "          resources: {requests: {cpu: \"4000\"}}\n"));
@@ -74,7 +76,8 @@ static void check_attempts(const struct test_server *s, const struct acked *job,
     long long expect = 1;
     if (json_array_size(attempts) == 0 && job->kind != PENDING)
         test_fail(__FILE__, __LINE__, "%s: no attempts", job->name);
-    json_array_foreach(attempts, i, a) {
+    json_array_foreach(attempts, i, a)
+    {
         const char *pod = jv_str(a, "pod");
         if (!pod)
             continue;

@@ -27,13 +27,12 @@ static bool server_up;
 
 /* Prints the variables the frameworks set, one per line, and the svc plugin's host files; lingers a
  * second as a real trainer would (the master's end completes the job). */
-#define PRINT_ENV                                                                                           \
+#define PRINT_ENV                                                                                              \
     "'env | grep -E \"^(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE|TF_CONFIG|MPI_HOST|VC_TASK_INDEX)=\" | sort; " \
     "cat \"$VC_CONFIG_DIR\"/*.host 2>/dev/null; sleep 1; true'"
 
 /* The same command as a JSON string (for the training request). */
-#define PRINT_ENV_JSON                                                                                      \
-    "\"env | grep -E '^(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE)=' | sort; sleep 1\""
+#define PRINT_ENV_JSON "\"env | grep -E '^(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE)=' | sort; sleep 1\""
 
 static bool start(void)
 {
@@ -109,7 +108,8 @@ static const char pytorchjob[] =
     "          containers:\n"
     "          - name: pytorch\n"
     "            image: docker.io/kubeflowkatib/pytorch-mnist:v1beta1\n"
-    "            command: [sh, -c, " PRINT_ENV "]\n"
+    "            command: [sh, -c, " PRINT_ENV
+    "]\n"
     "    Worker:\n"
     "      replicas: 2\n"
     "      restartPolicy: OnFailure\n"
@@ -127,12 +127,12 @@ static void pytorchjob_runs_with_the_pytorch_wiring(void)
     CHECK_STR(jv_str(created, "kind"), "PyTorchJob");
     json_decref(created);
     REQUIRE(wait_volcano_phase("mnist", "Completed") == 0);
-    check_log("mnist-master-0", (const char *const[]){"MASTER_ADDR=mnist-master-0.mnist\n", "MASTER_PORT=",
-                                                       "RANK=0\n", "WORLD_SIZE=3\n",
-                                                       /* the svc plugin's $VC_CONFIG_DIR/worker.host */
-                                                       "mnist-worker-0.mnist\nmnist-worker-1.mnist", NULL});
-    check_log("mnist-worker-0", (const char *const[]){"MASTER_ADDR=mnist-master-0.mnist\n", "RANK=1\n",
-                                                       "WORLD_SIZE=3\n", NULL});
+    check_log("mnist-master-0",
+              (const char *const[]){"MASTER_ADDR=mnist-master-0.mnist\n", "MASTER_PORT=", "RANK=0\n", "WORLD_SIZE=3\n",
+                                    /* the svc plugin's $VC_CONFIG_DIR/worker.host */
+                                    "mnist-worker-0.mnist\nmnist-worker-1.mnist", NULL});
+    check_log("mnist-worker-0",
+              (const char *const[]){"MASTER_ADDR=mnist-master-0.mnist\n", "RANK=1\n", "WORLD_SIZE=3\n", NULL});
     check_log("mnist-worker-1", (const char *const[]){"RANK=2\n", "WORLD_SIZE=3\n", NULL});
     /* its own shape, with a Kubeflow status */
     long code = 0;
@@ -142,7 +142,9 @@ static void pytorchjob_runs_with_the_pytorch_wiring(void)
     CHECK(jv_at(obj, "spec.pytorchReplicaSpecs.Worker") != NULL);
     CHECK(jv_str(obj, "metadata.uid") != NULL);
     json_t *conditions = jv_at(obj, "status.conditions");
-    const char *last = jv_str(conditions, "0.type") ? jv_str(json_array_get(conditions, json_array_size(conditions) - 1), "type") : NULL;
+    const char *last = jv_str(conditions, "0.type")
+                           ? jv_str(json_array_get(conditions, json_array_size(conditions) - 1), "type")
+                           : NULL;
     CHECK_STR(last, "Succeeded");
     CHECK_INT(jv_num(obj, "status.replicaStatuses.Master.succeeded"), 1);
     json_decref(obj);
@@ -158,8 +160,9 @@ static void pytorchjob_runs_with_the_pytorch_wiring(void)
 }
 
 /* A replica spec of kind `type` (Kubeflow's capitalised name), n replicas, container c. */
-#define REPLICAS(type, n, container)                                                                        \
-    "    " type ":\n      replicas: " #n "\n      template:\n        spec:\n          containers:\n"       \
+#define REPLICAS(type, n, container)                            \
+    "    " type ":\n      replicas: " #n                        \
+    "\n      template:\n        spec:\n          containers:\n" \
     "          - name: " container "\n            command: [sh, -c, " PRINT_ENV "]\n"
 
 static void tfjob_gets_tf_config(void)
@@ -169,9 +172,9 @@ static void tfjob_gets_tf_config(void)
                        "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: dist}\nspec:\n"
                        "  tfReplicaSpecs:\n" REPLICAS("PS", 1, "tensorflow") REPLICAS("Worker", 2, "tensorflow")));
     REQUIRE(wait_volcano_phase("dist", "Completed") == 0);
-    check_log("dist-worker-1", (const char *const[]){"TF_CONFIG=", "\"ps\":[\"dist-ps-0.dist:",
-                                                      "\"worker\":[\"dist-worker-0.dist:", "\"type\":\"worker\"",
-                                                      "\"index\":1", NULL});
+    check_log("dist-worker-1",
+              (const char *const[]){"TF_CONFIG=", "\"ps\":[\"dist-ps-0.dist:", "\"worker\":[\"dist-worker-0.dist:",
+                                    "\"type\":\"worker\"", "\"index\":1", NULL});
     check_log("dist-ps-0", (const char *const[]){"\"type\":\"ps\"", "\"index\":0", NULL});
 }
 
@@ -221,12 +224,13 @@ static bool make_tools(void)
     if (!mkdtemp(tools_dir))
         return false;
     atexit(remove_tools);
-    return write_tool("ray", "case \"$1\" in\n"
-                             "start) exec sleep 60 ;;\n"
-                             "job) if [ \"$2\" = submit ]; then\n"
-                             "  while [ $# -gt 0 ] && [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\n"
-                             "fi ;;\n"
-                             "esac\n") &&
+    return write_tool("ray",
+                      "case \"$1\" in\n"
+                      "start) exec sleep 60 ;;\n"
+                      "job) if [ \"$2\" = submit ]; then\n"
+                      "  while [ $# -gt 0 ] && [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\n"
+                      "fi ;;\n"
+                      "esac\n") &&
            write_tool("spark-submit", "sleep 1\n") && write_tool("spark-class", "exec sleep 60\n") &&
            write_tool("horovodrun", "exit 0\n");
 }
@@ -260,8 +264,8 @@ static void rayjob_runs_head_workers_and_the_submitter(void)
     REQUIRE(wait_volcano_phase("rj", "Completed") == 0);
     check_log("rj-head-0", (const char *const[]){"ray start --head", NULL});
     check_log("rj-small-1", (const char *const[]){"ray start", "--address=rj-head-0.rj:6379", NULL});
-    check_log("rj-submitter-0", (const char *const[]){"ray job submit --address http://rj-head-0.rj:8265",
-                                                       "entrypoint-ran\n", NULL});
+    check_log("rj-submitter-0",
+              (const char *const[]){"ray job submit --address http://rj-head-0.rj:8265", "entrypoint-ran\n", NULL});
     long code = 0;
     json_t *obj = server_request(&server, "GET", RAYJOBS "/rj", NULL, NULL, &code);
     CHECK_STR(jv_str(obj, "status.jobStatus"), "SUCCEEDED");
@@ -287,9 +291,10 @@ static void sparkapplication_runs_a_driver_and_its_executors(void)
     json_decref(create(SPARKAPPS, yaml));
     REQUIRE(wait_volcano_phase("sp", "Completed") == 0);
     check_log("sp-driver-0", (const char *const[]){"spark-submit", "--class org.apache.spark.examples.SparkPi",
-                                                    "spark.driver.host=sp-driver-0.sp", NULL});
-    check_log("sp-executor-1", (const char *const[]){"spark-class org.apache.spark.executor.CoarseGrainedExecutorBackend",
-                                                      "--executor-id 2", "SPARK_DRIVER_URL=", NULL});
+                                                   "spark.driver.host=sp-driver-0.sp", NULL});
+    check_log("sp-executor-1",
+              (const char *const[]){"spark-class org.apache.spark.executor.CoarseGrainedExecutorBackend",
+                                    "--executor-id 2", "SPARK_DRIVER_URL=", NULL});
     long code = 0;
     json_t *obj = server_request(&server, "GET", SPARKAPPS "/sp", NULL, NULL, &code);
     CHECK_STR(jv_str(obj, "status.applicationState.state"), "COMPLETED");
@@ -354,12 +359,13 @@ static void training_frameworks_get_their_wiring(void)
     CHECK_INT(code, 201);
     REQUIRE(wait_volcano_phase("ttf", "Completed") == 0);
     check_log("ttf-worker-1", (const char *const[]){"TF_CONFIG=", "\"ps\":[\"ttf-ps-0.ttf:", "\"type\":\"worker\"",
-                                                     "\"index\":1", NULL});
+                                                    "\"index\":1", NULL});
     REQUIRE(wait_volcano_phase("tmpi", "Completed") == 0);
     check_log("tmpi-master-0", (const char *const[]){"MPI_HOST=tmpi-worker-0.tmpi,tmpi-worker-1.tmpi\n", NULL});
     REQUIRE(wait_volcano_phase("thvd", "Completed") == 0);
-    check_log("thvd-master-0",
-              (const char *const[]){"horovodrun -np 4 -H thvd-worker-0.thvd:2,thvd-worker-1.thvd:2 python train.py", NULL});
+    check_log(
+        "thvd-master-0",
+        (const char *const[]){"horovodrun -np 4 -H thvd-worker-0.thvd:2,thvd-worker-1.thvd:2 python train.py", NULL});
 }
 
 /* One file with a Queue and a PyTorchJob in it (as Volcano's examples keep queues and jobs together): jobctl
@@ -370,10 +376,11 @@ static void jobctl_submits_a_queue_and_a_pytorchjob_from_one_file(void)
     char path[] = "/tmp/caldera-dialects-XXXXXX";
     int fd = mkstemp(path);
     REQUIRE(fd >= 0);
-    const char text[] = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: research}\n"
-                        "spec: {weight: 2}\n---\napiVersion: kubeflow.org/v1\nkind: PyTorchJob\n"
-                        "metadata: {name: ptq}\nspec:\n  runPolicy:\n    schedulingPolicy: {queue: research}\n"
-                        "  pytorchReplicaSpecs:\n" REPLICAS("Master", 1, "pytorch");
+    const char text[] =
+        "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: research}\n"
+        "spec: {weight: 2}\n---\napiVersion: kubeflow.org/v1\nkind: PyTorchJob\n"
+        "metadata: {name: ptq}\nspec:\n  runPolicy:\n    schedulingPolicy: {queue: research}\n"
+        "  pytorchReplicaSpecs:\n" REPLICAS("Master", 1, "pytorch");
     CHECK_INT(write(fd, text, sizeof text - 1), (long)(sizeof text - 1));
     close(fd);
     char *out = NULL, *err = NULL;
@@ -409,7 +416,7 @@ static void each_path_sees_its_own_objects(void)
     CHECK_STR(jv_str(list, "items.0.metadata.name"), "dist");
     json_decref(list);
     list = server_request(&server, "GET", JOBS, NULL, NULL, &code); /* every job is a Volcano Job */
-    CHECK_INT(json_array_size(jv_at(list, "items")), 4); /* mnist, dist, pi, plain */
+    CHECK_INT(json_array_size(jv_at(list, "items")), 4);            /* mnist, dist, pi, plain */
     json_decref(list);
     json_decref(server_request(&server, "GET", "/apis/kubeflow.org/v1" NS "/xgboostjobs", NULL, NULL, &code));
     CHECK_INT(code, 404);
@@ -447,9 +454,10 @@ static void errors_name_the_users_field_and_line(void)
     json_t *st = post(PYTORCHJOBS, bad, "application/yaml", &code);
     CHECK_INT(code, 422);
     CHECK_STR(jv_str(st, "kind"), "Status");
-    CHECK_CONTAINS(jv_str(st, "message"), "PyTorchJob.kubeflow.org \"mnisx\" is invalid: "
-                                          "spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources.limits"
-                                          ".memory: invalid quantity \"1.5GG\"");
+    CHECK_CONTAINS(jv_str(st, "message"),
+                   "PyTorchJob.kubeflow.org \"mnisx\" is invalid: "
+                   "spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources.limits"
+                   ".memory: invalid quantity \"1.5GG\"");
     CHECK_CONTAINS(jv_str(st, "message"), "(line 23, column 42)");
     json_decref(st);
 }
@@ -459,13 +467,15 @@ static void admission_errors_name_the_users_field(void)
 {
     REQUIRE(start());
     long code = 0;
-    json_t *st = post(PYTORCHJOBS,
-                      "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: qx}\nspec:\n  runPolicy:\n"
-                      "    schedulingPolicy: {queue: nosuch}\n  pytorchReplicaSpecs:\n" REPLICAS("Master", 1, "pytorch"),
-                      "application/yaml", &code);
+    json_t *st = post(
+        PYTORCHJOBS,
+        "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: qx}\nspec:\n  runPolicy:\n"
+        "    schedulingPolicy: {queue: nosuch}\n  pytorchReplicaSpecs:\n" REPLICAS("Master", 1, "pytorch"),
+        "application/yaml", &code);
     CHECK_INT(code, 422);
-    CHECK_STR(jv_str(st, "message"), "PyTorchJob.kubeflow.org \"qx\" is invalid: spec.runPolicy.schedulingPolicy.queue: "
-                                     "Not found: \"nosuch\": no such queue (line 6, column 31)");
+    CHECK_STR(jv_str(st, "message"),
+              "PyTorchJob.kubeflow.org \"qx\" is invalid: spec.runPolicy.schedulingPolicy.queue: "
+              "Not found: \"nosuch\": no such queue (line 6, column 31)");
     CHECK_STR(jv_str(st, "details.kind"), "PyTorchJob");
     json_decref(st);
     st = post(TRAININGS, "{\"name\":\"tq\",\"queue\":\"nosuch\",\"command\":[\"true\"]}", "application/json", &code);
@@ -489,7 +499,8 @@ static void every_view_survives_a_restart(void)
     CHECK_INT(code, 200);
     json_t *before = server_request(&server, "GET", PYTORCHJOBS "/mnist", NULL, NULL, &code);
     REQUIRE(server_stop(&server) == 0);
-    REQUIRE(server_start(&server, server.data_dir, (const char *const[]){"--nodes", "tests/integration/data/nodes.yaml", NULL}) == 0);
+    REQUIRE(server_start(&server, server.data_dir,
+                         (const char *const[]){"--nodes", "tests/integration/data/nodes.yaml", NULL}) == 0);
     json_t *after = server_request(&server, "GET", PYTORCHJOBS "/mnist", NULL, NULL, &code);
     CHECK_INT(code, 200);
     CHECK_STR(jv_str(after, "kind"), "PyTorchJob");
@@ -512,7 +523,6 @@ TEST_MAIN(TEST_CASE(pytorchjob_runs_with_the_pytorch_wiring), TEST_CASE(tfjob_ge
           TEST_CASE(mpijob_launcher_gets_the_worker_hosts), TEST_CASE(each_path_sees_its_own_objects),
           TEST_CASE(jobctl_submits_a_queue_and_a_pytorchjob_from_one_file),
           TEST_CASE(rayjob_runs_head_workers_and_the_submitter),
-          TEST_CASE(sparkapplication_runs_a_driver_and_its_executors),
-          TEST_CASE(training_requests_become_volcano_jobs), TEST_CASE(training_frameworks_get_their_wiring),
-          TEST_CASE(errors_name_the_users_field_and_line), TEST_CASE(admission_errors_name_the_users_field),
-          TEST_CASE(every_view_survives_a_restart))
+          TEST_CASE(sparkapplication_runs_a_driver_and_its_executors), TEST_CASE(training_requests_become_volcano_jobs),
+          TEST_CASE(training_frameworks_get_their_wiring), TEST_CASE(errors_name_the_users_field_and_line),
+          TEST_CASE(admission_errors_name_the_users_field), TEST_CASE(every_view_survives_a_restart))

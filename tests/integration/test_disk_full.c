@@ -20,7 +20,7 @@
 #define JOBS "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs"
 #define PODS "/api/v1/namespaces/default/pods"
 #define HISTORY "/apis/caldera.io/v1/namespaces/default/jobhistories"
-#define QUEUED 6          /* acknowledged jobs that wait for room, then run once each */
+#define QUEUED 6 /* acknowledged jobs that wait for room, then run once each */
 #define WAIT_MS 60000
 #define HOLD_CHECK_MS 2500 /* how long nothing may start while the disk is full */
 
@@ -112,8 +112,8 @@ static void touch(const char *dir, const char *name)
 
 /* A job of `replicas` replicas asking cpu each, running `command` in sh (extra: more pod spec lines,
  * indented for the pod spec, or ""; work_dir: the container's workingDir, or NULL). */
-static long submit_in(const struct test_server *s, const char *name, int replicas, const char *cpu,
-                      const char *command, const char *extra, const char *work_dir, json_t **answer)
+static long submit_in(const struct test_server *s, const char *name, int replicas, const char *cpu, const char *command,
+                      const char *extra, const char *work_dir, json_t **answer)
 {
     char yaml[4096];
     snprintf(yaml, sizeof yaml,
@@ -178,8 +178,8 @@ static int wait_phase(const struct test_server *s, const char *job, const char *
 /* ---- the fill ----------------------------------------------------------------------------------- */
 
 struct scene {
-    char disk[64];    /* the data directory: a small tmpfs */
-    char marks[64];   /* where tasks count their runs: outside the tmpfs */
+    char disk[64];  /* the data directory: a small tmpfs */
+    char marks[64]; /* where tasks count their runs: outside the tmpfs */
     struct test_server server;
 };
 
@@ -415,9 +415,9 @@ static void task_failing_on_full_working_dir_says_disk_full(void)
     CHECK_STR(text_at(job, "status.state.reason"), "DiskFull");
     CHECK_CONTAINS(text_at(job, "status.state.message"), "ephemeral-storage");
     json_decref(job);
-    json_t *attempt = server_request(&s, "GET",
-                                     "/apis/caldera.io/v1/namespaces/default/jobs/writer/history/pods/writer-t-0/attempts/1",
-                                     NULL, NULL, &code);
+    json_t *attempt = server_request(
+        &s, "GET", "/apis/caldera.io/v1/namespaces/default/jobs/writer/history/pods/writer-t-0/attempts/1", NULL, NULL,
+        &code);
     CHECK_INT(code, 200);
     CHECK_STR(text_at(attempt, "reason"), "DiskFull");
     json_decref(attempt);

@@ -122,7 +122,8 @@ static void retried_job_history(void)
 {
     struct test_server *s = server();
     REQUIRE(s);
-    REQUIRE(submit_job(s, "default", "retry", "  maxRetry: 2\n  policies:\n  - {event: PodFailed, action: RestartJob}\n",
+    REQUIRE(submit_job(s, "default", "retry",
+                       "  maxRetry: 2\n  policies:\n  - {event: PodFailed, action: RestartJob}\n",
                        "echo x$(cat count 2>/dev/null); echo 1 >> count; exit 3") == 201);
     REQUIRE(wait_phase(s, "default", "retry", "Failed") == 0);
 
@@ -220,13 +221,16 @@ static void list_pages_and_filters(void)
     char token[1024] = "";
     long long last_created = INT64_MAX;
     do {
-        json_t *list = get_expect(s, token[0] ? pathf(CALDERA "/namespaces/pages/jobhistories?limit=3&continue=%s", token)
-                                              : CALDERA "/namespaces/pages/jobhistories?limit=3", 200);
+        json_t *list = get_expect(s,
+                                  token[0] ? pathf(CALDERA "/namespaces/pages/jobhistories?limit=3&continue=%s", token)
+                                           : CALDERA "/namespaces/pages/jobhistories?limit=3",
+                                  200);
         REQUIRE(list);
         CHECK_STR(dig_str(list, "kind"), "JobHistoryList");
         size_t i;
         json_t *item;
-        json_array_foreach(dig(list, "items"), i, item) {
+        json_array_foreach(dig(list, "items"), i, item)
+        {
             const char *name = dig_str(item, "metadata.name");
             int n = name && strncmp(name, "page-", 5) == 0 ? atoi(name + 5) : -1;
             if (n < 0 || n >= PAGE_JOBS || seen[n])
@@ -275,9 +279,9 @@ static void list_pages_and_filters(void)
     CHECK(json_array_size(dig(list, "items")) >= PAGE_JOBS);
     json_decref(list);
 
-    const char *bad[][2] = {{"since=yesterday", "since"}, {"until=2026-13-01T00:00:00Z", "until"},
-                            {"limit=-1", "limit"},       {"limit=three", "limit"},
-                            {"continue=bm90IGEgdG9rZW4", "continue"}, {"continue=!!!!", "continue"}};
+    const char *bad[][2] = {
+        {"since=yesterday", "since"}, {"until=2026-13-01T00:00:00Z", "until"},  {"limit=-1", "limit"},
+        {"limit=three", "limit"},     {"continue=bm90IGEgdG9rZW4", "continue"}, {"continue=!!!!", "continue"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         json_t *st = get_expect(s, pathf(CALDERA "/namespaces/pages/jobhistories?%s", bad[i][0]), 400);
         CHECK_STR(dig_str(st, "reason"), "BadRequest");
@@ -289,7 +293,8 @@ static void list_pages_and_filters(void)
     bool listed = false;
     size_t i;
     json_t *res;
-    json_array_foreach(dig(disc, "resources"), i, res) {
+    json_array_foreach(dig(disc, "resources"), i, res)
+    {
         if (dig_str(res, "name") && strcmp(dig_str(res, "name"), "jobhistories") == 0)
             listed = true;
     }
@@ -334,15 +339,18 @@ static void commands_and_nodes_recorded(void)
     CHECK_INT(code, 201);
     char db[400];
     snprintf(db, sizeof db, "%s/caldera.db", s->data_dir);
-    CHECK_INT(tmp_db_query_int(db, "SELECT COUNT(*) FROM commands WHERE job_name = 'cmd' AND namespace = 'default'"
-                                   " AND action = 'AbortJob' AND reason = 'by test' AND json ->> '$.metadata.name' ="
-                                   " 'stop-cmd'"),
+    CHECK_INT(tmp_db_query_int(db,
+                               "SELECT COUNT(*) FROM commands WHERE job_name = 'cmd' AND namespace = 'default'"
+                               " AND action = 'AbortJob' AND reason = 'by test' AND json ->> '$.metadata.name' ="
+                               " 'stop-cmd'"),
               1);
-    CHECK_INT(tmp_db_query_int(db, "SELECT COUNT(*) FROM commands WHERE job_name = 'cmd' AND action = 'TerminateJob'"
-                                   " AND json ->> '$.target.name' = 'cmd'"),
+    CHECK_INT(tmp_db_query_int(db,
+                               "SELECT COUNT(*) FROM commands WHERE job_name = 'cmd' AND action = 'TerminateJob'"
+                               " AND json ->> '$.target.name' = 'cmd'"),
               1);
-    CHECK_INT(tmp_db_query_int(db, "SELECT COUNT(*) FROM commands WHERE job_name = '' AND action = 'CloseQueue'"
-                                   " AND json ->> '$.target.name' = 'cmdq'"),
+    CHECK_INT(tmp_db_query_int(db,
+                               "SELECT COUNT(*) FROM commands WHERE job_name = '' AND action = 'CloseQueue'"
+                               " AND json ->> '$.target.name' = 'cmdq'"),
               1);
     CHECK_INT(tmp_db_query_int(db, "SELECT COUNT(*) FROM nodes WHERE json ->> '$.kind' = 'Node'"), 1);
 }
@@ -412,8 +420,8 @@ static void jobctl_history_and_logs(void)
  * nothing for longer than it.) */
 static void retention_prunes_deleted_jobs(void)
 {
-    static const char *const args[] = {"--history-retention", "1s", "--commit-delay", "20ms", "--shutdown-grace", "2",
-                                       NULL};
+    static const char *const args[] = {
+        "--history-retention", "1s", "--commit-delay", "20ms", "--shutdown-grace", "2", NULL};
     struct test_server s;
     REQUIRE(server_start(&s, NULL, args) == 0);
     REQUIRE(submit_job(&s, "default", "keep", "", "echo keep") == 201);

@@ -23,11 +23,11 @@
 #define JOBS "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs"
 #define QUEUES "/apis/scheduling.volcano.sh/v1beta1/queues"
 #define REFUSAL_TIMEOUT_MS 15000
-#define PROMPT_MS 5000      /* a refused start must end within this (ASan build included) */
-#define MAX_SUBMITS 400     /* bounds the loop that fills the disk */
+#define PROMPT_MS 5000  /* a refused start must end within this (ASan build included) */
+#define MAX_SUBMITS 400 /* bounds the loop that fills the disk */
 #define FULL_SIZE "size=3m"
 #define ROOMY_SIZE "size=64m"
-#define PAD_BYTES 12000     /* an annotation per job, so a few dozen jobs fill FULL_SIZE */
+#define PAD_BYTES 12000 /* an annotation per job, so a few dozen jobs fill FULL_SIZE */
 
 static const char *const node_args[] = {"--nodes", "tests/integration/data/nodes.yaml", NULL};
 
@@ -281,10 +281,7 @@ static int mount_small_disk(char *dir, size_t len)
     return 0;
 }
 
-static int resize_disk(const char *dir, const char *size)
-{
-    return mount("tmpfs", dir, "tmpfs", MS_REMOUNT, size);
-}
+static int resize_disk(const char *dir, const char *size) { return mount("tmpfs", dir, "tmpfs", MS_REMOUNT, size); }
 
 static void unmount_disk(const char *dir)
 {

@@ -56,10 +56,10 @@ static const char *check_of(const char *log, const char *key, char *buf, size_t 
     return line_value(log, key, ": ", buf, len);
 }
 
-#define CHECK_ENV(log, key, want)                                                                           \
-    do {                                                                                                     \
-        char v_[4096];                                                                                       \
-        CHECK_STR(env_of(log, key, v_, sizeof v_), want);                                                    \
+#define CHECK_ENV(log, key, want)                         \
+    do {                                                  \
+        char v_[4096];                                    \
+        CHECK_STR(env_of(log, key, v_, sizeof v_), want); \
     } while (0)
 
 static long submit_fixture(const struct test_server *s, const char *name)
@@ -235,8 +235,7 @@ static void hosts_file_and_ssh_keys_inside_the_tasks(void)
         CHECK_CONTAINS(resolved, "torch-worker-1.torch");
         resolved = check_of(log, "resolve torch-master-0", v, sizeof v);
         CHECK(resolved && strncmp(resolved, "127.0.0.1 ", 10) == 0);
-        CHECK_STR(check_of(log, "ssh files", v, sizeof v),
-                  "authorized_keys:600 config:600 id_rsa:600 id_rsa.pub:600");
+        CHECK_STR(check_of(log, "ssh files", v, sizeof v), "authorized_keys:600 config:600 id_rsa:600 id_rsa.pub:600");
         CHECK_STR(check_of(log, "ssh public", v, sizeof v), job_public); /* the job's own key pair */
         CHECK_STR(check_of(log, "ssh authorized", v, sizeof v), job_public);
         CHECK(job_public && strncmp(job_public, "ssh-rsa ", 8) == 0);

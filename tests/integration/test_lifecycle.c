@@ -21,7 +21,8 @@ static json_t *transition(json_t *history, const char *reason)
 {
     size_t i;
     json_t *t;
-    json_array_foreach(json_object_get(history, "transitions"), i, t) {
+    json_array_foreach(json_object_get(history, "transitions"), i, t)
+    {
         if (jv_str(t, "reason") && strcmp(jv_str(t, "reason"), reason) == 0)
             return t;
     }
@@ -58,11 +59,12 @@ static bool attempts_gone(const struct test_server *s, const char *name, int ms)
         bool gone = json_array_size(json_object_get(h, "attempts")) > 0;
         size_t i;
         json_t *a;
-        json_array_foreach(json_object_get(h, "attempts"), i, a) {
+        json_array_foreach(json_object_get(h, "attempts"), i, a)
+        {
             if (jv_num(a, "pid") > 0 && !pid_gone(jv_num(a, "pid"))) {
                 if (waited >= ms)
-                    fprintf(stderr, "%s: pid %lld of %s attempt %lld still runs\n", name, jv_num(a, "pid"), jv_str(a, "pod"),
-                            jv_num(a, "attempt"));
+                    fprintf(stderr, "%s: pid %lld of %s attempt %lld still runs\n", name, jv_num(a, "pid"),
+                            jv_str(a, "pod"), jv_num(a, "attempt"));
                 gone = false;
             }
         }
@@ -84,8 +86,10 @@ static void pod_names(const struct test_server *s, const char *job, char *buf, s
     size_t used = 0, i;
     json_t *pod;
     buf[0] = '\0';
-    json_array_foreach(json_object_get(list, "items"), i, pod) {
-        used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s", i ? "," : "", jv_str(pod, "metadata.name"));
+    json_array_foreach(json_object_get(list, "items"), i, pod)
+    {
+        used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s", i ? "," : "",
+                                 jv_str(pod, "metadata.name"));
     }
     json_decref(list);
 }
@@ -174,8 +178,8 @@ static void oom_kill_scales_memory_and_the_rerun_succeeds(void)
     CHECK_INT(code, 200);
     const char *warning = health ? strstr(health, "warning: ") : NULL;
     char reason[300];
-    snprintf(reason, sizeof reason, "tasks run without limits here: %.*s", warning ? (int)strcspn(warning + 9, "\n") : 0,
-             warning ? warning + 9 : "");
+    snprintf(reason, sizeof reason, "tasks run without limits here: %.*s",
+             warning ? (int)strcspn(warning + 9, "\n") : 0, warning ? warning + 9 : "");
     free(health);
     SKIP_IF(warning, "%s", reason);
 
@@ -263,7 +267,8 @@ static void task_completed_completes_the_job_and_stops_workers(void)
     json_decref(job);
     json_t *h = job_history(s, "distcc");
     long long created = time_ms(jv_str(h, "metadata.creationTimestamp"));
-    json_t *done = json_array_get(json_object_get(h, "transitions"), json_array_size(json_object_get(h, "transitions")) - 1);
+    json_t *done = json_array_get(json_object_get(h, "transitions"),
+                                  json_array_size(json_object_get(h, "transitions")) - 1);
     CHECK_STR(jv_str(done, "to"), "Completed");
     CHECK(time_ms(jv_str(done, "time")) - created < 10000); /* the master's 1 s, not the workers' 300 s */
     json_t *att[MAX_ATTEMPTS];
@@ -362,7 +367,8 @@ static void depends_on_starts_b_once_a_runs(void)
     json_decref(h);
     char dir[1024];
     work_dir(s, "depends", dir, sizeof dir);
-    long long a_file = file_number(dir, "a.start"), a_done = file_number(dir, "a.end"), b_file = file_number(dir, "b.start");
+    long long a_file = file_number(dir, "a.start"), a_done = file_number(dir, "a.end"),
+              b_file = file_number(dir, "b.start");
     CHECK(a_file > 0 && a_done > 0 && b_file > 0);
     /* b's process ran after a's was started and before a finished. (Not necessarily after a's first
      * line: a is Running once spawned, and the two shells then race.) */
@@ -384,7 +390,8 @@ static void commands_abort_resume_terminate_restart(void)
                                "application/yaml", &code);
     CHECK_INT(code, 201);
     CHECK_STR(jv_str(r, "kind"), "Command");
-    CHECK(jv_str(r, "metadata.name") && strncmp(jv_str(r, "metadata.name"), "x-", 2) == 0 && strlen(jv_str(r, "metadata.name")) > 2);
+    CHECK(jv_str(r, "metadata.name") && strncmp(jv_str(r, "metadata.name"), "x-", 2) == 0 &&
+          strlen(jv_str(r, "metadata.name")) > 2);
     json_decref(r);
     CHECK(job_wait(s, "suspend", "status.state.phase", "Aborted", WAIT_MS) == 0);
     CHECK(attempts_gone(s, "suspend", 5000));
@@ -427,11 +434,12 @@ static void commands_abort_resume_terminate_restart(void)
     CHECK_STR(jv_str(r, "kind"), "Status");
     CHECK_STR(jv_str(r, "reason"), "NotFound");
     json_decref(r);
-    r = server_request(s, "POST", COMMANDS,
-                       "{\"apiVersion\":\"bus.volcano.sh/v1alpha1\",\"kind\":\"Command\",\"metadata\":{\"name\":\"boom\"},"
-                       "\"action\":\"Explode\",\"target\":{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\","
-                       "\"name\":\"restart\"}}",
-                       NULL, &code);
+    r = server_request(
+        s, "POST", COMMANDS,
+        "{\"apiVersion\":\"bus.volcano.sh/v1alpha1\",\"kind\":\"Command\",\"metadata\":{\"name\":\"boom\"},"
+        "\"action\":\"Explode\",\"target\":{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\","
+        "\"name\":\"restart\"}}",
+        NULL, &code);
     CHECK_INT(code, 422);
     CHECK_STR(jv_str(r, "kind"), "Status");
     CHECK_STR(jv_str(r, "details.causes.0.field"), "action");
@@ -462,7 +470,8 @@ static void ttl_removes_the_finished_job_and_keeps_its_history(void)
     long long finished = -1;
     size_t i;
     json_t *t;
-    json_array_foreach(json_object_get(h, "transitions"), i, t) {
+    json_array_foreach(json_object_get(h, "transitions"), i, t)
+    {
         if (jv_str(t, "to") && strcmp(jv_str(t, "to"), "Completed") == 0)
             finished = time_ms(jv_str(t, "time"));
     }
@@ -542,10 +551,11 @@ static void put_scales_a_running_job(void)
     CHECK_INT(code, 422);
     CHECK_CONTAINS(jv_str(r, "message"), "spec: Forbidden: job updates may not change fields other than");
     json_decref(r);
-    r = server_request(s, "PUT", JOBS "/scale",
-                       "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: scale, resourceVersion: \"1\"}\n"
-                       "spec:\n  tasks:\n  - {name: t, replicas: 2, template: {spec: {containers: [{name: c, command: [x]}]}}}\n",
-                       "application/yaml", &code);
+    r = server_request(
+        s, "PUT", JOBS "/scale",
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: scale, resourceVersion: \"1\"}\n"
+        "spec:\n  tasks:\n  - {name: t, replicas: 2, template: {spec: {containers: [{name: c, command: [x]}]}}}\n",
+        "application/yaml", &code);
     CHECK_INT(code, 409);
     json_decref(r);
     r = server_request(s, "DELETE", JOBS "/scale", NULL, NULL, &code);
@@ -566,7 +576,8 @@ static void without_cgroups_tasks_run_and_healthz_warns(void)
     CHECK_INT(code, 200);
     CHECK_CONTAINS(health, "ok\nwarning: cgroups not writable: tasks run without limits");
     free(health);
-    CHECK_INT(job_submit(&s, "free", "", TASK("t", 1, "", "'echo unlimited'", "          resources: {limits: {memory: 50Mi}}\n")),
+    CHECK_INT(job_submit(&s, "free", "",
+                         TASK("t", 1, "", "'echo unlimited'", "          resources: {limits: {memory: 50Mi}}\n")),
               201);
     CHECK(job_wait(&s, "free", "status.state.phase", "Completed", WAIT_MS) == 0);
     char *log = NULL;
@@ -600,7 +611,8 @@ static void print_log_problems(const struct test_server *s)
     if (read_file(s->log_path, 1 << 20, &log, NULL) != 0)
         return;
     int printed = 0;
-    for (char *save = NULL, *line = strtok_r(log, "\n", &save); line && printed < 20; line = strtok_r(NULL, "\n", &save))
+    for (char *save = NULL, *line = strtok_r(log, "\n", &save); line && printed < 20;
+         line = strtok_r(NULL, "\n", &save))
         if (strstr(line, " error ") || strstr(line, " warn ")) {
             fprintf(stderr, "  %s: %s\n", s->log_path, line);
             printed++;
@@ -666,11 +678,11 @@ static void crash_recovery_keeps_policies_going(void)
     struct test_server s;
     REQUIRE(server_start(&s, NULL, shared_args) == 0);
     CHECK_INT(job_submit(&s, "crashretry", "  maxRetry: 2\n  policies:\n  - {event: PodFailed, action: RestartJob}\n",
-                     TASK("t", 1, "", "'sleep 2; exit 1'", "")),
+                         TASK("t", 1, "", "'sleep 2; exit 1'", "")),
               201);
     CHECK_INT(job_submit(&s, "crashdistcc", "",
-                     TASK("master", 1, "    policies:\n    - {event: TaskCompleted, action: CompleteJob}\n",
-                          "'sleep 3; exit 0'", "") TASK("worker", 2, "", "'exec sleep 300'", "")),
+                         TASK("master", 1, "    policies:\n    - {event: TaskCompleted, action: CompleteJob}\n",
+                              "'sleep 3; exit 0'", "") TASK("worker", 2, "", "'exec sleep 300'", "")),
               201);
     CHECK(job_wait(&s, "crashdistcc", "status.running", "3", WAIT_MS) == 0);
     /* crashretry's first run fails after 2 s: the job restarts (retryCount 1) and runs version 1 */
@@ -681,7 +693,8 @@ static void crash_recovery_keeps_policies_going(void)
     int npids = 0;
     size_t i;
     json_t *a;
-    json_array_foreach(json_object_get(before, "attempts"), i, a) {
+    json_array_foreach(json_object_get(before, "attempts"), i, a)
+    {
         if (npids < 8)
             pids[npids++] = jv_num(a, "pid");
     }
@@ -701,13 +714,12 @@ static void crash_recovery_keeps_policies_going(void)
     server_cleanup(&s);
 }
 
-TEST_MAIN(TEST_CASE(oom_kill_scales_memory_and_the_rerun_succeeds), TEST_CASE(pod_failed_restarts_the_job_up_to_max_retry),
-          TEST_CASE(recreated_pods_count_no_restarts),
+TEST_MAIN(TEST_CASE(oom_kill_scales_memory_and_the_rerun_succeeds),
+          TEST_CASE(pod_failed_restarts_the_job_up_to_max_retry), TEST_CASE(recreated_pods_count_no_restarts),
           TEST_CASE(task_completed_completes_the_job_and_stops_workers), TEST_CASE(min_success_completes_the_job_early),
           TEST_CASE(exit_code_policy_terminates_the_job), TEST_CASE(depends_on_starts_b_once_a_runs),
           TEST_CASE(commands_abort_resume_terminate_restart),
           TEST_CASE(ttl_removes_the_finished_job_and_keeps_its_history),
           TEST_CASE(on_failure_restarts_in_place_with_backoff), TEST_CASE(put_scales_a_running_job),
-          TEST_CASE(without_cgroups_tasks_run_and_healthz_warns),
-          TEST_CASE(shared_server_stops_cleanly),
+          TEST_CASE(without_cgroups_tasks_run_and_healthz_warns), TEST_CASE(shared_server_stops_cleanly),
           TEST_CASE(crash_recovery_keeps_policies_going))

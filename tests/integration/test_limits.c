@@ -23,14 +23,14 @@
 /* --- HTTP with the answer's headers ------------------------------------------------------- */
 
 struct answer {
-    long code;           /* 0: no answer */
-    json_t *json;        /* the body when JSON */
+    long code;    /* 0: no answer */
+    json_t *json; /* the body when JSON */
     char retry_after[32];
     char allow_origin[128];
     char allow_methods[128];
     char allow_headers[128];
     char vary[64];
-    int access_control;  /* how many Access-Control-* headers came */
+    int access_control; /* how many Access-Control-* headers came */
 };
 
 static size_t collect(char *data, size_t size, size_t nmemb, void *userp)
@@ -49,8 +49,8 @@ static void header_value(CURL *c, const char *name, char *out, size_t len)
 
 /* method path with extra headers ("Name: value", NULL-terminated; may be NULL) and a body (may be
  * NULL). The answer's fields the tests look at. */
-static struct answer call(const struct test_server *s, const char *method, const char *path,
-                          const char *const *headers, const char *body)
+static struct answer call(const struct test_server *s, const char *method, const char *path, const char *const *headers,
+                          const char *body)
 {
     struct answer a = {0};
     char url[512];
@@ -135,7 +135,8 @@ static void bodies_over_the_limit_get_413_and_the_server_serves_on(void)
     REQUIRE(fd >= 0);
     char head[256];
     snprintf(head, sizeof head,
-             "POST " QUEUES " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "POST " QUEUES
+             " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
              "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
     CHECK(raw_send_all(fd, head, strlen(head)));
     char chunk[8192 + 16];
@@ -224,7 +225,8 @@ static void slow_clients_are_dropped_after_the_timeout(void)
     struct test_server s;
     const char *args[] = {"--client-timeout", "1s", NULL};
     REQUIRE(server_start(&s, NULL, args) == 0);
-    const char *head = "POST " QUEUES " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    const char *head = "POST " QUEUES
+                       " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                        "Content-Length: 1000\r\n\r\n{\"kind\":";
 
     int fd = connect_to(&s);
@@ -335,10 +337,7 @@ static char *exchange(const struct test_server *s, const char *request, int time
     return reply;
 }
 
-static int reply_code(const char *reply)
-{
-    return reply && strncmp(reply, "HTTP/1.1 ", 9) == 0 ? atoi(reply + 9) : 0;
-}
+static int reply_code(const char *reply) { return reply && strncmp(reply, "HTTP/1.1 ", 9) == 0 ? atoi(reply + 9) : 0; }
 
 /* The Status in a raw answer's body, or NULL. */
 static json_t *reply_status(const char *reply)
@@ -403,7 +402,8 @@ static void transfer_codings_and_huge_chunks_are_answered_at_once(void)
     static const char *const codings[] = {
         "GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
         "POST " QUEUES " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\nab",
-        "POST " QUEUES " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "POST " QUEUES
+        " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
         "Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
     };
     for (size_t i = 0; i < sizeof codings / sizeof codings[0]; i++) {
@@ -422,7 +422,8 @@ static void transfer_codings_and_huge_chunks_are_answered_at_once(void)
     /* 2^64-1 declared, then more data than the limit: 413 while the client is still sending. */
     int fd = connect_to(&s);
     REQUIRE(fd >= 0);
-    const char *head = "POST " QUEUES " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    const char *head = "POST " QUEUES
+                       " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                        "Transfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\n";
     int64_t start = clock_mono_ms();
     CHECK(raw_send_all(fd, head, strlen(head)));

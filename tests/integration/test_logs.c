@@ -22,8 +22,8 @@ static bool up, failed;
 
 static bool ensure_server(void)
 {
-    static const char *const args[] = {"--shutdown-grace", "2", "--max-log-bytes", MAX_LOG, "--task-pids-max", "1000",
-                                       NULL};
+    static const char *const args[] = {
+        "--shutdown-grace", "2", "--max-log-bytes", MAX_LOG, "--task-pids-max", "1000", NULL};
     if (!up && !failed) {
         failed = server_start(&server, NULL, args) != 0;
         up = !failed;
@@ -81,7 +81,8 @@ static void log_options_shape_the_answer(void)
 
     text = pod_log("lines-t-0", "?timestamps=true", &code);
     regex_t stamped;
-    REQUIRE(regcomp(&stamped, "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{9}Z (to-stderr|line [0-9]+)$",
+    REQUIRE(regcomp(&stamped,
+                    "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{9}Z (to-stderr|line [0-9]+)$",
                     REG_EXTENDED | REG_NOSUB) == 0);
     int lines = 0;
     for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save), lines++)
@@ -105,9 +106,10 @@ static void log_options_shape_the_answer(void)
     free(err);
 
     /* the same options on the attempt's log in the history */
-    text = get_text("/apis/caldera.io/v1/namespaces/default/jobs/lines/history/pods/lines-t-0/attempts/1/log"
-                    "?tailLines=1",
-                    &code);
+    text = get_text(
+        "/apis/caldera.io/v1/namespaces/default/jobs/lines/history/pods/lines-t-0/attempts/1/log"
+        "?tailLines=1",
+        &code);
     CHECK_INT(code, 200);
     CHECK_STR(text, "line 20\n");
     free(text);
@@ -278,11 +280,11 @@ static void a_long_log_keeps_its_head_a_marker_and_its_tail(void)
 
 /* Forks `forks` children that sleep (perl: no shell between), prints how many it got and the errno
  * of the first failure, then the pids.max of its cgroup (v1's pids hierarchy, or v2's). */
-#define FORKER                                                                                               \
+#define FORKER                                                                                                  \
     "my ($n, $err, @kids) = (0, 0); for (1 .. $ARGV[0]) { my $p = fork(); if (!defined $p) { $err ||= $! + 0; " \
     "next } if ($p == 0) { sleep 60; exit 0 } push @kids, $p; $n++ } print \"forked $n errno $err\\n\"; "       \
     "kill 9, @kids; waitpid($_, 0) for @kids; open my $c, \"<\", \"/proc/self/cgroup\" or die; while (<$c>) { " \
-    "chomp; my ($id, $ctl, $path) = split /:/, $_, 3; for my $f (\"/sys/fs/cgroup/pids$path/pids.max\", "      \
+    "chomp; my ($id, $ctl, $path) = split /:/, $_, 3; for my $f (\"/sys/fs/cgroup/pids$path/pids.max\", "       \
     "\"/sys/fs/cgroup$path/pids.max\") { next unless ($ctl =~ /(^|,)pids(,|$)/ || $id eq \"0\") && -f $f; "     \
     "open my $m, \"<\", $f or next; print \"pids.max \", scalar <$m> } }"
 
@@ -325,7 +327,7 @@ static void pids_max_stops_a_fork_bomb(void)
     CHECK(line && sscanf(line, "forked %d errno %d", &forked, &err) == 2);
     printf("# 200 forks under pids.max 50: %d made it, then errno %d\n", forked, err);
     CHECK(forked > 0 && forked < 50); /* the supervisor and perl count too */
-    CHECK_INT(err, 11); /* EAGAIN */
+    CHECK_INT(err, 11);               /* EAGAIN */
     CHECK_CONTAINS(text, "pids.max 50\n");
     free(text);
     /* a pod asking for more than the server allows gets the server's */
@@ -358,5 +360,4 @@ TEST_MAIN(TEST_CASE(log_options_shape_the_answer), TEST_CASE(since_seconds_keeps
           TEST_CASE(a_running_task_log_is_readable), TEST_CASE(the_end_is_kept_and_not_waited_for),
           TEST_CASE(the_supervisor_is_not_dumpable), TEST_CASE(a_log_replaced_by_a_link_is_refused),
           TEST_CASE(bad_values_are_refused_by_name), TEST_CASE(a_long_log_keeps_its_head_a_marker_and_its_tail),
-          TEST_CASE(pids_max_stops_a_fork_bomb), TEST_CASE(a_bad_pids_annotation_is_refused),
-          TEST_CASE(stop_server))
+          TEST_CASE(pids_max_stops_a_fork_bomb), TEST_CASE(a_bad_pids_annotation_is_refused), TEST_CASE(stop_server))

@@ -279,6 +279,6 @@ static void http_latency_is_labelled_by_method_and_code_never_by_path(void)
     server_cleanup(&s);
 }
 
-TEST_MAIN(TEST_CASE(metrics_follow_a_job_from_running_to_completed), TEST_CASE(metrics_are_prometheus_text_and_pass_promtool),
-          TEST_CASE(queue_capability_and_weight_are_exported),
+TEST_MAIN(TEST_CASE(metrics_follow_a_job_from_running_to_completed),
+          TEST_CASE(metrics_are_prometheus_text_and_pass_promtool), TEST_CASE(queue_capability_and_weight_are_exported),
           TEST_CASE(http_latency_is_labelled_by_method_and_code_never_by_path))

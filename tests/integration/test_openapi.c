@@ -65,8 +65,8 @@ static void check_answer(json_t *doc, const char *method, const char *path, cons
         lower[i] = (char)(method[i] | 0x20);
     lower[i] = '\0';
     snprintf(status, sizeof status, "%ld", code);
-    json_t *responses = json_object_get(json_object_get(json_object_get(json_object_get(doc, "paths"), doc_path),
-                                                        lower), "responses");
+    json_t *responses = json_object_get(
+        json_object_get(json_object_get(json_object_get(doc, "paths"), doc_path), lower), "responses");
     json_t *response = openapi_deref(doc, json_object_get(responses, status));
     if (!response)
         response = openapi_deref(doc, json_object_get(responses, "default"));
@@ -88,8 +88,8 @@ static void check_answer(json_t *doc, const char *method, const char *path, cons
 static const char *const queue_yaml =
     "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: docs}\n"
     "spec: {weight: 2, capability: {cpu: 4}, guarantee: {resource: {cpu: 1}}}\n";
-static const char *const class_yaml =
-    "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: docs}\nvalue: 100\n";
+static const char
+    *const class_yaml = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: docs}\nvalue: 100\n";
 static const char *const quota_yaml =
     "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: docs}\nspec: {hard: {cpu: \"8\", pods: \"20\"}}\n";
 static const char *const command_yaml =
@@ -142,7 +142,8 @@ static void follow_a_job(json_t *doc)
     check_answer(doc, "POST", "/api/v1/namespaces/default/resourcequotas", quota_yaml,
                  "/api/v1/namespaces/{namespace}/resourcequotas", 201);
     check_answer(doc, "POST", "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs",
-                 job_yaml("docs", "  queue: docs\n  priorityClassName: docs\n  policies: [{event: PodEvicted, "
+                 job_yaml("docs",
+                          "  queue: docs\n  priorityClassName: docs\n  policies: [{event: PodEvicted, "
                           "action: RestartJob}]\n  plugins: {env: []}\n",
                           TASK("work", 2, "", "'sleep 60'", "          resources: {requests: {cpu: 500m}}\n")),
                  "/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs", 201);
@@ -201,15 +202,16 @@ static void swagger_parser_validates(void)
     json_decref(doc);
     FILE *f = fopen(script, "w");
     REQUIRE(f);
-    fputs("const parser = require('@apidevtools/swagger-parser');\n"
-          "parser.validate(process.argv[2]).then(() => console.log('valid'))\n"
-          "  .catch(e => { console.error(String(e.message || e).slice(0, 3000)); process.exit(1); });\n",
-          f);
+    fputs(
+        "const parser = require('@apidevtools/swagger-parser');\n"
+        "parser.validate(process.argv[2]).then(() => console.log('valid'))\n"
+        "  .catch(e => { console.error(String(e.message || e).slice(0, 3000)); process.exit(1); });\n",
+        f);
     fclose(f);
     char cwd[512];
     REQUIRE(getcwd(cwd, sizeof cwd));
-    snprintf(cmd, sizeof cmd, "NODE_PATH='%s/" NPM_PREFIX "/node_modules' timeout 120 node %s %s >%s/out 2>&1",
-             cwd, script, path, dir);
+    snprintf(cmd, sizeof cmd, "NODE_PATH='%s/" NPM_PREFIX "/node_modules' timeout 120 node %s %s >%s/out 2>&1", cwd,
+             script, path, dir);
     int rc = run(cmd);
     if (rc != 0) {
         char out[256];

@@ -59,7 +59,8 @@ static int running_pids(const struct test_server *s, const char *job, long long 
     int n = 0;
     size_t i;
     json_t *a;
-    json_array_foreach(json_object_get(h, "attempts"), i, a) {
+    json_array_foreach(json_object_get(h, "attempts"), i, a)
+    {
         if (json_is_null(json_object_get(a, "finishTime")) && n < max)
             pids[n++] = jv_num(a, "pid");
     }
@@ -107,7 +108,8 @@ static void lost_attempt_is_unknown_and_policies_decide(void)
 {
     struct test_server s;
     REQUIRE(server_start(&s, NULL, args) == 0);
-    CHECK_INT(job_submit(&s, "again", "", TASK("t", 1, "", "'test -f done && exit 0; touch done; sleep 300'", "")), 201);
+    CHECK_INT(job_submit(&s, "again", "", TASK("t", 1, "", "'test -f done && exit 0; touch done; sleep 300'", "")),
+              201);
     CHECK_INT(job_submit(&s, "abort", "  policies:\n  - {event: Unknown, action: AbortJob}\n",
                          TASK("t", 1, "", "'sleep 300'", "")),
               201);
@@ -234,8 +236,8 @@ static void finished_jobs_read_the_same_after_a_restart(void)
     REQUIRE(job_wait(&s, "broke", "status.state.phase", "Failed", WAIT_MS) == 0);
     json_t *before = job_get(&s, "done");
     long code;
-    json_t *pods_before = server_request(&s, "GET", "/api/v1/namespaces/default/pods?labelSelector=volcano.sh/job-name=done",
-                                         NULL, NULL, &code);
+    json_t *pods_before = server_request(
+        &s, "GET", "/api/v1/namespaces/default/pods?labelSelector=volcano.sh/job-name=done", NULL, NULL, &code);
     CHECK_INT(server_stop(&s), 0);
     REQUIRE(server_start(&s, s.data_dir, args) == 0);
     /* listed before anything looked them up one by one */
@@ -281,5 +283,6 @@ static void finished_jobs_read_the_same_after_a_restart(void)
     server_cleanup(&s);
 }
 
-TEST_MAIN(TEST_CASE(finished_jobs_read_the_same_after_a_restart), TEST_CASE(exit_while_down_keeps_its_code), TEST_CASE(lost_attempt_is_unknown_and_policies_decide),
+TEST_MAIN(TEST_CASE(finished_jobs_read_the_same_after_a_restart), TEST_CASE(exit_while_down_keeps_its_code),
+          TEST_CASE(lost_attempt_is_unknown_and_policies_decide),
           TEST_CASE(keep_tasks_leaves_tasks_for_the_next_server), TEST_CASE(unrecorded_task_is_killed_at_start))

@@ -42,7 +42,8 @@ static void zones_are_chosen_by_scheduler_name(void)
     CHECK(server_wait_field(&s, "/api/v1/namespaces/default/pods/daily-t-0", "spec.nodeName", "daily-1", 20000) == 0);
     /* the general zone cannot use daily-1's room: a 2-CPU job fits general-1 only */
     CHECK_INT(submit(&s, "general", "", "2", "sleep 30"), 201);
-    CHECK(server_wait_field(&s, "/api/v1/namespaces/default/pods/general-t-0", "spec.nodeName", "general-1", 20000) == 0);
+    CHECK(server_wait_field(&s, "/api/v1/namespaces/default/pods/general-t-0", "spec.nodeName", "general-1", 20000) ==
+          0);
     CHECK_INT(submit(&s, "overflow", "", "1", "true"), 201);
     CHECK(server_wait_field(&s, JOBS "/overflow", "status.state.reason", "Unschedulable", 20000) == 0);
     long code;
@@ -66,11 +67,12 @@ static void pending_reason_names_the_predicate(void)
     CHECK_INT(submit(&s, "picky", "", "1", "true"), 201);
     long code;
     /* a nodeSelector no node of the default zone has */
-    json_t *r = server_request(&s, "POST", JOBS,
-                               "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: gpu-only}\nspec:\n"
-                               "  tasks:\n  - replicas: 1\n    template:\n      spec:\n        nodeSelector: {disk: nvme}\n"
-                               "        containers: [{name: c, command: [\"true\"]}]\n",
-                               "application/yaml", &code);
+    json_t *r = server_request(
+        &s, "POST", JOBS,
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: gpu-only}\nspec:\n"
+        "  tasks:\n  - replicas: 1\n    template:\n      spec:\n        nodeSelector: {disk: nvme}\n"
+        "        containers: [{name: c, command: [\"true\"]}]\n",
+        "application/yaml", &code);
     CHECK_INT(code, 201);
     json_decref(r);
     CHECK(server_wait_field(&s, JOBS "/gpu-only", "status.state.reason", "Unschedulable", 20000) == 0);
@@ -112,7 +114,8 @@ static void priority_preemption_evicts_a_real_task(void)
     free(started);
     CHECK_INT(submit(&s, "hotfix", "  priorityClassName: urgent\n", "2", "echo hotfix ran"), 201);
     CHECK(server_wait_field(&s, JOBS "/hotfix", "status.state.phase", "Completed", 30000) == 0);
-    json_t *h = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobs/batch/history", NULL, NULL, &code);
+    json_t *h = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobs/batch/history", NULL, NULL,
+                               &code);
     CHECK_STR(json_string_value(at(h, "attempts.0.reason")), "Evicted");
     CHECK_INT(json_integer_value(at(h, "attempts.0.exitCode")), 143);
     json_decref(h);

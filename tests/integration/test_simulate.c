@@ -17,7 +17,7 @@
 extern char **environ;
 
 struct run {
-    int status;  /* exit status, 128 + signal, or -1 when it could not run */
+    int status; /* exit status, 128 + signal, or -1 when it could not run */
     char *out, *err;
 };
 
@@ -97,7 +97,8 @@ static json_t *find_named(json_t *list, const char *name)
 {
     size_t i;
     json_t *item;
-    json_array_foreach(list, i, item) {
+    json_array_foreach(list, i, item)
+    {
         if (strcmp(json_string_value(json_object_get(item, "name")), name) == 0)
             return item;
     }
@@ -147,7 +148,8 @@ static void test_gang_waits_for_gang(void)
     CHECK_INT(json_array_size(replicas), 3);
     size_t i;
     json_t *r;
-    json_array_foreach(replicas, i, r) {
+    json_array_foreach(replicas, i, r)
+    {
         char pod[32];
         snprintf(pod, sizeof pod, "trio-w-%zu", i);
         CHECK_STR(str_at(r, "pod"), pod);
@@ -216,7 +218,8 @@ static void test_events(void)
     long long last_seq = 0;
     size_t i;
     json_t *e;
-    json_array_foreach(events, i, e) {
+    json_array_foreach(events, i, e)
+    {
         CHECK(int_at(e, "seq") > last_seq);
         last_seq = int_at(e, "seq");
         if (strcmp(str_at(e, "kind"), "Pod") == 0 && strcmp(str_at(e, "name"), "fails-main-0") == 0 &&
@@ -252,7 +255,8 @@ static void test_bad_trace(void)
     struct run r = simulate(args);
     CHECK_INT(r.status, 2);
     CHECK_STR(r.out, "");
-    CHECK_STR(r.err, "simulate: " DATA "bad-duration.yaml: document 2 (Job typo): "
+    CHECK_STR(r.err, "simulate: " DATA
+                     "bad-duration.yaml: document 2 (Job typo): "
                      "metadata.annotations[caldera.io/duration]: Invalid value: \"10 minutes\": must be a number of "
                      "seconds or a duration such as 90s, 5m or 1h30m (line 16, column 26)\n");
     run_free(&r);

@@ -51,7 +51,8 @@ static void check_pods(const struct test_server *s)
     CHECK_INT(json_array_size(items), 4);
     size_t i;
     json_t *pod;
-    json_array_foreach(items, i, pod) {
+    json_array_foreach(items, i, pod)
+    {
         const char *name = str_at(pod, "metadata", "name", NULL);
         CHECK(name && strncmp(name, "distcc-", 7) == 0);
         CHECK_STR(str_at(pod, "status", "phase", NULL), "Succeeded");
@@ -61,10 +62,10 @@ static void check_pods(const struct test_server *s)
         CHECK(str_at(pod, "metadata", "labels", "volcano.sh/task-index") != NULL);
         const char *node = str_at(pod, "spec", "nodeName", NULL);
         CHECK(node && (strcmp(node, "node-a") == 0 || strcmp(node, "node-b") == 0 || strcmp(node, "node-c") == 0));
-        json_t *term = json_object_get(json_object_get(json_array_get(json_object_get(json_object_get(pod, "status"),
-                                                                                      "containerStatuses"), 0),
-                                                       "state"),
-                                       "terminated");
+        json_t *term = json_object_get(
+            json_object_get(json_array_get(json_object_get(json_object_get(pod, "status"), "containerStatuses"), 0),
+                            "state"),
+            "terminated");
         CHECK_INT(json_integer_value(json_object_get(term, "exitCode")), 0);
         CHECK_STR(json_string_value(json_object_get(term, "reason")), "Completed");
     }
@@ -93,7 +94,8 @@ static void check_log(const struct test_server *s)
 static json_t *check_history(const struct test_server *s)
 {
     long code;
-    json_t *h = server_request(s, "GET", "/apis/caldera.io/v1/namespaces/default/jobs/distcc/history", NULL, NULL, &code);
+    json_t *h = server_request(s, "GET", "/apis/caldera.io/v1/namespaces/default/jobs/distcc/history", NULL, NULL,
+                               &code);
     CHECK_INT(code, 200);
     if (!h)
         return NULL;
@@ -103,7 +105,8 @@ static json_t *check_history(const struct test_server *s)
     CHECK_INT(json_array_size(attempts), 4);
     size_t i;
     json_t *a;
-    json_array_foreach(attempts, i, a) {
+    json_array_foreach(attempts, i, a)
+    {
         CHECK_INT(json_integer_value(json_object_get(a, "attempt")), 1);
         CHECK_INT(json_integer_value(json_object_get(a, "exitCode")), 0);
         CHECK_STR(json_string_value(json_object_get(a, "reason")), "Completed");
@@ -145,8 +148,10 @@ static void distcc_end_to_end_and_restart(void)
     CHECK_INT(json_integer_value(json_object_get(st, "failed")), 0);
     CHECK_INT(json_integer_value(json_object_get(st, "minAvailable")), 4);
     CHECK_INT(json_integer_value(json_object_get(st, "retryCount")), 0);
-    CHECK_INT(json_integer_value(json_object_get(json_object_get(json_object_get(json_object_get(st, "taskStatusCount"),
-                                                                                 "worker"), "phase"), "Succeeded")), 3);
+    CHECK_INT(
+        json_integer_value(json_object_get(
+            json_object_get(json_object_get(json_object_get(st, "taskStatusCount"), "worker"), "phase"), "Succeeded")),
+        3);
     check_pods(&s);
     check_log(&s);
     json_t *history = check_history(&s);
@@ -191,11 +196,13 @@ static void bad_input_gets_a_status(void)
     long code;
     json_t *r;
 
-    r = post_yaml(&s, JOBS, "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: x\n bad: indent\n", &code);
+    r = post_yaml(&s, JOBS, "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: x\n bad: indent\n",
+                  &code);
     expect_status(r, code, 400, "BadRequest", "line 5");
     json_decref(r);
 
-    r = server_request(&s, "POST", JOBS, "{\"apiVersion\": \"batch.volcano.sh/v1alpha1\",\n \"kind\": }", "application/json", &code);
+    r = server_request(&s, "POST", JOBS, "{\"apiVersion\": \"batch.volcano.sh/v1alpha1\",\n \"kind\": }",
+                       "application/json", &code);
     expect_status(r, code, 400, "BadRequest", "line 2");
     json_decref(r);
 
@@ -226,11 +233,12 @@ static void bad_input_gets_a_status(void)
     CHECK_STR(str_at(json_array_get(causes, 0), "field", NULL, NULL), "spec.tasks[0].replicas");
     json_decref(r);
 
-    r = post_yaml(&s, JOBS,
-                  "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: badqty}\nspec:\n  tasks:\n"
-                  "  - replicas: 1\n    template:\n      spec:\n        containers:\n        - name: c\n"
-                  "          command: [\"true\"]\n          resources:\n            limits:\n              memory: 1.5GG\n",
-                  &code);
+    r = post_yaml(
+        &s, JOBS,
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: badqty}\nspec:\n  tasks:\n"
+        "  - replicas: 1\n    template:\n      spec:\n        containers:\n        - name: c\n"
+        "          command: [\"true\"]\n          resources:\n            limits:\n              memory: 1.5GG\n",
+        &code);
     expect_status(r, code, 422, "Invalid",
                   "spec.tasks[0].template.spec.containers[0].resources.limits.memory: invalid quantity \"1.5GG\"");
     CHECK_CONTAINS(str_at(r, "message", NULL, NULL), "(line 14, column 23)");
@@ -283,7 +291,8 @@ static const char *const failing_job =
     "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: %s}\nspec:\n  tasks:\n"
     "  - name: t\n    replicas: 1\n    template:\n      spec:\n        containers:\n        - name: c\n%s";
 
-static json_t *run_to_phase(const struct test_server *s, const char *name, const char *container_tail, const char *phase)
+static json_t *run_to_phase(const struct test_server *s, const char *name, const char *container_tail,
+                            const char *phase)
 {
     char yaml[1024];
     long code;
@@ -299,10 +308,10 @@ static json_t *run_to_phase(const struct test_server *s, const char *name, const
 
 static json_t *terminated(json_t *pod)
 {
-    return json_object_get(json_object_get(json_array_get(json_object_get(json_object_get(pod, "status"),
-                                                                          "containerStatuses"), 0),
-                                           "state"),
-                           "terminated");
+    return json_object_get(
+        json_object_get(json_array_get(json_object_get(json_object_get(pod, "status"), "containerStatuses"), 0),
+                        "state"),
+        "terminated");
 }
 
 static void failures_are_reported(void)
@@ -321,7 +330,8 @@ static void failures_are_reported(void)
 
     pod = run_to_phase(&s, "nobin", "          command: [no-such-binary-here]\n", "Failed");
     CHECK_STR(json_string_value(json_object_get(terminated(pod), "reason")), "StartError");
-    CHECK_CONTAINS(json_string_value(json_object_get(terminated(pod), "message")), "executable file not found in $PATH");
+    CHECK_CONTAINS(json_string_value(json_object_get(terminated(pod), "message")),
+                   "executable file not found in $PATH");
     json_decref(pod);
 
     pod = run_to_phase(&s, "killed", "          command: [sh, -c, \"kill -9 $$\"]\n", "Failed");
@@ -329,7 +339,8 @@ static void failures_are_reported(void)
     json_decref(pod);
 
     long code;
-    json_t *h = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobs/exit3/history", NULL, NULL, &code);
+    json_t *h = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobs/exit3/history", NULL, NULL,
+                               &code);
     CHECK_INT(json_integer_value(json_object_get(json_array_get(json_object_get(h, "attempts"), 0), "exitCode")), 3);
     json_decref(h);
     CHECK_INT(server_stop(&s), 0);
@@ -375,8 +386,8 @@ static void discovery_nodes_and_queues(void)
 
     r = server_request(&s, "GET", "/apis/scheduling.volcano.sh/v1beta1/queues", NULL, NULL, &code);
     CHECK_STR(str_at(json_array_get(json_object_get(r, "items"), 0), "metadata", "name", NULL), "default");
-    CHECK_INT(json_integer_value(json_object_get(json_object_get(json_array_get(json_object_get(r, "items"), 0), "spec"),
-                                                 "weight")),
+    CHECK_INT(json_integer_value(
+                  json_object_get(json_object_get(json_array_get(json_object_get(r, "items"), 0), "spec"), "weight")),
               1);
     json_decref(r);
     CHECK_INT(server_stop(&s), 0);
@@ -419,11 +430,12 @@ static void delete_stops_tasks_and_keeps_history(void)
     struct test_server s;
     REQUIRE(server_start(&s, NULL, node_args) == 0);
     long code;
-    json_decref(post_yaml(&s, JOBS,
-                          "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: forever}\nspec:\n  tasks:\n"
-                          "  - name: t\n    replicas: 2\n    template:\n      spec:\n        terminationGracePeriodSeconds: 1\n"
-                          "        containers:\n        - name: c\n          command: [sleep, \"1000\"]\n",
-                          &code));
+    json_decref(
+        post_yaml(&s, JOBS,
+                  "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: forever}\nspec:\n  tasks:\n"
+                  "  - name: t\n    replicas: 2\n    template:\n      spec:\n        terminationGracePeriodSeconds: 1\n"
+                  "        containers:\n        - name: c\n          command: [sleep, \"1000\"]\n",
+                  &code));
     CHECK_INT(code, 201);
     CHECK(server_wait_field(&s, JOBS "/forever", "status.running", "2", 20000) == 0);
     json_t *r = server_request(&s, "DELETE", JOBS "/forever", NULL, NULL, &code);
@@ -436,14 +448,16 @@ static void delete_stops_tasks_and_keeps_history(void)
     /* The attempts end (killed) and the history stays readable, marked deleted. */
     CHECK(server_wait_field(&s, "/apis/caldera.io/v1/namespaces/default/jobs/forever/history", "attempts.1.reason",
                             "Deleted", 20000) == 0);
-    json_t *h = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobs/forever/history", NULL, NULL, &code);
+    json_t *h = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobs/forever/history", NULL, NULL,
+                               &code);
     CHECK(str_at(h, "metadata", "deletionTimestamp", NULL) != NULL);
     json_decref(h);
     /* The name is free again. */
-    json_decref(post_yaml(&s, JOBS,
-                          "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: forever}\nspec:\n  tasks:\n"
-                          "  - name: t\n    replicas: 1\n    template: {spec: {containers: [{name: c, command: [\"true\"]}]}}\n",
-                          &code));
+    json_decref(post_yaml(
+        &s, JOBS,
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: forever}\nspec:\n  tasks:\n"
+        "  - name: t\n    replicas: 1\n    template: {spec: {containers: [{name: c, command: [\"true\"]}]}}\n",
+        &code));
     CHECK_INT(code, 201);
     CHECK_INT(server_stop(&s), 0);
     server_cleanup(&s);
@@ -455,11 +469,12 @@ static void shutdown_stops_tasks_and_restart_runs_them_again(void)
     const char *const args[] = {"--nodes", NODES_FILE, "--shutdown-grace", "5", NULL};
     REQUIRE(server_start(&s, NULL, args) == 0);
     long code;
-    json_decref(post_yaml(&s, JOBS,
-                          "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: longrun}\nspec:\n  tasks:\n"
-                          "  - name: t\n    replicas: 1\n    template:\n      spec:\n        containers:\n        - name: c\n"
-                          "          command: [sh, -c, \"trap 'echo stopping; exit 0' TERM; echo run; sleep 1000 & wait\"]\n",
-                          &code));
+    json_decref(
+        post_yaml(&s, JOBS,
+                  "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: longrun}\nspec:\n  tasks:\n"
+                  "  - name: t\n    replicas: 1\n    template:\n      spec:\n        containers:\n        - name: c\n"
+                  "          command: [sh, -c, \"trap 'echo stopping; exit 0' TERM; echo run; sleep 1000 & wait\"]\n",
+                  &code));
     CHECK(server_wait_field(&s, JOBS "/longrun", "status.running", "1", 20000) == 0);
     /* Running says the process was started; its shell still has to set its trap, which it has
      * done once "run" is in the log */
@@ -473,9 +488,10 @@ static void shutdown_stops_tasks_and_restart_runs_them_again(void)
     free(started);
     CHECK_INT(server_stop(&s), 0);
     REQUIRE(server_start(&s, s.data_dir, args) == 0);
-    CHECK(server_wait_field(&s, "/apis/caldera.io/v1/namespaces/default/jobs/longrun/history", "attempts.1.attempt", "2",
-                            20000) == 0);
-    json_t *h = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobs/longrun/history", NULL, NULL, &code);
+    CHECK(server_wait_field(&s, "/apis/caldera.io/v1/namespaces/default/jobs/longrun/history", "attempts.1.attempt",
+                            "2", 20000) == 0);
+    json_t *h = server_request(&s, "GET", "/apis/caldera.io/v1/namespaces/default/jobs/longrun/history", NULL, NULL,
+                               &code);
     json_t *first = json_array_get(json_object_get(h, "attempts"), 0);
     CHECK_STR(str_at(first, "reason", NULL, NULL), "Shutdown");
     json_decref(h);
@@ -492,8 +508,9 @@ static int jobserver_refuses(const char *args, char **output)
 {
     const char *bin_dir = getenv("CALDERA_BIN_DIR");
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "timeout 20 %s/jobserver --listen 127.0.0.1:0 --data /tmp/caldera-refuse-$$ %s 2>&1; "
-                              "st=$?; rm -rf /tmp/caldera-refuse-$$; exit $st",
+    snprintf(cmd, sizeof cmd,
+             "timeout 20 %s/jobserver --listen 127.0.0.1:0 --data /tmp/caldera-refuse-$$ %s 2>&1; "
+             "st=$?; rm -rf /tmp/caldera-refuse-$$; exit $st",
              bin_dir ? bin_dir : "build/asan/bin", args);
     FILE *p = popen(cmd, "r");
     if (!p)
@@ -521,7 +538,7 @@ static void bad_configuration_stops_the_start(void)
     CHECK_CONTAINS(out, "unknown option");
 }
 
-TEST_MAIN(TEST_CASE(distcc_end_to_end_and_restart), TEST_CASE(bad_configuration_stops_the_start), TEST_CASE(bad_input_gets_a_status),
-          TEST_CASE(failures_are_reported), TEST_CASE(discovery_nodes_and_queues),
+TEST_MAIN(TEST_CASE(distcc_end_to_end_and_restart), TEST_CASE(bad_configuration_stops_the_start),
+          TEST_CASE(bad_input_gets_a_status), TEST_CASE(failures_are_reported), TEST_CASE(discovery_nodes_and_queues),
           TEST_CASE(jobctl_against_the_server), TEST_CASE(delete_stops_tasks_and_keeps_history),
           TEST_CASE(shutdown_stops_tasks_and_restart_runs_them_again))

@@ -320,7 +320,8 @@ static bool refused_with(const char *url, const char *from, int code, const char
     int rc = subscribe_from(&c, url, from);
     bool ok = rc == 1 && c.http_code == code && c.http_body && strstr(c.http_body, reason) && strstr(c.http_body, flag);
     if (!ok)
-        fprintf(stderr, "# subscriber from %s: %d, HTTP %d %s\n", from, rc, c.http_code, c.http_body ? c.http_body : "");
+        fprintf(stderr, "# subscriber from %s: %d, HTTP %d %s\n", from, rc, c.http_code,
+                c.http_body ? c.http_body : "");
     ws_client_close(&c);
     return ok;
 }

@@ -61,11 +61,11 @@ static bool secret_intact(const struct secret *x)
     char *data = NULL;
     bool ok = lstat(x->file, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 && st.st_gid == 0 &&
               (st.st_mode & 07777) == 0640 && st.st_nlink == 1 && read_file(x->file, 1024, &data, NULL) == 0 &&
-              strcmp(data, SECRET_TEXT) == 0 && lstat(x->dir, &dst) == 0 && S_ISDIR(dst.st_mode) &&
-              dst.st_uid == 0 && (dst.st_mode & 07777) == 0700;
+              strcmp(data, SECRET_TEXT) == 0 && lstat(x->dir, &dst) == 0 && S_ISDIR(dst.st_mode) && dst.st_uid == 0 &&
+              (dst.st_mode & 07777) == 0700;
     if (!ok)
-        fprintf(stderr, "# %s: %s, uid %d, mode %o, nlink %d\n", x->file, data ? data : "(unreadable)",
-                (int)st.st_uid, (unsigned)(st.st_mode & 07777), (int)st.st_nlink);
+        fprintf(stderr, "# %s: %s, uid %d, mode %o, nlink %d\n", x->file, data ? data : "(unreadable)", (int)st.st_uid,
+                (unsigned)(st.st_mode & 07777), (int)st.st_nlink);
     free(data);
     return ok;
 }
@@ -113,7 +113,8 @@ static long submit(const struct tenants *t, const char *token, const char *ns, c
     long code = 0;
     json_t *answer = server_request_as(&t->s, token, "POST", path, yaml, "application/yaml", &code);
     if (code != 201)
-        fprintf(stderr, "# submit %s: %ld %s\n", name, code, str_at(answer, "message") ? str_at(answer, "message") : "");
+        fprintf(stderr, "# submit %s: %ld %s\n", name, code,
+                str_at(answer, "message") ? str_at(answer, "message") : "");
     json_decref(answer);
     free(yaml);
     return code;
@@ -127,8 +128,7 @@ static int wait_phase(const struct tenants *t, const char *token, const char *ns
 }
 
 /* The job's directory, jobs/<uid>, under the data directory. */
-static bool job_dir(const struct tenants *t, const char *token, const char *ns, const char *name, char *out,
-                    size_t len)
+static bool job_dir(const struct tenants *t, const char *token, const char *ns, const char *name, char *out, size_t len)
 {
     char path[256];
     snprintf(path, sizeof path, VCJOBS "/%s", ns, name);
@@ -341,8 +341,11 @@ static void volumes_never_go_through_a_link(void)
 static void work_dir_links_survive_restart_and_pruning(void)
 {
     SKIP_IF(geteuid() != 0, "needs root to run tasks as uid 1001");
-    static const char *const args[] = {"--auth", "--restart-backoff", "100", "--history-retention", "1s",
-                                       "--commit-delay", "20ms", "--shutdown-grace", "2", NULL};
+    static const char *const args[] = {"--auth", "--restart-backoff",
+                                       "100",    "--history-retention",
+                                       "1s",     "--commit-delay",
+                                       "20ms",   "--shutdown-grace",
+                                       "2",      NULL};
     struct secret x;
     REQUIRE(make_secret(&x));
     struct tenants t;
@@ -368,8 +371,8 @@ static void work_dir_links_survive_restart_and_pruning(void)
     struct stat st;
     CHECK(lstat(path, &st) == 0 && S_ISLNK(st.st_mode));
     long code = 0;
-    json_decref(server_request_as(&t.s, t.alice, "DELETE", "/apis/batch.volcano.sh/v1alpha1/namespaces/team-a/jobs/links",
-                                  NULL, NULL, &code));
+    json_decref(server_request_as(&t.s, t.alice, "DELETE",
+                                  "/apis/batch.volcano.sh/v1alpha1/namespaces/team-a/jobs/links", NULL, NULL, &code));
     CHECK_INT(code, 200);
     for (int i = 0; i < WAIT_MS / 50 && access(dir, F_OK) == 0; i++)
         sleep_ms(50);
@@ -410,8 +413,9 @@ static void a_tenant_reads_nothing_of_another(void)
     REQUIRE(submit(&t, t.alice, "team-a", "reader", "", "Never", script) == 201);
     CHECK(wait_phase(&t, t.alice, "team-a", "reader", "Completed") == 0);
     char *log = get_text(&t, t.alice, "team-a", "pods/reader-t-0/log");
-    CHECK_STR(log, "denied-bob-work\ndenied-bob-log\ndenied-bob-exits\ndenied-db\ndenied-wal\ndenied-shm\n"
-                   "denied-token\ndenied-other-job-log\ndenied-data-dir\ndenied-jobs\ndenied-bob-job\nown\n");
+    CHECK_STR(log,
+              "denied-bob-work\ndenied-bob-log\ndenied-bob-exits\ndenied-db\ndenied-wal\ndenied-shm\n"
+              "denied-token\ndenied-other-job-log\ndenied-data-dir\ndenied-jobs\ndenied-bob-job\nown\n");
     free(log);
 
     char path[700];

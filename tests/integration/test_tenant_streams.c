@@ -152,8 +152,8 @@ static void watches_show_a_tenant_only_its_own(void)
     struct watch_client *admin_events = watch_as(&s, admin, "/api/v1/events?watch=true&resourceVersion=1");
     CHECK(watch_wait_for(admin_events, 0, NULL, NULL, "involvedObject.name", "secret", WAIT_MS) >= 0);
     CHECK(watch_wait_for(admin_events, 0, NULL, NULL, "involvedObject.kind", "Token", WAIT_MS) >= 0);
-    struct watch_client *clients[] = {bob_jobs, bob_pods, bob_events, bob_histories, bob_in_a, resumed,
-                                      resumed_events, admin_events};
+    struct watch_client *clients[] = {bob_jobs, bob_pods, bob_events,     bob_histories,
+                                      bob_in_a, resumed,  resumed_events, admin_events};
     for (size_t i = 0; i < sizeof clients / sizeof clients[0]; i++)
         watch_close(clients[i]);
     server_cleanup(&s);

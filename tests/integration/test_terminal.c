@@ -535,7 +535,8 @@ static void cookie_handshakes_need_this_origin(void)
         REQUIRE(fd >= 0);
         char req[1024];
         snprintf(req, sizeof req,
-                 "GET " BASE "ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 "GET " BASE
+                 "ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                  "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
                  "Cookie: caldera-terminal-token=" TOKEN "\r\nOrigin: %s\r\n\r\n",
                  t.port, origins[i]);

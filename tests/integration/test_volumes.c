@@ -104,8 +104,7 @@ static void a_claim_is_shared_between_jobs(void)
     CHECK_STR(text, "mine\n");
     free(text);
 
-    REQUIRE(job_submit(&server, "reader",
-                       "  volumes:\n  - {mountPath: /results, volumeClaimName: shared-results}\n",
+    REQUIRE(job_submit(&server, "reader", "  volumes:\n  - {mountPath: /results, volumeClaimName: shared-results}\n",
                        TASK("r", 1, "", "'test \"$(cat \"$CALDERA_VOLUME_RESULTS/greeting\")\" = hello'", "")) == 201);
     CHECK(job_wait(&server, "reader", "status.state.phase", "Completed", WAIT_MS) == 0);
 
@@ -113,8 +112,8 @@ static void a_claim_is_shared_between_jobs(void)
     CHECK_INT(code, 200);
     for (int i = 0; i < 100 && exists(scratch); i++)
         usleep(50000);
-    CHECK(!exists(scratch));          /* the job's own claim went with it */
-    CHECK(exists(claim_dir));         /* the named claim stays, like a PVC */
+    CHECK(!exists(scratch));  /* the job's own claim went with it */
+    CHECK(exists(claim_dir)); /* the named claim stays, like a PVC */
     rmdir(bound);
 }
 
@@ -126,7 +125,8 @@ static void active_deadline_kills_the_pod(void)
     REQUIRE(job_submit(&server, "deadline", "  policies:\n  - {event: PodFailed, action: AbortJob}\n",
                        "  - name: t\n    replicas: 1\n    template:\n      spec:\n"
                        "        activeDeadlineSeconds: 1\n        terminationGracePeriodSeconds: 1\n"
-                       "        containers:\n        - name: c\n          command: [sh, -c, 'exec sleep 300']\n") == 201);
+                       "        containers:\n        - name: c\n          command: [sh, -c, 'exec sleep 300']\n") ==
+            201);
     REQUIRE(job_wait(&server, "deadline", "status.state.phase", "Aborted", WAIT_MS) == 0);
     long code;
     json_t *pod = api_get(&server, PODS "/%s", "deadline-t-0", &code);

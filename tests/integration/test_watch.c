@@ -260,9 +260,8 @@ static void bookmarks_initial_events_end_and_timeouts(void)
     struct test_server s;
     const char *const args[] = {"--watch-bookmark-interval", "200ms", NULL};
     REQUIRE(server_start(&s, NULL, args) == 0);
-    struct watch_client *w =
-        watch_open(&s, "/api/v1/nodes?watch=true&allowWatchBookmarks=true&sendInitialEvents=true&timeoutSeconds=2",
-                   NULL);
+    struct watch_client *w = watch_open(
+        &s, "/api/v1/nodes?watch=true&allowWatchBookmarks=true&sendInitialEvents=true&timeoutSeconds=2", NULL);
     CHECK(watch_wait_for(w, 0, "ADDED", NULL, "kind", "Node", WAIT_MS) == 0);
     int first = watch_wait_for(w, 0, "BOOKMARK", NULL, NULL, NULL, WAIT_MS);
     CHECK(first >= 1); /* after the list */
@@ -340,8 +339,8 @@ static void dialects_and_commands_are_watched(void)
     CHECK_INT(code, 201);
     int added = watch_wait_for(pt, 0, "ADDED", "hello", "kind", "PyTorchJob", WAIT_MS);
     CHECK(added >= 0);
-    json_decref(server_request(&s, "POST", "/apis/caldera.io/v1/namespaces/default/jobs/hello/suspend", NULL, NULL,
-                               &code));
+    json_decref(
+        server_request(&s, "POST", "/apis/caldera.io/v1/namespaces/default/jobs/hello/suspend", NULL, NULL, &code));
     CHECK_INT(code, 200);
     CHECK(watch_wait_for(cmds, 0, "ADDED", NULL, "action", "AbortJob", WAIT_MS) >= 0);
     CHECK(watch_wait_for(pt, 0, "MODIFIED", "hello", "kind", "PyTorchJob", WAIT_MS) >= 0);

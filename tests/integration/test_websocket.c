@@ -26,8 +26,9 @@ struct seqs {
 
 static struct test_server shared;
 
-static const char *const node_yaml = "apiVersion: v1\nkind: Node\nmetadata: {name: big}\nstatus:\n  allocatable: "
-                                     "{cpu: \"1000\", memory: 1Ti, pods: \"10000\"}\n";
+static const char *const node_yaml =
+    "apiVersion: v1\nkind: Node\nmetadata: {name: big}\nstatus:\n  allocatable: "
+    "{cpu: \"1000\", memory: 1Ti, pods: \"10000\"}\n";
 
 static int write_nodes(void)
 {
@@ -54,8 +55,7 @@ static int subscribe(const struct test_server *s, const char *query, struct ws_c
 {
     int rc = ws_client_connect(c, server_ws_url(s), query, NULL, 10000);
     if (rc != 0)
-        fprintf(stderr, "subscribe %s: %d (HTTP %d %s)\n", query, rc, c->http_code,
-                c->http_body ? c->http_body : "");
+        fprintf(stderr, "subscribe %s: %d (HTTP %d %s)\n", query, rc, c->http_code, c->http_body ? c->http_body : "");
     return rc;
 }
 
@@ -251,8 +251,8 @@ static void resume_after_a_drop(void)
     REQUIRE(s);
     struct ws_client c;
     REQUIRE(subscribe(s, "namespace=default&job=ws-drop", &c) == 0);
-    REQUIRE(job_submit(s, "ws-drop", "", TASK("work", 3, "", "'sleep 0.3'", "") TASK("more", 2, "", "'sleep 0.6'", ""))
-            == 201);
+    REQUIRE(job_submit(s, "ws-drop", "",
+                       TASK("work", 3, "", "'sleep 0.3'", "") TASK("more", 2, "", "'sleep 0.6'", "")) == 201);
     struct seqs got = {0}, want;
     for (int64_t deadline = clock_mono_ms() + 20000; got.n < 3 && clock_mono_ms() < deadline;)
         read_until(&c, got.n ? got.v[got.n - 1] + 1 : 1, 500, &got, is_about, "ws-drop");
@@ -313,8 +313,8 @@ static void resume_across_a_restart(void)
 }
 
 /* A refused handshake: the code, and the Status's message naming what was wrong. */
-static void expect_refusal(const struct test_server *s, const char *query, const struct ws_client_options *o,
-                           int code, const char *names)
+static void expect_refusal(const struct test_server *s, const char *query, const struct ws_client_options *o, int code,
+                           const char *names)
 {
     struct ws_client c;
     int rc = ws_client_connect(&c, server_ws_url(s), query, o, 10000);
@@ -382,8 +382,8 @@ static void slow_subscriber_is_dropped_and_resumes(void)
     for (int i = 0; i < 10; i++) {
         char name[32];
         snprintf(name, sizeof name, "ws-flood-%d", i);
-        CHECK(job_submit(&s, name, "", TASK("work", 40, "", "'true'", "          resources: {requests: {cpu: 10m}}\n"))
-              == 201);
+        CHECK(job_submit(&s, name, "",
+                         TASK("work", 40, "", "'true'", "          resources: {requests: {cpu: 10m}}\n")) == 201);
         for (int64_t deadline = clock_mono_ms() + 60000; clock_mono_ms() < deadline;) {
             json_t *job = job_get(&s, name);
             bool done = job && strcmp(jv_str(job, "status.state.phase") ? jv_str(job, "status.state.phase") : "",

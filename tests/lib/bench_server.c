@@ -15,8 +15,9 @@ int bench_server_start_with(struct bench_server *b, const char *tag, const char 
 {
     snprintf(b->nodes, sizeof b->nodes, "/tmp/caldera-bench-nodes-XXXXXX");
     int fd = mkstemp(b->nodes);
-    const char *yaml = "apiVersion: v1\nkind: Node\nmetadata: {name: bench}\nstatus:\n  allocatable: {cpu: \"1000\", "
-                       "memory: 1Ti, pods: \"100000\"}\n";
+    const char *yaml =
+        "apiVersion: v1\nkind: Node\nmetadata: {name: bench}\nstatus:\n  allocatable: {cpu: \"1000\", "
+        "memory: 1Ti, pods: \"100000\"}\n";
     if (fd < 0 || write(fd, yaml, strlen(yaml)) < 0) {
         fprintf(stderr, "bench: cannot write the node file %s\n", b->nodes);
         return -1;

@@ -26,18 +26,18 @@ static inline const char *cause_message(const struct api_status *st, const char 
 
 /* A cause on field with this reason, at this line (and column, unless column_ is 0), with text in
  * its message. */
-#define CHECK_CAUSE_AT(st, field, reason_, line_, column_, text)                                              \
-    do {                                                                                                     \
-        const struct api_cause *c_ = cause_on(st, field);                                                    \
-        if (!c_) {                                                                                           \
-            test_fail(__FILE__, __LINE__, "no cause on %s in \"%s\"", field, (st)->message);                 \
-            break;                                                                                           \
-        }                                                                                                    \
-        CHECK_STR(c_->reason, reason_);                                                                      \
-        CHECK_INT(c_->line, line_);                                                                          \
-        if ((column_) != 0)                                                                                  \
-            CHECK_INT(c_->column, column_);                                                                  \
-        CHECK_CONTAINS(c_->message, text);                                                                   \
+#define CHECK_CAUSE_AT(st, field, reason_, line_, column_, text)                             \
+    do {                                                                                     \
+        const struct api_cause *c_ = cause_on(st, field);                                    \
+        if (!c_) {                                                                           \
+            test_fail(__FILE__, __LINE__, "no cause on %s in \"%s\"", field, (st)->message); \
+            break;                                                                           \
+        }                                                                                    \
+        CHECK_STR(c_->reason, reason_);                                                      \
+        CHECK_INT(c_->line, line_);                                                          \
+        if ((column_) != 0)                                                                  \
+            CHECK_INT(c_->column, column_);                                                  \
+        CHECK_CONTAINS(c_->message, text);                                                   \
     } while (0)
 #define CHECK_CAUSE(st, field, reason_, line_, text) CHECK_CAUSE_AT(st, field, reason_, line_, 0, text)
 

@@ -66,8 +66,12 @@ void ctlfx_init(struct ctl_fixture *fx, int nnodes)
     }
     sched_conf_default(&fx->conf);
     fx->zones = zone_table_build(&fx->cluster, &fx->conf);
-    fx->ctl = (struct controller){.cluster = &fx->cluster, .zones = fx->zones, .data_dir = "/nonexistent/ctlfx",
-                                  .now_ms = 1700000000000LL, .shutdown_grace_ms = 1000, .backoff_base_ms = 1000,
+    fx->ctl = (struct controller){.cluster = &fx->cluster,
+                                  .zones = fx->zones,
+                                  .data_dir = "/nonexistent/ctlfx",
+                                  .now_ms = 1700000000000LL,
+                                  .shutdown_grace_ms = 1000,
+                                  .backoff_base_ms = 1000,
                                   .backoff_max_ms = 8000};
     fx->ctl.ops = (struct controller_ops){fx, op_start, op_stop, NULL, NULL, op_moved};
     controller_finish_recovery(&fx->ctl); /* the default queue and built-in priority classes */
@@ -153,8 +157,8 @@ struct ctl_proc *ctlfx_proc(struct ctl_fixture *fx, struct job *job, int flat)
 static void end(struct ctl_fixture *fx, struct ctl_proc *p, int code, bool oom)
 {
     p->live = false;
-    struct replica_exit ex = {.exit_code = code, .signal = code > 128 ? code - 128 : 0, .oom = oom,
-                              .end_ms = fx->ctl.now_ms};
+    struct replica_exit ex = {
+        .exit_code = code, .signal = code > 128 ? code - 128 : 0, .oom = oom, .end_ms = fx->ctl.now_ms};
     controller_replica_exited(&fx->ctl, p->job, p->flat, &ex);
 }
 

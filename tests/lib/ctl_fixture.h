@@ -24,7 +24,7 @@ struct ctl_fixture {
     struct ctl_proc procs[CTL_FIXTURE_MAX_PROCS];
     int nprocs;
     int starts, stops;
-    bool fail_starts; /* the next starts fail (StartError) */
+    bool fail_starts;  /* the next starts fail (StartError) */
     bool async_starts; /* starts go on "in the background" until ctlfx_finish_start() */
 };
 

@@ -55,11 +55,13 @@ json_t *dialect_case_policy(json_t *task, const char *event)
 {
     size_t i, k;
     json_t *pol, *e;
-    json_array_foreach(json_object_get(task, "policies"), i, pol) {
+    json_array_foreach(json_object_get(task, "policies"), i, pol)
+    {
         const char *one = json_string_value(json_object_get(pol, "event"));
         if (one && strcmp(one, event) == 0)
             return pol;
-        json_array_foreach(json_object_get(pol, "events"), k, e) {
+        json_array_foreach(json_object_get(pol, "events"), k, e)
+        {
             if (json_is_string(e) && strcmp(json_string_value(e), event) == 0)
                 return pol;
         }

@@ -15,8 +15,9 @@ long long jv_num(json_t *v, const char *path) { return (long long)json_integer_v
 const char *job_yaml(const char *name, const char *spec, const char *tasks)
 {
     static char buf[8192];
-    snprintf(buf, sizeof buf, "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: %s}\nspec:\n%s  tasks:\n%s",
-             name, spec, tasks);
+    snprintf(buf, sizeof buf,
+             "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: %s}\nspec:\n%s  tasks:\n%s", name,
+             spec, tasks);
     return buf;
 }
 
@@ -69,7 +70,8 @@ int pod_attempts(json_t *history, const char *pod, json_t **out, int max)
     int n = 0;
     size_t i;
     json_t *a;
-    json_array_foreach(json_object_get(history, "attempts"), i, a) {
+    json_array_foreach(json_object_get(history, "attempts"), i, a)
+    {
         if (n < max && jv_str(a, "pod") && strcmp(jv_str(a, "pod"), pod) == 0)
             out[n++] = a;
     }
@@ -89,4 +91,3 @@ bool pid_gone(long long pid)
     const char *paren = strrchr(buf, ')');
     return paren && (paren[2] == 'Z' || paren[2] == 'X');
 }
-

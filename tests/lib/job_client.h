@@ -24,9 +24,10 @@ const char *job_yaml(const char *name, const char *spec, const char *tasks);
 
 /* A task of `replicas` running `sh -c cmd` (cmd is a YAML single-quoted scalar), with task lines
  * `more` (indented 4) and container lines `container` (indented 10). */
-#define TASK(name, replicas, more, cmd, container)                                                          \
-    "  - name: " name "\n    replicas: " #replicas "\n" more "    template:\n      spec:\n"                 \
-    "        terminationGracePeriodSeconds: 2\n        containers:\n        - name: c\n"                    \
+#define TASK(name, replicas, more, cmd, container)                                       \
+    "  - name: " name "\n    replicas: " #replicas "\n" more                             \
+    "    template:\n      spec:\n"                                                       \
+    "        terminationGracePeriodSeconds: 2\n        containers:\n        - name: c\n" \
     "          command: [sh, -c, " cmd "]\n" container
 
 /* POSTs the job to namespace default; returns the HTTP code (and says why on stderr unless 201). */
@@ -44,15 +45,14 @@ int pod_attempts(json_t *history, const char *pod, json_t **out, int max);
 bool pid_gone(long long pid);
 
 /* Stops the running case unless the history has exactly n attempts of the pod (freeing the history). */
-#define REQUIRE_ATTEMPTS(history, pod, out, n)                                                               \
-    do {                                                                                                     \
-        int n_ = pod_attempts(history, pod, out, MAX_ATTEMPTS);                                              \
-        if (n_ != (n)) {                                                                                     \
-            test_fail(__FILE__, __LINE__, "%s: %d attempts in the history, expected %d", pod, n_, (n));     \
-            json_decref(history);                                                                            \
-            return;                                                                                          \
-        }                                                                                                    \
+#define REQUIRE_ATTEMPTS(history, pod, out, n)                                                          \
+    do {                                                                                                \
+        int n_ = pod_attempts(history, pod, out, MAX_ATTEMPTS);                                         \
+        if (n_ != (n)) {                                                                                \
+            test_fail(__FILE__, __LINE__, "%s: %d attempts in the history, expected %d", pod, n_, (n)); \
+            json_decref(history);                                                                       \
+            return;                                                                                     \
+        }                                                                                               \
     } while (0)
-
 
 #endif

@@ -72,7 +72,8 @@ static int conform_object(json_t *doc, json_t *value, json_t *schema, const char
     int problems = 0;
     const char *key;
     json_t *child;
-    json_object_foreach(value, key, child) {
+    json_object_foreach(value, key, child)
+    {
         char path[512];
         snprintf(path, sizeof path, "%s.%s", where, key);
         json_t *field = json_object_get(props, key);
@@ -99,7 +100,8 @@ int openapi_conform(json_t *doc, json_t *value, json_t *schema, const char *wher
     if (one_of) { /* conforms when one of them takes it without complaint: counted, not reported */
         size_t i;
         json_t *option;
-        json_array_foreach(one_of, i, option) {
+        json_array_foreach(one_of, i, option)
+        {
             json_t *s = openapi_deref(doc, option);
             const char *type = json_string_value(json_object_get(s, "type"));
             if (type && of_type(value, type))
@@ -133,7 +135,8 @@ int openapi_conform(json_t *doc, json_t *value, json_t *schema, const char *wher
     if (json_is_array(value)) {
         size_t i;
         json_t *item;
-        json_array_foreach(value, i, item) {
+        json_array_foreach(value, i, item)
+        {
             char path[512];
             snprintf(path, sizeof path, "%s[%zu]", where, i);
             problems += openapi_conform(doc, item, json_object_get(schema, "items"), path);

@@ -258,15 +258,13 @@ static int wait_ready(struct test_server *s)
         if (wait_child(s->pid, &status, WNOHANG) == s->pid) {
             untrack(s->pid);
             s->pid = 0;
-            fprintf(stderr, "server_start: jobserver exited (status %d) before it was ready\n",
-                    decode_status(status));
+            fprintf(stderr, "server_start: jobserver exited (status %d) before it was ready\n", decode_status(status));
             return -1;
         }
         if (read_url_file(s) && healthy(s))
             return 0;
         if (clock_mono_ms() >= deadline) {
-            fprintf(stderr, "server_start: jobserver not ready after %d ms (url: \"%s\")\n", START_TIMEOUT_MS,
-                    s->url);
+            fprintf(stderr, "server_start: jobserver not ready after %d ms (url: \"%s\")\n", START_TIMEOUT_MS, s->url);
             return -1;
         }
         sleep_ms(POLL_MS);
@@ -432,8 +430,12 @@ static char *request(const struct test_server *s, const char *token, const char 
         *code = 0;
     if (asprintf(&url, "%s%s", s->url, path) < 0)
         return NULL;
-    struct http_request req = {.method = method, .url = url, .body = body, .body_len = body ? strlen(body) : 0,
-                               .content_type = content_type, .bearer = token};
+    struct http_request req = {.method = method,
+                               .url = url,
+                               .body = body,
+                               .body_len = body ? strlen(body) : 0,
+                               .content_type = content_type,
+                               .bearer = token};
     int rc = http_do(&req, &resp, err, sizeof err);
     free(url);
     if (rc != 0) {

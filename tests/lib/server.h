@@ -8,11 +8,11 @@
 #include <sys/types.h>
 
 struct test_server {
-    pid_t pid;           /* 0 when not running */
-    char url[64];        /* "http://127.0.0.1:41234", no trailing slash */
+    pid_t pid;    /* 0 when not running */
+    char url[64]; /* "http://127.0.0.1:41234", no trailing slash */
     char data_dir[256];
-    char log_path[300];  /* <data_dir>/jobserver.log: the server's stdout and stderr, appended */
-    bool own_dir;        /* data_dir was made by server_start; server_cleanup removes it */
+    char log_path[300]; /* <data_dir>/jobserver.log: the server's stdout and stderr, appended */
+    bool own_dir;       /* data_dir was made by server_start; server_cleanup removes it */
 };
 
 /* Starts $CALDERA_BIN_DIR/jobserver (default build/asan/bin) with --listen 127.0.0.1:0 --data DIR and

@@ -40,12 +40,12 @@ bool task_pid_alive(pid_t pid);
 long task_read_number_file(const struct task *t, const char *file, int timeout_ms);
 
 /* Stops the case when the task did not start, saying why. */
-#define REQUIRE_STARTED(t)                                                                                   \
-    do {                                                                                                     \
-        if (task_start(t) != 0) {                                                                            \
-            test_fail(__FILE__, __LINE__, "start failed: %s", (t)->why);                                     \
-            return;                                                                                          \
-        }                                                                                                    \
+#define REQUIRE_STARTED(t)                                               \
+    do {                                                                 \
+        if (task_start(t) != 0) {                                        \
+            test_fail(__FILE__, __LINE__, "start failed: %s", (t)->why); \
+            return;                                                      \
+        }                                                                \
     } while (0)
 
 /* The cases test_runtime (on the machine's hierarchy) and test_runtime_v2 (on cgroup v2) both run,

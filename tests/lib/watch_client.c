@@ -18,9 +18,9 @@ struct watch_client {
     pthread_cond_t changed;
     char url[1024];
     char header[512];
-    json_t *events;     /* under mu */
-    struct sbuf body;   /* everything received, under mu */
-    size_t line_start;  /* where the next unparsed line starts in body */
+    json_t *events;    /* under mu */
+    struct sbuf body;  /* everything received, under mu */
+    size_t line_start; /* where the next unparsed line starts in body */
     long status;
     bool ended, stop;
 };
@@ -170,7 +170,7 @@ int watch_wait_for(struct watch_client *w, int from, const char *type, const cha
     struct timespec deadline = clock_deadline(CLOCK_MONOTONIC, timeout_ms);
     pthread_mutex_lock(&w->mu);
     int found = -1;
-    for (size_t i = (size_t)from;; ) {
+    for (size_t i = (size_t)from;;) {
         for (; i < json_array_size(w->events) && found < 0; i++)
             if (matches(json_array_get(w->events, i), type, name, field, value))
                 found = (int)i;

@@ -9,20 +9,20 @@
 #include <stddef.h>
 
 struct ws_client {
-    int fd;                /* -1 when not connected */
-    int http_code;         /* the handshake's answer: 101, or the refusal's code; 0 when none came */
-    char *http_body;       /* a refusal's body (caller frees via ws_client_close), NULL otherwise */
-    char protocol[64];     /* Sec-WebSocket-Protocol the server selected, "" when none */
-    unsigned char *in;     /* bytes read and not yet taken as frames */
+    int fd;            /* -1 when not connected */
+    int http_code;     /* the handshake's answer: 101, or the refusal's code; 0 when none came */
+    char *http_body;   /* a refusal's body (caller frees via ws_client_close), NULL otherwise */
+    char protocol[64]; /* Sec-WebSocket-Protocol the server selected, "" when none */
+    unsigned char *in; /* bytes read and not yet taken as frames */
     size_t in_len, in_cap;
-    char *partial;         /* a fragmented message's frames so far */
+    char *partial; /* a fragmented message's frames so far */
     size_t partial_len;
 };
 
 struct ws_client_options {
-    const char *authorization; /* an Authorization header value, or NULL */
-    const char *protocols;     /* a Sec-WebSocket-Protocol header value, or NULL */
-    int rcvbuf;                /* SO_RCVBUF before connecting, 0: the system's */
+    const char *authorization;  /* an Authorization header value, or NULL */
+    const char *protocols;      /* a Sec-WebSocket-Protocol header value, or NULL */
+    int rcvbuf;                 /* SO_RCVBUF before connecting, 0: the system's */
     const char *source_address; /* the IPv4 address to connect from ("127.0.0.2"), NULL: the system's */
 };
 
@@ -30,9 +30,9 @@ enum ws_frame_kind { WS_NOTHING, WS_TEXT, WS_CLOSE, WS_BROKEN };
 
 struct ws_frame {
     enum ws_frame_kind kind;
-    char *text;            /* WS_TEXT: the message, NUL-terminated (caller frees) */
+    char *text; /* WS_TEXT: the message, NUL-terminated (caller frees) */
     size_t len;
-    int close_code;        /* WS_CLOSE: the code, 1005 when none */
+    int close_code; /* WS_CLOSE: the code, 1005 when none */
     char close_reason[128];
 };
 

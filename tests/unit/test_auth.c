@@ -51,9 +51,10 @@ static void a_token_is_stored_as_its_sha256(void)
 {
     const char *text = "abc123.0123456789abcdefghijklmnopqrstuv";
     char *namespaces[] = {"team-a", "team-b", NULL};
-    struct token t = {.id = "abc123", .created_ms = 1790000000000,
-                      .spec = {.user = "alice", .namespaces = namespaces, .uid = 1001, .gid = 1002,
-                               .role = TOKEN_ROLE_USER}};
+    struct token t = {
+        .id = "abc123",
+        .created_ms = 1790000000000,
+        .spec = {.user = "alice", .namespaces = namespaces, .uid = 1001, .gid = 1002, .role = TOKEN_ROLE_USER}};
     unsigned int n;
     EVP_Digest(text, strlen(text), t.digest, &n, EVP_sha256(), NULL);
     char *json = token_to_store_json(&t);
@@ -89,13 +90,13 @@ static void a_token_is_stored_as_its_sha256(void)
 /* --- the Token body ----------------------------------------------------------------------------- */
 
 /* A cause on field whose message holds text. */
-#define HAS_CAUSE(st, field, text)                                                                           \
-    do {                                                                                                     \
-        const struct api_cause *c_ = cause_on(st, field);                                                    \
-        if (!c_)                                                                                             \
-            test_fail(__FILE__, __LINE__, "no cause on %s in \"%s\"", field, (st)->message);                 \
-        else                                                                                                 \
-            CHECK_CONTAINS(c_->message, text);                                                               \
+#define HAS_CAUSE(st, field, text)                                                           \
+    do {                                                                                     \
+        const struct api_cause *c_ = cause_on(st, field);                                    \
+        if (!c_)                                                                             \
+            test_fail(__FILE__, __LINE__, "no cause on %s in \"%s\"", field, (st)->message); \
+        else                                                                                 \
+            CHECK_CONTAINS(c_->message, text);                                               \
     } while (0)
 
 static int parse_spec(const char *body, struct token_spec *spec, struct api_status *st)
@@ -135,8 +136,8 @@ static void token_rules_name_the_field(void)
 {
     struct token_spec s;
     struct api_status st;
-    CHECK(parse_spec("{\"user\":\"bob\",\"namespaces\":[\"team-a\"],\"uid\":1,\"gid\":1,\"role\":\"root\"}", &s,
-                     &st) != 0);
+    CHECK(parse_spec("{\"user\":\"bob\",\"namespaces\":[\"team-a\"],\"uid\":1,\"gid\":1,\"role\":\"root\"}", &s, &st) !=
+          0);
     CHECK_INT(st.code, 422);
     HAS_CAUSE(&st, "spec.role", "Unsupported value: \"root\": supported values: \"admin\", \"user\", \"viewer\"");
     CHECK_INT(st.ncauses, 1);
@@ -160,8 +161,9 @@ static void token_rules_name_the_field(void)
     CHECK(parse_spec("{\"role\":\"admin\",\"group\":\"x\"}", &s, &st) != 0);
     HAS_CAUSE(&st, "spec.user", "Required value");
     HAS_CAUSE(&st, "spec.group", "unknown field");
-    CHECK(parse_spec("{\"kind\":\"Token\",\"metadata\":{\"name\":\"mine\"},\"spec\":{\"user\":\"a\",\"role\":\"admin\"}}",
-                     &s, &st) != 0);
+    CHECK(
+        parse_spec("{\"kind\":\"Token\",\"metadata\":{\"name\":\"mine\"},\"spec\":{\"user\":\"a\",\"role\":\"admin\"}}",
+                   &s, &st) != 0);
     HAS_CAUSE(&st, "metadata.name", "the server chooses");
     CHECK(parse_spec("{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"spec\":{}}", &s, &st) != 0);
     CHECK_INT(st.code, 400);
@@ -221,8 +223,7 @@ static void paths_read_as_kubernetes_reads_them(void)
     CHECK_INT(rule("GET", "/api/v1/namespaces/team-b/pods/x-w-0/log", &r), ACCESS_NS_READ);
     CHECK_STR(r.group, "");
     CHECK_STR(r.subresource, "log");
-    CHECK_INT(rule("GET", "/apis/caldera.io/v1/namespaces/t/jobs/x/history/pods/p/attempts/1/log", &r),
-              ACCESS_NS_READ);
+    CHECK_INT(rule("GET", "/apis/caldera.io/v1/namespaces/t/jobs/x/history/pods/p/attempts/1/log", &r), ACCESS_NS_READ);
     CHECK_STR(r.subresource, "history");
     CHECK_INT(rule("POST", "/apis/batch.volcano.sh/v1alpha1/namespaces/t/jobs", &r), ACCESS_NS_WRITE);
     CHECK_STR(r.verb, "create");
@@ -282,19 +283,22 @@ static void decisions_and_their_403(void)
     access_forbidden(alice, &r, NULL, &st);
     CHECK_INT(st.code, 403);
     CHECK_STR(st.reason, "Forbidden");
-    CHECK_STR(st.message, "jobs.batch.volcano.sh \"x\" is forbidden: User \"alice\" cannot get resource \"jobs\" in "
-                          "API group \"batch.volcano.sh\" in the namespace \"team-b\"");
+    CHECK_STR(st.message,
+              "jobs.batch.volcano.sh \"x\" is forbidden: User \"alice\" cannot get resource \"jobs\" in "
+              "API group \"batch.volcano.sh\" in the namespace \"team-b\"");
     CHECK_STR(st.kind, "jobs");
     CHECK_STR(st.group, "batch.volcano.sh");
     CHECK_STR(st.name, "x");
     access_describe("GET", "/api/v1/namespaces/team-b/pods", &r);
     access_forbidden(alice, &r, "the token's namespaces are team-a", &st);
-    CHECK_STR(st.message, "pods is forbidden: User \"alice\" cannot list resource \"pods\" in API group \"\" in the "
-                          "namespace \"team-b\": the token's namespaces are team-a");
+    CHECK_STR(st.message,
+              "pods is forbidden: User \"alice\" cannot list resource \"pods\" in API group \"\" in the "
+              "namespace \"team-b\": the token's namespaces are team-a");
     access_describe("POST", "/apis/scheduling.volcano.sh/v1beta1/queues", &r);
     access_forbidden(alice, &r, NULL, &st);
-    CHECK_CONTAINS(st.message, "cannot create resource \"queues\" in API group \"scheduling.volcano.sh\" at the "
-                               "cluster scope");
+    CHECK_CONTAINS(st.message,
+                   "cannot create resource \"queues\" in API group \"scheduling.volcano.sh\" at the "
+                   "cluster scope");
     access_describe("GET", "/metrics", &r);
     access_forbidden(alice, &r, NULL, &st);
     CHECK_STR(st.message, "forbidden: User \"alice\" cannot get path \"/metrics\"");

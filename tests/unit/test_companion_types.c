@@ -122,20 +122,21 @@ static void builtin_command_lines(void)
 
 static void file_overrides_and_adds(void)
 {
-    const char *yaml = "# a site's companions\n"
-                       "companions:\n"
-                       "  jupyter:\n"
-                       "    idleTimeout: 4h\n"
-                       "    env: {JUPYTER_TOKEN: \"{token}\", JUPYTER_CONFIG_DIR: \"{workdir}/.jupyter\"}\n"
-                       "  code-server:\n"
-                       "    activity: {source: json, path: /status, field: seen}\n"
-                       "  lab:\n"
-                       "    command: [/opt/conda/bin/jupyter-lab, --no-browser, \"--port={port}\",\n"
-                       "              \"--ServerApp.base_url={base_url}\", \"--ServerApp.root_dir={workdir}\"]\n"
-                       "    env: {JUPYTER_TOKEN: \"{token}\"}\n"
-                       "    readinessPath: \"{base_url}api/status\"\n"
-                       "    idleTimeout: 0\n"
-                       "    activity: jupyter\n";
+    const char *yaml =
+        "# a site's companions\n"
+        "companions:\n"
+        "  jupyter:\n"
+        "    idleTimeout: 4h\n"
+        "    env: {JUPYTER_TOKEN: \"{token}\", JUPYTER_CONFIG_DIR: \"{workdir}/.jupyter\"}\n"
+        "  code-server:\n"
+        "    activity: {source: json, path: /status, field: seen}\n"
+        "  lab:\n"
+        "    command: [/opt/conda/bin/jupyter-lab, --no-browser, \"--port={port}\",\n"
+        "              \"--ServerApp.base_url={base_url}\", \"--ServerApp.root_dir={workdir}\"]\n"
+        "    env: {JUPYTER_TOKEN: \"{token}\"}\n"
+        "    readinessPath: \"{base_url}api/status\"\n"
+        "    idleTimeout: 0\n"
+        "    activity: jupyter\n";
     struct companion_types set;
     struct api_status st = {0};
     char buf[1024];
@@ -180,16 +181,17 @@ static void file_overrides_and_adds(void)
 /* The example in companion_types.h, as written there. */
 static void documented_example_reads(void)
 {
-    const char *yaml = "companions:\n"
-                       "  jupyter:\n"
-                       "    idleTimeout: 4h\n"
-                       "  lab:\n"
-                       "    command: [\"/opt/conda/bin/jupyter-lab\", --no-browser, \"--port={port}\",\n"
-                       "              \"--ServerApp.base_url={base_url}\", \"--ServerApp.root_dir={workdir}\"]\n"
-                       "    env: {JUPYTER_TOKEN: \"{token}\"}\n"
-                       "    headers: {Authorization: \"token {token}\"}\n"
-                       "    readinessPath: \"{base_url}api/status\"\n"
-                       "    activity: jupyter\n";
+    const char *yaml =
+        "companions:\n"
+        "  jupyter:\n"
+        "    idleTimeout: 4h\n"
+        "  lab:\n"
+        "    command: [\"/opt/conda/bin/jupyter-lab\", --no-browser, \"--port={port}\",\n"
+        "              \"--ServerApp.base_url={base_url}\", \"--ServerApp.root_dir={workdir}\"]\n"
+        "    env: {JUPYTER_TOKEN: \"{token}\"}\n"
+        "    headers: {Authorization: \"token {token}\"}\n"
+        "    readinessPath: \"{base_url}api/status\"\n"
+        "    activity: jupyter\n";
     struct companion_types set;
     struct api_status st = {0};
     REQUIRE(companion_types_load(yaml, strlen(yaml), &set, &st) == 0);
@@ -208,29 +210,30 @@ static void documented_example_reads(void)
 
 static void mistakes_name_their_field_and_line(void)
 {
-    const char *yaml = "companions:\n"                                 /* 1 */
-                       "  lab:\n"                                      /* 2 */
-                       "    command: [lab, \"--port={prot}\"]\n"       /* 3 */
-                       "    readinessPath: api/status\n"               /* 4 */
-                       "    startTimeout: soon\n"                      /* 5 */
-                       "    idleTimeout: -5\n"                         /* 6 */
-                       "    colour: blue\n"                            /* 7 */
-                       "    env: {\"9LIVES\": x, GOOD: \"{token}\"}\n" /* 8 */
-                       "    headers: {X-Tok: \"a {nope}\"}\n"          /* 9 */
-                       "    activity: {source: json}\n"                /* 10 */
-                       "  empty:\n"                                    /* 11 */
-                       "    command: []\n"                             /* 12 */
-                       "    readinessPath: /\n"                        /* 13 */
-                       "  Bad_Name:\n"                                 /* 14 */
-                       "    command: [x]\n"                            /* 15 */
-                       "  tmpl:\n"                                     /* 16 */
-                       "    command: [\"{workdir}/bin/x\"]\n"          /* 17 */
-                       "    readinessPath: /\n"                        /* 18 */
-                       "  nocommand:\n"                                /* 19 */
-                       "    readinessPath: /\n    command: ~\n"        /* 20, 21 */
-                       "  jupyter:\n"                                  /* 22 */
-                       "    activity: {source: telepathy}\n"           /* 23 */
-                       "    startTimeout: 0\n";                        /* 24 */
+    const char *yaml =
+        "companions:\n"                                 /* 1 */
+        "  lab:\n"                                      /* 2 */
+        "    command: [lab, \"--port={prot}\"]\n"       /* 3 */
+        "    readinessPath: api/status\n"               /* 4 */
+        "    startTimeout: soon\n"                      /* 5 */
+        "    idleTimeout: -5\n"                         /* 6 */
+        "    colour: blue\n"                            /* 7 */
+        "    env: {\"9LIVES\": x, GOOD: \"{token}\"}\n" /* 8 */
+        "    headers: {X-Tok: \"a {nope}\"}\n"          /* 9 */
+        "    activity: {source: json}\n"                /* 10 */
+        "  empty:\n"                                    /* 11 */
+        "    command: []\n"                             /* 12 */
+        "    readinessPath: /\n"                        /* 13 */
+        "  Bad_Name:\n"                                 /* 14 */
+        "    command: [x]\n"                            /* 15 */
+        "  tmpl:\n"                                     /* 16 */
+        "    command: [\"{workdir}/bin/x\"]\n"          /* 17 */
+        "    readinessPath: /\n"                        /* 18 */
+        "  nocommand:\n"                                /* 19 */
+        "    readinessPath: /\n    command: ~\n"        /* 20, 21 */
+        "  jupyter:\n"                                  /* 22 */
+        "    activity: {source: telepathy}\n"           /* 23 */
+        "    startTimeout: 0\n";                        /* 24 */
     struct companion_types set;
     struct api_status st = {0};
     REQUIRE(companion_types_load(NULL, 0, &set, &st) == 0);
@@ -279,9 +282,10 @@ static void file_shape_mistakes(void)
     CHECK(companion_types_load(list, strlen(list), &set, &st) != 0);
     CHECK_CONTAINS(st.message, "one YAML mapping with `companions:`");
     memset(&st, 0, sizeof st);
-    const char *not_object = "companions:\n  jupyter: yes\n  tb:\n    command: [tensorboard]\n"
-                             "    readinessPath: /\n    activity: {source: proxy, path: /x}\n"
-                             "    stripPrefix: maybe\n    headers: {\"Bad Name\": x, Ok: \"a\\r\\nb\"}\n";
+    const char *not_object =
+        "companions:\n  jupyter: yes\n  tb:\n    command: [tensorboard]\n"
+        "    readinessPath: /\n    activity: {source: proxy, path: /x}\n"
+        "    stripPrefix: maybe\n    headers: {\"Bad Name\": x, Ok: \"a\\r\\nb\"}\n";
     CHECK(companion_types_load(not_object, strlen(not_object), &set, &st) != 0);
     CHECK_CAUSE(&st, "companions.jupyter", "FieldValueInvalid", 2, "must be an object");
     CHECK_CAUSE(&st, "companions.tb.activity.path", "FieldValueForbidden", 6, "reads nothing");
@@ -289,8 +293,9 @@ static void file_shape_mistakes(void)
     CHECK_CAUSE(&st, "companions.tb.headers[Bad Name]", "FieldValueInvalid", 8, "HTTP token");
     CHECK_CAUSE(&st, "companions.tb.headers[Ok]", "FieldValueInvalid", 8, "no line breaks");
     memset(&st, 0, sizeof st);
-    const char *fields = "companions:\n  jupyter:\n    activity: {source: jupyter, field: 3}\n"
-                         "  terminal:\n    activity: {source: json, path: /s, field: \"\", busyPath: /k}\n";
+    const char *fields =
+        "companions:\n  jupyter:\n    activity: {source: jupyter, field: 3}\n"
+        "  terminal:\n    activity: {source: json, path: /s, field: \"\", busyPath: /k}\n";
     CHECK(companion_types_load(fields, strlen(fields), &set, &st) != 0);
     CHECK_CAUSE(&st, "companions.jupyter.activity.field", "FieldValueInvalid", 3, "must be a string");
     CHECK_CAUSE(&st, "companions.terminal.activity.field", "FieldValueInvalid", 5, "names the member");
@@ -304,8 +309,9 @@ static void every_placeholder_expands(void)
     REQUIRE(companion_expand("{port}|{base_url}|{base_path}|{token}|{token_file}|{workdir}|{logdir}|{job}|"
                              "{namespace}|{companion}|{{literal}}|a}b",
                              &values, &out, why, sizeof why) == 0);
-    CHECK_STR(out, "41234|/proxy/team-a/nb/|/proxy/team-a/nb|t0k|/run/caldera/c/token|/home/ann/work|"
-                   "/home/ann/work/logs|train|team-a|nb|{literal}|a}b");
+    CHECK_STR(out,
+              "41234|/proxy/team-a/nb/|/proxy/team-a/nb|t0k|/run/caldera/c/token|/home/ann/work|"
+              "/home/ann/work/logs|train|team-a|nb|{literal}|a}b");
     free(out);
     REQUIRE(companion_expand("", &values, &out, why, sizeof why) == 0);
     CHECK_STR(out, "");

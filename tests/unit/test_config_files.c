@@ -11,12 +11,13 @@
 
 static void nodes_as_documents_and_list(void)
 {
-    const char *docs = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n  labels: {node-zone: daily}\n"
-                       "spec:\n  taints: [{key: nvidia.com/gpu, effect: NoSchedule}]\n"
-                       "status:\n  allocatable: {cpu: \"32\", memory: 256Gi, nvidia.com/gpu: \"8\", example.com/fpga: \"2\"}\n"
-                       "---\n"
-                       "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: cpu-1}\n"
-                       "  status: {allocatable: {cpu: 1500m, memory: \"4294967296\", pods: \"30\"}}\n";
+    const char *docs =
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n  labels: {node-zone: daily}\n"
+        "spec:\n  taints: [{key: nvidia.com/gpu, effect: NoSchedule}]\n"
+        "status:\n  allocatable: {cpu: \"32\", memory: 256Gi, nvidia.com/gpu: \"8\", example.com/fpga: \"2\"}\n"
+        "---\n"
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: cpu-1}\n"
+        "  status: {allocatable: {cpu: 1500m, memory: \"4294967296\", pods: \"30\"}}\n";
     struct node *nodes;
     int n;
     struct api_status st = {0};
@@ -55,8 +56,9 @@ static void bad_nodes_are_refused_with_a_line(void)
     CHECK_CONTAINS(st.message, "status.allocatable.cpu: invalid quantity \"lots\"");
     CHECK_CONTAINS(st.message, "line 5");
     memset(&st, 0, sizeof st);
-    const char *dup = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: 1}}\n---\n"
-                      "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: 1}}\n";
+    const char *dup =
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: 1}}\n---\n"
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: 1}}\n";
     CHECK(nodes_from_yaml(dup, strlen(dup), "amd64", 0, &nodes, &n, &st) != 0);
     CHECK_CONTAINS(st.message, "Duplicate value: \"a\"");
     memset(&st, 0, sizeof st);
@@ -71,25 +73,26 @@ static void bad_nodes_are_refused_with_a_line(void)
 
 static void volcano_conf_is_read(void)
 {
-    const char *yaml = "actions: \"enqueue, allocate, backfill, preempt, shuffle\"\n"
-                       "tiers:\n"
-                       "- plugins:\n"
-                       "  - name: priority\n"
-                       "  - name: gang\n"
-                       "    enablePreemptable: false\n"
-                       "  - name: conformance\n"
-                       "- plugins:\n"
-                       "  - name: drf\n"
-                       "    enablePreemptable: false\n"
-                       "  - name: predicates\n"
-                       "  - name: tdm\n"
-                       "  - name: binpack\n"
-                       "    arguments:\n"
-                       "      binpack.weight: 10\n"
-                       "      binpack.cpu: 5\n"
-                       "configurations:\n"
-                       "- name: enqueue\n"
-                       "  arguments: {overcommit-factor: 2.0}\n";
+    const char *yaml =
+        "actions: \"enqueue, allocate, backfill, preempt, shuffle\"\n"
+        "tiers:\n"
+        "- plugins:\n"
+        "  - name: priority\n"
+        "  - name: gang\n"
+        "    enablePreemptable: false\n"
+        "  - name: conformance\n"
+        "- plugins:\n"
+        "  - name: drf\n"
+        "    enablePreemptable: false\n"
+        "  - name: predicates\n"
+        "  - name: tdm\n"
+        "  - name: binpack\n"
+        "    arguments:\n"
+        "      binpack.weight: 10\n"
+        "      binpack.cpu: 5\n"
+        "configurations:\n"
+        "- name: enqueue\n"
+        "  arguments: {overcommit-factor: 2.0}\n";
     struct sched_conf conf;
     struct api_status st = {0};
     REQUIRE(sched_conf_parse(yaml, strlen(yaml), &conf, &st) == 0);
@@ -120,8 +123,9 @@ static void bad_conf_is_refused_with_a_line(void)
 {
     struct sched_conf conf;
     struct api_status st = {0};
-    const char *yaml = "actions: \"enqueue, allocate, teleport\"\ntiers:\n- plugins:\n  - name: gang\n"
-                       "    enableJobRedy: false\n  - name: magic\n";
+    const char *yaml =
+        "actions: \"enqueue, allocate, teleport\"\ntiers:\n- plugins:\n  - name: gang\n"
+        "    enableJobRedy: false\n  - name: magic\n";
     CHECK(sched_conf_parse(yaml, strlen(yaml), &conf, &st) != 0);
     CHECK_CONTAINS(st.message, "actions: Unsupported value: \"teleport\"");
     CHECK_CONTAINS(st.message, "tiers[0].plugins[0].enableJobRedy: Unsupported value");
@@ -133,9 +137,10 @@ static void node_zones_are_read_and_checked(void)
 {
     struct sched_conf conf;
     struct api_status st = {0};
-    const char *yaml = "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n"
-                       "nodeZoneLabel: partition\nnodeZones:\n- schedulerName: volcano-daily\n  zone: daily\n"
-                       "- schedulerName: volcano-urgent\n  zone: urgent\n";
+    const char *yaml =
+        "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n"
+        "nodeZoneLabel: partition\nnodeZones:\n- schedulerName: volcano-daily\n  zone: daily\n"
+        "- schedulerName: volcano-urgent\n  zone: urgent\n";
     REQUIRE(sched_conf_parse(yaml, strlen(yaml), &conf, &st) == 0);
     CHECK_STR(conf.zone_label, "partition");
     CHECK_INT(conf.nzones, 2);
@@ -143,12 +148,14 @@ static void node_zones_are_read_and_checked(void)
     CHECK_STR(conf.zones[1].value, "urgent");
     sched_conf_free(&conf);
     memset(&st, 0, sizeof st);
-    const char *bad = "actions: allocate\ntiers: []\nnodeZones:\n- schedulerName: volcano\n  zone: x\n"
-                      "- {schedulerName: b}\n";
+    const char *bad =
+        "actions: allocate\ntiers: []\nnodeZones:\n- schedulerName: volcano\n  zone: x\n"
+        "- {schedulerName: b}\n";
     CHECK(sched_conf_parse(bad, strlen(bad), &conf, &st) != 0);
     CHECK_CONTAINS(st.message, "nodeZones[0].schedulerName: Invalid value: \"volcano\"");
     CHECK_CONTAINS(st.message, "nodeZones[1].zone: Required value");
 }
 
-TEST_MAIN(TEST_CASE(node_zones_are_read_and_checked), TEST_CASE(nodes_as_documents_and_list), TEST_CASE(bad_nodes_are_refused_with_a_line),
-          TEST_CASE(volcano_conf_is_read), TEST_CASE(bad_conf_is_refused_with_a_line))
+TEST_MAIN(TEST_CASE(node_zones_are_read_and_checked), TEST_CASE(nodes_as_documents_and_list),
+          TEST_CASE(bad_nodes_are_refused_with_a_line), TEST_CASE(volcano_conf_is_read),
+          TEST_CASE(bad_conf_is_refused_with_a_line))

@@ -21,14 +21,14 @@ struct parsed {
 };
 
 /* The tails of Kubernetes' messages (validation.RegexError): its examples and the regex. */
-#define QNAME_EXAMPLES                                                                                       \
-    " (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "                          \
+#define QNAME_EXAMPLES                                                             \
+    " (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is " \
     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-#define LABEL_VALUE_EXAMPLES                                                                                 \
-    " (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "                          \
+#define LABEL_VALUE_EXAMPLES                                                       \
+    " (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is " \
     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-#define SUBDOMAIN_EXAMPLES                                                                                   \
-    " (e.g. 'example.com', regex used for validation is "                                                    \
+#define SUBDOMAIN_EXAMPLES                                \
+    " (e.g. 'example.com', regex used for validation is " \
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 
 /* yaml is a pod template's spec. */
@@ -189,29 +189,31 @@ static void nothing_asked_gives_empty_signature(void)
 
 static void unsupported_operator_names_the_supported_ones(void)
 {
-    expect_one_error("affinity:\n"
-                     "  nodeAffinity:\n"
-                     "    requiredDuringSchedulingIgnoredDuringExecution:\n"
-                     "      nodeSelectorTerms:\n"
-                     "      - matchExpressions:\n"
-                     "        - {key: zone, operator: In, values: [a]}\n"
-                     "        - {key: zone, operator: Like, values: [a]}\n",
-                     REQ "[0].matchExpressions[1].operator", "FieldValueNotSupported",
-                     "Unsupported value: \"Like\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", "
-                     "\"Gt\", \"Lt\"");
+    expect_one_error(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      nodeSelectorTerms:\n"
+        "      - matchExpressions:\n"
+        "        - {key: zone, operator: In, values: [a]}\n"
+        "        - {key: zone, operator: Like, values: [a]}\n",
+        REQ "[0].matchExpressions[1].operator", "FieldValueNotSupported",
+        "Unsupported value: \"Like\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", "
+        "\"Gt\", \"Lt\"");
 }
 
 static void error_carries_the_yaml_line(void)
 {
     struct parsed p;
-    parse_spec("affinity:\n"
-               "  nodeAffinity:\n"
-               "    requiredDuringSchedulingIgnoredDuringExecution:\n"
-               "      nodeSelectorTerms:\n"
-               "      - matchExpressions:\n"
-               "        - key: zone\n"
-               "          operator: Like\n",
-               &p);
+    parse_spec(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      nodeSelectorTerms:\n"
+        "      - matchExpressions:\n"
+        "        - key: zone\n"
+        "          operator: Like\n",
+        &p);
     CHECK(!p.ok);
     REQUIRE(p.st.ncauses == 1);
     CHECK_INT(p.st.causes[0].line, 7);
@@ -251,12 +253,12 @@ static void values_must_suit_the_operator(void)
                      "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'");
     expect_one_error(term_with("{key: cores, operator: Lt}", y, sizeof y), values, "FieldValueRequired",
                      "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'");
-    expect_one_error(term_with("{key: cores, operator: Lt, values: [many]}", y, sizeof y), REQ
-                     "[0].matchExpressions[0].values[0]",
-                     "FieldValueInvalid", "Invalid value: \"many\": must be an integer when `operator` is 'Lt' or 'Gt'");
-    expect_one_error(term_with("{key: cores, operator: Gt, values: [\"1.5\"]}", y, sizeof y), REQ
-                     "[0].matchExpressions[0].values[0]",
-                     "FieldValueInvalid", "Invalid value: \"1.5\": must be an integer when `operator` is 'Lt' or 'Gt'");
+    expect_one_error(term_with("{key: cores, operator: Lt, values: [many]}", y, sizeof y),
+                     REQ "[0].matchExpressions[0].values[0]", "FieldValueInvalid",
+                     "Invalid value: \"many\": must be an integer when `operator` is 'Lt' or 'Gt'");
+    expect_one_error(term_with("{key: cores, operator: Gt, values: [\"1.5\"]}", y, sizeof y),
+                     REQ "[0].matchExpressions[0].values[0]", "FieldValueInvalid",
+                     "Invalid value: \"1.5\": must be an integer when `operator` is 'Lt' or 'Gt'");
 }
 
 static void requirement_needs_key_and_operator(void)
@@ -270,9 +272,8 @@ static void requirement_needs_key_and_operator(void)
                      "FieldValueInvalid",
                      "Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', "
                      "and must start and end with an alphanumeric character" QNAME_EXAMPLES);
-    expect_one_error(term_with("{key: \"Example.com/zone\", operator: Exists}", y, sizeof y), REQ
-                     "[0].matchExpressions[0].key",
-                     "FieldValueInvalid",
+    expect_one_error(term_with("{key: \"Example.com/zone\", operator: Exists}", y, sizeof y),
+                     REQ "[0].matchExpressions[0].key", "FieldValueInvalid",
                      "Invalid value: \"Example.com/zone\": prefix part a lowercase RFC 1123 subdomain must consist of "
                      "lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
                      "character" SUBDOMAIN_EXAMPLES);
@@ -311,84 +312,94 @@ static void match_fields_take_only_metadata_name_in_or_not_in(void)
                      "FieldValueRequired",
                      "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field "
                      "selector");
-    expect_one_error(fields_with("{key: metadata.name, operator: In, values: [Node_1]}", y, sizeof y), value0,
-                     "FieldValueInvalid",
-                     "Invalid value: \"Node_1\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                     "characters, '-' or '.', and must start and end with an alphanumeric character"
-                     SUBDOMAIN_EXAMPLES);
+    expect_one_error(
+        fields_with("{key: metadata.name, operator: In, values: [Node_1]}", y, sizeof y), value0, "FieldValueInvalid",
+        "Invalid value: \"Node_1\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+        "characters, '-' or '.', and must start and end with an alphanumeric character" SUBDOMAIN_EXAMPLES);
 }
 
 static void required_terms_must_ask_something(void)
 {
-    expect_one_error("affinity:\n"
-                     "  nodeAffinity:\n"
-                     "    requiredDuringSchedulingIgnoredDuringExecution:\n"
-                     "      nodeSelectorTerms: []\n",
-                     REQ, "FieldValueRequired", "Required value: must have at least one node selector term");
-    expect_one_error("affinity:\n"
-                     "  nodeAffinity:\n"
-                     "    requiredDuringSchedulingIgnoredDuringExecution: {}\n",
-                     REQ, "FieldValueRequired", "Required value: must have at least one node selector term");
-    expect_one_error("affinity:\n"
-                     "  nodeAffinity:\n"
-                     "    requiredDuringSchedulingIgnoredDuringExecution:\n"
-                     "      nodeSelectorTerms:\n"
-                     "      - matchExpressions: [{key: a, operator: Exists}]\n"
-                     "      - matchExpressions: []\n",
-                     REQ "[1]", "FieldValueRequired",
-                     "Required value: must have at least one node selector requirement in matchExpressions or "
-                     "matchFields");
-    expect_one_error("affinity:\n"
-                     "  nodeAffinity:\n"
-                     "    requiredDuringSchedulingIgnoredDuringExecution:\n"
-                     "      nodeSelectorTerms: [{}]\n",
-                     REQ "[0]", "FieldValueRequired",
-                     "Required value: must have at least one node selector requirement in matchExpressions or "
-                     "matchFields");
-    expect_one_error("affinity:\n"
-                     "  nodeAffinity:\n"
-                     "    requiredDuringSchedulingIgnoredDuringExecution:\n"
-                     "      nodeSelectorTerms: {matchExpressions: []}\n",
-                     REQ, "FieldValueInvalid", "Invalid value: {...}: must be a list, not an object");
+    expect_one_error(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      nodeSelectorTerms: []\n",
+        REQ, "FieldValueRequired", "Required value: must have at least one node selector term");
+    expect_one_error(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    requiredDuringSchedulingIgnoredDuringExecution: {}\n",
+        REQ, "FieldValueRequired", "Required value: must have at least one node selector term");
+    expect_one_error(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      nodeSelectorTerms:\n"
+        "      - matchExpressions: [{key: a, operator: Exists}]\n"
+        "      - matchExpressions: []\n",
+        REQ "[1]", "FieldValueRequired",
+        "Required value: must have at least one node selector requirement in matchExpressions or "
+        "matchFields");
+    expect_one_error(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      nodeSelectorTerms: [{}]\n",
+        REQ "[0]", "FieldValueRequired",
+        "Required value: must have at least one node selector requirement in matchExpressions or "
+        "matchFields");
+    expect_one_error(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      nodeSelectorTerms: {matchExpressions: []}\n",
+        REQ, "FieldValueInvalid", "Invalid value: {...}: must be a list, not an object");
 }
 
 static void preferred_terms_need_weight_and_preference(void)
 {
-    expect_one_error("affinity:\n"
-                     "  nodeAffinity:\n"
-                     "    preferredDuringSchedulingIgnoredDuringExecution:\n"
-                     "    - weight: 0\n"
-                     "      preference: {matchExpressions: [{key: a, operator: Exists}]}\n",
-                     PREF "[0].weight", "FieldValueInvalid", "Invalid value: 0: must be in the range 1-100");
-    expect_one_error("affinity:\n"
-                     "  nodeAffinity:\n"
-                     "    preferredDuringSchedulingIgnoredDuringExecution:\n"
-                     "    - weight: 101\n"
-                     "      preference: {matchExpressions: [{key: a, operator: Exists}]}\n",
-                     PREF "[0].weight", "FieldValueInvalid", "Invalid value: 101: must be in the range 1-100");
-    expect_one_error("affinity:\n"
-                     "  nodeAffinity:\n"
-                     "    preferredDuringSchedulingIgnoredDuringExecution:\n"
-                     "    - preference: {matchExpressions: [{key: a, operator: Exists}]}\n",
-                     PREF "[0].weight", "FieldValueRequired", "Required value");
-    expect_one_error("affinity:\n"
-                     "  nodeAffinity:\n"
-                     "    preferredDuringSchedulingIgnoredDuringExecution:\n"
-                     "    - weight: 5\n",
-                     PREF "[0].preference", "FieldValueRequired", "Required value");
-    expect_one_error("affinity:\n"
-                     "  nodeAffinity:\n"
-                     "    preferredDuringSchedulingIgnoredDuringExecution:\n"
-                     "    - weight: 5\n"
-                     "      preference: {matchExpressions: [{key: a, operator: In}]}\n",
-                     PREF "[0].preference.matchExpressions[0].values", "FieldValueRequired",
-                     "Required value: must be specified when `operator` is 'In' or 'NotIn'");
+    expect_one_error(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    preferredDuringSchedulingIgnoredDuringExecution:\n"
+        "    - weight: 0\n"
+        "      preference: {matchExpressions: [{key: a, operator: Exists}]}\n",
+        PREF "[0].weight", "FieldValueInvalid", "Invalid value: 0: must be in the range 1-100");
+    expect_one_error(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    preferredDuringSchedulingIgnoredDuringExecution:\n"
+        "    - weight: 101\n"
+        "      preference: {matchExpressions: [{key: a, operator: Exists}]}\n",
+        PREF "[0].weight", "FieldValueInvalid", "Invalid value: 101: must be in the range 1-100");
+    expect_one_error(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    preferredDuringSchedulingIgnoredDuringExecution:\n"
+        "    - preference: {matchExpressions: [{key: a, operator: Exists}]}\n",
+        PREF "[0].weight", "FieldValueRequired", "Required value");
+    expect_one_error(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    preferredDuringSchedulingIgnoredDuringExecution:\n"
+        "    - weight: 5\n",
+        PREF "[0].preference", "FieldValueRequired", "Required value");
+    expect_one_error(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    preferredDuringSchedulingIgnoredDuringExecution:\n"
+        "    - weight: 5\n"
+        "      preference: {matchExpressions: [{key: a, operator: In}]}\n",
+        PREF "[0].preference.matchExpressions[0].values", "FieldValueRequired",
+        "Required value: must be specified when `operator` is 'In' or 'NotIn'");
     /* An empty preference matches nothing, as in Kubernetes: accepted, and it never scores. */
     struct parsed p;
-    parse_spec("affinity:\n"
-               "  nodeAffinity:\n"
-               "    preferredDuringSchedulingIgnoredDuringExecution: [{weight: 5, preference: {}}]\n",
-               &p);
+    parse_spec(
+        "affinity:\n"
+        "  nodeAffinity:\n"
+        "    preferredDuringSchedulingIgnoredDuringExecution: [{weight: 5, preference: {}}]\n",
+        &p);
     CHECK(p.ok);
     CHECK_INT(p.c.npreferred, 1);
     parsed_free(&p);
@@ -396,17 +407,19 @@ static void preferred_terms_need_weight_and_preference(void)
 
 static void pod_affinity_is_refused_not_dropped(void)
 {
-    expect_one_error("affinity:\n"
-                     "  podAffinity:\n"
-                     "    requiredDuringSchedulingIgnoredDuringExecution:\n"
-                     "    - {labelSelector: {matchLabels: {app: db}}, topologyKey: zone}\n",
-                     SPEC ".affinity.podAffinity", "FieldValueNotSupported",
-                     "Unsupported value: {...}: pod affinity is not supported by Caldera's scheduler yet");
-    expect_one_error("affinity:\n"
-                     "  podAntiAffinity:\n"
-                     "    preferredDuringSchedulingIgnoredDuringExecution: []\n",
-                     SPEC ".affinity.podAntiAffinity", "FieldValueNotSupported",
-                     "Unsupported value: {...}: pod anti-affinity is not supported by Caldera's scheduler yet");
+    expect_one_error(
+        "affinity:\n"
+        "  podAffinity:\n"
+        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "    - {labelSelector: {matchLabels: {app: db}}, topologyKey: zone}\n",
+        SPEC ".affinity.podAffinity", "FieldValueNotSupported",
+        "Unsupported value: {...}: pod affinity is not supported by Caldera's scheduler yet");
+    expect_one_error(
+        "affinity:\n"
+        "  podAntiAffinity:\n"
+        "    preferredDuringSchedulingIgnoredDuringExecution: []\n",
+        SPEC ".affinity.podAntiAffinity", "FieldValueNotSupported",
+        "Unsupported value: {...}: pod anti-affinity is not supported by Caldera's scheduler yet");
 }
 
 static void node_selector_is_validated_as_labels(void)
@@ -414,10 +427,10 @@ static void node_selector_is_validated_as_labels(void)
     expect_one_error("nodeSelector: {\"-bad\": x}\n", SPEC ".nodeSelector", "FieldValueInvalid",
                      "Invalid value: \"-bad\": name part must consist of alphanumeric characters, '-', '_' or '.', and "
                      "must start and end with an alphanumeric character" QNAME_EXAMPLES);
-    expect_one_error("nodeSelector: {zone: \"a b\"}\n", SPEC ".nodeSelector", "FieldValueInvalid",
-                     "Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric "
-                     "characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-                     LABEL_VALUE_EXAMPLES);
+    expect_one_error(
+        "nodeSelector: {zone: \"a b\"}\n", SPEC ".nodeSelector", "FieldValueInvalid",
+        "Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric "
+        "characters, '-', '_' or '.', and must start and end with an alphanumeric character" LABEL_VALUE_EXAMPLES);
     expect_one_error("nodeSelector: {zone: [a]}\n", SPEC ".nodeSelector[zone]", "FieldValueInvalid",
                      "Invalid value: [...]: must be a string, not a list");
     expect_one_error("nodeSelector: [zone]\n", SPEC ".nodeSelector", "FieldValueInvalid",
@@ -450,13 +463,14 @@ static void tolerations_are_validated_as_kubernetes_does(void)
     snprintf(p, sizeof p, "%s.key", t0);
     expect_one_error("tolerations: [{key: \"a/b/c\", operator: Exists}]\n", p, "FieldValueInvalid",
                      "Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or "
-                     "'.', and must start and end with an alphanumeric character" QNAME_EXAMPLES " with an optional "
+                     "'.', and must start and end with an alphanumeric character" QNAME_EXAMPLES
+                     " with an optional "
                      "DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
     snprintf(p, sizeof p, "%s.value", t0);
-    expect_one_error("tolerations: [{key: a, value: \"not valid\"}]\n", p, "FieldValueInvalid",
-                     "Invalid value: \"not valid\": a valid label must be an empty string or consist of alphanumeric "
-                     "characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-                     LABEL_VALUE_EXAMPLES);
+    expect_one_error(
+        "tolerations: [{key: a, value: \"not valid\"}]\n", p, "FieldValueInvalid",
+        "Invalid value: \"not valid\": a valid label must be an empty string or consist of alphanumeric "
+        "characters, '-', '_' or '.', and must start and end with an alphanumeric character" LABEL_VALUE_EXAMPLES);
     snprintf(p, sizeof p, "%s.tolerationSeconds", t0);
     expect_one_error("tolerations: [{key: a, operator: Exists, effect: NoExecute, tolerationSeconds: soon}]\n", p,
                      "FieldValueInvalid", "Invalid value: \"soon\": must be an integer, not a string");
@@ -466,15 +480,16 @@ static void tolerations_are_validated_as_kubernetes_does(void)
 static void every_error_is_reported_at_once(void)
 {
     struct parsed p;
-    parse_spec("nodeSelector: {\"-x\": v}\n"
-               "affinity:\n"
-               "  podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: []}\n"
-               "  nodeAffinity:\n"
-               "    requiredDuringSchedulingIgnoredDuringExecution:\n"
-               "      nodeSelectorTerms: [{matchExpressions: [{key: a, operator: In}, {key: b, operator: Up}]}]\n"
-               "    preferredDuringSchedulingIgnoredDuringExecution: [{weight: 0, preference: {}}]\n"
-               "tolerations: [{key: a, operator: Exists, value: v}]\n",
-               &p);
+    parse_spec(
+        "nodeSelector: {\"-x\": v}\n"
+        "affinity:\n"
+        "  podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: []}\n"
+        "  nodeAffinity:\n"
+        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      nodeSelectorTerms: [{matchExpressions: [{key: a, operator: In}, {key: b, operator: Up}]}]\n"
+        "    preferredDuringSchedulingIgnoredDuringExecution: [{weight: 0, preference: {}}]\n"
+        "tolerations: [{key: a, operator: Exists, value: v}]\n",
+        &p);
     CHECK(!p.ok);
     CHECK_INT(p.st.ncauses, 6);
     CHECK(cause_at(&p.st, SPEC ".nodeSelector"));
@@ -503,13 +518,14 @@ static void equal_constraints_give_equal_signatures(void)
 {
     /* map order, value order, expression order, term order, toleration order, default operator */
     check_same_signature("nodeSelector: {a: \"1\", b: \"2\"}\n", "nodeSelector: {b: \"2\", a: \"1\"}\n", true);
-    check_same_signature("affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-                         "[{matchExpressions: [{key: z, operator: In, values: [a, b]}, {key: w, operator: Exists}]}, "
-                         "{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]}}}\n",
-                         "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-                         "[{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}, "
-                         "{matchExpressions: [{key: w, operator: Exists}, {key: z, operator: In, values: [b, a]}]}]}}}\n",
-                         true);
+    check_same_signature(
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchExpressions: [{key: z, operator: In, values: [a, b]}, {key: w, operator: Exists}]}, "
+        "{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]}}}\n",
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}, "
+        "{matchExpressions: [{key: w, operator: Exists}, {key: z, operator: In, values: [b, a]}]}]}}}\n",
+        true);
     check_same_signature("tolerations: [{key: a, value: x, effect: NoSchedule}, {operator: Exists}]\n",
                          "tolerations: [{operator: Exists}, {key: a, operator: Equal, value: x, effect: NoSchedule}]\n",
                          true);
@@ -522,8 +538,9 @@ static void equal_constraints_give_equal_signatures(void)
                          "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
                          "[{weight: 7, preference: {matchExpressions: [{key: r, operator: Exists}]}}]}}\n",
                          true);
-    char *only_preferred = signature_of("affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
-                                        "[{weight: 7, preference: {matchExpressions: [{key: r, operator: Exists}]}}]}}\n");
+    char *only_preferred = signature_of(
+        "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
+        "[{weight: 7, preference: {matchExpressions: [{key: r, operator: Exists}]}}]}}\n");
     CHECK_STR(only_preferred, "");
     free(only_preferred);
     char *a = signature_of(full), *b = signature_of(full);
@@ -540,30 +557,34 @@ static void different_constraints_give_different_signatures(void)
     check_same_signature("tolerations: [{key: a, operator: Exists}]\n",
                          "tolerations: [{key: a, operator: Exists, effect: NoSchedule}]\n", false);
     check_same_signature("tolerations: [{key: a, value: one}]\n", "tolerations: [{key: a, value: two}]\n", false);
-    check_same_signature("affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-                         "[{matchExpressions: [{key: z, operator: In, values: [a]}]}]}}}\n",
-                         "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-                         "[{matchExpressions: [{key: z, operator: NotIn, values: [a]}]}]}}}\n",
-                         false);
+    check_same_signature(
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchExpressions: [{key: z, operator: In, values: [a]}]}]}}}\n",
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchExpressions: [{key: z, operator: NotIn, values: [a]}]}]}}}\n",
+        false);
     /* two requirements in one term (AND) are not two terms (OR) */
-    check_same_signature("affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-                         "[{matchExpressions: [{key: a, operator: Exists}, {key: b, operator: Exists}]}]}}}\n",
-                         "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-                         "[{matchExpressions: [{key: a, operator: Exists}]}, "
-                         "{matchExpressions: [{key: b, operator: Exists}]}]}}}\n",
-                         false);
+    check_same_signature(
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchExpressions: [{key: a, operator: Exists}, {key: b, operator: Exists}]}]}}}\n",
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchExpressions: [{key: a, operator: Exists}]}, "
+        "{matchExpressions: [{key: b, operator: Exists}]}]}}}\n",
+        false);
     /* a label key and a node name are different things even when spelled the same */
-    check_same_signature("affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-                         "[{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]}}}\n",
-                         "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-                         "[{matchExpressions: [{key: metadata.name, operator: In, values: [n1]}]}]}}}\n",
-                         false);
+    check_same_signature(
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]}}}\n",
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchExpressions: [{key: metadata.name, operator: In, values: [n1]}]}]}}}\n",
+        false);
     /* text that looks like the signature's own structure cannot forge an equal one */
-    check_same_signature("affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-                         "[{matchExpressions: [{key: z, operator: In, values: [a, b]}]}]}}}\n",
-                         "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-                         "[{matchExpressions: [{key: z, operator: In, values: [\"a1:b\"]}]}]}}}\n",
-                         false);
+    check_same_signature(
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchExpressions: [{key: z, operator: In, values: [a, b]}]}]}}}\n",
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchExpressions: [{key: z, operator: In, values: [\"a1:b\"]}]}]}}}\n",
+        false);
 }
 
 TEST_MAIN(TEST_CASE(reads_every_part), TEST_CASE(nothing_asked_gives_empty_signature),

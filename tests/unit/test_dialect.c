@@ -27,7 +27,8 @@ static int thing_translate(struct fields *f, json_t *source, const char *ns, str
 static json_t *thing_status(const json_t *source, const json_t *volcano_job)
 {
     (void)source;
-    return json_pack("{s:O}", "phase", json_object_get(json_object_get(json_object_get(volcano_job, "status"), "state"), "phase"));
+    return json_pack("{s:O}", "phase",
+                     json_object_get(json_object_get(json_object_get(volcano_job, "status"), "state"), "phase"));
 }
 
 static const struct dialect thing = {"example.com", "v1", "Thing", "things", thing_translate, thing_status, false};
@@ -47,8 +48,9 @@ static void causes_name_the_source_fields_and_lines(void)
     CHECK_INT(st.code, 422);
     CHECK_STR(st.kind, "Thing");
     CHECK_STR(st.group, "example.com");
-    CHECK_STR(st.message, "Thing.example.com \"t1\" is invalid: spec.runner.template.spec.containers[0].resources.limits"
-                          ".memory: invalid quantity \"1.5GG\": unable to parse quantity's suffix (line 12, column 40)");
+    CHECK_STR(st.message,
+              "Thing.example.com \"t1\" is invalid: spec.runner.template.spec.containers[0].resources.limits"
+              ".memory: invalid quantity \"1.5GG\": unable to parse quantity's suffix (line 12, column 40)");
 }
 
 static void a_path_prefix_must_end_at_a_segment(void)
@@ -65,9 +67,10 @@ static void a_path_prefix_must_end_at_a_segment(void)
 static void the_source_is_kept_and_rendered_with_server_metadata(void)
 {
     struct api_status st;
-    struct job *job = adapt("kind: Thing\nmetadata: {generateName: t-, labels: {a: b}}\nspec:\n  runner:\n"
-                            "    replicas: 1\n    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
-                            &st);
+    struct job *job = adapt(
+        "kind: Thing\nmetadata: {generateName: t-, labels: {a: b}}\nspec:\n  runner:\n"
+        "    replicas: 1\n    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
+        &st);
     REQUIRE(job != NULL);
     REQUIRE(job->source != NULL);
     CHECK_STR(json_string_value(json_object_get(job->source, "apiVersion")), "example.com/v1");
@@ -81,14 +84,16 @@ static void the_source_is_kept_and_rendered_with_server_metadata(void)
     CHECK_STR(json_string_value(json_object_get(obj, "kind")), "Thing");
     CHECK_STR(json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid")), "u-1");
     CHECK_STR(json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion")), "42");
-    CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(obj, "metadata"), "labels"), "a")), "b");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(obj, "metadata"), "labels"), "a")),
+              "b");
     CHECK_STR(json_string_value(json_object_get(json_object_get(obj, "status"), "phase")), "Running");
     CHECK(json_object_get(json_object_get(job->source, "metadata"), "uid") == NULL); /* the source is not changed */
     /* the Volcano Job's admission writes its defaults into the templates it shares with the posted
      * document; the kept source is the object as the dialect admitted it */
-    CHECK(json_object_get(json_object_get(json_object_get(json_object_get(json_object_get(job->source, "spec"),
-                                                                         "runner"), "template"), "spec"),
-                          "restartPolicy") == NULL);
+    CHECK(json_object_get(
+              json_object_get(
+                  json_object_get(json_object_get(json_object_get(job->source, "spec"), "runner"), "template"), "spec"),
+              "restartPolicy") == NULL);
     json_decref(obj);
     json_decref(volcano);
     job_free(job);

@@ -89,13 +89,14 @@ static void read_all(struct fields *f, json_t *obj, bool in)
 
 static void getters_given_the_parent_name_the_member(void)
 {
-    static const char yaml[] = "str: 5\n"           /* 1 */
-                               "int: 11\n"          /* 2 */
-                               "big: -1\n"          /* 3 */
-                               "bool: \"yes\"\n"  /* 4 */
-                               "obj: [1]\n"         /* 5 */
-                               "arr: {a: 1}\n"      /* 6 */
-                               "list: [a, {b: c}]\n"; /* 7 */
+    static const char yaml[] =
+        "str: 5\n"             /* 1 */
+        "int: 11\n"            /* 2 */
+        "big: -1\n"            /* 3 */
+        "bool: \"yes\"\n"      /* 4 */
+        "obj: [1]\n"           /* 5 */
+        "arr: {a: 1}\n"        /* 6 */
+        "list: [a, {b: c}]\n"; /* 7 */
     struct intake in;
     struct api_status by_path = {0}, by_parent = {0};
     REQUIRE(intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, &by_path) == 0);
@@ -124,11 +125,12 @@ static void getters_given_the_parent_name_the_member(void)
  * one cause each at their own line. */
 static void each_object_names_the_elements_that_are_not(void)
 {
-    static const char yaml[] = "tasks:\n"       /* 1 */
-                               "- {name: a}\n"  /* 2 */
-                               "- 5\n"          /* 3 */
-                               "- [x]\n"        /* 4 */
-                               "- {name: b}\n"; /* 5 */
+    static const char yaml[] =
+        "tasks:\n"       /* 1 */
+        "- {name: a}\n"  /* 2 */
+        "- 5\n"          /* 3 */
+        "- [x]\n"        /* 4 */
+        "- {name: b}\n"; /* 5 */
     struct intake in;
     struct api_status st = {0};
     REQUIRE(intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, &st) == 0);

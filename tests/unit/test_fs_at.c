@@ -211,9 +211,7 @@ static void remove_tree_takes_any_depth(void)
     remove_tree(root);
 }
 
-TEST_MAIN(TEST_CASE(a_planted_symlink_is_replaced_not_followed),
-          TEST_CASE(a_planted_hard_link_is_replaced_not_written),
+TEST_MAIN(TEST_CASE(a_planted_symlink_is_replaced_not_followed), TEST_CASE(a_planted_hard_link_is_replaced_not_written),
           TEST_CASE(a_planted_fifo_or_directory_does_not_block), TEST_CASE(the_servers_own_file_is_appended_to),
-          TEST_CASE(directories_are_opened_without_following),
-          TEST_CASE(mkdir_p_and_atomic_writes_set_exact_modes), TEST_CASE(remove_tree_never_follows_a_link),
-          TEST_CASE(remove_tree_takes_any_depth))
+          TEST_CASE(directories_are_opened_without_following), TEST_CASE(mkdir_p_and_atomic_writes_set_exact_modes),
+          TEST_CASE(remove_tree_never_follows_a_link), TEST_CASE(remove_tree_takes_any_depth))

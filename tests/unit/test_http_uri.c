@@ -16,18 +16,18 @@ static void utf8_well_formedness_follows_rfc_3629(void)
         bool valid;
     } cases[] = {
         {"plain ascii", true},
-        {"\xc3\xa9t\xc3\xa9", true},          /* é */
-        {"\xe2\x82\xac", true},                /* € */
-        {"\xf0\x9f\x98\x80", true},            /* U+1F600 */
-        {"\xf4\x8f\xbf\xbf", true},            /* U+10FFFF, the last */
+        {"\xc3\xa9t\xc3\xa9", true}, /* é */
+        {"\xe2\x82\xac", true},      /* € */
+        {"\xf0\x9f\x98\x80", true},  /* U+1F600 */
+        {"\xf4\x8f\xbf\xbf", true},  /* U+10FFFF, the last */
         {"\xff", false},
-        {"\xc3", false},                       /* cut short */
-        {"\xc3\x28", false},                   /* a continuation missing */
-        {"\xc0\xaf", false},                   /* overlong '/' */
-        {"\xe0\x80\xaf", false},               /* overlong, three bytes */
-        {"\xed\xa0\x80", false},               /* a surrogate */
-        {"\xf4\x90\x80\x80", false},           /* past U+10FFFF */
-        {"\x80", false},                       /* a lone continuation */
+        {"\xc3", false},             /* cut short */
+        {"\xc3\x28", false},         /* a continuation missing */
+        {"\xc0\xaf", false},         /* overlong '/' */
+        {"\xe0\x80\xaf", false},     /* overlong, three bytes */
+        {"\xed\xa0\x80", false},     /* a surrogate */
+        {"\xf4\x90\x80\x80", false}, /* past U+10FFFF */
+        {"\x80", false},             /* a lone continuation */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (utf8_valid(cases[i].bytes, strlen(cases[i].bytes)) != cases[i].valid)

@@ -87,9 +87,10 @@ static void the_event_json_says_everything_once(void)
     REQUIRE(hub_read(h, 0, &it, 1) == 1);
     size_t len;
     const char *json = hub_item_event_json(it, &len);
-    CHECK_STR(json, "{\"seq\":1,\"time\":\"2025-11-24T16:00:00.123Z\",\"kind\":\"Pod\",\"namespace\":\"team-a\","
-                    "\"name\":\"train-worker-0\",\"job\":\"train\",\"jobUid\":\"uid-1\",\"from\":\"Pending\","
-                    "\"to\":\"Running\",\"reason\":\"Started\",\"message\":\"a \\\"quoted\\\" message\"}");
+    CHECK_STR(json,
+              "{\"seq\":1,\"time\":\"2025-11-24T16:00:00.123Z\",\"kind\":\"Pod\",\"namespace\":\"team-a\","
+              "\"name\":\"train-worker-0\",\"job\":\"train\",\"jobUid\":\"uid-1\",\"from\":\"Pending\","
+              "\"to\":\"Running\",\"reason\":\"Started\",\"message\":\"a \\\"quoted\\\" message\"}");
     CHECK_INT(len, strlen(json));
     CHECK(hub_item_event_json(it, NULL) == json); /* made once */
     hub_item_unref(it);
@@ -103,8 +104,8 @@ static void watch_objects_become_stream_lines(void)
     struct journal_entry *e = entry(3, "Job", "train");
     journal_entry_add_watch(e, watch_object_new(WATCH_ADDED, "batch.volcano.sh/v1alpha1", "Job", "team-a", "train",
                                                 json_pack("{s:s}", "kind", "Job")));
-    journal_entry_add_watch(e, watch_object_new(WATCH_DELETED, "v1", "Pod", "team-a", "train-worker-0",
-                                                json_pack("{s:s}", "kind", "Pod")));
+    journal_entry_add_watch(
+        e, watch_object_new(WATCH_DELETED, "v1", "Pod", "team-a", "train-worker-0", json_pack("{s:s}", "kind", "Pod")));
     journal_list_push(&l, e);
     hub_publish(h, &l);
     CHECK(e->watch == NULL); /* taken */
@@ -183,7 +184,7 @@ static void publishing_notifies(void)
     hub_free(h);
 }
 
-TEST_MAIN(TEST_CASE(items_come_in_order_and_resume_after_any_seq), TEST_CASE(a_full_ring_forgets_the_oldest_and_says_so),
-          TEST_CASE(the_event_json_says_everything_once), TEST_CASE(watch_objects_become_stream_lines),
-          TEST_CASE(the_byte_budget_keeps_the_newest), TEST_CASE(a_waiter_wakes_on_publish_and_close_wakes_everyone),
-          TEST_CASE(publishing_notifies))
+TEST_MAIN(TEST_CASE(items_come_in_order_and_resume_after_any_seq),
+          TEST_CASE(a_full_ring_forgets_the_oldest_and_says_so), TEST_CASE(the_event_json_says_everything_once),
+          TEST_CASE(watch_objects_become_stream_lines), TEST_CASE(the_byte_budget_keeps_the_newest),
+          TEST_CASE(a_waiter_wakes_on_publish_and_close_wakes_everyone), TEST_CASE(publishing_notifies))

@@ -50,6 +50,7 @@ static char *dump(const json_t *v) { return json_dumps(v, JSON_COMPACT | JSON_EN
 
 /* --- scalar resolution ------------------------------------------------------------------------------ */
 
+/* clang-format off */
 static const struct {
     const char *yaml; /* the value of key v */
     const char *json; /* what Kubernetes reads */
@@ -83,6 +84,7 @@ static const struct {
     {"!<tag:yaml.org,2002:int> '7'", "7"}, {"!<tag:yaml.org,2002:str> 7", "\"7\""},
     {"!!int 18446744073709551615", "1.8446744073709552e19"},
 };
+/* clang-format on */
 
 static void test_scalar_resolution(void)
 {
@@ -118,8 +120,8 @@ static void test_scalar_errors(void)
     CHECK_ERROR("v: !!float x\n", INTAKE_YAML, "\"x\" is not a valid !!float");
     CHECK_ERROR("v: !!null 0\n", INTAKE_YAML, "\"0\" is not a valid !!null");
     CHECK_ERROR("v: !!map x\n", INTAKE_YAML, "tag !!map cannot be used on a scalar");
-    static const char *const nonfinite[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
-                                            "-.Inf", "-.INF", ".nan", ".NaN", ".NAN"};
+    static const char *const nonfinite[] = {".inf",  ".Inf",  ".INF",  "+.inf", "+.Inf", "+.INF",
+                                            "-.inf", "-.Inf", "-.INF", ".nan",  ".NaN",  ".NAN"};
     for (size_t i = 0; i < sizeof nonfinite / sizeof *nonfinite; i++) {
         char body[32], want[64];
         snprintf(body, sizeof body, "v: %s\n", nonfinite[i]);
@@ -151,8 +153,9 @@ static void test_keys(void)
     struct parsed p;
     parse_as(&p, "1: a\ntrue: b\n0x10: c\n1.5: d\n\"q\": e\n'<<': g\n? long key\n: h\n", INTAKE_YAML);
     REQUIRE(p.rc == 0);
-    CHECK(same_json(p.in.docs[0].root, "{\"1\": \"a\", \"true\": \"b\", \"16\": \"c\", \"1.5\": \"d\", \"q\": \"e\","
-                                       " \"<<\": \"g\", \"long key\": \"h\"}"));
+    CHECK(same_json(p.in.docs[0].root,
+                    "{\"1\": \"a\", \"true\": \"b\", \"16\": \"c\", \"1.5\": \"d\", \"q\": \"e\","
+                    " \"<<\": \"g\", \"long key\": \"h\"}"));
     intake_free(&p.in);
 
     CHECK_ERROR("true: a\nyes: b\n", INTAKE_YAML, "line 2, column 1: mapping key \"true\" already defined at line 1");
@@ -160,14 +163,17 @@ static void test_keys(void)
     CHECK_ERROR("~: a\n", INTAKE_YAML, "line 1, column 1: a mapping key must not be null");
     CHECK_ERROR("? [a]\n: 1\n", INTAKE_YAML, "line 1, column 3: a mapping key must be a scalar, not a sequence");
     CHECK_ERROR("{{a: 1}: 2}\n", INTAKE_YAML, "a mapping key must be a scalar, not a mapping");
-    CHECK_ERROR("a: &m {x: 1}\n*m : 2\n", INTAKE_YAML, "line 2, column 1: a mapping key must be a scalar, not a mapping");
+    CHECK_ERROR("a: &m {x: 1}\n*m : 2\n", INTAKE_YAML,
+                "line 2, column 1: a mapping key must be a scalar, not a mapping");
     CHECK_ERROR("\"a\\0b\": 1\n", INTAKE_YAML, "mapping keys must not contain NUL characters");
 }
 
 static void test_duplicate_keys(void)
 {
-    CHECK_ERROR("x: 1\ny: 2\nx: 3\n", INTAKE_YAML, "yaml: line 3, column 1: mapping key \"x\" already defined at line 1");
-    CHECK_ERROR("a:\n  b: 1\n  c: 2\n  b: 3\n", INTAKE_YAML, "line 4, column 3: mapping key \"b\" already defined at line 2");
+    CHECK_ERROR("x: 1\ny: 2\nx: 3\n", INTAKE_YAML,
+                "yaml: line 3, column 1: mapping key \"x\" already defined at line 1");
+    CHECK_ERROR("a:\n  b: 1\n  c: 2\n  b: 3\n", INTAKE_YAML,
+                "line 4, column 3: mapping key \"b\" already defined at line 2");
     CHECK_ERROR("{a: 1, a: 2}\n", INTAKE_YAML, "mapping key \"a\" already defined at line 1");
     /* the same key in different mappings is fine */
     struct parsed p;
@@ -178,22 +184,23 @@ static void test_duplicate_keys(void)
 
 /* --- positions -------------------------------------------------------------------------------------- */
 
-static const char manifest[] = "apiVersion: batch.volcano.sh/v1alpha1\n" /* 1 */
-                               "kind: Job\n"                             /* 2 */
-                               "metadata:\n"                             /* 3 */
-                               "  name: demo\n"                          /* 4 */
-                               "spec:\n"                                 /* 5 */
-                               "  minAvailable: 2\n"                     /* 6 */
-                               "  tasks:\n"                              /* 7 */
-                               "  - name: ps\n"                          /* 8 */
-                               "    replicas: 1\n"                       /* 9 */
-                               "  -   name: worker\n"                    /* 10 */
-                               "      replicas: 4\n"                     /* 11 */
-                               "  plugins: {ssh: [], env: [a, \"b\"]}\n" /* 12 */
-                               "  flags:\n"                              /* 13 */
-                               "  - true\n"                              /* 14 */
-                               "  -\n"                                   /* 15 */
-                               "  - null\n";                             /* 16 */
+static const char manifest[] =
+    "apiVersion: batch.volcano.sh/v1alpha1\n" /* 1 */
+    "kind: Job\n"                             /* 2 */
+    "metadata:\n"                             /* 3 */
+    "  name: demo\n"                          /* 4 */
+    "spec:\n"                                 /* 5 */
+    "  minAvailable: 2\n"                     /* 6 */
+    "  tasks:\n"                              /* 7 */
+    "  - name: ps\n"                          /* 8 */
+    "    replicas: 1\n"                       /* 9 */
+    "  -   name: worker\n"                    /* 10 */
+    "      replicas: 4\n"                     /* 11 */
+    "  plugins: {ssh: [], env: [a, \"b\"]}\n" /* 12 */
+    "  flags:\n"                              /* 13 */
+    "  - true\n"                              /* 14 */
+    "  -\n"                                   /* 15 */
+    "  - null\n";                             /* 16 */
 
 static void check_pos(bool found, struct intake_pos pos, int line, int column, int src_line)
 {
@@ -298,22 +305,23 @@ static void check_slices_reparse(const char *text, const struct intake *in)
 
 static void test_multi_document(void)
 {
-    static const char body[] = "# leading comment\n" /* 1 */
-                               "a: 1\n"              /* 2 */
-                               "---\n"               /* 3 */
-                               "---\n"               /* 4: empty, skipped */
-                               "# about b\n"         /* 5 */
-                               "b: [x, z]\n"         /* 6 */
-                               "...\n"               /* 7 */
-                               "--- ~\n"             /* 8: null, skipped */
-                               "...\n"               /* 9 */
-                               "%YAML 1.1\n"         /* 10 */
-                               "---\n"               /* 11 */
-                               "c: \"é\"\n"          /* 12 */
-                               "---\n"               /* 13 */
-                               "  - indented\n"      /* 14 */
-                               "  - list\n"          /* 15 */
-                               "--- {f: &v 1, g: *v}\n"; /* 16 */
+    static const char body[] =
+        "# leading comment\n"     /* 1 */
+        "a: 1\n"                  /* 2 */
+        "---\n"                   /* 3 */
+        "---\n"                   /* 4: empty, skipped */
+        "# about b\n"             /* 5 */
+        "b: [x, z]\n"             /* 6 */
+        "...\n"                   /* 7 */
+        "--- ~\n"                 /* 8: null, skipped */
+        "...\n"                   /* 9 */
+        "%YAML 1.1\n"             /* 10 */
+        "---\n"                   /* 11 */
+        "c: \"é\"\n"              /* 12 */
+        "---\n"                   /* 13 */
+        "  - indented\n"          /* 14 */
+        "  - list\n"              /* 15 */
+        "--- {f: &v 1, g: *v}\n"; /* 16 */
     struct parsed p;
     parse_as(&p, body, INTAKE_YAML);
     REQUIRE(p.rc == 0);
@@ -346,10 +354,11 @@ static void test_multi_document(void)
 
 static void test_offsets_with_bom_and_crlf(void)
 {
-    static const char body[] = "\xEF\xBB\xBF"
-                               "a: \xC3\xA9\r\n"
-                               "---\r\n"
-                               "b: 2\r\n";
+    static const char body[] =
+        "\xEF\xBB\xBF"
+        "a: \xC3\xA9\r\n"
+        "---\r\n"
+        "b: 2\r\n";
     struct parsed p;
     parse_as(&p, body, INTAKE_SNIFF);
     REQUIRE(p.rc == 0 && p.in.ndocs == 2);
@@ -361,9 +370,10 @@ static void test_offsets_with_bom_and_crlf(void)
     intake_free(&p.in);
 
     /* UTF-16 with a byte order mark is read (and offsets count its bytes) */
-    static const char utf16[] = "\xFF\xFE"
-                                "a\0:\0 \0"
-                                "1\0\n\0";
+    static const char utf16[] =
+        "\xFF\xFE"
+        "a\0:\0 \0"
+        "1\0\n\0";
     struct intake in;
     struct api_status st = {0};
     REQUIRE(intake_parse(utf16, sizeof utf16 - 1, INTAKE_YAML, &in, &st) == 0);
@@ -377,15 +387,16 @@ static void test_offsets_with_bom_and_crlf(void)
  * comments): offsets are bytes wherever the documents start and end. */
 static void test_offsets_across_long_lines(void)
 {
-    static const char body[] = "# \xE9\x94\x90\xE5\xA4\xA9 offline computing, a long comment line\n"
-                               "name: simulation-with-a-rather-long-name-\xC3\xA9\xC3\xA9-and-more-text\n"
-                               "---\n"
-                               "emoji: \"\xF0\x9F\x9A\x80 python run.py --pickle-file /data/simulation/1.pickle\"\n"
-                               "\xE6\xB3\xA8: \xE9\x87\x8A\n"
-                               "...\n"
-                               "# \xE4\xB8\x89 abcdefghijklmnopqrstuvwxyz0123456789\n"
-                               "---\n"
-                               "x: 1\n";
+    static const char body[] =
+        "# \xE9\x94\x90\xE5\xA4\xA9 offline computing, a long comment line\n"
+        "name: simulation-with-a-rather-long-name-\xC3\xA9\xC3\xA9-and-more-text\n"
+        "---\n"
+        "emoji: \"\xF0\x9F\x9A\x80 python run.py --pickle-file /data/simulation/1.pickle\"\n"
+        "\xE6\xB3\xA8: \xE9\x87\x8A\n"
+        "...\n"
+        "# \xE4\xB8\x89 abcdefghijklmnopqrstuvwxyz0123456789\n"
+        "---\n"
+        "x: 1\n";
     struct parsed p;
     parse_as(&p, body, INTAKE_YAML);
     REQUIRE(p.rc == 0 && p.in.ndocs == 3);
@@ -404,13 +415,16 @@ static void test_offsets_across_long_lines(void)
 static void test_text_is_utf8(void)
 {
     CHECK_ERROR("a: \xC0\xAF\n", INTAKE_YAML, "invalid length of a UTF-8 sequence"); /* an overlong "/" */
-    CHECK_ERROR("a: \xED\xA0\x80\n", INTAKE_YAML, "invalid Unicode character"); /* a surrogate */
+    CHECK_ERROR("a: \xED\xA0\x80\n", INTAKE_YAML, "invalid Unicode character");      /* a surrogate */
     CHECK_ERROR("a: \xF8\x88\x80\x80\x80\n", INTAKE_YAML, "invalid leading UTF-8 octet");
     CHECK_ERROR("a: \xE9\x94\n", INTAKE_YAML, "invalid trailing UTF-8 octet");
     CHECK_ERROR("a: b\xE9", INTAKE_YAML, "incomplete UTF-8 octet sequence");
     CHECK_ERROR("\xC3\xA9\xFF: 1\n", INTAKE_YAML, "invalid leading UTF-8 octet"); /* in a key */
     CHECK_ERROR("a: \"\\ud800\"\n", INTAKE_YAML, "invalid Unicode character escape code");
-    static const char utf16[] = "\xFF\xFE" "a\0:\0 \0" "\x00\xD8\n\0"; /* an unpaired surrogate */
+    static const char utf16[] =
+        "\xFF\xFE"
+        "a\0:\0 \0"
+        "\x00\xD8\n\0"; /* an unpaired surrogate */
     struct intake in;
     struct api_status st = {0};
     CHECK(intake_parse(utf16, sizeof utf16 - 1, INTAKE_YAML, &in, &st) != 0);
@@ -462,25 +476,27 @@ static void test_empty_body(void)
 
 static void test_anchors_and_aliases(void)
 {
-    static const char body[] = "base: &tmpl\n"          /* 1 */
-                               "  image: busybox\n"     /* 2 */
-                               "  ports: [80, 443]\n"   /* 3 */
-                               "copy: *tmpl\n"          /* 4 */
-                               "name: &n worker\n"      /* 5 */
-                               "names: [*n, *n]\n"      /* 6 */
-                               "list: &l [1, {a: b}]\n" /* 7 */
-                               "again: *l\n"            /* 8 */
-                               "*n : keyed by alias\n"; /* 9 */
+    static const char body[] =
+        "base: &tmpl\n"          /* 1 */
+        "  image: busybox\n"     /* 2 */
+        "  ports: [80, 443]\n"   /* 3 */
+        "copy: *tmpl\n"          /* 4 */
+        "name: &n worker\n"      /* 5 */
+        "names: [*n, *n]\n"      /* 6 */
+        "list: &l [1, {a: b}]\n" /* 7 */
+        "again: *l\n"            /* 8 */
+        "*n : keyed by alias\n"; /* 9 */
     struct parsed p;
     parse_as(&p, body, INTAKE_YAML);
     REQUIRE(p.rc == 0);
     const struct intake_doc *doc = &p.in.docs[0];
     json_t *root = doc->root;
-    CHECK(same_json(root, "{\"base\": {\"image\": \"busybox\", \"ports\": [80, 443]},"
-                          " \"copy\": {\"image\": \"busybox\", \"ports\": [80, 443]},"
-                          " \"name\": \"worker\", \"names\": [\"worker\", \"worker\"],"
-                          " \"list\": [1, {\"a\": \"b\"}], \"again\": [1, {\"a\": \"b\"}],"
-                          " \"worker\": \"keyed by alias\"}"));
+    CHECK(same_json(root,
+                    "{\"base\": {\"image\": \"busybox\", \"ports\": [80, 443]},"
+                    " \"copy\": {\"image\": \"busybox\", \"ports\": [80, 443]},"
+                    " \"name\": \"worker\", \"names\": [\"worker\", \"worker\"],"
+                    " \"list\": [1, {\"a\": \"b\"}], \"again\": [1, {\"a\": \"b\"}],"
+                    " \"worker\": \"keyed by alias\"}"));
     json_t *base = json_object_get(root, "base"), *copy = json_object_get(root, "copy");
     REQUIRE(base && copy);
     /* a deep copy: changing one use leaves the anchor alone */
@@ -509,20 +525,21 @@ static void test_anchors_and_aliases(void)
 
 static void test_merge_keys(void)
 {
-    static const char body[] = "defaults: &d {cpu: 1, memory: 1Gi, image: a}\n" /* 1 */
-                               "extra: &e {image: b, gpu: 1}\n"                 /* 2 */
-                               "one:\n"                                         /* 3 */
-                               "  image: mine\n"                                /* 4 */
-                               "  <<: *d\n"                                     /* 5 */
-                               "  cpu: 2\n"                                     /* 6 */
-                               "two:\n"                                         /* 7 */
-                               "  <<: [*e, *d]\n"                               /* 8 */
-                               "three: {<<: {x: 1}, z: 2, y: 3}\n"              /* 9 */
-                               "four: &f\n"                                     /* 10 */
-                               "  <<: *d\n"                                     /* 11 */
-                               "  memory: 2Gi\n"                                /* 12 */
-                               "five:\n"                                        /* 13 */
-                               "  <<: *f\n";                                    /* 14 */
+    static const char body[] =
+        "defaults: &d {cpu: 1, memory: 1Gi, image: a}\n" /* 1 */
+        "extra: &e {image: b, gpu: 1}\n"                 /* 2 */
+        "one:\n"                                         /* 3 */
+        "  image: mine\n"                                /* 4 */
+        "  <<: *d\n"                                     /* 5 */
+        "  cpu: 2\n"                                     /* 6 */
+        "two:\n"                                         /* 7 */
+        "  <<: [*e, *d]\n"                               /* 8 */
+        "three: {<<: {x: 1}, z: 2, y: 3}\n"              /* 9 */
+        "four: &f\n"                                     /* 10 */
+        "  <<: *d\n"                                     /* 11 */
+        "  memory: 2Gi\n"                                /* 12 */
+        "five:\n"                                        /* 13 */
+        "  <<: *f\n";                                    /* 14 */
     struct parsed p;
     parse_as(&p, body, INTAKE_YAML);
     REQUIRE(p.rc == 0);
@@ -542,24 +559,27 @@ static void test_merge_keys(void)
     CHECK_POS(intake_member_pos(doc, json_object_get(root, "five"), "cpu", &pos), pos, 1, 20);
     intake_free(&p.in);
 
-    CHECK_ERROR("a: &s [1]\nb:\n  <<: *s\n", INTAKE_YAML, "line 1, column 8: a merge key (<<) sequence may only hold mappings");
+    CHECK_ERROR("a: &s [1]\nb:\n  <<: *s\n", INTAKE_YAML,
+                "line 1, column 8: a merge key (<<) sequence may only hold mappings");
     CHECK_ERROR("b:\n  <<: 5\n", INTAKE_YAML,
                 "line 2, column 7: the value of a merge key (<<) must be a mapping or a sequence of mappings");
-    CHECK_ERROR("b:\n  <<: {a: 1}\n  <<: {b: 2}\n", INTAKE_YAML, "line 3, column 3: mapping key \"<<\" already defined at line 2");
+    CHECK_ERROR("b:\n  <<: {a: 1}\n  <<: {b: 2}\n", INTAKE_YAML,
+                "line 3, column 3: mapping key \"<<\" already defined at line 2");
 }
 
 static void test_alias_bomb(void)
 {
     /* nine levels of ten aliases: a billion values from a few hundred bytes */
-    static const char bomb[] = "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
-                               "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
-                               "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
-                               "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
-                               "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
-                               "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
-                               "g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
-                               "h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n"
-                               "i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n";
+    static const char bomb[] =
+        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+        "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+        "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+        "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
+        "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+        "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
+        "g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
+        "h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n"
+        "i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n";
     CHECK_ERROR(bomb, INTAKE_YAML, "the YAML expands to more than 1000000 values");
 
     /* a long string copied many times trips the text limit long before the value limit */
@@ -633,9 +653,10 @@ static void test_depth_limit(void)
 static void test_yaml_syntax_errors(void)
 {
     CHECK_ERROR("a: 1\n b: 2\n", INTAKE_YAML, "yaml: line 2, column 3: mapping values are not allowed in this context");
-    CHECK_ERROR("a:\n  b: 1\n  c: [1, 2\n", INTAKE_YAML,
-                "yaml: line 4, column 1: did not find expected ',' or ']' while parsing a flow sequence that started at "
-                "line 3, column 6");
+    CHECK_ERROR(
+        "a:\n  b: 1\n  c: [1, 2\n", INTAKE_YAML,
+        "yaml: line 4, column 1: did not find expected ',' or ']' while parsing a flow sequence that started at "
+        "line 3, column 6");
     CHECK_ERROR("a: \"abc\n", INTAKE_YAML, "found unexpected end of stream while scanning a quoted scalar");
     CHECK_ERROR("a:\n  - b\n  c: d\n", INTAKE_YAML, "line 3, column 3: did not find expected '-' indicator");
     CHECK_ERROR("a: b\xff\n", INTAKE_YAML, "yaml: line 1, column 5: invalid leading UTF-8 octet");
@@ -645,7 +666,8 @@ static void test_yaml_syntax_errors(void)
 static void test_tabs(void)
 {
     CHECK_ERROR("a:\n\tb: 1\n", INTAKE_YAML, "yaml: line 2, column 1: found character that cannot start any token");
-    CHECK_ERROR("spec:\n  tasks:\n\t- name: a\n", INTAKE_YAML, "yaml: line 3, column 1: found character that cannot start any token");
+    CHECK_ERROR("spec:\n  tasks:\n\t- name: a\n", INTAKE_YAML,
+                "yaml: line 3, column 1: found character that cannot start any token");
     /* tabs inside values and after the indentation are fine */
     struct parsed p;
     parse_as(&p, "a: \"x\\ty\"\nb: c\td\n", INTAKE_YAML);
@@ -659,18 +681,19 @@ static void test_tabs(void)
  * `name` and fails at the ':' after it: line 9, the line where the structure breaks for the user. */
 static void test_seed_bad_indentation(void)
 {
-    static const char body[] = "apiVersion: batch.volcano.sh/v1alpha1\n"
-                               "kind: Job\n"
-                               "metadata:\n"
-                               "    name: awesome-job\n"
-                               "spec:\n"
-                               "    minAvailable: 1\n"
-                               "    tasks:\n"
-                               "    - name: simulation1\n"
-                               "        replicas: 1\n"
-                               "        template:\n"
-                               "            spec:\n"
-                               "                restartPolicy: Never\n";
+    static const char body[] =
+        "apiVersion: batch.volcano.sh/v1alpha1\n"
+        "kind: Job\n"
+        "metadata:\n"
+        "    name: awesome-job\n"
+        "spec:\n"
+        "    minAvailable: 1\n"
+        "    tasks:\n"
+        "    - name: simulation1\n"
+        "        replicas: 1\n"
+        "        template:\n"
+        "            spec:\n"
+        "                restartPolicy: Never\n";
     CHECK_ERROR(body, INTAKE_YAML, "yaml: line 9, column 17: mapping values are not allowed in this context");
     CHECK_ERROR(body, INTAKE_SNIFF, "yaml: line 9, column 17: mapping values are not allowed in this context");
 }
@@ -685,7 +708,8 @@ static void test_json(void)
     CHECK(same_json(p.in.docs[0].root, "{\"kind\": \"Job\", \"spec\": {\"replicas\": 2, \"cpu\": 0.5}}"));
     CHECK_INT(p.in.docs[0].first_line, 3);
     CHECK_INT(p.in.docs[0].start_offset, 0);
-    CHECK_INT(p.in.docs[0].end_offset, strlen("\n\n  {\"kind\": \"Job\", \"spec\": {\"replicas\": 2, \"cpu\": 0.5}}\n"));
+    CHECK_INT(p.in.docs[0].end_offset,
+              strlen("\n\n  {\"kind\": \"Job\", \"spec\": {\"replicas\": 2, \"cpu\": 0.5}}\n"));
     intake_free(&p.in);
 
     parse_as(&p, "\xEF\xBB\xBF[1, 2]", INTAKE_JSON);
@@ -793,7 +817,8 @@ static void test_scalar_text(void)
 TEST_MAIN(TEST_CASE(test_scalar_resolution), TEST_CASE(test_scalar_errors), TEST_CASE(test_unknown_tags),
           TEST_CASE(test_keys), TEST_CASE(test_duplicate_keys), TEST_CASE(test_positions),
           TEST_CASE(test_positions_count_characters), TEST_CASE(test_multi_document),
-          TEST_CASE(test_offsets_with_bom_and_crlf), TEST_CASE(test_offsets_across_long_lines), TEST_CASE(test_text_is_utf8), TEST_CASE(test_root_must_be_container), TEST_CASE(test_empty_body),
+          TEST_CASE(test_offsets_with_bom_and_crlf), TEST_CASE(test_offsets_across_long_lines),
+          TEST_CASE(test_text_is_utf8), TEST_CASE(test_root_must_be_container), TEST_CASE(test_empty_body),
           TEST_CASE(test_anchors_and_aliases), TEST_CASE(test_merge_keys), TEST_CASE(test_alias_bomb),
           TEST_CASE(test_depth_limit), TEST_CASE(test_yaml_syntax_errors), TEST_CASE(test_tabs),
           TEST_CASE(test_seed_bad_indentation), TEST_CASE(test_json), TEST_CASE(test_sniffing),

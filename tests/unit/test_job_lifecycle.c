@@ -17,8 +17,9 @@ static char *job_yaml(const char *name, const char *extra, const char *tasks)
     return buf;
 }
 
-#define TASK(name, replicas, more)                                                                          \
-    "  - name: " name "\n    replicas: " #replicas "\n" more "    template:\n      spec:\n"                 \
+#define TASK(name, replicas, more)                           \
+    "  - name: " name "\n    replicas: " #replicas "\n" more \
+    "    template:\n      spec:\n"                           \
     "        containers:\n        - name: c\n          command: [\"true\"]\n"
 
 static const char *phase(const struct job *job) { return job_phase_name(job->status.phase); }
@@ -49,8 +50,9 @@ static void pod_failed_restarts_job_until_max_retry(void)
 {
     struct ctl_fixture fx;
     ctlfx_init(&fx, 1);
-    struct job *job = ctlfx_submit(&fx, job_yaml("retry", "  maxRetry: 3\n  policies:\n  - event: PodFailed\n"
-                                                          "    action: RestartJob\n",
+    struct job *job = ctlfx_submit(&fx, job_yaml("retry",
+                                                 "  maxRetry: 3\n  policies:\n  - event: PodFailed\n"
+                                                 "    action: RestartJob\n",
                                                  TASK("w", 1, "")));
     REQUIRE(job);
     for (int run = 1; run <= 3; run++) {
@@ -74,8 +76,9 @@ static void task_completed_completes_job(void)
 {
     struct ctl_fixture fx;
     ctlfx_init(&fx, 1);
-    struct job *job = ctlfx_submit(
-        &fx, job_yaml("distcc", "", TASK("master", 1, "    policies:\n    - event: TaskCompleted\n"
+    struct job *job = ctlfx_submit(&fx, job_yaml("distcc", "",
+                                                 TASK("master", 1,
+                                                      "    policies:\n    - event: TaskCompleted\n"
                                                       "      action: CompleteJob\n") TASK("worker", 3, "")));
     REQUIRE(job);
     ctlfx_cycle(&fx);
@@ -193,11 +196,13 @@ static void pod_pending_timeout(void)
     ctlfx_init(&fx, 1);
     /* two replicas of 5 cpu on one 8-cpu node, gang of one: the PodGroup is enqueued, the second pod
      * exists and cannot be placed */
-    const char *task = "  - name: w\n    replicas: 2\n    minAvailable: 1\n    template:\n      spec:\n"
-                       "        containers:\n        - name: c\n          command: [\"true\"]\n"
-                       "          resources: {requests: {cpu: 5}}\n";
-    struct job *job = ctlfx_submit(&fx, job_yaml("stuck", "  policies:\n  - event: PodPending\n    timeout: 10s\n"
-                                                          "    action: AbortJob\n",
+    const char *task =
+        "  - name: w\n    replicas: 2\n    minAvailable: 1\n    template:\n      spec:\n"
+        "        containers:\n        - name: c\n          command: [\"true\"]\n"
+        "          resources: {requests: {cpu: 5}}\n";
+    struct job *job = ctlfx_submit(&fx, job_yaml("stuck",
+                                                 "  policies:\n  - event: PodPending\n    timeout: 10s\n"
+                                                 "    action: AbortJob\n",
                                                  task));
     REQUIRE(job);
     ctlfx_cycle(&fx);
@@ -210,8 +215,9 @@ static void pod_pending_timeout(void)
     ctlfx_settle(&fx);
     CHECK_STR(phase(job), "Aborted");
 
-    struct job *ok = ctlfx_submit(&fx, job_yaml("quick", "  policies:\n  - event: PodPending\n    timeout: 10s\n"
-                                                         "    action: AbortJob\n",
+    struct job *ok = ctlfx_submit(&fx, job_yaml("quick",
+                                                "  policies:\n  - event: PodPending\n    timeout: 10s\n"
+                                                "    action: AbortJob\n",
                                                 TASK("w", 1, "")));
     REQUIRE(ok);
     ctlfx_cycle(&fx);
@@ -228,9 +234,10 @@ static void restart_in_place_then_task_failed(void)
 {
     struct ctl_fixture fx;
     ctlfx_init(&fx, 1);
-    const char *task = "  - name: w\n    replicas: 1\n    maxRetry: 2\n    policies:\n    - event: TaskFailed\n"
-                       "      action: TerminateJob\n    template:\n      spec:\n        restartPolicy: OnFailure\n"
-                       "        containers:\n        - name: c\n          command: [\"false\"]\n";
+    const char *task =
+        "  - name: w\n    replicas: 1\n    maxRetry: 2\n    policies:\n    - event: TaskFailed\n"
+        "      action: TerminateJob\n    template:\n      spec:\n        restartPolicy: OnFailure\n"
+        "        containers:\n        - name: c\n          command: [\"false\"]\n";
     struct job *job = ctlfx_submit(&fx, job_yaml("crash", "", task));
     REQUIRE(job);
     ctlfx_cycle(&fx);
@@ -257,9 +264,10 @@ static void oom_scales_memory_up_to_the_maximum(void)
 {
     struct ctl_fixture fx;
     ctlfx_init(&fx, 1);
-    const char *task = "  - name: w\n    replicas: 1\n    template:\n      spec:\n        containers:\n"
-                       "        - name: c\n          command: [\"true\"]\n"
-                       "          resources: {limits: {memory: 50Mi}}\n";
+    const char *task =
+        "  - name: w\n    replicas: 1\n    template:\n      spec:\n        containers:\n"
+        "        - name: c\n          command: [\"true\"]\n"
+        "          resources: {limits: {memory: 50Mi}}\n";
     struct job *job = ctlfx_submit(&fx, job_yaml("oom", "  autoMemoryScale: {rate: 1.5, maxMemory: 100Mi}\n", task));
     REQUIRE(job);
     ctlfx_cycle(&fx);
@@ -279,9 +287,13 @@ static void oom_scales_memory_up_to_the_maximum(void)
     CHECK_INT(job->replicas[0].reason, TERM_OOMKILLED);
     CHECK_INT(job->replicas[0].exit_code, 137);
     /* the manifest says what the task runs with now */
-    const char *lim = json_string_value(json_object_get(json_object_get(json_object_get(
-        json_array_get(json_object_get(json_object_get(job->tasks[0].template, "spec"), "containers"), 0),
-        "resources"), "limits"), "memory"));
+    const char *lim = json_string_value(json_object_get(
+        json_object_get(
+            json_object_get(
+                json_array_get(json_object_get(json_object_get(job->tasks[0].template, "spec"), "containers"), 0),
+                "resources"),
+            "limits"),
+        "memory"));
     CHECK_STR(lim, "100Mi");
     CHECK_INT(fx.cluster.nodes[0].used.v[RES_MEMORY], 0);
     ctlfx_free(&fx);
@@ -302,8 +314,8 @@ static void deleted_pod_comes_back_and_raises_pod_evicted(void)
     CHECK_INT(job->replicas[1].phase, POD_RUNNING);
     CHECK_INT(job->replicas[1].attempts, 2);
 
-    struct job *r = ctlfx_submit(&fx, job_yaml("evict", "  policies:\n  - event: PodEvicted\n    action: RestartJob\n",
-                                               TASK("w", 2, "")));
+    struct job *r = ctlfx_submit(
+        &fx, job_yaml("evict", "  policies:\n  - event: PodEvicted\n    action: RestartJob\n", TASK("w", 2, "")));
     REQUIRE(r);
     ctlfx_cycle(&fx);
     controller_delete_pod(&fx.ctl, r, 0);
@@ -339,8 +351,9 @@ static void start_error_is_pod_failed(void)
 {
     struct ctl_fixture fx;
     ctlfx_init(&fx, 1);
-    struct job *job = ctlfx_submit(&fx, job_yaml("bad", "  maxRetry: 2\n  policies:\n  - event: PodFailed\n"
-                                                        "    action: RestartJob\n",
+    struct job *job = ctlfx_submit(&fx, job_yaml("bad",
+                                                 "  maxRetry: 2\n  policies:\n  - event: PodFailed\n"
+                                                 "    action: RestartJob\n",
                                                  TASK("w", 1, "")));
     REQUIRE(job);
     fx.fail_starts = true;
@@ -450,11 +463,13 @@ static void unknown_when_a_running_gang_cannot_be_completed(void)
 {
     struct ctl_fixture fx;
     ctlfx_init(&fx, 1);
-    const char *big = "    template:\n      spec:\n        containers:\n        - name: c\n"
-                      "          command: [\"true\"]\n          resources: {requests: {cpu: 4}}\n";
+    const char *big =
+        "    template:\n      spec:\n        containers:\n        - name: c\n"
+        "          command: [\"true\"]\n          resources: {requests: {cpu: 4}}\n";
     char gang[1024], other[1024];
-    snprintf(gang, sizeof gang, "%s", job_yaml("gang", "  policies:\n  - event: Unknown\n    action: AbortJob\n",
-                                              "  - name: w\n    replicas: 2\n"));
+    snprintf(
+        gang, sizeof gang, "%s",
+        job_yaml("gang", "  policies:\n  - event: Unknown\n    action: AbortJob\n", "  - name: w\n    replicas: 2\n"));
     strcat(gang, big);
     struct job *job = ctlfx_submit(&fx, gang);
     REQUIRE(job);

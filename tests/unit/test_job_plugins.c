@@ -99,13 +99,13 @@ static int attempt_of(const struct job *job, const char *task, int index, const 
 
 /* make_job("j", plugins, tasks) is refused, the cause on field checked against want with check
  * (CHECK_STR or CHECK_CONTAINS). */
-#define CHECK_REFUSED(plugins, tasks, check, field, want)                                                    \
-    do {                                                                                                     \
-        struct api_status st_;                                                                               \
-        struct job *job_ = make_job("j", plugins, tasks, &st_);                                              \
-        CHECK(job_ == NULL);                                                                                 \
-        check(cause_message(&st_, field), want);                                                             \
-        job_free(job_);                                                                                      \
+#define CHECK_REFUSED(plugins, tasks, check, field, want)       \
+    do {                                                        \
+        struct api_status st_;                                  \
+        struct job *job_ = make_job("j", plugins, tasks, &st_); \
+        CHECK(job_ == NULL);                                    \
+        check(cause_message(&st_, field), want);                \
+        job_free(job_);                                         \
     } while (0)
 
 static void unknown_plugin_is_refused_with_the_supported_list(void)
@@ -300,10 +300,11 @@ static void svc_files_list_the_hosts(void)
     const char *ours = hosts + system_len;
     if (system_len > 0 && system[system_len - 1] != '\n')
         CHECK(*ours++ == '\n');
-    CHECK_STR(ours, "127.0.0.1 train-ps-main-0.train train-ps-main-0\n"
-                    "127.0.0.1 train-worker-0.train train-worker-0\n"
-                    "127.0.0.1 train-worker-1.train train-worker-1\n"
-                    "127.0.0.1 train-worker-2.train train-worker-2\n");
+    CHECK_STR(ours,
+              "127.0.0.1 train-ps-main-0.train train-ps-main-0\n"
+              "127.0.0.1 train-worker-0.train train-worker-0\n"
+              "127.0.0.1 train-worker-1.train train-worker-1\n"
+              "127.0.0.1 train-worker-2.train train-worker-2\n");
     free(system);
     free(hosts);
     drop_tmpdir(dir);
@@ -352,10 +353,11 @@ static void ssh_key_pair_and_config_as_volcano_lays_them_out(void)
     CHECK(strncmp(pub, "ssh-rsa AAAAB3NzaC1yc2E", 23) == 0);
     CHECK(pub[strlen(pub) - 1] == '\n');
     CHECK_STR(auth, pub);
-    CHECK_STR(config, "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n"
-                      "Host mpi-job-mpimaster-0\n  HostName mpi-job-mpimaster-0.mpi-job\n"
-                      "Host mpi-job-mpiworker-0\n  HostName mpi-job-mpiworker-0.mpi-job\n"
-                      "Host mpi-job-mpiworker-1\n  HostName mpi-job-mpiworker-1.mpi-job\n");
+    CHECK_STR(config,
+              "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n"
+              "Host mpi-job-mpimaster-0\n  HostName mpi-job-mpimaster-0.mpi-job\n"
+              "Host mpi-job-mpiworker-0\n  HostName mpi-job-mpiworker-0.mpi-job\n"
+              "Host mpi-job-mpiworker-1\n  HostName mpi-job-mpiworker-1.mpi-job\n");
 
     char key_path[1200];
     snprintf(key_path, sizeof key_path, "%s/id_rsa", ssh);
@@ -634,8 +636,9 @@ static void ray_commands_for_head_and_workers(void)
     CHECK_INT(strv_len(pa.argv), 4);
     CHECK_STR(pa.argv[0], "sh");
     CHECK_STR(pa.argv[1], "-c");
-    CHECK_STR(pa.argv[2], "ray start --head --block --dashboard-host=0.0.0.0 --port=50000 --dashboard-port=50001 "
-                          "--ray-client-server-port=50002");
+    CHECK_STR(pa.argv[2],
+              "ray start --head --block --dashboard-host=0.0.0.0 --port=50000 --dashboard-port=50001 "
+              "--ray-client-server-port=50002");
     CHECK_STR(pa.argv[3], "1"); /* the container's args follow Volcano's command */
     plugin_attempt_free(&pa);
     for (int i = 0; i < 2; i++) {
@@ -653,8 +656,9 @@ static void ray_commands_for_head_and_workers(void)
     job->port_base = 50000;
     REQUIRE(attempt_of(job, "head", 0, "/d", &pa) == 0);
     REQUIRE(pa.argv);
-    CHECK_STR(pa.argv[2], "ray start --head --block --dashboard-host=0.0.0.0 --port=6379 --dashboard-port=50000 "
-                          "--ray-client-server-port=50001");
+    CHECK_STR(pa.argv[2],
+              "ray start --head --block --dashboard-host=0.0.0.0 --port=6379 --dashboard-port=50000 "
+              "--ray-client-server-port=50001");
     plugin_attempt_free(&pa);
     job_free(job);
 
@@ -691,18 +695,11 @@ static void frameworks_share_the_block_without_overlap(void)
 }
 
 TEST_MAIN(TEST_CASE(unknown_plugin_is_refused_with_the_supported_list), TEST_CASE(ssh_keys_are_the_tasks_user_to_read),
-          TEST_CASE(bad_arguments_are_refused_with_their_path),
-          TEST_CASE(volcano_argument_forms_are_accepted),
-          TEST_CASE(framework_tasks_must_exist),
-          TEST_CASE(frameworks_get_their_default_plugins),
-          TEST_CASE(task_index_is_always_set),
-          TEST_CASE(svc_variables_name_every_task),
-          TEST_CASE(svc_files_list_the_hosts),
-          TEST_CASE(ssh_key_pair_and_config_as_volcano_lays_them_out),
-          TEST_CASE(ssh_user_keys_are_written_as_given),
-          TEST_CASE(prepare_is_idempotent),
-          TEST_CASE(pytorch_variables_per_replica),
-          TEST_CASE(tensorflow_config_per_replica),
-          TEST_CASE(mpi_host_on_the_master_only),
-          TEST_CASE(ray_commands_for_head_and_workers),
+          TEST_CASE(bad_arguments_are_refused_with_their_path), TEST_CASE(volcano_argument_forms_are_accepted),
+          TEST_CASE(framework_tasks_must_exist), TEST_CASE(frameworks_get_their_default_plugins),
+          TEST_CASE(task_index_is_always_set), TEST_CASE(svc_variables_name_every_task),
+          TEST_CASE(svc_files_list_the_hosts), TEST_CASE(ssh_key_pair_and_config_as_volcano_lays_them_out),
+          TEST_CASE(ssh_user_keys_are_written_as_given), TEST_CASE(prepare_is_idempotent),
+          TEST_CASE(pytorch_variables_per_replica), TEST_CASE(tensorflow_config_per_replica),
+          TEST_CASE(mpi_host_on_the_master_only), TEST_CASE(ray_commands_for_head_and_workers),
           TEST_CASE(frameworks_share_the_block_without_overlap))

@@ -107,10 +107,11 @@ static void test_table_render(void)
     table_add(&t, (const char *const[]){"multi\nline", "", "3h"});
     CHECK_INT(table_rows(&t), 3);
     char *text = table_render(&t);
-    CHECK_STR(text, "NAME           PHASE     AGE\n"
-                    "train-resnet   Running   45s\n"
-                    "x              <none>    2d\n"
-                    "multi line     <none>    3h\n");
+    CHECK_STR(text,
+              "NAME           PHASE     AGE\n"
+              "train-resnet   Running   45s\n"
+              "x              <none>    2d\n"
+              "multi line     <none>    3h\n");
     free(text);
     table_free(&t);
 }
@@ -130,9 +131,10 @@ static void test_table_utf8_width(void)
 
 static void test_status_already_exists(void)
 {
-    const char *body = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-                       "\"message\":\"jobs.batch.volcano.sh \\\"x\\\" already exists\",\"reason\":\"AlreadyExists\","
-                       "\"details\":{\"name\":\"x\",\"group\":\"batch.volcano.sh\",\"kind\":\"jobs\"},\"code\":409}";
+    const char *body =
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+        "\"message\":\"jobs.batch.volcano.sh \\\"x\\\" already exists\",\"reason\":\"AlreadyExists\","
+        "\"details\":{\"name\":\"x\",\"group\":\"batch.volcano.sh\",\"kind\":\"jobs\"},\"code\":409}";
     char *text = status_describe(409, body);
     CHECK_STR(text, "jobctl: jobs.batch.volcano.sh \"x\" already exists (409 AlreadyExists)\n");
     free(text);
@@ -148,16 +150,18 @@ static void test_status_causes_not_repeated(void)
         "{\"reason\":\"FieldValueInvalid\",\"message\":\"Invalid value: \\\"-1\\\"\",\"field\":\"spec.minAvailable\","
         "\"line\":4,\"column\":17}]}}";
     char *text = status_describe(422, body);
-    CHECK_STR(text, "jobctl: Job.batch.volcano.sh \"x\" is invalid: [spec.tasks[0].replicas: Required value "
-                    "(line 9, column 7)] (422 Invalid)\n"
-                    "  spec.minAvailable: Invalid value: \"-1\" (line 4, column 17)\n");
+    CHECK_STR(text,
+              "jobctl: Job.batch.volcano.sh \"x\" is invalid: [spec.tasks[0].replicas: Required value "
+              "(line 9, column 7)] (422 Invalid)\n"
+              "  spec.minAvailable: Invalid value: \"-1\" (line 4, column 17)\n");
     free(text);
 }
 
 static void test_status_odd_answers(void)
 {
-    char *text = status_describe(405, "{\"kind\":\"Status\",\"code\":405,\"reason\":\"MethodNotAllowed\","
-                                      "\"message\":\"line one\\nline two\"}");
+    char *text = status_describe(405,
+                                 "{\"kind\":\"Status\",\"code\":405,\"reason\":\"MethodNotAllowed\","
+                                 "\"message\":\"line one\\nline two\"}");
     CHECK_STR(text, "jobctl: line one line two (405 MethodNotAllowed)\n");
     free(text);
     text = status_describe(500, "{\"kind\":\"Status\"}");
@@ -174,15 +178,19 @@ static void test_status_odd_answers(void)
 /* Who you are and what you may do: one line each, saying which. */
 static void test_status_unauthorized_and_forbidden(void)
 {
-    char *text = status_describe(401, "{\"kind\":\"Status\",\"code\":401,\"reason\":\"Unauthorized\","
-                                      "\"message\":\"Unauthorized: the bearer token is not valid\"}");
-    CHECK_STR(text, "jobctl: not authenticated: Unauthorized: the bearer token is not valid (401 Unauthorized); give "
-                    "a token with --token or $CALDERA_TOKEN\n");
+    char *text = status_describe(401,
+                                 "{\"kind\":\"Status\",\"code\":401,\"reason\":\"Unauthorized\","
+                                 "\"message\":\"Unauthorized: the bearer token is not valid\"}");
+    CHECK_STR(text,
+              "jobctl: not authenticated: Unauthorized: the bearer token is not valid (401 Unauthorized); give "
+              "a token with --token or $CALDERA_TOKEN\n");
     free(text);
-    text = status_describe(403, "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\",\"message\":"
-                                "\"jobs.batch.volcano.sh \\\"x\\\" is forbidden: User \\\"bob\\\" cannot get resource\"}");
-    CHECK_STR(text, "jobctl: not allowed: jobs.batch.volcano.sh \"x\" is forbidden: User \"bob\" cannot get resource "
-                    "(403 Forbidden)\n");
+    text = status_describe(403,
+                           "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\",\"message\":"
+                           "\"jobs.batch.volcano.sh \\\"x\\\" is forbidden: User \\\"bob\\\" cannot get resource\"}");
+    CHECK_STR(text,
+              "jobctl: not allowed: jobs.batch.volcano.sh \"x\" is forbidden: User \"bob\" cannot get resource "
+              "(403 Forbidden)\n");
     free(text);
 }
 
@@ -214,8 +222,8 @@ static void test_args_anywhere(void)
     CHECK_STR(a.ns, "x");
     CHECK(!a.tail && !a.timestamps && !a.limit_bytes);
 
-    const char *line_logs[] = {"jobctl", "logs", "p-0", "--tail=5", "--timestamps", "--since", "2m", "--limit-bytes", "9",
-                               NULL};
+    const char *line_logs[] = {"jobctl",  "logs", "p-0",           "--tail=5", "--timestamps",
+                               "--since", "2m",   "--limit-bytes", "9",        NULL};
     REQUIRE(parse(&a, err, line_logs) == 0);
     CHECK_STR(a.tail, "5");
     CHECK(a.timestamps);
@@ -267,9 +275,10 @@ static void test_view_jobs(void)
                              "\"running\":4,\"retryCount\":1}},"
                              "{\"metadata\":{\"name\":\"new\"},\"spec\":{\"minAvailable\":1}}]",
                              then + 12 * MIN);
-    CHECK_STR(text, "NAME    PHASE     MIN   PENDING   RUNNING   SUCCEEDED   FAILED   RETRIES   AGE\n"
-                    "train   Running   4     0         4         0           0        1         12m\n"
-                    "new     <none>    1     0         0         0           0        0         <unknown>\n");
+    CHECK_STR(text,
+              "NAME    PHASE     MIN   PENDING   RUNNING   SUCCEEDED   FAILED   RETRIES   AGE\n"
+              "train   Running   4     0         4         0           0        1         12m\n"
+              "new     <none>    1     0         0         0           0        0         <unknown>\n");
     free(text);
 }
 
@@ -280,16 +289,18 @@ static void test_view_pods_and_nodes(void)
                              "\"status\":{\"phase\":\"Failed\",\"containerStatuses\":[{\"restartCount\":2,"
                              "\"state\":{\"terminated\":{\"exitCode\":137,\"reason\":\"OOMKilled\"}}}]}}",
                              0);
-    CHECK_STR(text, "POD              NODE    PHASE    EXIT   REASON      AGE\n"
-                    "train-worker-0   local   Failed   137    OOMKilled   <unknown>\n");
+    CHECK_STR(text,
+              "POD              NODE    PHASE    EXIT   REASON      AGE\n"
+              "train-worker-0   local   Failed   137    OOMKilled   <unknown>\n");
     free(text);
     text = render_view(&VIEW_NODES,
                        "[{\"metadata\":{\"name\":\"n1\"},\"spec\":{\"unschedulable\":true},\"status\":{"
                        "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],"
                        "\"allocatable\":{\"cpu\":\"8\",\"memory\":\"32Gi\",\"nvidia.com/gpu\":\"2\"}}}]",
                        0);
-    CHECK_STR(text, "NAME   STATUS                     CPU   MEMORY   GPU   AGE\n"
-                    "n1     Ready,SchedulingDisabled   8     32Gi     2     <unknown>\n");
+    CHECK_STR(text,
+              "NAME   STATUS                     CPU   MEMORY   GPU   AGE\n"
+              "n1     Ready,SchedulingDisabled   8     32Gi     2     <unknown>\n");
     free(text);
 }
 
@@ -300,10 +311,11 @@ static void test_view_history(void)
                              "\"node\":\"local\",\"pid\":4242,\"startTime\":\"2026-11-22T08:15:00Z\","
                              "\"finishTime\":null,\"exitCode\":null,\"reason\":\"\",\"message\":\"\"}]",
                              0);
-    CHECK_STR(text, "POD     ATTEMPT   VERSION   NODE    PID    START                  FINISH   EXIT     REASON   "
-                    "MESSAGE\n"
-                    "j-w-0   1         0         local   4242   2026-11-22T08:15:00Z   <none>   <none>   <none>   "
-                    "<none>\n");
+    CHECK_STR(text,
+              "POD     ATTEMPT   VERSION   NODE    PID    START                  FINISH   EXIT     REASON   "
+              "MESSAGE\n"
+              "j-w-0   1         0         local   4242   2026-11-22T08:15:00Z   <none>   <none>   <none>   "
+              "<none>\n");
     free(text);
 }
 
@@ -311,8 +323,9 @@ static void test_args_token_options(void)
 {
     struct jobctl_args a;
     char err[200] = "";
-    const char *line[] = {"jobctl", "--token", "abc123.x", "token", "create", "--user", "alice", "-n", "team-a",
-                          "--namespace=team-b", "--uid", "1001", "--gid=1002", "--role", "viewer", NULL};
+    const char *line[] = {"jobctl", "--token", "abc123.x",           "token", "create", "--user",     "alice",
+                          "-n",     "team-a",  "--namespace=team-b", "--uid", "1001",   "--gid=1002", "--role",
+                          "viewer", NULL};
     REQUIRE(parse(&a, err, line) == 0);
     CHECK_STR(a.token, "abc123.x");
     CHECK_STR(a.user, "alice");
@@ -340,10 +353,9 @@ static void test_view_tokens(void)
 }
 
 TEST_MAIN(TEST_CASE(test_human_age), TEST_CASE(test_age_since), TEST_CASE(test_json_at_and_cells),
-          TEST_CASE(test_url_escape), TEST_CASE(test_slice_keeping_lines),
-          TEST_CASE(test_table_render), TEST_CASE(test_table_utf8_width),
-          TEST_CASE(test_status_already_exists), TEST_CASE(test_status_causes_not_repeated),
-          TEST_CASE(test_status_odd_answers), TEST_CASE(test_args_anywhere), TEST_CASE(test_args_errors),
-          TEST_CASE(test_view_jobs), TEST_CASE(test_view_pods_and_nodes), TEST_CASE(test_view_history),
-          TEST_CASE(test_status_unauthorized_and_forbidden), TEST_CASE(test_args_token_options),
-          TEST_CASE(test_view_tokens))
+          TEST_CASE(test_url_escape), TEST_CASE(test_slice_keeping_lines), TEST_CASE(test_table_render),
+          TEST_CASE(test_table_utf8_width), TEST_CASE(test_status_already_exists),
+          TEST_CASE(test_status_causes_not_repeated), TEST_CASE(test_status_odd_answers), TEST_CASE(test_args_anywhere),
+          TEST_CASE(test_args_errors), TEST_CASE(test_view_jobs), TEST_CASE(test_view_pods_and_nodes),
+          TEST_CASE(test_view_history), TEST_CASE(test_status_unauthorized_and_forbidden),
+          TEST_CASE(test_args_token_options), TEST_CASE(test_view_tokens))

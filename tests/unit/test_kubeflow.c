@@ -48,32 +48,33 @@ static void plugin_args(const struct adapted *a, const char *plugin, char *out, 
     out[0] = 0;
     size_t i;
     json_t *v;
-    json_array_foreach(args, i, v) {
+    json_array_foreach(args, i, v)
+    {
         snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", json_string_value(v));
     }
 }
 
 static const char *const pytorch_job =
-    "apiVersion: kubeflow.org/v1\n"                               /* 1 */
-    "kind: PyTorchJob\n"                                          /* 2 */
-    "metadata:\n"                                                 /* 3 */
-    "  name: mnist\n"                                             /* 4 */
-    "  labels: {team: vision}\n"                                  /* 5 */
-    "spec:\n"                                                     /* 6 */
-    "  pytorchReplicaSpecs:\n"                                    /* 7 */
-    "    Worker:\n"                                               /* 8 */
-    "      replicas: 3\n"                                         /* 9 */
-    "      template:\n"                                           /* 10 */
-    "        spec:\n"                                             /* 11 */
-    "          containers:\n"                                     /* 12 */
-    "          - name: pytorch\n"                                 /* 13 */
-    "            command: [python, train.py]\n"                   /* 14 */
-    "    Master:\n"                                               /* 15 */
-    "      template:\n"                                           /* 16 */
-    "        spec:\n"                                             /* 17 */
-    "          containers:\n"                                     /* 18 */
-    "          - name: pytorch\n"                                 /* 19 */
-    "            command: [python, train.py]\n";                  /* 20 */
+    "apiVersion: kubeflow.org/v1\n"              /* 1 */
+    "kind: PyTorchJob\n"                         /* 2 */
+    "metadata:\n"                                /* 3 */
+    "  name: mnist\n"                            /* 4 */
+    "  labels: {team: vision}\n"                 /* 5 */
+    "spec:\n"                                    /* 6 */
+    "  pytorchReplicaSpecs:\n"                   /* 7 */
+    "    Worker:\n"                              /* 8 */
+    "      replicas: 3\n"                        /* 9 */
+    "      template:\n"                          /* 10 */
+    "        spec:\n"                            /* 11 */
+    "          containers:\n"                    /* 12 */
+    "          - name: pytorch\n"                /* 13 */
+    "            command: [python, train.py]\n"  /* 14 */
+    "    Master:\n"                              /* 15 */
+    "      template:\n"                          /* 16 */
+    "        spec:\n"                            /* 17 */
+    "          containers:\n"                    /* 18 */
+    "          - name: pytorch\n"                /* 19 */
+    "            command: [python, train.py]\n"; /* 20 */
 
 static void pytorch_tasks_share_the_templates_master_first(void)
 {
@@ -119,8 +120,9 @@ static void pytorch_declared_port_is_master_port(void)
     snprintf(yaml, sizeof yaml, "%s            ports: [{name: pytorchjob-port, containerPort: 70000}]\n", pytorch_job);
     adapt(&a, yaml);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(a.st.message, "spec.pytorchReplicaSpecs.Master.template.spec.containers[0].ports[0].containerPort: "
-                                 "Invalid value: 70000: must be between 1 and 65535 (line 21, column 60)");
+    CHECK_CONTAINS(a.st.message,
+                   "spec.pytorchReplicaSpecs.Master.template.spec.containers[0].ports[0].containerPort: "
+                   "Invalid value: 70000: must be between 1 and 65535 (line 21, column 60)");
     release(&a);
 }
 
@@ -137,8 +139,8 @@ static void exit_code_policies_split_permanent_and_retryable(void)
     REQUIRE(a.rc == 0);
     const struct task_spec *worker = &a.job->tasks[1], *master = &a.job->tasks[0];
     CHECK_INT(worker->npolicies, 128);
-    const struct lifecycle_policy *p =
-        policy_choose(worker->policies, worker->npolicies, NULL, 0, EV_POD_FAILED, true, 3);
+    const struct lifecycle_policy *p = policy_choose(worker->policies, worker->npolicies, NULL, 0, EV_POD_FAILED, true,
+                                                     3);
     CHECK(p && p->action == ACT_TERMINATE_JOB);
     p = policy_choose(worker->policies, worker->npolicies, NULL, 0, EV_POD_FAILED, true, 127);
     CHECK(p && p->action == ACT_TERMINATE_JOB);
@@ -235,9 +237,10 @@ static void tensorflow_roles_and_ports(void)
         "    Worker: {template: {spec: {containers: [{name: tensorflow}]}}}\n";
     adapt(&a, ports);
     CHECK(a.rc != 0);
-    CHECK_CONTAINS(a.st.message, "spec.tfReplicaSpecs.Worker.template.spec.containers[0].ports: Invalid value: "
-                                 "tfjob-port 2222: Volcano's tensorflow plugin gives every replica one port, and "
-                                 "spec.tfReplicaSpecs.PS has 3000");
+    CHECK_CONTAINS(a.st.message,
+                   "spec.tfReplicaSpecs.Worker.template.spec.containers[0].ports: Invalid value: "
+                   "tfjob-port 2222: Volcano's tensorflow plugin gives every replica one port, and "
+                   "spec.tfReplicaSpecs.PS has 3000");
     release(&a);
 }
 
@@ -267,24 +270,24 @@ static void mpi_launcher_and_workers(void)
 static void causes_name_the_users_fields(void)
 {
     const char *yaml =
-        "apiVersion: kubeflow.org/v1\n"                      /* 1 */
-        "kind: PyTorchJob\n"                                 /* 2 */
-        "metadata: {name: bad}\n"                            /* 3 */
-        "spec:\n"                                            /* 4 */
-        "  runPolicy: {activeDeadlineSeconds: 10}\n"         /* 5 */
-        "  pytorchReplicaSpecs:\n"                           /* 6 */
-        "    Master:\n"                                      /* 7 */
-        "      template:\n"                                  /* 8 */
-        "        spec:\n"                                    /* 9 */
-        "          containers:\n"                            /* 10 */
-        "          - name: pytorch\n"                        /* 11 */
-        "            workingDir: relative\n"                 /* 12 */
-        "    Worker:\n"                                      /* 13 */
-        "      replicas: 2\n"                                /* 14 */
-        "      template:\n"                                  /* 15 */
-        "        spec:\n"                                    /* 16 */
-        "          containers:\n"                            /* 17 */
-        "          - name: pytorch\n"                        /* 18 */
+        "apiVersion: kubeflow.org/v1\n"                       /* 1 */
+        "kind: PyTorchJob\n"                                  /* 2 */
+        "metadata: {name: bad}\n"                             /* 3 */
+        "spec:\n"                                             /* 4 */
+        "  runPolicy: {activeDeadlineSeconds: 10}\n"          /* 5 */
+        "  pytorchReplicaSpecs:\n"                            /* 6 */
+        "    Master:\n"                                       /* 7 */
+        "      template:\n"                                   /* 8 */
+        "        spec:\n"                                     /* 9 */
+        "          containers:\n"                             /* 10 */
+        "          - name: pytorch\n"                         /* 11 */
+        "            workingDir: relative\n"                  /* 12 */
+        "    Worker:\n"                                       /* 13 */
+        "      replicas: 2\n"                                 /* 14 */
+        "      template:\n"                                   /* 15 */
+        "        spec:\n"                                     /* 16 */
+        "          containers:\n"                             /* 17 */
+        "          - name: pytorch\n"                         /* 18 */
         "            resources: {limits: {memory: 1.5GG}}\n"; /* 19 */
     struct adapted a;
     adapt(&a, yaml);
@@ -293,10 +296,12 @@ static void causes_name_the_users_fields(void)
     CHECK_STR(a.st.kind, "PyTorchJob");
     CHECK_STR(a.st.group, "kubeflow.org");
     /* inside copied templates (the deadline) the containers keep their positions */
-    CHECK_CONTAINS(a.st.message, "spec.pytorchReplicaSpecs.Master.template.spec.containers[0].workingDir: Invalid "
-                                 "value: \"relative\": must be an absolute path (line 12, column 25)");
-    CHECK_CONTAINS(a.st.message, "spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources.limits."
-                                 "memory: invalid quantity \"1.5GG\"");
+    CHECK_CONTAINS(a.st.message,
+                   "spec.pytorchReplicaSpecs.Master.template.spec.containers[0].workingDir: Invalid "
+                   "value: \"relative\": must be an absolute path (line 12, column 25)");
+    CHECK_CONTAINS(a.st.message,
+                   "spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources.limits."
+                   "memory: invalid quantity \"1.5GG\"");
     CHECK_CONTAINS(a.st.message, "(line 19, column 42)");
     release(&a);
 }
@@ -307,8 +312,9 @@ static void refusals_name_the_field(void)
         const char *spec;
         const char *expected;
     } cases[] = {
-        {"  runPolicy: {cleanPodPolicy: None}\n", "spec.runPolicy.cleanPodPolicy: Unsupported value: \"None\": the "
-                                                  "process runtime stops the running pods of a finished job"},
+        {"  runPolicy: {cleanPodPolicy: None}\n",
+         "spec.runPolicy.cleanPodPolicy: Unsupported value: \"None\": the "
+         "process runtime stops the running pods of a finished job"},
         {"  runPolicy: {suspend: true}\n", "spec.runPolicy.suspend: Unsupported value: true"},
         {"  runPolicy: {backoffLimit: -2}\n",
          "spec.runPolicy.backoffLimit: Invalid value: -2: must be greater than or equal to 0"},
@@ -404,11 +410,11 @@ static char *plugin_env(const struct job *job, int task, int index, const char *
     return value;
 }
 
-#define CHECK_ENV(job, task, index, name, expected)                                                              \
-    do {                                                                                                         \
-        char *v_ = plugin_env(job, task, index, name);                                                           \
-        CHECK_STR(v_, expected);                                                                                 \
-        free(v_);                                                                                                \
+#define CHECK_ENV(job, task, index, name, expected)    \
+    do {                                               \
+        char *v_ = plugin_env(job, task, index, name); \
+        CHECK_STR(v_, expected);                       \
+        free(v_);                                      \
     } while (0)
 
 /* What the frameworks' programs read, as the translated plugins give it. */
@@ -424,10 +430,11 @@ static void framework_environment(void)
     CHECK_ENV(a.job, 1, 0, "MASTER_PORT", "23456");
     release(&a);
 
-    adapt(&a, "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: tf}\nspec:\n  tfReplicaSpecs:\n"
-              "    Master: {template: {spec: {containers: [{name: tensorflow}]}}}\n"
-              "    PS: {template: {spec: {containers: [{name: tensorflow}]}}}\n"
-              "    Worker: {replicas: 2, template: {spec: {containers: [{name: tensorflow}]}}}\n");
+    adapt(&a,
+          "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: tf}\nspec:\n  tfReplicaSpecs:\n"
+          "    Master: {template: {spec: {containers: [{name: tensorflow}]}}}\n"
+          "    PS: {template: {spec: {containers: [{name: tensorflow}]}}}\n"
+          "    Worker: {replicas: 2, template: {spec: {containers: [{name: tensorflow}]}}}\n");
     REQUIRE(a.rc == 0);
     CHECK_ENV(a.job, 2, 1, "TF_CONFIG",
               "{\"cluster\":{\"ps\":[\"tf-ps-0.tf:2222\"],\"worker\":[\"tf-worker-0.tf:2222\",\"tf-worker-1.tf:2222\"],"
@@ -437,9 +444,10 @@ static void framework_environment(void)
     free(chief);
     release(&a);
 
-    adapt(&a, "apiVersion: kubeflow.org/v1\nkind: MPIJob\nmetadata: {name: pi}\nspec:\n  mpiReplicaSpecs:\n"
-              "    Launcher: {template: {spec: {containers: [{name: l}]}}}\n"
-              "    Worker: {replicas: 2, template: {spec: {containers: [{name: w}]}}}\n");
+    adapt(&a,
+          "apiVersion: kubeflow.org/v1\nkind: MPIJob\nmetadata: {name: pi}\nspec:\n  mpiReplicaSpecs:\n"
+          "    Launcher: {template: {spec: {containers: [{name: l}]}}}\n"
+          "    Worker: {replicas: 2, template: {spec: {containers: [{name: w}]}}}\n");
     REQUIRE(a.rc == 0);
     CHECK_ENV(a.job, 0, 0, "MPI_HOST", "pi-worker-0.pi,pi-worker-1.pi");
     release(&a);
@@ -557,9 +565,10 @@ static void status_follows_the_volcano_phase(void)
 static void status_in_each_kinds_words(void)
 {
     struct adapted a;
-    adapt(&a, "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: tf}\nspec:\n  tfReplicaSpecs:\n"
-              "    PS: {template: {spec: {containers: [{name: tensorflow}]}}}\n"
-              "    worker: {template: {spec: {containers: [{name: tensorflow}]}}}\n");
+    adapt(&a,
+          "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: tf}\nspec:\n  tfReplicaSpecs:\n"
+          "    PS: {template: {spec: {containers: [{name: tensorflow}]}}}\n"
+          "    worker: {template: {spec: {containers: [{name: tensorflow}]}}}\n");
     REQUIRE(a.rc == 0);
     json_t *s = status_in(a.job->source, "Running", true, "{\"ps\":{\"phase\":{\"Running\":1}}}");
     CHECK_STR(cond_field(s, 1, "reason"), "TFJobRunning");
@@ -569,9 +578,10 @@ static void status_in_each_kinds_words(void)
     CHECK_INT(json_object_size(replicas), 2);
     json_decref(s);
     release(&a);
-    adapt(&a, "apiVersion: kubeflow.org/v1\nkind: MPIJob\nmetadata: {name: m}\nspec:\n  mpiReplicaSpecs:\n"
-              "    Launcher: {template: {spec: {containers: [{name: l}]}}}\n"
-              "    Worker: {replicas: 2, template: {spec: {containers: [{name: w}]}}}\n");
+    adapt(&a,
+          "apiVersion: kubeflow.org/v1\nkind: MPIJob\nmetadata: {name: m}\nspec:\n  mpiReplicaSpecs:\n"
+          "    Launcher: {template: {spec: {containers: [{name: l}]}}}\n"
+          "    Worker: {replicas: 2, template: {spec: {containers: [{name: w}]}}}\n");
     REQUIRE(a.rc == 0);
     s = status_in(a.job->source, "Completed", true, "{\"launcher\":{\"phase\":{\"Succeeded\":1}}}");
     CHECK_STR(cond_field(s, 2, "reason"), "MPIJobSucceeded");
@@ -593,7 +603,7 @@ static void dialects_at_their_paths(void)
 TEST_MAIN(TEST_CASE(pytorch_tasks_share_the_templates_master_first), TEST_CASE(pytorch_declared_port_is_master_port),
           TEST_CASE(exit_code_policies_split_permanent_and_retryable), TEST_CASE(run_policy_becomes_volcano_fields),
           TEST_CASE(tensorflow_roles_and_ports), TEST_CASE(mpi_launcher_and_workers),
-          TEST_CASE(causes_name_the_users_fields), TEST_CASE(refusals_name_the_field),
-          TEST_CASE(replica_spec_refusals), TEST_CASE(lower_case_types_are_kubeflows_too),
-          TEST_CASE(framework_environment), TEST_CASE(status_follows_the_volcano_phase), TEST_CASE(status_in_each_kinds_words),
+          TEST_CASE(causes_name_the_users_fields), TEST_CASE(refusals_name_the_field), TEST_CASE(replica_spec_refusals),
+          TEST_CASE(lower_case_types_are_kubeflows_too), TEST_CASE(framework_environment),
+          TEST_CASE(status_follows_the_volcano_phase), TEST_CASE(status_in_each_kinds_words),
           TEST_CASE(dialects_at_their_paths))

@@ -166,8 +166,13 @@ static void cors_origins_are_exact(void)
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         if (cors_origin_check(good[i], err, sizeof err) != 0)
             test_fail(__FILE__, __LINE__, "origin %s refused: %s", good[i], err);
-    static const char *const bad[] = {"*", "ui.example.com", "https://", "https://ui.example.com/",
-                                      "https://*.example.com", "https://a.com,https://b.com", "ftp://x.com"};
+    static const char *const bad[] = {"*",
+                                      "ui.example.com",
+                                      "https://",
+                                      "https://ui.example.com/",
+                                      "https://*.example.com",
+                                      "https://a.com,https://b.com",
+                                      "ftp://x.com"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (cors_origin_check(bad[i], err, sizeof err) == 0)
             test_fail(__FILE__, __LINE__, "origin %s accepted", bad[i]);

@@ -73,7 +73,8 @@ static void the_same_job_gives_the_same_bytes(void)
     CHECK_STR(ta, ta2);
     CHECK_STR(ta, tb);
     CHECK(ta[strlen(ta) - 1] == '\n');
-    CHECK_CONTAINS(ta, "{\n  \"apiVersion\": \"batch.volcano.sh/v1alpha1\",\n  \"kind\": \"Job\",\n  \"metadata\": {\n");
+    CHECK_CONTAINS(ta,
+                   "{\n  \"apiVersion\": \"batch.volcano.sh/v1alpha1\",\n  \"kind\": \"Job\",\n  \"metadata\": {\n");
     /* what it prints, posted again, is the same job */
     struct job *c = admit(ta);
     REQUIRE(c != NULL);

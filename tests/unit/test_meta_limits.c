@@ -115,9 +115,10 @@ static void qualified_names(void)
     CHECK_INT(problems(meta_qualified_name_problems, "Example.com/n", &why), 1);
     CHECK_CONTAINS(why, "prefix part a lowercase RFC 1123 subdomain");
     CHECK_INT(problems(meta_qualified_name_problems, "bad key", &why), 1);
-    CHECK_CONTAINS(why, "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-                        "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used "
-                        "for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+    CHECK_CONTAINS(why,
+                   "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+                   "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used "
+                   "for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
 }
 
 static void label_values(void)
@@ -143,8 +144,9 @@ static struct job *parse_job(const char *yaml, struct api_status *st, bool admit
     return yaml_volcano_job(yaml, "default", admitted, st);
 }
 
-static const char job_tail[] = "spec:\n  tasks:\n  - replicas: 1\n    template:\n      spec:\n"
-                               "        containers: [{name: c, command: [\"true\"]}]\n";
+static const char job_tail[] =
+    "spec:\n  tasks:\n  - replicas: 1\n    template:\n      spec:\n"
+    "        containers: [{name: c, command: [\"true\"]}]\n";
 
 static void job_labels_and_names_refused_with_lines(void)
 {
@@ -163,7 +165,8 @@ static void job_labels_and_names_refused_with_lines(void)
     CHECK(strlen(st.message) < 4096); /* the 7 MB value is not echoed */
     bool bad_key = false;
     for (int i = 0; i < st.ncauses; i++)
-        bad_key |= strstr(st.causes[i].message, "\"bad key\": name part must consist") != NULL && st.causes[i].line == 8;
+        bad_key |= strstr(st.causes[i].message, "\"bad key\": name part must consist") != NULL &&
+                   st.causes[i].line == 8;
     CHECK(bad_key);
     /* As admitted (read back from the store), the same job loads. */
     struct job *job = parse_job(yaml, &st, true);
@@ -225,7 +228,8 @@ static void queue_name_at_253_and_254(void)
 {
     char name[300], yaml[1024];
     dotted(name, 62);
-    snprintf(yaml, sizeof yaml, "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: %s\n", name);
+    snprintf(yaml, sizeof yaml, "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: %s\n",
+             name);
     struct intake in;
     struct api_status st = {0};
     struct queue *q = NULL;
@@ -234,7 +238,8 @@ static void queue_name_at_253_and_254(void)
     intake_free(&in);
     CHECK_CAUSE(&st, "metadata.name", "FieldValueInvalid", 4, "must be no more than 253 characters");
     name[253] = '\0';
-    snprintf(yaml, sizeof yaml, "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: %s\n", name);
+    snprintf(yaml, sizeof yaml, "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: %s\n",
+             name);
     memset(&st, 0, sizeof st);
     CHECK(intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, &st) == 0);
     CHECK(queue_from_doc(&in.docs[0], &q, &st) == 0);

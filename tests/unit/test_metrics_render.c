@@ -117,12 +117,14 @@ static void core_renders_live_state_without_waking_dormant_jobs(void)
     CHECK_CONTAINS(text, "caldera_pods{queue=\"research\",namespace=\"default\",phase=\"Running\"} 2\n");
     CHECK_CONTAINS(text, "caldera_pods{queue=\"research\",namespace=\"default\",phase=\"Failed\"} 1\n");
     CHECK_CONTAINS(text, "caldera_pods{queue=\"default\",namespace=\"default\",phase=\"Pending\"} 0\n");
-    CHECK_CONTAINS(text, "caldera_job_start_timestamp_seconds{namespace=\"default\",name=\"a\",queue=\"research\"} "
-                         "1700000000.123\n");
+    CHECK_CONTAINS(text,
+                   "caldera_job_start_timestamp_seconds{namespace=\"default\",name=\"a\",queue=\"research\"} "
+                   "1700000000.123\n");
     /* the last 1000 to finish, newest included, oldest not; neither the dormant nor the deleted */
     CHECK_INT(count_lines(text, "caldera_job_finish_timestamp_seconds{"), 1000);
-    CHECK_CONTAINS(text, "caldera_job_finish_timestamp_seconds{namespace=\"default\",name=\"f1000\",queue=\"default\"} "
-                         "1700001010.000\n");
+    CHECK_CONTAINS(text,
+                   "caldera_job_finish_timestamp_seconds{namespace=\"default\",name=\"f1000\",queue=\"default\"} "
+                   "1700001010.000\n");
     CHECK(!strstr(text, "name=\"f0\""));
     CHECK(!strstr(text, "name=\"sleeping\""));
     CHECK(!strstr(text, "name=\"gone\""));

@@ -117,9 +117,10 @@ static void match_fields_select_the_node_name(void)
     CHECK(term_matches("{matchFields: [{key: metadata.name, operator: NotIn, values: [worker-4]}]}", &n));
     CHECK(!term_matches("{matchFields: [{key: metadata.name, operator: NotIn, values: [worker-3]}]}", &n));
     /* fields and expressions of one term are ANDed too */
-    CHECK(!term_matches("{matchFields: [{key: metadata.name, operator: In, values: [worker-3]}], "
-                        "matchExpressions: [{key: zone, operator: Exists}]}",
-                        &n));
+    CHECK(
+        !term_matches("{matchFields: [{key: metadata.name, operator: In, values: [worker-3]}], "
+                      "matchExpressions: [{key: zone, operator: Exists}]}",
+                      &n));
     node_clear(&n);
 }
 
@@ -128,9 +129,10 @@ static void required_terms_are_ored_and_an_empty_term_matches_nothing(void)
     struct node n;
     struct placement_constraints c;
     make_node(&n, "n1", "{\"zone\": \"b\"}", "[]");
-    REQUIRE(make_constraints(&c, "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
-                                 "{nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a]}]}, "
-                                 "{matchExpressions: [{key: zone, operator: In, values: [b]}]}]}}}\n"));
+    REQUIRE(make_constraints(&c,
+                             "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                             "{nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a]}]}, "
+                             "{matchExpressions: [{key: zone, operator: In, values: [b]}]}]}}}\n"));
     CHECK(!node_matches_term(&c.required[0], &n));
     CHECK(node_matches_term(&c.required[1], &n));
     CHECK(node_matches_required_affinity(&c, &n));
@@ -145,11 +147,12 @@ static void preferred_weights_add_up_over_matching_terms(void)
     struct node n;
     struct placement_constraints c;
     make_node(&n, "n1", "{\"zone\": \"a\", \"ssd\": \"yes\"}", "[]");
-    REQUIRE(make_constraints(&c, "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: ["
-                                 "{weight: 10, preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}},"
-                                 "{weight: 30, preference: {matchExpressions: [{key: ssd, operator: Exists}]}},"
-                                 "{weight: 60, preference: {matchExpressions: [{key: gpu, operator: Exists}]}},"
-                                 "{weight: 5, preference: {}}]}}\n"));
+    REQUIRE(make_constraints(&c,
+                             "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: ["
+                             "{weight: 10, preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}},"
+                             "{weight: 30, preference: {matchExpressions: [{key: ssd, operator: Exists}]}},"
+                             "{weight: 60, preference: {matchExpressions: [{key: gpu, operator: Exists}]}},"
+                             "{weight: 5, preference: {}}]}}\n"));
     CHECK_INT(node_preferred_weight(&c, &n), 40);
     CHECK_INT(constraints_preferred_total(&c), 105);
     constraints_free(&c);
@@ -173,7 +176,7 @@ static bool tolerates(const char *tolerations, const char *key, const char *valu
 
 static void tolerations_follow_kubernetes_rules(void)
 {
-    CHECK(tolerates("[{operator: Exists}]", "anything", "v", "NoExecute"));           /* empty key + Exists: all */
+    CHECK(tolerates("[{operator: Exists}]", "anything", "v", "NoExecute"));              /* empty key + Exists: all */
     CHECK(tolerates("[{key: gpu, operator: Exists}]", "gpu", "whatever", "NoSchedule")); /* any value, any effect */
     CHECK(!tolerates("[{key: gpu, operator: Exists}]", "tpu", "", "NoSchedule"));
     CHECK(tolerates("[{key: gpu, value: a100, effect: NoSchedule}]", "gpu", "a100", "NoSchedule"));
@@ -215,14 +218,16 @@ static void only_no_schedule_and_no_execute_taints_block(void)
 static void intolerable_prefer_taints_are_counted(void)
 {
     struct placement_constraints c;
-    const struct taint_view taints[] = {{"a", "", "PreferNoSchedule"}, {"b", "x", "PreferNoSchedule"},
-                                        {"c", "", "PreferNoSchedule"}};
+    const struct taint_view taints[] = {
+        {"a", "", "PreferNoSchedule"}, {"b", "x", "PreferNoSchedule"}, {"c", "", "PreferNoSchedule"}};
     REQUIRE(make_constraints(&c, "containers: []\n"));
     CHECK_INT(intolerable_taints(&c, taints, 3), 3);
     constraints_free(&c);
-    REQUIRE(make_constraints(&c, "tolerations: [{key: b, value: x, effect: PreferNoSchedule}, {key: c, operator: "
-                                 "Exists, effect: NoSchedule}]\n"));
-    CHECK_INT(intolerable_taints(&c, taints, 3), 2); /* a NoSchedule toleration does not cover a PreferNoSchedule taint */
+    REQUIRE(make_constraints(&c,
+                             "tolerations: [{key: b, value: x, effect: PreferNoSchedule}, {key: c, operator: "
+                             "Exists, effect: NoSchedule}]\n"));
+    CHECK_INT(intolerable_taints(&c, taints, 3),
+              2); /* a NoSchedule toleration does not cover a PreferNoSchedule taint */
     constraints_free(&c);
     struct node n;
     make_node(&n, "n1", "{}", "[{\"key\": \"k\", \"effect\": \"NoSchedule\"}, {\"key\": 5}]");
@@ -362,9 +367,10 @@ static void filter_reasons_in_kubernetes_words(void)
     int tainted = world_node(&w, "tainted", 4000, 8 * GiB, "{\"zone\": \"a\", \"ssd\": \"1\"}",
                              "[{\"key\": \"soft\", \"effect\": \"PreferNoSchedule\"},"
                              " {\"key\": \"dedicated\", \"value\": \"ml\", \"effect\": \"NoSchedule\"}]");
-    const char *asks = "nodeSelector: {zone: a}\n"
-                       "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
-                       "{nodeSelectorTerms: [{matchExpressions: [{key: ssd, operator: Exists}]}]}}}\n";
+    const char *asks =
+        "nodeSelector: {zone: a}\n"
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+        "{nodeSelectorTerms: [{matchExpressions: [{key: ssd, operator: Exists}]}]}}}\n";
     struct job *plain = world_job(&w, "plain", 1, 1000, GiB, asks);
     char tolerant_yaml[1024];
     snprintf(tolerant_yaml, sizeof tolerant_yaml,
@@ -506,8 +512,8 @@ static void balanced_resource_favours_even_use(void)
     int no_memory = world_node(&w, "cpu-only", 4000, 0, "{}", "[]");
     struct job *job = world_job(&w, "job", 1, 1000, GiB, NULL);
     REQUIRE(world_open(&w));
-    CHECK(score_on(&w, job, even) == 2 * 100);    /* cpu 2/4 and memory 4/8: no deviation */
-    CHECK(score_on(&w, job, lopsided) == 2 * 62); /* cpu 2/2, memory 2/8: deviation .375 */
+    CHECK(score_on(&w, job, even) == 2 * 100);      /* cpu 2/4 and memory 4/8: no deviation */
+    CHECK(score_on(&w, job, lopsided) == 2 * 62);   /* cpu 2/2, memory 2/8: deviation .375 */
     CHECK(score_on(&w, job, no_memory) == 2 * 100); /* one resource offered: nothing to balance */
     world_free(&w);
 }
@@ -523,10 +529,11 @@ static void preferred_affinity_scores_matching_weight(void)
     int zone = world_node(&w, "zone", 4000, 8 * GiB, "{\"zone\": \"a\"}", "[]");
     int ssd = world_node(&w, "ssd", 4000, 8 * GiB, "{\"ssd\": \"1\"}", "[]");
     int neither = world_node(&w, "neither", 4000, 8 * GiB, "{}", "[]");
-    struct job *job = world_job(&w, "job", 1, 1000, GiB,
-                                "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: ["
-                                "{weight: 80, preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}},"
-                                "{weight: 20, preference: {matchExpressions: [{key: ssd, operator: Exists}]}}]}}\n");
+    struct job *job = world_job(
+        &w, "job", 1, 1000, GiB,
+        "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: ["
+        "{weight: 80, preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}},"
+        "{weight: 20, preference: {matchExpressions: [{key: ssd, operator: Exists}]}}]}}\n");
     struct job *indifferent = world_job(&w, "indifferent", 1, 1000, GiB, NULL);
     REQUIRE(world_open(&w));
     CHECK(score_on(&w, job, both) == 200);
@@ -565,9 +572,10 @@ static void binpack_weights_resources(void)
 {
     struct world w;
     world_init(&w);
-    world_plugin(&w, "binpack",
-                 "{\"binpack.weight\": 2, \"binpack.cpu\": 3, \"binpack.memory\": 1,"
-                 " \"binpack.resources\": \"nvidia.com/gpu, example.com/foo\", \"binpack.resources.nvidia.com/gpu\": 2}");
+    world_plugin(
+        &w, "binpack",
+        "{\"binpack.weight\": 2, \"binpack.cpu\": 3, \"binpack.memory\": 1,"
+        " \"binpack.resources\": \"nvidia.com/gpu, example.com/foo\", \"binpack.resources.nvidia.com/gpu\": 2}");
     int node = world_node(&w, "n", 4000, 8 * GiB, "{}", "[]");
     world_use(&w, node, 3000, 2 * GiB);
     w.c.nodes[node].allocatable.v[RES_GPU] = 8;
@@ -584,7 +592,7 @@ static void binpack_weights_resources(void)
     /* + gpu (2+2)/8 x 2, over weights 6: 4.5 / 6 x 100 x 2 */
     CHECK(score_on(&w, gpu, node) == 150);
     CHECK(score_on(&w, cpu_mem, empty) < score_on(&w, cpu_mem, node)); /* packs onto the fuller node */
-    CHECK(score_on(&w, too_big, node) == 0); /* 2 cpu do not fit in the 1 left */
+    CHECK(score_on(&w, too_big, node) == 0);                           /* 2 cpu do not fit in the 1 left */
     world_free(&w);
 }
 
@@ -656,17 +664,18 @@ static void switched_off_plugins_register_nothing(void)
 /* A Job submitted as YAML: admission reads the template's constraints, placement honours them. */
 static void submitted_node_selector_decides_the_node(void)
 {
-    const char *yaml = "apiVersion: batch.volcano.sh/v1alpha1\n"
-                       "kind: Job\n"
-                       "metadata: {name: pinned}\n"
-                       "spec:\n"
-                       "  tasks:\n"
-                       "  - replicas: 2\n"
-                       "    template:\n"
-                       "      spec:\n"
-                       "        nodeSelector: {pool: gpu}\n"
-                       "        tolerations: [{key: gpu, operator: Exists, effect: NoSchedule}]\n"
-                       "        containers: [{name: c, command: [\"true\"], resources: {requests: {cpu: 1}}}]\n";
+    const char *yaml =
+        "apiVersion: batch.volcano.sh/v1alpha1\n"
+        "kind: Job\n"
+        "metadata: {name: pinned}\n"
+        "spec:\n"
+        "  tasks:\n"
+        "  - replicas: 2\n"
+        "    template:\n"
+        "      spec:\n"
+        "        nodeSelector: {pool: gpu}\n"
+        "        tolerations: [{key: gpu, operator: Exists, effect: NoSchedule}]\n"
+        "        containers: [{name: c, command: [\"true\"], resources: {requests: {cpu: 1}}}]\n";
     struct world w;
     struct intake in;
     struct api_status st = {0};

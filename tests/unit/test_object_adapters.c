@@ -50,7 +50,6 @@ static struct resource_quota *parse_quota(const char *yaml, struct api_status *s
     return q;
 }
 
-
 static const char *str_at(const json_t *obj, const char *a, const char *b)
 {
     const json_t *v = json_object_get(obj, a);
@@ -62,17 +61,18 @@ static const char *str_at(const json_t *obj, const char *a, const char *b)
 static void queue_fields_and_defaults(void)
 {
     struct api_status st;
-    struct queue *q = parse_queue("apiVersion: scheduling.volcano.sh/v1beta1\n"
-                                  "kind: Queue\n"
-                                  "metadata: {name: research, labels: {team: ml}, namespace: ignored}\n"
-                                  "spec:\n"
-                                  "  capability: {cpu: 8, memory: 16Gi}\n"
-                                  "  guarantee: {resource: {cpu: 2}}\n"
-                                  "  deserved: {cpu: 4}\n"
-                                  "  parent: root\n"
-                                  "  priority: 7\n"
-                                  "  dequeueStrategy: fifo\n",
-                                  &st);
+    struct queue *q = parse_queue(
+        "apiVersion: scheduling.volcano.sh/v1beta1\n"
+        "kind: Queue\n"
+        "metadata: {name: research, labels: {team: ml}, namespace: ignored}\n"
+        "spec:\n"
+        "  capability: {cpu: 8, memory: 16Gi}\n"
+        "  guarantee: {resource: {cpu: 2}}\n"
+        "  deserved: {cpu: 4}\n"
+        "  parent: root\n"
+        "  priority: 7\n"
+        "  dequeueStrategy: fifo\n",
+        &st);
     REQUIRE(q);
     CHECK_STR(q->name, "research");
     CHECK_INT(q->weight, 1);
@@ -97,9 +97,10 @@ static void queue_fields_and_defaults(void)
     CHECK_STR(str_at(json_object_get(meta, "labels"), "team", NULL), "ml");
     queue_free(q);
 
-    q = parse_queue("{\"metadata\": {\"name\": \"child\"}, \"spec\": {\"weight\": 65535, \"reclaimable\": false, "
-                    "\"parent\": \"research\"}}",
-                    &st);
+    q = parse_queue(
+        "{\"metadata\": {\"name\": \"child\"}, \"spec\": {\"weight\": 65535, \"reclaimable\": false, "
+        "\"parent\": \"research\"}}",
+        &st);
     REQUIRE(q);
     CHECK_INT(q->weight, 65535);
     CHECK(!q->reclaimable);
@@ -113,21 +114,22 @@ static void queue_fields_and_defaults(void)
 static void queue_refuses_fields_by_name_with_lines(void)
 {
     struct api_status st;
-    struct queue *q = parse_queue("apiVersion: scheduling.volcano.sh/v1beta1\n" /* 1 */
-                                  "kind: Queue\n"                                /* 2 */
-                                  "metadata:\n"                                  /* 3 */
-                                  "  name: q1\n"                                 /* 4 */
-                                  "spec:\n"                                      /* 5 */
-                                  "  weight: 0\n"                                /* 6 */
-                                  "  type: hierarchy\n"                          /* 7 */
-                                  "  affinity: {}\n"                             /* 8 */
-                                  "  extendCluster: x\n"                         /* 9 */
-                                  "  dequeueStrategy: lifo\n"                    /* 10 */
-                                  "  parent: q1\n"                               /* 11 */
-                                  "  reclaimable: maybe\n"                       /* 12 */
-                                  "  capability: {cpu: 1, foo: 2}\n"             /* 13 */
-                                  "  guarantee: {resources: {cpu: 1}}\n",        /* 14 */
-                                  &st);
+    struct queue *q = parse_queue(
+        "apiVersion: scheduling.volcano.sh/v1beta1\n" /* 1 */
+        "kind: Queue\n"                               /* 2 */
+        "metadata:\n"                                 /* 3 */
+        "  name: q1\n"                                /* 4 */
+        "spec:\n"                                     /* 5 */
+        "  weight: 0\n"                               /* 6 */
+        "  type: hierarchy\n"                         /* 7 */
+        "  affinity: {}\n"                            /* 8 */
+        "  extendCluster: x\n"                        /* 9 */
+        "  dequeueStrategy: lifo\n"                   /* 10 */
+        "  parent: q1\n"                              /* 11 */
+        "  reclaimable: maybe\n"                      /* 12 */
+        "  capability: {cpu: 1, foo: 2}\n"            /* 13 */
+        "  guarantee: {resources: {cpu: 1}}\n",       /* 14 */
+        &st);
     CHECK(q == NULL);
     CHECK_INT(st.code, 422);
     CHECK_STR(st.reason, "Invalid");
@@ -147,12 +149,13 @@ static void queue_refuses_fields_by_name_with_lines(void)
 static void queue_guarantee_and_deserved_within_capability(void)
 {
     struct api_status st;
-    struct queue *q = parse_queue("metadata: {name: q}\n"
-                                  "spec:\n"
-                                  "  capability: {cpu: 2}\n"
-                                  "  guarantee: {resource: {cpu: 3, memory: 1Gi}}\n"
-                                  "  deserved: {cpu: 2500m}\n",
-                                  &st);
+    struct queue *q = parse_queue(
+        "metadata: {name: q}\n"
+        "spec:\n"
+        "  capability: {cpu: 2}\n"
+        "  guarantee: {resource: {cpu: 3, memory: 1Gi}}\n"
+        "  deserved: {cpu: 2500m}\n",
+        &st);
     CHECK(q == NULL);
     CHECK_CAUSE(&st, "spec.guarantee.resource.cpu", "FieldValueInvalid", 4, "spec.capability.cpu");
     CHECK_CAUSE(&st, "spec.deserved.cpu", "FieldValueInvalid", 5, "less than or equal to spec.capability.cpu");
@@ -176,9 +179,10 @@ static void queue_wrong_kind_and_name(void)
 static void queue_render_and_store_round_trip(void)
 {
     struct api_status st;
-    struct queue *q = parse_queue("metadata: {name: q, resourceVersion: \"41\"}\nspec: {weight: 3, capability: "
-                                  "{cpu: 4}, parent: p, priority: -2, dequeueStrategy: fifo}\n",
-                                  &st);
+    struct queue *q = parse_queue(
+        "metadata: {name: q, resourceVersion: \"41\"}\nspec: {weight: 3, capability: "
+        "{cpu: 4}, parent: p, priority: -2, dequeueStrategy: fifo}\n",
+        &st);
     REQUIRE(q);
     CHECK_INT(q->resource_version, 41); /* what an update expects to replace */
     snprintf(q->uid, sizeof q->uid, "%s", "uid-q");
@@ -213,8 +217,9 @@ static void queue_render_and_store_round_trip(void)
     queue_free(q);
 
     /* What version 1 stored: the default queue's manifest, no state. */
-    back = queue_from_store_json("{\"metadata\":{\"name\":\"default\",\"uid\":\"u1\",\"creationTimestamp\":"
-                                 "\"2025-11-22T08:26:40Z\"},\"spec\":{\"weight\":1,\"reclaimable\":true}}");
+    back = queue_from_store_json(
+        "{\"metadata\":{\"name\":\"default\",\"uid\":\"u1\",\"creationTimestamp\":"
+        "\"2025-11-22T08:26:40Z\"},\"spec\":{\"weight\":1,\"reclaimable\":true}}");
     REQUIRE(back);
     CHECK_STR(back->name, "default");
     CHECK_STR(back->uid, "u1");
@@ -229,9 +234,10 @@ static void queue_render_and_store_round_trip(void)
 static void priority_class_fields_and_defaults(void)
 {
     struct api_status st;
-    struct priority_class *pc = parse_pc("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
-                                         "metadata: {name: high}\nvalue: 1000000000\ndescription: urgent\n",
-                                         &st);
+    struct priority_class *pc = parse_pc(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+        "metadata: {name: high}\nvalue: 1000000000\ndescription: urgent\n",
+        &st);
     REQUIRE(pc);
     CHECK_STR(pc->name, "high");
     CHECK_INT(pc->value, PRIORITY_USER_MAX);
@@ -331,16 +337,17 @@ static void quota_fields(void)
 {
     register_fpga();
     struct api_status st;
-    struct resource_quota *q = parse_quota("apiVersion: v1\nkind: ResourceQuota\n"
-                                           "metadata: {name: compute, namespace: team-a}\n"
-                                           "spec:\n"
-                                           "  hard:\n"
-                                           "    cpu: \"8\"\n"
-                                           "    requests.cpu: 6\n"
-                                           "    requests.memory: 16Gi\n"
-                                           "    pods: 10\n"
-                                           "    requests.example.com/fpga: 2\n",
-                                           &st);
+    struct resource_quota *q = parse_quota(
+        "apiVersion: v1\nkind: ResourceQuota\n"
+        "metadata: {name: compute, namespace: team-a}\n"
+        "spec:\n"
+        "  hard:\n"
+        "    cpu: \"8\"\n"
+        "    requests.cpu: 6\n"
+        "    requests.memory: 16Gi\n"
+        "    pods: 10\n"
+        "    requests.example.com/fpga: 2\n",
+        &st);
     REQUIRE(q);
     CHECK_STR(q->ns, "team-a");
     CHECK_STR(q->name, "compute");
@@ -385,16 +392,16 @@ static void quota_fields(void)
 static void quota_refusals_with_lines(void)
 {
     struct api_status st;
-    CHECK(parse_quota("metadata: {name: q}\n"   /* 1 */
-                      "spec:\n"                 /* 2 */
-                      "  hard:\n"               /* 3 */
-                      "    limits.cpu: 4\n"     /* 4 */
-                      "    count/jobs: 3\n"     /* 5 */
-                      "    services: 1\n"       /* 6 */
-                      "    requests.foo/x: 1\n" /* 7 */
-                      "    memory: lots\n"      /* 8 */
-                      "    pods: 1.5\n"         /* 9 */
-                      "  scopes: [BestEffort]\n" /* 10 */
+    CHECK(parse_quota("metadata: {name: q}\n"                                                               /* 1 */
+                      "spec:\n"                                                                             /* 2 */
+                      "  hard:\n"                                                                           /* 3 */
+                      "    limits.cpu: 4\n"                                                                 /* 4 */
+                      "    count/jobs: 3\n"                                                                 /* 5 */
+                      "    services: 1\n"                                                                   /* 6 */
+                      "    requests.foo/x: 1\n"                                                             /* 7 */
+                      "    memory: lots\n"                                                                  /* 8 */
+                      "    pods: 1.5\n"                                                                     /* 9 */
+                      "  scopes: [BestEffort]\n"                                                            /* 10 */
                       "  scopeSelector: {matchExpressions: [{operator: Exists, scopeName: BestEffort}]}\n", /* 11 */
                       &st) == NULL);
     CHECK_INT(st.code, 422);
@@ -406,7 +413,8 @@ static void quota_refusals_with_lines(void)
     CHECK_CAUSE(&st, "spec.hard[memory]", "FieldValueInvalid", 8, "\"lots\"");
     CHECK_CAUSE(&st, "spec.hard[pods]", "FieldValueInvalid", 9, "1.5");
     CHECK_CAUSE(&st, "spec.scopes", "FieldValueForbidden", 10, "Forbidden: Caldera does not implement quota scopes");
-    CHECK_CAUSE(&st, "spec.scopeSelector", "FieldValueForbidden", 11, "Forbidden: Caldera does not implement quota scopes");
+    CHECK_CAUSE(&st, "spec.scopeSelector", "FieldValueForbidden", 11,
+                "Forbidden: Caldera does not implement quota scopes");
 
     CHECK(parse_quota("metadata: {name: q, namespace: team-b}\n", &st) == NULL);
     CHECK_INT(st.code, 400);
@@ -415,9 +423,8 @@ static void quota_refusals_with_lines(void)
     CHECK_INT(st.code, 400);
 }
 
-TEST_MAIN(TEST_CASE(queue_fields_and_defaults),
-          TEST_CASE(queue_refuses_fields_by_name_with_lines), TEST_CASE(queue_guarantee_and_deserved_within_capability),
-          TEST_CASE(queue_wrong_kind_and_name), TEST_CASE(queue_render_and_store_round_trip),
-          TEST_CASE(priority_class_fields_and_defaults), TEST_CASE(priority_class_refusals_with_lines),
-          TEST_CASE(priority_class_builtins), TEST_CASE(quota_keys), TEST_CASE(quota_fields),
-          TEST_CASE(quota_refusals_with_lines))
+TEST_MAIN(TEST_CASE(queue_fields_and_defaults), TEST_CASE(queue_refuses_fields_by_name_with_lines),
+          TEST_CASE(queue_guarantee_and_deserved_within_capability), TEST_CASE(queue_wrong_kind_and_name),
+          TEST_CASE(queue_render_and_store_round_trip), TEST_CASE(priority_class_fields_and_defaults),
+          TEST_CASE(priority_class_refusals_with_lines), TEST_CASE(priority_class_builtins), TEST_CASE(quota_keys),
+          TEST_CASE(quota_fields), TEST_CASE(quota_refusals_with_lines))

@@ -65,8 +65,7 @@ static void check_documented(const struct route *r, const struct dialect *d)
     if (!json_object_get(paths(), path))
         test_fail(__FILE__, __LINE__, "route %s %s: no path %s in the document", r->method, r->pattern, path);
     else if (!operation(path, method))
-        test_fail(__FILE__, __LINE__, "route %s %s: path %s has no %s operation", r->method, r->pattern, path,
-                  method);
+        test_fail(__FILE__, __LINE__, "route %s %s: path %s has no %s operation", r->method, r->pattern, path, method);
 }
 
 /* Every route, the generic dialect routes once per dialect, is in the document with its method. */
@@ -102,7 +101,8 @@ static void paths_read_like_kubernetes(void)
             test_fail(__FILE__, __LINE__, "no path %s", expected[i]);
     const char *key;
     json_t *item;
-    json_object_foreach(paths(), key, item) {
+    json_object_foreach(paths(), key, item)
+    {
         if (strstr(key, "{ns}") || strstr(key, "{n}") || strstr(key, "{plural}"))
             test_fail(__FILE__, __LINE__, "path %s keeps a route's placeholder name", key);
     }
@@ -149,7 +149,8 @@ static void every_operation_is_a_route(void)
     const char *path;
     json_t *item;
     int operations = 0;
-    json_object_foreach(paths(), path, item) {
+    json_object_foreach(paths(), path, item)
+    {
         for (size_t m = 0; m < sizeof http_methods / sizeof http_methods[0]; m++) {
             if (!json_object_get(item, http_methods[m]))
                 continue;
@@ -162,8 +163,8 @@ static void every_operation_is_a_route(void)
             const struct route *found = NULL;
             enum route_match match = route_find(gateway_routes, method, sample, scratch, params, &n, &found);
             if (match != ROUTE_FOUND)
-                test_fail(__FILE__, __LINE__, "documented %s %s: %s %s has no route (%d)", method, path, method,
-                          sample, (int)match);
+                test_fail(__FILE__, __LINE__, "documented %s %s: %s %s has no route (%d)", method, path, method, sample,
+                          (int)match);
             else if (!route_documents(found, path))
                 test_fail(__FILE__, __LINE__, "documented %s %s is answered by route %s %s", method, path,
                           found->method, found->pattern);
@@ -200,7 +201,8 @@ static void collect_path_params(json_t *params, char *names, size_t len, const c
 {
     size_t i;
     json_t *p;
-    json_array_foreach(params, i, p) {
+    json_array_foreach(params, i, p)
+    {
         json_t *param = deref(p);
         const char *in = json_string_value(json_object_get(param, "in"));
         const char *name = json_string_value(json_object_get(param, "name"));
@@ -223,12 +225,14 @@ static void path_params_are_declared(void)
 {
     const char *path;
     json_t *item;
-    json_object_foreach(paths(), path, item) {
+    json_object_foreach(paths(), path, item)
+    {
         char declared[1024] = "";
         collect_path_params(json_object_get(item, "parameters"), declared, sizeof declared, path);
         const char *key;
         json_t *op;
-        json_object_foreach(item, key, op) {
+        json_object_foreach(item, key, op)
+        {
             if (strcmp(key, "parameters") != 0)
                 collect_path_params(json_object_get(op, "parameters"), declared, sizeof declared, path);
         }
@@ -257,7 +261,8 @@ static bool has_query_param(json_t *op, const char *name)
 {
     size_t i;
     json_t *p;
-    json_array_foreach(json_object_get(op, "parameters"), i, p) {
+    json_array_foreach(json_object_get(op, "parameters"), i, p)
+    {
         json_t *param = deref(p);
         const char *in = json_string_value(json_object_get(param, "in"));
         const char *param_name = json_string_value(json_object_get(param, "name"));
@@ -302,10 +307,12 @@ static void operations_are_complete(void)
     json_t *ids = json_object();
     const char *path;
     json_t *item;
-    json_object_foreach(paths(), path, item) {
+    json_object_foreach(paths(), path, item)
+    {
         const char *method;
         json_t *op;
-        json_object_foreach(item, method, op) {
+        json_object_foreach(item, method, op)
+        {
             if (strcmp(method, "parameters") == 0)
                 continue;
             const char *id = json_string_value(json_object_get(op, "operationId"));
@@ -336,10 +343,14 @@ static void operations_are_complete(void)
         }
     }
     json_decref(ids);
-    CHECK(json_object_get(json_object_get(operation("/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs",
-                                                    "post"), "responses"), "201") != NULL);
-    CHECK(json_object_get(json_object_get(operation("/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs",
-                                                    "post"), "responses"), "422") != NULL);
+    CHECK(json_object_get(
+              json_object_get(operation("/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs", "post"),
+                              "responses"),
+              "201") != NULL);
+    CHECK(json_object_get(
+              json_object_get(operation("/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs", "post"),
+                              "responses"),
+              "422") != NULL);
     CHECK(json_object_get(operation("/apis/kubeflow.org/v1/namespaces/{namespace}/tfjobs", "post"), "requestBody"));
 }
 
@@ -371,8 +382,8 @@ static void answers_name_their_objects(void)
         snprintf(want, sizeof want, "#/components/schemas/%s", expected[i].schema);
         const char *got = answer_ref(expected[i].path, expected[i].method, expected[i].code);
         if (!got || strcmp(got, want) != 0)
-            test_fail(__FILE__, __LINE__, "%s %s answers %s with %s, expected %s", expected[i].method,
-                      expected[i].path, expected[i].code, got ? got : "(nothing)", want);
+            test_fail(__FILE__, __LINE__, "%s %s answers %s with %s, expected %s", expected[i].method, expected[i].path,
+                      expected[i].code, got ? got : "(nothing)", want);
     }
     json_t *healthz = json_object_get(json_object_get(operation("/healthz", "get"), "responses"), "200");
     CHECK(json_object_get(json_object_get(healthz, "content"), "text/plain") != NULL);
@@ -398,8 +409,9 @@ static void schemas_describe_the_objects(void)
     CHECK_STR(json_string_value(json_object_get(document(), "openapi")), "3.0.3");
     CHECK_STR(json_string_value(json_object_get(json_object_get(document(), "info"), "title")), "Caldera");
     CHECK(json_string_value(json_object_get(json_object_get(document(), "info"), "version")) != NULL);
-    static const char *const kinds[] = {"Status", "ObjectMeta", "ListMeta", "Job", "JobList", "Queue", "PodGroup",
-                                        "Pod", "Node", "JobHistory", "PriorityClass", "ResourceQuota", "Command"};
+    static const char *const kinds[] = {"Status",        "ObjectMeta",    "ListMeta", "Job",  "JobList",
+                                        "Queue",         "PodGroup",      "Pod",      "Node", "JobHistory",
+                                        "PriorityClass", "ResourceQuota", "Command"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (!schema(kinds[i]))
             test_fail(__FILE__, __LINE__, "no schema %s", kinds[i]);
@@ -429,14 +441,16 @@ static void schemas_describe_the_objects(void)
     }
     /* ?as=volcano shows the Volcano Job: both shapes are documented */
     json_t *get = operation("/apis/kubeflow.org/v1/namespaces/{namespace}/pytorchjobs/{name}", "get");
-    json_t *one_of = json_object_get(json_object_get(json_object_get(json_object_get(json_object_get(
-                                         json_object_get(get, "responses"), "200"), "content"), "application/json"),
-                                         "schema"), "oneOf");
+    json_t *one_of = json_object_get(
+        json_object_get(
+            json_object_get(json_object_get(json_object_get(json_object_get(get, "responses"), "200"), "content"),
+                            "application/json"),
+            "schema"),
+        "oneOf");
     CHECK_INT(json_array_size(one_of), 2);
 }
 
 TEST_MAIN(TEST_CASE(every_route_is_documented), TEST_CASE(paths_read_like_kubernetes),
           TEST_CASE(every_operation_is_a_route), TEST_CASE(every_ref_resolves), TEST_CASE(path_params_are_declared),
           TEST_CASE(query_params_are_documented), TEST_CASE(operations_are_complete),
-          TEST_CASE(answers_name_their_objects),
-          TEST_CASE(schemas_describe_the_objects))
+          TEST_CASE(answers_name_their_objects), TEST_CASE(schemas_describe_the_objects))

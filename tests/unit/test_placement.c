@@ -141,7 +141,7 @@ static void failed_gang_rolls_back_for_the_next_job(void)
     struct fixture fx;
     fixture_init(&fx);
     add_node(&fx.c, "n1", 4000, 8 * GiB, 110);
-    struct job *first = add_job(&fx.c, "first", 5, 5, 1000, 1);  /* needs 5 CPU: never fits */
+    struct job *first = add_job(&fx.c, "first", 5, 5, 1000, 1);   /* needs 5 CPU: never fits */
     struct job *second = add_job(&fx.c, "second", 4, 4, 1000, 2); /* needs exactly the 4 CPU first took tentatively */
     struct session ssn = run_cycle(&fx.c, &fx.conf);
     CHECK_INT(bound(&ssn, first), 0);

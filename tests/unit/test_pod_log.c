@@ -77,7 +77,7 @@ static void check_served(const char *file, int line, const char *path, struct po
 #define T2 "2026-11-26T10:00:02.999999999Z"
 
 static const char cri[] = T0 " stdout F first\n" T0 " stderr F oops\n" T1 " stdout P par\n" T1 " stdout P ti\n" T1
-                          " stdout F al\n" T2 " stdout F \n" T2 " stdout F last\n";
+                             " stdout F al\n" T2 " stdout F \n" T2 " stdout F last\n";
 
 static void cri_records_parse(void)
 {
@@ -95,7 +95,9 @@ static void cri_records_parse(void)
     CHECK(!rec.partial && !rec.is_stderr);
     CHECK_INT(rec.message_len, 0);
     static const char *const not_records[] = {
-        "plain output", "", T0 " stdin F x", T0 " stdout X x", T0 " stdout Fx", "2026-13-01T00:00:00Z stdout F x",
+        "plain output",          "",
+        T0 " stdin F x",         T0 " stdout X x",
+        T0 " stdout Fx",         "2026-13-01T00:00:00Z stdout F x",
         "2026-11-26 stdout F x",
     };
     for (size_t i = 0; i < sizeof not_records / sizeof *not_records; i++)
@@ -119,8 +121,13 @@ static void tail_lines_count_lines_from_the_end(void)
     static const struct {
         int64_t lines;
         const char *want;
-    } cases[] = {{0, ""}, {1, "last\n"}, {2, "\nlast\n"}, {3, "partial\n\nlast\n"}, {4, "oops\npartial\n\nlast\n"},
-                 {5, "first\noops\npartial\n\nlast\n"}, {99, "first\noops\npartial\n\nlast\n"}};
+    } cases[] = {{0, ""},
+                 {1, "last\n"},
+                 {2, "\nlast\n"},
+                 {3, "partial\n\nlast\n"},
+                 {4, "oops\npartial\n\nlast\n"},
+                 {5, "first\noops\npartial\n\nlast\n"},
+                 {99, "first\noops\npartial\n\nlast\n"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         o.tail_lines = cases[i].lines;
         char *text = serve(path, o, &code);

@@ -43,7 +43,7 @@ static const struct parse_case parse_cases[] = {
     {"0.3Ki", 0, QTY_OK, 308}, /* 307.2 rounds up */
     {"1Ki", 3, QTY_OK, 1024000},
     {"0.001Ki", 3, QTY_OK, 1024},
-    {"0.001Ki", 0, QTY_OK, 2}, /* 1.024 rounds up */
+    {"0.001Ki", 0, QTY_OK, 2},                 /* 1.024 rounds up */
     {"0.0000000000000000001Ei", 0, QTY_OK, 1}, /* 0.1152921504606846976 */
     /* exponents */
     {"2e3", 3, QTY_OK, 2000000},
@@ -118,11 +118,10 @@ static void test_parse_table(void)
         int64_t v = -12345;
         int err = quantity_parse(c->text, c->scale10, &v);
         if (err != c->err)
-            test_fail(__FILE__, __LINE__, "\"%s\" scale %d: error %d, expected %d", c->text, c->scale10, err,
-                      c->err);
+            test_fail(__FILE__, __LINE__, "\"%s\" scale %d: error %d, expected %d", c->text, c->scale10, err, c->err);
         else if (err == QTY_OK && v != c->value)
-            test_fail(__FILE__, __LINE__, "\"%s\" scale %d: %" PRId64 ", expected %" PRId64, c->text, c->scale10,
-                      v, c->value);
+            test_fail(__FILE__, __LINE__, "\"%s\" scale %d: %" PRId64 ", expected %" PRId64, c->text, c->scale10, v,
+                      c->value);
     }
 }
 
@@ -194,10 +193,25 @@ static void test_format_table(void)
 
 static void test_format_round_trips(void)
 {
-    static const int64_t values[] = {0,          1,         -1,         999,       1000,           1001,
-                                     1023,       1024,      1536,       -1536,     1610612736,     123456789,
-                                     INT64_MAX,  INT64_MIN, INT64_MAX - 1, INT64_MIN + 1, INT64_C(1) << 62,
-                                     1000000000000, -1000000000000000000};
+    static const int64_t values[] = {0,
+                                     1,
+                                     -1,
+                                     999,
+                                     1000,
+                                     1001,
+                                     1023,
+                                     1024,
+                                     1536,
+                                     -1536,
+                                     1610612736,
+                                     123456789,
+                                     INT64_MAX,
+                                     INT64_MIN,
+                                     INT64_MAX - 1,
+                                     INT64_MIN + 1,
+                                     INT64_C(1) << 62,
+                                     1000000000000,
+                                     -1000000000000000000};
     static const int scales[] = {0, 3, 6, 9, 12, -3, -2};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
         for (size_t s = 0; s < sizeof scales / sizeof scales[0]; s++) {

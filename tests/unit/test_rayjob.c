@@ -63,14 +63,14 @@ static void head_worker_and_submitter_tasks(void)
     CHECK_STR(job->tasks[0].name, "head");
     CHECK_INT(job->tasks[0].replicas, 1);
     CHECK_STR(job->tasks[1].name, "small");
-    CHECK_INT(job->tasks[1].replicas, 3);       /* KubeRay keeps replicas within maxReplicas */
-    CHECK_INT(job->tasks[1].min_available, 1);  /* minReplicas */
+    CHECK_INT(job->tasks[1].replicas, 3);      /* KubeRay keeps replicas within maxReplicas */
+    CHECK_INT(job->tasks[1].min_available, 1); /* minReplicas */
     CHECK_STR(job->tasks[2].name, "submitter");
-    CHECK_INT(job->tasks[2].min_available, 0);  /* not part of the gang, as KubeRay's submitter Job */
-    CHECK_INT(job->min_available, 2);           /* the head and the workers' minimum */
-    CHECK_INT(job->max_retry, 3);               /* backoffLimit 2: two retries */
-    CHECK_INT(job->ttl_seconds, -1);            /* KubeRay's TTL is the cluster's, not the RayJob's */
-    CHECK_INT(job->tasks[2].max_retry, 3);      /* submitterConfig.backoffLimit 2 by default */
+    CHECK_INT(job->tasks[2].min_available, 0); /* not part of the gang, as KubeRay's submitter Job */
+    CHECK_INT(job->min_available, 2);          /* the head and the workers' minimum */
+    CHECK_INT(job->max_retry, 3);              /* backoffLimit 2: two retries */
+    CHECK_INT(job->ttl_seconds, -1);           /* KubeRay's TTL is the cluster's, not the RayJob's */
+    CHECK_INT(job->tasks[2].max_retry, 3);     /* submitterConfig.backoffLimit 2 by default */
     json_t *plugins = json_object_get(json_object_get(job->manifest, "spec"), "plugins");
     CHECK(json_is_array(json_object_get(plugins, "svc")));
     json_t *ray = json_object_get(plugins, "ray");
@@ -93,8 +93,9 @@ static void the_plugin_starts_head_and_workers(void)
     REQUIRE(job_plugins_attempt(p.job, 0, 0, "/tmp/rj", &pa, why, sizeof why) == 0);
     REQUIRE(pa.argv && pa.argv[2]);
     CHECK_STR(pa.argv[0], "sh");
-    CHECK_STR(pa.argv[2], "ray start --head --block --dashboard-host=0.0.0.0 --port=6379 --dashboard-port=8265 "
-                          "--ray-client-server-port=10001");
+    CHECK_STR(pa.argv[2],
+              "ray start --head --block --dashboard-host=0.0.0.0 --port=6379 --dashboard-port=8265 "
+              "--ray-client-server-port=10001");
     plugin_attempt_free(&pa);
     REQUIRE(job_plugins_attempt(p.job, 1, 2, "/tmp/rj", &pa, why, sizeof why) == 0);
     REQUIRE(pa.argv && pa.argv[2]);
@@ -108,9 +109,10 @@ static void the_plugin_starts_head_and_workers(void)
     REQUIRE(sub->argv && sub->argv[2]);
     CHECK_STR(sub->argv[0], "sh");
     CHECK_CONTAINS(sub->argv[2], "until ray job list --address http://rj-head-0.rj:8265 ");
-    CHECK_CONTAINS(sub->argv[2], "ray job submit --address http://rj-head-0.rj:8265 --submission-id 'rj' "
-                                 "--runtime-env-json '{\"env_vars\":{\"MODE\":\"it'\\''s\"}}' -- python /app/main.py "
-                                 "--epochs 2");
+    CHECK_CONTAINS(sub->argv[2],
+                   "ray job submit --address http://rj-head-0.rj:8265 --submission-id 'rj' "
+                   "--runtime-env-json '{\"env_vars\":{\"MODE\":\"it'\\''s\"}}' -- python /app/main.py "
+                   "--epochs 2");
     CHECK_STR(dialect_case_env(sub->env, "RAY_DASHBOARD_ADDRESS"), "http://rj-head-0.rj:8265");
     CHECK_STR(dialect_case_env(sub->env, "RAY_JOB_SUBMISSION_ID"), "rj");
     CHECK_STR(sub->restart_policy, "OnFailure");
@@ -175,9 +177,9 @@ static void deadline_on_copies_of_the_templates(void)
         CHECK_INT(json_integer_value(json_object_get(spec, "activeDeadlineSeconds")), 600);
     }
     json_t *source_head = json_object_get(
-        json_object_get(json_object_get(json_object_get(json_object_get(p.job->source, "spec"), "rayClusterSpec"),
-                                        "headGroupSpec"),
-                        "template"),
+        json_object_get(
+            json_object_get(json_object_get(json_object_get(p.job->source, "spec"), "rayClusterSpec"), "headGroupSpec"),
+            "template"),
         "spec");
     CHECK(json_object_get(source_head, "activeDeadlineSeconds") == NULL);
     /* Without a deadline the template is the RayJob's own node, shared. */
@@ -199,8 +201,8 @@ static void volcano_causes_in_the_rayjobs_terms(void)
     struct dialect_case p;
     CHECK(dialect_case_adapt(&dialect_rayjob, yaml, &p) != 0);
     CHECK_INT(p.st.code, 422);
-    const struct api_cause *c =
-        dialect_case_cause(&p.st, "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.memory");
+    const struct api_cause *c = dialect_case_cause(
+        &p.st, "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.memory");
     REQUIRE(c);
     CHECK_INT(c->line, 32); /* `limits: {cpu: 1, memory: 1.5GG}`: the value's own place */
     CHECK_INT(c->column, 40);
@@ -211,8 +213,10 @@ static void volcano_causes_in_the_rayjobs_terms(void)
 
 static void refusals_name_the_field(void)
 {
-    char *a = dialect_case_edit(sample, "  backoffLimit: 2\n", "  backoffLimit: 2\n  schedule: \"0 * * * *\"\n  bogus: 1\n");
-    char *b = dialect_case_edit(a, "      replicas: 7\n", "      replicas: 7\n      rayStartParams: {num-gpus: \"1\"}\n");
+    char *a = dialect_case_edit(sample, "  backoffLimit: 2\n",
+                                "  backoffLimit: 2\n  schedule: \"0 * * * *\"\n  bogus: 1\n");
+    char *b = dialect_case_edit(a, "      replicas: 7\n",
+                                "      replicas: 7\n      rayStartParams: {num-gpus: \"1\"}\n");
     struct dialect_case p;
     CHECK(dialect_case_adapt(&dialect_rayjob, b, &p) != 0);
     const struct api_cause *c = dialect_case_cause(&p.st, "spec.schedule");
@@ -240,11 +244,10 @@ static json_t *rendered(const char *phase, int retries, const char *submitter_ph
     json_t *counts = json_object();
     if (submitter_phase)
         json_object_set_new(counts, submitter_phase, json_integer(1));
-    return json_pack("{s:{s:s, s:s}, s:{s:{s:[s]}}, s:{s:{s:s, s:s, s:s}, s:i, s:{s:{s:o}}}}", "metadata", "name",
-                     "rj", "creationTimestamp", "2026-01-02T03:04:05Z", "spec", "plugins", "ray",
-                     "--dashboardPort=8266", "status", "state", "phase", phase, "lastTransitionTime",
-                     "2026-01-02T04:00:00Z", "message", "the message", "retryCount", retries, "taskStatusCount",
-                     "submitter", "phase", counts);
+    return json_pack("{s:{s:s, s:s}, s:{s:{s:[s]}}, s:{s:{s:s, s:s, s:s}, s:i, s:{s:{s:o}}}}", "metadata", "name", "rj",
+                     "creationTimestamp", "2026-01-02T03:04:05Z", "spec", "plugins", "ray", "--dashboardPort=8266",
+                     "status", "state", "phase", phase, "lastTransitionTime", "2026-01-02T04:00:00Z", "message",
+                     "the message", "retryCount", retries, "taskStatusCount", "submitter", "phase", counts);
 }
 
 static void status_for_each_phase(void)
@@ -349,7 +352,8 @@ static void submitter_failures_retry_then_fail(void)
 {
     struct ctl_fixture fx;
     ctlfx_init(&fx, 2);
-    char *yaml = dialect_case_edit(sample, "  backoffLimit: 2\n", "  backoffLimit: 1\n  submitterConfig: {backoffLimit: 0}\n");
+    char *yaml = dialect_case_edit(sample, "  backoffLimit: 2\n",
+                                   "  backoffLimit: 1\n  submitterConfig: {backoffLimit: 0}\n");
     struct job *job = dialect_case_submit(&fx, &dialect_rayjob, yaml);
     REQUIRE(job);
     ctlfx_cycle(&fx);
@@ -380,11 +384,14 @@ static void malformed_documents_are_refused(void)
         "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {template: {spec: {containers: x}}}}}",
         "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {rayStartParams: {port: 5}, template: {spec: {}}}}}",
         "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {rayStartParams: {port: \"0\"}, template: {spec: {}}}}}",
-        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {template: {spec: {containers: [{name: h, command: [x]}]}}},"
+        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {template: {spec: {containers: [{name: h, command: "
+        "[x]}]}}},"
         " workerGroupSpecs: [1]}}",
-        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {template: {spec: {containers: [{name: h, command: [x]}]}}},"
+        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {template: {spec: {containers: [{name: h, command: "
+        "[x]}]}}},"
         " workerGroupSpecs: [{groupName: Bad_Name, template: {}}]}}",
-        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {template: {spec: {containers: [{name: h, command: [x]}]}}},"
+        "spec: {entrypoint: x, rayClusterSpec: {headGroupSpec: {template: {spec: {containers: [{name: h, command: "
+        "[x]}]}}},"
         " workerGroupSpecs: [{groupName: w, minReplicas: 3, maxReplicas: 2, template: {}}]}}",
         "spec: {entrypoint: x, entrypointNumCpus: -1, entrypointResources: \"[1]\", rayClusterSpec: {headGroupSpec: "
         "{template: {spec: {containers: [{name: h}]}}}}}",

@@ -16,27 +16,27 @@
 static const struct run_as alice = {"alice", 1001, 1001};
 
 static const char *const job_yaml =
-    "apiVersion: batch.volcano.sh/v1alpha1\n"            /* 1 */
-    "kind: Job\n"                                        /* 2 */
-    "metadata: {name: train}\n"                          /* 3 */
-    "spec:\n"                                            /* 4 */
-    "  tasks:\n"                                         /* 5 */
-    "  - name: master\n"                                 /* 6 */
-    "    replicas: 1\n"                                  /* 7 */
-    "    template:\n"                                    /* 8 */
-    "      spec:\n"                                      /* 9 */
-    "        securityContext: {runAsUser: %s}\n"         /* 10 */
-    "        containers:\n"                              /* 11 */
-    "        - name: c\n"                                /* 12 */
-    "          command: [id]\n"                          /* 13 */
-    "          securityContext: {runAsGroup: %s}\n"      /* 14 */
-    "  - name: worker\n"                                 /* 15 */
-    "    replicas: 2\n"                                  /* 16 */
-    "    template:\n"                                    /* 17 */
-    "      spec:\n"                                      /* 18 */
-    "        containers:\n"                              /* 19 */
-    "        - name: c\n"                                /* 20 */
-    "          command: [id]\n";                         /* 21 */
+    "apiVersion: batch.volcano.sh/v1alpha1\n"       /* 1 */
+    "kind: Job\n"                                   /* 2 */
+    "metadata: {name: train}\n"                     /* 3 */
+    "spec:\n"                                       /* 4 */
+    "  tasks:\n"                                    /* 5 */
+    "  - name: master\n"                            /* 6 */
+    "    replicas: 1\n"                             /* 7 */
+    "    template:\n"                               /* 8 */
+    "      spec:\n"                                 /* 9 */
+    "        securityContext: {runAsUser: %s}\n"    /* 10 */
+    "        containers:\n"                         /* 11 */
+    "        - name: c\n"                           /* 12 */
+    "          command: [id]\n"                     /* 13 */
+    "          securityContext: {runAsGroup: %s}\n" /* 14 */
+    "  - name: worker\n"                            /* 15 */
+    "    replicas: 2\n"                             /* 16 */
+    "    template:\n"                               /* 17 */
+    "      spec:\n"                                 /* 18 */
+    "        containers:\n"                         /* 19 */
+    "        - name: c\n"                           /* 20 */
+    "          command: [id]\n";                    /* 21 */
 
 struct parsed {
     struct intake in;
@@ -80,9 +80,10 @@ static void another_uid_or_gid_is_refused_by_its_field(void)
                 "Forbidden: the token's user alice runs as uid 1001, not 0");
     CHECK_CAUSE(&p.st, "spec.tasks[0].template.spec.containers[0].securityContext.runAsGroup", "FieldValueForbidden",
                 14, "runs as gid 1001, not 0");
-    CHECK_CONTAINS(p.st.message, "jobs.batch.volcano.sh \"train\" is forbidden: [spec.tasks[0].template.spec."
-                                 "securityContext.runAsUser: Forbidden: the token's user alice runs as uid 1001, "
-                                 "not 0 (line 10, column");
+    CHECK_CONTAINS(p.st.message,
+                   "jobs.batch.volcano.sh \"train\" is forbidden: [spec.tasks[0].template.spec."
+                   "securityContext.runAsUser: Forbidden: the token's user alice runs as uid 1001, "
+                   "not 0 (line 10, column");
     CHECK(json_object_get(pod_security(p.job, 1), "runAsUser") == NULL); /* nothing written when refused */
     done(&p);
 }
@@ -116,25 +117,25 @@ static void the_users_ids_are_written_into_every_task(void)
 }
 
 static const char *const pytorch_yaml =
-    "apiVersion: kubeflow.org/v1\n"                      /* 1 */
-    "kind: PyTorchJob\n"                                 /* 2 */
-    "metadata: {name: mnist}\n"                          /* 3 */
-    "spec:\n"                                            /* 4 */
-    "  pytorchReplicaSpecs:\n"                           /* 5 */
-    "    Master:\n"                                      /* 6 */
-    "      template:\n"                                  /* 7 */
-    "        spec:\n"                                    /* 8 */
-    "          containers:\n"                            /* 9 */
-    "          - name: pytorch\n"                        /* 10 */
-    "            command: [python, train.py]\n"          /* 11 */
-    "    Worker:\n"                                      /* 12 */
-    "      replicas: 2\n"                                /* 13 */
-    "      template:\n"                                  /* 14 */
-    "        spec:\n"                                    /* 15 */
-    "          securityContext: {runAsUser: 0}\n"        /* 16 */
-    "          containers:\n"                            /* 17 */
-    "          - name: pytorch\n"                        /* 18 */
-    "            command: [python, train.py]\n";         /* 19 */
+    "apiVersion: kubeflow.org/v1\n"               /* 1 */
+    "kind: PyTorchJob\n"                          /* 2 */
+    "metadata: {name: mnist}\n"                   /* 3 */
+    "spec:\n"                                     /* 4 */
+    "  pytorchReplicaSpecs:\n"                    /* 5 */
+    "    Master:\n"                               /* 6 */
+    "      template:\n"                           /* 7 */
+    "        spec:\n"                             /* 8 */
+    "          containers:\n"                     /* 9 */
+    "          - name: pytorch\n"                 /* 10 */
+    "            command: [python, train.py]\n"   /* 11 */
+    "    Worker:\n"                               /* 12 */
+    "      replicas: 2\n"                         /* 13 */
+    "      template:\n"                           /* 14 */
+    "        spec:\n"                             /* 15 */
+    "          securityContext: {runAsUser: 0}\n" /* 16 */
+    "          containers:\n"                     /* 17 */
+    "          - name: pytorch\n"                 /* 18 */
+    "            command: [python, train.py]\n";  /* 19 */
 
 /* A PyTorchJob's refusal speaks of its own replica specs, lines and kind. */
 static void a_dialects_refusal_names_its_own_fields(void)

@@ -85,7 +85,8 @@ static void test_task_starts_clean(void)
     char script[256];
     snprintf(script, sizeof script,
              "grep -E '^Sig(Blk|Ign)' /proc/self/status; ls -l /proc/self/fd/0 | sed 's/.*-> //'; "
-             "[ -e /proc/self/fd/%d ] && echo LEAKED; true", leaked);
+             "[ -e /proc/self/fd/%d ] && echo LEAKED; true",
+             leaked);
     char *argv[] = {"sh", "-c", script, NULL};
     struct task t;
     task_init(&t, "clean", argv);
@@ -449,7 +450,10 @@ static void test_spawn_rate(void)
     double bare_rate = N * 1000.0 / (double)(clock_mono_ms() - began + 1);
     const struct cgroup_layout *L = cgroup_layout();
     printf("# spawn+reap /bin/true: %.0f/s through the runtime (%s), %.0f/s bare posix_spawn+waitpid\n", runtime_rate,
-           L->mode == CGROUP_V1 ? "cgroups v1" : L->mode == CGROUP_V2 ? "cgroups v2" : "no cgroups", bare_rate);
+           L->mode == CGROUP_V1   ? "cgroups v1"
+           : L->mode == CGROUP_V2 ? "cgroups v2"
+                                  : "no cgroups",
+           bare_rate);
     CHECK(!task_cgroup_left(task_job()));
 }
 
@@ -494,19 +498,13 @@ static void test_adopt_checks_the_start_time(void)
     CHECK(!task_cgroup_left(t.cgroup));
 }
 
-TEST_MAIN(TEST_CASE(test_started_describes_its_cgroup),
-          TEST_CASE(test_task_starts_clean),
-          TEST_CASE(test_memory_overrun_is_oom_killed),
-          TEST_CASE(test_cpu_limit_holds_a_busy_loop),
+TEST_MAIN(TEST_CASE(test_started_describes_its_cgroup), TEST_CASE(test_task_starts_clean),
+          TEST_CASE(test_memory_overrun_is_oom_killed), TEST_CASE(test_cpu_limit_holds_a_busy_loop),
           TEST_CASE(test_kill_reaches_a_process_that_left_the_group),
-          TEST_CASE(test_sigterm_reaches_every_process_once),
-          TEST_CASE(test_reap_ends_what_the_task_left_running),
+          TEST_CASE(test_sigterm_reaches_every_process_once), TEST_CASE(test_reap_ends_what_the_task_left_running),
           TEST_CASE(test_lost_task_is_killed_with_its_cgroup), TEST_CASE(test_adopt_checks_the_start_time),
-          TEST_CASE(test_cgroups_the_task_made_go_with_it),
-          TEST_CASE(test_runs_as_nobody_in_its_own_work_dir),
-          TEST_CASE(test_not_root_refuses_another_uid),
-          TEST_CASE(test_hosts_file_is_bound_for_the_task_only),
+          TEST_CASE(test_cgroups_the_task_made_go_with_it), TEST_CASE(test_runs_as_nobody_in_its_own_work_dir),
+          TEST_CASE(test_not_root_refuses_another_uid), TEST_CASE(test_hosts_file_is_bound_for_the_task_only),
           TEST_CASE(test_ssh_dir_is_bound_for_the_task_only), TEST_CASE(test_task_umask_and_no_new_privs),
-          TEST_CASE(test_cgroup_is_readable_not_writable_by_the_task),
-          TEST_CASE(test_exec_failures_are_sentences),
+          TEST_CASE(test_cgroup_is_readable_not_writable_by_the_task), TEST_CASE(test_exec_failures_are_sentences),
           TEST_CASE(test_spawn_rate))

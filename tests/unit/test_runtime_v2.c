@@ -123,8 +123,6 @@ static void test_cgroups_the_task_made_go_with_it(void)
 
 TEST_MAIN(TEST_CASE(test_runs_in_a_v2_cgroup_and_leaves_none),
           TEST_CASE(test_cgroup_kill_reaches_a_process_that_left_the_group),
-          TEST_CASE(test_sigterm_reaches_every_process_once),
-          TEST_CASE(test_cpu_time_comes_from_cpu_stat),
-          TEST_CASE(test_lost_task_is_found_by_its_v2_cgroup),
-          TEST_CASE(test_cgroups_the_task_made_go_with_it),
+          TEST_CASE(test_sigterm_reaches_every_process_once), TEST_CASE(test_cpu_time_comes_from_cpu_stat),
+          TEST_CASE(test_lost_task_is_found_by_its_v2_cgroup), TEST_CASE(test_cgroups_the_task_made_go_with_it),
           TEST_CASE(test_exec_failure_leaves_no_v2_cgroup))

@@ -11,7 +11,7 @@
 #include "tests/lib/sched_fixture.h"
 #include "tests/lib/test.h"
 
-#define CPU(n) ((int64_t)(n) * 1000)
+#define CPU(n) ((int64_t)(n)*1000)
 
 static const struct queue_info *qinfo(const struct session *ssn, const char *name)
 {
@@ -91,7 +91,7 @@ static void hierarchical_queues_share_level_by_level(void)
     fixture_job(&fx, "jb2", "b2", 10, 1, CPU(1));
     struct session ssn = fixture_cycle(&fx);
     CHECK_INT(qinfo(&ssn, "default")->deserved.v[RES_CPU], 0); /* asks for nothing */
-    CHECK_INT(qinfo(&ssn, "a")->deserved.v[RES_CPU], CPU(4));    /* a and b share the top level */
+    CHECK_INT(qinfo(&ssn, "a")->deserved.v[RES_CPU], CPU(4));  /* a and b share the top level */
     CHECK_INT(qinfo(&ssn, "b1")->deserved.v[RES_CPU] + qinfo(&ssn, "b2")->deserved.v[RES_CPU],
               qinfo(&ssn, "b")->deserved.v[RES_CPU]);
     CHECK_INT(qinfo(&ssn, "b1")->deserved.v[RES_CPU], CPU(1)); /* b's 4 CPUs split 1:3 */
@@ -318,7 +318,8 @@ static void namespace_quota_keeps_jobs_queued(void)
     CHECK_INT(fixture_bound(&ssn, second), 0);
     const struct job_info *ji = fixture_info(&ssn, second);
     REQUIRE(ji && ji->unschedulable);
-    CHECK_CONTAINS(ji->unschedulable, "namespace default quota: requests.cpu would be 2500m with this job, hard limit 2");
+    CHECK_CONTAINS(ji->unschedulable,
+                   "namespace default quota: requests.cpu would be 2500m with this job, hard limit 2");
     session_free(&ssn);
     fixture_free(&fx);
 }
@@ -392,6 +393,7 @@ TEST_MAIN(TEST_CASE(deserved_by_weight_and_borrowing), TEST_CASE(capability_caps
           TEST_CASE(hierarchical_queues_share_level_by_level), TEST_CASE(queues_weighted_1_to_3_both_run),
           TEST_CASE(queue_reclaim_evicts_job2), TEST_CASE(queue_capability_keeps_job2_pending),
           TEST_CASE(unreclaimable_queue_keeps_job2_pending), TEST_CASE(drf_serves_the_smaller_share_first),
-          TEST_CASE(preemption_by_priority_shrinks_elastic_jobs_first), TEST_CASE(elastic_job_grows_when_room_comes_free), TEST_CASE(overcommit_factor_guards_enqueue),
+          TEST_CASE(preemption_by_priority_shrinks_elastic_jobs_first),
+          TEST_CASE(elastic_job_grows_when_room_comes_free), TEST_CASE(overcommit_factor_guards_enqueue),
           TEST_CASE(namespace_quota_keeps_jobs_queued), TEST_CASE(zones_partition_nodes_and_jobs),
           TEST_CASE(sla_deadline_goes_first), TEST_CASE(fifo_dequeue_strategy_blocks_behind_the_head))

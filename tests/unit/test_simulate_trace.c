@@ -5,10 +5,6 @@
 #include "tools/simulate/event_heap.h"
 #include "tools/simulate/trace_internal.h"
 
-
-
-
-
 #include "tests/lib/test.h"
 
 static int64_t ms_of(const char *text)
@@ -195,16 +191,16 @@ static void test_classify(void)
 
 static const char *const four_docs =
     "# a comment before everything\n" /* line 1 */
-    "a: 1\n"                           /* 2: document 1, no marker */
-    "---\n"                            /* 3: document 2 */
-    "b: 2\n"                           /* 4 */
-    "c:\n"                             /* 5 */
-    "  d: 3\n"                         /* 6 */
-    "...\n"                            /* 7: its end marker */
-    "--- # three\n"                    /* 8: document 3 */
-    "e: 5\n"                           /* 9 */
-    "---\n"                            /* 10: an empty document, skipped */
-    "--- {f: 6}";                      /* 11: document 4, on its marker's line, no newline at the end */
+    "a: 1\n"                          /* 2: document 1, no marker */
+    "---\n"                           /* 3: document 2 */
+    "b: 2\n"                          /* 4 */
+    "c:\n"                            /* 5 */
+    "  d: 3\n"                        /* 6 */
+    "...\n"                           /* 7: its end marker */
+    "--- # three\n"                   /* 8: document 3 */
+    "e: 5\n"                          /* 9 */
+    "---\n"                           /* 10: an empty document, skipped */
+    "--- {f: 6}";                     /* 11: document 4, on its marker's line, no newline at the end */
 
 static int member_line(const struct intake_doc *doc, const char *key)
 {
@@ -337,8 +333,9 @@ static void test_error_line(void)
     api_add_cause(&st, "metadata.name", "FieldValueRequired", 0, 0, "Required value");
     api_fail_invalid(&st, "Job.batch.volcano.sh", "j1");
     trace_format_error(err, sizeof err, "t.yaml", 2, "Job", "j1", &st);
-    CHECK_STR(err, "t.yaml: document 2 (Job j1): spec.queue: Not found: \"nope\" (line 16, column 10); "
-                   "metadata.name: Required value");
+    CHECK_STR(err,
+              "t.yaml: document 2 (Job j1): spec.queue: Not found: \"nope\" (line 16, column 10); "
+              "metadata.name: Required value");
 
     struct api_status plain = {0};
     api_fail(&plain, 400, "BadRequest", "yaml: line 2, column 1: did not find expected node content");
@@ -349,5 +346,5 @@ static void test_error_line(void)
 }
 
 TEST_MAIN(TEST_CASE(test_duration_text), TEST_CASE(test_duration_as_text), TEST_CASE(test_duration_json),
-          TEST_CASE(test_heap_order_at_one_instant), TEST_CASE(test_heap_many), TEST_CASE(test_classify), TEST_CASE(test_keep_documents),
-          TEST_CASE(test_annotations), TEST_CASE(test_error_line))
+          TEST_CASE(test_heap_order_at_one_instant), TEST_CASE(test_heap_many), TEST_CASE(test_classify),
+          TEST_CASE(test_keep_documents), TEST_CASE(test_annotations), TEST_CASE(test_error_line))

@@ -61,8 +61,8 @@ static void spark_memory_strings(void)
     const struct {
         const char *text;
         int64_t mib;
-    } good[] = {{"512m", 512}, {"512", 512},   {"2g", 2048},     {"2G", 2048},       {"2gb", 2048},
-                {"1t", 1048576}, {"1536k", 1},  {"2097152b", 2},  {"3mb", 3},         {"0", 0}};
+    } good[] = {{"512m", 512},   {"512", 512}, {"2g", 2048},    {"2G", 2048}, {"2gb", 2048},
+                {"1t", 1048576}, {"1536k", 1}, {"2097152b", 2}, {"3mb", 3},   {"0", 0}};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         int64_t mib = -1;
         const char *why = NULL;
@@ -76,9 +76,9 @@ static void spark_memory_strings(void)
         CHECK(!spark_size_mib(bad[i], 'm', &mib, &why));
         CHECK(why != NULL);
     }
-    CHECK_INT(spark_overhead_mib(512, 0.1), 384);   /* the 384 MiB floor */
-    CHECK_INT(spark_overhead_mib(8192, 0.1), 819);  /* 0.1 x 8 GiB, truncated */
-    CHECK_INT(spark_overhead_mib(2048, 0.4), 819);  /* non-JVM factor */
+    CHECK_INT(spark_overhead_mib(512, 0.1), 384);  /* the 384 MiB floor */
+    CHECK_INT(spark_overhead_mib(8192, 0.1), 819); /* 0.1 x 8 GiB, truncated */
+    CHECK_INT(spark_overhead_mib(2048, 0.4), 819); /* non-JVM factor */
 }
 
 /* Pods sized as Spark sizes them: cpu requested as cores, limited by coreLimit; memory requested and
@@ -106,7 +106,8 @@ static void pods_sized_as_spark_sizes_them(void)
     REQUIRE(dialect_case_adapt(&dialect_spark, own, &p) == 0);
     CHECK_INT(p.job->tasks[1].request.v[RES_MEMORY], 5 * 1024 * MIB);
     dialect_case_done(&p);
-    char *factor = dialect_case_edit(pi, "  sparkVersion: 3.5.3\n", "  sparkVersion: 3.5.3\n  memoryOverheadFactor: \"0.25\"\n");
+    char *factor = dialect_case_edit(pi, "  sparkVersion: 3.5.3\n",
+                                     "  sparkVersion: 3.5.3\n  memoryOverheadFactor: \"0.25\"\n");
     REQUIRE(dialect_case_adapt(&dialect_spark, factor, &p) == 0);
     CHECK_INT(p.job->tasks[1].request.v[RES_MEMORY], (4096 + 1024) * MIB);
     dialect_case_done(&p);
@@ -126,10 +127,10 @@ static void min_resources_cover_driver_and_minimum_executors(void)
     CHECK_INT(p.job->pg.min_resources.v[RES_MEMORY], (896 + 3 * 4505) * MIB);
     dialect_case_done(&p);
     char *dyn = dialect_case_edit(pi, "    instances: 3\n", "");
-    char *yaml = dialect_case_edit(dyn, "  driver:\n",
-                      "  dynamicAllocation: {enabled: true, minExecutors: 2, maxExecutors: 10}\n  driver:\n");
+    char *yaml = dialect_case_edit(
+        dyn, "  driver:\n", "  dynamicAllocation: {enabled: true, minExecutors: 2, maxExecutors: 10}\n  driver:\n");
     REQUIRE(dialect_case_adapt(&dialect_spark, yaml, &p) == 0);
-    CHECK_INT(p.job->tasks[1].replicas, 10);     /* every executor Spark may ask for */
+    CHECK_INT(p.job->tasks[1].replicas, 10); /* every executor Spark may ask for */
     CHECK_INT(p.job->tasks[1].min_available, 2);
     CHECK_INT(p.job->min_available, 3);
     CHECK_INT(p.job->pg.min_resources.v[RES_CPU], 1000 + 2 * 2000);
@@ -150,7 +151,8 @@ static void driver_runs_spark_submit(void)
     CHECK_STR(argv[0], "spark-submit");
     CHECK_STR(argv[argv_index(argv, "--deploy-mode") + 1], "client");
     CHECK_STR(argv[argv_index(argv, "--class") + 1], "org.apache.spark.examples.SparkPi");
-    int user = argv_index(argv, "spark.eventLog.enabled=false"), host = argv_index(argv, "spark.driver.host=sp-driver-0.sp");
+    int user = argv_index(argv, "spark.eventLog.enabled=false"),
+        host = argv_index(argv, "spark.driver.host=sp-driver-0.sp");
     CHECK(user > 0 && host > user);
     CHECK(argv_index(argv, "spark.driver.port=7078") > 0);
     CHECK(argv_index(argv, "spark.executor.instances=3") > 0);
@@ -199,9 +201,10 @@ static void executors_run_the_backend_pointed_at_the_driver(void)
     char line[2048] = "";
     CHECK(fgets(line, sizeof line, out) != NULL);
     CHECK_INT(pclose(out), 0);
-    CHECK_STR(line, "org.apache.spark.executor.CoarseGrainedExecutorBackend --driver-url "
-                    "spark://CoarseGrainedScheduler@sp-driver-0.sp:7078 --executor-id 3 --hostname "
-                    "sp-executor-2.sp --cores 2 --app-id spark-sp --resourceProfileId 0\n");
+    CHECK_STR(line,
+              "org.apache.spark.executor.CoarseGrainedExecutorBackend --driver-url "
+              "spark://CoarseGrainedScheduler@sp-driver-0.sp:7078 --executor-id 3 --hostname "
+              "sp-executor-2.sp --cores 2 --app-id spark-sp --resourceProfileId 0\n");
     unlink(stub);
     rmdir(dir);
     dialect_case_done(&p);
@@ -214,24 +217,30 @@ static void restart_policies(void)
     struct dialect_case p;
     REQUIRE(dialect_case_adapt(&dialect_spark, pi, &p) == 0);
     json_t *driver = dialect_case_task(p.job, 0), *executor = dialect_case_task(p.job, 1);
-    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(driver, "TaskCompleted"), "action")), "CompleteJob");
+    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(driver, "TaskCompleted"), "action")),
+              "CompleteJob");
     CHECK_STR(json_string_value(json_object_get(dialect_case_policy(driver, "PodFailed"), "action")), "RestartJob");
     CHECK_STR(json_string_value(json_object_get(dialect_case_policy(executor, "TaskFailed"), "action")), "RestartJob");
     CHECK_INT(p.job->tasks[1].max_retry, 6); /* spark.executor.maxNumFailures: 2 x 3 executors */
     CHECK_INT(p.job->max_retry, 1);          /* Never: the first failure fails the job */
     CHECK_STR(json_string_value(json_object_get(json_object_get(p.job->source, "spec"), "mode")), "cluster");
     dialect_case_done(&p);
-    char *on_failure = dialect_case_edit(pi, "  sparkVersion: 3.5.3\n",
-                            "  sparkVersion: 3.5.3\n  restartPolicy: {type: OnFailure, onFailureRetries: 2, "
-                            "onFailureRetryInterval: 30}\n");
+    char *on_failure = dialect_case_edit(
+        pi, "  sparkVersion: 3.5.3\n",
+        "  sparkVersion: 3.5.3\n  restartPolicy: {type: OnFailure, onFailureRetries: 2, "
+        "onFailureRetryInterval: 30}\n");
     REQUIRE(dialect_case_adapt(&dialect_spark, on_failure, &p) == 0);
     CHECK_INT(p.job->max_retry, 3);
-    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(dialect_case_task(p.job, 0), "PodFailed"), "timeout")), "30s");
+    CHECK_STR(
+        json_string_value(json_object_get(dialect_case_policy(dialect_case_task(p.job, 0), "PodFailed"), "timeout")),
+        "30s");
     dialect_case_done(&p);
-    char *always = dialect_case_edit(pi, "  sparkVersion: 3.5.3\n", "  sparkVersion: 3.5.3\n  restartPolicy: {type: Always}\n");
+    char *always = dialect_case_edit(pi, "  sparkVersion: 3.5.3\n",
+                                     "  sparkVersion: 3.5.3\n  restartPolicy: {type: Always}\n");
     REQUIRE(dialect_case_adapt(&dialect_spark, always, &p) == 0);
-    CHECK_STR(json_string_value(json_object_get(dialect_case_policy(dialect_case_task(p.job, 0), "TaskCompleted"), "action")),
-              "RestartJob");
+    CHECK_STR(
+        json_string_value(json_object_get(dialect_case_policy(dialect_case_task(p.job, 0), "TaskCompleted"), "action")),
+        "RestartJob");
     CHECK_INT(p.job->max_retry, INT32_MAX);
     dialect_case_done(&p);
     free(on_failure);
@@ -240,9 +249,10 @@ static void restart_policies(void)
 
 static void scheduling_options(void)
 {
-    char *yaml = dialect_case_edit(pi, "  sparkVersion: 3.5.3\n",
-                      "  sparkVersion: 3.5.3\n  batchScheduler: volcano\n  batchSchedulerOptions: {queue: q1, "
-                      "priorityClassName: low}\n  timeToLiveSeconds: 120\n");
+    char *yaml = dialect_case_edit(
+        pi, "  sparkVersion: 3.5.3\n",
+        "  sparkVersion: 3.5.3\n  batchScheduler: volcano\n  batchSchedulerOptions: {queue: q1, "
+        "priorityClassName: low}\n  timeToLiveSeconds: 120\n");
     struct dialect_case p;
     REQUIRE(dialect_case_adapt(&dialect_spark, yaml, &p) == 0);
     CHECK_STR(p.job->queue, "q1");
@@ -272,7 +282,8 @@ static void causes_in_the_applications_terms(void)
     REQUIRE(c);
     CHECK_CONTAINS(c->message, "one container per pod");
     dialect_case_done(&p);
-    char *secret = dialect_case_edit(pi, "    - {name: A, value: \"1\"}\n", "    - {name: A, valueFrom: {secretKeyRef: {name: s}}}\n");
+    char *secret = dialect_case_edit(pi, "    - {name: A, value: \"1\"}\n",
+                                     "    - {name: A, valueFrom: {secretKeyRef: {name: s}}}\n");
     CHECK(dialect_case_adapt(&dialect_spark, secret, &p) != 0);
     c = dialect_case_cause(&p.st, "spec.driver.env[0].valueFrom");
     REQUIRE(c);
@@ -287,10 +298,10 @@ static void causes_in_the_applications_terms(void)
 
 static json_t *rendered(const char *phase, int retries, const char *executor_counts)
 {
-    return json_pack("{s:{s:s, s:s}, s:{s:[{}, {s:i}]}, s:{s:{s:s, s:s, s:s}, s:i, s:{s:{s:o}}}}", "metadata",
-                     "name", "sp", "creationTimestamp", "2026-01-02T03:04:05Z", "spec", "tasks", "replicas", 3,
-                     "status", "state", "phase", phase, "lastTransitionTime", "2026-01-02T04:00:00Z", "message",
-                     "driver failed", "retryCount", retries, "taskStatusCount", "executor", "phase",
+    return json_pack("{s:{s:s, s:s}, s:{s:[{}, {s:i}]}, s:{s:{s:s, s:s, s:s}, s:i, s:{s:{s:o}}}}", "metadata", "name",
+                     "sp", "creationTimestamp", "2026-01-02T03:04:05Z", "spec", "tasks", "replicas", 3, "status",
+                     "state", "phase", phase, "lastTransitionTime", "2026-01-02T04:00:00Z", "message", "driver failed",
+                     "retryCount", retries, "taskStatusCount", "executor", "phase",
                      json_loads(executor_counts, 0, NULL));
 }
 
@@ -345,8 +356,8 @@ static const char *app_state(const struct job *job)
     json_t *obj = dialect_case_render(&dialect_spark, job);
     static char state[32];
     snprintf(state, sizeof state, "%s",
-             json_string_value(json_object_get(json_object_get(json_object_get(obj, "status"), "applicationState"),
-                                               "state")));
+             json_string_value(
+                 json_object_get(json_object_get(json_object_get(obj, "status"), "applicationState"), "state")));
     json_decref(obj);
     return state;
 }
@@ -430,8 +441,10 @@ static void malformed_documents_are_refused(void)
     };
     for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
         char yaml[1024];
-        snprintf(yaml, sizeof yaml, "apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\nmetadata: "
-                                    "{name: m}\n%s\n", bodies[i]);
+        snprintf(yaml, sizeof yaml,
+                 "apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\nmetadata: "
+                 "{name: m}\n%s\n",
+                 bodies[i]);
         struct dialect_case p;
         int rc = dialect_case_adapt(&dialect_spark, yaml, &p);
         if (rc == 0 || p.st.ncauses == 0)
@@ -445,5 +458,4 @@ TEST_MAIN(TEST_CASE(malformed_documents_are_refused), TEST_CASE(driver_completio
           TEST_CASE(spark_memory_strings), TEST_CASE(pods_sized_as_spark_sizes_them),
           TEST_CASE(min_resources_cover_driver_and_minimum_executors), TEST_CASE(driver_runs_spark_submit),
           TEST_CASE(executors_run_the_backend_pointed_at_the_driver), TEST_CASE(restart_policies),
-          TEST_CASE(scheduling_options), TEST_CASE(causes_in_the_applications_terms),
-          TEST_CASE(status_for_each_phase))
+          TEST_CASE(scheduling_options), TEST_CASE(causes_in_the_applications_terms), TEST_CASE(status_for_each_phase))

@@ -26,12 +26,12 @@
 
 /* Declares t (a new database), s (the store on it, its writer started) and err (its messages),
  * REQUIRing each step. */
-#define OPEN_STORE_WITH_WRITER(t, s, err)                                                                    \
-    struct tmp_db t;                                                                                         \
-    REQUIRE(tmp_db_make(&t));                                                                                \
-    struct store *s;                                                                                         \
-    char err[512];                                                                                           \
-    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);                                                   \
+#define OPEN_STORE_WITH_WRITER(t, s, err)                  \
+    struct tmp_db t;                                       \
+    REQUIRE(tmp_db_make(&t));                              \
+    struct store *s;                                       \
+    char err[512];                                         \
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0); \
     REQUIRE(store_start_writer(s) == 0)
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
@@ -66,8 +66,8 @@ static char *phase_status(const char *phase)
 
 static struct journal_entry *job_create(uint64_t seq, const char *name, const char *uid, int64_t created_ms)
 {
-    struct journal_entry *e =
-        new_entry(JOURNAL_JOB_CREATE, seq, (struct ev){"Job", "default", name, uid, "", "Pending", "", ""});
+    struct journal_entry *e = new_entry(JOURNAL_JOB_CREATE, seq,
+                                        (struct ev){"Job", "default", name, uid, "", "Pending", "", ""});
     e->job_uid = strdup(uid);
     e->ns = strdup("default");
     e->name = strdup(name);
@@ -80,8 +80,8 @@ static struct journal_entry *job_create(uint64_t seq, const char *name, const ch
 static struct journal_entry *job_status(uint64_t seq, const char *name, const char *uid, const char *from,
                                         const char *to)
 {
-    struct journal_entry *e =
-        new_entry(JOURNAL_JOB_STATUS, seq, (struct ev){"Job", "default", name, uid, from, to, "", ""});
+    struct journal_entry *e = new_entry(JOURNAL_JOB_STATUS, seq,
+                                        (struct ev){"Job", "default", name, uid, from, to, "", ""});
     e->job_uid = strdup(uid);
     e->ns = strdup("default");
     e->name = strdup(name);
@@ -91,8 +91,8 @@ static struct journal_entry *job_status(uint64_t seq, const char *name, const ch
 
 static struct journal_entry *job_delete(uint64_t seq, const char *name, const char *uid, const char *from)
 {
-    struct journal_entry *e =
-        new_entry(JOURNAL_JOB_DELETE, seq, (struct ev){"Job", "default", name, uid, from, "", "Deleted", ""});
+    struct journal_entry *e = new_entry(JOURNAL_JOB_DELETE, seq,
+                                        (struct ev){"Job", "default", name, uid, from, "", "Deleted", ""});
     e->job_uid = strdup(uid);
     e->ns = strdup("default");
     e->name = strdup(name);
@@ -100,13 +100,13 @@ static struct journal_entry *job_delete(uint64_t seq, const char *name, const ch
 }
 
 /* Pod events carry the job's uid too: history must leave them out of the job's transitions. */
-static struct journal_entry *attempt_start(uint64_t seq, const char *job, const char *uid, const char *task,
-                                           int idx, int attempt)
+static struct journal_entry *attempt_start(uint64_t seq, const char *job, const char *uid, const char *task, int idx,
+                                           int attempt)
 {
     char pod[128];
     snprintf(pod, sizeof pod, "%s-%s-%d", job, task, idx);
-    struct journal_entry *e =
-        new_entry(JOURNAL_ATTEMPT_START, seq, (struct ev){"Pod", "default", pod, uid, "Pending", "Running", "", ""});
+    struct journal_entry *e = new_entry(JOURNAL_ATTEMPT_START, seq,
+                                        (struct ev){"Pod", "default", pod, uid, "Pending", "Running", "", ""});
     struct journal_attempt *a = &e->attempt;
     a->job_uid = strdup(uid);
     a->pod = strdup(pod);
@@ -152,8 +152,8 @@ static struct journal_entry *queue_put(uint64_t seq, const char *name)
 
 static struct journal_entry *queue_delete(uint64_t seq, const char *name)
 {
-    struct journal_entry *e =
-        new_entry(JOURNAL_QUEUE_DELETE, seq, (struct ev){"Queue", "", name, "", "Closed", "", "Deleted", ""});
+    struct journal_entry *e = new_entry(JOURNAL_QUEUE_DELETE, seq,
+                                        (struct ev){"Queue", "", name, "", "Closed", "", "Deleted", ""});
     e->queue_name = strdup(name);
     return e;
 }
@@ -162,9 +162,9 @@ static struct journal_entry *queue_delete(uint64_t seq, const char *name)
 static struct journal_entry *object_change(uint64_t seq, const char *kind, const char *ns, const char *name,
                                            const char *json)
 {
-    struct journal_entry *e = new_entry(json ? JOURNAL_OBJECT_PUT : JOURNAL_OBJECT_DELETE, seq,
-                                        (struct ev){kind, ns, name, "", json ? "" : "Active", json ? "Active" : "",
-                                                    json ? "Created" : "Deleted", ""});
+    struct journal_entry *e = new_entry(
+        json ? JOURNAL_OBJECT_PUT : JOURNAL_OBJECT_DELETE, seq,
+        (struct ev){kind, ns, name, "", json ? "" : "Active", json ? "Active" : "", json ? "Created" : "Deleted", ""});
     e->object_kind = strdup(kind);
     e->object_ns = strdup(ns);
     e->object_name = strdup(name);
@@ -228,11 +228,13 @@ static void test_open_empty_file_creates_schema(void)
     CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), schema_latest_version());
     /* journal_mode is stored in the file header: a fresh connection sees WAL. */
     CHECK_INT(tmp_db_query_int(t.path, "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
-    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN"
-                                " ('jobs', 'attempts', 'events', 'queues', 'objects')"),
+    CHECK_INT(tmp_db_query_int(t.path,
+                               "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+                               " ('jobs', 'attempts', 'events', 'queues', 'objects')"),
               5);
-    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN"
-                                " ('jobs_live_name', 'jobs_by_name', 'jobs_live_created', 'events_by_job')"),
+    CHECK_INT(tmp_db_query_int(t.path,
+                               "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN"
+                               " ('jobs_live_name', 'jobs_by_name', 'jobs_live_created', 'events_by_job')"),
               4);
 
     REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
@@ -248,8 +250,8 @@ static void test_open_refuses_newer_schema_without_writing(void)
     REQUIRE(tmp_db_make(&t));
     sqlite3 *db;
     REQUIRE(sqlite3_open(t.path, &db) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db, "CREATE TABLE future(x); INSERT INTO future VALUES (1); PRAGMA user_version = 7",
-                         NULL, NULL, NULL) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "CREATE TABLE future(x); INSERT INTO future VALUES (1); PRAGMA user_version = 7", NULL,
+                         NULL, NULL) == SQLITE_OK);
     sqlite3_close(db);
     char *before, *after;
     size_t before_len, after_len;
@@ -259,9 +261,8 @@ static void test_open_refuses_newer_schema_without_writing(void)
     char err[512], want[512];
     CHECK_INT(store_open(t.path, &s, err, sizeof err), -1);
     CHECK(s == NULL);
-    snprintf(want, sizeof want,
-             "database %s has schema version 7 but this jobserver knows up to %d; refusing to start", t.path,
-             schema_latest_version());
+    snprintf(want, sizeof want, "database %s has schema version 7 but this jobserver knows up to %d; refusing to start",
+             t.path, schema_latest_version());
     CHECK_STR(err, want);
 
     REQUIRE(file_bytes(t.path, &after, &after_len));
@@ -281,8 +282,8 @@ static void test_open_refuses_newer_wal_database_without_checkpointing(void)
     sqlite3 *db;
     REQUIRE(sqlite3_open(t.path, &db) == SQLITE_OK);
     REQUIRE(sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE future(x); PRAGMA user_version = 9",
-                         NULL, NULL, NULL) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE future(x); PRAGMA user_version = 9", NULL, NULL,
+                         NULL) == SQLITE_OK);
     sqlite3_close(db);
     char wal[192];
     snprintf(wal, sizeof wal, "%s-wal", t.path);
@@ -315,8 +316,8 @@ static void test_open_refuses_clean_wal_database_without_creating_files(void)
     REQUIRE(tmp_db_make(&t));
     sqlite3 *db;
     REQUIRE(sqlite3_open(t.path, &db) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE future(x); PRAGMA user_version = 9",
-                         NULL, NULL, NULL) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE future(x); PRAGMA user_version = 9", NULL, NULL,
+                         NULL) == SQLITE_OK);
     sqlite3_close(db); /* the last connection: checkpoints and removes the -wal and -shm */
     char wal[192], shm[192];
     snprintf(wal, sizeof wal, "%s-wal", t.path);
@@ -629,9 +630,9 @@ static void test_group_commit_100k_events(void)
             char msg[64], uid[32];
             snprintf(msg, sizeof msg, "event %llu", (unsigned long long)seq);
             snprintf(uid, sizeof uid, "uid-%d", (int)(seq % 1000));
-            journal_list_push(&chunks[c], new_entry(JOURNAL_EVENT, seq,
-                                                    (struct ev){"Pod", "default", "pod", uid, "Pending",
-                                                                "Running", "Started", msg}));
+            journal_list_push(
+                &chunks[c], new_entry(JOURNAL_EVENT, seq,
+                                      (struct ev){"Pod", "default", "pod", uid, "Pending", "Running", "Started", msg}));
         }
     }
     int64_t start = clock_mono_ms();
@@ -642,8 +643,8 @@ static void test_group_commit_100k_events(void)
     pthread_mutex_lock(&s->mu);
     unsigned long long commits = s->commits;
     pthread_mutex_unlock(&s->mu);
-    printf("# group commit: %d events in %lld ms = %.0f events/s, %llu transactions\n", TOTAL,
-           (long long)elapsed, elapsed > 0 ? TOTAL * 1000.0 / (double)elapsed : 0.0, commits);
+    printf("# group commit: %d events in %lld ms = %.0f events/s, %llu transactions\n", TOTAL, (long long)elapsed,
+           elapsed > 0 ? TOTAL * 1000.0 / (double)elapsed : 0.0, commits);
     CHECK_INT(store_committed_seq(s), TOTAL);
     CHECK(commits >= TOTAL / STORE_BATCH_MAX); /* a transaction never takes more than the cap */
     store_close(s);
@@ -653,8 +654,9 @@ static void test_group_commit_100k_events(void)
     CHECK_INT(tmp_db_query_int(t.path, "SELECT MIN(seq) FROM events"), 1);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT MAX(seq) FROM events"), TOTAL);
     /* each row holds its own entry: nothing shifted, duplicated or reordered */
-    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events WHERE message != 'event ' || seq"
-                                " OR time_ms != 1763800000000 + seq * 1000"),
+    CHECK_INT(tmp_db_query_int(t.path,
+                               "SELECT COUNT(*) FROM events WHERE message != 'event ' || seq"
+                               " OR time_ms != 1763800000000 + seq * 1000"),
               0);
     tmp_db_remove(&t);
 }
@@ -963,19 +965,21 @@ static void test_tasks_nodes_commands_and_cgroup_written(void)
     OPEN_STORE_WITH_WRITER(t, s, err);
     struct journal_entry *create = job_create(1, "train", "uid-train", T0_MS);
     free(create->spec_json);
-    create->spec_json = strdup("{\"spec\":{\"tasks\":[{\"name\":\"ps\",\"replicas\":1,\"template\":{\"a\":1}},"
-                               "{\"name\":\"worker\",\"replicas\":4,\"minAvailable\":2}]}}");
+    create->spec_json = strdup(
+        "{\"spec\":{\"tasks\":[{\"name\":\"ps\",\"replicas\":1,\"template\":{\"a\":1}},"
+        "{\"name\":\"worker\",\"replicas\":4,\"minAvailable\":2}]}}");
     struct journal_entry *start = attempt_start(2, "train", "uid-train", "worker", 0, 1);
     start->attempt.cgroup = strdup("0::/caldera/uid-train/train-worker-0.1");
-    struct journal_entry *spec =
-        new_entry(JOURNAL_JOB_SPEC, 3, (struct ev){"Job", "default", "train", "uid-train", "Running", "Running", "", ""});
+    struct journal_entry *spec = new_entry(
+        JOURNAL_JOB_SPEC, 3, (struct ev){"Job", "default", "train", "uid-train", "Running", "Running", "", ""});
     spec->job_uid = strdup("uid-train");
     spec->spec_json = strdup("{\"spec\":{\"tasks\":[{\"name\":\"worker\",\"replicas\":6,\"minAvailable\":2}]}}");
-    struct journal_entry *node = new_entry(JOURNAL_NODE_PUT, 4, (struct ev){"Node", "", "node-a", "", "", "Ready", "", ""});
+    struct journal_entry *node = new_entry(JOURNAL_NODE_PUT, 4,
+                                           (struct ev){"Node", "", "node-a", "", "", "Ready", "", ""});
     node->node_name = strdup("node-a");
     node->node_json = strdup("{\"kind\":\"Node\"}");
-    struct journal_entry *cmd =
-        new_entry(JOURNAL_COMMAND, 5, (struct ev){"Job", "default", "train", "uid-train", "Running", "Running", "", ""});
+    struct journal_entry *cmd = new_entry(
+        JOURNAL_COMMAND, 5, (struct ev){"Job", "default", "train", "uid-train", "Running", "Running", "", ""});
     cmd->job_uid = strdup("uid-train");
     cmd->ns = strdup("default");
     cmd->name = strdup("train");
@@ -989,12 +993,15 @@ static void test_tasks_nodes_commands_and_cgroup_written(void)
 
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM tasks WHERE job_uid = 'uid-train'"), 1);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT replicas * 10 + min_available FROM tasks WHERE name = 'worker'"), 62);
-    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM attempts WHERE cgroup = "
-                                       "'0::/caldera/uid-train/train-worker-0.1'"), 1);
+    CHECK_INT(tmp_db_query_int(t.path,
+                               "SELECT COUNT(*) FROM attempts WHERE cgroup = "
+                               "'0::/caldera/uid-train/train-worker-0.1'"),
+              1);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT updated_ms FROM nodes WHERE name = 'node-a' AND json LIKE '%Node%'"),
               T0_MS + 4000);
-    CHECK_INT(tmp_db_query_int(t.path, "SELECT seq FROM commands WHERE job_uid = 'uid-train' AND action = 'AbortJob'"
-                                       " AND reason = 'by hand' AND job_name = 'train' AND namespace = 'default'"),
+    CHECK_INT(tmp_db_query_int(t.path,
+                               "SELECT seq FROM commands WHERE job_uid = 'uid-train' AND action = 'AbortJob'"
+                               " AND reason = 'by hand' AND job_name = 'train' AND namespace = 'default'"),
               5);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 5);
     tmp_db_remove(&t);
@@ -1042,9 +1049,8 @@ TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_re
           TEST_CASE(test_open_refuses_corrupt_file_without_writing),
           TEST_CASE(test_open_fails_when_directory_is_missing), TEST_CASE(test_writer_commits_and_load_rebuilds),
           TEST_CASE(test_object_rows_put_delete_and_load), TEST_CASE(test_close_without_writer_commits_queue),
-          TEST_CASE(test_group_commit_100k_events),
-          TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_disk_full_keeps_batch_and_recovers),
-          TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_withdrawn_job_is_never_written),
-          TEST_CASE(test_history_of_a_job),
+          TEST_CASE(test_group_commit_100k_events), TEST_CASE(test_concurrent_waiters_wake_at_their_seq),
+          TEST_CASE(test_disk_full_keeps_batch_and_recovers), TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full),
+          TEST_CASE(test_withdrawn_job_is_never_written), TEST_CASE(test_history_of_a_job),
           TEST_CASE(test_history_newest_job_wins_when_name_reused),
           TEST_CASE(test_tasks_nodes_commands_and_cgroup_written), TEST_CASE(test_commit_delay_gathers_a_batch))

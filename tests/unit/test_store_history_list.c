@@ -19,10 +19,11 @@ static bool build(const struct tmp_db *t)
     sqlite3 *db = tmp_db_open_schema(t);
     bool ok = db != NULL;
     for (int i = 0; ok && i < NJOBS + 2; i++) {
-        char *sql = sqlite3_mprintf("INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json,"
-                                    " resource_version, deleted_ms) VALUES ('uid-%02d', '%s', 'job-%02d', %d, '{}',"
-                                    " '{\"state\":{\"phase\":\"%s\"}}', 1, NULL)",
-                                    i, i < NJOBS ? "a" : "b", i, 1000 + (i / 5) * 10, i % 3 == 0 ? "Failed" : "Completed");
+        char *sql = sqlite3_mprintf(
+            "INSERT INTO jobs(uid, namespace, name, created_ms, spec_json, status_json,"
+            " resource_version, deleted_ms) VALUES ('uid-%02d', '%s', 'job-%02d', %d, '{}',"
+            " '{\"state\":{\"phase\":\"%s\"}}', 1, NULL)",
+            i, i < NJOBS ? "a" : "b", i, 1000 + (i / 5) * 10, i % 3 == 0 ? "Failed" : "Completed");
         ok = sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
         sqlite3_free(sql);
     }
@@ -33,12 +34,12 @@ static bool build(const struct tmp_db *t)
 /* Walks every page of q with page size limit; counts each job seen into seen[]. Returns pages. */
 /* Declares t (a new database, built), r (a reader on it) and st (the reader's status), REQUIRing
  * each step. */
-#define OPEN_BUILT_READER(t, r, st)                                                                          \
-    struct tmp_db t;                                                                                         \
-    REQUIRE(tmp_db_make(&t));                                                                                \
-    REQUIRE(build(&t));                                                                                      \
-    struct store_reader *r;                                                                                  \
-    struct api_status st = {0};                                                                              \
+#define OPEN_BUILT_READER(t, r, st) \
+    struct tmp_db t;                \
+    REQUIRE(tmp_db_make(&t));       \
+    REQUIRE(build(&t));             \
+    struct store_reader *r;         \
+    struct api_status st = {0};     \
     REQUIRE(store_reader_open(t.path, &r, &st) == 0)
 
 static int walk(struct store_reader *r, struct store_history_query q, long limit, int *seen)
@@ -56,7 +57,8 @@ static int walk(struct store_reader *r, struct store_history_query q, long limit
         }
         size_t i;
         json_t *item;
-        json_array_foreach(json_object_get(list, "items"), i, item) {
+        json_array_foreach(json_object_get(list, "items"), i, item)
+        {
             const char *name = json_string_value(json_object_get(json_object_get(item, "metadata"), "name"));
             int n = -1;
             if (name && sscanf(name, "job-%d", &n) == 1 && n >= 0 && n < NJOBS + 2)
@@ -109,8 +111,8 @@ static void test_foreign_tokens_are_refused(void)
     /* base64url of {"created":1} (no uid), of "[]", garbage, and an impossible length */
     const char *tokens[] = {"eyJjcmVhdGVkIjoxfQ", "W10", "!!!!", "a"};
     for (size_t i = 0; i < sizeof tokens / sizeof tokens[0]; i++) {
-        struct store_history_query q = {.ns = "a", .since_ms = INT64_MIN, .until_ms = INT64_MAX,
-                                        .continue_token = tokens[i]};
+        struct store_history_query q = {
+            .ns = "a", .since_ms = INT64_MIN, .until_ms = INT64_MAX, .continue_token = tokens[i]};
         json_t *list = NULL;
         struct api_status bad = {0};
         CHECK_INT(store_job_history_list(r, &q, &list, &bad), -1);
@@ -133,11 +135,11 @@ static void test_lists_show_only_visible_namespaces(void)
         const struct namespace_set *visible;
         const char *ns;
         int in_a, in_b;
-    } cases[] = {{NULL, NULL, NJOBS, 2}, {&just_b, NULL, 0, 2}, {&both, NULL, NJOBS, 2}, {&none, NULL, 0, 0},
-                 {&just_b, "a", 0, 0}, {&both, "a", NJOBS, 0}};
+    } cases[] = {{NULL, NULL, NJOBS, 2}, {&just_b, NULL, 0, 2}, {&both, NULL, NJOBS, 2},
+                 {&none, NULL, 0, 0},    {&just_b, "a", 0, 0},  {&both, "a", NJOBS, 0}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        struct store_history_query q = {.ns = cases[k].ns, .visible = cases[k].visible, .since_ms = INT64_MIN,
-                                        .until_ms = INT64_MAX};
+        struct store_history_query q = {
+            .ns = cases[k].ns, .visible = cases[k].visible, .since_ms = INT64_MIN, .until_ms = INT64_MAX};
         int seen[NJOBS + 2] = {0};
         walk(r, q, 4, seen);
         int in_a = 0, in_b = 0;

@@ -35,8 +35,9 @@ static bool build_at_version(const char *path, int version)
 static void check_latest_schema(const char *path)
 {
     CHECK_INT(tmp_db_query_int(path, "PRAGMA user_version"), schema_latest_version());
-    CHECK_INT(tmp_db_query_int(path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN"
-                              " ('jobs', 'attempts', 'events', 'queues', 'objects', 'tasks', 'nodes', 'commands')"),
+    CHECK_INT(tmp_db_query_int(path,
+                               "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+                               " ('jobs', 'attempts', 'events', 'queues', 'objects', 'tasks', 'nodes', 'commands')"),
               8);
     CHECK_INT(tmp_db_query_int(path, "SELECT COUNT(*) FROM pragma_quick_check WHERE quick_check != 'ok'"), 0);
 }
@@ -123,8 +124,10 @@ static void test_version_1_gains_objects_and_keeps_rows(void)
     store_close(s);
     CHECK_INT(tmp_db_query_int(t.path, "PRAGMA user_version"), schema_latest_version());
     /* version 3: what became of each attempt's pod, and what it used */
-    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM pragma_table_info('attempts') WHERE name IN "
-                                       "('outcome', 'kept_version', 'peak_memory', 'cpu_usec')"), 4);
+    CHECK_INT(tmp_db_query_int(t.path,
+                               "SELECT COUNT(*) FROM pragma_table_info('attempts') WHERE name IN "
+                               "('outcome', 'kept_version', 'peak_memory', 'cpu_usec')"),
+              4);
     /* version 6: the object a job was posted as in another dialect; existing jobs have none */
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM pragma_table_info('jobs') WHERE name = 'source_json'"), 1);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM jobs WHERE source_json IS NOT NULL"), 0);
@@ -264,15 +267,17 @@ static void test_rows_of_every_version_survive(void)
         CHECK_INT(tmp_db_query_int(t.path, "SELECT min_available FROM tasks WHERE job_uid = 'u-1' AND name = 'worker'"),
                   3);
         CHECK_INT(tmp_db_query_int(t.path, "SELECT replicas FROM tasks WHERE name = 'master'"), 1);
-        CHECK_INT(tmp_db_query_int(t.path, "SELECT template_json ->> '$.spec.containers' = '[]' FROM tasks"
-                                           " WHERE name = 'master'"),
+        CHECK_INT(tmp_db_query_int(t.path,
+                                   "SELECT template_json ->> '$.spec.containers' = '[]' FROM tasks"
+                                   " WHERE name = 'master'"),
                   1);
         CHECK_INT(tmp_db_query_int(t.path, "SELECT template_json = '{}' FROM tasks WHERE name = 'worker'"), 1);
         CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM nodes"), 0);
         CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM commands"), 0);
         /* version 5: the phase, queue and TTL start-up reads without parsing, from the stored JSON */
-        CHECK_INT(tmp_db_query_int(t.path, "SELECT phase = 'Failed' AND queue = '' AND ttl_s IS NULL FROM jobs"
-                                           " WHERE uid = 'u-1'"),
+        CHECK_INT(tmp_db_query_int(t.path,
+                                   "SELECT phase = 'Failed' AND queue = '' AND ttl_s IS NULL FROM jobs"
+                                   " WHERE uid = 'u-1'"),
                   1);
         CHECK_STR(l.phase, "Failed");
         tmp_db_remove(&t);

@@ -56,11 +56,12 @@ static bool job_dir_exists(const char *data_dir, const char *uid)
 static long long rows_of(const char *path, const char *uid)
 {
     char sql[512];
-    snprintf(sql, sizeof sql,
-             "SELECT (SELECT COUNT(*) FROM jobs WHERE uid = '%s') + (SELECT COUNT(*) FROM tasks WHERE job_uid = '%s')"
-             " + (SELECT COUNT(*) FROM attempts WHERE job_uid = '%s') + (SELECT COUNT(*) FROM events WHERE job_uid = '%s')"
-             " + (SELECT COUNT(*) FROM commands WHERE job_uid = '%s')",
-             uid, uid, uid, uid, uid);
+    snprintf(
+        sql, sizeof sql,
+        "SELECT (SELECT COUNT(*) FROM jobs WHERE uid = '%s') + (SELECT COUNT(*) FROM tasks WHERE job_uid = '%s')"
+        " + (SELECT COUNT(*) FROM attempts WHERE job_uid = '%s') + (SELECT COUNT(*) FROM events WHERE job_uid = '%s')"
+        " + (SELECT COUNT(*) FROM commands WHERE job_uid = '%s')",
+        uid, uid, uid, uid, uid);
     return tmp_db_query_int(path, sql);
 }
 
@@ -70,8 +71,9 @@ static bool build(const struct tmp_db *t, int64_t now)
     bool ok = db != NULL && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
               add_job(db, t->dir, "old-gone", now - 2 * HOUR_MS, true) &&
               add_job(db, t->dir, "recent-gone", now - 60000, true) && add_job(db, t->dir, "live", 0, true) &&
-              sqlite3_exec(db, "INSERT INTO events(time_ms, kind, namespace, name, job_uid, from_phase, to_phase,"
-                               " reason, message) VALUES (1, 'Queue', '', 'default', '', '', 'Open', '', '')",
+              sqlite3_exec(db,
+                           "INSERT INTO events(time_ms, kind, namespace, name, job_uid, from_phase, to_phase,"
+                           " reason, message) VALUES (1, 'Queue', '', 'default', '', '', 'Open', '', '')",
                            NULL, NULL, NULL) == SQLITE_OK;
     for (int i = 0; ok && i < BULK_JOBS; i++) {
         char uid[32];

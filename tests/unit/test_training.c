@@ -38,16 +38,14 @@ static void adapted_free(struct adapted *a)
     intake_free(&a->in);
 }
 
-static const json_t *spec_of(const struct adapted *a)
-{
-    return json_object_get(a->job->manifest, "spec");
-}
+static const json_t *spec_of(const struct adapted *a) { return json_object_get(a->job->manifest, "spec"); }
 
 static const json_t *task_named(const struct adapted *a, const char *name)
 {
     size_t i;
     const json_t *task;
-    json_array_foreach(json_object_get(spec_of(a), "tasks"), i, task) {
+    json_array_foreach(json_object_get(spec_of(a), "tasks"), i, task)
+    {
         if (strcmp(json_string_value(json_object_get(task, "name")), name) == 0)
             return task;
     }
@@ -69,18 +67,15 @@ static void task_names(const struct adapted *a, char *buf, size_t len)
 }
 
 /* Checks a's tasks, "<name>:<replicas>" in order, against want. */
-#define CHECK_TASK_NAMES(a, want)                                                                            \
-    do {                                                                                                     \
-        char names_[128];                                                                                    \
-        task_names(a, names_, sizeof names_);                                                                \
-        CHECK_STR(names_, want);                                                                             \
+#define CHECK_TASK_NAMES(a, want)             \
+    do {                                      \
+        char names_[128];                     \
+        task_names(a, names_, sizeof names_); \
+        CHECK_STR(names_, want);              \
     } while (0)
 
 /* The JSON text of a value (compact, keys sorted), freed by the caller. */
-static char *text_of(const json_t *v)
-{
-    return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-}
+static char *text_of(const json_t *v) { return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY); }
 
 static bool json_is_text(const json_t *v, const char *want)
 {
@@ -107,10 +102,11 @@ static bool attempt(const struct adapted *a, const char *task, int index, struct
 static void pytorch_master_and_workers(void)
 {
     struct adapted a;
-    adapt("{\"name\":\"mnist\",\"framework\":\"pytorch\",\"command\":[\"python\",\"train.py\"],\"workers\":4,"
-          "\"resources\":{\"cpu\":\"2\",\"memory\":\"4Gi\",\"nvidia.com/gpu\":1},\"queue\":\"team-a\","
-          "\"companions\":[\"jupyter\",\"tensorboard\"],\"maxRetry\":3}",
-          INTAKE_JSON, &a);
+    adapt(
+        "{\"name\":\"mnist\",\"framework\":\"pytorch\",\"command\":[\"python\",\"train.py\"],\"workers\":4,"
+        "\"resources\":{\"cpu\":\"2\",\"memory\":\"4Gi\",\"nvidia.com/gpu\":1},\"queue\":\"team-a\","
+        "\"companions\":[\"jupyter\",\"tensorboard\"],\"maxRetry\":3}",
+        INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
     CHECK_TASK_NAMES(&a, "master:1 worker:3"); /* workers counts every process: WORLD_SIZE */
     CHECK_STR(a.job->name, "mnist");
@@ -129,9 +125,10 @@ static void pytorch_master_and_workers(void)
                        "\"requests\":{\"cpu\":\"2\",\"memory\":\"4Gi\",\"nvidia.com/gpu\":1}}"));
     CHECK_INT(a.job->tasks[1].request.v[RES_GPU], 1);
     CHECK_INT(a.job->tasks[1].limit.v[RES_MEMORY], 4LL << 30);
-    CHECK_STR(json_string_value(json_object_get(
-                  json_object_get(json_object_get(a.job->manifest, "metadata"), "annotations"), "caldera.io/companions")),
-              "jupyter,tensorboard");
+    CHECK_STR(
+        json_string_value(json_object_get(json_object_get(json_object_get(a.job->manifest, "metadata"), "annotations"),
+                                          "caldera.io/companions")),
+        "jupyter,tensorboard");
 
     struct plugin_attempt pa;
     REQUIRE(attempt(&a, "master", 0, &pa));
@@ -168,9 +165,10 @@ static void pytorch_single_worker_is_a_master_alone(void)
 static void tensorflow_workers_and_ps(void)
 {
     struct adapted a;
-    adapt("{\"name\":\"tf\",\"framework\":\"tensorflow\",\"command\":[\"python\",\"dist.py\"],\"workers\":2,\"ps\":1,"
-          "\"resources\":{\"cpu\":\"4\",\"nvidia.com/gpu\":1},\"taskResources\":{\"ps\":{\"cpu\":\"1\"}}}",
-          INTAKE_JSON, &a);
+    adapt(
+        "{\"name\":\"tf\",\"framework\":\"tensorflow\",\"command\":[\"python\",\"dist.py\"],\"workers\":2,\"ps\":1,"
+        "\"resources\":{\"cpu\":\"4\",\"nvidia.com/gpu\":1},\"taskResources\":{\"ps\":{\"cpu\":\"1\"}}}",
+        INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
     CHECK_TASK_NAMES(&a, "ps:1 worker:2");
     CHECK(json_is_text(json_object_get(spec_of(&a), "plugins"), "{\"svc\":[],\"tensorflow\":[]}"));
@@ -193,9 +191,10 @@ static void tensorflow_workers_and_ps(void)
 static void mpi_launcher_and_waiting_workers(void)
 {
     struct adapted a;
-    adapt("{\"name\":\"hpc\",\"framework\":\"mpi\",\"command\":\"mpirun --host $MPI_HOST -np 3 ./app\",\"workers\":3,"
-          "\"resources\":{\"cpu\":\"8\"}}",
-          INTAKE_JSON, &a);
+    adapt(
+        "{\"name\":\"hpc\",\"framework\":\"mpi\",\"command\":\"mpirun --host $MPI_HOST -np 3 ./app\",\"workers\":3,"
+        "\"resources\":{\"cpu\":\"8\"}}",
+        INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
     CHECK_TASK_NAMES(&a, "master:1 worker:3");
     CHECK(json_is_text(json_object_get(spec_of(&a), "plugins"), "{\"mpi\":[],\"ssh\":[],\"svc\":[]}"));
@@ -215,14 +214,17 @@ static void mpi_launcher_and_waiting_workers(void)
 static void horovod_runs_horovodrun_over_mpi_hosts(void)
 {
     struct adapted a;
-    adapt("{\"name\":\"hvd\",\"framework\":\"horovod\",\"command\":[\"python\",\"train.py\"],\"args\":[\"--epochs\",\"5\"],"
-          "\"workers\":2,\"resources\":{\"nvidia.com/gpu\":4},\"workerCommand\":[\"/usr/sbin/sshd\",\"-D\"]}",
-          INTAKE_JSON, &a);
+    adapt(
+        "{\"name\":\"hvd\",\"framework\":\"horovod\",\"command\":[\"python\",\"train.py\"],\"args\":[\"--epochs\","
+        "\"5\"],"
+        "\"workers\":2,\"resources\":{\"nvidia.com/gpu\":4},\"workerCommand\":[\"/usr/sbin/sshd\",\"-D\"]}",
+        INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
     const json_t *master = container_of(task_named(&a, "master"));
-    CHECK(json_is_text(json_object_get(master, "command"),
-                       "[\"sh\",\"-c\",\"exec horovodrun -np 8 -H \\\"$(echo \\\"$MPI_HOST\\\" | sed 's/,/:4,/g'):4\\\" "
-                       "\\\"$@\\\"\",\"horovodrun\",\"python\",\"train.py\"]"));
+    CHECK(
+        json_is_text(json_object_get(master, "command"),
+                     "[\"sh\",\"-c\",\"exec horovodrun -np 8 -H \\\"$(echo \\\"$MPI_HOST\\\" | sed 's/,/:4,/g'):4\\\" "
+                     "\\\"$@\\\"\",\"horovodrun\",\"python\",\"train.py\"]"));
     CHECK(json_is_text(json_object_get(master, "args"), "[\"--epochs\",\"5\"]"));
     CHECK(json_is_text(json_object_get(container_of(task_named(&a, "worker")), "command"),
                        "[\"/usr/sbin/sshd\",\"-D\"]"));
@@ -233,15 +235,17 @@ static void horovod_runs_horovodrun_over_mpi_hosts(void)
 static void spark_driver_and_executors(void)
 {
     struct adapted a;
-    adapt("{\"name\":\"etl\",\"framework\":\"spark\",\"command\":[\"spark-submit\",\"job.py\"],\"workers\":3,"
-          "\"resources\":{\"cpu\":\"1500m\",\"memory\":\"2Gi\"}}",
-          INTAKE_JSON, &a);
+    adapt(
+        "{\"name\":\"etl\",\"framework\":\"spark\",\"command\":[\"spark-submit\",\"job.py\"],\"workers\":3,"
+        "\"resources\":{\"cpu\":\"1500m\",\"memory\":\"2Gi\"}}",
+        INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
     CHECK_TASK_NAMES(&a, "driver:1 executor:3");
     CHECK(json_is_text(json_object_get(spec_of(&a), "plugins"), "{\"svc\":[]}"));
     const json_t *exec = json_object_get(container_of(task_named(&a, "executor")), "command");
-    CHECK_CONTAINS(json_string_value(json_array_get(exec, 2)),
-                   "spark-class org.apache.spark.deploy.worker.Worker --cores 2 --memory 2048m \"spark://$VC_DRIVER_HOSTS:7077\"");
+    CHECK_CONTAINS(
+        json_string_value(json_array_get(exec, 2)),
+        "spark-class org.apache.spark.deploy.worker.Worker --cores 2 --memory 2048m \"spark://$VC_DRIVER_HOSTS:7077\"");
     const json_t *driver = json_object_get(container_of(task_named(&a, "driver")), "command");
     CHECK_CONTAINS(json_string_value(json_array_get(driver, 2)), "export MASTER=\"spark://$VC_DRIVER_HOSTS:7077\"");
     CHECK_STR(json_string_value(json_array_get(driver, 4)), "spark-submit");
@@ -255,9 +259,10 @@ static void spark_driver_and_executors(void)
 static void ray_head_workers_and_driver(void)
 {
     struct adapted a;
-    adapt("{\"name\":\"tune\",\"framework\":\"ray\",\"command\":[\"python\",\"tune.py\"],\"workers\":2,"
-          "\"resources\":{\"cpu\":\"4\"}}",
-          INTAKE_JSON, &a);
+    adapt(
+        "{\"name\":\"tune\",\"framework\":\"ray\",\"command\":[\"python\",\"tune.py\"],\"workers\":2,"
+        "\"resources\":{\"cpu\":\"4\"}}",
+        INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
     CHECK_TASK_NAMES(&a, "head:1 worker:2 driver:1");
     CHECK_INT(a.job->min_available, 3);
@@ -282,20 +287,22 @@ static void ray_head_workers_and_driver(void)
 static void batch_shards_by_index(void)
 {
     struct adapted a;
-    adapt("name: sim\nframework: batch\ncommand: [python, -u, call_module_func.py]\nworkers: 10\n"
-          "resources: {cpu: 1, memory: 1Gi}\nmaxRetry: 0\n",
-          INTAKE_YAML, &a);
+    adapt(
+        "name: sim\nframework: batch\ncommand: [python, -u, call_module_func.py]\nworkers: 10\n"
+        "resources: {cpu: 1, memory: 1Gi}\nmaxRetry: 0\n",
+        INTAKE_YAML, &a);
     REQUIRE(a.rc == 0);
     CHECK_TASK_NAMES(&a, "worker:10");
     CHECK_INT(a.job->min_available, 1);
     CHECK_INT(a.job->tasks[0].min_available, 1); /* the gang is one replica, not the task's ten */
-    CHECK_INT(a.job->min_success, 10); /* a sharded batch: all replicas must succeed */
-    CHECK_INT(a.job->npolicies, 0);    /* maxRetry 0: a failure stays visible */
+    CHECK_INT(a.job->min_success, 10);           /* a sharded batch: all replicas must succeed */
+    CHECK_INT(a.job->npolicies, 0);              /* maxRetry 0: a failure stays visible */
     const json_t *c = container_of(task_named(&a, "worker"));
     CHECK(json_is_text(json_object_get(c, "env"), "[{\"name\":\"CALDERA_SHARD_COUNT\",\"value\":\"10\"}]"));
-    CHECK(json_is_text(json_object_get(c, "command"),
-                       "[\"sh\",\"-c\",\"export CALDERA_SHARD_INDEX=\\\"$VC_TASK_INDEX\\\"; exec \\\"$@\\\"\",\"shard\","
-                       "\"python\",\"-u\",\"call_module_func.py\"]"));
+    CHECK(
+        json_is_text(json_object_get(c, "command"),
+                     "[\"sh\",\"-c\",\"export CALDERA_SHARD_INDEX=\\\"$VC_TASK_INDEX\\\"; exec \\\"$@\\\"\",\"shard\","
+                     "\"python\",\"-u\",\"call_module_func.py\"]"));
     struct plugin_attempt pa;
     REQUIRE(attempt(&a, "worker", 7, &pa));
     CHECK_STR(env_get(pa.env, "VC_TASK_INDEX"), "7");
@@ -315,9 +322,10 @@ static void batch_shards_by_index(void)
 static void defaults_name_and_metadata(void)
 {
     struct adapted a;
-    adapt("{\"framework\":\"pytorch\",\"command\":[\"python\",\"t.py\"],\"labels\":{\"team\":\"a\"},"
-          "\"annotations\":{\"owner\":\"li\"}}",
-          INTAKE_JSON, &a);
+    adapt(
+        "{\"framework\":\"pytorch\",\"command\":[\"python\",\"t.py\"],\"labels\":{\"team\":\"a\"},"
+        "\"annotations\":{\"owner\":\"li\"}}",
+        INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
     CHECK(strncmp(a.job->name, "pytorch-", 8) == 0 && strlen(a.job->name) == 13);
     CHECK_STR(a.job->queue, "default");
@@ -349,18 +357,20 @@ static void defaults_name_and_metadata(void)
 static void fields_reach_the_volcano_job(void)
 {
     struct adapted a;
-    adapt("{\"name\":\"f\",\"framework\":\"tensorflow\",\"command\":[\"python\",\"t.py\"],\"image\":\"tf:2\","
-          "\"env\":{\"EPOCHS\":5,\"DEBUG\":true,\"MODE\":\"fast\"},\"workingDir\":\"/work\","
-          "\"resources\":{\"requests\":{\"cpu\":\"1\"},\"limits\":{\"cpu\":\"2\"}},\"nodeSelector\":{\"zone\":\"a\"},"
-          "\"priorityClassName\":\"high\",\"schedulerName\":\"daily\",\"ttlSecondsAfterFinished\":600,"
-          "\"autoMemoryScale\":{\"rate\":1.5,\"maxMemory\":\"8Gi\"}}",
-          INTAKE_JSON, &a);
+    adapt(
+        "{\"name\":\"f\",\"framework\":\"tensorflow\",\"command\":[\"python\",\"t.py\"],\"image\":\"tf:2\","
+        "\"env\":{\"EPOCHS\":5,\"DEBUG\":true,\"MODE\":\"fast\"},\"workingDir\":\"/work\","
+        "\"resources\":{\"requests\":{\"cpu\":\"1\"},\"limits\":{\"cpu\":\"2\"}},\"nodeSelector\":{\"zone\":\"a\"},"
+        "\"priorityClassName\":\"high\",\"schedulerName\":\"daily\",\"ttlSecondsAfterFinished\":600,"
+        "\"autoMemoryScale\":{\"rate\":1.5,\"maxMemory\":\"8Gi\"}}",
+        INTAKE_JSON, &a);
     REQUIRE(a.rc == 0);
     const json_t *c = container_of(task_named(&a, "worker"));
     CHECK_STR(json_string_value(json_object_get(c, "image")), "tf:2");
     CHECK_STR(json_string_value(json_object_get(c, "workingDir")), "/work");
-    CHECK(json_is_text(json_object_get(c, "env"), "[{\"name\":\"EPOCHS\",\"value\":\"5\"},{\"name\":\"DEBUG\","
-                                                  "\"value\":\"true\"},{\"name\":\"MODE\",\"value\":\"fast\"}]"));
+    CHECK(json_is_text(json_object_get(c, "env"),
+                       "[{\"name\":\"EPOCHS\",\"value\":\"5\"},{\"name\":\"DEBUG\","
+                       "\"value\":\"true\"},{\"name\":\"MODE\",\"value\":\"fast\"}]"));
     CHECK_INT(a.job->tasks[0].request.v[RES_CPU], 1000);
     CHECK_INT(a.job->tasks[0].limit.v[RES_CPU], 2000);
     CHECK_STR(json_string_value(json_object_get(
@@ -393,9 +403,10 @@ static void errors_name_the_request_fields(void)
     CHECK_STR(cause_message(&a.st, "command"), "Required value");
     adapted_free(&a);
 
-    adapt("{\"framework\":\"pytorch\",\"command\":[\"x\"],\"workers\":0,\"ps\":2,\"minAvailable\":1,"
-          "\"companions\":[\"jupyter\",\"vscode\",\"jupyter\"]}",
-          INTAKE_JSON, &a);
+    adapt(
+        "{\"framework\":\"pytorch\",\"command\":[\"x\"],\"workers\":0,\"ps\":2,\"minAvailable\":1,"
+        "\"companions\":[\"jupyter\",\"vscode\",\"jupyter\"]}",
+        INTAKE_JSON, &a);
     CHECK(a.rc != 0);
     CHECK_CONTAINS(cause_message(&a.st, "workers"), "Invalid value: 0: must be between 1 and 100000");
     CHECK_CONTAINS(cause_message(&a.st, "ps"), "Forbidden: only for framework tensorflow, not pytorch");
@@ -415,9 +426,10 @@ static void errors_name_the_request_fields(void)
     CHECK_CONTAINS(cause_message(&a.st, "name"), "Forbidden: metadata.name is given too");
     adapted_free(&a);
 
-    adapt("{\"framework\":\"horovod\",\"command\":[],\"env\":{\"A=B\":\"1\",\"L\":[1]},\"workingDir\":\"rel\","
-          "\"taskResources\":{\"launcher\":{\"cpu\":\"1\"}},\"slotsPerWorker\":0}",
-          INTAKE_JSON, &a);
+    adapt(
+        "{\"framework\":\"horovod\",\"command\":[],\"env\":{\"A=B\":\"1\",\"L\":[1]},\"workingDir\":\"rel\","
+        "\"taskResources\":{\"launcher\":{\"cpu\":\"1\"}},\"slotsPerWorker\":0}",
+        INTAKE_JSON, &a);
     CHECK(a.rc != 0);
     CHECK_CONTAINS(cause_message(&a.st, "command"), "must name a program");
     CHECK_CONTAINS(cause_message(&a.st, "env[A=B]"), "must not be empty or contain '='");
@@ -428,7 +440,8 @@ static void errors_name_the_request_fields(void)
     CHECK_CONTAINS(cause_message(&a.st, "slotsPerWorker"), "must be between 1 and 1024");
     adapted_free(&a);
 
-    adapt("{\"framework\":\"tensorflow\",\"command\":[\"x\"],\"taskResources\":{\"ps\":{\"cpu\":\"1\"}}}", INTAKE_JSON, &a);
+    adapt("{\"framework\":\"tensorflow\",\"command\":[\"x\"],\"taskResources\":{\"ps\":{\"cpu\":\"1\"}}}", INTAKE_JSON,
+          &a);
     CHECK(a.rc != 0);
     CHECK_CONTAINS(cause_message(&a.st, "taskResources.ps"), "this training has no ps task");
     adapted_free(&a);
@@ -444,9 +457,10 @@ static void errors_name_the_request_fields(void)
 static void resource_errors_have_paths_and_lines(void)
 {
     struct adapted a;
-    adapt("name: r\nframework: pytorch\ncommand: [python, t.py]\nresources:\n  cpu: 2\n  memory: 1.5GG\n"
-          "  fpga: 1\n",
-          INTAKE_YAML, &a);
+    adapt(
+        "name: r\nframework: pytorch\ncommand: [python, t.py]\nresources:\n  cpu: 2\n  memory: 1.5GG\n"
+        "  fpga: 1\n",
+        INTAKE_YAML, &a);
     CHECK(a.rc != 0);
     CHECK_STR(cause_message(&a.st, "resources.memory"),
               "Invalid value: invalid quantity \"1.5GG\": unable to parse quantity's suffix");
@@ -488,20 +502,22 @@ static void volcano_causes_use_request_paths(void)
 
 static void status_from_the_volcano_job(void)
 {
-    json_t *vj = json_loads("{\"metadata\":{\"name\":\"mnist\"},\"spec\":{\"tasks\":[{\"name\":\"master\"},"
-                            "{\"name\":\"worker\"}]},\"status\":{\"state\":{\"phase\":\"Failed\",\"reason\":"
-                            "\"RestartJob\",\"message\":\"retryCount reached maxRetry\",\"lastTransitionTime\":"
-                            "\"2026-11-23T10:00:05Z\"},\"runningSince\":\"2026-11-23T10:00:00Z\",\"retryCount\":3,"
-                            "\"taskStatusCount\":{\"master\":{\"phase\":{\"Failed\":1}},\"worker\":{\"phase\":"
-                            "{\"Running\":2,\"Succeeded\":1}}}}}",
-                            0, NULL);
+    json_t *vj = json_loads(
+        "{\"metadata\":{\"name\":\"mnist\"},\"spec\":{\"tasks\":[{\"name\":\"master\"},"
+        "{\"name\":\"worker\"}]},\"status\":{\"state\":{\"phase\":\"Failed\",\"reason\":"
+        "\"RestartJob\",\"message\":\"retryCount reached maxRetry\",\"lastTransitionTime\":"
+        "\"2026-11-23T10:00:05Z\"},\"runningSince\":\"2026-11-23T10:00:00Z\",\"retryCount\":3,"
+        "\"taskStatusCount\":{\"master\":{\"phase\":{\"Failed\":1}},\"worker\":{\"phase\":"
+        "{\"Running\":2,\"Succeeded\":1}}}}}",
+        0, NULL);
     REQUIRE(vj != NULL);
     json_t *st = training_render_status(NULL, vj);
-    CHECK(json_is_text(st, "{\"completionTime\":\"2026-11-23T10:00:05Z\",\"job\":\"mnist\",\"message\":\"retryCount "
-                           "reached maxRetry\",\"phase\":\"Failed\",\"reason\":\"RestartJob\",\"retryCount\":3,"
-                           "\"startTime\":\"2026-11-23T10:00:00Z\",\"tasks\":{\"master\":{\"failed\":1,\"pending\":0,"
-                           "\"running\":0,\"succeeded\":0},\"worker\":{\"failed\":0,\"pending\":0,\"running\":2,"
-                           "\"succeeded\":1}}}"));
+    CHECK(json_is_text(st,
+                       "{\"completionTime\":\"2026-11-23T10:00:05Z\",\"job\":\"mnist\",\"message\":\"retryCount "
+                       "reached maxRetry\",\"phase\":\"Failed\",\"reason\":\"RestartJob\",\"retryCount\":3,"
+                       "\"startTime\":\"2026-11-23T10:00:00Z\",\"tasks\":{\"master\":{\"failed\":1,\"pending\":0,"
+                       "\"running\":0,\"succeeded\":0},\"worker\":{\"failed\":0,\"pending\":0,\"running\":2,"
+                       "\"succeeded\":1}}}"));
     json_decref(st);
     /* running: no completion time */
     json_object_set_new(json_object_get(json_object_get(vj, "status"), "state"), "phase", json_string("Running"));
@@ -523,16 +539,17 @@ static void render_shows_the_request_with_status(void)
     REQUIRE(d != NULL);
     CHECK(d->answer_as_volcano);
     json_t *vj = json_pack("{s:{s:s,s:s},s:O,s:{s:{s:s},s:i,s:{}}}", "metadata", "name", "mnist", "uid", "u-1", "spec",
-                           json_object_get(a.job->manifest, "spec"), "status", "state", "phase", "Pending", "retryCount",
-                           0, "taskStatusCount");
+                           json_object_get(a.job->manifest, "spec"), "status", "state", "phase", "Pending",
+                           "retryCount", 0, "taskStatusCount");
     json_t *obj = dialect_render(d, a.job->source, vj);
     REQUIRE(obj != NULL);
     CHECK_STR(json_string_value(json_object_get(obj, "kind")), "Training");
     CHECK_STR(json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid")), "u-1");
     CHECK_STR(json_string_value(json_object_get(obj, "framework")), "pytorch");
-    CHECK(json_is_text(json_object_get(json_object_get(obj, "status"), "tasks"),
-                       "{\"master\":{\"failed\":0,\"pending\":0,\"running\":0,\"succeeded\":0},\"worker\":{\"failed\":0,"
-                       "\"pending\":0,\"running\":0,\"succeeded\":0}}"));
+    CHECK(
+        json_is_text(json_object_get(json_object_get(obj, "status"), "tasks"),
+                     "{\"master\":{\"failed\":0,\"pending\":0,\"running\":0,\"succeeded\":0},\"worker\":{\"failed\":0,"
+                     "\"pending\":0,\"running\":0,\"succeeded\":0}}"));
     json_decref(obj);
     json_decref(vj);
     adapted_free(&a);

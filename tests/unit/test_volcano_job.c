@@ -58,7 +58,8 @@ static void defaults_as_volcano_admission_sets_them(void)
     CHECK_STR(json_string_value(json_object_get(spec, "queue")), "default");
     CHECK_INT(json_integer_value(json_object_get(spec, "minAvailable")), 2);
     CHECK_INT(json_integer_value(json_object_get(spec, "maxRetry")), 3);
-    CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(spec, "tasks"), 0), "name")), "default0");
+    CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(spec, "tasks"), 0), "name")),
+              "default0");
     job_free(job);
 }
 
@@ -75,9 +76,9 @@ static void runtime_fields_from_the_template(void)
     CHECK(t->argv[3] == NULL);
     CHECK_STR(t->env[0], "A=1");
     CHECK_STR(t->env[1], "B=two");
-    CHECK_INT(t->request.v[RES_CPU], 500);                 /* explicit request */
+    CHECK_INT(t->request.v[RES_CPU], 500); /* explicit request */
     CHECK_INT(t->limit.v[RES_CPU], 1500);
-    CHECK_INT(t->request.v[RES_MEMORY], 1610612736);       /* request defaults to the limit */
+    CHECK_INT(t->request.v[RES_MEMORY], 1610612736); /* request defaults to the limit */
     CHECK_INT(t->request.v[RES_GPU], 1);
     CHECK_INT(t->request.v[RES_PODS], 1);
     CHECK_STR(t->image, "python:3");
@@ -98,32 +99,35 @@ static void runtime_fields_from_the_template(void)
 static void errors_name_field_and_line(void)
 {
     struct api_status st;
-    const char *yaml = "apiVersion: batch.volcano.sh/v1alpha1\n"
-                       "kind: Job\n"
-                       "metadata: {name: bad}\n"
-                       "spec:\n"
-                       "  minAvailable: 7\n"
-                       "  tasks:\n"
-                       "  - name: a\n"
-                       "    replicas: 1\n"
-                       "    minAvailable: 2\n"
-                       "    template: {spec: {containers: [{name: c, command: [x], env: [{value: v}]}]}}\n"
-                       "  - name: a\n"
-                       "    replicas: -1\n"
-                       "  - name: Upper\n"
-                       "    replicas: 1\n"
-                       "    template:\n"
-                       "      spec:\n"
-                       "        restartPolicy: Sometimes\n"
-                       "        containers:\n"
-                       "        - {name: c, command: [x]}\n"
-                       "        - {name: d, command: [y]}\n";
+    const char *yaml =
+        "apiVersion: batch.volcano.sh/v1alpha1\n"
+        "kind: Job\n"
+        "metadata: {name: bad}\n"
+        "spec:\n"
+        "  minAvailable: 7\n"
+        "  tasks:\n"
+        "  - name: a\n"
+        "    replicas: 1\n"
+        "    minAvailable: 2\n"
+        "    template: {spec: {containers: [{name: c, command: [x], env: [{value: v}]}]}}\n"
+        "  - name: a\n"
+        "    replicas: -1\n"
+        "  - name: Upper\n"
+        "    replicas: 1\n"
+        "    template:\n"
+        "      spec:\n"
+        "        restartPolicy: Sometimes\n"
+        "        containers:\n"
+        "        - {name: c, command: [x]}\n"
+        "        - {name: d, command: [y]}\n";
     struct job *job = parse(yaml, &st);
     CHECK(job == NULL);
     CHECK_INT(st.code, 422);
     CHECK_STR(st.reason, "Invalid");
     CHECK_CONTAINS(st.message, "Job.batch.volcano.sh \"bad\" is invalid");
-    CHECK_CONTAINS(st.message, "spec.tasks[0].minAvailable: Invalid value: 2: must not be greater than the task's replicas (line 9, column 19)");
+    CHECK_CONTAINS(st.message,
+                   "spec.tasks[0].minAvailable: Invalid value: 2: must not be greater than the task's replicas (line "
+                   "9, column 19)");
     CHECK_CONTAINS(st.message, "spec.tasks[0].template.spec.containers[0].env[0].name: Required value");
     CHECK_CONTAINS(st.message, "spec.tasks[1].replicas: Invalid value: -1");
     CHECK_CONTAINS(st.message, "spec.tasks[1].template: Required value");
@@ -143,7 +147,8 @@ static void type_and_namespace_errors_are_400(void)
     CHECK_CONTAINS(st.message, "the API version in the data (v1) does not match the expected API version");
     CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Queue\nmetadata: {name: x}\n", &st) == NULL);
     CHECK_INT(st.code, 400);
-    CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: x, namespace: other}\nspec: {tasks: []}\n",
+    CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: x, namespace: other}\nspec: "
+                "{tasks: []}\n",
                 &st) == NULL);
     CHECK_INT(st.code, 422); /* no tasks is reported first, as a field error */
     CHECK(parse("kind: Job\nmetadata: {name: x, namespace: other}\nspec:\n  tasks:\n  - replicas: 1\n"
@@ -156,21 +161,25 @@ static void type_and_namespace_errors_are_400(void)
 static void min_available_above_replicas_is_refused(void)
 {
     struct api_status st;
-    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: x}\nspec:\n"
-                            "  minAvailable: 3\n  tasks:\n  - replicas: 2\n"
-                            "    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
-                            &st);
+    struct job *job = parse(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: x}\nspec:\n"
+        "  minAvailable: 3\n  tasks:\n  - replicas: 2\n"
+        "    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
+        &st);
     CHECK(job == NULL);
     CHECK_INT(st.code, 422);
-    CHECK_CONTAINS(st.message, "spec.minAvailable: Invalid value: 3: job 'minAvailable' should not be greater than total replicas in tasks");
+    CHECK_CONTAINS(
+        st.message,
+        "spec.minAvailable: Invalid value: 3: job 'minAvailable' should not be greater than total replicas in tasks");
 }
 
 static void generate_name_gets_a_suffix(void)
 {
     struct api_status st;
-    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {generateName: run-}\nspec:\n"
-                            "  tasks:\n  - replicas: 1\n    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
-                            &st);
+    struct job *job = parse(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {generateName: run-}\nspec:\n"
+        "  tasks:\n  - replicas: 1\n    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
+        &st);
     REQUIRE(job);
     CHECK(strncmp(job->name, "run-", 4) == 0 && strlen(job->name) == 9);
     job_free(job);
@@ -200,8 +209,10 @@ static void render_and_restore_status(void)
     CHECK_INT(json_integer_value(json_object_get(status, "running")), 1);
     CHECK_INT(json_integer_value(json_object_get(status, "succeeded")), 1);
     CHECK_INT(json_integer_value(json_object_get(status, "pending")), 1);
-    CHECK_INT(json_integer_value(json_object_get(json_object_get(json_object_get(json_object_get(status, "taskStatusCount"),
-                                                                                 "default0"), "phase"), "Running")), 1);
+    CHECK_INT(json_integer_value(json_object_get(
+                  json_object_get(json_object_get(json_object_get(status, "taskStatusCount"), "default0"), "phase"),
+                  "Running")),
+              1);
     char *stored = json_dumps(status, JSON_COMPACT);
     struct job *again = parse(minimal, &st);
     REQUIRE(again);
@@ -221,19 +232,20 @@ static void render_and_restore_status(void)
 static void policy_errors_name_their_fields(void)
 {
     struct api_status st;
-    const char *yaml = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: pol}\nspec:\n"
-                       "  policies:\n"
-                       "  - {event: PodFailed, action: RestartJob}\n"
-                       "  - {events: [PodEvicted, PodFailed], action: AbortJob}\n"
-                       "  - {event: PodFailed, exitCode: 3, action: AbortJob}\n"
-                       "  - {exitCode: 0, action: AbortJob}\n"
-                       "  - {event: PodPending, action: AbortJob}\n"
-                       "  - {event: Sometimes, action: AbortJob}\n"
-                       "  - {event: Unknown, action: Explode}\n"
-                       "  - {event: TaskFailed, action: RestartJob, timeout: soon}\n"
-                       "  tasks:\n  - replicas: 1\n"
-                       "    policies: [{events: ['*', TaskCompleted], action: CompleteJob}]\n"
-                       "    template: {spec: {containers: [{name: c, command: [x]}]}}\n";
+    const char *yaml =
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: pol}\nspec:\n"
+        "  policies:\n"
+        "  - {event: PodFailed, action: RestartJob}\n"
+        "  - {events: [PodEvicted, PodFailed], action: AbortJob}\n"
+        "  - {event: PodFailed, exitCode: 3, action: AbortJob}\n"
+        "  - {exitCode: 0, action: AbortJob}\n"
+        "  - {event: PodPending, action: AbortJob}\n"
+        "  - {event: Sometimes, action: AbortJob}\n"
+        "  - {event: Unknown, action: Explode}\n"
+        "  - {event: TaskFailed, action: RestartJob, timeout: soon}\n"
+        "  tasks:\n  - replicas: 1\n"
+        "    policies: [{events: ['*', TaskCompleted], action: CompleteJob}]\n"
+        "    template: {spec: {containers: [{name: c, command: [x]}]}}\n";
     CHECK(parse(yaml, &st) == NULL);
     CHECK_INT(st.code, 422);
     CHECK_CONTAINS(st.message, "spec.policies[2]: Forbidden: must not specify event and exitCode simultaneously");
@@ -242,7 +254,8 @@ static void policy_errors_name_their_fields(void)
     CHECK_CONTAINS(st.message, "spec.policies[5].event: Unsupported value: \"Sometimes\"");
     CHECK_CONTAINS(st.message, "spec.policies[6].action: Unsupported value: \"Explode\"");
     CHECK_CONTAINS(st.message, "spec.policies[7].timeout: Invalid value: \"soon\"");
-    CHECK_CONTAINS(st.message, "spec.tasks[0].policies[0]: Forbidden: if there's * here, no other event should be here");
+    CHECK_CONTAINS(st.message,
+                   "spec.tasks[0].policies[0]: Forbidden: if there's * here, no other event should be here");
     /* the duplicate is found across policies once each one is valid on its own */
     CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: dup}\nspec:\n"
                 "  policies:\n  - {event: PodFailed, action: RestartJob}\n"
@@ -250,26 +263,28 @@ static void policy_errors_name_their_fields(void)
                 "  - {exitCode: 2, action: AbortJob}\n  - {exitCode: 2, action: RestartJob}\n"
                 "  tasks:\n  - replicas: 1\n    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
                 &st) == NULL);
-    CHECK_CONTAINS(st.message, "spec.policies[1]: Duplicate value: \"PodFailed\": duplicate event across different policies");
+    CHECK_CONTAINS(st.message,
+                   "spec.policies[1]: Duplicate value: \"PodFailed\": duplicate event across different policies");
     CHECK_CONTAINS(st.message, "spec.policies[3]: Duplicate value: 2: duplicate exitCode across different policies");
 }
 
 static void lifecycle_fields_parse(void)
 {
     struct api_status st;
-    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: lc}\nspec:\n"
-                            "  ttlSecondsAfterFinished: 60\n"
-                            "  autoMemoryScale: {rate: 1.5, maxMemory: 64Gi}\n"
-                            "  policies: [{event: PodEvicted, action: RestartJob}, {exitCode: 3, action: AbortJob,"
-                            " timeout: 1m}]\n"
-                            "  tasks:\n  - name: a\n    replicas: 1\n    maxRetry: -1\n"
-                            "    template: {spec: {securityContext: {runAsUser: 1000, runAsGroup: 100},"
-                            " restartPolicy: OnFailure, containers: [{name: c, command: [x],"
-                            " securityContext: {runAsUser: 1001}}]}}\n"
-                            "  - name: b\n    replicas: 1\n    dependsOn: {name: [a], iteration: any}\n"
-                            "    policies: [{event: TaskCompleted, action: CompleteJob}]\n"
-                            "    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
-                            &st);
+    struct job *job = parse(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: lc}\nspec:\n"
+        "  ttlSecondsAfterFinished: 60\n"
+        "  autoMemoryScale: {rate: 1.5, maxMemory: 64Gi}\n"
+        "  policies: [{event: PodEvicted, action: RestartJob}, {exitCode: 3, action: AbortJob,"
+        " timeout: 1m}]\n"
+        "  tasks:\n  - name: a\n    replicas: 1\n    maxRetry: -1\n"
+        "    template: {spec: {securityContext: {runAsUser: 1000, runAsGroup: 100},"
+        " restartPolicy: OnFailure, containers: [{name: c, command: [x],"
+        " securityContext: {runAsUser: 1001}}]}}\n"
+        "  - name: b\n    replicas: 1\n    dependsOn: {name: [a], iteration: any}\n"
+        "    policies: [{event: TaskCompleted, action: CompleteJob}]\n"
+        "    template: {spec: {containers: [{name: c, command: [x]}]}}\n",
+        &st);
     REQUIRE(job);
     CHECK_INT(job->ttl_seconds, 60);
     CHECK(job->memory_scale_rate > 1.49 && job->memory_scale_rate < 1.51);
@@ -302,7 +317,8 @@ static void depends_on_and_scale_errors(void)
                 &st) == NULL);
     CHECK_CONTAINS(st.message, "spec.autoMemoryScale.rate: Invalid value");
     CHECK_CONTAINS(st.message, "spec.autoMemoryScale.maxMemory: Required value");
-    CHECK_CONTAINS(st.message, "spec.tasks[1].dependsOn.name[1]: Invalid value: \"nope\": no task of the job has this name");
+    CHECK_CONTAINS(st.message,
+                   "spec.tasks[1].dependsOn.name[1]: Invalid value: \"nope\": no task of the job has this name");
     CHECK_CONTAINS(st.message, "spec.tasks[1].dependsOn.iteration: Unsupported value: \"some\"");
     CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: d}\nspec:\n"
                 "  tasks:\n  - name: a\n    replicas: 1\n    dependsOn: {name: [b]}\n"
@@ -315,12 +331,14 @@ static void depends_on_and_scale_errors(void)
 
 /* --- strict fields, volumes, deadlines, durations, minResources ------------------------------- */
 
-static const char *const job_head = "apiVersion: batch.volcano.sh/v1alpha1\n" /* 1 */
-                                    "kind: Job\n"                             /* 2 */
-                                    "metadata: {name: j}\n";                  /* 3 */
+static const char *const job_head =
+    "apiVersion: batch.volcano.sh/v1alpha1\n" /* 1 */
+    "kind: Job\n"                             /* 2 */
+    "metadata: {name: j}\n";                  /* 3 */
 
-#define ONE_TASK \
-    "  tasks: [{replicas: 2, template: {spec: {containers: [{name: c, command: [x], resources: {requests: {cpu: 1, memory: 1Gi}}}]}}}]\n"
+#define ONE_TASK                                                                                                     \
+    "  tasks: [{replicas: 2, template: {spec: {containers: [{name: c, command: [x], resources: {requests: {cpu: 1, " \
+    "memory: 1Gi}}}]}}}]\n"
 
 static struct job *parse_with_head(const char *rest, struct api_status *st)
 {
@@ -332,27 +350,28 @@ static struct job *parse_with_head(const char *rest, struct api_status *st)
 static void unknown_fields_are_refused_by_name(void)
 {
     struct api_status st;
-    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\n"        /* 1 */
-                            "kind: Job\n"                                    /* 2 */
-                            "metadata: {name: j, nmae: x}\n"                 /* 3 */
-                            "extra: 1\n"                                     /* 4 */
-                            "spec:\n"                                        /* 5 */
-                            "  foo: bar\n"                                   /* 6 */
-                            "  policies: [{event: PodFailed, action: AbortJob, delay: 1}]\n" /* 7 */
-                            "  tasks:\n"                                     /* 8 */
-                            "  - replicas: 1\n"                              /* 9 */
-                            "    replica: 2\n"                               /* 10 */
-                            "    template:\n"                                /* 11 */
-                            "      metadata: {labels: {a: b}, lables: {}}\n" /* 12 */
-                            "      spek: {}\n"                               /* 13 */
-                            "      spec:\n"                                  /* 14 */
-                            "        restartPolcy: Never\n"                  /* 15 */
-                            "        securityContext: {runAsUsr: 1}\n"       /* 16 */
-                            "        containers:\n"                          /* 17 */
-                            "        - name: c\n"                            /* 18 */
-                            "          command: [x]\n"                       /* 19 */
-                            "          comand: [y]\n",                       /* 20 */
-                            &st);
+    struct job *job = parse(
+        "apiVersion: batch.volcano.sh/v1alpha1\n"                        /* 1 */
+        "kind: Job\n"                                                    /* 2 */
+        "metadata: {name: j, nmae: x}\n"                                 /* 3 */
+        "extra: 1\n"                                                     /* 4 */
+        "spec:\n"                                                        /* 5 */
+        "  foo: bar\n"                                                   /* 6 */
+        "  policies: [{event: PodFailed, action: AbortJob, delay: 1}]\n" /* 7 */
+        "  tasks:\n"                                                     /* 8 */
+        "  - replicas: 1\n"                                              /* 9 */
+        "    replica: 2\n"                                               /* 10 */
+        "    template:\n"                                                /* 11 */
+        "      metadata: {labels: {a: b}, lables: {}}\n"                 /* 12 */
+        "      spek: {}\n"                                               /* 13 */
+        "      spec:\n"                                                  /* 14 */
+        "        restartPolcy: Never\n"                                  /* 15 */
+        "        securityContext: {runAsUsr: 1}\n"                       /* 16 */
+        "        containers:\n"                                          /* 17 */
+        "        - name: c\n"                                            /* 18 */
+        "          command: [x]\n"                                       /* 19 */
+        "          comand: [y]\n",                                       /* 20 */
+        &st);
     CHECK(job == NULL);
     CHECK_INT(st.code, 422);
     CHECK_CAUSE_AT(&st, "metadata.nmae", "FieldValueNotSupported", 3, 27, "unknown field \"metadata.nmae\"");
@@ -376,28 +395,29 @@ static void unknown_fields_are_refused_by_name(void)
 static void refused_fields_say_why(void)
 {
     struct api_status st;
-    struct job *job = parse_with_head("spec:\n"                                                /* 4 */
-                                      "  networkTopology: {mode: hard, highestTierAllowed: 1}\n" /* 5 */
-                                      "  tasks:\n"                                             /* 6 */
-                                      "  - replicas: 1\n"                                      /* 7 */
-                                      "    topologyPolicy: single-numa-node\n"                 /* 8 */
-                                      "    partitionPolicy: {totalPartitions: 1, partitionSize: 1}\n" /* 9 */
-                                      "    template:\n"                                        /* 10 */
-                                      "      metadata: {ownerReferences: [{name: x}]}\n"       /* 11 */
-                                      "      spec:\n"                                          /* 12 */
-                                      "        schedulerName: default-scheduler\n"             /* 13 */
-                                      "        hostUsers: false\n"                             /* 14 */
-                                      "        volumes: [{name: v, hostPath: {path: /srv}}]\n" /* 15 */
-                                      "        containers:\n"                                  /* 16 */
-                                      "        - name: c\n"                                    /* 17 */
-                                      "          command: [x]\n"                               /* 18 */
-                                      "          livenessProbe: {exec: {command: [true]}}\n"   /* 19 */
-                                      "          envFrom: [{configMapRef: {name: cm}}]\n"      /* 20 */
-                                      "          tty: true\n"                                  /* 21 */
-                                      "          securityContext: {privileged: true}\n"        /* 22 */
-                                      "          resources: {claims: [{name: gpu}]}\n"         /* 23 */
-                                      "          env: [{name: A, vaule: b}]\n",                /* 24 */
-                                      &st);
+    struct job *job = parse_with_head(
+        "spec:\n"                                                       /* 4 */
+        "  networkTopology: {mode: hard, highestTierAllowed: 1}\n"      /* 5 */
+        "  tasks:\n"                                                    /* 6 */
+        "  - replicas: 1\n"                                             /* 7 */
+        "    topologyPolicy: single-numa-node\n"                        /* 8 */
+        "    partitionPolicy: {totalPartitions: 1, partitionSize: 1}\n" /* 9 */
+        "    template:\n"                                               /* 10 */
+        "      metadata: {ownerReferences: [{name: x}]}\n"              /* 11 */
+        "      spec:\n"                                                 /* 12 */
+        "        schedulerName: default-scheduler\n"                    /* 13 */
+        "        hostUsers: false\n"                                    /* 14 */
+        "        volumes: [{name: v, hostPath: {path: /srv}}]\n"        /* 15 */
+        "        containers:\n"                                         /* 16 */
+        "        - name: c\n"                                           /* 17 */
+        "          command: [x]\n"                                      /* 18 */
+        "          livenessProbe: {exec: {command: [true]}}\n"          /* 19 */
+        "          envFrom: [{configMapRef: {name: cm}}]\n"             /* 20 */
+        "          tty: true\n"                                         /* 21 */
+        "          securityContext: {privileged: true}\n"               /* 22 */
+        "          resources: {claims: [{name: gpu}]}\n"                /* 23 */
+        "          env: [{name: A, vaule: b}]\n",                       /* 24 */
+        &st);
     CHECK(job == NULL);
     CHECK_INT(st.code, 422);
     CHECK_CAUSE_AT(&st, "spec.networkTopology", "FieldValueForbidden", 5, 20, "Forbidden: Caldera has no HyperNodes");
@@ -429,33 +449,34 @@ static void refused_fields_say_why(void)
 static void accepted_fields_parse(void)
 {
     struct api_status st;
-    struct job *job = parse_with_head("spec:\n"
-                                      "  runningEstimate: 1h30m\n"
-                                      "  tasks:\n"
-                                      "  - replicas: 1\n"
-                                      "    topologyPolicy: best-effort\n"
-                                      "    template:\n"
-                                      "      metadata: {name: ignored, labels: {app: x}, annotations: {a: b}}\n"
-                                      "      spec:\n"
-                                      "        hostNetwork: true\n"
-                                      "        dnsPolicy: ClusterFirstWithHostNet\n"
-                                      "        schedulerName: volcano\n"
-                                      "        imagePullSecrets: [{name: reg}]\n"
-                                      "        os: {name: linux}\n"
-                                      "        automountServiceAccountToken: false\n"
-                                      "        volumes: []\n"
-                                      "        activeDeadlineSeconds: 600\n"
-                                      "        containers:\n"
-                                      "        - name: c\n"
-                                      "          image: pytorch/pytorch:2.3\n"
-                                      "          imagePullPolicy: IfNotPresent\n"
-                                      "          command: [x]\n"
-                                      "          ports: [{containerPort: 23456, name: master}]\n"
-                                      "          terminationMessagePath: /dev/termination-log\n"
-                                      "          livenessProbe: {}\n"
-                                      "          stdin: false\n"
-                                      "          securityContext: {runAsUser: 1000, runAsNonRoot: true}\n",
-                                      &st);
+    struct job *job = parse_with_head(
+        "spec:\n"
+        "  runningEstimate: 1h30m\n"
+        "  tasks:\n"
+        "  - replicas: 1\n"
+        "    topologyPolicy: best-effort\n"
+        "    template:\n"
+        "      metadata: {name: ignored, labels: {app: x}, annotations: {a: b}}\n"
+        "      spec:\n"
+        "        hostNetwork: true\n"
+        "        dnsPolicy: ClusterFirstWithHostNet\n"
+        "        schedulerName: volcano\n"
+        "        imagePullSecrets: [{name: reg}]\n"
+        "        os: {name: linux}\n"
+        "        automountServiceAccountToken: false\n"
+        "        volumes: []\n"
+        "        activeDeadlineSeconds: 600\n"
+        "        containers:\n"
+        "        - name: c\n"
+        "          image: pytorch/pytorch:2.3\n"
+        "          imagePullPolicy: IfNotPresent\n"
+        "          command: [x]\n"
+        "          ports: [{containerPort: 23456, name: master}]\n"
+        "          terminationMessagePath: /dev/termination-log\n"
+        "          livenessProbe: {}\n"
+        "          stdin: false\n"
+        "          securityContext: {runAsUser: 1000, runAsNonRoot: true}\n",
+        &st);
     REQUIRE(job);
     CHECK_STR(job->tasks[0].image, "pytorch/pytorch:2.3");
     CHECK_INT(job->tasks[0].active_deadline_seconds, 600);
@@ -468,11 +489,12 @@ static void accepted_fields_parse(void)
 static void server_metadata_on_create(void)
 {
     struct api_status st;
-    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n"
-                            "metadata:\n  name: j\n  uid: 1234\n  generation: 7\n  selfLink: /x\n"
-                            "  deletionTimestamp: \"2020-01-01T00:00:00Z\"\n  managedFields: [{manager: kubectl}]\n"
-                            "spec:\n" ONE_TASK,
-                            &st);
+    struct job *job = parse(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n"
+        "metadata:\n  name: j\n  uid: 1234\n  generation: 7\n  selfLink: /x\n"
+        "  deletionTimestamp: \"2020-01-01T00:00:00Z\"\n  managedFields: [{manager: kubectl}]\n"
+        "spec:\n" ONE_TASK,
+        &st);
     REQUIRE(job);
     const json_t *meta = json_object_get(job->manifest, "metadata");
     CHECK(json_object_get(meta, "deletionTimestamp") == NULL);
@@ -489,20 +511,21 @@ static void server_metadata_on_create(void)
 static void deadline_and_security_values(void)
 {
     struct api_status st;
-    struct job *job = parse_with_head("spec:\n"                                    /* 4 */
-                                      "  tasks:\n"                                 /* 5 */
-                                      "  - replicas: 1\n"                          /* 6 */
-                                      "    template:\n"                            /* 7 */
-                                      "      spec:\n"                              /* 8 */
-                                      "        activeDeadlineSeconds: 0\n"         /* 9 */
-                                      "        securityContext: {runAsNonRoot: true}\n" /* 10 */
-                                      "        os: {name: windows}\n"              /* 11 */
-                                      "        containers:\n"                      /* 12 */
-                                      "        - name: c\n"                        /* 13 */
-                                      "          command: [x]\n"                   /* 14 */
-                                      "          imagePullPolicy: Sometimes\n"     /* 15 */
-                                      "          ports: [{containerPort: 70000}]\n", /* 16 */
-                                      &st);
+    struct job *job = parse_with_head(
+        "spec:\n"                                         /* 4 */
+        "  tasks:\n"                                      /* 5 */
+        "  - replicas: 1\n"                               /* 6 */
+        "    template:\n"                                 /* 7 */
+        "      spec:\n"                                   /* 8 */
+        "        activeDeadlineSeconds: 0\n"              /* 9 */
+        "        securityContext: {runAsNonRoot: true}\n" /* 10 */
+        "        os: {name: windows}\n"                   /* 11 */
+        "        containers:\n"                           /* 12 */
+        "        - name: c\n"                             /* 13 */
+        "          command: [x]\n"                        /* 14 */
+        "          imagePullPolicy: Sometimes\n"          /* 15 */
+        "          ports: [{containerPort: 70000}]\n",    /* 16 */
+        &st);
     CHECK(job == NULL);
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.activeDeadlineSeconds", "FieldValueInvalid", 9, 32,
                    "Invalid value: 0: must be between 1 and 4294967295");
@@ -510,10 +533,10 @@ static void deadline_and_security_values(void)
                    "needs a runAsUser other than 0");
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.os.name", "FieldValueNotSupported", 11, 20,
                    "Unsupported value: \"windows\": supported values: \"linux\"");
-    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].imagePullPolicy", "FieldValueNotSupported", 15,
-                   28, "\"Always\", \"IfNotPresent\", \"Never\"");
-    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].ports[0].containerPort", "FieldValueInvalid", 16,
-                   35, "must be between 1 and 65535");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].imagePullPolicy", "FieldValueNotSupported", 15, 28,
+                   "\"Always\", \"IfNotPresent\", \"Never\"");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].ports[0].containerPort", "FieldValueInvalid", 16, 35,
+                   "must be between 1 and 65535");
     job_free(job);
 }
 
@@ -522,11 +545,17 @@ static void policy_timeouts_parse_as_go_durations(void)
 {
     static const struct {
         const char *text;
-        long long ms;     /* -1: refused */
-        const char *why;  /* part of the refusal */
+        long long ms;    /* -1: refused */
+        const char *why; /* part of the refusal */
     } cases[] = {
-        {"1h30m", 5400000, NULL}, {"1.5h", 5400000, NULL}, {"300ms", 300, NULL}, {"2m0.5s", 120500, NULL},
-        {"0", 0, NULL},           {"+5s", 5000, NULL},      {".5s", 500, NULL},  {"1000us", 1, NULL},
+        {"1h30m", 5400000, NULL},
+        {"1.5h", 5400000, NULL},
+        {"300ms", 300, NULL},
+        {"2m0.5s", 120500, NULL},
+        {"0", 0, NULL},
+        {"+5s", 5000, NULL},
+        {".5s", 500, NULL},
+        {"1000us", 1, NULL},
         {"90", -1, "time: missing unit in duration \"90\""},
         {"-", -1, "time: invalid duration \"-\""},
         {"", -1, "time: invalid duration \"\""},
@@ -549,19 +578,21 @@ static void policy_timeouts_parse_as_go_durations(void)
         }
     }
     struct api_status st;
-    struct job *job = parse_with_head("spec:\n"                                                        /* 4 */
-                                      "  policies:\n"                                                  /* 5 */
-                                      "  - {event: PodEvicted, action: RestartJob, timeout: \"90\"}\n" /* 6 */
-                                      "  - {event: PodFailed, action: RestartJob, timeout: 90}\n"      /* 7 */
-                                      "  tasks: [{replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}]\n",
-                                      &st);
+    struct job *job = parse_with_head(
+        "spec:\n"                                                        /* 4 */
+        "  policies:\n"                                                  /* 5 */
+        "  - {event: PodEvicted, action: RestartJob, timeout: \"90\"}\n" /* 6 */
+        "  - {event: PodFailed, action: RestartJob, timeout: 90}\n"      /* 7 */
+        "  tasks: [{replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}]\n",
+        &st);
     CHECK(job == NULL);
     CHECK_CAUSE_AT(&st, "spec.policies[0].timeout", "FieldValueInvalid", 6, 54,
                    "Invalid value: \"90\": time: missing unit in duration \"90\"");
     CHECK_CAUSE_AT(&st, "spec.policies[1].timeout", "FieldValueInvalid", 7, 53, "must be a string, not an integer");
-    job = parse_with_head("spec:\n  runningEstimate: soon\n"
-                          "  tasks: [{replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}]\n",
-                          &st);
+    job = parse_with_head(
+        "spec:\n  runningEstimate: soon\n"
+        "  tasks: [{replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}]\n",
+        &st);
     CHECK(job == NULL);
     CHECK_CAUSE_AT(&st, "spec.runningEstimate", "FieldValueInvalid", 5, 20, "time: invalid duration \"soon\"");
 }
@@ -569,20 +600,21 @@ static void policy_timeouts_parse_as_go_durations(void)
 static void volumes_parse_into_every_task(void)
 {
     struct api_status st;
-    struct job *job = parse_with_head("spec:\n"
-                                      "  volumes:\n"
-                                      "  - mountPath: /data/simulation\n"
-                                      "    volumeClaimName: sim-results\n"
-                                      "  - mountPath: /scratch/my-set.v2/\n"
-                                      "    volumeClaim:\n"
-                                      "      accessModes: [ReadWriteOnce]\n"
-                                      "      storageClassName: local\n"
-                                      "      volumeMode: Filesystem\n"
-                                      "      resources: {requests: {storage: 10Gi}, limits: {storage: 20Gi}}\n"
-                                      "  tasks:\n"
-                                      "  - {name: a, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n"
-                                      "  - {name: b, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n",
-                                      &st);
+    struct job *job = parse_with_head(
+        "spec:\n"
+        "  volumes:\n"
+        "  - mountPath: /data/simulation\n"
+        "    volumeClaimName: sim-results\n"
+        "  - mountPath: /scratch/my-set.v2/\n"
+        "    volumeClaim:\n"
+        "      accessModes: [ReadWriteOnce]\n"
+        "      storageClassName: local\n"
+        "      volumeMode: Filesystem\n"
+        "      resources: {requests: {storage: 10Gi}, limits: {storage: 20Gi}}\n"
+        "  tasks:\n"
+        "  - {name: a, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n"
+        "  - {name: b, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n",
+        &st);
     REQUIRE(job);
     for (int t = 0; t < 2; t++) {
         REQUIRE(job->tasks[t].nvolumes == 2);
@@ -597,6 +629,7 @@ static void volumes_parse_into_every_task(void)
     job_free(job);
 }
 
+/* clang-format off */
 static void invalid_volumes_are_refused(void)
 {
     struct api_status st;
@@ -634,15 +667,17 @@ static void invalid_volumes_are_refused(void)
     CHECK_INT(st.ncauses, 11);
     job_free(job);
 }
+/* clang-format on */
 
 static void pod_group_min_resources_annotation(void)
 {
     struct api_status st;
-    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n"
-                            "metadata:\n  name: j\n  annotations:\n"
-                            "    caldera.io/pod-group-min-resources: '{\"cpu\":\"4\",\"memory\":\"8Gi\",\"nvidia.com/gpu\":1}'\n"
-                            "spec:\n" ONE_TASK,
-                            &st);
+    struct job *job = parse(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n"
+        "metadata:\n  name: j\n  annotations:\n"
+        "    caldera.io/pod-group-min-resources: '{\"cpu\":\"4\",\"memory\":\"8Gi\",\"nvidia.com/gpu\":1}'\n"
+        "spec:\n" ONE_TASK,
+        &st);
     REQUIRE(job);
     CHECK_INT(job->pg.min_resources.v[RES_CPU], 4000);
     CHECK_INT(job->pg.min_resources.v[RES_MEMORY], 8LL << 30);
@@ -710,8 +745,9 @@ static void replica_and_task_limits(void)
     struct job *job;
     int cases[][3] = {/* tasks, replicas each, accepted */ {1, 3, 1}, {1, 4, 0}, {2, 2, 1}, {2, 3, 0}, {3, 1, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        int at = snprintf(yaml, sizeof yaml, "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"
-                                             "spec:\n  tasks:\n");
+        int at = snprintf(yaml, sizeof yaml,
+                          "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j}\n"
+                          "spec:\n  tasks:\n");
         for (int t = 0; t < cases[c][0]; t++) {
             snprintf(one, sizeof one, task, cases[c][1]);
             at += snprintf(yaml + at, sizeof yaml - (size_t)at, "%s", one);
@@ -752,12 +788,14 @@ static void requests_that_cannot_be_counted_are_refused(void)
                 "resources: {requests: {memory: 2Ei}}}]}}\n",
                 &st) == NULL);
     CHECK_INT(st.code, 422);
-    CHECK_CONTAINS(st.message, "spec.tasks: Invalid value: the replicas' memory requests add up to more than Caldera "
-                               "can count");
-    struct job *job = parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: ok}\nspec:\n  tasks:\n"
-                            "  - name: t\n    replicas: 3\n    template: {spec: {containers: [{name: c, command: [x], "
-                            "resources: {requests: {memory: 2Ei}}}]}}\n",
-                            &st);
+    CHECK_CONTAINS(st.message,
+                   "spec.tasks: Invalid value: the replicas' memory requests add up to more than Caldera "
+                   "can count");
+    struct job *job = parse(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: ok}\nspec:\n  tasks:\n"
+        "  - name: t\n    replicas: 3\n    template: {spec: {containers: [{name: c, command: [x], "
+        "resources: {requests: {memory: 2Ei}}}]}}\n",
+        &st);
     CHECK(job != NULL); /* 6Ei still fits */
     job_free(job);
     /* the PodGroup minimum the annotation is checked against is such a sum too */
@@ -768,8 +806,9 @@ static void requests_that_cannot_be_counted_are_refused(void)
                 &st) == NULL);
     CHECK_INT(st.code, 422);
     CHECK_INT(st.ncauses, 1);
-    CHECK_CONTAINS(st.message, "spec.tasks: Invalid value: the replicas' memory requests add up to more than Caldera "
-                               "can count");
+    CHECK_CONTAINS(st.message,
+                   "spec.tasks: Invalid value: the replicas' memory requests add up to more than Caldera "
+                   "can count");
     CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: d}\nspec:\n  tasks:\n"
                 "  - {name: a, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n"
                 "  - {name: b, replicas: 1, template: {spec: {containers: [{name: c, command: [x]}]}}}\n"
@@ -778,13 +817,15 @@ static void requests_that_cannot_be_counted_are_refused(void)
     CHECK_CONTAINS(st.message, "spec.tasks[2].name: Duplicate value: \"a\": duplicated task name (line 8, column 12)");
 }
 
-TEST_MAIN(TEST_CASE(requests_that_cannot_be_counted_are_refused), TEST_CASE(admitted_jobs_read_back_whatever_is_refused_now), TEST_CASE(defaults_as_volcano_admission_sets_them), TEST_CASE(runtime_fields_from_the_template),
+TEST_MAIN(TEST_CASE(requests_that_cannot_be_counted_are_refused),
+          TEST_CASE(admitted_jobs_read_back_whatever_is_refused_now),
+          TEST_CASE(defaults_as_volcano_admission_sets_them), TEST_CASE(runtime_fields_from_the_template),
           TEST_CASE(errors_name_field_and_line), TEST_CASE(type_and_namespace_errors_are_400),
           TEST_CASE(min_available_above_replicas_is_refused), TEST_CASE(generate_name_gets_a_suffix),
           TEST_CASE(render_and_restore_status), TEST_CASE(policy_errors_name_their_fields),
           TEST_CASE(lifecycle_fields_parse), TEST_CASE(depends_on_and_scale_errors),
           TEST_CASE(unknown_fields_are_refused_by_name), TEST_CASE(refused_fields_say_why),
-          TEST_CASE(accepted_fields_parse), TEST_CASE(server_metadata_on_create), TEST_CASE(deadline_and_security_values),
-          TEST_CASE(policy_timeouts_parse_as_go_durations), TEST_CASE(volumes_parse_into_every_task),
-          TEST_CASE(invalid_volumes_are_refused), TEST_CASE(pod_group_min_resources_annotation),
-          TEST_CASE(replica_and_task_limits))
+          TEST_CASE(accepted_fields_parse), TEST_CASE(server_metadata_on_create),
+          TEST_CASE(deadline_and_security_values), TEST_CASE(policy_timeouts_parse_as_go_durations),
+          TEST_CASE(volumes_parse_into_every_task), TEST_CASE(invalid_volumes_are_refused),
+          TEST_CASE(pod_group_min_resources_annotation), TEST_CASE(replica_and_task_limits))

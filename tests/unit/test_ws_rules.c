@@ -65,8 +65,7 @@ static void bad_queries_name_their_parameter(void)
             strncmp(st.message, cases[i].names, strlen(cases[i].names)) != 0 || st.ncauses != 1 ||
             strcmp(st.causes[0].field, cases[i].names) != 0)
             test_fail(__FILE__, __LINE__, "%s %s %s: %d \"%s\", expected a 400 naming %s", cases[i].a,
-                      cases[i].b ? cases[i].b : "", cases[i].c ? cases[i].c : "", st.code, st.message,
-                      cases[i].names);
+                      cases[i].b ? cases[i].b : "", cases[i].c ? cases[i].c : "", st.code, st.message, cases[i].names);
     }
 }
 
@@ -151,8 +150,17 @@ static void database_rows_read_as_hub_items(void)
     journal_list_free(&l);
     const struct hub_item *it;
     REQUIRE(hub_read(h, 76, &it, 1) == 1);
-    struct event_view row = {77, 1764000000123LL, "Pod", "team-a", "train-worker-0", "uid-1", "train",
-                             "Running", "Succeeded", "Completed", "exit code 0, \"done\" \xc3\xa9"};
+    struct event_view row = {77,
+                             1764000000123LL,
+                             "Pod",
+                             "team-a",
+                             "train-worker-0",
+                             "uid-1",
+                             "train",
+                             "Running",
+                             "Succeeded",
+                             "Completed",
+                             "exit code 0, \"done\" \xc3\xa9"};
     char *from_db = event_view_json(&row);
     CHECK_STR(from_db, hub_item_event_json(it, NULL));
     free(from_db);

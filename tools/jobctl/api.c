@@ -11,8 +11,7 @@
 #include "tools/jobctl/jobctl.h"
 #include "tools/jobctl/status.h"
 
-char *api_ns_path(const char *group_version, const char *ns, const char *resource, const char *name,
-                  const char *sub)
+char *api_ns_path(const char *group_version, const char *ns, const char *resource, const char *name, const char *sub)
 {
     struct sbuf b = {0};
     sbuf_printf(&b, "%s/namespaces/", group_version);

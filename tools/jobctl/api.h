@@ -17,8 +17,7 @@ struct api_body {
 
 /* "<group_version>/namespaces/<ns>/<resource>[/<name>][/<sub>]" with ns and name escaped; a heap
  * string (NULL when memory runs out). name and sub may be NULL. */
-char *api_ns_path(const char *group_version, const char *ns, const char *resource, const char *name,
-                  const char *sub);
+char *api_ns_path(const char *group_version, const char *ns, const char *resource, const char *name, const char *sub);
 
 /* base (a heap string, taken) with ?key=value&... (or &key=... when base has a query) for each of
  * the n values not NULL, escaped. NULL when base is NULL or memory runs out. */

@@ -7,9 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum opt_id { OPT_SERVER, OPT_NAMESPACE, OPT_OUTPUT, OPT_HELP, OPT_PREVIOUS, OPT_ATTEMPT, OPT_WEIGHT, OPT_CAPABILITY, OPT_RECLAIMABLE,
-               OPT_PHASE, OPT_SINCE, OPT_LIMIT, OPT_CONTINUE, OPT_TOKEN, OPT_USER, OPT_UID, OPT_GID, OPT_ROLE,
-               OPT_WAIT, OPT_TIMEOUT, OPT_TAIL, OPT_TIMESTAMPS, OPT_LIMIT_BYTES };
+enum opt_id {
+    OPT_SERVER,
+    OPT_NAMESPACE,
+    OPT_OUTPUT,
+    OPT_HELP,
+    OPT_PREVIOUS,
+    OPT_ATTEMPT,
+    OPT_WEIGHT,
+    OPT_CAPABILITY,
+    OPT_RECLAIMABLE,
+    OPT_PHASE,
+    OPT_SINCE,
+    OPT_LIMIT,
+    OPT_CONTINUE,
+    OPT_TOKEN,
+    OPT_USER,
+    OPT_UID,
+    OPT_GID,
+    OPT_ROLE,
+    OPT_WAIT,
+    OPT_TIMEOUT,
+    OPT_TAIL,
+    OPT_TIMESTAMPS,
+    OPT_LIMIT_BYTES
+};
 
 struct opt_spec {
     enum opt_id id;
@@ -19,17 +41,28 @@ struct opt_spec {
 };
 
 static const struct opt_spec OPTS[] = {
-    {OPT_SERVER, 's', "server", true},      {OPT_NAMESPACE, 'n', "namespace", true},
-    {OPT_OUTPUT, 'o', "output", true},      {OPT_HELP, 'h', "help", false},
-    {OPT_PREVIOUS, 'p', "previous", false}, {OPT_ATTEMPT, 0, "attempt", true},
-    {OPT_WEIGHT, 0, "weight", true},        {OPT_CAPABILITY, 0, "capability", true},
-    {OPT_RECLAIMABLE, 0, "reclaimable", true}, {OPT_PHASE, 0, "phase", true},
-    {OPT_SINCE, 0, "since", true},          {OPT_LIMIT, 0, "limit", true},
-    {OPT_CONTINUE, 0, "continue", true},    {OPT_TOKEN, 0, "token", true},
-    {OPT_USER, 0, "user", true},            {OPT_UID, 0, "uid", true},
-    {OPT_GID, 0, "gid", true},              {OPT_ROLE, 0, "role", true},
-    {OPT_WAIT, 'w', "wait", false},         {OPT_TIMEOUT, 0, "timeout", true},
-    {OPT_TAIL, 0, "tail", true},            {OPT_TIMESTAMPS, 0, "timestamps", false},
+    {OPT_SERVER, 's', "server", true},
+    {OPT_NAMESPACE, 'n', "namespace", true},
+    {OPT_OUTPUT, 'o', "output", true},
+    {OPT_HELP, 'h', "help", false},
+    {OPT_PREVIOUS, 'p', "previous", false},
+    {OPT_ATTEMPT, 0, "attempt", true},
+    {OPT_WEIGHT, 0, "weight", true},
+    {OPT_CAPABILITY, 0, "capability", true},
+    {OPT_RECLAIMABLE, 0, "reclaimable", true},
+    {OPT_PHASE, 0, "phase", true},
+    {OPT_SINCE, 0, "since", true},
+    {OPT_LIMIT, 0, "limit", true},
+    {OPT_CONTINUE, 0, "continue", true},
+    {OPT_TOKEN, 0, "token", true},
+    {OPT_USER, 0, "user", true},
+    {OPT_UID, 0, "uid", true},
+    {OPT_GID, 0, "gid", true},
+    {OPT_ROLE, 0, "role", true},
+    {OPT_WAIT, 'w', "wait", false},
+    {OPT_TIMEOUT, 0, "timeout", true},
+    {OPT_TAIL, 0, "tail", true},
+    {OPT_TIMESTAMPS, 0, "timestamps", false},
     {OPT_LIMIT_BYTES, 0, "limit-bytes", true},
 };
 
@@ -91,9 +124,7 @@ static int set_output(struct jobctl_args *a, const char *v, char *err, size_t er
 static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v, char *err, size_t errlen)
 {
     switch (o->id) {
-    case OPT_SERVER:
-        a->server = v;
-        return 0;
+    case OPT_SERVER: a->server = v; return 0;
     case OPT_NAMESPACE:
         if (a->nnamespaces == JOBCTL_MAX_NAMESPACES) {
             snprintf(err, errlen, "at most %d --namespace options", JOBCTL_MAX_NAMESPACES);
@@ -101,67 +132,27 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
         }
         a->ns = a->namespaces[a->nnamespaces++] = v;
         return 0;
-    case OPT_OUTPUT:
-        return set_output(a, v, err, errlen);
-    case OPT_HELP:
-        a->help = true;
-        return 0;
-    case OPT_PREVIOUS:
-        a->previous = true;
-        return 0;
-    case OPT_ATTEMPT:
-        return parse_attempt(v, &a->attempt, err, errlen);
-    case OPT_WEIGHT:
-        a->weight = v;
-        return 0;
-    case OPT_CAPABILITY:
-        a->capability = v;
-        return 0;
-    case OPT_RECLAIMABLE:
-        a->reclaimable = v;
-        return 0;
-    case OPT_PHASE:
-        a->phase = v;
-        return 0;
-    case OPT_SINCE:
-        a->since = v;
-        return 0;
-    case OPT_TAIL:
-        a->tail = v;
-        return 0;
-    case OPT_TIMESTAMPS:
-        a->timestamps = true;
-        return 0;
-    case OPT_LIMIT_BYTES:
-        a->limit_bytes = v;
-        return 0;
-    case OPT_LIMIT:
-        a->limit = v;
-        return 0;
-    case OPT_CONTINUE:
-        a->cont = v;
-        return 0;
-    case OPT_TOKEN:
-        a->token = v;
-        return 0;
-    case OPT_USER:
-        a->user = v;
-        return 0;
-    case OPT_UID:
-        a->uid = v;
-        return 0;
-    case OPT_GID:
-        a->gid = v;
-        return 0;
-    case OPT_ROLE:
-        a->role = v;
-        return 0;
-    case OPT_WAIT:
-        a->wait = true;
-        return 0;
-    case OPT_TIMEOUT:
-        a->timeout = v;
-        return 0;
+    case OPT_OUTPUT: return set_output(a, v, err, errlen);
+    case OPT_HELP: a->help = true; return 0;
+    case OPT_PREVIOUS: a->previous = true; return 0;
+    case OPT_ATTEMPT: return parse_attempt(v, &a->attempt, err, errlen);
+    case OPT_WEIGHT: a->weight = v; return 0;
+    case OPT_CAPABILITY: a->capability = v; return 0;
+    case OPT_RECLAIMABLE: a->reclaimable = v; return 0;
+    case OPT_PHASE: a->phase = v; return 0;
+    case OPT_SINCE: a->since = v; return 0;
+    case OPT_TAIL: a->tail = v; return 0;
+    case OPT_TIMESTAMPS: a->timestamps = true; return 0;
+    case OPT_LIMIT_BYTES: a->limit_bytes = v; return 0;
+    case OPT_LIMIT: a->limit = v; return 0;
+    case OPT_CONTINUE: a->cont = v; return 0;
+    case OPT_TOKEN: a->token = v; return 0;
+    case OPT_USER: a->user = v; return 0;
+    case OPT_UID: a->uid = v; return 0;
+    case OPT_GID: a->gid = v; return 0;
+    case OPT_ROLE: a->role = v; return 0;
+    case OPT_WAIT: a->wait = true; return 0;
+    case OPT_TIMEOUT: a->timeout = v; return 0;
     }
     return 0;
 }

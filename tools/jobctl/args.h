@@ -13,16 +13,16 @@ struct jobctl_command;
 
 struct jobctl_args {
     const struct jobctl_command *command_def; /* the command being run (main sets it), for its usage errors */
-    const char *server;  /* --server/-s; NULL until main fills in $CALDERA_SERVER or the default */
-    const char *ns;      /* --namespace/-n (the last one); NULL until main fills in $CALDERA_NAMESPACE or "default" */
+    const char *server;                       /* --server/-s; NULL until main fills in $CALDERA_SERVER or the default */
+    const char *ns; /* --namespace/-n (the last one); NULL until main fills in $CALDERA_NAMESPACE or "default" */
     const char *namespaces[JOBCTL_MAX_NAMESPACES]; /* every --namespace given, in order (token create) */
     int nnamespaces;
-    const char *token;   /* --token; NULL until main fills in $CALDERA_TOKEN (sent as a bearer token) */
-    bool json;           /* -o json */
-    bool manifest;       /* -o manifest (jobctl get JOB): the Job a Kubernetes cluster running Volcano accepts */
-    bool help;           /* -h/--help */
-    bool previous;       /* logs --previous/-p */
-    long attempt;        /* logs --attempt N; -1 when not given */
+    const char *token;       /* --token; NULL until main fills in $CALDERA_TOKEN (sent as a bearer token) */
+    bool json;               /* -o json */
+    bool manifest;           /* -o manifest (jobctl get JOB): the Job a Kubernetes cluster running Volcano accepts */
+    bool help;               /* -h/--help */
+    bool previous;           /* logs --previous/-p */
+    long attempt;            /* logs --attempt N; -1 when not given */
     const char *tail;        /* logs --tail N: the last N lines */
     bool timestamps;         /* logs --timestamps: each line with its time */
     const char *limit_bytes; /* logs --limit-bytes N */
@@ -39,7 +39,7 @@ struct jobctl_args {
     const char *role;        /* token create --role admin|user|viewer */
     bool wait;               /* submit --wait: follow the jobs until they finish */
     const char *timeout;     /* wait, submit --wait: give up after this long (a duration) */
-    const char *command; /* NULL when the line has none */
+    const char *command;     /* NULL when the line has none */
     const char *pos[JOBCTL_MAX_POS];
     int npos;
 };

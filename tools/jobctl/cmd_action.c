@@ -12,8 +12,11 @@
 /* What kubectl would print: "suspended", "resumed", ... */
 static const char *past_tense(const char *verb)
 {
-    static const char *const pairs[][2] = {{"suspend", "suspended"}, {"resume", "resumed"}, {"restart", "restarted"},
-                                           {"terminate", "terminated"}, {"complete", "completed"}};
+    static const char *const pairs[][2] = {{"suspend", "suspended"},
+                                           {"resume", "resumed"},
+                                           {"restart", "restarted"},
+                                           {"terminate", "terminated"},
+                                           {"complete", "completed"}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         if (strcmp(pairs[i][0], verb) == 0)
             return pairs[i][1];
@@ -36,8 +39,8 @@ int cmd_action(const struct jobctl_args *a)
         print_body(resp.body, resp.len);
     } else {
         json_t *job = json_loadb(resp.body, resp.len, 0, NULL);
-        const char *phase = json_string_value(json_object_get(json_object_get(json_object_get(job, "status"), "state"),
-                                                              "phase"));
+        const char *phase = json_string_value(
+            json_object_get(json_object_get(json_object_get(job, "status"), "state"), "phase"));
         printf("job.batch.volcano.sh/%s %s (phase %s)\n", name, past_tense(a->command), phase ? phase : "?");
         json_decref(job);
     }

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-
 #include "tools/jobctl/api.h"
 #include "tools/jobctl/format.h"
 #include "tools/jobctl/jobctl.h"

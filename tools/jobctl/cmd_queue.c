@@ -115,8 +115,7 @@ static const char *state_outcome(const json_t *queue)
 
 /* Sends the request; prints "queue.scheduling.volcano.sh/NAME <done>" (done NULL: what open or close
  * did) or, with -o json, the server's answer. */
-static int send_request(const struct jobctl_args *a, const char *method, char *path, const char *body,
-                        const char *done)
+static int send_request(const struct jobctl_args *a, const char *method, char *path, const char *body, const char *done)
 {
     if (!path)
         return report_oom();

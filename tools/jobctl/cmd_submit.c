@@ -21,8 +21,8 @@ struct input {
     const char *name; /* the file as given, or "<stdin>" */
     char *data;
     size_t len;
-    bool json;        /* JSON by the intake's sniffing rule; YAML otherwise */
-    bool utf16;       /* a UTF-16 byte order mark: slices of it are not documents on their own */
+    bool json;  /* JSON by the intake's sniffing rule; YAML otherwise */
+    bool utf16; /* a UTF-16 byte order mark: slices of it are not documents on their own */
 };
 
 enum doc_kind { DOC_JOB, DOC_QUEUE, DOC_DIALECT };

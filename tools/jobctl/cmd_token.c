@@ -104,8 +104,8 @@ int cmd_token(const struct jobctl_args *a)
     if (strcmp(action, "delete") == 0)
         return token_delete(a);
     if (strcmp(action, "list") == 0)
-        return a->npos > 1 ? usage(a, "token list takes no arguments") : show_list(a, TOKENS_PATH, &VIEW_TOKENS,
-                                                                                "tokens", "");
+        return a->npos > 1 ? usage(a, "token list takes no arguments")
+                           : show_list(a, TOKENS_PATH, &VIEW_TOKENS, "tokens", "");
     char why[128];
     snprintf(why, sizeof why, "unknown token action \"%s\" (create, list or delete)", action);
     return usage(a, why);

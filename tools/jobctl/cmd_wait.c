@@ -99,7 +99,8 @@ static int watch_once(const struct jobctl_args *a, struct follow *f, int64_t dea
     char *url = NULL;
     int64_t left_s = (deadline_ms - clock_mono_ms()) / 1000;
     int timeout_s = left_s > WATCH_TIMEOUT_S ? WATCH_TIMEOUT_S : left_s < 1 ? 1 : (int)left_s;
-    if (!base || asprintf(&url, "%s%s?watch=true&allowWatchBookmarks=true&fieldSelector=metadata.name%%3D%s"
+    if (!base || asprintf(&url,
+                          "%s%s?watch=true&allowWatchBookmarks=true&fieldSelector=metadata.name%%3D%s"
                           "&resourceVersion=%s&timeoutSeconds=%d",
                           a->server, base, f->name, f->rv, timeout_s) < 0) {
         free(base);

@@ -56,8 +56,8 @@ static const struct jobctl_command COMMANDS[] = {
      1, JOBCTL_MAX_POS, false, cmd_wait},
     {"delete", "JOB", "delete a job", "", 1, 1, false, cmd_delete},
     {"suspend", "JOB", "abort a job: stop its pods, keep the finished ones (Volcano's AbortJob)",
-     "The job goes Aborting, then Aborted once every pod has stopped. `jobctl resume` runs it again.\n", 1, 1,
-     false, cmd_action},
+     "The job goes Aborting, then Aborted once every pod has stopped. `jobctl resume` runs it again.\n", 1, 1, false,
+     cmd_action},
     {"resume", "JOB", "resume an aborted job (Volcano's ResumeJob; counts as a retry)",
      "The job goes Restarting, then Pending; its missing pods are created again.\n", 1, 1, false, cmd_action},
     {"restart", "JOB", "restart a job: kill every pod and run it again (Volcano's RestartJob)",
@@ -66,8 +66,8 @@ static const struct jobctl_command COMMANDS[] = {
      cmd_action},
     {"complete", "JOB", "stop a job and call it done: it ends Completed (Volcano's CompleteJob)", "", 1, 1, false,
      cmd_action},
-    {"nodes", "", "list the nodes", "Columns: NAME STATUS CPU MEMORY GPU AGE (allocatable resources).\n", 0, 0,
-     false, cmd_nodes},
+    {"nodes", "", "list the nodes", "Columns: NAME STATUS CPU MEMORY GPU AGE (allocatable resources).\n", 0, 0, false,
+     cmd_nodes},
     {"queues", "", "list the queues", "Columns: NAME STATE WEIGHT PENDING RUNNING INQUEUE AGE.\n", 0, 0, false,
      cmd_queues},
     {"queue", "ACTION NAME [OPTIONS]", "create, open, close or delete a queue",
@@ -107,8 +107,9 @@ const struct jobctl_command *jobctl_command_at(int i) { return i >= 0 && i < NCO
 
 void jobctl_print_help(void)
 {
-    printf("jobctl: submit and follow Volcano jobs on a Caldera job server.\n\n"
-           "Usage: jobctl [OPTIONS] COMMAND [ARGS]\n\nCommands:\n");
+    printf(
+        "jobctl: submit and follow Volcano jobs on a Caldera job server.\n\n"
+        "Usage: jobctl [OPTIONS] COMMAND [ARGS]\n\nCommands:\n");
     const struct jobctl_command *c;
     for (int i = 0; (c = jobctl_command_at(i)); i++) {
         char left[64];
@@ -116,6 +117,7 @@ void jobctl_print_help(void)
         printf("  %-38s %s\n", left, c->summary);
     }
     printf("  %-38s %s\n\n%s\n", "help [COMMAND]", "show this help, or a command's", jobctl_options_help);
-    printf("Exit status: 0 done, 1 the server refused or could not be reached (reason on stderr),\n"
-           "2 the command line is wrong.\n");
+    printf(
+        "Exit status: 0 done, 1 the server refused or could not be reached (reason on stderr),\n"
+        "2 the command line is wrong.\n");
 }

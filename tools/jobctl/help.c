@@ -8,8 +8,10 @@
 
 const char jobctl_options_help[] =
     "Options (before or after the command):\n"
-    "  -s, --server URL       the job server (default: $CALDERA_SERVER, else " DEFAULT_SERVER ")\n"
-    "  -n, --namespace NS     the namespace (default: $CALDERA_NAMESPACE, else " DEFAULT_NAMESPACE ")\n"
+    "  -s, --server URL       the job server (default: $CALDERA_SERVER, else " DEFAULT_SERVER
+    ")\n"
+    "  -n, --namespace NS     the namespace (default: $CALDERA_NAMESPACE, else " DEFAULT_NAMESPACE
+    ")\n"
     "  --token TOKEN          the bearer token sent with every request (default: $CALDERA_TOKEN)\n"
     "  -o, --output json      print the server's JSON instead of tables and messages\n"
     "  -o manifest            (get JOB) the Job manifest a Kubernetes cluster running Volcano accepts\n"

@@ -23,7 +23,7 @@ struct jobctl_command {
     const char *summary; /* one line for the command list */
     const char *help;    /* the rest of `jobctl help NAME` */
     int min_args, max_args;
-    bool log_options;    /* accepts --previous / --attempt */
+    bool log_options; /* accepts --previous / --attempt */
     int (*run)(const struct jobctl_args *a);
 };
 

@@ -52,8 +52,10 @@ static int check_args(const struct jobctl_command *c, const struct jobctl_args *
     else if (a->npos > c->max_args)
         snprintf(why, sizeof why, "too many arguments for %s", c->name);
     else if (!c->log_options && (a->previous || a->attempt >= 0 || a->tail || a->timestamps || a->limit_bytes))
-        snprintf(why, sizeof why, "--previous, --attempt, --tail, --timestamps and --limit-bytes are options of logs, "
-                                  "not of %s", c->name);
+        snprintf(why, sizeof why,
+                 "--previous, --attempt, --tail, --timestamps and --limit-bytes are options of logs, "
+                 "not of %s",
+                 c->name);
     else if (a->ns && !a->ns[0])
         snprintf(why, sizeof why, "the namespace must not be empty");
     else

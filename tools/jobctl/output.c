@@ -29,8 +29,7 @@ int print_view(const struct view *v, const json_t *items)
     return JOBCTL_OK;
 }
 
-int show_list(const struct jobctl_args *a, const char *path, const struct view *v, const char *what,
-              const char *where)
+int show_list(const struct jobctl_args *a, const char *path, const struct view *v, const char *what, const char *where)
 {
     json_t *list;
     int rc = api_get_json(a, path, &list);

@@ -16,7 +16,6 @@ void print_body(const char *body, size_t len);
 int print_view(const struct view *v, const json_t *items);
 /* GETs a list at path and prints its items with v, or the whole answer with -o json. When the list
  * is empty, says "No <what> found<where>." on stderr instead (where: "" or " in namespace \"x\""). */
-int show_list(const struct jobctl_args *a, const char *path, const struct view *v, const char *what,
-              const char *where);
+int show_list(const struct jobctl_args *a, const char *path, const struct view *v, const char *what, const char *where);
 
 #endif

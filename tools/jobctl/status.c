@@ -29,7 +29,7 @@ static void put_headline(struct sbuf *b, const json_t *st, long http_code)
 {
     const char *msg = str_member(st, "message"), *reason = str_member(st, "reason");
     json_int_t code = json_is_integer(json_object_get(st, "code")) ? json_integer_value(json_object_get(st, "code"))
-                                                                  : (json_int_t)http_code;
+                                                                   : (json_int_t)http_code;
     /* Who you are and what you may do get a word of their own: the fix is a token, not the request. */
     sbuf_puts(b, code == 401 ? "jobctl: not authenticated: " : code == 403 ? "jobctl: not allowed: " : "jobctl: ");
     put_one_line(b, *msg ? msg : *reason ? reason : "the request failed", (size_t)-1);
@@ -73,8 +73,7 @@ static char *describe_status(const json_t *st, long http_code)
     json_t *causes = json_object_get(json_object_get(st, "details"), "causes");
     size_t i;
     json_t *cause;
-    json_array_foreach(causes, i, cause)
-        put_cause(&b, cause, message);
+    json_array_foreach(causes, i, cause) put_cause(&b, cause, message);
     return sbuf_take(&b);
 }
 

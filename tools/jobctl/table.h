@@ -10,8 +10,8 @@ struct table {
     size_t ncols;
     size_t ncells; /* header included */
     size_t cap;
-    char **cells;  /* row-major, owned */
-    bool failed;   /* an allocation failed: render returns NULL */
+    char **cells; /* row-major, owned */
+    bool failed;  /* an allocation failed: render returns NULL */
 };
 
 /* headers: ncols column titles (the header row). */

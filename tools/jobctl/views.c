@@ -167,8 +167,8 @@ static const char *const ATTEMPT_HEADERS[] = {"POD",   "ATTEMPT", "VERSION", "NO
 
 static void attempt_row(struct table *t, const json_t *at, int64_t now_ms)
 {
-    static const char *const fields[] = {"pod",        "attempt",  "jobVersion", "node",   "pid",
-                                         "startTime", "finishTime", "exitCode",  "reason", "message"};
+    static const char *const fields[] = {"pod",       "attempt",    "jobVersion", "node",   "pid",
+                                         "startTime", "finishTime", "exitCode",   "reason", "message"};
     struct row r;
     (void)now_ms;
     for (int i = 0; i < 10; i++)
@@ -178,8 +178,7 @@ static void attempt_row(struct table *t, const json_t *at, int64_t now_ms)
 
 const struct view VIEW_ATTEMPTS = {ATTEMPT_HEADERS, 10, attempt_row};
 
-static const char *const HISTORY_HEADERS[] = {"NAME",     "PHASE",   "ATTEMPTS", "STARTED",
-                                              "FINISHED", "DELETED", "AGE"};
+static const char *const HISTORY_HEADERS[] = {"NAME", "PHASE", "ATTEMPTS", "STARTED", "FINISHED", "DELETED", "AGE"};
 
 static void history_row(struct table *t, const json_t *h, int64_t now_ms)
 {
@@ -206,9 +205,8 @@ static const char *joined(struct row *r, int col, const json_t *root, const char
     size_t at = 0, i;
     json_t *item;
     r->buf[col][0] = '\0';
-    json_array_foreach(json_at(root, path), i, item)
-        if (json_is_string(item) && at < CELL_LEN)
-            at += (size_t)snprintf(r->buf[col] + at, CELL_LEN - at, "%s%s", i ? "," : "", json_string_value(item));
+    json_array_foreach(json_at(root, path), i, item) if (json_is_string(item) && at < CELL_LEN)
+        at += (size_t)snprintf(r->buf[col] + at, CELL_LEN - at, "%s%s", i ? "," : "", json_string_value(item));
     return r->cells[col] = r->buf[col];
 }
 
@@ -236,6 +234,5 @@ void view_table(struct table *t, const struct view *v, const json_t *items, int6
     }
     size_t i;
     json_t *item;
-    json_array_foreach(items, i, item)
-        v->row(t, item, now_ms);
+    json_array_foreach(items, i, item) v->row(t, item, now_ms);
 }

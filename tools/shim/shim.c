@@ -24,8 +24,8 @@
  * task running as another user needs no right to it). */
 #define EXITS_FD 3
 
-#define CHUNK_MAX 16384        /* one read from a pipe; kubelet's longest line (longer ones go as P records) */
-#define DRAIN_MAX (4 << 20)    /* after the task's end, at most this much more is read from its pipes */
+#define CHUNK_MAX 16384     /* one read from a pipe; kubelet's longest line (longer ones go as P records) */
+#define DRAIN_MAX (4 << 20) /* after the task's end, at most this much more is read from its pipes */
 
 /* Usage: caldera-shim [--max-log-bytes=N] POD ATTEMPT EXE ARGV0 [ARG...]
  *
@@ -57,8 +57,8 @@ static void shield_from_signals(void)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     for (int sig = 1; sig < NSIG; sig++) {
-        if (sig == SIGKILL || sig == SIGSTOP || sig == SIGCHLD || sig == SIGSEGV || sig == SIGBUS ||
-            sig == SIGFPE || sig == SIGILL || sig == SIGABRT)
+        if (sig == SIGKILL || sig == SIGSTOP || sig == SIGCHLD || sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
+            sig == SIGILL || sig == SIGABRT)
             continue;
         sigaction(sig, &sa, NULL); /* numbers in the gap glibc reserves fail harmlessly */
     }
@@ -251,7 +251,7 @@ int main(int argc, char **argv)
         for (int sig = 1; sig < NSIG; sig++)
             if (sig != SIGKILL && sig != SIGSTOP)
                 signal(sig, SIG_DFL);
-        sigprocmask(SIG_SETMASK, &none, NULL); /* a pending stop ends it here, as it would the task */
+        sigprocmask(SIG_SETMASK, &none, NULL);            /* a pending stop ends it here, as it would the task */
         if (dup2(out[1], 1) == 1 && dup2(err[1], 2) == 2) /* its own descriptor table: ours stay */
             execv(exe, task_argv);
         exec_errno = errno;

@@ -190,7 +190,8 @@ void shim_log_finish(void)
     } else {
         timestamp(ts);
     }
-    snprintf(text, sizeof text, "caldera-shim: %lld bytes of output were dropped (--max-log-bytes=%lld); the last %zu bytes follow",
+    snprintf(text, sizeof text,
+             "caldera-shim: %lld bytes of output were dropped (--max-log-bytes=%lld); the last %zu bytes follow",
              dropped - (long long)kept, bound, kept);
     write_marker(ts, text);
     write_all(out + skip, kept);

@@ -21,9 +21,9 @@ enum sim_event_kind {
 };
 
 struct sim_event {
-    int64_t time_ms;         /* virtual time since the start of the trace */
+    int64_t time_ms; /* virtual time since the start of the trace */
     enum sim_event_kind kind;
-    uint64_t seq;            /* push order */
+    uint64_t seq; /* push order */
     int32_t ref;
     uint32_t gen;
 };

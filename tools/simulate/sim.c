@@ -92,16 +92,15 @@ int sim_new(struct trace *trace, const struct sim_options *opt, struct sim **out
     for (int i = 0; i < s->cluster.nnodes; i++)
         s->cluster.nodes[i].created_ms = SIM_EPOCH_MS;
     s->timer_at = -1;
-    s->ctl = (struct controller){.cluster = &s->cluster, .data_dir = "/nonexistent/caldera-simulate",
-                                 .now_ms = SIM_EPOCH_MS};
+    s->ctl = (struct controller){
+        .cluster = &s->cluster, .data_dir = "/nonexistent/caldera-simulate", .now_ms = SIM_EPOCH_MS};
     sim_install_ops(s);
     s->file = opt->file;
     s->events = opt->events ? json_array() : NULL;
     s->zones = zone_table_build(&s->cluster, &s->trace.settings.conf);
     s->ctl.zones = s->zones;
     if (!s->zones || (opt->events && !s->events) || start_cluster(s) != 0 || init_objects(s) != 0 ||
-        init_queues(s) != 0 || init_jobs(s) != 0 ||
-        event_heap_push(&s->heap, 0, SIM_EVENT_CYCLE, 0, 0) != 0 ||
+        init_queues(s) != 0 || init_jobs(s) != 0 || event_heap_push(&s->heap, 0, SIM_EVENT_CYCLE, 0, 0) != 0 ||
         event_heap_push(&s->heap, 0, SIM_EVENT_SAMPLE, 0, 0) != 0) {
         snprintf(err, errlen, "out of memory");
         sim_free(s);

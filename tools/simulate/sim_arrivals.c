@@ -26,9 +26,8 @@ int sim_object_arrives(struct sim *s, int index, char *err, size_t errlen)
     struct trace_object *o = &s->trace.objects[index];
     struct api_status st = {0};
     char name[512], what[600];
-    bool taken = o->kind == TRACE_DOC_PRIORITY_CLASS
-                     ? controller_create_priority_class(&s->ctl, o->object, &st) != NULL
-                     : controller_create_quota(&s->ctl, o->object, &st) != NULL;
+    bool taken = o->kind == TRACE_DOC_PRIORITY_CLASS ? controller_create_priority_class(&s->ctl, o->object, &st) != NULL
+                                                     : controller_create_quota(&s->ctl, o->object, &st) != NULL;
     s->pending_arrivals--;
     if (taken) {
         o->object = NULL;
@@ -84,8 +83,7 @@ int sim_job_arrives(struct sim *s, int index, char *err, size_t errlen)
     }
     sj->job = job;
     memcpy(sj->uid, job->uid, sizeof sj->uid);
-    if (ptrmap_put(&s->jobs_by_ptr, job, sj) != 0 ||
-        strmap_put(&s->jobs_by_uid, sj->uid, sj) != 0) {
+    if (ptrmap_put(&s->jobs_by_ptr, job, sj) != 0 || strmap_put(&s->jobs_by_uid, sj->uid, sj) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }

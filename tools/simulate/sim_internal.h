@@ -20,23 +20,23 @@
 struct sim_proc {
     struct job *job;
     int32_t flat;
-    uint32_t gen;       /* bumped when a stop moves its end: exit events of older generations are stale */
+    uint32_t gen; /* bumped when a stop moves its end: exit events of older generations are stale */
     bool live;
     int32_t exit_code;
     int signal;
 };
 
 struct sim_job {
-    char *name, *ns, *queue;   /* for the output, whatever becomes of the job */
+    char *name, *ns, *queue; /* for the output, whatever becomes of the job */
     int64_t arrival_ms, duration_ms;
     int32_t exit_code;
-    char uid[UUID_STR_LEN];    /* given at admission, in trace order (ties in creation time go by uid) */
-    struct job *job;           /* the live job once admitted (the cluster owns it) */
+    char uid[UUID_STR_LEN]; /* given at admission, in trace order (ties in creation time go by uid) */
+    struct job *job;        /* the live job once admitted (the cluster owns it) */
     bool arrived;
-    char *rejected;            /* admission's message when it refused the job */
-    int64_t start_ms, end_ms;  /* PodGroup first Running, job final; -1 when not (yet) */
-    int32_t attempts;          /* replica attempts started, over every job version */
-    int32_t evictions;         /* replicas the scheduler evicted */
+    char *rejected;           /* admission's message when it refused the job */
+    int64_t start_ms, end_ms; /* PodGroup first Running, job final; -1 when not (yet) */
+    int32_t attempts;         /* replica attempts started, over every job version */
+    int32_t evictions;        /* replicas the scheduler evicted */
 };
 
 struct sim_queue {
@@ -48,30 +48,30 @@ struct sim_queue {
 
 struct sim {
     const char *file;
-    struct trace trace;        /* what is still to arrive */
+    struct trace trace; /* what is still to arrive */
     struct cluster cluster;
     struct controller ctl;
     struct zone_table *zones;
     struct event_heap heap;
-    int64_t now_ms;            /* virtual time */
+    int64_t now_ms; /* virtual time */
 
     struct sim_proc *procs;
     int nprocs, procs_cap, live_procs;
-    struct sim_job *jobs;      /* in trace order */
+    struct sim_job *jobs; /* in trace order */
     int njobs;
-    struct sim_queue *queues;  /* `default` first unless the trace declares it, then the trace's */
+    struct sim_queue *queues; /* `default` first unless the trace declares it, then the trace's */
     int nqueues;
-    struct hmap jobs_by_ptr;   /* struct job * -> struct sim_job * */
+    struct hmap jobs_by_ptr; /* struct job * -> struct sim_job * */
     struct hmap jobs_by_uid;
-    json_t *events;            /* NULL unless asked for */
+    json_t *events; /* NULL unless asked for */
 
     int pending_arrivals;
-    int64_t timer_at;          /* when the pending SIM_EVENT_TIMER fires, -1 when none is pending */
-    int arriving;              /* trace index of the job being admitted (names its uid) */
-    bool in_cycle;             /* stops now are the scheduler's evictions */
-    bool out_of_memory;        /* an op could not record what it did */
+    int64_t timer_at;   /* when the pending SIM_EVENT_TIMER fires, -1 when none is pending */
+    int arriving;       /* trace index of the job being admitted (names its uid) */
+    bool in_cycle;      /* stops now are the scheduler's evictions */
+    bool out_of_memory; /* an op could not record what it did */
     int64_t end_ms;
-    const char *stopped;       /* "finished", "stalled", "until", "limit" */
+    const char *stopped; /* "finished", "stalled", "until", "limit" */
 };
 
 /* Virtual processes (sim_procs.c). */

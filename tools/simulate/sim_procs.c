@@ -67,10 +67,7 @@ static void op_new_uid(void *ctx, char out[UUID_STR_LEN])
     snprintf(out, UUID_STR_LEN, "00000000-0000-4000-8000-%012x", (unsigned)s->arriving + 1);
 }
 
-void sim_install_ops(struct sim *s)
-{
-    s->ctl.ops = (struct controller_ops){s, op_start, op_stop, NULL, op_new_uid};
-}
+void sim_install_ops(struct sim *s) { s->ctl.ops = (struct controller_ops){s, op_start, op_stop, NULL, op_new_uid}; }
 
 bool sim_deliver_exit(struct sim *s, const struct sim_event *ev)
 {

@@ -2,10 +2,7 @@
  * its samples; when and why the run stopped. Times in seconds; keys in the order written here. */
 #include "tools/simulate/sim_internal.h"
 
-json_t *sim_seconds(int64_t ms)
-{
-    return ms % 1000 == 0 ? json_integer(ms / 1000) : json_real((double)ms / 1000.0);
-}
+json_t *sim_seconds(int64_t ms) { return ms % 1000 == 0 ? json_integer(ms / 1000) : json_real((double)ms / 1000.0); }
 
 static json_t *seconds_or_null(int64_t ms) { return ms < 0 ? json_null() : sim_seconds(ms); }
 

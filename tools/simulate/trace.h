@@ -39,9 +39,9 @@ struct trace_settings {
 };
 
 struct trace_queue {
-    struct queue *queue;    /* parsed; the simulator takes it when it arrives */
-    int64_t arrival_ms;     /* caldera.io/arrival */
-    int doc;                /* 1-based document number */
+    struct queue *queue; /* parsed; the simulator takes it when it arrives */
+    int64_t arrival_ms;  /* caldera.io/arrival */
+    int doc;             /* 1-based document number */
 };
 
 /* A PriorityClass or ResourceQuota: configuration the controller keeps, arriving like the rest. */
@@ -53,10 +53,10 @@ struct trace_object {
 };
 
 struct trace_job {
-    struct job *job;        /* parsed with Volcano's admission defaults; taken when it arrives */
-    int64_t arrival_ms;     /* caldera.io/arrival */
-    int64_t duration_ms;    /* caldera.io/duration: how long each replica runs once started */
-    int32_t exit_code;      /* caldera.io/exit-code: what every replica exits with */
+    struct job *job;     /* parsed with Volcano's admission defaults; taken when it arrives */
+    int64_t arrival_ms;  /* caldera.io/arrival */
+    int64_t duration_ms; /* caldera.io/duration: how long each replica runs once started */
+    int32_t exit_code;   /* caldera.io/exit-code: what every replica exits with */
     int doc;
 };
 
@@ -67,7 +67,7 @@ struct trace {
     int nqueues;
     struct trace_object *objects; /* in file order */
     int nobjects;
-    struct trace_job *jobs;     /* in file order */
+    struct trace_job *jobs; /* in file order */
     int njobs;
     struct trace_settings settings;
 };

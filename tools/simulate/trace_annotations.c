@@ -92,7 +92,8 @@ bool trace_read_annotations(const struct intake_doc *doc, bool job, struct trace
         ann = NULL; /* a wrong type is the adapter's to report */
     const char *key;
     json_t *v;
-    json_object_foreach(ann, key, v) {
+    json_object_foreach(ann, key, v)
+    {
         if (strncmp(key, PREFIX, strlen(PREFIX)) == 0)
             read_one(&f, ann, key, job, out);
     }

@@ -17,11 +17,11 @@
 /* The simulator's annotations on a Job (all four), or on a Queue, PriorityClass or ResourceQuota
  * (arrival only). */
 struct trace_annotations {
-    int64_t arrival_ms;     /* default 0 */
+    int64_t arrival_ms; /* default 0 */
     bool has_duration;
     int64_t duration_ms;
-    int32_t exit_code;      /* default 0 */
-    const char *ns;         /* caldera.io/namespace, or NULL; points into the document */
+    int32_t exit_code; /* default 0 */
+    const char *ns;    /* caldera.io/namespace, or NULL; points into the document */
 };
 
 /* Reads them from metadata.annotations, adding a cause to st for each bad one (a Job without

@@ -211,8 +211,7 @@ static int first_pass(struct loading *l, struct trace *t, bool *is_node, int *nn
             if (add_object(l, d, trace_classify(doc->root), t) != 0)
                 return -1;
             break;
-        case TRACE_DOC_JOB:
-            break;
+        case TRACE_DOC_JOB: break;
         case TRACE_DOC_UNKNOWN:
             api_fail(&l->st, 400, "BadRequest",
                      "not a document of a trace: expected v1 Node or List, scheduling.volcano.sh/v1beta1 Queue, "

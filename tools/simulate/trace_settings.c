@@ -9,7 +9,7 @@
 #include "common/duration.h"
 #include "tools/simulate/trace_internal.h"
 
-static const char *const settings_keys[] = {"apiVersion", "kind",  "metadata",     "period",
+static const char *const settings_keys[] = {"apiVersion", "kind",   "metadata",     "period",
                                             "until",      "sample", "schedulerConf"};
 
 /* A duration field; returns false after adding a cause. */
@@ -112,7 +112,8 @@ int trace_load_settings(const struct intake_doc *doc, struct trace_settings *out
     json_t *root = doc->root, *meta;
     const char *key;
     json_t *v;
-    json_object_foreach(root, key, v) {
+    json_object_foreach(root, key, v)
+    {
         size_t i = 0;
         while (i < sizeof settings_keys / sizeof settings_keys[0] && strcmp(settings_keys[i], key) != 0)
             i++;

@@ -71,9 +71,8 @@ static const struct kubeflow_kind pytorch_kind = {
 
 /* Chief (or Master, its older name) leads; without one the workers do. */
 static const struct kubeflow_replica_type tf_types[] = {
-    {"Chief", "chief", 1, false, true},     {"Master", "master", 1, false, true},
-    {"PS", "ps", 1, false, false},          {"Worker", "worker", 1, false, true},
-    {"Evaluator", "evaluator", 1, false, false},
+    {"Chief", "chief", 1, false, true},   {"Master", "master", 1, false, true},        {"PS", "ps", 1, false, false},
+    {"Worker", "worker", 1, false, true}, {"Evaluator", "evaluator", 1, false, false},
 };
 
 static const char *const tf_spec_fields[] = {"tfReplicaSpecs", "runPolicy", "successPolicy", "enableDynamicWorker",
@@ -99,7 +98,8 @@ static bool tf_port(struct kubeflow_job *j, int64_t *port)
             json_t *c0 = json_array_get(json_object_get(json_object_get(r->template, "spec"), "containers"), 0);
             field_error(j->f, c0, "ports", path, "FieldValueInvalid",
                         "Invalid value: tfjob-port %lld: Volcano's tensorflow plugin gives every replica one port, "
-                        "and %s has %lld", (long long)own, j->replicas[0].path, (long long)*port);
+                        "and %s has %lld",
+                        (long long)own, j->replicas[0].path, (long long)*port);
             return false;
         }
         *port = own;
@@ -166,8 +166,8 @@ static const struct kubeflow_replica_type mpi_types[] = {
     {"Worker", "worker", 0, false, false},
 };
 
-static const char *const mpi_spec_fields[] = {"mpiReplicaSpecs", "runPolicy", "slotsPerWorker", "cleanPodPolicy",
-                                              "mainContainer", NULL};
+static const char *const mpi_spec_fields[] = {"mpiReplicaSpecs", "runPolicy",     "slotsPerWorker",
+                                              "cleanPodPolicy",  "mainContainer", NULL};
 
 static void mpi_check_spec(struct kubeflow_job *j)
 {
@@ -256,9 +256,9 @@ static json_t *mpi_status(const json_t *source, const json_t *volcano_job)
     return kubeflow_render_status(&mpi_kind, source, volcano_job);
 }
 
-const struct dialect kubeflow_pytorchjob = {KUBEFLOW_GROUP, KUBEFLOW_VERSION, "PyTorchJob", "pytorchjobs",
-                                            pytorch_translate, pytorch_status, false};
-const struct dialect kubeflow_tfjob = {KUBEFLOW_GROUP, KUBEFLOW_VERSION, "TFJob", "tfjobs", tf_translate, tf_status,
-                                       false};
-const struct dialect kubeflow_mpijob = {KUBEFLOW_GROUP, KUBEFLOW_VERSION, "MPIJob", "mpijobs", mpi_translate,
-                                        mpi_status, false};
+const struct dialect kubeflow_pytorchjob = {KUBEFLOW_GROUP,    KUBEFLOW_VERSION, "PyTorchJob", "pytorchjobs",
+                                            pytorch_translate, pytorch_status,   false};
+const struct dialect kubeflow_tfjob = {KUBEFLOW_GROUP, KUBEFLOW_VERSION, "TFJob", "tfjobs",
+                                       tf_translate,   tf_status,        false};
+const struct dialect kubeflow_mpijob = {KUBEFLOW_GROUP, KUBEFLOW_VERSION, "MPIJob", "mpijobs",
+                                        mpi_translate,  mpi_status,       false};

@@ -46,15 +46,15 @@ struct kubeflow_replica {
     json_t *spec;              /* the replica spec (borrowed) */
     json_t *template;          /* its pod template (borrowed; shared with the Volcano task, never changed) */
     int64_t replicas;
-    const char *restart;       /* restartPolicy, Kubeflow's default applied */
-    bool lead;                 /* its task's success completes the job */
+    const char *restart; /* restartPolicy, Kubeflow's default applied */
+    bool lead;           /* its task's success completes the job */
 };
 
 /* One translation in progress. */
 struct kubeflow_job {
     const struct kubeflow_kind *kind;
     struct fields *f;
-    json_t *source, *spec;  /* the document and its spec */
+    json_t *source, *spec; /* the document and its spec */
     char specs_path[FIELD_PATH_MAX];
     struct kubeflow_replica replicas[KUBEFLOW_MAX_TYPES];
     int nreplicas;

@@ -12,9 +12,15 @@
 #define MIN_RESOURCES_ANNOTATION "caldera.io/pod-group-min-resources"
 #define TRAINING_OPERATOR "kubeflow.org/training-operator"
 
-static const char *const run_policy_fields[] = {"cleanPodPolicy", "ttlSecondsAfterFinished", "activeDeadlineSeconds",
-                                                "backoffLimit", "schedulingPolicy", "suspend", "managedBy", NULL};
-static const char *const scheduling_fields[] = {"minAvailable", "queue", "minResources", "priorityClass",
+static const char *const run_policy_fields[] = {"cleanPodPolicy",
+                                                "ttlSecondsAfterFinished",
+                                                "activeDeadlineSeconds",
+                                                "backoffLimit",
+                                                "schedulingPolicy",
+                                                "suspend",
+                                                "managedBy",
+                                                NULL};
+static const char *const scheduling_fields[] = {"minAvailable",           "queue", "minResources", "priorityClass",
                                                 "scheduleTimeoutSeconds", NULL};
 
 void kubeflow_clean_pod_policy(struct kubeflow_job *j, json_t *holder, const char *path)
@@ -73,7 +79,8 @@ static void min_resources(struct kubeflow_job *j, json_t *sp, const char *parent
     json_t *text = json_object();
     const char *name;
     json_t *v;
-    json_object_foreach(map, name, v) {
+    json_object_foreach(map, name, v)
+    {
         char quantity[128];
         if (intake_scalar_text(v, quantity, sizeof quantity))
             json_object_set_new(text, name, json_string(quantity));

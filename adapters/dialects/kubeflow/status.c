@@ -19,9 +19,9 @@ static enum kf_condition condition_of(const char *phase, bool *finished)
         enum kf_condition condition;
         bool finished;
     } phases[] = {
-        {"Pending", KF_CREATED, false},      {"Running", KF_RUNNING, false},     {"Restarting", KF_RESTARTING, false},
-        {"Completing", KF_SUCCEEDED, false}, {"Completed", KF_SUCCEEDED, true},  {"Terminating", KF_FAILED, false},
-        {"Terminated", KF_FAILED, true},     {"Aborting", KF_FAILED, false},     {"Aborted", KF_FAILED, true},
+        {"Pending", KF_CREATED, false},      {"Running", KF_RUNNING, false},    {"Restarting", KF_RESTARTING, false},
+        {"Completing", KF_SUCCEEDED, false}, {"Completed", KF_SUCCEEDED, true}, {"Terminating", KF_FAILED, false},
+        {"Terminated", KF_FAILED, true},     {"Aborting", KF_FAILED, false},    {"Aborted", KF_FAILED, true},
         {"Failed", KF_FAILED, true},
     };
     for (size_t i = 0; phase && i < sizeof phases / sizeof *phases; i++) {
@@ -72,7 +72,8 @@ static json_t *replica_statuses(const struct kubeflow_kind *kind, const json_t *
         const char *key;
         json_t *v;
         bool present = false;
-        json_object_foreach((json_t *)specs, key, v) {
+        json_object_foreach((json_t *)specs, key, v)
+        {
             (void)v;
             present = present || strcasecmp(key, type->name) == 0;
         }
@@ -92,8 +93,8 @@ static json_t *replica_statuses(const struct kubeflow_kind *kind, const json_t *
 }
 
 /* Kubeflow's words for each condition, with what Volcano says of the job when no replica failed. */
-static void message_for(const char *kind, enum kf_condition c, const char *job, const char *failed,
-                        const json_t *state, char *out, size_t len)
+static void message_for(const char *kind, enum kf_condition c, const char *job, const char *failed, const json_t *state,
+                        char *out, size_t len)
 {
     const char *vreason = json_string_value(json_object_get(state, "reason"));
     const char *vmessage = json_string_value(json_object_get(state, "message"));
@@ -131,9 +132,9 @@ json_t *kubeflow_render_status(const struct kubeflow_kind *kind, const json_t *s
     char failed[256], message[1024];
     json_t *status = json_object(), *conditions = json_array();
     json_object_set_new(status, "conditions", conditions);
-    json_object_set_new(status, "replicaStatuses",
-                        replica_statuses(kind, source, json_object_get(vstatus, "taskStatusCount"), failed,
-                                         sizeof failed));
+    json_object_set_new(
+        status, "replicaStatuses",
+        replica_statuses(kind, source, json_object_get(vstatus, "taskStatusCount"), failed, sizeof failed));
     snprintf(message, sizeof message, "%s %s is created.", kind->kind, name ? name : "");
     json_array_append_new(conditions, condition(kind->kind, KF_CREATED, true, message, created_at));
     /* Kubeflow keeps Running, set False, beside the end it reached; Restarting and Running replace

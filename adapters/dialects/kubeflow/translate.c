@@ -130,7 +130,8 @@ static void parse_replica_specs(struct kubeflow_job *j)
     const char *found[KUBEFLOW_MAX_TYPES] = {0};
     const char *key;
     json_t *v;
-    json_object_foreach(specs, key, v) {
+    json_object_foreach(specs, key, v)
+    {
         char path[FIELD_PATH_MAX], supported[128];
         field_path(path, j->specs_path, key);
         const struct kubeflow_replica_type *type = type_named(k, key);
@@ -181,7 +182,8 @@ int kubeflow_declared_port(struct kubeflow_job *j, const struct kubeflow_replica
     json_t *ports = json_object_get(c0, "ports");
     size_t i;
     json_t *item;
-    json_array_foreach(ports, i, item) {
+    json_array_foreach(ports, i, item)
+    {
         const char *name = json_string_value(json_object_get(item, "name"));
         if (!name || strcmp(name, port_name) != 0)
             continue;

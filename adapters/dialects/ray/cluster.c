@@ -12,12 +12,11 @@
 #define WORKERS_PATH CLUSTER_PATH ".workerGroupSpecs"
 #define DEFAULT_CONTAINER "main" /* what the pod template calls an unnamed container */
 
-static const char *const cluster_fields[] = {"headGroupSpec", "workerGroupSpecs", "rayVersion",
-                                             "enableInTreeAutoscaling", "suspend", NULL};
+static const char *const cluster_fields[] = {"headGroupSpec",           "workerGroupSpecs", "rayVersion",
+                                             "enableInTreeAutoscaling", "suspend",          NULL};
 static const char *const head_fields[] = {"rayStartParams", "template", "serviceType", "enableIngress", NULL};
-static const char *const worker_fields[] = {"groupName",   "replicas",       "minReplicas", "maxReplicas",
-                                            "numOfHosts",  "rayStartParams", "template",    "scaleStrategy",
-                                            NULL};
+static const char *const worker_fields[] = {"groupName",      "replicas", "minReplicas",   "maxReplicas", "numOfHosts",
+                                            "rayStartParams", "template", "scaleStrategy", NULL};
 static const char *const scale_fields[] = {"workersToDelete", NULL};
 static const struct field_refusal cluster_refusals[] = {
     {"autoscalerOptions", "no Ray autoscaler runs: the worker task keeps its replicas"},
@@ -54,8 +53,7 @@ static bool port_param(struct fields *f, json_t *params, const char *key, const 
 /* KubeRay passes rayStartParams to `ray start` as --key=value. The Volcano ray plugin writes the
  * command itself: the head takes its three ports from here, and the values the plugin already uses
  * (dashboard-host 0.0.0.0, block true) are accepted; anything else is refused by name. */
-static void start_params(struct fields *f, json_t *group, const char *group_path, bool head,
-                         struct rayjob_cluster *out)
+static void start_params(struct fields *f, json_t *group, const char *group_path, bool head, struct rayjob_cluster *out)
 {
     json_t *params;
     char path[FIELD_PATH_MAX], sub[FIELD_PATH_MAX];
@@ -64,7 +62,8 @@ static void start_params(struct fields *f, json_t *group, const char *group_path
         return;
     const char *key;
     json_t *v;
-    json_object_foreach(params, key, v) {
+    json_object_foreach(params, key, v)
+    {
         const char *value = json_string_value(v);
         snprintf(sub, sizeof sub, "%s[%s]", path, key);
         if (head && strcmp(key, "port") == 0)
@@ -126,16 +125,16 @@ static void head_group(struct fields *f, json_t *cluster, int64_t deadline, json
     json_t *template = group_template(f, head, HEAD_PATH, deadline);
     if (!template)
         return;
-    out->head_image = json_string_value(json_object_get(
-        json_array_get(json_object_get(json_object_get(template, "spec"), "containers"), 0), "image"));
+    out->head_image = json_string_value(
+        json_object_get(json_array_get(json_object_get(json_object_get(template, "spec"), "containers"), 0), "image"));
     char arg[FIELD_PATH_MAX + 32];
     snprintf(arg, sizeof arg, "--headContainer=%s", container_name(template));
     json_array_append_new(plugin_args, json_string("--head=" RAY_HEAD_TASK));
     json_array_append_new(plugin_args, json_string(arg));
     /* The cluster is the job: losing the head loses it, and a retry is a new cluster (backoffLimit). */
     json_array_append_new(tasks, json_pack("{s:s, s:i, s:i, s:o, s:[{s:[s,s], s:s}]}", "name", RAY_HEAD_TASK,
-                                           "replicas", 1, "minAvailable", 1, "template", template, "policies",
-                                           "events", "PodFailed", "PodEvicted", "action", "RestartJob"));
+                                           "replicas", 1, "minAvailable", 1, "template", template, "policies", "events",
+                                           "PodFailed", "PodEvicted", "action", "RestartJob"));
     char vpath[32];
     snprintf(vpath, sizeof vpath, "spec.tasks[%zu]", json_array_size(tasks) - 1);
     dialect_map_path(t, vpath, HEAD_PATH);
@@ -242,7 +241,8 @@ static void cluster_switches(struct fields *f, json_t *cluster)
         field_unsupported(f, cluster, "enableInTreeAutoscaling", CLUSTER_PATH ".enableInTreeAutoscaling",
                           "no Ray autoscaler runs: the worker task keeps its replicas");
     if (field_bool(f, cluster, "suspend", CLUSTER_PATH ".suspend", &suspend) && suspend)
-        field_unsupported(f, cluster, "suspend", CLUSTER_PATH ".suspend", "the RayJob's cluster runs while the job does");
+        field_unsupported(f, cluster, "suspend", CLUSTER_PATH ".suspend",
+                          "the RayJob's cluster runs while the job does");
 }
 
 bool rayjob_cluster(struct fields *f, json_t *spec, int64_t deadline, json_t *tasks, json_t *plugin_args,

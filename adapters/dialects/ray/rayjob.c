@@ -13,11 +13,24 @@
 #define QUEUE_LABEL "volcano.sh/queue-name"
 #define PRIORITY_LABEL "ray.io/priority-class-name"
 
-static const char *const spec_fields[] = {
-    "entrypoint", "rayClusterSpec", "shutdownAfterJobFinishes", "ttlSecondsAfterFinished", "backoffLimit",
-    "activeDeadlineSeconds", "runtimeEnvYAML", "submissionMode", "suspend", "jobId", "metadata",
-    "entrypointNumCpus", "entrypointNumGpus", "entrypointResources", "submitterPodTemplate", "submitterConfig",
-    "managedBy", NULL};
+static const char *const spec_fields[] = {"entrypoint",
+                                          "rayClusterSpec",
+                                          "shutdownAfterJobFinishes",
+                                          "ttlSecondsAfterFinished",
+                                          "backoffLimit",
+                                          "activeDeadlineSeconds",
+                                          "runtimeEnvYAML",
+                                          "submissionMode",
+                                          "suspend",
+                                          "jobId",
+                                          "metadata",
+                                          "entrypointNumCpus",
+                                          "entrypointNumGpus",
+                                          "entrypointResources",
+                                          "submitterPodTemplate",
+                                          "submitterConfig",
+                                          "managedBy",
+                                          NULL};
 static const struct field_refusal spec_refusals[] = {
     {"clusterSelector", "Caldera runs a cluster per RayJob (rayClusterSpec); it cannot submit to an existing one"},
     {"deletionStrategy", "the cluster's pods end with the job; shutdownAfterJobFinishes says when"},
@@ -69,8 +82,8 @@ static void check_modes(struct fields *f, json_t *spec)
  * TTL is the cluster's: it is deleted that long after the Ray job ends, and the RayJob stays; so the
  * submitter's completion completes the job after the TTL (a delayed policy), and the Volcano Job has no
  * TTL of its own (which would delete the RayJob). */
-static void check_lifetime(struct fields *f, json_t *spec, json_t *vspec, struct dialect_translation *t,
-                           bool *shutdown, int64_t *ttl, int64_t *deadline)
+static void check_lifetime(struct fields *f, json_t *spec, json_t *vspec, struct dialect_translation *t, bool *shutdown,
+                           int64_t *ttl, int64_t *deadline)
 {
     int64_t backoff = 0;
     *shutdown = false;

@@ -21,8 +21,8 @@ extern const struct dialect dialect_rayjob;
 /* What the cluster part hands the rest of the translation. */
 struct rayjob_cluster {
     int32_t gcs_port, dashboard_port, client_port;
-    const char *head_image;    /* the head container's image, or NULL */
-    int32_t min_members;       /* the head and the workers' minimum: the gang */
+    const char *head_image; /* the head container's image, or NULL */
+    int32_t min_members;    /* the head and the workers' minimum: the gang */
 };
 
 /* The address of the head's dashboard, "<job>-head-0.<job>:<port>". */

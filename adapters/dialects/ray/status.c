@@ -7,7 +7,7 @@
 #include "adapters/dialects/ray/rayjob.h"
 
 struct ray_view {
-    const char *phase;       /* the Volcano Job's */
+    const char *phase; /* the Volcano Job's */
     int64_t retries;
     int64_t submitter_succeeded, submitter_running;
 };
@@ -32,8 +32,8 @@ static const char *job_status(const struct ray_view *v)
 static const char *deployment_status(const struct ray_view *v)
 {
     static const char *const by_phase[][2] = {
-        {"Pending", "Initializing"}, {"Restarting", "Retrying"}, {"Completing", "Complete"},
-        {"Completed", "Complete"},   {"Failed", "Failed"},       {"Aborting", "Suspending"},
+        {"Pending", "Initializing"}, {"Restarting", "Retrying"},  {"Completing", "Complete"},
+        {"Completed", "Complete"},   {"Failed", "Failed"},        {"Aborting", "Suspending"},
         {"Aborted", "Suspended"},    {"Terminating", "Complete"}, {"Terminated", "Complete"}};
     if (phase_is(v, "Running"))
         return v->submitter_succeeded > 0 ? "Complete" : "Running";
@@ -49,7 +49,8 @@ static int dashboard_port(const json_t *volcano_job)
     const json_t *args = json_object_get(json_object_get(json_object_get(volcano_job, "spec"), "plugins"), "ray");
     size_t i;
     const json_t *arg;
-    json_array_foreach(args, i, arg) {
+    json_array_foreach(args, i, arg)
+    {
         const char *s = json_string_value(arg);
         if (s && strncmp(s, "--dashboardPort=", 16) == 0)
             return atoi(s + 16);
@@ -61,8 +62,8 @@ json_t *rayjob_render_status(const json_t *source, const json_t *volcano_job)
 {
     const json_t *vstatus = json_object_get(volcano_job, "status"), *state = json_object_get(vstatus, "state");
     const json_t *vmeta = json_object_get(volcano_job, "metadata");
-    const json_t *counts =
-        json_object_get(json_object_get(json_object_get(vstatus, "taskStatusCount"), RAY_SUBMITTER_TASK), "phase");
+    const json_t *counts = json_object_get(
+        json_object_get(json_object_get(vstatus, "taskStatusCount"), RAY_SUBMITTER_TASK), "phase");
     const char *phase = json_string_value(json_object_get(state, "phase"));
     struct ray_view v = {phase ? phase : "Pending", json_integer_value(json_object_get(vstatus, "retryCount")),
                          json_integer_value(json_object_get(counts, "Succeeded")),
@@ -80,7 +81,8 @@ json_t *rayjob_render_status(const json_t *source, const json_t *volcano_job)
                                (json_int_t)(strcmp(js, "SUCCEEDED") == 0), "failed", (json_int_t)failed);
     if (!status)
         return NULL;
-    json_t *created = json_object_get(vmeta, "creationTimestamp"), *changed = json_object_get(state, "lastTransitionTime");
+    json_t *created = json_object_get(vmeta, "creationTimestamp"),
+           *changed = json_object_get(state, "lastTransitionTime");
     if (created)
         json_object_set(status, "startTime", created);
     if (changed && (phase_is(&v, "Completed") || phase_is(&v, "Failed") || phase_is(&v, "Terminated")))

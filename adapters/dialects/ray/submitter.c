@@ -160,7 +160,8 @@ static bool env_has(const json_t *env, const char *name)
 {
     size_t i;
     json_t *item;
-    json_array_foreach(env, i, item) {
+    json_array_foreach(env, i, item)
+    {
         const char *n = json_string_value(json_object_get(item, "name"));
         if (n && strcmp(n, name) == 0)
             return true;
@@ -258,7 +259,8 @@ bool rayjob_submitter(struct fields *f, json_t *spec, const char *job, const str
     json_t *command = json_pack("[s,s,s]", "sh", "-c", script);
     free(script);
     json_t *template = own ? user_template(f, own, command, address, submission_id)
-                           : default_template(cluster->head_image, command, submitter_env(NULL, address, submission_id));
+                           : default_template(cluster->head_image, command,
+                                              submitter_env(NULL, address, submission_id));
     if (!template)
         return false;
     dialect_template_deadline(template, deadline);

@@ -11,10 +11,10 @@
 #define DEFAULT_MASTER "k8s://https://kubernetes.default.svc:443"
 #define EXECUTOR_BACKEND "org.apache.spark.executor.CoarseGrainedExecutorBackend"
 
-static const char *const deps_fields[] = {"jars",      "files",        "pyFiles", "packages", "excludePackages",
+static const char *const deps_fields[] = {"jars",         "files",    "pyFiles", "packages", "excludePackages",
                                           "repositories", "archives", NULL};
-static const char *const deps_flags[] = {"--jars",     "--files",        "--py-files", "--packages",
-                                         "--exclude-packages", "--repositories", "--archives"};
+static const char *const deps_flags[] = {
+    "--jars", "--files", "--py-files", "--packages", "--exclude-packages", "--repositories", "--archives"};
 
 void spark_driver_host(const char *job, char *buf, size_t len)
 {
@@ -88,7 +88,8 @@ static bool user_conf(struct fields *f, json_t *spec, json_t *argv)
     const char *key;
     json_t *v;
     json_object_foreach(spark, key, v) push_conf(argv, key, json_string_value(v));
-    json_object_foreach(hadoop, key, v) {
+    json_object_foreach(hadoop, key, v)
+    {
         char k[256];
         snprintf(k, sizeof k, "spark.hadoop.%s", key);
         push_conf(argv, k, json_string_value(v));
@@ -150,10 +151,11 @@ static void layout_conf(json_t *argv, json_t *spec, const struct spark_app *app)
     const json_t *da = json_object_get(spec, "dynamicAllocation");
     push_conf(argv, "spark.dynamicAllocation.enabled", "true");
     push_conf(argv, "spark.dynamicAllocation.shuffleTracking.enabled", "true");
-    static const char *const counts[][2] = {{"initialExecutors", "spark.dynamicAllocation.initialExecutors"},
-                                            {"minExecutors", "spark.dynamicAllocation.minExecutors"},
-                                            {"maxExecutors", "spark.dynamicAllocation.maxExecutors"},
-                                            {"shuffleTrackingTimeout", "spark.dynamicAllocation.shuffleTracking.timeout"}};
+    static const char *const counts[][2] = {
+        {"initialExecutors", "spark.dynamicAllocation.initialExecutors"},
+        {"minExecutors", "spark.dynamicAllocation.minExecutors"},
+        {"maxExecutors", "spark.dynamicAllocation.maxExecutors"},
+        {"shuffleTrackingTimeout", "spark.dynamicAllocation.shuffleTracking.timeout"}};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         if (json_is_integer(json_object_get(da, counts[i][0])))
             push_conf_int(argv, counts[i][1], (long long)json_integer_value(json_object_get(da, counts[i][0])));
@@ -173,7 +175,7 @@ json_t *spark_driver_command(struct fields *f, json_t *spec, const struct spark_
     push(argv, "--master");
     if (master)
         json_array_append_new(argv, strncmp(master, "k8s://", 6) == 0 ? json_string(master)
-                                                                        : json_sprintf("k8s://%s", master));
+                                                                      : json_sprintf("k8s://%s", master));
     else
         push(argv, DEFAULT_MASTER);
     push(argv, "--deploy-mode");
@@ -216,7 +218,8 @@ json_t *spark_executor_command(const struct spark_app *app)
     snprintf(script, sizeof script,
              "SPARK_EXECUTOR_ID=$((VC_TASK_INDEX + 1)); SPARK_EXECUTOR_POD_NAME=%s-%s-$VC_TASK_INDEX; "
              "export SPARK_EXECUTOR_ID SPARK_EXECUTOR_POD_NAME; "
-             "exec spark-class " EXECUTOR_BACKEND " --driver-url \"$SPARK_DRIVER_URL\" --executor-id "
+             "exec spark-class " EXECUTOR_BACKEND
+             " --driver-url \"$SPARK_DRIVER_URL\" --executor-id "
              "\"$SPARK_EXECUTOR_ID\" --hostname \"$SPARK_EXECUTOR_POD_NAME.%s\" --cores \"$SPARK_EXECUTOR_CORES\" "
              "--app-id \"$SPARK_APPLICATION_ID\" --resourceProfileId \"$SPARK_RESOURCE_PROFILE_ID\"",
              app->name, SPARK_EXECUTOR_TASK, app->name);
@@ -228,16 +231,16 @@ json_t *spark_executor_env(const struct spark_app *app)
     char host[FIELD_PATH_MAX];
     spark_driver_host(app->name, host, sizeof host);
     json_t *env = json_array();
-    json_array_append_new(env, json_pack("{s:s, s:o}", "name", "SPARK_DRIVER_URL", "value",
-                                         json_sprintf("spark://CoarseGrainedScheduler@%s:%lld", host,
-                                                      (long long)app->driver_port)));
+    json_array_append_new(
+        env, json_pack("{s:s, s:o}", "name", "SPARK_DRIVER_URL", "value",
+                       json_sprintf("spark://CoarseGrainedScheduler@%s:%lld", host, (long long)app->driver_port)));
     json_array_append_new(env, json_pack("{s:s, s:o}", "name", "SPARK_EXECUTOR_CORES", "value",
                                          json_sprintf("%lld", (long long)app->executor.cores)));
     json_array_append_new(env, json_pack("{s:s, s:s}", "name", "SPARK_EXECUTOR_MEMORY", "value", app->executor.memory));
     json_array_append_new(env, json_pack("{s:s, s:s}", "name", "SPARK_APPLICATION_ID", "value", app->app_id));
     json_array_append_new(env, json_pack("{s:s, s:s}", "name", "SPARK_RESOURCE_PROFILE_ID", "value", "0"));
     if (app->executor.java_options)
-        json_array_append_new(env, json_pack("{s:s, s:s}", "name", "SPARK_EXECUTOR_OPTS", "value",
-                                             app->executor.java_options));
+        json_array_append_new(
+            env, json_pack("{s:s, s:s}", "name", "SPARK_EXECUTOR_OPTS", "value", app->executor.java_options));
     return env;
 }

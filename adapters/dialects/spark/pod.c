@@ -9,16 +9,56 @@
 
 #define DEFAULT_MEMORY "1g" /* spark.driver.memory and spark.executor.memory */
 
-static const char *const driver_fields[] = {
-    "cores", "coreLimit", "coreRequest", "memory", "memoryOverhead", "gpu", "image", "env", "envVars", "labels",
-    "annotations", "affinity", "tolerations", "podSecurityContext", "securityContext", "schedulerName",
-    "hostNetwork", "nodeSelector", "terminationGracePeriodSeconds", "serviceAccount", "javaOptions", "ports",
-    "priorityClassName", "kubernetesMaster", NULL};
-static const char *const executor_fields[] = {
-    "cores", "coreLimit", "coreRequest", "memory", "memoryOverhead", "gpu", "image", "env", "envVars", "labels",
-    "annotations", "affinity", "tolerations", "podSecurityContext", "securityContext", "schedulerName",
-    "hostNetwork", "nodeSelector", "terminationGracePeriodSeconds", "serviceAccount", "javaOptions", "ports",
-    "priorityClassName", "instances", NULL};
+static const char *const driver_fields[] = {"cores",
+                                            "coreLimit",
+                                            "coreRequest",
+                                            "memory",
+                                            "memoryOverhead",
+                                            "gpu",
+                                            "image",
+                                            "env",
+                                            "envVars",
+                                            "labels",
+                                            "annotations",
+                                            "affinity",
+                                            "tolerations",
+                                            "podSecurityContext",
+                                            "securityContext",
+                                            "schedulerName",
+                                            "hostNetwork",
+                                            "nodeSelector",
+                                            "terminationGracePeriodSeconds",
+                                            "serviceAccount",
+                                            "javaOptions",
+                                            "ports",
+                                            "priorityClassName",
+                                            "kubernetesMaster",
+                                            NULL};
+static const char *const executor_fields[] = {"cores",
+                                              "coreLimit",
+                                              "coreRequest",
+                                              "memory",
+                                              "memoryOverhead",
+                                              "gpu",
+                                              "image",
+                                              "env",
+                                              "envVars",
+                                              "labels",
+                                              "annotations",
+                                              "affinity",
+                                              "tolerations",
+                                              "podSecurityContext",
+                                              "securityContext",
+                                              "schedulerName",
+                                              "hostNetwork",
+                                              "nodeSelector",
+                                              "terminationGracePeriodSeconds",
+                                              "serviceAccount",
+                                              "javaOptions",
+                                              "ports",
+                                              "priorityClassName",
+                                              "instances",
+                                              NULL};
 static const struct field_refusal pod_refusals[] = {
     {"template", "give the pod's settings in the driver/executor fields (cores, memory, env, nodeSelector, ...)"},
     {"configMaps", "the process runtime mounts no ConfigMaps"},
@@ -110,12 +150,18 @@ static bool carried_fields(struct fields *f, json_t *pod, const char *path)
     static const struct {
         const char *key;
         json_type type;
-    } carried[] = {{"image", JSON_STRING},          {"env", JSON_ARRAY},
-                   {"affinity", JSON_OBJECT},       {"tolerations", JSON_ARRAY},
-                   {"podSecurityContext", JSON_OBJECT}, {"securityContext", JSON_OBJECT},
-                   {"serviceAccount", JSON_STRING}, {"hostNetwork", JSON_TRUE},
-                   {"ports", JSON_ARRAY},           {"priorityClassName", JSON_STRING},
-                   {"javaOptions", JSON_STRING},    {"schedulerName", JSON_STRING},
+    } carried[] = {{"image", JSON_STRING},
+                   {"env", JSON_ARRAY},
+                   {"affinity", JSON_OBJECT},
+                   {"tolerations", JSON_ARRAY},
+                   {"podSecurityContext", JSON_OBJECT},
+                   {"securityContext", JSON_OBJECT},
+                   {"serviceAccount", JSON_STRING},
+                   {"hostNetwork", JSON_TRUE},
+                   {"ports", JSON_ARRAY},
+                   {"priorityClassName", JSON_STRING},
+                   {"javaOptions", JSON_STRING},
+                   {"schedulerName", JSON_STRING},
                    {"kubernetesMaster", JSON_STRING}};
     bool ok = true;
     for (size_t i = 0; i < sizeof carried / sizeof carried[0]; i++) {
@@ -231,8 +277,8 @@ static void map_member(struct dialect_translation *t, const char *vbase, const c
     dialect_map_path(t, v, s);
 }
 
-json_t *spark_role_template(json_t *spec, const struct spark_app *app, const struct spark_role *role,
-                            json_t *command, json_t *env, size_t task, struct dialect_translation *t)
+json_t *spark_role_template(json_t *spec, const struct spark_app *app, const struct spark_role *role, json_t *command,
+                            json_t *env, size_t task, struct dialect_translation *t)
 {
     const json_t *pod = role->pod;
     char vtask[32], vspec[64], vcontainer[96];

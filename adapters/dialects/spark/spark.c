@@ -14,11 +14,30 @@
 #define DEFAULT_INSTANCES 1         /* the operator's default executor.instances */
 #define MAX_REPLICAS 100000
 
-static const char *const spec_fields[] = {
-    "type", "sparkVersion", "mode", "proxyUser", "image", "imagePullPolicy", "imagePullSecrets", "mainClass",
-    "mainApplicationFile", "arguments", "sparkConf", "hadoopConf", "driver", "executor", "deps", "restartPolicy",
-    "nodeSelector", "pythonVersion", "memoryOverheadFactor", "batchScheduler", "timeToLiveSeconds",
-    "batchSchedulerOptions", "dynamicAllocation", NULL};
+static const char *const spec_fields[] = {"type",
+                                          "sparkVersion",
+                                          "mode",
+                                          "proxyUser",
+                                          "image",
+                                          "imagePullPolicy",
+                                          "imagePullSecrets",
+                                          "mainClass",
+                                          "mainApplicationFile",
+                                          "arguments",
+                                          "sparkConf",
+                                          "hadoopConf",
+                                          "driver",
+                                          "executor",
+                                          "deps",
+                                          "restartPolicy",
+                                          "nodeSelector",
+                                          "pythonVersion",
+                                          "memoryOverheadFactor",
+                                          "batchScheduler",
+                                          "timeToLiveSeconds",
+                                          "batchSchedulerOptions",
+                                          "dynamicAllocation",
+                                          NULL};
 static const struct field_refusal spec_refusals[] = {
     {"sparkConfigMap", "the process runtime mounts no ConfigMaps: give the settings in sparkConf"},
     {"hadoopConfigMap", "the process runtime mounts no ConfigMaps: give the settings in hadoopConf"},
@@ -29,10 +48,14 @@ static const struct field_refusal spec_refusals[] = {
     {"sparkUIOptions", "no Service or Ingress is created: the UI is <name>-driver-0.<name>:4040"},
     {"driverIngressOptions", "no Service or Ingress is created"},
     {NULL, NULL}};
-static const char *const restart_fields[] = {"type", "onFailureRetries", "onFailureRetryInterval",
-                                             "onSubmissionFailureRetries", "onSubmissionFailureRetryInterval", NULL};
-static const char *const allocation_fields[] = {"enabled", "initialExecutors", "minExecutors", "maxExecutors",
-                                                "shuffleTrackingTimeout", NULL};
+static const char *const restart_fields[] = {"type",
+                                             "onFailureRetries",
+                                             "onFailureRetryInterval",
+                                             "onSubmissionFailureRetries",
+                                             "onSubmissionFailureRetryInterval",
+                                             NULL};
+static const char *const allocation_fields[] = {"enabled",      "initialExecutors",       "minExecutors",
+                                                "maxExecutors", "shuffleTrackingTimeout", NULL};
 static const char *const options_fields[] = {"queue", "priorityClassName", NULL};
 static const struct field_refusal options_refusals[] = {
     {"resources", "the PodGroup's minResources is computed: the driver and the minimum executors"}, {NULL, NULL}};
@@ -66,9 +89,8 @@ static void app_fields(struct fields *f, json_t *spec, struct spark_app *app)
 {
     static const char *const types = "supported values: \"Java\", \"Scala\", \"Python\", \"R\"";
     const char *mode = NULL, *version = NULL, *python = NULL, *factor = NULL, *s = NULL;
-    if (field_string(f, spec, "type", "spec.type", true, &app->type) && app->type &&
-        strcmp(app->type, "Java") != 0 && strcmp(app->type, "Scala") != 0 && strcmp(app->type, "Python") != 0 &&
-        strcmp(app->type, "R") != 0)
+    if (field_string(f, spec, "type", "spec.type", true, &app->type) && app->type && strcmp(app->type, "Java") != 0 &&
+        strcmp(app->type, "Scala") != 0 && strcmp(app->type, "Python") != 0 && strcmp(app->type, "R") != 0)
         field_unsupported(f, spec, "type", "spec.type", types);
     if (field_string(f, spec, "mode", "spec.mode", false, &mode) && mode && strcmp(mode, "cluster") != 0)
         field_unsupported(f, spec, "mode", "spec.mode",
@@ -90,7 +112,8 @@ static void app_fields(struct fields *f, json_t *spec, struct spark_app *app)
     field_string_map(f, spec, "nodeSelector", "spec.nodeSelector", &selector);
     bool jvm = !app->type || (strcmp(app->type, "Python") != 0 && strcmp(app->type, "R") != 0);
     app->overhead_factor = jvm ? JVM_OVERHEAD_FACTOR : NON_JVM_OVERHEAD_FACTOR;
-    const char *conf_factor = json_string_value(json_object_get(app->spark_conf, "spark.kubernetes.memoryOverheadFactor"));
+    const char *conf_factor = json_string_value(
+        json_object_get(app->spark_conf, "spark.kubernetes.memoryOverheadFactor"));
     if (field_string(f, spec, "memoryOverheadFactor", "spec.memoryOverheadFactor", false, &factor) && factor) {
         if (!parse_factor(factor, &app->overhead_factor))
             field_invalid(f, spec, "memoryOverheadFactor", "spec.memoryOverheadFactor",
@@ -124,12 +147,14 @@ static void executor_counts(struct fields *f, json_t *spec, struct spark_app *ap
     if (field_object(f, spec, "dynamicAllocation", "spec.dynamicAllocation", false, &da) && da) {
         dialect_refuse_fields(f, da, "spec.dynamicAllocation", allocation_fields, NULL);
         field_bool(f, da, "enabled", "spec.dynamicAllocation.enabled", &app->dynamic);
-        field_int(f, da, "initialExecutors", "spec.dynamicAllocation.initialExecutors", false, 0, MAX_REPLICAS, &initial);
+        field_int(f, da, "initialExecutors", "spec.dynamicAllocation.initialExecutors", false, 0, MAX_REPLICAS,
+                  &initial);
         field_int(f, da, "minExecutors", "spec.dynamicAllocation.minExecutors", false, 0, MAX_REPLICAS, &min);
-        field_int(f, da, "shuffleTrackingTimeout", "spec.dynamicAllocation.shuffleTrackingTimeout", false, 0,
-                  INT64_MAX, &timeout);
+        field_int(f, da, "shuffleTrackingTimeout", "spec.dynamicAllocation.shuffleTrackingTimeout", false, 0, INT64_MAX,
+                  &timeout);
         if (field_int(f, da, "maxExecutors", "spec.dynamicAllocation.maxExecutors", app->dynamic, 1, MAX_REPLICAS,
-                      &max) && app->dynamic && max > 0 && min > max)
+                      &max) &&
+            app->dynamic && max > 0 && min > max)
             field_invalid(f, da, "minExecutors", "spec.dynamicAllocation.minExecutors",
                           "must be less than or equal to maxExecutors");
         else if (app->dynamic && max > 0 && initial >= 0 && (initial < min || initial > max))
@@ -188,7 +213,8 @@ static void restart_policy(struct fields *f, json_t *spec, json_t *vspec, json_t
         json_array_append_new(json_object_get(failure, "events"), json_string("TaskCompleted"));
     *driver_policies = json_pack("[o]", failure);
     if (!always)
-        json_array_append_new(*driver_policies, json_pack("{s:s, s:s}", "event", "TaskCompleted", "action", "CompleteJob"));
+        json_array_append_new(*driver_policies,
+                              json_pack("{s:s, s:s}", "event", "TaskCompleted", "action", "CompleteJob"));
 }
 
 /* batchScheduler (Volcano only), its queue and priority class, the TTL and the pods' scheduler. */
@@ -232,8 +258,8 @@ static void scheduling(struct fields *f, json_t *spec, const struct spark_app *a
 static json_t *tasks(json_t *spec, const struct spark_app *app, json_t *driver_command, json_t *driver_policies,
                      struct dialect_translation *t)
 {
-    json_t *driver = spark_role_template(spec, app, &app->driver, driver_command, spark_role_env(&app->driver, NULL),
-                                         0, t);
+    json_t *driver = spark_role_template(spec, app, &app->driver, driver_command, spark_role_env(&app->driver, NULL), 0,
+                                         t);
     json_t *executor = spark_role_template(spec, app, &app->executor, spark_executor_command(app),
                                            spark_role_env(&app->executor, spark_executor_env(app)), 1, t);
     /* Spark gives up after max(2 * executors, 3) executor failures (spark.executor.maxNumFailures). */

@@ -20,27 +20,27 @@ extern const struct dialect dialect_spark;
 
 /* One pod role as the translation reads it. */
 struct spark_role {
-    const char *task;       /* "driver" or "executor" */
-    const char *path;       /* "spec.driver" */
-    json_t *pod;            /* the source's driver/executor object (may be NULL) */
-    int64_t cores;          /* spark.{driver,executor}.cores */
-    const char *memory;     /* the JVM heap as Spark reads it ("512m"), or the default */
-    int64_t memory_mib;     /* the heap in MiB */
-    int64_t overhead_mib;   /* what Spark adds for the pod */
+    const char *task;     /* "driver" or "executor" */
+    const char *path;     /* "spec.driver" */
+    json_t *pod;          /* the source's driver/executor object (may be NULL) */
+    int64_t cores;        /* spark.{driver,executor}.cores */
+    const char *memory;   /* the JVM heap as Spark reads it ("512m"), or the default */
+    int64_t memory_mib;   /* the heap in MiB */
+    int64_t overhead_mib; /* what Spark adds for the pod */
     const char *java_options;
 };
 
 /* What the whole application gives its pods and commands. */
 struct spark_app {
     const char *name, *ns;
-    const char *type;            /* Scala, Java, Python, R */
-    const char *app_id;          /* spark.app.id */
+    const char *type;   /* Scala, Java, Python, R */
+    const char *app_id; /* spark.app.id */
     char app_id_buf[96];
     int64_t driver_port, block_manager_port;
-    double overhead_factor;      /* spark.kubernetes.memoryOverheadFactor or its default */
+    double overhead_factor;           /* spark.kubernetes.memoryOverheadFactor or its default */
     int64_t executors, min_executors; /* the executor task's replicas and minAvailable */
     bool dynamic;
-    json_t *spark_conf;          /* the source's sparkConf (may be NULL) */
+    json_t *spark_conf; /* the source's sparkConf (may be NULL) */
     struct spark_role driver, executor;
 };
 
@@ -63,8 +63,8 @@ bool spark_role_read(struct fields *f, json_t *spec, struct spark_app *app, stru
 json_t *spark_role_env(const struct spark_role *role, json_t *extra);
 /* The role's Volcano pod template (a new object sharing the user's subtrees) with command as the
  * container's command; adds the path maps for task index task. */
-json_t *spark_role_template(json_t *spec, const struct spark_app *app, const struct spark_role *role,
-                            json_t *command, json_t *env, size_t task, struct dialect_translation *t);
+json_t *spark_role_template(json_t *spec, const struct spark_app *app, const struct spark_role *role, json_t *command,
+                            json_t *env, size_t task, struct dialect_translation *t);
 
 /* --- command.c ------------------------------------------------------------------------------- */
 

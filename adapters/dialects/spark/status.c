@@ -9,11 +9,11 @@
 /* The operator's application state for each Volcano Job phase. */
 static const char *app_state(const char *phase)
 {
-    static const char *const by_phase[][2] = {
-        {"Pending", "SUBMITTED"},  {"Running", "RUNNING"},     {"Restarting", "PENDING_RERUN"},
-        {"Completing", "SUCCEEDING"}, {"Completed", "COMPLETED"}, {"Failed", "FAILED"},
-        {"Aborting", "FAILING"},   {"Aborted", "FAILED"},      {"Terminating", "FAILING"},
-        {"Terminated", "FAILED"}};
+    static const char *const by_phase[][2] = {{"Pending", "SUBMITTED"},        {"Running", "RUNNING"},
+                                              {"Restarting", "PENDING_RERUN"}, {"Completing", "SUCCEEDING"},
+                                              {"Completed", "COMPLETED"},      {"Failed", "FAILED"},
+                                              {"Aborting", "FAILING"},         {"Aborted", "FAILED"},
+                                              {"Terminating", "FAILING"},      {"Terminated", "FAILED"}};
     for (size_t i = 0; i < sizeof by_phase / sizeof by_phase[0]; i++)
         if (strcmp(phase, by_phase[i][0]) == 0)
             return by_phase[i][1];
@@ -30,11 +30,14 @@ static bool finished(const char *phase)
  * are given only when every executor pod is in the same phase (NULL otherwise). */
 static json_t *executor_state(const json_t *volcano_job, const char *name)
 {
-    static const char *const pod_states[][2] = {
-        {"Pending", "PENDING"}, {"Running", "RUNNING"}, {"Succeeded", "COMPLETED"}, {"Failed", "FAILED"},
-        {"Unknown", "UNKNOWN"}};
+    static const char *const pod_states[][2] = {{"Pending", "PENDING"},
+                                                {"Running", "RUNNING"},
+                                                {"Succeeded", "COMPLETED"},
+                                                {"Failed", "FAILED"},
+                                                {"Unknown", "UNKNOWN"}};
     const json_t *counts = json_object_get(
-        json_object_get(json_object_get(json_object_get(volcano_job, "status"), "taskStatusCount"), SPARK_EXECUTOR_TASK),
+        json_object_get(json_object_get(json_object_get(volcano_job, "status"), "taskStatusCount"),
+                        SPARK_EXECUTOR_TASK),
         "phase");
     const json_t *tasks = json_object_get(json_object_get(volcano_job, "spec"), "tasks");
     int64_t replicas = json_integer_value(json_object_get(json_array_get(tasks, 1), "replicas"));
@@ -75,9 +78,8 @@ json_t *spark_render_status(const json_t *source, const json_t *volcano_job)
     int port = ui_port && atoi(ui_port) > 0 ? atoi(ui_port) : SPARK_UI_PORT;
     json_t *status = json_pack("{s:{s:s}, s:{s:s, s:o, s:i}, s:s, s:I, s:I}", "applicationState", "state", st,
                                "driverInfo", "podName", pod, "webUIAddress", json_sprintf("%s:%d", host, port),
-                               "webUIPort", port, "sparkApplicationId",
-                               spark_app_id(source, app_id, sizeof app_id), "submissionAttempts", retries + 1,
-                               "executionAttempts", retries + (ran ? 1 : 0));
+                               "webUIPort", port, "sparkApplicationId", spark_app_id(source, app_id, sizeof app_id),
+                               "submissionAttempts", retries + 1, "executionAttempts", retries + (ran ? 1 : 0));
     if (!status)
         return NULL;
     json_t *message = json_object_get(state, "message");
@@ -86,7 +88,8 @@ json_t *spark_render_status(const json_t *source, const json_t *volcano_job)
     json_t *executors = executor_state(volcano_job, name);
     if (executors)
         json_object_set_new(status, "executorState", executors);
-    json_t *created = json_object_get(vmeta, "creationTimestamp"), *changed = json_object_get(state, "lastTransitionTime");
+    json_t *created = json_object_get(vmeta, "creationTimestamp"),
+           *changed = json_object_get(state, "lastTransitionTime");
     if (retries == 0 && created)
         json_object_set(status, "lastSubmissionAttemptTime", created);
     else if (strcmp(phase, "Pending") == 0 && changed)

@@ -14,16 +14,40 @@
 #define MAX_SLOTS 1024
 #define SHARD_ENV_PREFIX "CALDERA_SHARD_"
 
-const char *const training_framework_names[FW_COUNT] = {"pytorch", "tensorflow", "mpi", "horovod",
+const char *const training_framework_names[FW_COUNT] = {"pytorch", "tensorflow", "mpi",  "horovod",
                                                         "spark",   "ray",        "batch"};
 
 /* Every top-level field of the request; the metadata ones are read by training.c. */
 static const char *const known_fields[] = {
-    "apiVersion", "kind",       "metadata",     "name",           "generateName",  "labels",
-    "annotations", "framework", "command",      "args",           "image",         "env",
-    "workingDir", "workers",    "ps",           "slotsPerWorker", "resources",     "taskResources",
-    "workerCommand", "nodeSelector", "queue",  "priorityClassName", "schedulerName", "maxRetry",
-    "ttlSecondsAfterFinished", "minAvailable", "companions", "autoMemoryScale", NULL,
+    "apiVersion",
+    "kind",
+    "metadata",
+    "name",
+    "generateName",
+    "labels",
+    "annotations",
+    "framework",
+    "command",
+    "args",
+    "image",
+    "env",
+    "workingDir",
+    "workers",
+    "ps",
+    "slotsPerWorker",
+    "resources",
+    "taskResources",
+    "workerCommand",
+    "nodeSelector",
+    "queue",
+    "priorityClassName",
+    "schedulerName",
+    "maxRetry",
+    "ttlSecondsAfterFinished",
+    "minAvailable",
+    "companions",
+    "autoMemoryScale",
+    NULL,
 };
 
 static const char *const companion_names[] = {"jupyter", "tensorboard", "code-server", "wetty", NULL};
@@ -98,7 +122,8 @@ static bool read_env(struct fields *f, const json_t *req, struct training *t)
     bool ok = true;
     const char *name;
     json_t *v;
-    json_object_foreach(env, name, v) {
+    json_object_foreach(env, name, v)
+    {
         char path[FIELD_PATH_MAX], text[4096];
         snprintf(path, sizeof path, "env[%s]", name);
         if (json_is_boolean(v))
@@ -109,8 +134,10 @@ static bool read_env(struct fields *f, const json_t *req, struct training *t)
             continue;
         }
         if (!*name || strchr(name, '=')) {
-            field_error(f, env, name, path, "FieldValueInvalid", "Invalid value: \"%s\": a variable name must not be "
-                        "empty or contain '='", name);
+            field_error(f, env, name, path, "FieldValueInvalid",
+                        "Invalid value: \"%s\": a variable name must not be "
+                        "empty or contain '='",
+                        name);
             ok = false;
         } else if (t->framework == FW_BATCH && strncmp(name, SHARD_ENV_PREFIX, strlen(SHARD_ENV_PREFIX)) == 0) {
             field_error(f, env, name, path, "FieldValueForbidden",
@@ -129,7 +156,8 @@ static bool read_quantities(struct fields *f, json_t *map, const char *path, int
     bool ok = true;
     const char *name;
     json_t *v;
-    json_object_foreach(map, name, v) {
+    json_object_foreach(map, name, v)
+    {
         char sub[FIELD_PATH_MAX], text[128];
         field_path(sub, path, name);
         int index = resource_index(name);
@@ -149,7 +177,8 @@ static bool read_quantities(struct fields *f, json_t *map, const char *path, int
             field_invalid(f, map, name, sub, "invalid quantity: must be a string or a number");
             ok = false;
         } else if (resource_parse(index, text, &values[index], &why) != 0) {
-            field_error(f, map, name, sub, "FieldValueInvalid", "Invalid value: invalid quantity \"%s\": %s", text, why);
+            field_error(f, map, name, sub, "FieldValueInvalid", "Invalid value: invalid quantity \"%s\": %s", text,
+                        why);
             ok = false;
         } else {
             given[index] = true;
@@ -184,7 +213,8 @@ static bool read_resources(struct fields *f, json_t *holder, const char *key, co
         req = lim = res;
     } else {
         json_t *ignored;
-        ok = field_object(f, res, "requests", rp, false, &ignored) && field_object(f, res, "limits", lp, false, &ignored);
+        ok = field_object(f, res, "requests", rp, false, &ignored) &&
+             field_object(f, res, "limits", lp, false, &ignored);
         if (ok && req)
             ok = read_quantities(f, req, rp, rv, rgiven);
         if (ok && lim)
@@ -218,7 +248,8 @@ static bool read_task_resources(struct fields *f, const json_t *req, struct trai
     bool ok = true;
     const char *task;
     json_t *v;
-    json_object_foreach(map, task, v) {
+    json_object_foreach(map, task, v)
+    {
         char path[FIELD_PATH_MAX];
         field_path(path, "taskResources", task);
         if (!in_list(task, names)) {
@@ -258,7 +289,8 @@ static bool read_companions(struct fields *f, const json_t *req, struct training
         if (!in_list(list[i], companion_names)) {
             field_error_at_index(f, arr, i, path, "FieldValueNotSupported",
                                  "Unsupported value: \"%s\": supported values: \"jupyter\", \"tensorboard\", "
-                                 "\"code-server\", \"wetty\"", list[i]);
+                                 "\"code-server\", \"wetty\"",
+                                 list[i]);
             ok = false;
         } else if (dup) {
             field_error_at_index(f, arr, i, path, "FieldValueDuplicate", "Duplicate value: \"%s\"", list[i]);
@@ -285,8 +317,9 @@ static bool read_framework(struct fields *f, const json_t *req, struct training 
             t->framework = (enum training_framework)i;
             return true;
         }
-    field_unsupported(f, req, "framework", "framework",
-                      "supported values: \"pytorch\", \"tensorflow\", \"mpi\", \"horovod\", \"spark\", \"ray\", \"batch\"");
+    field_unsupported(
+        f, req, "framework", "framework",
+        "supported values: \"pytorch\", \"tensorflow\", \"mpi\", \"horovod\", \"spark\", \"ray\", \"batch\"");
     return false;
 }
 
@@ -326,7 +359,8 @@ static bool read_spec_fields(struct fields *f, json_t *req, struct training *t)
     ok = field_string(f, req, "schedulerName", "schedulerName", false, &t->scheduler_name) && ok;
     ok = field_int(f, req, "maxRetry", "maxRetry", false, 0, INT32_MAX, &t->max_retry) && ok;
     ok = field_int(f, req, "ttlSecondsAfterFinished", "ttlSecondsAfterFinished", false, 0, INT32_MAX,
-                   &t->ttl_seconds) && ok;
+                   &t->ttl_seconds) &&
+         ok;
     json_t *ams, *ns;
     ok = field_object(f, req, "autoMemoryScale", "autoMemoryScale", false, &ams) && ok;
     t->auto_memory_scale = json_incref(ams);

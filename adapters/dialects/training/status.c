@@ -13,8 +13,8 @@ static void copy_member(json_t *to, const char *to_key, const json_t *from, cons
 
 static bool phase_final(const char *phase)
 {
-    return phase && (strcmp(phase, "Completed") == 0 || strcmp(phase, "Failed") == 0 ||
-                     strcmp(phase, "Terminated") == 0);
+    return phase &&
+           (strcmp(phase, "Completed") == 0 || strcmp(phase, "Failed") == 0 || strcmp(phase, "Terminated") == 0);
 }
 
 /* {pending, running, succeeded, failed} of one task from taskStatusCount's {phase: {Pending: n, ...}}. */
@@ -50,7 +50,8 @@ json_t *training_render_status(const json_t *source, const json_t *volcano_job)
     json_t *out = json_object();
     size_t i;
     const json_t *task;
-    json_array_foreach(tasks, i, task) {
+    json_array_foreach(tasks, i, task)
+    {
         const char *name = json_string_value(json_object_get(task, "name"));
         if (name)
             json_object_set_new(out, name, task_counts(json_object_get(counts, name)));

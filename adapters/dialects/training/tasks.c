@@ -91,7 +91,8 @@ static void mpi_layout(const struct training *t, struct training_layout *l)
     if (t->framework == FW_HOROVOD) {
         int64_t slots = t->slots_per_worker > 0 ? t->slots_per_worker : t->gpus_per_worker > 0 ? t->gpus_per_worker : 1;
         char script[256];
-        snprintf(script, sizeof script, "exec horovodrun -np %lld -H \"$(echo \"$MPI_HOST\" | sed 's/,/:%lld,/g'):%lld\" \"$@\"",
+        snprintf(script, sizeof script,
+                 "exec horovodrun -np %lld -H \"$(echo \"$MPI_HOST\" | sed 's/,/:%lld,/g'):%lld\" \"$@\"",
                  (long long)(t->workers * slots), (long long)slots, (long long)slots);
         master = add_wrapped_task(l, t, "master", 1, script, "horovodrun");
     } else {
@@ -121,8 +122,9 @@ static void spark_layout(const struct training *t, struct training_layout *l)
         snprintf(cores, sizeof cores, " --cores %lld", (long long)((t->cpu_millis_per_worker + 999) / 1000));
     if (t->memory_per_worker >= (1 << 20))
         snprintf(memory, sizeof memory, " --memory %lldm", (long long)(t->memory_per_worker >> 20));
-    snprintf(worker, sizeof worker, "exec spark-class org.apache.spark.deploy.worker.Worker%s%s \"spark://$VC_DRIVER_HOSTS:%d\"",
-             cores, memory, SPARK_MASTER_PORT);
+    snprintf(worker, sizeof worker,
+             "exec spark-class org.apache.spark.deploy.worker.Worker%s%s \"spark://$VC_DRIVER_HOSTS:%d\"", cores,
+             memory, SPARK_MASTER_PORT);
     add_task(l, "executor", t->workers)->command = json_pack("[s,s,s]", "sh", "-c", worker);
     l->plugins = json_pack("{s:[]}", "svc");
     l->policies = restart_job_policies();
@@ -155,15 +157,15 @@ static void ray_layout(const struct training *t, struct training_layout *l)
  * succeeds only when every replica does, and a failed one is run again (RestartPod, maxRetry times). */
 static void batch_layout(const struct training *t, struct training_layout *l)
 {
-    struct training_task *task = add_wrapped_task(l, t, "worker", t->workers,
-                                                  "export CALDERA_SHARD_INDEX=\"$VC_TASK_INDEX\"; exec \"$@\"", "shard");
+    struct training_task *task = add_wrapped_task(
+        l, t, "worker", t->workers, "export CALDERA_SHARD_INDEX=\"$VC_TASK_INDEX\"; exec \"$@\"", "shard");
     char count[24];
     snprintf(count, sizeof count, "%lld", (long long)t->workers);
     task->extra_env = json_pack("[{s:s,s:s}]", "name", "CALDERA_SHARD_COUNT", "value", count);
     l->plugins = json_pack("{s:[]}", "env");
-    l->policies = t->max_retry == 0 ? json_array()
-                                    : json_pack("[{s:[s,s],s:s}]", "events", "PodEvicted", "PodFailed", "action",
-                                                "RestartPod");
+    l->policies = t->max_retry == 0
+                      ? json_array()
+                      : json_pack("[{s:[s,s],s:s}]", "events", "PodEvicted", "PodFailed", "action", "RestartPod");
     l->min_available = t->min_available >= 0 ? t->min_available : 1;
     task->min_available = l->min_available; /* else Volcano's gang would want every replica of the task */
     l->min_success = t->workers;

@@ -89,7 +89,8 @@ static bool read_metadata(struct fields *f, json_t *req, const struct training *
     if (meta) {
         const char *key;
         json_t *v;
-        json_object_foreach(meta, key, v) {
+        json_object_foreach(meta, key, v)
+        {
             bool known = false;
             for (const char *const *k = metadata_fields; *k && !known; k++)
                 known = strcmp(key, *k) == 0;
@@ -192,13 +193,13 @@ static json_t *task_of(const struct training *t, const struct training_task *tas
     json_t *pod_spec = json_pack("{s:[o]}", "containers", container_of(t, task));
     if (t->node_selector)
         json_object_set_new(pod_spec, "nodeSelector", json_deep_copy(t->node_selector));
-    json_t *out = json_pack("{s:s,s:I,s:{s:o}}", "name", task->name, "replicas", (json_int_t)task->replicas,
-                            "template", "spec", pod_spec);
+    json_t *out = json_pack("{s:s,s:I,s:{s:o}}", "name", task->name, "replicas", (json_int_t)task->replicas, "template",
+                            "spec", pod_spec);
     if (out && task->min_available >= 0)
         json_object_set_new(out, "minAvailable", json_integer(task->min_available));
     if (out && task->completes_job)
-        json_object_set_new(out, "policies", json_pack("[{s:s,s:s}]", "event", "TaskCompleted", "action",
-                                                       "CompleteJob"));
+        json_object_set_new(out, "policies",
+                            json_pack("[{s:s,s:s}]", "event", "TaskCompleted", "action", "CompleteJob"));
     if (out && task->depends_on)
         json_object_set_new(out, "dependsOn", json_pack("{s:[s]}", "name", task->depends_on));
     return out;
@@ -242,8 +243,9 @@ static json_t *volcano_spec(const struct training *t, const struct training_layo
 static void map_paths(struct dialect_translation *out, const struct training *t, const struct training_layout *l,
                       bool named_at_top)
 {
-    static const char *const spec_fields[] = {"queue", "priorityClassName", "schedulerName", "maxRetry",
-                                              "ttlSecondsAfterFinished", "autoMemoryScale", "minAvailable"};
+    static const char *const spec_fields[] = {"queue",       "priorityClassName",       "schedulerName",
+                                              "maxRetry",    "ttlSecondsAfterFinished", "autoMemoryScale",
+                                              "minAvailable"};
     char v[FIELD_PATH_MAX], s[FIELD_PATH_MAX];
     for (size_t i = 0; i < sizeof spec_fields / sizeof *spec_fields; i++) {
         field_path(v, "spec", spec_fields[i]);
@@ -280,7 +282,8 @@ static bool check_task_resources(struct fields *f, const json_t *req, const stru
     bool ok = true;
     const char *task;
     json_t *v;
-    json_object_foreach((json_t *)map, task, v) {
+    json_object_foreach((json_t *)map, task, v)
+    {
         bool found = false;
         for (int i = 0; i < l->ntasks && !found; i++)
             found = strcmp(l->tasks[i].name, task) == 0;
@@ -324,9 +327,8 @@ static int training_translate(struct fields *f, json_t *source, const char *ns, 
         training_free(&t);
         return -1;
     }
-    out->volcano = json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "batch.volcano.sh/v1alpha1", "kind", "Job",
-                             "metadata", volcano_metadata(json_object_get(source, "metadata"), &t), "spec",
-                             volcano_spec(&t, &l));
+    out->volcano = json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "batch.volcano.sh/v1alpha1", "kind", "Job", "metadata",
+                             volcano_metadata(json_object_get(source, "metadata"), &t), "spec", volcano_spec(&t, &l));
     map_paths(out, &t, &l, named_at_top);
     write_defaults(source, &t);
     training_layout_free(&l);

@@ -10,42 +10,33 @@
 #include "adapters/dialects/dialect.h"
 #include "adapters/intake/fields.h"
 
-enum training_framework {
-    FW_PYTORCH,
-    FW_TENSORFLOW,
-    FW_MPI,
-    FW_HOROVOD,
-    FW_SPARK,
-    FW_RAY,
-    FW_BATCH,
-    FW_COUNT
-};
+enum training_framework { FW_PYTORCH, FW_TENSORFLOW, FW_MPI, FW_HOROVOD, FW_SPARK, FW_RAY, FW_BATCH, FW_COUNT };
 
 #define TRAINING_MAX_TASKS 4
 
 /* The request after its checks. json_t members are new references (or NULL when not given). */
 struct training {
     enum training_framework framework;
-    json_t *command;          /* the user's argv: a list of strings ("command": "text" is ["sh","-c",text]) */
-    json_t *args;             /* list of strings */
+    json_t *command; /* the user's argv: a list of strings ("command": "text" is ["sh","-c",text]) */
+    json_t *args;    /* list of strings */
     const char *image, *working_dir;
-    json_t *env;              /* [{name, value}], the user's env in its order */
+    json_t *env; /* [{name, value}], the user's env in its order */
     int64_t workers, ps, slots_per_worker;
-    json_t *resources;        /* {requests, limits} of one worker, or NULL */
-    json_t *task_resources;   /* task name -> {requests, limits}: overrides per task */
-    json_t *worker_command;   /* mpi, horovod: what the workers run */
+    json_t *resources;      /* {requests, limits} of one worker, or NULL */
+    json_t *task_resources; /* task name -> {requests, limits}: overrides per task */
+    json_t *worker_command; /* mpi, horovod: what the workers run */
     json_t *node_selector;
     json_t *auto_memory_scale; /* passed to spec.autoMemoryScale as given (Volcano's checks) */
     const char *queue, *priority_class, *scheduler_name;
-    int64_t max_retry, ttl_seconds, min_available; /* -1: not given */
-    char *companions;         /* comma-joined, or NULL */
-    int64_t gpus_per_worker;  /* nvidia.com/gpu of one worker's requests */
+    int64_t max_retry, ttl_seconds, min_available;    /* -1: not given */
+    char *companions;                                 /* comma-joined, or NULL */
+    int64_t gpus_per_worker;                          /* nvidia.com/gpu of one worker's requests */
     int64_t cpu_millis_per_worker, memory_per_worker; /* 0 when not given */
 };
 
 /* One task of the layout a framework gives. */
 struct training_task {
-    const char *name;       /* also the container's name (the ray plugin matches it) */
+    const char *name; /* also the container's name (the ray plugin matches it) */
     int64_t replicas;
     int64_t min_available;  /* -1: Volcano's default, the replicas */
     json_t *command;        /* owned */
@@ -59,10 +50,10 @@ struct training_task {
 struct training_layout {
     int ntasks;
     struct training_task tasks[TRAINING_MAX_TASKS];
-    json_t *plugins;        /* owned: spec.plugins */
-    json_t *policies;       /* owned: spec.policies */
-    int64_t min_available;  /* -1: Volcano's default (every replica) */
-    int64_t min_success;    /* 0: none */
+    json_t *plugins;       /* owned: spec.plugins */
+    json_t *policies;      /* owned: spec.policies */
+    int64_t min_available; /* -1: Volcano's default (every replica) */
+    int64_t min_success;   /* 0: none */
 };
 
 /* The dialect (listed in adapters/dialects.c). */

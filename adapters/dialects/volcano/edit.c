@@ -32,8 +32,8 @@ static int set_memory(json_t *container, const char *kind, int64_t bytes)
 int volcano_job_set_task_memory(struct job *job, int task, int64_t request, int64_t limit)
 {
     json_t *manifest = json_deep_copy(job->manifest);
-    json_t *tmpl = json_object_get(json_array_get(json_object_get(json_object_get(manifest, "spec"), "tasks"),
-                                                  (size_t)task), "template");
+    json_t *tmpl = json_object_get(
+        json_array_get(json_object_get(json_object_get(manifest, "spec"), "tasks"), (size_t)task), "template");
     json_t *container = json_array_get(json_object_get(json_object_get(tmpl, "spec"), "containers"), 0);
     if (!container || set_memory(container, "requests", request) != 0 || set_memory(container, "limits", limit) != 0) {
         json_decref(manifest);
@@ -58,7 +58,8 @@ static json_t *fixed_part(const json_t *spec)
     json_object_del(s, "priorityClassName");
     size_t i;
     json_t *task;
-    json_array_foreach(json_object_get(s, "tasks"), i, task) {
+    json_array_foreach(json_object_get(s, "tasks"), i, task)
+    {
         json_object_del(task, "replicas");
         json_object_del(task, "minAvailable");
     }
@@ -91,7 +92,8 @@ void volcano_job_adopt_manifest(struct job *job, const struct job *upd)
     json_object_set(meta, "uid", json_object_get(old_meta, "uid"));
     json_object_set(meta, "namespace", json_object_get(old_meta, "namespace"));
     json_object_set(meta, "creationTimestamp", json_object_get(old_meta, "creationTimestamp"));
-    json_object_set_new(meta, "generation", json_integer(json_integer_value(json_object_get(old_meta, "generation")) + 1));
+    json_object_set_new(meta, "generation",
+                        json_integer(json_integer_value(json_object_get(old_meta, "generation")) + 1));
     json_decref(job->manifest);
     job->manifest = manifest;
 }

@@ -81,7 +81,8 @@ static int check_type(const json_t *root, struct api_status *st)
 {
     const json_t *av = json_object_get(root, "apiVersion"), *kind = json_object_get(root, "kind");
     if (av && (!json_is_string(av) || strcmp(json_string_value(av), VOLCANO_JOB_API_VERSION) != 0))
-        return api_fail(st, 400, "BadRequest", "the API version in the data (%s) does not match the expected API version (%s)",
+        return api_fail(st, 400, "BadRequest",
+                        "the API version in the data (%s) does not match the expected API version (%s)",
                         json_is_string(av) ? json_string_value(av) : "?", VOLCANO_JOB_API_VERSION);
     if (kind && (!json_is_string(kind) || strcmp(json_string_value(kind), JOB_KIND) != 0))
         return api_fail(st, 400, "BadRequest", "the kind in the data (%s) does not match the expected kind (%s)",
@@ -124,8 +125,9 @@ static void parse_metadata(struct fields *f, json_t *root, const char *url_ns, s
     meta_labels(f, meta, "metadata.labels", &labels);
     meta_annotations(f, meta, "metadata.annotations", &annotations);
     if (ns && *ns && strcmp(ns, url_ns) != 0) {
-        api_fail(f->st, 400, "BadRequest", "the namespace of the provided object (%s) does not match the namespace sent on the request (%s)",
-                 ns, url_ns);
+        api_fail(f->st, 400, "BadRequest",
+                 "the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", ns,
+                 url_ns);
         return;
     }
     job->name = strdup(name ? name : "");
@@ -147,7 +149,8 @@ static void parse_topology_policy(struct fields *f, json_t *task, const char *pa
     else
         field_error(f, task, "topologyPolicy", p, "FieldValueNotSupported",
                     "Unsupported value: \"%s\": supported values: \"none\", \"best-effort\", \"restricted\", "
-                    "\"single-numa-node\"", policy);
+                    "\"single-numa-node\"",
+                    policy);
 }
 
 /* The template's own schedulerName may only repeat the Job's: one scheduler places the gang. */
@@ -174,7 +177,9 @@ static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_sp
     const char *name = NULL;
     if (field_string_in(f, task, "name", path, false, &name) && name && *name && !dns1123_label(name)) {
         field_path(p, path, "name");
-        field_invalid(f, task, "name", p, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character");
+        field_invalid(f, task, "name", p,
+                      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+                      "start and end with an alphanumeric character");
     }
     char default_name[32];
     if (!name || !*name) {
@@ -291,7 +296,8 @@ static void parse_spec_scalars(struct fields *f, json_t *spec, struct job *job)
     if (field_string(f, spec, "priorityClassName", "spec.priorityClassName", false, &pclass) && pclass && *pclass)
         job->priority_class = strdup(pclass);
     int64_t max_retry = DEFAULT_MAX_RETRY, min_success = 0;
-    if (field_int(f, spec, "maxRetry", "spec.maxRetry", false, 0, INT32_MAX, &max_retry) && !json_object_get(spec, "maxRetry"))
+    if (field_int(f, spec, "maxRetry", "spec.maxRetry", false, 0, INT32_MAX, &max_retry) &&
+        !json_object_get(spec, "maxRetry"))
         json_object_set_new(spec, "maxRetry", json_integer(max_retry));
     job->max_retry = (int32_t)max_retry;
     field_int(f, spec, "minSuccess", "spec.minSuccess", false, 1, INT32_MAX, &min_success);
@@ -326,7 +332,8 @@ static void check_total_requests(struct fields *f, json_t *spec, const struct jo
         if (overflow) {
             field_error(f, spec, "tasks", "spec.tasks", "FieldValueInvalid",
                         "Invalid value: the replicas' %s requests add up to more than Caldera can count "
-                        "(9223372036854775807 in its smallest unit)", resource_name(i));
+                        "(9223372036854775807 in its smallest unit)",
+                        resource_name(i));
             return;
         }
     }
@@ -344,11 +351,13 @@ static void check_min_available(struct fields *f, json_t *spec, struct job *job)
         min_available = task_min;
         json_object_set_new(spec, "minAvailable", json_integer(min_available));
     } else if (min_available > total) {
-        field_invalid(f, spec, "minAvailable", "spec.minAvailable", "job 'minAvailable' should not be greater than total replicas in tasks");
+        field_invalid(f, spec, "minAvailable", "spec.minAvailable",
+                      "job 'minAvailable' should not be greater than total replicas in tasks");
     }
     job->min_available = (int32_t)min_available;
     if (job->min_success > total)
-        field_invalid(f, spec, "minSuccess", "spec.minSuccess", "job 'minSuccess' should not be greater than total replicas in tasks");
+        field_invalid(f, spec, "minSuccess", "spec.minSuccess",
+                      "job 'minSuccess' should not be greater than total replicas in tasks");
     int64_t max = f->admitted ? MAX_JOB_REPLICAS : limits.replicas_per_job;
     if (total > max)
         field_error(f, spec, "tasks", "spec.tasks", "FieldValueTooMany",
@@ -366,7 +375,8 @@ static int build(struct fields *f, json_t *root, const char *url_ns, struct job 
         !field_array(f, spec, "tasks", "spec.tasks", true, &tasks))
         return -1;
     if (json_array_size(tasks) == 0) {
-        field_error(f, spec, "tasks", "spec.tasks", "FieldValueRequired", "Required value: no task specified in job spec");
+        field_error(f, spec, "tasks", "spec.tasks", "FieldValueRequired",
+                    "Required value: no task specified in job spec");
         return -1;
     }
     if (!f->admitted && json_array_size(tasks) > (size_t)limits.tasks_per_job) {

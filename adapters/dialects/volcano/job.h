@@ -35,7 +35,8 @@ int volcano_job_from_doc(const struct intake_doc *doc, const char *url_ns, struc
 
 /* The same for a Job read back from the store: it was admitted once, so fields and value forms a
  * stricter server would refuse now pass (struct fields.admitted); defaults are already in it. */
-int volcano_job_from_admitted_doc(const struct intake_doc *doc, const char *ns, struct job **out, struct api_status *st);
+int volcano_job_from_admitted_doc(const struct intake_doc *doc, const char *ns, struct job **out,
+                                  struct api_status *st);
 /* The Job object: manifest + metadata (uid, resourceVersion, creationTimestamp) + status. */
 json_t *volcano_job_render(const struct job *job);
 /* Just the status object (also what the store keeps per job). */

@@ -36,8 +36,9 @@ static int move_extensions(json_t *meta, json_t *spec)
         annotations = json_object();
         json_object_set_new(meta, "annotations", annotations);
     }
-    int rc = text && annotations ? json_object_set_new(annotations, MANIFEST_AUTO_MEMORY_SCALE_ANNOTATION, json_string(text))
-                                 : -1;
+    int rc = text && annotations
+                 ? json_object_set_new(annotations, MANIFEST_AUTO_MEMORY_SCALE_ANNOTATION, json_string(text))
+                 : -1;
     free(text);
     json_object_del(spec, "autoMemoryScale");
     return rc;

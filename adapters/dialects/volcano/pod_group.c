@@ -36,14 +36,16 @@ static int read_map(const char *text, struct resvec *out, bool given[RES_MAX], c
     json_error_t err;
     json_t *map = json_loads(text, JSON_REJECT_DUPLICATES, &err);
     if (!json_is_object(map)) {
-        snprintf(why, why_len, "must be a JSON object of resource quantities such as {\"cpu\":\"4\",\"memory\":\"8Gi\"}");
+        snprintf(why, why_len,
+                 "must be a JSON object of resource quantities such as {\"cpu\":\"4\",\"memory\":\"8Gi\"}");
         json_decref(map);
         return -1;
     }
     const char *name;
     json_t *v;
     int rc = 0;
-    json_object_foreach(map, name, v) {
+    json_object_foreach(map, name, v)
+    {
         int index = resource_index(name);
         char q[64];
         const char *reason = NULL;
@@ -59,7 +61,8 @@ static int read_map(const char *text, struct resvec *out, bool given[RES_MAX], c
         else
             q[0] = '\0';
         if (!q[0] || resource_parse(index, q, &out->v[index], &reason) != 0) {
-            snprintf(why, why_len, "%s: invalid quantity \"%s\"%s%s", name, q, reason ? ": " : "", reason ? reason : "");
+            snprintf(why, why_len, "%s: invalid quantity \"%s\"%s%s", name, q, reason ? ": " : "",
+                     reason ? reason : "");
             rc = -1;
             break;
         }
@@ -116,7 +119,7 @@ void volcano_job_min_resources(struct job *job)
     bool given[RES_MAX] = {false};
     char why[256];
     if (!text || read_map(text, &want, given, why, sizeof why) != 0)
-        return; /* checked at admission: a manifest that got here has a valid one or none */
+        return;                       /* checked at admission: a manifest that got here has a valid one or none */
     for (int i = 0; i < RES_MAX; i++) /* never below the computed one, even after a scale up */
         if (given[i] && want.v[i] > job->pg.min_resources.v[i])
             job->pg.min_resources.v[i] = want.v[i];

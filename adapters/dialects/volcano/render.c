@@ -106,8 +106,8 @@ int volcano_job_restore_status(struct job *job, const char *status_json)
             rfc3339_parse(since, &s->running_since_ms);
         s->retry_count = (int32_t)json_integer_value(json_object_get(status, "retryCount"));
         s->version = (int32_t)json_integer_value(json_object_get(status, "version"));
-        const char *base = json_string_value(json_object_get(json_object_get(status, "controlledResources"),
-                                                             PORT_BASE_RESOURCE));
+        const char *base = json_string_value(
+            json_object_get(json_object_get(status, "controlledResources"), PORT_BASE_RESOURCE));
         job->port_base = base ? atoi(base) : 0;
     }
     json_decref(status);

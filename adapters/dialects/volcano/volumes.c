@@ -74,14 +74,16 @@ static bool parse_claim(struct fields *f, json_t *claim, const char *path, struc
     if (field_array(f, claim, "accessModes", p, false, &modes) && modes) {
         size_t i;
         json_t *m;
-        json_array_foreach(modes, i, m) {
+        json_array_foreach(modes, i, m)
+        {
             char mp[FIELD_PATH_MAX];
             field_path_index(mp, p, i);
             if (!json_is_string(m) || !one_of(json_string_value(m), access_modes)) {
-                field_error_at_index(f, modes, i, mp, "FieldValueNotSupported",
-                                     "Unsupported value: \"%s\": supported values: \"ReadWriteOnce\", \"ReadOnlyMany\", "
-                                     "\"ReadWriteMany\", \"ReadWriteOncePod\"",
-                                     json_is_string(m) ? json_string_value(m) : "?");
+                field_error_at_index(
+                    f, modes, i, mp, "FieldValueNotSupported",
+                    "Unsupported value: \"%s\": supported values: \"ReadWriteOnce\", \"ReadOnlyMany\", "
+                    "\"ReadWriteMany\", \"ReadWriteOncePod\"",
+                    json_is_string(m) ? json_string_value(m) : "?");
                 ok = false;
             }
         }
@@ -267,8 +269,8 @@ bool volcano_job_volumes_parse(struct fields *f, json_t *spec, struct job *job)
     if (n == 0)
         return true;
     if (n > TASK_VOLUMES_MAX) {
-        field_error(f, spec, "volumes", "spec.volumes", "FieldValueTooMany", "Too many: %zu: must have at most %d items",
-                    n, TASK_VOLUMES_MAX);
+        field_error(f, spec, "volumes", "spec.volumes", "FieldValueTooMany",
+                    "Too many: %zu: must have at most %d items", n, TASK_VOLUMES_MAX);
         return false;
     }
     struct task_volume *v = calloc(n, sizeof *v);

@@ -3,8 +3,8 @@
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins/internal.h"
 
-static int env_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index,
-                       const char *job_dir, int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
+static int env_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index, const char *job_dir,
+                       int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
 {
     (void)job, (void)cfg, (void)task, (void)job_dir, (void)first_port, (void)why, (void)why_len;
     if (strv_setenvf(&out->env, "VK_TASK_INDEX=%d", index) != 0 ||

@@ -7,8 +7,8 @@
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins/internal.h"
 
-static int mpi_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index,
-                       const char *job_dir, int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
+static int mpi_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index, const char *job_dir,
+                       int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
 {
     (void)index, (void)job_dir, (void)first_port, (void)why, (void)why_len;
     int worker = plugin_task_index(job, plugin_mpi_worker(cfg));

@@ -29,8 +29,7 @@ static int pytorch_attempt(const struct job *job, const struct plugin_config *cf
     int32_t world = 0;
     for (int t = 0; t < job->ntasks; t++)
         world += job->tasks[t].replicas;
-    if (strv_setenvf(&out->env, "MASTER_ADDR=%s", addr) != 0 ||
-        strv_setenvf(&out->env, "MASTER_PORT=%d", port) != 0 ||
+    if (strv_setenvf(&out->env, "MASTER_ADDR=%s", addr) != 0 || strv_setenvf(&out->env, "MASTER_PORT=%d", port) != 0 ||
         strv_setenvf(&out->env, "WORLD_SIZE=%d", world) != 0)
         return -1;
     const char *name = job->tasks[task].name;

@@ -7,9 +7,9 @@
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins/internal.h"
 
-#define RAY_DEFAULT_PORT 6379           /* GCS */
+#define RAY_DEFAULT_PORT 6379 /* GCS */
 #define RAY_DEFAULT_DASHBOARD_PORT 8265
-#define RAY_DEFAULT_CLIENT_PORT 10001   /* ray client server */
+#define RAY_DEFAULT_CLIENT_PORT 10001 /* ray client server */
 
 struct ray_ports {
     int32_t gcs, dashboard, client;
@@ -47,8 +47,8 @@ static int ray_argv(const struct task_spec *ts, const char *script, char ***argv
     return 0;
 }
 
-static int ray_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index,
-                       const char *job_dir, int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
+static int ray_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index, const char *job_dir,
+                       int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
 {
     (void)index, (void)job_dir, (void)why, (void)why_len;
     int head = plugin_task_index(job, plugin_ray_head(cfg));

@@ -39,4 +39,3 @@ int plugin_write_file(const char *dir, const char *name, const char *data, size_
     }
     return 0;
 }
-

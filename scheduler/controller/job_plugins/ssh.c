@@ -102,8 +102,8 @@ static int generate_key_pair(char **private_pem, char **public_line, char *why, 
     EVP_PKEY *pkey = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)SSH_KEY_BITS);
     if (!pkey)
         return crypto_fail("generating an RSA key", why, why_len);
-    OSSL_ENCODER_CTX *ectx =
-        OSSL_ENCODER_CTX_new_for_pkey(pkey, OSSL_KEYMGMT_SELECT_KEYPAIR, "PEM", "type-specific", NULL);
+    OSSL_ENCODER_CTX *ectx = OSSL_ENCODER_CTX_new_for_pkey(pkey, OSSL_KEYMGMT_SELECT_KEYPAIR, "PEM", "type-specific",
+                                                           NULL);
     unsigned char *data = NULL;
     size_t len = 0;
     int rc = -1;
@@ -198,7 +198,8 @@ static int ensure_key_pair(const struct plugin_config *cfg, const char *dir, cha
  * job's. Tasks of several users, or of the server's, leave them the server's (0700). */
 static int give_to_tasks_user(const struct job *job, const char *dir, char *why, size_t why_len)
 {
-    int32_t uid = job->ntasks > 0 ? job->tasks[0].run_as_uid : -1, gid = job->ntasks > 0 ? job->tasks[0].run_as_gid : -1;
+    int32_t uid = job->ntasks > 0 ? job->tasks[0].run_as_uid : -1,
+            gid = job->ntasks > 0 ? job->tasks[0].run_as_gid : -1;
     for (int t = 1; t < job->ntasks; t++)
         if (job->tasks[t].run_as_uid != uid || job->tasks[t].run_as_gid != gid)
             uid = gid = -1;
@@ -247,8 +248,8 @@ static int ssh_prepare(const struct job *job, const struct plugin_config *cfg, c
     return rc;
 }
 
-static int ssh_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index,
-                       const char *job_dir, int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
+static int ssh_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index, const char *job_dir,
+                       int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
 {
     (void)job, (void)cfg, (void)task, (void)index, (void)first_port;
     if (snprintf(out->ssh_dir, sizeof out->ssh_dir, "%s/%s", job_dir, SSH_SUBDIR) >= (int)sizeof out->ssh_dir) {

@@ -109,8 +109,8 @@ static int svc_prepare(const struct job *job, const struct plugin_config *cfg, c
     return write_hosts_file(job, etc_dir, why, why_len);
 }
 
-static int svc_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index,
-                       const char *job_dir, int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
+static int svc_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index, const char *job_dir,
+                       int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
 {
     (void)cfg, (void)task, (void)index, (void)first_port;
     for (int t = 0; t < job->ntasks; t++) {

@@ -19,10 +19,7 @@ static int role_of_task(const struct plugin_config *cfg, const char *task)
 }
 
 /* A stand-alone job (one task of one replica) gets no TF_CONFIG, as in Volcano. */
-static bool stand_alone(const struct job *job)
-{
-    return job->ntasks == 1 && job->tasks[0].replicas == 1;
-}
+static bool stand_alone(const struct job *job) { return job->ntasks == 1 && job->tasks[0].replicas == 1; }
 
 static int32_t tensorflow_ports_needed(const struct job *job, const struct plugin_config *cfg)
 {

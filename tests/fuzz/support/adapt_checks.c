@@ -52,7 +52,8 @@ static void walk_positions(const struct intake_doc *doc, const json_t *node, con
     if (json_is_object(node)) {
         const char *key;
         const json_t *value;
-        json_object_foreach ((json_t *)node, key, value) {
+        json_object_foreach((json_t *)node, key, value)
+        {
             found = intake_member_pos(doc, node, key, &p);
             check_pos(b, found, &p, "member", key);
             found = intake_key_pos(doc, node, key, &p);
@@ -98,7 +99,8 @@ static void check_documents(const uint8_t *data, size_t size, enum intake_format
     size_t prev_end = 0;
     for (int i = 0; i < in->ndocs; i++) {
         const struct intake_doc *doc = &in->docs[i];
-        FUZZ_CHECK(json_is_object(doc->root) || json_is_array(doc->root), "document %d is not a mapping or a sequence", i);
+        FUZZ_CHECK(json_is_object(doc->root) || json_is_array(doc->root), "document %d is not a mapping or a sequence",
+                   i);
         FUZZ_CHECK(doc->start_offset <= doc->end_offset && doc->end_offset <= size && doc->start_offset >= prev_end,
                    "document %d has bytes [%zu, %zu) in a body of %zu, after a document ending at %zu", i,
                    doc->start_offset, doc->end_offset, size, prev_end);

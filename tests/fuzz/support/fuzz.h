@@ -12,10 +12,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 /* Prints "fuzz: broken promise: ..." and aborts. */
 void fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-#define FUZZ_CHECK(cond, ...)                                                                                \
-    do {                                                                                                     \
-        if (!(cond))                                                                                         \
-            fuzz_fail(__VA_ARGS__);                                                                          \
+#define FUZZ_CHECK(cond, ...)       \
+    do {                            \
+        if (!(cond))                \
+            fuzz_fail(__VA_ARGS__); \
     } while (0)
 
 #endif

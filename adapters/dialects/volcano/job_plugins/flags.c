@@ -91,9 +91,7 @@ static int set_value(const struct plugin_flag *flag, const char *arg, const char
                         "Invalid value: \"%.*s\": --%s must be a port number between 1 and 65535", ARG_QUOTE_MAX, arg,
                         flag->name);
         return 0;
-    case FLAG_STRING:
-        *(const char **)(void *)field = value;
-        return 0;
+    case FLAG_STRING: *(const char **)(void *)field = value; return 0;
     }
     return 0;
 }

@@ -15,15 +15,15 @@
 enum plugin_flag_type { FLAG_BOOL, FLAG_STRING, FLAG_PORT };
 
 struct plugin_flag {
-    const char *name;           /* without dashes: "master" */
+    const char *name; /* without dashes: "master" */
     enum plugin_flag_type type;
-    size_t offset;              /* of the value in struct plugin_config */
+    size_t offset; /* of the value in struct plugin_config */
 };
 
 struct plugin_flag_error {
-    size_t index;               /* the offending argument */
-    const char *reason;         /* "FieldValueNotSupported" or "FieldValueInvalid" */
-    char message[320];          /* `Unsupported value: "--foo": supported arguments: --master, ...` */
+    size_t index;       /* the offending argument */
+    const char *reason; /* "FieldValueNotSupported" or "FieldValueInvalid" */
+    char message[320];  /* `Unsupported value: "--foo": supported arguments: --master, ...` */
 };
 
 /* Parses args (a JSON list of strings, or NULL for none): "-name" or "--name", "=value" or (for a

@@ -60,7 +60,8 @@ bool job_plugins_admit(struct fields *f, json_t *spec)
     bool parsed[PLUGIN_COUNT] = {false};
     const char *name;
     json_t *args;
-    json_object_foreach(plugins, name, args) {
+    json_object_foreach(plugins, name, args)
+    {
         char path[FIELD_PATH_MAX];
         snprintf(path, sizeof path, "spec.plugins[%.64s]", name);
         const struct plugin_args *def = plugin_by_name(name);
@@ -97,7 +98,8 @@ int job_plugins_config(const struct job *job, struct plugin_config *cfg, char *w
     json_t *plugins = json_object_get(json_object_get(job->manifest, "spec"), "plugins");
     const char *name;
     json_t *args;
-    json_object_foreach(plugins, name, args) {
+    json_object_foreach(plugins, name, args)
+    {
         const struct plugin_args *def = plugin_by_name(name);
         struct plugin_flag_error err;
         if (!def) {
