@@ -1,4 +1,5 @@
-/* Recorded events rendered as core/v1 Events. */
+/* Recorded events rendered as core/v1 Events: the event's reason, message and involved object, from
+ * the journal's record of a job, pod, PodGroup, queue, priority class or command. */
 #include "adapters/event.h"
 
 #include <stdbool.h>

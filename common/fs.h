@@ -1,4 +1,5 @@
-/* Small file-system helpers: create a directory path, read a whole file, write a file atomically. */
+/* Small file-system helpers: create a directory path, read a whole file, write a file atomically
+ * (a temporary beside it, fsync, rename). */
 #ifndef CALDERA_FS_H
 #define CALDERA_FS_H
 

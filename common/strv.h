@@ -1,4 +1,5 @@
-/* NULL-terminated string vectors (argv, envp) that own their strings. */
+/* NULL-terminated string vectors (argv, envp) that own their strings: built, appended to, copied
+ * and freed as one. */
 #ifndef CALDERA_STRV_H
 #define CALDERA_STRV_H
 

@@ -1,4 +1,5 @@
-/* Random (version 4) UUIDs for object uids, from the kernel's random source. */
+/* Random (version 4) UUIDs for object uids, from the kernel's random source, in the canonical
+ * 8-4-4-4-12 text form. */
 #ifndef CALDERA_UUID_H
 #define CALDERA_UUID_H
 

@@ -1,4 +1,5 @@
-/* Freeing placement constraints; matching them against nodes is the predicates plugin's job. */
+/* Freeing placement constraints (node selectors, affinities, tolerations); matching them against
+ * nodes is the predicates plugin's job. */
 #include "model/constraints.h"
 
 #include <stdlib.h>

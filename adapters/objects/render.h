@@ -1,4 +1,5 @@
-/* Small helpers for rendering Kubernetes objects: timestamps, quantities, resource maps. */
+/* Small helpers for rendering Kubernetes objects: RFC 3339 timestamps, quantities in Kubernetes'
+ * canonical form, and resource maps ({cpu: 500m, memory: 1Gi}) from resource vectors. */
 #ifndef CALDERA_RENDER_H
 #define CALDERA_RENDER_H
 

@@ -1,4 +1,5 @@
-/* Kubernetes `Status` objects: how every failed request is answered (and successful deletes). */
+/* Kubernetes `Status` objects: how every failed request is answered (and successful deletes), with
+ * field causes and the Retry-After a refusal may carry. */
 #ifndef CALDERA_STATUS_H
 #define CALDERA_STATUS_H
 

@@ -1,4 +1,5 @@
-/* Nodes and PodGroups over HTTP: read-only views of the core's state (queues: objects.c). */
+/* Nodes and PodGroups over HTTP: read-only views of the core's state, listed or got by name
+ * (queues, priority classes and quotas are objects.c's). */
 #include "adapters/objects/podgroup.h"
 #include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"

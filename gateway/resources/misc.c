@@ -1,4 +1,5 @@
-/* The small endpoints: /healthz, and the browser UI's static files under /ui/. */
+/* The small endpoints: /healthz (the server and its job database), and the browser UI's static
+ * files under /ui/. */
 #include <stdio.h>
 #include <string.h>
 

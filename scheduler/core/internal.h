@@ -1,4 +1,5 @@
-/* The core's private state, shared by its loop (core.c) and its request handlers (requests.c). */
+/* The core's private state, shared by its loop (core.c) and its request handlers (requests.c and
+ * the files beside it): the mailbox, the controller, the process table. */
 #ifndef CALDERA_CORE_INTERNAL_H
 #define CALDERA_CORE_INTERNAL_H
 

@@ -1,4 +1,5 @@
-/* The controller fixture: real admission, real scheduling cycle, fake processes. */
+/* The controller fixture: real admission, a real scheduling cycle and fake processes, so tests drive
+ * a job's whole lifecycle without starting anything. */
 #include "tests/lib/ctl_fixture.h"
 
 #include <stdio.h>
