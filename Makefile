@@ -102,7 +102,7 @@ build/$(1)/bin/jobserver build/$(1)/bin/jobctl build/$(1)/bin/simulate: build/$(
 	$$(call say,LINK,$$@)
 	$$(Q)$$(CC) $$($(3)_LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(filter %.a,$$^) $$(PKG_LIBS)
 
-build/$(1)/bin/caldera-terminal: $$(call obj,$(1),$$(TERMINAL_SRCS))
+build/$(1)/bin/caldera-terminal: $$(call obj,$(1),$$(TERMINAL_SRCS)) build/$(1)/libcaldera.a
 	@mkdir -p $$(@D)
 	$$(call say,LINK,$$@)
 	$$(Q)$$(CC) $$($(3)_LDFLAGS) -o $$@ $$^ $$(PKG_LIBS)
@@ -138,7 +138,7 @@ bin/simulate: $(call obj,rel,$(SIMULATE_SRCS)) $(REL_LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(PKG_LIBS)
 
-bin/caldera-terminal: $(call obj,rel,$(TERMINAL_SRCS))
+bin/caldera-terminal: $(call obj,rel,$(TERMINAL_SRCS)) $(REL_LIB)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(PKG_LIBS)

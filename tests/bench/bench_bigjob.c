@@ -15,29 +15,13 @@
 #include "tests/lib/bench.h"
 #include "tests/lib/bench_server.h"
 #include "tests/lib/server.h"
+#include "tests/lib/proc_stats.h"
 
 #define TASKS 2
 #define REPLICAS_PER_TASK 50000
 #define JOB_PATH "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs"
 #define PODGROUP_PATH "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/big"
 #define PODS_PATH "/api/v1/namespaces/default/pods"
-
-/* A field of /proc/<pid>/status in MiB ("VmHWM", "VmRSS"), -1 when unreadable. */
-static double proc_status_mb(pid_t pid, const char *field)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    double mb = -1;
-    size_t n = strlen(field);
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, field, n) == 0 && line[n] == ':')
-            mb = strtod(line + n + 1, NULL) / 1024.0;
-    fclose(f);
-    return mb;
-}
 
 static int submit(const struct test_server *s)
 {
@@ -93,10 +77,10 @@ static long list_all_pods(const struct test_server *s, int *pages)
 static int run(struct bench_server *b)
 {
     pid_t pid = b->s.pid;
-    double start_mb = proc_status_mb(pid, "VmRSS");
+    double start_mb = proc_status_kib(pid, "VmRSS") / 1024.0;
     if (submit(&b->s) != 0 || server_wait_field(&b->s, PODGROUP_PATH, "status.phase", "Inqueue", 60000) != 0)
         return -1;
-    double submitted_mb = proc_status_mb(pid, "VmRSS");
+    double submitted_mb = proc_status_kib(pid, "VmRSS") / 1024.0;
     int pages;
     double t0 = bench_now();
     long pods = list_all_pods(&b->s, &pages);
@@ -105,7 +89,7 @@ static int run(struct bench_server *b)
         fprintf(stderr, "bench_bigjob: listed %ld pods, expected %d\n", pods, TASKS * REPLICAS_PER_TASK);
         return -1;
     }
-    double peak_mb = proc_status_mb(pid, "VmHWM");
+    double peak_mb = proc_status_kib(pid, "VmHWM") / 1024.0;
     long code;
     json_decref(server_request(&b->s, "DELETE", JOB_PATH "/big", NULL, NULL, &code));
     if (code != 200)
@@ -117,7 +101,7 @@ static int run(struct bench_server *b)
         usleep(50 * 1000);
     }
     sleep(2); /* the core's loop iterations after the deletion */
-    double after_mb = proc_status_mb(pid, "VmRSS");
+    double after_mb = proc_status_kib(pid, "VmRSS") / 1024.0;
     bench_report("bigjob_rss_start_mb", start_mb, "MiB");
     bench_report("bigjob_rss_submitted_mb", submitted_mb, "MiB");
     bench_report("bigjob_peak_rss_mb", peak_mb, "MiB");

@@ -27,6 +27,7 @@
 #include "tests/lib/server.h"
 #include "tests/lib/watch_client.h"
 #include "tests/lib/ws_client.h"
+#include "tests/lib/proc_stats.h"
 
 #define JOBS_PATH "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs"
 #define SAMPLE_S 10
@@ -35,20 +36,6 @@
 static const struct test_server *server;
 static atomic_bool stopping;
 static atomic_long jobs_done, requests_done;
-
-static long rss_kib(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib;
-}
 
 /* Jobs without end: a few at a time, each 3 short pods, gone 2 s after finishing. */
 static void *submitter(void *arg)
@@ -161,7 +148,7 @@ int main(void)
     int n = 0;
     for (int t = 0; t < seconds && n < MAX_SAMPLES; t += SAMPLE_S) {
         sleep(SAMPLE_S);
-        samples[n++] = rss_kib(b.s.pid) / 1024.0;
+        samples[n++] = proc_status_kib(b.s.pid, "VmRSS") / 1024.0;
         char *metrics = server_request_text(&b.s, "GET", "/metrics", NULL);
         const char *held = metrics ? strstr(metrics, "\ncaldera_watch_cache_bytes ") : NULL;
         fprintf(stderr, "bench_soak: %4d s: rss %.1f MiB (watch cache %.1f MiB), %ld jobs done, %ld reads\n",

@@ -18,6 +18,7 @@
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
 #include "tests/lib/ws_client.h"
+#include "tests/lib/proc_stats.h"
 
 #define SLOW_CONNECTIONS 2000
 #define SLOW_ADDRESSES 8 /* 127.0.0.10 ... 127.0.0.17, 250 each: under the default cap of 256 an address */
@@ -57,20 +58,6 @@ static bool still_open(int fd)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
     return poll(&p, 1, 0) == 0;
-}
-
-/* The descriptors the process pid holds. */
-static int open_descriptors(pid_t pid)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-    DIR *d = opendir(path);
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    if (d)
-        closedir(d);
-    return n;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -128,7 +115,7 @@ static void a_fresh_client_is_answered_while_2000_slow_connections_are_open(void
     /* The server holds them: accepted (a descriptor each), and none answered or closed. */
     int held = 0;
     for (int tries = 0; tries < 100 && held < SLOW_CONNECTIONS; tries++) {
-        held = open_descriptors(s.pid);
+        held = proc_open_fds(s.pid);
         if (held < SLOW_CONNECTIONS)
             usleep(100 * 1000);
     }
@@ -422,7 +409,7 @@ static void out_of_descriptors_with_connections_waiting_on(bool websocket)
     struct rlimit before, tight;
     REQUIRE(prlimit(s.pid, RLIMIT_NOFILE, NULL, &before) == 0);
     tight = before;
-    tight.rlim_cur = (rlim_t)open_descriptors(s.pid) + 4;
+    tight.rlim_cur = (rlim_t)proc_open_fds(s.pid) + 4;
     REQUIRE(prlimit(s.pid, RLIMIT_NOFILE, &tight, NULL) == 0);
 
     int fds[40];

@@ -22,6 +22,7 @@
 #include "tests/lib/test.h"
 #include "tests/lib/ws_client.h"
 #include "tests/lib/ws_client_send.h"
+#include "tests/lib/proc_stats.h"
 
 #define TOKEN "s3cret-7f2a9c"
 #define BASE "/proxy/team-a/term/"
@@ -195,20 +196,6 @@ static int closed_with(struct ws_client *c)
             return code;
     }
     return 0;
-}
-
-/* How many descriptors process pid holds. */
-static int open_fds(pid_t pid)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-    DIR *d = opendir(path);
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    if (d)
-        closedir(d);
-    return n;
 }
 
 static bool gone_within(pid_t pid, int ms)
@@ -387,7 +374,7 @@ static void a_dropped_socket_kills_the_session(void)
 {
     struct term t;
     REQUIRE(term_start(&t, NULL) == 0);
-    int fds = open_fds(t.pid);
+    int fds = proc_open_fds(t.pid);
     struct ws_client c;
     REQUIRE(ws_open(&t, &c, "token=" TOKEN, NULL) == 0);
     pid_t bg = shell_says_pid(&c, "(trap '' HUP; exec sleep 300) & echo bg=$!", "bg");
@@ -398,9 +385,9 @@ static void a_dropped_socket_kills_the_session(void)
     CHECK(gone_within(bg, WAIT_MS));
     /* Neither the socket nor the pty's master is left open. */
     int64_t deadline = clock_mono_ms() + WAIT_MS;
-    while (open_fds(t.pid) != fds && clock_mono_ms() < deadline)
+    while (proc_open_fds(t.pid) != fds && clock_mono_ms() < deadline)
         usleep(20 * 1000);
-    CHECK_INT(open_fds(t.pid), fds);
+    CHECK_INT(proc_open_fds(t.pid), fds);
     CHECK_INT(term_stop(&t), 0);
 }
 
@@ -456,21 +443,6 @@ static void refuses_what_is_out_of_bounds(void)
     CHECK_INT(term_stop(&t), 0);
 }
 
-/* Resident memory of process pid in KiB, -1 when unknown. */
-static long rss_kib(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib;
-}
-
 /* CPU time process pid has used, in clock ticks (utime + stime), -1 when unknown. */
 static long cpu_ticks(pid_t pid)
 {
@@ -501,9 +473,9 @@ static void a_slow_reader_pauses_the_shell(void)
     REQUIRE(ws_client_connect(&c, url, NULL, &o, WAIT_MS) == 0);
     CHECK(ws_client_send_bytes(&c, "yes caldera-flowing\n"));
     usleep(1000 * 1000);
-    long before = rss_kib(t.pid), cpu_before = cpu_ticks(t.pid);
+    long before = proc_status_kib(t.pid, "VmRSS"), cpu_before = cpu_ticks(t.pid);
     usleep(2000 * 1000);
-    long after = rss_kib(t.pid), cpu_after = cpu_ticks(t.pid);
+    long after = proc_status_kib(t.pid, "VmRSS"), cpu_after = cpu_ticks(t.pid);
     CHECK(before > 0 && after > 0 && cpu_before >= 0 && cpu_after >= 0);
     if (after - before >= 16 * 1024)
         test_fail(__FILE__, __LINE__, "the server grew by %ld KiB in 2 s while its reader did not read",

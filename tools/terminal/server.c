@@ -1,5 +1,6 @@
 /* The libwebsockets context of caldera-terminal: one protocol whose callback hands HTTP, WebSocket and
  * pty events to http.c and session.c, a 100 ms timer that reaps shells, and the stop on a signal. */
+#include "common/clock.h"
 #include "tools/terminal/server.h"
 
 #include <stdio.h>
@@ -11,20 +12,6 @@
 
 #define SWEEP_US (100 * 1000)
 #define STOP_GRACE_MS 1000 /* how long a stop waits for the sockets to take their close frames */
-
-int64_t term_wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t term_mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
@@ -84,7 +71,7 @@ int term_server_start(struct term_server *s, const struct term_options *o, char 
 {
     memset(s, 0, sizeof *s);
     s->opt = o;
-    s->last_activity_ms = term_wall_ms();
+    s->last_activity_ms = clock_wall_ms();
     lws_set_log_level(LLL_ERR | LLL_WARN, log_line);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -117,8 +104,8 @@ void term_server_run(struct term_server *s, volatile sig_atomic_t *stop)
             break;
     s->stopping = true;
     sessions_end_all(s);
-    int64_t deadline = term_mono_ms() + STOP_GRACE_MS;
-    while (s->connections > 0 && term_mono_ms() < deadline)
+    int64_t deadline = clock_mono_ms() + STOP_GRACE_MS;
+    while (s->connections > 0 && clock_mono_ms() < deadline)
         if (lws_service(s->ctx, 0) < 0)
             break;
     lws_context_destroy(s->ctx);

@@ -33,8 +33,4 @@ int term_server_start(struct term_server *s, const struct term_options *o, char 
  * SIGHUP, then SIGKILL), waits for the shells and frees everything. */
 void term_server_run(struct term_server *s, volatile sig_atomic_t *stop);
 
-/* Milliseconds of the wall clock and of the monotonic clock. */
-int64_t term_wall_ms(void);
-int64_t term_mono_ms(void);
-
 #endif

@@ -1,6 +1,7 @@
 /* A terminal's two sides and its end: pty output read one chunk at a time (the pty is paused until the
  * socket took it), input written to the pty (the socket is paused while the pty is full), resize
  * messages, and SIGHUP then SIGKILL to the shell's session when either side goes. */
+#include "common/clock.h"
 #include "tools/terminal/session.h"
 
 #include <errno.h>
@@ -47,7 +48,7 @@ struct session {
     char ctl[CONTROL_MAX + 1];
 };
 
-static void touch(struct term_server *srv) { srv->last_activity_ms = term_wall_ms(); }
+static void touch(struct term_server *srv) { srv->last_activity_ms = clock_wall_ms(); }
 
 /* Starts the end: the session gets SIGHUP (SIGKILL after the grace), the socket is closed once what
  * it has to say is sent, and the pty is closed when no socket reads it. */
@@ -64,7 +65,7 @@ static void end(struct session *s, int code, const char *reason)
     if (s->ending)
         return;
     s->ending = true;
-    s->kill_at = term_mono_ms() + KILL_GRACE_MS;
+    s->kill_at = clock_mono_ms() + KILL_GRACE_MS;
     procs_signal_session(s->sid, SIGHUP);
 }
 
@@ -292,7 +293,7 @@ static void reap(struct term_server *srv)
 void sessions_sweep(struct term_server *srv)
 {
     reap(srv);
-    int64_t now = term_mono_ms();
+    int64_t now = clock_mono_ms();
     for (struct session **p = &srv->sessions; *p;) {
         struct session *s = *p;
         if (s->ending && !s->killed && now >= s->kill_at) {
@@ -324,25 +325,25 @@ void sessions_finish(struct term_server *srv, int wait_ms)
         s->pty = NULL;
         procs_signal_session(s->sid, SIGHUP);
     }
-    int64_t deadline = term_mono_ms() + wait_ms;
+    int64_t deadline = clock_mono_ms() + wait_ms;
     for (;;) {
         reap(srv);
         bool left = false;
         for (struct session *s = srv->sessions; s; s = s->next)
             left = left || s->pid != 0;
-        if (!left || term_mono_ms() >= deadline)
+        if (!left || clock_mono_ms() >= deadline)
             break;
         usleep(20 * 1000);
     }
     for (struct session *s = srv->sessions; s; s = s->next)
         procs_signal_session(s->sid, SIGKILL);
-    deadline = term_mono_ms() + 1000;
+    deadline = clock_mono_ms() + 1000;
     for (;;) {
         reap(srv);
         bool left = false;
         for (struct session *s = srv->sessions; s; s = s->next)
             left = left || s->pid != 0;
-        if (!left || term_mono_ms() >= deadline)
+        if (!left || clock_mono_ms() >= deadline)
             break;
         usleep(10 * 1000);
     }
