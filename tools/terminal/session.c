@@ -318,13 +318,9 @@ void sessions_end_all(struct term_server *srv)
         end(s, LWS_CLOSE_STATUS_GOINGAWAY, "caldera-terminal is stopping");
 }
 
-void sessions_finish(struct term_server *srv, int wait_ms)
+/* Reaps until no shell is left or wait_ms has passed, polling every poll_ms. */
+static void reap_within(struct term_server *srv, int wait_ms, int poll_ms)
 {
-    for (struct session *s = srv->sessions; s; s = s->next) {
-        s->ws = NULL;
-        s->pty = NULL;
-        procs_signal_session(s->sid, SIGHUP);
-    }
     int64_t deadline = clock_mono_ms() + wait_ms;
     for (;;) {
         reap(srv);
@@ -332,21 +328,22 @@ void sessions_finish(struct term_server *srv, int wait_ms)
         for (struct session *s = srv->sessions; s; s = s->next)
             left = left || s->pid != 0;
         if (!left || clock_mono_ms() >= deadline)
-            break;
-        usleep(20 * 1000);
+            return;
+        usleep((useconds_t)poll_ms * 1000);
     }
+}
+
+void sessions_finish(struct term_server *srv, int wait_ms)
+{
+    for (struct session *s = srv->sessions; s; s = s->next) {
+        s->ws = NULL;
+        s->pty = NULL;
+        procs_signal_session(s->sid, SIGHUP);
+    }
+    reap_within(srv, wait_ms, 20);
     for (struct session *s = srv->sessions; s; s = s->next)
         procs_signal_session(s->sid, SIGKILL);
-    deadline = clock_mono_ms() + 1000;
-    for (;;) {
-        reap(srv);
-        bool left = false;
-        for (struct session *s = srv->sessions; s; s = s->next)
-            left = left || s->pid != 0;
-        if (!left || clock_mono_ms() >= deadline)
-            break;
-        usleep(10 * 1000);
-    }
+    reap_within(srv, 1000, 10);
     while (srv->sessions) {
         struct session *s = srv->sessions;
         srv->sessions = s->next;
