@@ -117,7 +117,8 @@ static int read_head(struct proxy_call *call, char *head, size_t cap)
             call->leftover = call->leftover_len ? malloc(call->leftover_len) : NULL;
             if (call->leftover_len && !call->leftover)
                 return -1;
-            memcpy(call->leftover, head + hlen, call->leftover_len);
+            if (call->leftover_len)
+                memcpy(call->leftover, head + hlen, call->leftover_len);
             head[hlen] = '\0';
             return (int)hlen;
         }
@@ -217,8 +218,11 @@ static void tunnel(void *ctx, int client, const char *extra, size_t extra_len, s
     up->start = up->len = down->start = down->len = 0;
     if (extra_len > TUNNEL_BUF || call->leftover_len > TUNNEL_BUF)
         goto done;
-    preload(up, extra, extra_len);
-    preload(down, call->leftover, call->leftover_len);
+    if (extra_len)
+        preload(up, extra, extra_len);
+    if (call->leftover_len)
+        preload(down, call->leftover, call->leftover_len);
+    proxy_touch(&touch);
     int upstream = call->upstream_fd;
     bool client_open = true, upstream_open = true;
     while (!http_stopping(gw)) {
