@@ -280,7 +280,7 @@ void http_respond_relay(struct http_req *req, int code, uint64_t size, const cha
     struct stream *s = malloc(sizeof *s);
     struct MHD_Response *resp = s ? MHD_create_response_from_callback(size == HTTP_SIZE_UNKNOWN ? MHD_SIZE_UNKNOWN
                                                                                                 : size,
-                                                                      64 * 1024, stream_read, s, stream_free)
+                                                                      128 * 1024, stream_read, s, stream_free)
                                   : NULL;
     if (!resp) {
         free(s);

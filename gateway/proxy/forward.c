@@ -14,8 +14,8 @@
 #include "gateway/proxy/call.h"
 #include "gateway/proxy/touch.h"
 
-#define RING_SIZE (256 * 1024)
-#define CURL_CHUNK (64 * 1024) /* CURLOPT_BUFFERSIZE: the most one write callback brings */
+#define RING_SIZE (512 * 1024)
+#define CURL_CHUNK (128 * 1024) /* CURLOPT_BUFFERSIZE: the most one write callback brings */
 #define MAX_RESPONSE_HEADERS 100
 #define POLL_MS 200
 #define CONNECT_TIMEOUT_MS 5000
@@ -139,7 +139,11 @@ static void step(struct forward *f, bool wait)
             f->result = m->data.result;
         }
     }
-    if (wait && !f->done)
+    /* Wait only when nothing came: with data in the ring (or a paused transfer, whose socket curl
+     * leaves out of the poll) the caller has work already. */
+    if (wait && !f->done && !f->head_done)
+        curl_multi_poll(f->multi, NULL, 0, POLL_MS, NULL);
+    else if (wait && !f->done && f->len == 0 && !f->paused)
         curl_multi_poll(f->multi, NULL, 0, POLL_MS, NULL);
 }
 
