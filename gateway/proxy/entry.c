@@ -102,7 +102,9 @@ static bool authenticate(struct http_req *req, struct proxy_call *call)
         api_set_details(&st, "companions", "caldera.io", call->path.name);
         return refuse(req, &st);
     }
-    if (!from_query)
+    /* ?token= once in a browser tab: the cookie is set and the tab sent back without the token. A
+     * WebSocket or a write with ?token= goes on (the token is not forwarded): a redirect would lose it. */
+    if (!from_query || call->upgrade || (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0))
         return false;
     char location[HTTP_MAX_PATH + 4096], cookie[PROXY_NAME_MAX * 2 + 512];
     if (proxy_uri_without_token(req->raw_uri, location, sizeof location) < 0 ||

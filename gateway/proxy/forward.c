@@ -258,10 +258,8 @@ static void fail(struct http_req *req, int code, const char *reason, const char 
 static bool set_up(struct forward *f, struct http_req *req, struct proxy_call *call)
 {
     char uri[HTTP_MAX_PATH + 64 + 4096], url[sizeof uri + 64];
-    const char *raw = req->raw_uri;
     if (proxy_upstream_uri(&call->path, call->target.strip_prefix, uri, sizeof uri) < 0)
         snprintf(uri, sizeof uri, "/");
-    (void)raw;
     snprintf(url, sizeof url, "http://127.0.0.1:%d%s", call->target.port, uri);
     struct header_lines h = {.target = &call->target};
     http_each_header(req, copy_client_header, &h);
