@@ -68,6 +68,12 @@ const char *http_bearer_token(const struct http_req *req, size_t *len)
     return n > 0 ? token : NULL;
 }
 
+int http_client_socket(const struct http_req *req)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
 const struct sockaddr *http_client_address(const struct http_req *req)
 {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);

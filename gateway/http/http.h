@@ -133,6 +133,9 @@ const char *http_bearer_token(const struct http_req *req, size_t *len);
 /* Calls each(ctx, name, value) for every request header, in order; stops when it returns false. */
 void http_each_header(const struct http_req *req, bool (*each)(void *ctx, const char *name, const char *value),
                       void *ctx);
+/* The connection's socket, for a handler that waits on something else to notice the client left
+ * (poll it for POLLRDHUP; never read, write or close it), or -1. */
+int http_client_socket(const struct http_req *req);
 /* The client's address, or NULL. */
 const struct sockaddr *http_client_address(const struct http_req *req);
 

@@ -2,7 +2,10 @@
  * connection's thread: the companion's status and headers are read first, then the body flows
  * through a bounded ring; when the client reads slower than the companion sends, the transfer is
  * paused (CURL_WRITEFUNC_PAUSE) until the ring has room, so memory stays bounded whatever the size. */
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,7 @@ struct forward {
     struct curl_slist *headers;
     struct sbuf body; /* the request's, taken from the request */
     struct gateway *gw;
+    int client_fd; /* to notice a client that left while the companion is silent */
     struct proxy_touch touch;
     /* The answer's head, from the header callback. */
     bool head_done;
@@ -125,6 +129,13 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
     return len;
 }
 
+/* Whether the client closed its connection (or it broke): nobody reads the answer any more. */
+static bool client_gone(const struct forward *f)
+{
+    struct pollfd p = {.fd = f->client_fd, .events = POLLRDHUP};
+    return f->client_fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 /* One step of the transfer: runs curl, and waits (at most POLL_MS) for the companion when it has
  * nothing new. */
 static void step(struct forward *f, bool wait)
@@ -173,7 +184,7 @@ static long forward_read(void *ctx, char *buf, size_t max)
                             f->error[0] ? f->error : curl_easy_strerror(f->result));
             return f->result == CURLE_OK ? -1 : -2;
         }
-        if (http_stopping(f->gw))
+        if (http_stopping(f->gw) || client_gone(f))
             return -2;
         if (f->paused) { /* the ring is empty, so there is room: take what curl holds */
             f->paused = false;
@@ -240,6 +251,16 @@ void proxy_added_headers(const struct http_req *req, const struct proxy_call *ca
     const char *host = http_header(req, "Host");
     if (host) {
         snprintf(line, sizeof line, "X-Forwarded-Host: %s", host);
+        each(ctx, line);
+    }
+    const struct sockaddr *sa = http_client_address(req);
+    char addr[INET6_ADDRSTRLEN] = "";
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, addr, sizeof addr);
+    else if (sa && sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, addr, sizeof addr);
+    if (addr[0]) {
+        snprintf(line, sizeof line, "X-Forwarded-For: %s", addr);
         each(ctx, line);
     }
     each(ctx, "X-Forwarded-Proto: http");
@@ -327,6 +348,7 @@ void proxy_forward(struct http_req *req, struct proxy_call *call)
         f->multi = curl_multi_init();
         f->content_length = HTTP_SIZE_UNKNOWN;
         f->gw = req->gw;
+        f->client_fd = http_client_socket(req);
         f->body = req->body; /* the collected body is the transfer's now */
         req->body = (struct sbuf){0};
         proxy_touch_init(&f->touch, call->resolver, call->path.ns, call->path.name);
@@ -339,7 +361,7 @@ void proxy_forward(struct http_req *req, struct proxy_call *call)
         return;
     }
     proxy_touch(&f->touch);
-    while (!f->head_done && !f->done && !http_stopping(req->gw))
+    while (!f->head_done && !f->done && !http_stopping(req->gw) && !client_gone(f))
         step(f, true);
     if (!f->head_done) {
         char why[CURL_ERROR_SIZE + 64];

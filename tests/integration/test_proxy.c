@@ -176,6 +176,7 @@ static void requests_are_forwarded_with_the_secret_and_without_the_client_s(void
     CHECK_CONTAINS(b, "H:Host: gw.example:1234\n");
     CHECK_CONTAINS(b, "H:X-Forwarded-Host: gw.example:1234\n");
     CHECK_CONTAINS(b, "H:X-Forwarded-Proto: http\n");
+    CHECK_CONTAINS(b, "H:X-Forwarded-For: 127.0.0.1\n");
     CHECK_CONTAINS(b, "H:X-Forwarded-Prefix: /proxy/team-a/nb\n");
     CHECK_CONTAINS(b, "H:Content-Type: application/json\n");
     CHECK_CONTAINS(b, "bodylen=15\nbody={\"cells\":[1,2]}");
