@@ -490,7 +490,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                         gw->client_timeout_s);
             return MHD_NO; /* closes the connection: a trickling client cannot hold a thread */
         }
-        if (!req->body_too_large && req->body.len + *upload_size > gw->body_limit) {
+        req->body_bytes += *upload_size;
+        if (!req->body_too_large && req->body_bytes > gw->body_limit) {
             req->body_too_large = true;
             sbuf_free(&req->body);
             if (!req->answered) { /* a chunked body: past the limit, it is refused now, not read on */
@@ -499,8 +500,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 return answer_and_close(req, &st);
             }
         }
-        if (!req->body_too_large && !req->answered) /* a refused request's body is read and dropped */
-            sbuf_append(&req->body, upload_data, *upload_size);
+        if (!req->body_too_large && !req->answered) { /* a refused request's body is read and dropped */
+            if (req->body_sink)
+                req->body_sink(req, upload_data, *upload_size);
+            else
+                sbuf_append(&req->body, upload_data, *upload_size);
+        }
         *upload_size = 0;
         return MHD_YES;
     }

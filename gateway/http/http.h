@@ -107,6 +107,10 @@ struct http_req {
     struct principal *who; /* who asks: set before dispatch (NULL on public paths without a token,
                                  or without authentication); released when the request completes */
     struct sbuf body;
+    size_t body_bytes; /* of the body so far, collected or not */
+    /* Set by admit to take the body as it arrives (on the connection's thread; it may block, which
+     * slows the client down) instead of collecting it in body; the limit still applies. */
+    void (*body_sink)(struct http_req *req, const char *data, size_t len);
     bool body_too_large;
     bool answered;
     const char *cors_origin;   /* the request's Origin when configured, else NULL */

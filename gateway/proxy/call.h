@@ -10,20 +10,28 @@
 #include "gateway/proxy/proxy.h"
 
 struct http_req;
+struct forward;
 
 struct proxy_call {
     const struct proxy_resolver *resolver;
     struct proxy_path path; /* its pointers into req->raw_uri */
     struct proxy_target target;
-    bool via_cookie; /* authenticated by the proxy's cookie */
-    bool upgrade;    /* a WebSocket upgrade */
-    int upstream_fd; /* upgrade.c: the companion's socket once connected, else -1 */
-    char *leftover;  /* upgrade.c: what the companion sent after its 101's head */
+    bool via_cookie;     /* authenticated by the proxy's cookie */
+    bool upgrade;        /* a WebSocket upgrade */
+    struct forward *fwd; /* forward.c: the transfer from admit to dispatch */
+    int upstream_fd;     /* upgrade.c: the companion's socket once connected, else -1 */
+    char *leftover;      /* upgrade.c: what the companion sent after its 101's head */
     size_t leftover_len;
 };
 
-/* forward.c: forwards a complete request (its collected body) and streams the answer back. */
+/* forward.c: sets the transfer up once the headers are in, so that the body streams to the companion
+ * as it arrives (req->body_sink, which slows the client down to the companion's pace). Returns 0,
+ * or -1 having answered (out of memory). */
+int proxy_forward_begin(struct http_req *req, struct proxy_call *call);
+/* forward.c: once the body is in: the companion's answer, streamed back. */
 void proxy_forward(struct http_req *req, struct proxy_call *call);
+/* forward.c: frees a transfer that never reached proxy_forward. */
+void proxy_forward_release(struct proxy_call *call);
 /* upgrade.c: connects to the companion, relays the upgrade, then the bytes both ways. */
 void proxy_upgrade(struct http_req *req, struct proxy_call *call);
 /* upgrade.c: frees what proxy_upgrade left in call. */

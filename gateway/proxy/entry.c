@@ -164,7 +164,7 @@ bool proxy_admit(struct http_req *req)
         http_respond_redirect(req, location);
         return true;
     }
-    return false;
+    return !call->upgrade && proxy_forward_begin(req, call) != 0;
 }
 
 void proxy_dispatch(struct http_req *req)
@@ -185,6 +185,7 @@ void proxy_release(struct http_req *req)
     struct proxy_call *call = req->ext;
     if (!call)
         return;
+    proxy_forward_release(call);
     proxy_upgrade_release(call);
     free(call);
     req->ext = NULL;

@@ -1,7 +1,10 @@
-/* HTTP forwarding with libcurl (multi, one easy handle) driven from the answer's own callback on the
- * connection's thread: the companion's status and headers are read first, then the body flows
- * through a bounded ring; when the client reads slower than the companion sends, the transfer is
- * paused (CURL_WRITEFUNC_PAUSE) until the ring has room, so memory stays bounded whatever the size. */
+/* HTTP forwarding with libcurl (multi, one easy handle), all on the connection's thread. The transfer
+ * is set up once the headers are in; the request's body goes to the companion as libmicrohttpd hands
+ * it over (the body sink blocks until curl has sent it: the client is slowed to the companion's
+ * pace). Then the companion's status and headers are read, and its body flows back from the
+ * answer's own callback through a bounded ring; when the client reads slower than the companion
+ * sends, the transfer is paused (CURL_WRITEFUNC_PAUSE) until the ring has room. Memory stays
+ * bounded whatever the sizes either way. */
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <netinet/in.h>
@@ -27,7 +30,11 @@ struct forward {
     CURL *easy;
     CURLM *multi;
     struct curl_slist *headers;
-    struct sbuf body; /* the request's, taken from the request */
+    /* The request's body, as it arrives (body_sink, on_upload). */
+    bool upload;         /* it has one */
+    const char *up_data; /* the part libmicrohttpd handed over, not yet taken by curl */
+    size_t up_len;
+    bool up_eof, up_paused;
     struct gateway *gw;
     int client_fd; /* to notice a client that left while the companion is silent */
     struct proxy_touch touch;
@@ -68,7 +75,6 @@ static void forward_free(void *ctx)
     if (f->multi)
         curl_multi_cleanup(f->multi);
     curl_slist_free_all(f->headers);
-    sbuf_free(&f->body);
     clear_head(f);
     free(f->ring);
     free(f);
@@ -129,6 +135,29 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
     return len;
 }
 
+/* Sets curl's pause state to what the flags say (receive: the ring is full; send: no body yet). */
+static void resume(struct forward *f)
+{
+    curl_easy_pause(f->easy, (f->paused ? CURLPAUSE_RECV : 0) | (f->up_paused ? CURLPAUSE_SEND : 0));
+}
+
+static size_t on_upload(char *buf, size_t size, size_t n, void *ctx)
+{
+    struct forward *f = ctx;
+    size_t max = size * n;
+    if (f->up_len > 0) {
+        size_t k = f->up_len < max ? f->up_len : max;
+        memcpy(buf, f->up_data, k);
+        f->up_data += k;
+        f->up_len -= k;
+        return k;
+    }
+    if (f->up_eof)
+        return 0;
+    f->up_paused = true;
+    return CURL_READFUNC_PAUSE;
+}
+
 /* Whether the client closed its connection (or it broke): nobody reads the answer any more. */
 static bool client_gone(const struct forward *f)
 {
@@ -173,7 +202,7 @@ static long forward_read(void *ctx, char *buf, size_t max)
                 f->start = 0;
             if (f->paused && RING_SIZE - f->len >= CURL_CHUNK) {
                 f->paused = false;
-                curl_easy_pause(f->easy, CURLPAUSE_CONT); /* may bring data into the ring at once */
+                resume(f); /* may bring data into the ring at once */
             }
             proxy_touch(&f->touch);
             return (long)n;
@@ -188,7 +217,7 @@ static long forward_read(void *ctx, char *buf, size_t max)
             return -2;
         if (f->paused) { /* the ring is empty, so there is room: take what curl holds */
             f->paused = false;
-            curl_easy_pause(f->easy, CURLPAUSE_CONT);
+            resume(f);
             continue;
         }
         step(f, true);
@@ -305,17 +334,22 @@ static bool set_up(struct forward *f, struct http_req *req, struct proxy_call *c
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, f);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, f->error);
-    bool has_body = f->body.len > 0 || strcmp(req->method, "POST") == 0 || strcmp(req->method, "PUT") == 0 ||
-                    strcmp(req->method, "PATCH") == 0;
+    const char *cl = http_header(req, "Content-Length");
+    bool chunked = http_header(req, "Transfer-Encoding") != NULL; /* http/ lets only chunked through */
+    long long declared = cl ? strtoll(cl, NULL, 10) : 0;
     if (strcmp(req->method, "HEAD") == 0) {
         curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-    } else {
-        if (has_body) {
-            curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)f->body.len);
-            curl_easy_setopt(e, CURLOPT_POSTFIELDS, f->body.data ? f->body.data : "");
-        }
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req->method);
+        return true;
     }
+    f->upload = declared > 0 || chunked || strcmp(req->method, "POST") == 0 || strcmp(req->method, "PUT") == 0 ||
+                strcmp(req->method, "PATCH") == 0;
+    if (f->upload) { /* with its length when the client said it, else chunked */
+        curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
+        curl_easy_setopt(e, CURLOPT_READFUNCTION, on_upload);
+        curl_easy_setopt(e, CURLOPT_READDATA, f);
+        curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)(chunked ? -1 : declared));
+    }
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req->method);
     return true;
 }
 
@@ -339,7 +373,30 @@ static int client_headers(struct forward *f, const struct proxy_call *call, cons
     return n;
 }
 
-void proxy_forward(struct http_req *req, struct proxy_call *call)
+/* The body sink: hands what arrived to curl and runs the transfer until curl has taken it all (or
+ * the companion ended the transfer: the rest is dropped, and its answer tells). */
+static void body_sink(struct http_req *req, const char *data, size_t len)
+{
+    struct proxy_call *call = req->ext;
+    struct forward *f = call ? call->fwd : NULL;
+    if (!f || f->done)
+        return;
+    f->up_data = data;
+    f->up_len = len;
+    while (f->up_len > 0 && !f->done && !http_stopping(f->gw) && !client_gone(f)) {
+        if (f->up_paused) {
+            f->up_paused = false;
+            resume(f);
+        }
+        step(f, false);
+        if (f->up_len > 0 && !f->done && !f->up_paused)
+            curl_multi_poll(f->multi, NULL, 0, POLL_MS, NULL);
+    }
+    f->up_data = NULL;
+    f->up_len = 0;
+}
+
+int proxy_forward_begin(struct http_req *req, struct proxy_call *call)
 {
     struct forward *f = calloc(1, sizeof *f);
     if (f) {
@@ -349,8 +406,6 @@ void proxy_forward(struct http_req *req, struct proxy_call *call)
         f->content_length = HTTP_SIZE_UNKNOWN;
         f->gw = req->gw;
         f->client_fd = http_client_socket(req);
-        f->body = req->body; /* the collected body is the transfer's now */
-        req->body = (struct sbuf){0};
         proxy_touch_init(&f->touch, call->resolver, call->path.ns, call->path.name);
     }
     if (!f || !f->ring || !f->easy || !f->multi || !set_up(f, req, call) ||
@@ -358,7 +413,33 @@ void proxy_forward(struct http_req *req, struct proxy_call *call)
         if (f)
             forward_free(f);
         fail(req, 500, "InternalError", "out of memory forwarding to %s%s", call->path.prefix, "");
+        return -1;
+    }
+    call->fwd = f;
+    if (f->upload)
+        req->body_sink = body_sink;
+    return 0;
+}
+
+void proxy_forward_release(struct proxy_call *call)
+{
+    if (call->fwd)
+        forward_free(call->fwd);
+    call->fwd = NULL;
+}
+
+void proxy_forward(struct http_req *req, struct proxy_call *call)
+{
+    struct forward *f = call->fwd;
+    call->fwd = NULL; /* the answer's now */
+    if (!f) {
+        fail(req, 500, "InternalError", "no transfer to %s%s", call->path.prefix, "");
         return;
+    }
+    f->up_eof = true; /* the whole body is in */
+    if (f->up_paused) {
+        f->up_paused = false;
+        resume(f);
     }
     proxy_touch(&f->touch);
     while (!f->head_done && !f->done && !http_stopping(req->gw) && !client_gone(f))

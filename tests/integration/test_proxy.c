@@ -211,6 +211,48 @@ static void requests_are_forwarded_with_the_secret_and_without_the_client_s(void
     finish();
 }
 
+/* A body of n bytes from the pattern, sent with its length or chunked: it reaches the companion whole. */
+static void bodies_stream_to_the_companion(void)
+{
+    REQUIRE(start(false));
+    size_t n = 900 * 1024;
+    char *data = malloc(n + 1);
+    REQUIRE(data);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (char)('a' + proxy_upstream_byte(i) % 26);
+    data[n] = '\0';
+    const char *plain[] = {"Content-Type: application/octet-stream", NULL};
+    const char *chunked[] = {"Content-Type: application/octet-stream", "Transfer-Encoding: chunked", NULL};
+    for (int k = 0; k < 2; k++) {
+        struct answer a = request(k ? "PUT" : "POST", "/proxy/team-a/nb/echo", k ? chunked : plain, data);
+        CHECK_INT(a.code, 200);
+        char want[64];
+        snprintf(want, sizeof want, "bodylen=%zu\nbody=", n);
+        const char *b = body_of(&a), *at = strstr(b, want);
+        CHECK(at != NULL);
+        CHECK(at && strlen(at + strlen(want)) == n && memcmp(at + strlen(want), data, n) == 0);
+        if (k)
+            CHECK_CONTAINS(b, "H:Transfer-Encoding: chunked\n");
+        else
+            CHECK_CONTAINS(b, "H:Content-Length: 921600\n");
+        answer_free(&a);
+    }
+    /* Over --max-body-bytes (1 MiB here): 413, as anywhere else. */
+    char *big = malloc((2u << 20) + 1);
+    REQUIRE(big);
+    memset(big, 'x', 2u << 20);
+    big[2u << 20] = '\0';
+    struct answer a = request("POST", "/proxy/team-a/nb/echo", plain, big);
+    CHECK_INT(a.code, 413);
+    answer_free(&a);
+    a = request("POST", "/proxy/team-a/nb/echo", chunked, big);
+    CHECK_INT(a.code, 413);
+    answer_free(&a);
+    free(big);
+    free(data);
+    finish();
+}
+
 static void unknown_unready_and_unreachable_companions(void)
 {
     REQUIRE(start(true));
@@ -540,9 +582,69 @@ static void a_100_mib_download_streams_in_bounded_memory(void)
     finish();
 }
 
+struct source {
+    uint64_t sent, size;
+    long rss_max_kb;
+};
+
+static size_t produce(char *buf, size_t size, size_t n, void *ctx)
+{
+    struct source *s = ctx;
+    size_t k = size * n < s->size - s->sent ? size * n : (size_t)(s->size - s->sent);
+    memset(buf, 'u', k);
+    s->sent += k;
+    if ((s->sent & ((8u << 20) - 1)) < k) {
+        long kb = rss_kb();
+        if (kb > s->rss_max_kb)
+            s->rss_max_kb = kb;
+    }
+    return k;
+}
+
+static void a_64_mib_upload_streams_in_bounded_memory(void)
+{
+    REQUIRE(start(false));
+    gw.body_limit = 256u << 20;
+    struct answer a = request("POST", "/proxy/team-a/nb/count", NULL, "warm");
+    CHECK_INT(a.code, 200);
+    answer_free(&a);
+    for (int chunked = 0; chunked < 2; chunked++) {
+        struct source src = {.size = 64u << 20};
+        struct sbuf got = {0};
+        char url[256];
+        snprintf(url, sizeof url, "%s/proxy/team-a/nb/count", gw.url);
+        long before = rss_kb();
+        CURL *e = curl_easy_init();
+        struct curl_slist *h = curl_slist_append(NULL, "Expect:");
+        curl_easy_setopt(e, CURLOPT_URL, url);
+        curl_easy_setopt(e, CURLOPT_PROXY, "");
+        curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "POST");
+        curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
+        curl_easy_setopt(e, CURLOPT_READFUNCTION, produce);
+        curl_easy_setopt(e, CURLOPT_READDATA, &src);
+        curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)(chunked ? -1 : (curl_off_t)src.size));
+        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, into_sbuf);
+        curl_easy_setopt(e, CURLOPT_WRITEDATA, &got);
+        curl_easy_setopt(e, CURLOPT_TIMEOUT, 120L);
+        CHECK_INT(curl_easy_perform(e), CURLE_OK);
+        long code = 0;
+        curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+        curl_easy_cleanup(e);
+        curl_slist_free_all(h);
+        CHECK_INT(code, 200);
+        CHECK_STR(sbuf_str(&got), "counted=67108864\n");
+        fprintf(stderr, "# upload (%s): VmRSS %ld kB before, at most %ld kB during\n",
+                chunked ? "chunked" : "Content-Length", before, src.rss_max_kb);
+        CHECK(src.rss_max_kb - before < 16 * 1024);
+        sbuf_free(&got);
+    }
+    finish();
+}
+
 TEST_MAIN(TEST_CASE(requests_are_forwarded_with_the_secret_and_without_the_client_s),
-          TEST_CASE(unknown_unready_and_unreachable_companions),
+          TEST_CASE(bodies_stream_to_the_companion), TEST_CASE(unknown_unready_and_unreachable_companions),
           TEST_CASE(only_the_namespace_s_users_and_admins_get_through),
           TEST_CASE(a_token_in_the_query_sets_the_cookie_which_then_works),
           TEST_CASE(websockets_are_tunnelled_and_cross_site_ones_refused),
-          TEST_CASE(a_100_mib_download_streams_in_bounded_memory))
+          TEST_CASE(a_100_mib_download_streams_in_bounded_memory), TEST_CASE(a_64_mib_upload_streams_in_bounded_memory))

@@ -33,6 +33,7 @@ void proxy_ws_accept(const char *key, char out[64])
 struct up_req {
     char *raw_uri;
     struct sbuf body;
+    uint64_t counted; /* /count: the body's bytes, not kept */
     bool headers_in;
 };
 
@@ -126,7 +127,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
     if (*upload_size) {
-        sbuf_append(&r->body, upload_data, *upload_size);
+        if (strstr(url, "/count"))
+            r->counted += *upload_size;
+        else
+            sbuf_append(&r->body, upload_data, *upload_size);
         *upload_size = 0;
         return MHD_YES;
     }
@@ -147,6 +151,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     } else if (strstr(url, "/big")) {
         resp = MHD_create_response_from_callback(u->big_size, 64 * 1024, big_read, u, NULL);
         MHD_add_response_header(resp, "Content-Type", "application/octet-stream");
+    } else if (strstr(url, "/count")) {
+        char text[64];
+        snprintf(text, sizeof text, "counted=%llu\n", (unsigned long long)r->counted);
+        resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_COPY);
     } else if (strstr(url, "/goto")) {
         resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
         MHD_add_response_header(resp, "Location", "/elsewhere");

@@ -1,5 +1,5 @@
 /* A companion for the proxy's tests and benchmark, on loopback (libmicrohttpd, thread per
- * connection): /echo... answers what it got, /big streams a known pattern, /ws upgrades to a
+ * connection): /echo... answers what it got, /count counts a body without keeping it, /big streams a known pattern, /ws upgrades to a
  * WebSocket that echoes raw bytes. And an in-process gateway in front of it with a stub resolver. */
 #ifndef CALDERA_TEST_PROXY_UPSTREAM_H
 #define CALDERA_TEST_PROXY_UPSTREAM_H
