@@ -49,6 +49,8 @@ struct forward {
     char *ring;
     size_t start, len; /* in ring */
     bool paused;
+    char *direct; /* while the ring is empty: libmicrohttpd's buffer, filled first (one copy less) */
+    size_t direct_max, direct_len;
     bool done;
     CURLcode result;
     char error[CURL_ERROR_SIZE];
@@ -124,9 +126,23 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 {
     struct forward *f = ctx;
     size_t len = size * n;
-    if (RING_SIZE - f->len < len) {
+    size_t direct_room = f->direct && f->len == 0 ? f->direct_max - f->direct_len : 0;
+    if (direct_room + (RING_SIZE - f->len) < len) {
         f->paused = true;
         return CURL_WRITEFUNC_PAUSE; /* curl keeps it and brings it again once unpaused */
+    }
+    if (direct_room > 0) { /* all or nothing: what does not go straight out goes to the ring */
+        size_t k = direct_room < len ? direct_room : len;
+        memcpy(f->direct + f->direct_len, data, k);
+        f->direct_len += k;
+        if (k == len)
+            return len;
+        data += k;
+        size_t rest = len - k;
+        memcpy(f->ring, data, rest); /* the ring is empty */
+        f->start = 0;
+        f->len = rest;
+        return len;
     }
     size_t end = (f->start + f->len) % RING_SIZE, first = RING_SIZE - end < len ? RING_SIZE - end : len;
     memcpy(f->ring + end, data, first);
@@ -183,7 +199,7 @@ static void step(struct forward *f, bool wait)
      * leaves out of the poll) the caller has work already. */
     if (wait && !f->done && !f->head_done)
         curl_multi_poll(f->multi, NULL, 0, POLL_MS, NULL);
-    else if (wait && !f->done && f->len == 0 && !f->paused)
+    else if (wait && !f->done && f->len == 0 && !f->paused && f->direct_len == 0)
         curl_multi_poll(f->multi, NULL, 0, POLL_MS, NULL);
 }
 
@@ -220,7 +236,15 @@ static long forward_read(void *ctx, char *buf, size_t max)
             resume(f);
             continue;
         }
+        f->direct = buf; /* the ring is empty: curl writes straight into the answer's buffer */
+        f->direct_max = max;
+        f->direct_len = 0;
         step(f, true);
+        f->direct = NULL;
+        if (f->direct_len > 0) {
+            proxy_touch(&f->touch);
+            return (long)f->direct_len;
+        }
     }
 }
 
