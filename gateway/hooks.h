@@ -6,7 +6,8 @@
 #include "gateway/http/http.h"
 
 /* screen: a CORS preflight, a client over its rate (gateway/limits/limits.h); admit: the route
- * matched, then authentication and authorization (gateway/auth/request.h); dispatch: the router;
+ * matched, then authentication and authorization (gateway/auth/request.h), or for a path under
+ * /proxy/ the companions' proxy's own (gateway/proxy/entry.h); dispatch: the router, or the proxy;
  * decorate: Retry-After and CORS headers; release: the request's principal. */
 extern const struct http_hooks gateway_http_hooks;
 

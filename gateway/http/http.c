@@ -34,6 +34,25 @@ const char *http_header(const struct http_req *req, const char *name)
     return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
+struct each_header {
+    bool (*each)(void *ctx, const char *name, const char *value);
+    void *ctx;
+};
+
+static enum MHD_Result each_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    struct each_header *e = cls;
+    return e->each(e->ctx, key, value ? value : "") ? MHD_YES : MHD_NO;
+}
+
+void http_each_header(const struct http_req *req, bool (*each)(void *ctx, const char *name, const char *value),
+                      void *ctx)
+{
+    struct each_header e = {each, ctx};
+    MHD_get_connection_values(req->conn, MHD_HEADER_KIND, each_header, &e);
+}
+
 const char *http_bearer_token(const struct http_req *req, size_t *len)
 {
     const char *auth = http_header(req, MHD_HTTP_HEADER_AUTHORIZATION);
@@ -47,6 +66,12 @@ const char *http_bearer_token(const struct http_req *req, size_t *len)
         n--;
     *len = n;
     return n > 0 ? token : NULL;
+}
+
+int http_client_socket(const struct http_req *req)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
 }
 
 const struct sockaddr *http_client_address(const struct http_req *req)
@@ -156,6 +181,16 @@ void http_respond_redirect(struct http_req *req, const char *location)
     queue(req, 302, resp, NULL);
 }
 
+void http_respond_redirect_with(struct http_req *req, const char *location, const char *name, const char *value)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    if (resp) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, location);
+        MHD_add_response_header(resp, name, value);
+    }
+    queue(req, 302, resp, NULL);
+}
+
 void http_respond_empty(struct http_req *req, int code)
 {
     queue(req, code, MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT), NULL);
@@ -172,7 +207,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
     (void)pos;
     struct stream *s = cls;
     long n = s->read(s->ctx, buf, max);
-    return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
+    return n == -2 ? MHD_CONTENT_READER_END_WITH_ERROR : n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
 }
 
 static void stream_free(void *cls)
@@ -203,6 +238,71 @@ void http_respond_stream(struct http_req *req, const char *content_type, http_st
     queue(req, 200, resp, content_type);
 }
 
+struct upgrade {
+    http_upgraded upgraded;
+    void *ctx;
+    struct gateway *gw;
+};
+
+bool http_stopping(const struct gateway *gw) { return atomic_load(&gw->stopping); }
+
+/* libmicrohttpd's upgrade handler, on the connection's own thread (thread per connection): the
+ * handler runs here, then the connection is closed. */
+static void on_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra_in,
+                        size_t extra_in_size, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
+{
+    (void)conn;
+    (void)con_cls;
+    struct upgrade *u = cls;
+    atomic_fetch_add(&u->gw->upgraded, 1);
+    if (!http_stopping(u->gw))
+        u->upgraded(u->ctx, sock, extra_in, extra_in_size, u->gw);
+    MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+    atomic_fetch_sub(&u->gw->upgraded, 1);
+    free(u);
+}
+
+void http_respond_upgrade(struct http_req *req, const char *const *names, const char *const *values, int n,
+                          http_upgraded upgraded, void *ctx)
+{
+    struct upgrade *u = malloc(sizeof *u);
+    struct MHD_Response *resp = u ? MHD_create_response_for_upgrade(on_upgraded, u) : NULL;
+    if (!resp) {
+        free(u);
+        struct api_status st = {0};
+        api_fail(&st, 500, "InternalError", "cannot answer the upgrade");
+        http_respond_status(req, &st);
+        return;
+    }
+    *u = (struct upgrade){upgraded, ctx, req->gw};
+    for (int i = 0; i < n; i++)
+        MHD_add_response_header(resp, names[i], values[i]);
+    queue(req, 101, resp, NULL);
+}
+
+void http_respond_relay(struct http_req *req, int code, uint64_t size, const char *const *names,
+                        const char *const *values, int n, http_stream_read read, void *ctx, void (*free_ctx)(void *ctx))
+{
+    struct stream *s = malloc(sizeof *s);
+    struct MHD_Response *resp = s ? MHD_create_response_from_callback(size == HTTP_SIZE_UNKNOWN ? MHD_SIZE_UNKNOWN
+                                                                                                : size,
+                                                                      128 * 1024, stream_read, s, stream_free)
+                                  : NULL;
+    if (!resp) {
+        free(s);
+        if (free_ctx)
+            free_ctx(ctx);
+        struct api_status st = {0};
+        api_fail(&st, 500, "InternalError", "out of memory starting the answer");
+        http_respond_status(req, &st);
+        return;
+    }
+    *s = (struct stream){read, ctx, free_ctx};
+    for (int i = 0; i < n; i++)
+        MHD_add_response_header(resp, names[i], values[i]);
+    queue(req, code, resp, NULL);
+}
+
 /* --- the access handler ------------------------------------------------ */
 
 static struct http_req *new_request(struct gateway *gw, struct MHD_Connection *conn)
@@ -225,6 +325,8 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
         return NULL;
     size_t nparams;
     req->uri_refusal = http_uri_check(uri, &nparams, req->uri_problem, sizeof req->uri_problem);
+    if (!req->uri_refusal)
+        req->raw_uri = strdup(uri); /* before libmicrohttpd decodes it in place */
     if (req->uri_refusal == 414) {
         /* libmicrohttpd parses the query after this returns, into the connection's fixed memory, and
          * closes without an answer when that runs out; the query is refused, so none of it is parsed:
@@ -388,7 +490,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                         gw->client_timeout_s);
             return MHD_NO; /* closes the connection: a trickling client cannot hold a thread */
         }
-        if (!req->body_too_large && req->body.len + *upload_size > gw->body_limit) {
+        req->body_bytes += *upload_size;
+        if (!req->body_too_large && req->body_bytes > gw->body_limit) {
             req->body_too_large = true;
             sbuf_free(&req->body);
             if (!req->answered) { /* a chunked body: past the limit, it is refused now, not read on */
@@ -397,8 +500,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 return answer_and_close(req, &st);
             }
         }
-        if (!req->body_too_large && !req->answered) /* a refused request's body is read and dropped */
-            sbuf_append(&req->body, upload_data, *upload_size);
+        if (!req->body_too_large && !req->answered) { /* a refused request's body is read and dropped */
+            if (req->body_sink)
+                req->body_sink(req, upload_data, *upload_size);
+            else
+                sbuf_append(&req->body, upload_data, *upload_size);
+        }
         *upload_size = 0;
         return MHD_YES;
     }
@@ -423,6 +530,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         sbuf_free(&req->body);
         if (gw->hooks && gw->hooks->release)
             gw->hooks->release(req);
+        free(req->raw_uri);
         free(req);
         *con_cls = NULL;
     }
@@ -466,8 +574,12 @@ static int parse_addr(const char *addr, struct sockaddr_in *sa, char *err, size_
  * connection), then the reaper. */
 static void stop_all(struct gateway *gw)
 {
+    atomic_store(&gw->stopping, true);
     http_listener_close(gw->listener);
     gw->listener = NULL;
+    /* Upgraded connections' handlers see the flag within their poll period (bounded: 3 s). */
+    for (int waited = 0; atomic_load(&gw->upgraded) > 0 && waited < 300; waited++)
+        poll(NULL, 0, 10);
     if (gw->daemon)
         MHD_stop_daemon(gw->daemon);
     gw->daemon = NULL;
@@ -477,6 +589,8 @@ static void stop_all(struct gateway *gw)
 
 int http_start(struct gateway *gw, const char *addr, int max_connections, char *err, size_t errlen)
 {
+    atomic_store(&gw->stopping, false);
+    atomic_store(&gw->upgraded, 0);
     struct sockaddr_in sa;
     char why[256];
     if (parse_addr(addr, &sa, err, errlen) != 0)
@@ -498,7 +612,7 @@ int http_start(struct gateway *gw, const char *addr, int max_connections, char *
     }
     /* The listener is ours (listen.c): libmicrohttpd gets each accepted socket. */
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-                     MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
+                     MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC | MHD_ALLOW_UPGRADE;
     gw->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, gw, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, gw, MHD_OPTION_NOTIFY_COMPLETED,
         on_completed, gw, MHD_OPTION_URI_LOG_CALLBACK, on_request_line, gw, MHD_OPTION_NOTIFY_CONNECTION,

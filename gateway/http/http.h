@@ -4,6 +4,7 @@
 #define CALDERA_HTTP_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@ struct http_listener;
 struct MHD_Response;
 struct cors_origins;
 struct rate_limiter;
+struct proxy_resolver;
 
 #define HTTP_MAX_PARAMS 6
 #define HTTP_MAX_PATH 2048 /* longer paths get 414 */
@@ -76,14 +78,17 @@ struct gateway {
     int client_timeout_s;  /* idle connections, and bodies slower than this in all, are dropped */
     int header_timeout_ms; /* a request's headers slower than this (from the accept or the previous
                                  request's end) are dropped; 0: HTTP_DEFAULT_HEADER_TIMEOUT_MS */
-    int max_connections_per_client;    /* connections from one address at once; 0: no limit */
-    struct http_conns *conns;          /* the connections' deadlines (conns.h), while listening */
-    struct rate_limiter *rate_limiter; /* NULL: no rate limit */
-    const struct cors_origins *cors;   /* origins browsers may call from; NULL or none: no CORS headers */
-    int durable_timeout_ms;            /* how long a request waits for the store before 503 */
-    int32_t list_page_max;             /* items in a page of the Job, PodGroup and Pod lists, and their default */
-    const char *runtime_warning;       /* NULL, or why tasks run without cgroup limits (shown by /healthz) */
-    char url[64];                      /* http://127.0.0.1:8080 once listening */
+    int max_connections_per_client;     /* connections from one address at once; 0: no limit */
+    struct http_conns *conns;           /* the connections' deadlines (conns.h), while listening */
+    struct rate_limiter *rate_limiter;  /* NULL: no rate limit */
+    const struct cors_origins *cors;    /* origins browsers may call from; NULL or none: no CORS headers */
+    int durable_timeout_ms;             /* how long a request waits for the store before 503 */
+    int32_t list_page_max;              /* items in a page of the Job, PodGroup and Pod lists, and their default */
+    const char *runtime_warning;        /* NULL, or why tasks run without cgroup limits (shown by /healthz) */
+    const struct proxy_resolver *proxy; /* companions' proxy (gateway/proxy/proxy.h); NULL: /proxy/ answers 404 */
+    char url[64];                       /* http://127.0.0.1:8080 once listening */
+    atomic_bool stopping;               /* http_stop has begun: upgraded connections and long answers end */
+    atomic_int upgraded;                /* upgraded connections whose handler runs (http_respond_upgrade) */
 };
 
 struct http_req {
@@ -102,6 +107,10 @@ struct http_req {
     struct principal *who; /* who asks: set before dispatch (NULL on public paths without a token,
                                  or without authentication); released when the request completes */
     struct sbuf body;
+    size_t body_bytes; /* of the body so far, collected or not */
+    /* Set by admit to take the body as it arrives (on the connection's thread; it may block, which
+     * slows the client down) instead of collecting it in body; the limit still applies. */
+    void (*body_sink)(struct http_req *req, const char *data, size_t len);
     bool body_too_large;
     bool answered;
     const char *cors_origin;   /* the request's Origin when configured, else NULL */
@@ -113,6 +122,8 @@ struct http_req {
     int uri_refusal;           /* 0, or the code its raw URI is refused with (uri.h) */
     char uri_problem[200];     /* why, when uri_refusal */
     struct http_conn *tracked; /* its connection's deadlines, or NULL */
+    char *raw_uri;             /* the request line's URI as sent (path and query, not decoded), or NULL */
+    void *ext;                 /* what the layers above keep from admit to dispatch; their release hook frees it */
 };
 
 typedef void (*http_handler)(struct http_req *req);
@@ -123,6 +134,12 @@ const char *http_query(const struct http_req *req, const char *key);
 const char *http_header(const struct http_req *req, const char *name);
 /* The token of `Authorization: Bearer <token>` (its length in *len), or NULL. */
 const char *http_bearer_token(const struct http_req *req, size_t *len);
+/* Calls each(ctx, name, value) for every request header, in order; stops when it returns false. */
+void http_each_header(const struct http_req *req, bool (*each)(void *ctx, const char *name, const char *value),
+                      void *ctx);
+/* The connection's socket, for a handler that waits on something else to notice the client left
+ * (poll it for POLLRDHUP; never read, write or close it), or -1. */
+int http_client_socket(const struct http_req *req);
 /* The client's address, or NULL. */
 const struct sockaddr *http_client_address(const struct http_req *req);
 
@@ -135,6 +152,8 @@ void http_respond_text(struct http_req *req, int code, const char *content_type,
 /* Answers with a file's bytes (200); 404 Status when it cannot be opened. */
 void http_respond_file(struct http_req *req, const char *path, const char *content_type);
 void http_respond_redirect(struct http_req *req, const char *location);
+/* The same with one more header (a Set-Cookie). */
+void http_respond_redirect_with(struct http_req *req, const char *location, const char *name, const char *value);
 /* Answers with no body (204 for a CORS preflight). */
 void http_respond_empty(struct http_req *req, int code);
 /* Answers 200 with a body of unknown length (chunked), made by read(ctx, buf, max) on the
@@ -143,6 +162,26 @@ void http_respond_empty(struct http_req *req, int code);
 typedef long (*http_stream_read)(void *ctx, char *buf, size_t max);
 void http_respond_stream(struct http_req *req, const char *content_type, http_stream_read read, void *ctx,
                          void (*free_ctx)(void *ctx));
+
+/* Answers 101 Switching Protocols with headers (names[i]: values[i]; "Upgrade" among them), then
+ * runs upgraded(ctx, fd, extra, extra_len, gw) on the connection's own thread with the connection's
+ * socket (non-blocking; extra: bytes the client sent after its request, already read). The handler
+ * owns the socket's traffic until it returns (it must not close it), and returns soon once
+ * http_stopping(gw). ctx is not freed here: it belongs to the request (req->ext), which outlives the
+ * handler. */
+typedef void (*http_upgraded)(void *ctx, int fd, const char *extra, size_t extra_len, struct gateway *gw);
+void http_respond_upgrade(struct http_req *req, const char *const *names, const char *const *values, int n,
+                          http_upgraded upgraded, void *ctx);
+/* Whether the server is stopping: long answers and upgraded connections end. */
+bool http_stopping(const struct gateway *gw);
+
+/* Answers code with headers (names[i]: values[i], repeats allowed) and a body of size bytes
+ * (HTTP_SIZE_UNKNOWN: chunked) made by read as http_respond_stream's, which may also return -2: the
+ * stream broke, and the connection is closed without ending the body, so the client sees it cut. */
+#define HTTP_SIZE_UNKNOWN UINT64_MAX
+void http_respond_relay(struct http_req *req, int code, uint64_t size, const char *const *names,
+                        const char *const *values, int n, http_stream_read read, void *ctx,
+                        void (*free_ctx)(void *ctx));
 
 /* Starts listening on addr ("127.0.0.1:8080"; port 0 picks a free one) with a thread per
  * connection, at most max_connections at once (and gw->max_connections_per_client from one address:
