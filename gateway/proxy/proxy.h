@@ -13,9 +13,9 @@ struct api_status;
 
 /* Where a companion is, as the proxy needs it. */
 struct proxy_target {
-    int port;                                        /* on 127.0.0.1 */
-    char phase[16];                                  /* "Ready" is forwarded; any other is answered 503 */
-    bool strip_prefix;                               /* forward the path without /proxy/{ns}/{name} */
+    int port;          /* on 127.0.0.1 */
+    char phase[16];    /* "Ready" is forwarded; any other is answered 503 */
+    bool strip_prefix; /* forward the path without /proxy/{ns}/{name} */
     int nheaders;
     char headers[PROXY_MAX_HEADERS][PROXY_HEADER_MAX]; /* "Name: value" added to every forwarded request */
 };
