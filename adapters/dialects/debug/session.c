@@ -6,6 +6,7 @@
 
 #include "adapters/dialects/debug/debug.h"
 #include "adapters/dialects/fields.h"
+#include "adapters/intake/meta_limits.h"
 #include "common/duration.h"
 #include "common/sbuf.h"
 #include "common/strv.h"
@@ -200,8 +201,9 @@ static bool read_spec(struct fields *f, json_t *spec, const char *job, struct se
     bool ok = read_resources(f, spec, s);
     ok = read_companions(f, spec, job, s) && ok;
     ok = read_deadline(f, spec, s) && ok;
-    ok = field_string(f, spec, "image", "spec.image", false, &s->image) && ok;
-    if (ok && s->image && !*s->image) {
+    bool image_ok = field_string(f, spec, "image", "spec.image", false, &s->image);
+    ok = image_ok && ok;
+    if (image_ok && s->image && !*s->image) {
         field_invalid(f, spec, "image", "spec.image", "must not be empty (leave it out for none)");
         ok = false;
     }
@@ -233,6 +235,8 @@ static bool read_metadata(struct fields *f, json_t *source, const char **name, j
         return false;
     if (*name && !**name)
         *name = NULL;
+    if (*name && !dns1123_label(*name) && !meta_check_label_name(f, meta, "name", "metadata.name", *name))
+        return false; /* here, where its line is known */
     if (!*name && !gen)
         json_object_set_new(meta, "generateName", json_string(DEFAULT_GENERATE_NAME));
     json_t *vmeta = json_object();
