@@ -1,0 +1,204 @@
+/* Debug sessions end to end on a real server: a DebugSession posted at its path becomes a Volcano Job
+ * whose one pod runs and holds its resources, reads back with its companions' URLs, waits with its
+ * pending reason when too big, ends when deleted; `jobctl debug` creates one and follows it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/lib/job_client.h"
+#include "tests/lib/server.h"
+#include "tests/lib/test.h"
+
+#define SESSIONS "/apis/caldera.io/v1/namespaces/default/debugsessions"
+#define PODS "/api/v1/namespaces/default/pods"
+#define WAIT_MS 30000
+
+static struct test_server server;
+static bool server_up;
+
+static bool start(void)
+{
+    if (server_up)
+        return true;
+    static const char *const args[] = {"--nodes", "tests/integration/data/nodes.yaml", NULL};
+    server_up = server_start(&server, NULL, args) == 0;
+    return server_up;
+}
+
+static const char *str_at(json_t *v, const char *path) { return json_string_value(server_json_at(v, path)); }
+
+static json_t *get(const char *path, long *code) { return server_request(&server, "GET", path, NULL, NULL, code); }
+
+/* Posts a YAML DebugSession named name holding cpu and memory; the answer's code. */
+static long post_session(const char *name, const char *cpu, const char *memory)
+{
+    char yaml[512];
+    snprintf(yaml, sizeof yaml,
+             "apiVersion: caldera.io/v1\nkind: DebugSession\nmetadata:\n  name: %s\n  labels: {owner: alice}\n"
+             "spec:\n  resources: {cpu: \"%s\", memory: %s}\n  companions: [jupyter, terminal]\n"
+             "  image: python:3.12\n  duration: 1h\n",
+             name, cpu, memory);
+    long code = 0;
+    json_t *answer = server_request(&server, "POST", SESSIONS, yaml, "application/yaml", &code);
+    if (code == 201) {
+        CHECK_STR(str_at(answer, "kind"), "DebugSession");
+        CHECK_STR(str_at(answer, "metadata.name"), name);
+    }
+    json_decref(answer);
+    return code;
+}
+
+static void session_runs_a_pod_that_holds_its_resources(void)
+{
+    REQUIRE(start());
+    REQUIRE(post_session("dbg", "2", "1Gi") == 201);
+    long code = 0;
+    json_t *obj = get(SESSIONS "/dbg", &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(str_at(obj, "spec.companions.1"), "terminal");
+    CHECK_STR(str_at(obj, "status.companions.0.name"), "dbg-jupyter");
+    CHECK_STR(str_at(obj, "status.companions.0.url"), "/proxy/default/dbg-jupyter/");
+    CHECK_STR(str_at(obj, "status.companions.1.url"), "/proxy/default/dbg-terminal/");
+    json_decref(obj);
+
+    /* the Volcano Job behind it, marked and annotated for the core's companions */
+    json_t *job = get(JOBS "/dbg", &code);
+    CHECK_INT(code, 200);
+    json_t *annotations = server_json_at(job, "metadata.annotations");
+    CHECK_STR(json_string_value(json_object_get(annotations, "caldera.io/debug-session")), "true");
+    CHECK_STR(json_string_value(json_object_get(annotations, "caldera.io/companions")), "jupyter,terminal");
+    CHECK_STR(str_at(job, "metadata.labels.owner"), "alice");
+    CHECK_STR(str_at(job, "spec.tasks.0.name"), "session");
+    json_decref(job);
+
+    /* its pod runs and holds what was asked */
+    CHECK(server_wait_field(&server, PODS "/dbg-session-0", "status.phase", "Running", WAIT_MS) == 0);
+    json_t *pod = get(PODS "/dbg-session-0", &code);
+    CHECK_STR(str_at(pod, "spec.containers.0.resources.requests.cpu"), "2");
+    CHECK_STR(str_at(pod, "spec.containers.0.command.0"), "sleep");
+    CHECK(str_at(pod, "spec.nodeName") != NULL);
+    json_decref(pod);
+    CHECK(server_wait_field(&server, SESSIONS "/dbg", "status.phase", "Running", WAIT_MS) == 0);
+    obj = get(SESSIONS "/dbg", &code);
+    CHECK(str_at(obj, "status.startTime") != NULL);
+    CHECK(str_at(obj, "status.deadline") != NULL);
+    json_decref(obj);
+
+    /* listed at its path */
+    json_t *list = get(SESSIONS, &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(str_at(list, "kind"), "DebugSessionList");
+    json_decref(list);
+
+    /* DELETE ends it: the session, its job and its pod go */
+    json_t *gone = server_request(&server, "DELETE", SESSIONS "/dbg", NULL, NULL, &code);
+    CHECK(code == 200 || code == 202);
+    json_decref(gone);
+    CHECK(server_wait_field(&server, SESSIONS "/dbg", "code", "404", WAIT_MS) == 0);
+    CHECK(server_wait_field(&server, PODS "/dbg-session-0", "code", "404", WAIT_MS) == 0);
+}
+
+static void too_big_waits_with_its_pending_reason(void)
+{
+    REQUIRE(start());
+    REQUIRE(post_session("huge", "64", "1Gi") == 201);
+    CHECK(server_wait_field(&server, SESSIONS "/huge", "status.reason", "Unschedulable", WAIT_MS) == 0);
+    long code = 0;
+    json_t *obj = get(SESSIONS "/huge", &code);
+    CHECK_STR(str_at(obj, "status.phase"), "Pending");
+    CHECK(str_at(obj, "status.message") != NULL && *str_at(obj, "status.message"));
+    CHECK(str_at(obj, "status.deadline") == NULL);
+    json_decref(obj);
+    json_decref(server_request(&server, "DELETE", SESSIONS "/huge", NULL, NULL, &code));
+    CHECK_INT(code, 200);
+}
+
+static void errors_name_the_field_and_line(void)
+{
+    REQUIRE(start());
+    long code = 0;
+    json_t *st = server_request(&server, "POST", SESSIONS,
+                                "apiVersion: caldera.io/v1\nkind: DebugSession\nmetadata:\n  name: bad\nspec:\n"
+                                "  resources: {cpu: 1}\n  companions: [jupyter]\n  duration: 30d\n",
+                                "application/yaml", &code);
+    CHECK_INT(code, 422);
+    CHECK_STR(str_at(st, "details.causes.0.field"), "spec.duration");
+    CHECK_CONTAINS(str_at(st, "details.causes.0.message"), "line 8");
+    json_decref(st);
+}
+
+static void jobctl_debug_creates_and_follows(void)
+{
+    REQUIRE(start());
+    char *out = NULL, *err = NULL;
+    const char *const no_wait[] = {"debug",    "--cpu",  "1",        "--memory",  "512Mi", "--companion",
+                                   "terminal", "--name", "from-ctl", "--no-wait", NULL};
+    CHECK_INT(server_jobctl(&server, no_wait, &out, &err), 0);
+    CHECK_CONTAINS(out, "debugsession.caldera.io/from-ctl created");
+    free(out);
+    free(err);
+    long code = 0;
+    json_t *obj = get(SESSIONS "/from-ctl", &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(str_at(obj, "spec.resources.memory"), "512Mi");
+    json_decref(obj);
+
+    /* without the companions API in this build, a companion is never Ready: --timeout says what it
+     * waited for, and that the session keeps running */
+    const char *const follow[] = {"debug",  "--cpu",  "1",         "--companion", "jupyter",
+                                  "--name", "waiter", "--timeout", "4s",          NULL};
+    CHECK_INT(server_jobctl(&server, follow, &out, &err), 1);
+    CHECK_CONTAINS(out, "debugsession.caldera.io/waiter created");
+    CHECK_CONTAINS(err, "gave up after --timeout");
+    CHECK(strstr(err, "waiting for companion waiter-jupyter") || strstr(err, "debug session waiter is still"));
+    CHECK_CONTAINS(err, "jobctl delete debugsession waiter");
+    free(out);
+    free(err);
+    CHECK_INT(server_wait_field(&server, SESSIONS "/waiter", "metadata.name", "waiter", 1000), 0);
+
+    /* jobctl delete debugsession NAME */
+    const char *const del[] = {"delete", "debugsession", "from-ctl", NULL};
+    CHECK_INT(server_jobctl(&server, del, &out, &err), 0);
+    CHECK_CONTAINS(out, "debugsession.caldera.io/from-ctl deleted");
+    free(out);
+    free(err);
+    const char *const del2[] = {"delete", "ds", "waiter", NULL};
+    CHECK_INT(server_jobctl(&server, del2, &out, &err), 0);
+    free(out);
+    free(err);
+
+    /* a usage error names what is missing */
+    const char *const bare[] = {"debug", "--cpu", "1", NULL};
+    CHECK_INT(server_jobctl(&server, bare, &out, &err), 2);
+    CHECK_CONTAINS(err, "--companion");
+    free(out);
+    free(err);
+}
+
+/* A session is read back from the store after a restart as it was posted (duration kept, one deadline). */
+static void sessions_survive_a_restart(void)
+{
+    REQUIRE(start());
+    REQUIRE(post_session("keep", "1", "256Mi") == 201);
+    CHECK_INT(server_stop(&server), 0);
+    static const char *const args[] = {"--nodes", "tests/integration/data/nodes.yaml", NULL};
+    server_up = server_start(&server, server.data_dir, args) == 0;
+    REQUIRE(server_up);
+    long code = 0;
+    json_t *obj = get(SESSIONS "/keep", &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(str_at(obj, "spec.duration"), "1h");
+    CHECK(server_json_at(obj, "spec.activeDeadlineSeconds") == NULL);
+    CHECK_STR(str_at(obj, "status.companions.1.name"), "keep-terminal");
+    json_decref(obj);
+    json_t *job = get(JOBS "/keep", &code);
+    CHECK_INT(json_integer_value(server_json_at(job, "spec.tasks.0.template.spec.activeDeadlineSeconds")), 3600);
+    json_decref(job);
+    CHECK_INT(server_stop(&server), 0);
+    server_cleanup(&server);
+    server_up = false;
+}
+
+TEST_MAIN(TEST_CASE(session_runs_a_pod_that_holds_its_resources), TEST_CASE(too_big_waits_with_its_pending_reason),
+          TEST_CASE(errors_name_the_field_and_line), TEST_CASE(jobctl_debug_creates_and_follows),
+          TEST_CASE(sessions_survive_a_restart))
