@@ -130,6 +130,8 @@ static int look_at_session(const struct jobctl_args *a, const char *path, const 
                *message = str_at(obj, "status", "message");
     snprintf(phase_out, len, "%s", phase ? phase : "");
     char now[768];
+    if (phase && strcmp(phase, "Running") == 0) /* the why of a Pending, an ended session; not Sync's */
+        reason = message = NULL;
     snprintf(now, sizeof now, "%s%s%s%s%s", phase ? phase : "Pending", reason ? ": " : "", reason ? reason : "",
              message ? ": " : "", message ? message : "");
     if (strcmp(now, said) != 0) {
@@ -157,7 +159,7 @@ static int look_at_companion(const struct jobctl_args *a, struct waited *w)
     free(path);
     if (code == 404) {
         free(body);
-        snprintf(w->state, sizeof w->state, "not there yet");
+        snprintf(w->state, sizeof w->state, "not there yet: the companions API answered 404");
         return JOBCTL_OK;
     }
     if (!obj) {
