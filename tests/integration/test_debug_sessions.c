@@ -113,6 +113,28 @@ static void too_big_waits_with_its_pending_reason(void)
     CHECK_INT(code, 200);
 }
 
+/* At its deadline the pod is killed and the session has Ended (DeadlineExceeded), not Failed. */
+static void deadline_ends_the_session(void)
+{
+    REQUIRE(start());
+    long code = 0;
+    json_decref(server_request(&server, "POST", SESSIONS,
+                               "apiVersion: caldera.io/v1\nkind: DebugSession\nmetadata:\n  name: short\nspec:\n"
+                               "  resources: {cpu: 1}\n  companions: [terminal]\n  duration: 2s\n",
+                               "application/yaml", &code));
+    REQUIRE(code == 201);
+    CHECK(server_wait_field(&server, SESSIONS "/short", "status.phase", "Running", WAIT_MS) == 0);
+    CHECK(server_wait_field(&server, SESSIONS "/short", "status.phase", "Ended", WAIT_MS) == 0);
+    json_t *obj = get(SESSIONS "/short", &code);
+    CHECK_STR(str_at(obj, "status.reason"), "DeadlineExceeded");
+    CHECK(str_at(obj, "status.endTime") != NULL);
+    json_decref(obj);
+    json_t *pod = get(PODS "/short-session-0", &code);
+    CHECK_STR(str_at(pod, "status.reason"), "DeadlineExceeded");
+    json_decref(pod);
+    json_decref(server_request(&server, "DELETE", SESSIONS "/short", NULL, NULL, &code));
+}
+
 static void errors_name_the_field_and_line(void)
 {
     REQUIRE(start());
@@ -200,5 +222,5 @@ static void sessions_survive_a_restart(void)
 }
 
 TEST_MAIN(TEST_CASE(session_runs_a_pod_that_holds_its_resources), TEST_CASE(too_big_waits_with_its_pending_reason),
-          TEST_CASE(errors_name_the_field_and_line), TEST_CASE(jobctl_debug_creates_and_follows),
-          TEST_CASE(sessions_survive_a_restart))
+          TEST_CASE(deadline_ends_the_session), TEST_CASE(errors_name_the_field_and_line),
+          TEST_CASE(jobctl_debug_creates_and_follows), TEST_CASE(sessions_survive_a_restart))

@@ -301,9 +301,19 @@ static void status_pending_running_ended(void)
     json_decref(s);
     json_decref(vj);
 
-    vj = volcano_job_with(&a, "Failed", "PodFailed", "DeadlineExceeded", "2026-11-26T10:00:00Z");
+    /* failed at its deadline (8h after it started): ended, as it was told to */
+    vj = volcano_job_with(&a, "Failed", "Sync", "a task has fewer succeeded replicas", "2026-11-26T10:00:00Z");
+    s = debug_render_status(a.job->source, vj);
+    CHECK_STR(json_string_value(json_object_get(s, "phase")), "Ended");
+    CHECK_STR(json_string_value(json_object_get(s, "reason")), "DeadlineExceeded");
+    CHECK_CONTAINS(json_string_value(json_object_get(s, "message")), "28800");
+    json_decref(s);
+    json_decref(vj);
+    /* failed before it: a failure */
+    vj = volcano_job_with(&a, "Failed", "Sync", "a task has fewer succeeded replicas", "2026-11-26T12:00:00Z");
     s = debug_render_status(a.job->source, vj);
     CHECK_STR(json_string_value(json_object_get(s, "phase")), "Failed");
+    CHECK_STR(json_string_value(json_object_get(s, "reason")), "Sync");
     json_decref(s);
     json_decref(vj);
     adapted_free(&a);

@@ -20,7 +20,7 @@
 extern const struct dialect debug_session_dialect;
 
 /* The dialect's render_status: phase (Pending, Running, Ending, Ended, Failed), reason, message (the
- * pending reason while it waits), jobPhase, job, startTime, deadline, endTime, and the companions
+ * pending reason while it waits; DeadlineExceeded when its deadline ended it), jobPhase, job, startTime, deadline, endTime, and the companions
  * [{type, name: "<job>-<type>", url: "/proxy/<ns>/<job>-<type>/"}]. */
 json_t *debug_render_status(const json_t *source, const json_t *volcano_job);
 

@@ -6,6 +6,9 @@
 #include "adapters/dialects/debug/debug.h"
 #include "common/clock.h"
 
+/* A job failed this close to its deadline (the clocks are read to the second) ended by it. */
+#define DEADLINE_SLACK_MS 1000
+
 static void copy_member(json_t *to, const char *to_key, const json_t *from, const char *from_key)
 {
     json_t *v = json_object_get(from, from_key);
@@ -14,7 +17,8 @@ static void copy_member(json_t *to, const char *to_key, const json_t *from, cons
 }
 
 /* The session's phase from the Volcano Job's: Pending (also Restarting: it waits again), Running,
- * Ending (Completing, Terminating, Aborting), Ended (Completed, Terminated, Aborted), Failed. */
+ * Ending (Completing, Terminating, Aborting), Ended (Completed, Terminated, Aborted; and Failed at its
+ * deadline: reason DeadlineExceeded), Failed. */
 static const char *session_phase(const char *job_phase)
 {
     static const char *const map[][2] = {
@@ -79,6 +83,18 @@ json_t *debug_render_status(const json_t *source, const json_t *volcano_job)
     if (start && deadline_s > 0 && rfc3339_parse(start, &start_ms) == 0) {
         char buf[40];
         json_object_set_new(status, "deadline", json_string(rfc3339(start_ms + deadline_s * 1000, buf)));
+        /* the pod killed at its activeDeadlineSeconds fails the job: for the session, the end it was given */
+        const char *at = json_string_value(json_object_get(state, "lastTransitionTime"));
+        int64_t at_ms;
+        if (strcmp(phase, "Failed") == 0 && at && rfc3339_parse(at, &at_ms) == 0 &&
+            at_ms + DEADLINE_SLACK_MS >= start_ms + deadline_s * 1000) {
+            phase = "Ended";
+            json_object_set_new(status, "phase", json_string(phase));
+            json_object_set_new(status, "reason", json_string("DeadlineExceeded"));
+            snprintf(buf, sizeof buf, "%lld", (long long)deadline_s);
+            json_object_set_new(status, "message",
+                                json_pack("s++", "the session reached its deadline (activeDeadlineSeconds ", buf, ")"));
+        }
     }
     if (ended(phase))
         copy_member(status, "endTime", state, "lastTransitionTime");
