@@ -1,6 +1,10 @@
 /* Debug sessions end to end on a real server: a DebugSession posted at its path becomes a Volcano Job
  * whose one pod runs and holds its resources, reads back with its companions' URLs, waits with its
- * pending reason when too big, ends when deleted; `jobctl debug` creates one and follows it. */
+ * pending reason when too big, ends when deleted; `jobctl debug` creates one and follows it (against
+ * the server, whose companions API is not in this build, and against a stand-in that has it). */
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +201,119 @@ static void jobctl_debug_creates_and_follows(void)
     free(err);
 }
 
+/* --- jobctl debug against a stand-in server with the companions API --------------------------------- */
+
+/* The stand-in: the session "fake" is Pending once (with its reason), then Running; its jupyter is
+ * missing (404), then Starting, then Ready; its terminal is Ready. The session "broken" runs and its
+ * jupyter Failed. */
+static atomic_int session_gets, jupyter_gets;
+static char posted[2048];
+
+static enum MHD_Result answer(struct MHD_Connection *conn, unsigned code, const char *body)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+    MHD_add_response_header(resp, "Content-Type", "application/json");
+    enum MHD_Result rc = MHD_queue_response(conn, code, resp);
+    MHD_destroy_response(resp);
+    return rc;
+}
+
+#define STAND_IN_NS "/apis/caldera.io/v1/namespaces/default/"
+#define NOT_FOUND "{\"kind\":\"Status\",\"status\":\"Failure\",\"code\":404,\"reason\":\"NotFound\"}"
+
+static enum MHD_Result stand_in(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                                const char *version, const char *data, size_t *size, void **state)
+{
+    (void)cls, (void)version;
+    static int marker;
+    if (!*state) {
+        *state = &marker;
+        return MHD_YES;
+    }
+    if (*size > 0) {
+        snprintf(posted, sizeof posted, "%.*s", (int)*size, data);
+        *size = 0;
+        return MHD_YES;
+    }
+    if (strcmp(method, "POST") == 0 && strcmp(url, STAND_IN_NS "debugsessions") == 0) {
+        json_t *doc = json_loads(posted, 0, NULL);
+        const char *name = str_at(doc, "metadata.name");
+        char body[256];
+        snprintf(body, sizeof body, "{\"kind\":\"DebugSession\",\"metadata\":{\"name\":\"%s\"}}", name ? name : "");
+        json_decref(doc);
+        return answer(conn, 201, body);
+    }
+    if (strcmp(url, STAND_IN_NS "debugsessions/fake") == 0)
+        return answer(conn, 200,
+                      atomic_fetch_add(&session_gets, 1) == 0
+                          ? "{\"status\":{\"phase\":\"Pending\",\"reason\":\"Unschedulable\",\"message\":\"0/3 "
+                            "nodes are available: 3 Insufficient cpu\"}}"
+                          : "{\"status\":{\"phase\":\"Running\"}}");
+    if (strcmp(url, STAND_IN_NS "debugsessions/broken") == 0)
+        return answer(conn, 200, "{\"status\":{\"phase\":\"Running\"}}");
+    if (strcmp(url, STAND_IN_NS "companions/fake-jupyter") == 0) {
+        int n = atomic_fetch_add(&jupyter_gets, 1);
+        return n == 0 ? answer(conn, 404, NOT_FOUND)
+               : n == 1
+                   ? answer(conn, 200, "{\"status\":{\"phase\":\"Starting\"}}")
+                   : answer(conn, 200, "{\"status\":{\"phase\":\"Ready\",\"url\":\"/proxy/default/fake-jupyter/\"}}");
+    }
+    if (strcmp(url, STAND_IN_NS "companions/fake-terminal") == 0)
+        return answer(conn, 200, "{\"status\":{\"phase\":\"Ready\",\"url\":\"/proxy/default/fake-terminal/\"}}");
+    if (strcmp(url, STAND_IN_NS "companions/broken-jupyter") == 0)
+        return answer(conn, 200,
+                      "{\"status\":{\"phase\":\"Failed\",\"reason\":\"NotInstalled\",\"message\":\"not "
+                      "installed: jupyter\"}}");
+    return answer(conn, 404, NOT_FOUND);
+}
+
+static void jobctl_debug_prints_urls_once_companions_are_ready(void)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL,
+                                            NULL, stand_in, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+                                            MHD_OPTION_END);
+    REQUIRE(d);
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    struct test_server fake = {0};
+    snprintf(fake.url, sizeof fake.url, "http://127.0.0.1:%u", info ? (unsigned)info->port : 0u);
+
+    char *out = NULL, *err = NULL;
+    const char *const follow[] = {"debug",  "--cpu",       "2",       "--memory",    "4Gi",         "--gpu",
+                                  "1",      "--companion", "jupyter", "--companion", "terminal",    "--name",
+                                  "fake",   "--for",       "2h",      "--image",     "python:3.12", "--token",
+                                  "s3cret", "--timeout",   "20s",     NULL};
+    CHECK_INT(server_jobctl(&fake, follow, &out, &err), 0);
+    CHECK_CONTAINS(out, "debugsession.caldera.io/fake created");
+    char line[256];
+    snprintf(line, sizeof line, "jupyter      %s/proxy/default/fake-jupyter/\n", fake.url);
+    CHECK_CONTAINS(out, line);
+    snprintf(line, sizeof line, "terminal     %s/proxy/default/fake-terminal/\n", fake.url);
+    CHECK_CONTAINS(out, line);
+    CHECK_CONTAINS(out, "?token=<your token>");
+    CHECK(!strstr(out, "s3cret") && !strstr(err, "s3cret"));
+    CHECK_CONTAINS(err, "debugsession.caldera.io/fake Pending: Unschedulable: 0/3 nodes are available");
+    CHECK_CONTAINS(err, "debugsession.caldera.io/fake Running");
+    /* what was posted */
+    json_t *doc = json_loads(posted, 0, NULL);
+    CHECK_STR(str_at(doc, "kind"), "DebugSession");
+    CHECK_STR(json_string_value(json_object_get(server_json_at(doc, "spec.resources"), "nvidia.com/gpu")), "1");
+    CHECK_STR(str_at(doc, "spec.duration"), "2h");
+    CHECK_STR(str_at(doc, "spec.image"), "python:3.12");
+    CHECK_STR(str_at(doc, "spec.companions.1"), "terminal");
+    json_decref(doc);
+    free(out);
+    free(err);
+
+    const char *const broken[] = {"debug", "--cpu", "1", "--companion", "jupyter", "--name", "broken", NULL};
+    CHECK_INT(server_jobctl(&fake, broken, &out, &err), 1);
+    CHECK_CONTAINS(err, "companion broken-jupyter failed: Failed: NotInstalled: not installed: jupyter");
+    free(out);
+    free(err);
+    MHD_stop_daemon(d);
+}
+
 /* A session is read back from the store after a restart as it was posted (duration kept, one deadline). */
 static void sessions_survive_a_restart(void)
 {
@@ -223,4 +340,5 @@ static void sessions_survive_a_restart(void)
 
 TEST_MAIN(TEST_CASE(session_runs_a_pod_that_holds_its_resources), TEST_CASE(too_big_waits_with_its_pending_reason),
           TEST_CASE(deadline_ends_the_session), TEST_CASE(errors_name_the_field_and_line),
-          TEST_CASE(jobctl_debug_creates_and_follows), TEST_CASE(sessions_survive_a_restart))
+          TEST_CASE(jobctl_debug_creates_and_follows), TEST_CASE(jobctl_debug_prints_urls_once_companions_are_ready),
+          TEST_CASE(sessions_survive_a_restart))

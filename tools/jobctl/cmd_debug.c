@@ -252,7 +252,7 @@ static int follow(const struct jobctl_args *a, const char *name, int64_t deadlin
     for (int i = 0; i < n; i++)
         printf("%-12s %s%s\n", w[i].type, a->server, w[i].url);
     if (a->token)
-        printf("Open them with ?token=<your token> at the end of the URL (the browser then keeps a cookie).\n");
+        printf("Open them with ?token=<your token> at the end of the URL.\n");
     printf("End the session with `jobctl delete debugsession %s`.\n", name);
     return JOBCTL_OK;
 }
