@@ -94,6 +94,24 @@ static void session_runs_a_pod_that_holds_its_resources(void)
     CHECK_STR(str_at(list, "kind"), "DebugSessionList");
     json_decref(list);
 
+    /* no extension in this build: the dialects' paths take no PUT or PATCH (405), and the Volcano Job
+     * behind a session cannot be replaced (409) */
+    const char *longer =
+        "{\"apiVersion\":\"caldera.io/v1\",\"kind\":\"DebugSession\",\"metadata\":{\"name\":"
+        "\"dbg\"},\"spec\":{\"resources\":{\"cpu\":\"2\"},\"companions\":[\"jupyter\"],"
+        "\"duration\":\"10h\"}}";
+    json_decref(server_request(&server, "PUT", SESSIONS "/dbg", longer, NULL, &code));
+    CHECK_INT(code, 405);
+    json_decref(server_request(&server, "PATCH", SESSIONS "/dbg", "{\"spec\":{\"duration\":\"10h\"}}",
+                               "application/merge-patch+json", &code));
+    CHECK_INT(code, 405);
+    job = get(JOBS "/dbg", &code);
+    char *text = json_dumps(job, 0);
+    json_decref(server_request(&server, "PUT", JOBS "/dbg", text, NULL, &code));
+    CHECK_INT(code, 409);
+    free(text);
+    json_decref(job);
+
     /* DELETE ends it: the session, its job and its pod go */
     json_t *gone = server_request(&server, "DELETE", SESSIONS "/dbg", NULL, NULL, &code);
     CHECK(code == 200 || code == 202);
