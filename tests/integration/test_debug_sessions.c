@@ -135,6 +135,28 @@ static void too_big_waits_with_its_pending_reason(void)
     CHECK_INT(code, 200);
 }
 
+/* A GPU session tolerating the GPU node's taint runs there and holds its GPU. */
+static void gpu_session_on_a_tainted_node(void)
+{
+    REQUIRE(start());
+    long code = 0;
+    json_decref(server_request(&server, "POST", SESSIONS,
+                               "apiVersion: caldera.io/v1\nkind: DebugSession\nmetadata:\n  name: gpu\nspec:\n"
+                               "  resources: {cpu: 1, memory: 2Gi, nvidia.com/gpu: 1}\n  companions: [jupyter]\n"
+                               "  tolerations: [{key: dedicated, value: gpu, effect: NoSchedule}]\n",
+                               "application/yaml", &code));
+    REQUIRE(code == 201);
+    CHECK(server_wait_field(&server, PODS "/gpu-session-0", "status.phase", "Running", WAIT_MS) == 0);
+    json_t *pod = get(PODS "/gpu-session-0", &code);
+    CHECK_STR(str_at(pod, "spec.nodeName"), "node-c");
+    CHECK_STR(json_string_value(
+                  json_object_get(server_json_at(pod, "spec.containers.0.resources.requests"), "nvidia.com/gpu")),
+              "1");
+    json_decref(pod);
+    json_decref(server_request(&server, "DELETE", SESSIONS "/gpu", NULL, NULL, &code));
+    CHECK_INT(code, 200);
+}
+
 /* At its deadline the pod is killed and the session has Ended (DeadlineExceeded), not Failed. */
 static void deadline_ends_the_session(void)
 {
@@ -357,6 +379,6 @@ static void sessions_survive_a_restart(void)
 }
 
 TEST_MAIN(TEST_CASE(session_runs_a_pod_that_holds_its_resources), TEST_CASE(too_big_waits_with_its_pending_reason),
-          TEST_CASE(deadline_ends_the_session), TEST_CASE(errors_name_the_field_and_line),
-          TEST_CASE(jobctl_debug_creates_and_follows), TEST_CASE(jobctl_debug_prints_urls_once_companions_are_ready),
-          TEST_CASE(sessions_survive_a_restart))
+          TEST_CASE(gpu_session_on_a_tainted_node), TEST_CASE(deadline_ends_the_session),
+          TEST_CASE(errors_name_the_field_and_line), TEST_CASE(jobctl_debug_creates_and_follows),
+          TEST_CASE(jobctl_debug_prints_urls_once_companions_are_ready), TEST_CASE(sessions_survive_a_restart))

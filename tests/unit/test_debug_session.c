@@ -157,6 +157,34 @@ static void generated_name_without_one(void)
     adapted_free(&a);
 }
 
+static void node_selector_and_tolerations_reach_the_pod(void)
+{
+    struct adapted a;
+    adapt(SESSION_HEAD
+          "spec:\n  resources: {nvidia.com/gpu: 1}\n  companions: [jupyter]\n"
+          "  nodeSelector: {accelerator: a100}\n"
+          "  tolerations: [{key: dedicated, value: gpu, effect: NoSchedule}]\n",
+          &a);
+    REQUIRE(a.rc == 0);
+    CHECK(json_is_text(json_object_get(pod_spec(&a), "nodeSelector"), "{\"accelerator\":\"a100\"}"));
+    CHECK(json_is_text(json_object_get(pod_spec(&a), "tolerations"),
+                       "[{\"effect\":\"NoSchedule\",\"key\":\"dedicated\",\"value\":\"gpu\"}]"));
+    adapted_free(&a);
+
+    /* the pod's own checks, said on the session's fields and lines */
+    adapt(SESSION_HEAD
+          "spec:\n  resources: {cpu: 1}\n  companions: [jupyter]\n"
+          "  tolerations:\n  - {key: k, operator: Sometimes}\n",
+          &a);
+    CHECK(a.rc != 0);
+    CHECK_CAUSE(&a.st, "spec.tolerations[0].operator", "FieldValueNotSupported", 9, "Sometimes");
+    adapted_free(&a);
+    adapt(SESSION_HEAD "spec:\n  resources: {cpu: 1}\n  companions: [jupyter]\n  nodeSelector: {zone: [a]}\n", &a);
+    CHECK(a.rc != 0);
+    CHECK_CAUSE(&a.st, "spec.nodeSelector[zone]", "FieldValueInvalid", 8, "must be a string");
+    adapted_free(&a);
+}
+
 /* --- refusals --------------------------------------------------------------------------------------- */
 
 static void every_error_names_its_field_and_line(void)
@@ -320,5 +348,6 @@ static void status_pending_running_ended(void)
 }
 
 TEST_MAIN(TEST_CASE(one_task_holds_the_resources), TEST_CASE(deadline_default_duration_and_max),
-          TEST_CASE(generated_name_without_one), TEST_CASE(every_error_names_its_field_and_line),
-          TEST_CASE(bad_name_refused_on_its_line), TEST_CASE(status_pending_running_ended))
+          TEST_CASE(generated_name_without_one), TEST_CASE(node_selector_and_tolerations_reach_the_pod),
+          TEST_CASE(every_error_names_its_field_and_line), TEST_CASE(bad_name_refused_on_its_line),
+          TEST_CASE(status_pending_running_ended))

@@ -28,6 +28,7 @@
  *     duration: 8h       or activeDeadlineSeconds: 28800 (not both): the session ends then (default 8h,
  *                        at most 7 days); without either, GET shows activeDeadlineSeconds: 28800.
  *     queue, priorityClassName: the Volcano Job's.
+ *     nodeSelector, tolerations: the pod's (a GPU node is often tainted), checked as a pod's are.
  *
  * It becomes a Volcano Job of one task "session" (1 replica, minAvailable 1), whose pod runs
  * `sleep infinity` with restartPolicy Never and the deadline as the pod's activeDeadlineSeconds; the
@@ -43,7 +44,8 @@
 
 static const char *const top_fields[] = {"apiVersion", "kind", "metadata", "spec", NULL};
 static const char *const spec_fields[] = {
-    "resources", "companions", "image", "duration", "activeDeadlineSeconds", "queue", "priorityClassName", NULL};
+    "resources", "companions",        "image",        "duration",    "activeDeadlineSeconds",
+    "queue",     "priorityClassName", "nodeSelector", "tolerations", NULL};
 
 struct session {
     json_t *resources; /* {requests, limits}, new */
@@ -51,7 +53,8 @@ struct session {
     const char *image; /* in the source */
     const char *queue; /* in the source */
     const char *priority_class;
-    int64_t deadline_s; /* resolved */
+    int64_t deadline_s;                  /* resolved */
+    json_t *node_selector, *tolerations; /* in the source (shared: the pod's validation finds their lines) */
 };
 
 /* spec.resources: a map of quantities, each checked; requests = limits. */
@@ -207,6 +210,8 @@ static bool read_spec(struct fields *f, json_t *spec, const char *job, struct se
         field_invalid(f, spec, "image", "spec.image", "must not be empty (leave it out for none)");
         ok = false;
     }
+    ok = field_string_map(f, spec, "nodeSelector", "spec.nodeSelector", &s->node_selector) && ok;
+    ok = field_array(f, spec, "tolerations", "spec.tolerations", false, &s->tolerations) && ok;
     ok = field_string(f, spec, "queue", "spec.queue", false, &s->queue) && ok;
     ok = field_string(f, spec, "priorityClassName", "spec.priorityClassName", false, &s->priority_class) && ok;
     return ok;
@@ -259,6 +264,10 @@ static json_t *volcano_spec(const struct session *s)
         json_object_set_new(container, "image", json_string(s->image));
     json_t *pod = json_pack("{s:[o],s:s,s:I}", "containers", container, "restartPolicy", "Never",
                             "activeDeadlineSeconds", (json_int_t)s->deadline_s);
+    if (pod && s->node_selector)
+        json_object_set(pod, "nodeSelector", s->node_selector);
+    if (pod && s->tolerations)
+        json_object_set(pod, "tolerations", s->tolerations);
     json_t *spec = json_pack("{s:i,s:[{s:s,s:i,s:i,s:{s:o}}]}", "minAvailable", 1, "tasks", "name", DEBUG_TASK,
                              "replicas", 1, "minAvailable", 1, "template", "spec", pod);
     if (spec && s->queue)
@@ -275,6 +284,8 @@ static void map_paths(struct dialect_translation *out, const json_t *spec)
     dialect_map_path(out, "spec.priorityClassName", "spec.priorityClassName");
     dialect_map_path(out, TASK0 CONTAINER ".resources", "spec.resources");
     dialect_map_path(out, TASK0 CONTAINER ".image", "spec.image");
+    dialect_map_path(out, TASK0 ".template.spec.nodeSelector", "spec.nodeSelector");
+    dialect_map_path(out, TASK0 ".template.spec.tolerations", "spec.tolerations");
     dialect_map_path(out, TASK0 ".template.spec.activeDeadlineSeconds",
                      json_object_get(spec, "duration") ? "spec.duration" : "spec.activeDeadlineSeconds");
 }
