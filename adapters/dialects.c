@@ -8,9 +8,11 @@ extern const struct dialect kubeflow_pytorchjob, kubeflow_tfjob, kubeflow_mpijob
 extern const struct dialect dialect_rayjob;                                       /* dialects/ray/rayjob.c */
 extern const struct dialect dialect_spark;                                        /* dialects/spark/spark.c */
 extern const struct dialect training_dialect;                                     /* dialects/training/training.c */
+extern const struct dialect debug_session_dialect;                                /* dialects/debug/session.c */
 
 const struct dialect *const dialects[] = {
-    &kubeflow_pytorchjob, &kubeflow_tfjob, &kubeflow_mpijob, &dialect_rayjob, &dialect_spark, &training_dialect, NULL,
+    &kubeflow_pytorchjob, &kubeflow_tfjob,   &kubeflow_mpijob,       &dialect_rayjob,
+    &dialect_spark,       &training_dialect, &debug_session_dialect, NULL,
 };
 
 static bool api_version_is(const char *api_version, const struct dialect *d)

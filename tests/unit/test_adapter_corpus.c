@@ -159,6 +159,7 @@ static void kubeflow_corpus(void) { check_dir("kubeflow", 6, 6); }
 static void ray_corpus(void) { check_dir("ray", 4, 4); }
 static void spark_corpus(void) { check_dir("spark", 4, 4); }
 static void training_corpus(void) { check_dir("training", 8, 6); }
+static void debug_corpus(void) { check_dir("debug", 4, 6); }
 
 TEST_MAIN(TEST_CASE(volcano_corpus), TEST_CASE(kubeflow_corpus), TEST_CASE(ray_corpus), TEST_CASE(spark_corpus),
-          TEST_CASE(training_corpus))
+          TEST_CASE(training_corpus), TEST_CASE(debug_corpus))

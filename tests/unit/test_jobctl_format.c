@@ -238,6 +238,39 @@ static void test_args_anywhere(void)
     CHECK(a.server == NULL && a.ns == NULL && a.attempt == -1);
 }
 
+static void test_args_debug_options(void)
+{
+    struct jobctl_args a;
+    char err[200] = "";
+    const char *line[] = {"jobctl",  "debug",   "--cpu",       "2",         "--memory=4Gi",
+                          "--gpu",   "1",       "--companion", "jupyter",   "--companion=terminal",
+                          "--image", "img:1",   "--for",       "8h",        "--name",
+                          "mine",    "--queue", "q",           "--no-wait", NULL};
+    REQUIRE(parse(&a, err, line) == 0);
+    CHECK_STR(a.command, "debug");
+    CHECK_INT(a.npos, 0);
+    CHECK_STR(a.cpu, "2");
+    CHECK_STR(a.memory, "4Gi");
+    CHECK_STR(a.gpu, "1");
+    CHECK_INT(a.ncompanions, 2);
+    CHECK_STR(a.companions[0], "jupyter");
+    CHECK_STR(a.companions[1], "terminal");
+    CHECK_STR(a.image, "img:1");
+    CHECK_STR(a.duration, "8h");
+    CHECK_STR(a.name, "mine");
+    CHECK_STR(a.queue, "q");
+    CHECK(a.no_wait);
+    CHECK(parse(&a, err, (const char *[]){"jobctl", "debug", "--no-wait=1", NULL}) == -1);
+    CHECK_CONTAINS(err, "takes no value");
+    const char *many[2 + 2 * (JOBCTL_MAX_COMPANIONS + 1) + 1] = {"jobctl", "debug"};
+    for (int i = 0; i <= JOBCTL_MAX_COMPANIONS; i++) {
+        many[2 + 2 * i] = "--companion";
+        many[3 + 2 * i] = "x";
+    }
+    CHECK(parse(&a, err, many) == -1);
+    CHECK_CONTAINS(err, "--companion");
+}
+
 static void test_args_errors(void)
 {
     struct jobctl_args a;
@@ -356,6 +389,7 @@ TEST_MAIN(TEST_CASE(test_human_age), TEST_CASE(test_age_since), TEST_CASE(test_j
           TEST_CASE(test_url_escape), TEST_CASE(test_slice_keeping_lines), TEST_CASE(test_table_render),
           TEST_CASE(test_table_utf8_width), TEST_CASE(test_status_already_exists),
           TEST_CASE(test_status_causes_not_repeated), TEST_CASE(test_status_odd_answers), TEST_CASE(test_args_anywhere),
-          TEST_CASE(test_args_errors), TEST_CASE(test_view_jobs), TEST_CASE(test_view_pods_and_nodes),
-          TEST_CASE(test_view_history), TEST_CASE(test_status_unauthorized_and_forbidden),
-          TEST_CASE(test_args_token_options), TEST_CASE(test_view_tokens))
+          TEST_CASE(test_args_errors), TEST_CASE(test_args_debug_options), TEST_CASE(test_view_jobs),
+          TEST_CASE(test_view_pods_and_nodes), TEST_CASE(test_view_history),
+          TEST_CASE(test_status_unauthorized_and_forbidden), TEST_CASE(test_args_token_options),
+          TEST_CASE(test_view_tokens))

@@ -113,6 +113,8 @@ static void discovery_is_derived_from_the_routes(void)
         {"sparkoperator.k8s.io", "v1beta2", "sparkapplications", "sparkapplication", "SparkApplication", true,
          "create delete get list watch", "sparkapp"},
         {"caldera.io", "v1", "trainings", "training", "Training", true, "create delete get list watch", NULL},
+        {"caldera.io", "v1", "debugsessions", "debugsession", "DebugSession", true, "create delete get list watch",
+         "ds"},
     };
     struct api_resource got[DISCOVERY_MAX_RESOURCES];
     int n = derived(got);

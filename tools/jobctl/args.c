@@ -30,7 +30,16 @@ enum opt_id {
     OPT_TIMEOUT,
     OPT_TAIL,
     OPT_TIMESTAMPS,
-    OPT_LIMIT_BYTES
+    OPT_LIMIT_BYTES,
+    OPT_CPU,
+    OPT_MEMORY,
+    OPT_GPU,
+    OPT_COMPANION,
+    OPT_IMAGE,
+    OPT_FOR,
+    OPT_NAME,
+    OPT_QUEUE,
+    OPT_NO_WAIT
 };
 
 struct opt_spec {
@@ -64,6 +73,15 @@ static const struct opt_spec OPTS[] = {
     {OPT_TAIL, 0, "tail", true},
     {OPT_TIMESTAMPS, 0, "timestamps", false},
     {OPT_LIMIT_BYTES, 0, "limit-bytes", true},
+    {OPT_CPU, 0, "cpu", true},
+    {OPT_MEMORY, 0, "memory", true},
+    {OPT_GPU, 0, "gpu", true},
+    {OPT_COMPANION, 0, "companion", true},
+    {OPT_IMAGE, 0, "image", true},
+    {OPT_FOR, 0, "for", true},
+    {OPT_NAME, 0, "name", true},
+    {OPT_QUEUE, 0, "queue", true},
+    {OPT_NO_WAIT, 0, "no-wait", false},
 };
 
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -153,6 +171,21 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
     case OPT_ROLE: a->role = v; return 0;
     case OPT_WAIT: a->wait = true; return 0;
     case OPT_TIMEOUT: a->timeout = v; return 0;
+    case OPT_CPU: a->cpu = v; return 0;
+    case OPT_MEMORY: a->memory = v; return 0;
+    case OPT_GPU: a->gpu = v; return 0;
+    case OPT_COMPANION:
+        if (a->ncompanions == JOBCTL_MAX_COMPANIONS) {
+            snprintf(err, errlen, "at most %d --companion options", JOBCTL_MAX_COMPANIONS);
+            return -1;
+        }
+        a->companions[a->ncompanions++] = v;
+        return 0;
+    case OPT_IMAGE: a->image = v; return 0;
+    case OPT_FOR: a->duration = v; return 0;
+    case OPT_NAME: a->name = v; return 0;
+    case OPT_QUEUE: a->queue = v; return 0;
+    case OPT_NO_WAIT: a->no_wait = true; return 0;
     }
     return 0;
 }

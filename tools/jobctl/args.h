@@ -8,6 +8,7 @@
 
 #define JOBCTL_MAX_POS 8
 #define JOBCTL_MAX_NAMESPACES 32
+#define JOBCTL_MAX_COMPANIONS 8
 
 struct jobctl_command;
 
@@ -39,7 +40,17 @@ struct jobctl_args {
     const char *role;        /* token create --role admin|user|viewer */
     bool wait;               /* submit --wait: follow the jobs until they finish */
     const char *timeout;     /* wait, submit --wait: give up after this long (a duration) */
-    const char *command;     /* NULL when the line has none */
+    const char *cpu;         /* debug --cpu 2 */
+    const char *memory;      /* debug --memory 4Gi */
+    const char *gpu;         /* debug --gpu 1 (nvidia.com/gpu) */
+    const char *companions[JOBCTL_MAX_COMPANIONS]; /* debug --companion jupyter, in order */
+    int ncompanions;
+    const char *image;    /* debug --image IMAGE */
+    const char *duration; /* debug --for 8h */
+    const char *name;     /* debug --name N */
+    const char *queue;    /* debug --queue Q */
+    bool no_wait;         /* debug --no-wait: create the session, do not follow it */
+    const char *command;  /* NULL when the line has none */
     const char *pos[JOBCTL_MAX_POS];
     int npos;
 };

@@ -54,7 +54,34 @@ static const struct jobctl_command COMMANDS[] = {
      "Exit status 0 when every job Completed; 1 when one Failed, was Terminated, Aborted or deleted,\n"
      "or is still running at --timeout (90s, 2h). Follows the server's watch of each job.\n",
      1, JOBCTL_MAX_POS, false, cmd_wait},
-    {"delete", "JOB", "delete a job", "", 1, 1, false, cmd_delete},
+    {"delete", "[debugsession] NAME", "delete a job, or a debug session",
+     "`jobctl delete NAME` deletes the Volcano Job NAME; `jobctl delete debugsession NAME` (or ds)\n"
+     "deletes the debug session NAME: its pod and companions stop.\n",
+     1, 2, false, cmd_delete},
+    {"debug", "--companion TYPE [--cpu N] [OPTIONS]",
+     "start a debug session: resources held for you, with Jupyter, a terminal... beside them",
+     "Creates a DebugSession (caldera.io/v1): a job of one pod that holds the resources, queued and\n"
+     "scheduled like any job (gang, quota and the queue's capability apply), with its companions.\n"
+     "Then follows it: while it waits, its pending reason is printed; once it runs and every companion\n"
+     "is Ready, one line per companion: TYPE and its URL on the server. Ctrl-C stops following; the\n"
+     "session keeps running.\n"
+     "  --companion TYPE   jupyter, terminal, code-server, tensorboard...: what to start beside it\n"
+     "                     (at least one; repeat the option for more)\n"
+     "  --cpu N            cpus held (2, 500m)\n"
+     "  --memory Q         memory held (4Gi)\n"
+     "  --gpu N            GPUs held (nvidia.com/gpu)\n"
+     "  --image IMAGE      the container image recorded for the session\n"
+     "  --for DURATION     when the session ends (default 8h, at most 168h); it also ends when\n"
+     "                     deleted, or when its companions are idle\n"
+     "  --name NAME        the session's name (default debug-<5 characters>)\n"
+     "  --queue QUEUE      the queue it waits in (default: default)\n"
+     "  --no-wait          create it and print its name; do not follow it\n"
+     "  --timeout DURATION give up following after this long (exit 1, saying what it waited for);\n"
+     "                     the session keeps running\n"
+     "With --token, open the URLs with ?token=<your token> at their end. Exit status 0 once every\n"
+     "companion is Ready; 1 when the session ended, a companion failed, or at --timeout.\n"
+     "`jobctl delete debugsession NAME` ends a session.\n",
+     0, 0, false, cmd_debug},
     {"suspend", "JOB", "abort a job: stop its pods, keep the finished ones (Volcano's AbortJob)",
      "The job goes Aborting, then Aborted once every pod has stopped. `jobctl resume` runs it again.\n", 1, 1, false,
      cmd_action},

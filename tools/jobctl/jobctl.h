@@ -54,6 +54,7 @@ int cmd_nodes(const struct jobctl_args *a);
 int cmd_queues(const struct jobctl_args *a);
 int cmd_token(const struct jobctl_args *a);
 int cmd_wait(const struct jobctl_args *a);
+int cmd_debug(const struct jobctl_args *a);
 /* cmd_wait.c: follows jobs names[i] of namespaces[i] (NULL: a->ns) until each finishes (a->timeout
  * bounds it all); JOBCTL_OK when every one Completed. */
 int jobctl_wait_jobs(const struct jobctl_args *a, const char *const *namespaces, const char *const *names, int n);
