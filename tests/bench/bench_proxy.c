@@ -8,27 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/lib/bench.h"
 #include "tests/lib/proxy_upstream.h"
+#include "tests/lib/proc_stats.h"
 
 struct sink {
     uint64_t n, bad;
     long rss_max_kb;
 };
-
-static long rss_kb(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kb = strtol(line + 6, NULL, 10);
-    if (f)
-        fclose(f);
-    return kb;
-}
 
 static size_t take(char *data, size_t size, size_t n, void *ctx)
 {
@@ -40,7 +29,7 @@ static size_t take(char *data, size_t size, size_t n, void *ctx)
             s->bad++;
     s->n += len;
     if ((s->n & ((8u << 20) - 1)) < len) {
-        long kb = rss_kb();
+        long kb = proc_status_kib(getpid(), "VmRSS");
         if (kb > s->rss_max_kb)
             s->rss_max_kb = kb;
     }
@@ -93,7 +82,7 @@ int main(void)
     for (int i = 0; i < 3 && status == 0; i++) {
         struct sink d = {0}, p = {0};
         double td = download(direct, up.big_size, &d);
-        long before = rss_kb();
+        long before = proc_status_kib(getpid(), "VmRSS");
         double tp = download(via, up.big_size, &p);
         if (td <= 0 || tp <= 0) {
             status = 1;

@@ -21,6 +21,7 @@
 #include "tests/lib/raw_socket.h"
 #include "tests/lib/test.h"
 #include "tests/lib/tmpdb.h"
+#include "tests/lib/proc_stats.h"
 
 #define ALICE "alice1.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" /* user of team-a */
 #define BOB "bobbb1.bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"   /* user of team-b */
@@ -505,19 +506,6 @@ struct sink {
     long rss_max_kb;
 };
 
-static long rss_kb(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kb = strtol(line + 6, NULL, 10);
-    if (f)
-        fclose(f);
-    return kb;
-}
-
 static size_t check_bytes(char *data, size_t size, size_t n, void *ctx)
 {
     struct sink *s = ctx;
@@ -526,7 +514,7 @@ static size_t check_bytes(char *data, size_t size, size_t n, void *ctx)
             s->mismatches++;
     s->n += size * n;
     if ((s->n & ((8u << 20) - 1)) < size * n) { /* about every 8 MiB */
-        long kb = rss_kb();
+        long kb = proc_status_kib(getpid(), "VmRSS");
         if (kb > s->rss_max_kb)
             s->rss_max_kb = kb;
     }
@@ -543,7 +531,7 @@ static void a_100_mib_download_streams_in_bounded_memory(void)
     char url[256];
     snprintf(url, sizeof url, "%s/proxy/team-a/nb/big", gw.url);
     struct sink s = {0};
-    long before = rss_kb();
+    long before = proc_status_kib(getpid(), "VmRSS");
     CURL *e = curl_easy_init();
     curl_easy_setopt(e, CURLOPT_URL, url);
     curl_easy_setopt(e, CURLOPT_PROXY, "");
@@ -572,9 +560,9 @@ static void a_100_mib_download_streams_in_bounded_memory(void)
     size_t got = 0;
     while (got < (4u << 20) && read_exactly(fd, buf, 1 << 20, 10000))
         got += 1 << 20;
-    long slow_before = rss_kb();
+    long slow_before = proc_status_kib(getpid(), "VmRSS");
     usleep(1500 * 1000);
-    long slow_after = rss_kb();
+    long slow_after = proc_status_kib(getpid(), "VmRSS");
     fprintf(stderr, "# a slow client: VmRSS %ld kB, then %ld kB 1.5 s later\n", slow_before, slow_after);
     CHECK(slow_after - slow_before < 8 * 1024);
     free(buf);
@@ -594,7 +582,7 @@ static size_t produce(char *buf, size_t size, size_t n, void *ctx)
     memset(buf, 'u', k);
     s->sent += k;
     if ((s->sent & ((8u << 20) - 1)) < k) {
-        long kb = rss_kb();
+        long kb = proc_status_kib(getpid(), "VmRSS");
         if (kb > s->rss_max_kb)
             s->rss_max_kb = kb;
     }
@@ -613,7 +601,7 @@ static void a_64_mib_upload_streams_in_bounded_memory(void)
         struct sbuf got = {0};
         char url[256];
         snprintf(url, sizeof url, "%s/proxy/team-a/nb/count", gw.url);
-        long before = rss_kb();
+        long before = proc_status_kib(getpid(), "VmRSS");
         CURL *e = curl_easy_init();
         struct curl_slist *h = curl_slist_append(NULL, "Expect:");
         curl_easy_setopt(e, CURLOPT_URL, url);

@@ -11,6 +11,7 @@
 #include "model/resource.h"
 #include "tests/lib/causes.h"
 #include "tests/lib/test.h"
+#include "tests/lib/json_text.h"
 
 struct adapted {
     struct intake in;
@@ -50,18 +51,6 @@ static const char *annotation(const struct adapted *a, const char *key)
 {
     return json_string_value(
         json_object_get(json_object_get(json_object_get(a->job->manifest, "metadata"), "annotations"), key));
-}
-
-static char *text_of(const json_t *v) { return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY); }
-
-static bool json_is_text(const json_t *v, const char *want)
-{
-    char *got = text_of(v);
-    bool same = got && strcmp(got, want) == 0;
-    if (!same)
-        fprintf(stderr, "  got  %s\n  want %s\n", got ? got : "(null)", want);
-    free(got);
-    return same;
 }
 
 #define SESSION_HEAD "apiVersion: caldera.io/v1\nkind: DebugSession\nmetadata:\n  name: dbg\n"

@@ -12,6 +12,7 @@
 #include "tests/lib/causes.h"
 #include "tests/lib/env_lookup.h"
 #include "tests/lib/test.h"
+#include "tests/lib/json_text.h"
 
 /* --- helpers ------------------------------------------------------------------------------------ */
 
@@ -73,19 +74,6 @@ static void task_names(const struct adapted *a, char *buf, size_t len)
         task_names(a, names_, sizeof names_); \
         CHECK_STR(names_, want);              \
     } while (0)
-
-/* The JSON text of a value (compact, keys sorted), freed by the caller. */
-static char *text_of(const json_t *v) { return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY); }
-
-static bool json_is_text(const json_t *v, const char *want)
-{
-    char *got = text_of(v);
-    bool same = got && strcmp(got, want) == 0;
-    if (!same)
-        fprintf(stderr, "  got  %s\n  want %s\n", got ? got : "(null)", want);
-    free(got);
-    return same;
-}
 
 /* The plugins' part of replica (task, index): env and argv, as the controller would start it. */
 static bool attempt(const struct adapted *a, const char *task, int index, struct plugin_attempt *pa)
