@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "adapters/objects/companion_types.h"
 #include "adapters/objects/node.h"
 #include "adapters/objects/scheduler_conf.h"
 #include "adapters/dialects/volcano/job.h"
@@ -79,6 +80,8 @@ struct options {
     struct process_limits task_limits; /* --max-log-bytes, --task-pids-max */
     struct job_limits job_limits;      /* --max-replicas-per-task, --max-replicas-per-job, --max-tasks-per-job */
     int32_t list_page_max;             /* --max-list-page */
+    const char *companions_file;       /* --companions FILE, or NULL: the built-in types */
+    int32_t companion_port_first, companion_port_last; /* --companion-ports */
 };
 
 /* Long options without a short letter. */
@@ -102,7 +105,9 @@ enum {
     OPT_MAX_REPLICAS_TASK,
     OPT_MAX_REPLICAS_JOB,
     OPT_MAX_TASKS_JOB,
-    OPT_MAX_LIST_PAGE
+    OPT_MAX_LIST_PAGE,
+    OPT_COMPANIONS,
+    OPT_COMPANION_PORTS
 };
 #define DEFAULT_LIST_PAGE 1000
 
@@ -128,6 +133,9 @@ static void usage(FILE *out)
             "                            or Always); doubles each time up to 300 s (default 10000, as kubelet)\n"
             "  --job-ports FIRST-LAST    ports handed to jobs whose plugins listen (pytorch, tensorflow, ray)\n"
             "                            (default 20000-59999)\n"
+            "  --companions FILE         companion types (YAML) on top of the built-in jupyter, tensorboard,\n"
+            "                            code-server and terminal; a bad file stops the server at start\n"
+            "  --companion-ports FIRST-LAST  loopback ports companions listen on (default 42000-42999)\n"
             "  --max-body-bytes BYTES    largest request body accepted; larger ones get 413 (default 8388608;\n"
             "                            --max-body is the same)\n"
             "  --commit-delay DURATION   how long the database writer may wait for more changes before it\n"
@@ -225,6 +233,52 @@ static int parse_duration_option(const char *flag, const char *text, int64_t max
     }
     *out = ms;
     return 0;
+}
+
+/* --companion-ports FIRST-LAST: within 1024..65535. */
+static int parse_companion_ports(const char *s, int32_t *first, int32_t *last)
+{
+    char *end;
+    long a = strtol(s, &end, 10), b = *end == '-' ? strtol(end + 1, &end, 10) : -1;
+    if (*end || a < 1024 || b > 65535 || b < a) {
+        fprintf(stderr, "jobserver: --companion-ports is FIRST-LAST within 1024-65535, not \"%s\"\n", s);
+        return -1;
+    }
+    *first = (int32_t)a;
+    *last = (int32_t)b;
+    return 0;
+}
+
+/* The companion types: the built-ins and --companions FILE on top. Returns 0, or -1 after saying why. */
+static int load_companion_types(const char *file, struct companion_types *types)
+{
+    char *data = NULL;
+    size_t len = 0;
+    if (file && read_file(file, CONFIG_FILE_LIMIT, &data, &len) != 0) {
+        fprintf(stderr, "jobserver: cannot read --companions %s: %s\n", file, strerror(errno));
+        return -1;
+    }
+    struct api_status st = {0};
+    int rc = companion_types_load(data, len, types, &st);
+    if (rc != 0)
+        fprintf(stderr, "jobserver: --companions %s: %s\n", file ? file : "(built-in)", st.message);
+    free(data);
+    return rc;
+}
+
+/* Caldera's own programs: the directory of the running jobserver. */
+static char *own_bin_dir(void)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    return strdup(exe);
 }
 
 /* --job-ports FIRST-LAST: at least 16 ports, within 1024..65535. */
@@ -406,6 +460,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"max-replicas-per-job", required_argument, 0, OPT_MAX_REPLICAS_JOB},
         {"max-tasks-per-job", required_argument, 0, OPT_MAX_TASKS_JOB},
         {"max-list-page", required_argument, 0, OPT_MAX_LIST_PAGE},
+        {"companions", required_argument, 0, OPT_COMPANIONS},
+        {"companion-ports", required_argument, 0, OPT_COMPANION_PORTS},
         {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN,
@@ -475,6 +531,11 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case 'K': o->keep_tasks = true; break;
+        case OPT_COMPANIONS: o->companions_file = optarg; break;
+        case OPT_COMPANION_PORTS:
+            if (parse_companion_ports(optarg, &o->companion_port_first, &o->companion_port_last) != 0)
+                return -1;
+            break;
         case OPT_WS_LISTEN: o->ws_listen = optarg; break;
         case OPT_WATCH_CACHE:
             if (parse_int("--watch-cache-size", optarg, 1, 1L << 24, &o->hub_items) != 0)
@@ -796,6 +857,8 @@ static int make_auth(const struct options *o, struct core *core, struct store *s
     return 0;
 }
 
+static struct companion_types companion_types;
+
 static int run(const struct options *o)
 {
     char err[512] = "", db_path[4096];
@@ -815,7 +878,12 @@ static int run(const struct options *o)
                               .restart_backoff_ms = o->restart_backoff_ms,
                               .port_first = o->port_first,
                               .port_last = o->port_last,
-                              .keep_tasks = o->keep_tasks};
+                              .keep_tasks = o->keep_tasks,
+                              .companion_types = &companion_types,
+                              .companion_port_first = o->companion_port_first,
+                              .companion_port_last = o->companion_port_last};
+    char *bin_dir = own_bin_dir();
+    cfg.bin_dir = bin_dir;
     snprintf(db_path, sizeof db_path, "%s/caldera.db", o->data_dir);
     struct core *core = NULL;
     struct hub *hub = hub_new((size_t)o->hub_items, HUB_MAX_BYTES);
@@ -824,6 +892,7 @@ static int run(const struct options *o)
     if (!hub) {
         log_error("out of memory");
         free_config(&cfg);
+        free(bin_dir);
         return 1;
     }
     if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || load_sched_conf(o, &cfg.conf) != 0 ||
@@ -833,6 +902,7 @@ static int run(const struct options *o)
             log_error("%s", err);
         free_config(&cfg); /* whatever core_start did not take over */
         hub_free(hub);
+        free(bin_dir);
         return 1;
     }
     char url_file[4200];
@@ -889,6 +959,7 @@ static int run(const struct options *o)
     auth_free(gw.auth);
     rate_limiter_free(gw.rate_limiter);
     free(web);
+    free(bin_dir);
     log_info("stopped");
     return status;
 }
@@ -901,6 +972,10 @@ int main(int argc, char **argv)
         cors_origins_free(&o.cors);
         return rc > 0 ? 0 : 2;
     }
+    if (load_companion_types(o.companions_file, &companion_types) != 0) {
+        cors_origins_free(&o.cors);
+        return 2;
+    }
     umask(077);                           /* the server's files are its own; tasks get 022 back (spawn.c) */
     volcano_job_set_limits(o.job_limits); /* before any thread reads them */
     block_signals();
@@ -909,6 +984,7 @@ int main(int argc, char **argv)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     int status = run(&o);
     cors_origins_free(&o.cors);
+    companion_types_free(&companion_types);
     curl_global_cleanup();
     return status;
 }
