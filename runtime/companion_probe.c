@@ -323,9 +323,11 @@ int companion_probe_take(struct companion_probe_result *out, int max)
 {
     pthread_mutex_lock(&lock);
     int n = nresults < max ? nresults : max;
-    memcpy(out, results, (size_t)n * sizeof *out);
-    memmove(results, results + n, (size_t)(nresults - n) * sizeof *results);
-    nresults -= n;
+    if (n > 0) {
+        memcpy(out, results, (size_t)n * sizeof *out);
+        memmove(results, results + n, (size_t)(nresults - n) * sizeof *results);
+        nresults -= n;
+    }
     pthread_mutex_unlock(&lock);
     return n;
 }

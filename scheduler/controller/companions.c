@@ -685,7 +685,9 @@ static bool tick_one(struct controller *ctl, struct companion *c)
         return false;
     int flat = job->task_first[c->task] + c->index;
     const struct replica *r = &job->replicas[flat];
-    bool running = r->phase == POD_RUNNING && r->pid > 0 && !r->stopping && !r->backoff && !r->starting;
+    /* an adopted attempt (a restart of the server) has its process handle but no pid */
+    bool running = r->phase == POD_RUNNING && (r->pid > 0 || r->proc >= 0) && !r->stopping && !r->backoff &&
+                   !r->starting;
     if (live_phase(c->phase) && (!running || r->attempts != c->served_attempt)) {
         begin_stop(ctl, c, job, "TaskRestarted");
         return false;
