@@ -452,6 +452,21 @@ static void the_api_creates_refuses_and_deletes(void)
     }
     CHECK(gone);
     CHECK(wait_gone(pid, 10000));
+
+    /* a training request's companions: the annotation on its Volcano Job, checked alike */
+    json_decref(server_request(&s, "POST", "/apis/caldera.io/v1/namespaces/default/trainings",
+                               "{\"apiVersion\":\"caldera.io/v1\",\"kind\":\"Training\",\"metadata\":{\"name\":"
+                               "\"tr\"},\"command\":[\"sleep\",\"300\"],\"companions\":[\"terminal\"]}",
+                               NULL, &code));
+    CHECK_INT(code, 201);
+    CHECK(wait_phase(&s, "tr-terminal", "Ready", READY_MS) == 0);
+    answer = server_request(&s, "POST", "/apis/caldera.io/v1/namespaces/default/trainings",
+                            "{\"apiVersion\":\"caldera.io/v1\",\"kind\":\"Training\",\"metadata\":{\"name\":"
+                            "\"tr2\"},\"command\":[\"sleep\",\"300\"],\"companions\":[\"wetty\"]}",
+                            NULL, &code);
+    CHECK_INT(code, 422);
+    CHECK_CONTAINS(jv_str(answer, "message"), "\"wetty\"");
+    json_decref(answer);
     server_stop(&s);
     server_cleanup(&s);
 }
