@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adapters/objects/companion_types.h"
 #include "adapters/objects/node.h"
 #include "adapters/objects/scheduler_conf.h"
 #include "common/clock.h"
@@ -21,6 +22,7 @@
 #include "gateway/auth/auth.h"
 #include "gateway/hooks.h"
 #include "gateway/http/http.h"
+#include "gateway/proxy/core_resolver.h"
 #include "gateway/routes.h"
 #include "gateway/watch/hub.h"
 #include "gateway/ws/ws.h"
@@ -274,6 +276,40 @@ static int make_auth(const struct options *o, struct core *core, struct store *s
     return 0;
 }
 
+/* The companion types: the built-ins and --companions FILE on top. Returns 0, or -1 after saying why. */
+static int load_companion_types(const char *file, struct companion_types *types)
+{
+    char *data = NULL;
+    size_t len = 0;
+    if (file && read_file(file, CONFIG_FILE_LIMIT, &data, &len) != 0) {
+        fprintf(stderr, "jobserver: cannot read --companions %s: %s\n", file, strerror(errno));
+        return -1;
+    }
+    struct api_status st = {0};
+    int rc = companion_types_load(data, len, types, &st);
+    if (rc != 0)
+        fprintf(stderr, "jobserver: --companions %s: %s\n", file ? file : "(built-in)", st.message);
+    free(data);
+    return rc;
+}
+
+/* Caldera's own programs (caldera-terminal): the directory of the running jobserver. */
+static char *own_bin_dir(void)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    return strdup(exe);
+}
+
+static struct companion_types companion_types;
+
 static int run(const struct options *o)
 {
     char err[512] = "", db_path[4096];
@@ -293,7 +329,12 @@ static int run(const struct options *o)
                               .restart_backoff_ms = o->restart_backoff_ms,
                               .port_first = o->port_first,
                               .port_last = o->port_last,
-                              .keep_tasks = o->keep_tasks};
+                              .keep_tasks = o->keep_tasks,
+                              .companion_types = &companion_types,
+                              .companion_port_first = o->companion_port_first,
+                              .companion_port_last = o->companion_port_last};
+    char *bin_dir = own_bin_dir();
+    cfg.bin_dir = bin_dir;
     snprintf(db_path, sizeof db_path, "%s/caldera.db", o->data_dir);
     struct core *core = NULL;
     struct hub *hub = hub_new((size_t)o->hub_items, HUB_MAX_BYTES);
@@ -302,6 +343,7 @@ static int run(const struct options *o)
     if (!hub) {
         log_error("out of memory");
         free_config(&cfg);
+        free(bin_dir);
         return 1;
     }
     if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || load_sched_conf(o, &cfg.conf) != 0 ||
@@ -311,6 +353,7 @@ static int run(const struct options *o)
             log_error("%s", err);
         free_config(&cfg); /* whatever core_start did not take over */
         hub_free(hub);
+        free(bin_dir);
         return 1;
     }
     char url_file[4200];
@@ -339,6 +382,9 @@ static int run(const struct options *o)
                          .header_timeout_ms = o->header_timeout_ms,
                          .max_connections_per_client = o->max_per_client,
                          .runtime_warning = process_runtime_warning()};
+    struct proxy_resolver companions_proxy; /* /proxy/ asks the core where a companion is */
+    proxy_core_resolver(&companions_proxy, core);
+    gw.proxy = &companions_proxy;
     int status = 0;
     if (make_limits(o, &gw.rate_limiter) != 0 || make_auth(o, core, cfg.store, db_path, &gw.auth) != 0) {
         status = 1;
@@ -367,6 +413,7 @@ static int run(const struct options *o)
     auth_free(gw.auth);
     rate_limiter_free(gw.rate_limiter);
     free(web);
+    free(bin_dir);
     log_info("stopped");
     return status;
 }
@@ -379,6 +426,10 @@ int main(int argc, char **argv)
         cors_origins_free(&o.cors);
         return rc > 0 ? 0 : 2;
     }
+    if (load_companion_types(o.companions_file, &companion_types) != 0) {
+        cors_origins_free(&o.cors);
+        return 2;
+    }
     umask(077);                           /* the server's files are its own; tasks get 022 back (spawn.c) */
     volcano_job_set_limits(o.job_limits); /* before any thread reads them */
     block_signals();
@@ -387,6 +438,7 @@ int main(int argc, char **argv)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     int status = run(&o);
     cors_origins_free(&o.cors);
+    companion_types_free(&companion_types);
     curl_global_cleanup();
     return status;
 }

@@ -34,7 +34,9 @@ enum {
     OPT_MAX_REPLICAS_TASK,
     OPT_MAX_REPLICAS_JOB,
     OPT_MAX_TASKS_JOB,
-    OPT_MAX_LIST_PAGE
+    OPT_MAX_LIST_PAGE,
+    OPT_COMPANIONS,
+    OPT_COMPANION_PORTS
 };
 #define DEFAULT_LIST_PAGE 1000
 
@@ -60,6 +62,9 @@ static void usage(FILE *out)
             "                            or Always); doubles each time up to 300 s (default 10000, as kubelet)\n"
             "  --job-ports FIRST-LAST    ports handed to jobs whose plugins listen (pytorch, tensorflow, ray)\n"
             "                            (default 20000-59999)\n"
+            "  --companions FILE         companion types (YAML) on top of the built-in jupyter, tensorboard,\n"
+            "                            code-server and terminal; a bad file stops the server at start\n"
+            "  --companion-ports FIRST-LAST  loopback ports companions listen on (default 42000-42999)\n"
             "  --max-body-bytes BYTES    largest request body accepted; larger ones get 413 (default 8388608;\n"
             "                            --max-body is the same)\n"
             "  --commit-delay DURATION   how long the database writer may wait for more changes before it\n"
@@ -156,6 +161,20 @@ static int parse_duration_option(const char *flag, const char *text, int64_t max
         return -1;
     }
     *out = ms;
+    return 0;
+}
+
+/* --companion-ports FIRST-LAST: within 1024..65535. */
+static int parse_companion_ports(const char *s, int32_t *first, int32_t *last)
+{
+    char *end;
+    long a = strtol(s, &end, 10), b = *end == '-' ? strtol(end + 1, &end, 10) : -1;
+    if (*end || a < 1024 || b > 65535 || b < a) {
+        fprintf(stderr, "jobserver: --companion-ports is FIRST-LAST within 1024-65535, not \"%s\"\n", s);
+        return -1;
+    }
+    *first = (int32_t)a;
+    *last = (int32_t)b;
     return 0;
 }
 
@@ -338,6 +357,8 @@ int options_parse(int argc, char **argv, struct options *o)
         {"max-replicas-per-job", required_argument, 0, OPT_MAX_REPLICAS_JOB},
         {"max-tasks-per-job", required_argument, 0, OPT_MAX_TASKS_JOB},
         {"max-list-page", required_argument, 0, OPT_MAX_LIST_PAGE},
+        {"companions", required_argument, 0, OPT_COMPANIONS},
+        {"companion-ports", required_argument, 0, OPT_COMPANION_PORTS},
         {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN,
@@ -407,6 +428,11 @@ int options_parse(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case 'K': o->keep_tasks = true; break;
+        case OPT_COMPANIONS: o->companions_file = optarg; break;
+        case OPT_COMPANION_PORTS:
+            if (parse_companion_ports(optarg, &o->companion_port_first, &o->companion_port_last) != 0)
+                return -1;
+            break;
         case OPT_WS_LISTEN: o->ws_listen = optarg; break;
         case OPT_WATCH_CACHE:
             if (parse_int("--watch-cache-size", optarg, 1, 1L << 24, &o->hub_items) != 0)

@@ -55,6 +55,8 @@ struct options {
     struct process_limits task_limits; /* --max-log-bytes, --task-pids-max */
     struct job_limits job_limits;      /* --max-replicas-per-task, --max-replicas-per-job, --max-tasks-per-job */
     int32_t list_page_max;             /* --max-list-page */
+    const char *companions_file;       /* --companions FILE, or NULL: the built-in types */
+    int32_t companion_port_first, companion_port_last; /* --companion-ports; 0: the core's default */
 };
 
 /* Reads argv into o (defaults first). Returns 0 to run, 1 when --help was printed, -1 after a

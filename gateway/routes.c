@@ -146,6 +146,22 @@ const struct route gateway_routes[] = {
     {"DELETE", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_delete, {"deleteSchedulingV1PriorityClass",
      "delete a priority class", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE}},
 
+    {"GET", CALDERA "/companions", handle_companion_list_all, {"listCalderaIoV1CompanionForAllNamespaces",
+     "list the companions (Jupyter, TensorBoard, a terminal... beside a job's task) of every namespace",
+     OQ_PRETTY | OQ_LABEL_SELECTOR | OQ_FIELD_SELECTOR, NULL, 200, "CompanionList", NULL, OE_400}},
+    {"GET", CALDERA "/namespaces/{ns}/companions", handle_companion_list, {"listCalderaIoV1NamespacedCompanion",
+     "list the companions of a namespace", OQ_PRETTY | OQ_LABEL_SELECTOR | OQ_FIELD_SELECTOR, NULL, 200,
+     "CompanionList", NULL, OE_400}},
+    {"POST", CALDERA "/namespaces/{ns}/companions", handle_companion_create, {"createCalderaIoV1NamespacedCompanion",
+     "start a companion beside a job's task (spec.jobName, spec.type; spec.task and spec.index: the first task's "
+     "first replica by default)", OQ_PRETTY, "Companion", 201, "Companion", NULL, E_CREATE | OE_404}},
+    {"GET", CALDERA "/namespaces/{ns}/companions/{name}", handle_companion_get, {"readCalderaIoV1NamespacedCompanion",
+     "read a companion: its phase, URL (/proxy/{ns}/{name}/), port and last activity", OQ_PRETTY, NULL, 200,
+     "Companion", NULL, OE_404}},
+    {"DELETE", CALDERA "/namespaces/{ns}/companions/{name}", handle_companion_delete,
+     {"deleteCalderaIoV1NamespacedCompanion", "stop a companion and remove it", OQ_PRETTY, NULL, 200, "Status", NULL,
+     E_DELETE}},
+
     {"GET", CALDERA "/jobhistories", handle_jobhistory_list_all,
      {"listCalderaIoV1JobHistoryForAllNamespaces",
      "list the histories of live and deleted jobs of every namespace, newest first (a watch: each job's summary as "

@@ -92,6 +92,12 @@ const struct openapi_schema openapi_schema_table[] = {
     {"TokenSpec", "The token's user, namespaces (\"*\": every one), the uid and gid its tasks run as, and its role.",
      PART, "user"},
     {"TokenStatus", "Only in the answer to a creation.", PART, ""},
+    {"Companion",
+     "A program beside a job's task (Jupyter, TensorBoard, code-server, a web terminal): same user, working "
+     "directory and cgroup, on a loopback port, reached through /proxy/{namespace}/{name}/. Named <job>-<type>.",
+     CALDERA, "Companion", "spec"},
+    {"CompanionSpec", "Which job, task and replica it serves, and its type.", PART, "jobName type"},
+    {"CompanionStatus", "Where it is in its life and where it answers.", PART, ""},
 
     {"APIVersions", "The versions of the core API.", CORE, "APIVersions", ""},
     {"APIGroupList", "The API groups.", CORE, "APIGroupList", ""},
@@ -445,6 +451,25 @@ const struct openapi_field openapi_field_table[] = {
      "viewer reads its namespaces, user also writes there, admin "
      "does everything (default user)"},
     {"TokenStatus", "token", F_STRING, NULL, "<id>.<secret>: send it as Authorization: Bearer <token>"},
+    {"Companion", "apiVersion", F_STRING, NULL, "caldera.io/v1"},
+    {"Companion", "kind", F_STRING, NULL, "Companion"},
+    {"Companion", "metadata", F_REF, "ObjectMeta", "labels: volcano.sh/job-name"},
+    {"Companion", "spec", F_REF, "CompanionSpec", NULL},
+    {"Companion", "status", F_REF, "CompanionStatus", NULL},
+    {"CompanionSpec", "jobName", F_STRING, NULL, "the Volcano Job it serves"},
+    {"CompanionSpec", "type", F_STRING, NULL, "a configured companion type (jupyter, tensorboard, ...)"},
+    {"CompanionSpec", "task", F_STRING, NULL, "the task it serves (default: the first)"},
+    {"CompanionSpec", "index", F_INT, NULL, "the replica of that task (default 0)"},
+    {"CompanionStatus", "phase", F_STRING, "Pending Starting Ready Stopping Cleaned Failed", NULL},
+    {"CompanionStatus", "reason", F_STRING, NULL,
+     "NotInstalled, StartTimeout, StartError, Exited (Failed); Idle, JobFinished, JobDeleted, TaskRestarted, "
+     "ServerRestarted, Deleted (Stopping, Cleaned)"},
+    {"CompanionStatus", "message", F_STRING, NULL, NULL},
+    {"CompanionStatus", "url", F_STRING, NULL, "/proxy/{namespace}/{name}/"},
+    {"CompanionStatus", "lastActivity", F_STRING, NULL, "RFC 3339"},
+    {"CompanionStatus", "startTime", F_STRING, NULL, "RFC 3339"},
+    {"CompanionStatus", "readyTime", F_STRING, NULL, "RFC 3339"},
+    {"CompanionStatus", "port", F_INT, NULL, "its loopback port while it runs"},
 
     {"APIVersions", "kind", F_STRING, NULL, NULL},
     {"APIVersions", "versions", F_STRINGS, NULL, NULL},
@@ -488,5 +513,6 @@ const struct openapi_list openapi_list_table[] = {
     {"EventList", "Event", CORE},
     {"JobHistoryList", "JobHistorySummary", CALDERA},
     {"TokenList", "Token", CALDERA},
+    {"CompanionList", "Companion", CALDERA},
     {NULL, NULL, NULL, NULL},
 };

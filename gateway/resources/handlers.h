@@ -51,6 +51,13 @@ void handle_podgroup_list(struct http_req *req);
 void handle_podgroup_list_all(struct http_req *req);
 void handle_podgroup_get(struct http_req *req);
 
+/* companions.c: Companions (caldera.io/v1) */
+void handle_companion_list_all(struct http_req *req);
+void handle_companion_list(struct http_req *req);
+void handle_companion_get(struct http_req *req);
+void handle_companion_create(struct http_req *req);
+void handle_companion_delete(struct http_req *req);
+
 /* objects.c: queues (with Caldera's open and close), priorityclasses, resourcequotas */
 void handle_queue_list(struct http_req *req);
 void handle_queue_get(struct http_req *req);

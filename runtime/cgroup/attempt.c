@@ -205,3 +205,29 @@ void cgroup_read_usage(const char *name, struct cgroup_usage *u)
             u->cpu_usec = at_least_zero(cgroup_read_number(dir, "cpuacct.usage")) / 1000;
     }
 }
+
+int cgroup_join_existing(const char *name, struct cgroup_join *join, char *why, size_t why_len)
+{
+    const struct cgroup_layout *L = cgroup_layout();
+    join->count = 0;
+    if (!valid_name(name)) {
+        snprintf(why, why_len, "invalid cgroup name \"%s\"", name);
+        return -1;
+    }
+    for (int i = 0; i < L->count; i++) {
+        char dir[CGROUP_PATH_MAX], procs[CGROUP_PATH_MAX + 16];
+        attempt_dir(&L->h[i], name, dir, sizeof dir);
+        snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
+        int fd = open(procs, O_WRONLY | O_CLOEXEC);
+        if (fd < 0) {
+            int err = errno;
+            char label[CGROUP_PATH_MAX];
+            cgroup_join_label(i, name, label, sizeof label);
+            snprintf(why, why_len, "cannot open cgroup.procs of cgroup %s: %s", label, strerror(err));
+            cgroup_join_close(join);
+            return -1;
+        }
+        join->procs_fd[join->count++] = fd;
+    }
+    return 0;
+}

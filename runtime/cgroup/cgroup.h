@@ -56,6 +56,9 @@ struct cgroup_limits {
 int cgroup_create(const char *name, const struct cgroup_limits *limits, struct cgroup_join *join, char *why,
                   size_t why_len);
 void cgroup_join_close(struct cgroup_join *join);
+/* Opens the cgroup.procs files of an attempt cgroup that exists already (a companion joins its task's).
+ * Returns 0, or -1 with a sentence in why. */
+int cgroup_join_existing(const char *name, struct cgroup_join *join, char *why, size_t why_len);
 /* "memory:/caldera/<name>" for hierarchy i (v2: "/caldera/<name>"), for error messages. */
 void cgroup_join_label(int i, const char *name, char *out, size_t len);
 /* Where an attempt runs, as /proc/<pid>/cgroup would say it: "memory,cpu,cpuacct,pids:/caldera/<name>"

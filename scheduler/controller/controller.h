@@ -44,6 +44,7 @@ struct controller_ops {
 };
 
 struct zone_table;
+struct companion_set;
 
 /* At recovery: an attempt recorded as running, until the runtime has been asked about it. */
 struct recovered_attempt {
@@ -95,6 +96,7 @@ struct controller {
      * (the store cannot record starts, so a crash would run them again): placements wait with this
      * as their pending reason, and restarts in place wait too. */
     const char *starts_held;
+    struct companion_set *companions; /* companions.h; NULL: none configured (unit tests, the simulator) */
 };
 
 /* What pods wait with while the data directory's disk is full (see starts_held). */

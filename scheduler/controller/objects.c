@@ -3,6 +3,7 @@
  * is one journal entry (event + row) stamped with the next sequence number. */
 #include "scheduler/controller/objects.h"
 
+#include "scheduler/controller/companions.h"
 #include "scheduler/controller/internal.h"
 
 #include <stdarg.h>
@@ -582,6 +583,8 @@ int controller_restore_object(struct controller *ctl, const struct store_object_
         return restore_priority_class(ctl, row);
     if (strcmp(row->kind, "ResourceQuota") == 0)
         return restore_quota(ctl, row);
+    if (strcmp(row->kind, COMPANION_KIND) == 0)
+        return controller_restore_companion(ctl, row);
     log_warn("the database holds a %s %s%s%s this server does not know; it is left as it is", row->kind, row->ns,
              *row->ns ? "/" : "", row->name);
     return 0;

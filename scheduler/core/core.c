@@ -19,7 +19,9 @@
 #include "common/log.h"
 #include "common/memory.h"
 #include "scheduler/core/internal.h"
+#include "runtime/companion_probe.h"
 #include "runtime/spare_files.h"
+#include "scheduler/controller/companions.h"
 
 #define TAG_MAILBOX 0
 #define TAG_TIMER 1
@@ -275,6 +277,7 @@ static void answer_stopping(struct core_request *req)
 static void begin_stop(struct core *c)
 {
     c->stopping = true;
+    controller_companions_stop_all(&c->ctl, c->keep_tasks); /* no companion outlives the server's watch */
     if (c->keep_tasks) {
         if (c->live_slots)
             log_info("leaving %d running task%s for the next server to adopt", c->live_slots,
@@ -387,6 +390,35 @@ int core_post_event(struct core *c, const char *kind, const char *ns, const char
     return -1;
 }
 
+int core_post_touch(struct core *c, const char *ns, const char *name, int64_t now_ms)
+{
+    struct posted_request *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    p->ns = strdup(ns ? ns : "");
+    p->name = strdup(name ? name : "");
+    struct core_request *req = &p->req;
+    if (!p->ns || !p->name) {
+        free_posted(req);
+        return -1;
+    }
+    *req = (struct core_request){
+        .op = CORE_COMPANION_TOUCH, .ns = p->ns, .name = p->name, .posted = true, .companion = {.touch_ms = now_ms}};
+    if (enqueue(c, req))
+        return 0;
+    free_posted(req);
+    return -1;
+}
+
+/* The probe thread has results: the loop takes them (controller_companions_tick) once awake. */
+static void wake_core(void *ctx)
+{
+    struct core *c = ctx;
+    uint64_t one = 1;
+    if (write(c->mailbox_fd, &one, sizeof one) < 0)
+        log_warn("mailbox write: %s", strerror(errno));
+}
+
 /* --- the loop ----------------------------------------------------------- */
 
 static void handle_events(struct core *c, const struct epoll_event *evs, int n)
@@ -447,6 +479,8 @@ static void *core_main(void *arg)
         core_check_store(c);
         if (!c->stopping && controller_run_timers(&c->ctl) > 0)
             c->kick = true;
+        if (!c->stopping)
+            controller_companions_tick(&c->ctl);
         mono = clock_mono_ms();
         send_due_kills(c, mono);
         if (c->kick && !c->stopping) {
@@ -540,6 +574,8 @@ static void core_free(struct core *c)
     if (c->timer_fd >= 0)
         close(c->timer_fd);
     spare_files_stop();
+    companion_probe_stop();
+    controller_companions_free(&c->ctl);
     journal_list_free(&c->ctl.journal);
     controller_watch_free(&c->ctl);
     controller_free_timers(&c->ctl);
@@ -585,6 +621,12 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         .port_first = cfg->port_first,
         .port_last = cfg->port_last,
     };
+    if (cfg->companion_types && controller_companions_init(&c->ctl, cfg->companion_types, cfg->companion_port_first,
+                                                           cfg->companion_port_last, cfg->bin_dir) != 0) {
+        snprintf(err, errlen, "out of memory");
+        core_free(c);
+        return -1;
+    }
     char spare_dir[4200];
     snprintf(spare_dir, sizeof spare_dir, "%s/spare", cfg->data_dir);
     if (spare_files_start(spare_dir, SPARE_LOGS, SPARE_JOB_DIRS, controller_job_subdirs, controller_job_files) != 0)
@@ -606,6 +648,8 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         c->cluster.njobs, c->cluster.njobs == 1 ? "" : "s", c->cluster.nqueues, c->cluster.nqueues == 1 ? "" : "s",
         c->cluster.nnodes, c->cluster.nnodes == 1 ? "" : "s", (unsigned long long)c->cluster.seq, c->adopted,
         c->adopted == 1 ? "" : "s", orphans, orphans == 1 ? "" : "s");
+    if (c->ctl.companions && companion_probe_start(wake_core, c) != 0)
+        log_warn("cannot start the companions' probe thread: companions never become Ready");
     if (pthread_create(&c->thread, NULL, core_main, c) != 0) {
         snprintf(err, errlen, "cannot start the core thread");
         store_append(c->store, &c->ctl.journal);

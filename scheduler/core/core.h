@@ -12,6 +12,7 @@
 #include "common/api_status.h"
 #include "common/namespace_set.h"
 #include "model/cluster.h"
+#include "model/companion.h"
 #include "model/sched_conf.h"
 #include "common/watch_demand.h"
 #include "store/store.h"
@@ -33,6 +34,9 @@ struct core_config {
     bool keep_tasks;                   /* core_stop leaves running tasks to the next server (--keep-tasks) */
     struct watch_demand *watch_demand; /* whether watches follow objects (then each change is rendered
                                           for them); NULL: never */
+    const struct companion_types *companion_types;     /* the caller's, for the core's life; NULL: none */
+    int32_t companion_port_first, companion_port_last; /* 0: 42000-42999 */
+    const char *bin_dir;                               /* Caldera's programs (caldera-terminal), or NULL */
 };
 
 /* Loads the store into the cluster, starts the writer and the core thread. Returns 0 or -1 with a
@@ -49,6 +53,9 @@ int core_call(struct core *core, struct core_request *req);
 #define CORE_MAX_POSTED 256
 int core_post_event(struct core *core, const char *kind, const char *ns, const char *name, const char *reason,
                     const char *message);
+/* Posts CORE_COMPANION_TOUCH for companion ns/name at now_ms and returns at once (dropped like
+ * core_post_event's when the mailbox is full). Any thread. Returns 0 or -1. */
+int core_post_touch(struct core *core, const char *ns, const char *name, int64_t now_ms);
 /* Stops every task (SIGTERM, their grace, SIGKILL) and records their ends, or, with keep_tasks,
  * leaves them running (recorded as running, for the next start to adopt); stops the thread and
  * frees the state. The store stays open for the caller to close. */

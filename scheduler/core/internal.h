@@ -61,6 +61,8 @@ void core_answer_deleted(struct core_request *req, const char *resource, const c
                          uint64_t seq);
 void core_not_found(struct core_request *req, const char *resource, const char *group, const char *name);
 
+/* companions.c: CORE_COMPANION_*. */
+void core_handle_companion_request(struct core *c, struct core_request *req);
 /* metrics.c: CORE_METRICS, the live part of GET /metrics in O(queues + active jobs). */
 void core_handle_metrics(struct core *c, struct core_request *req);
 

@@ -6,6 +6,7 @@
 #include "adapters/dialects/dialect.h"
 #include "adapters/dialects/volcano/manifest.h"
 #include "adapters/dialects/volcano/job.h"
+#include "scheduler/controller/companions.h"
 #include "scheduler/core/internal.h"
 
 static const char *resource_of(const struct core_request *req) { return req->dialect ? req->dialect->plural : "jobs"; }
@@ -46,10 +47,12 @@ static struct job *find(struct core *c, struct core_request *req)
 static void job_create(struct core *c, struct core_request *req)
 {
     uint64_t seq;
-    if (controller_create_job(&c->ctl, req->job, &seq, &req->status) != 0)
+    if (controller_companions_check(&c->ctl, req->job, &req->status) != 0 ||
+        controller_create_job(&c->ctl, req->job, &seq, &req->status) != 0)
         return;
     struct job *job = req->job;
     req->job = NULL; /* the cluster owns it now */
+    controller_companions_for_job(&c->ctl, job);
     c->kick = true;
     core_answer(req, 201, render(req, job), seq);
 }

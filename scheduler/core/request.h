@@ -56,6 +56,31 @@ enum core_op {
     CORE_RECORD_PUT,    /* an objects row (kind, "" namespace or ns, name, json) and its event */
     CORE_RECORD_DELETE, /* the objects row removed, and its event */
     CORE_RECORD_EVENT,  /* an event alone (audit): posted with core_post_event, never waited for */
+    /* Companions (scheduler/controller/companions.h); req->ns and req->name name one. */
+    CORE_COMPANION_LIST, /* req->ns NULL: every visible namespace */
+    CORE_COMPANION_GET,
+    CORE_COMPANION_CREATE, /* req->companion.job, .type, .task (NULL: the first), .index: 201 */
+    CORE_COMPANION_DELETE, /* stopped, Cleaned, then gone */
+    CORE_COMPANION_TARGET, /* the proxy's: req->companion_target (200), or 404 */
+    CORE_COMPANION_TOUCH,  /* the proxy carried traffic at req->companion.touch_ms: core_post_touch */
+};
+
+/* What CORE_COMPANION_* take. */
+struct core_companion_args {
+    const char *job, *type, *task;
+    int32_t index;
+    int64_t touch_ms;
+};
+
+/* Where a companion is, for the proxy (gateway/proxy/proxy.h's proxy_target). */
+#define CORE_COMPANION_MAX_HEADERS 8
+#define CORE_COMPANION_HEADER_MAX 512
+struct core_companion_target {
+    int port;
+    char phase[16];
+    bool strip_prefix;
+    int nheaders;
+    char headers[CORE_COMPANION_MAX_HEADERS][CORE_COMPANION_HEADER_MAX];
 };
 
 /* What CORE_RECORD_* record: the objects row's kind (and the event's), the event's reason and
@@ -87,9 +112,10 @@ struct core_request {
     /* The namespaces the caller may see (its principal's): lists across namespaces show only
      * these. NULL: every namespace. */
     const struct namespace_set *visible;
-    struct core_record record; /* CORE_RECORD_* */
-    struct job *job;           /* CORE_JOB_CREATE: taken by the core when the answer is 201 */
-    void *object;              /* queue, priority class or quota to create/update: taken on success */
+    struct core_record record;            /* CORE_RECORD_* */
+    struct core_companion_args companion; /* CORE_COMPANION_* */
+    struct job *job;                      /* CORE_JOB_CREATE: taken by the core when the answer is 201 */
+    void *object;                         /* queue, priority class or quota to create/update: taken on success */
     /* labelSelector "k=v,k2=v2" already split (equality only) */
     int nselectors;
     const char *selector_key[CORE_MAX_SELECTORS];
@@ -114,12 +140,13 @@ struct core_request {
     /* The answer. */
     int http_code; /* 200 or 201 on success; 0 when status says what failed */
     struct api_status status;
-    json_t *body;                     /* the caller owns it */
-    char *log_path;                   /* CORE_POD_LOG: absolute path of the log file (caller frees) */
-    char *text;                       /* CORE_METRICS: Prometheus text exposition lines (caller frees) */
-    uint64_t durable_seq;             /* answer only once the store has committed up to this */
-    bool more;                        /* a list page: items follow `page_end` */
-    struct core_list_cursor page_end; /* the page's last item, when more */
+    json_t *body;                                  /* the caller owns it */
+    char *log_path;                                /* CORE_POD_LOG: absolute path of the log file (caller frees) */
+    char *text;                                    /* CORE_METRICS: Prometheus text exposition lines (caller frees) */
+    uint64_t durable_seq;                          /* answer only once the store has committed up to this */
+    struct core_companion_target companion_target; /* CORE_COMPANION_TARGET */
+    bool more;                                     /* a list page: items follow `page_end` */
+    struct core_list_cursor page_end;              /* the page's last item, when more */
 
     /* Private to the mailbox. */
     bool posted; /* core_post_event's: freed by the core, nobody waits */

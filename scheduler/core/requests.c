@@ -246,6 +246,12 @@ void core_handle_request(struct core *c, struct core_request *req)
     case CORE_RECORD_PUT:
     case CORE_RECORD_DELETE:
     case CORE_RECORD_EVENT: core_handle_record(c, req); break;
+    case CORE_COMPANION_LIST:
+    case CORE_COMPANION_GET:
+    case CORE_COMPANION_CREATE:
+    case CORE_COMPANION_DELETE:
+    case CORE_COMPANION_TARGET:
+    case CORE_COMPANION_TOUCH: core_handle_companion_request(c, req); break;
     default: core_handle_object_request(c, req); break;
     }
 }

@@ -393,13 +393,13 @@ static void errors_name_the_request_fields(void)
 
     adapt(
         "{\"framework\":\"pytorch\",\"command\":[\"x\"],\"workers\":0,\"ps\":2,\"minAvailable\":1,"
-        "\"companions\":[\"jupyter\",\"vscode\",\"jupyter\"]}",
+        "\"companions\":[\"jupyter\",\"VS_Code\",\"jupyter\"]}",
         INTAKE_JSON, &a);
     CHECK(a.rc != 0);
     CHECK_CONTAINS(cause_message(&a.st, "workers"), "Invalid value: 0: must be between 1 and 100000");
     CHECK_CONTAINS(cause_message(&a.st, "ps"), "Forbidden: only for framework tensorflow, not pytorch");
     CHECK_CONTAINS(cause_message(&a.st, "minAvailable"), "Forbidden: only for framework batch");
-    CHECK_CONTAINS(cause_message(&a.st, "companions[1]"), "Unsupported value: \"vscode\"");
+    CHECK_CONTAINS(cause_message(&a.st, "companions[1]"), "Invalid value: \"VS_Code\": a lowercase RFC 1123 label");
     CHECK_CONTAINS(cause_message(&a.st, "companions[2]"), "Duplicate value: \"jupyter\"");
     adapted_free(&a);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "adapters/dialects/training/training.h"
+#include "adapters/intake/meta_limits.h"
 #include "common/sbuf.h"
 #include "common/strv.h"
 #include "model/resource.h"
@@ -49,8 +50,6 @@ static const char *const known_fields[] = {
     "autoMemoryScale",
     NULL,
 };
-
-static const char *const companion_names[] = {"jupyter", "tensorboard", "code-server", "wetty", NULL};
 
 static bool in_list(const char *s, const char *const *list)
 {
@@ -286,11 +285,12 @@ static bool read_companions(struct fields *f, const json_t *req, struct training
         bool dup = false;
         for (size_t j = 0; j < i && !dup; j++)
             dup = strcmp(list[i], list[j]) == 0;
-        if (!in_list(list[i], companion_names)) {
-            field_error_at_index(f, arr, i, path, "FieldValueNotSupported",
-                                 "Unsupported value: \"%s\": supported values: \"jupyter\", \"tensorboard\", "
-                                 "\"code-server\", \"wetty\"",
-                                 list[i]);
+        const char *why[4];
+        char buf[128];
+        /* a type's name; whether the server has that type is the core's to say (a 422 naming the
+         * caldera.io/companions annotation and the type) */
+        if (meta_dns1123_label_problems(list[i], why, buf, sizeof buf) > 0) {
+            field_error_at_index(f, arr, i, path, "FieldValueInvalid", "Invalid value: \"%s\": %s", list[i], why[0]);
             ok = false;
         } else if (dup) {
             field_error_at_index(f, arr, i, path, "FieldValueDuplicate", "Duplicate value: \"%s\"", list[i]);

@@ -50,8 +50,9 @@
  *                    (RestartPod), and with maxRetry 0 a failure just stays (the job ends Failed).
  *   minAvailable     batch only: replicas that must start together (default 1); the distributed
  *                    frameworks are gangs of every replica (ray: head and workers).
- *   companions       [jupyter, tensorboard, code-server, wetty]: recorded on the Volcano Job as the
- *                    annotation caldera.io/companions (comma-joined); not started yet.
+ *   companions       [jupyter, tensorboard, code-server, terminal, or a type of --companions]: names of
+ *                    companion types, recorded on the Volcano Job as the annotation caldera.io/companions
+ *                    (comma-joined), which the core checks against its types (422) and starts.
  *
  * The task whose end is the job's end (pytorch master, tensorflow worker, mpi/horovod master, spark and
  * ray driver) completes the job (TaskCompleted -> CompleteJob); batch succeeds once every replica has
