@@ -1,4 +1,5 @@
-/* Companion processes, started with the runtime's spawner into the task's cgroup. */
+/* Companion processes, started with the runtime's spawner into the task's cgroup as the task's user:
+ * their tokens, ports, logs, signals and exits. */
 #include "runtime/companion.h"
 
 #include <errno.h>

@@ -1,4 +1,5 @@
-/* The probe thread (companion_probe.h). Targets are copied under the lock and probed without it. */
+/* The probe thread (companion_probe.h): readiness and activity read over HTTP with libcurl. Targets
+ * are copied under the lock and probed without it; results wait for the core to collect them. */
 #include "runtime/companion_probe.h"
 
 #include <curl/curl.h>

@@ -1,4 +1,5 @@
-/* The proxy's resolver over the core (core_resolver.h). */
+/* The proxy's resolver over the core (core_resolver.h): where a companion is comes from
+ * CORE_COMPANION_TARGET, its activity goes back as CORE_COMPANION_TOUCH, posted without waiting. */
 #include "gateway/proxy/core_resolver.h"
 
 #include <stdio.h>

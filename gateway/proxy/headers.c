@@ -1,4 +1,5 @@
-/* The proxy's pure parts: paths, queries, cookies, origins and the headers that cross (headers.h). */
+/* The proxy's pure parts (headers.h): paths, queries, cookies, origins, and which headers cross to
+ * the companion and back. */
 #include "gateway/proxy/headers.h"
 
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* Activity: the resolver's touched() called at most once a second per companion while traffic flows. */
+/* Activity: the resolver's touched() called at most once a second per companion while traffic flows,
+ * from HTTP answers and WebSocket tunnels alike. */
 #ifndef CALDERA_PROXY_TOUCH_H
 #define CALDERA_PROXY_TOUCH_H
 

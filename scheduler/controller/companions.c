@@ -1,4 +1,5 @@
-/* Companions: the core's table of Companion objects and their lifecycle (companions.h). */
+/* Companions (companions.h): the core's table of Companion objects and their lifecycle, from Pending
+ * through Starting and Ready to Cleaned, recorded at every phase. */
 #include "scheduler/controller/companions.h"
 
 #include <signal.h>

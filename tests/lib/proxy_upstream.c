@@ -1,4 +1,5 @@
-/* The proxy's test companion and in-process gateway (proxy_upstream.h). */
+/* The proxy's test companion and an in-process gateway (proxy_upstream.h): an upstream that echoes,
+ * streams 100 MiB and answers WebSocket upgrades, behind a gateway with a stub resolver. */
 #include "tests/lib/proxy_upstream.h"
 
 #include <arpa/inet.h>

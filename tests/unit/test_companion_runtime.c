@@ -74,6 +74,16 @@ static void a_spawned_companion_logs_and_is_signalled(void)
     CHECK(p.pid > 0 && p.pidfd >= 0 && p.start_ticks > 0);
     int status;
     CHECK(!companion_exited(&p, &status));
+    char *data = NULL; /* its output reaches the log before it is signalled (bounded: 5 s) */
+    for (int i = 0; i < 500 && (!data || !strstr(data, "started")); i++) {
+        free(data);
+        data = NULL;
+        read_file(log, 1 << 16, &data, NULL);
+        if (!data || !strstr(data, "started"))
+            usleep(10000);
+    }
+    CHECK_CONTAINS(data, "started");
+    free(data);
     struct companion_proc stale = {.pid = p.pid, .pidfd = -1, .start_ticks = p.start_ticks + 1};
     CHECK(!companion_signal(&stale, SIGKILL)); /* another start time: another process */
     CHECK(companion_signal(&p, SIGTERM));
@@ -86,15 +96,6 @@ static void a_spawned_companion_logs_and_is_signalled(void)
     CHECK(exited);
     CHECK_INT(status, 128 + SIGTERM);
     companion_release(&p);
-    char *data = NULL;
-    for (int i = 0; i < 100 && (!data || !strstr(data, "started")); i++) {
-        free(data);
-        data = NULL;
-        read_file(log, 1 << 16, &data, NULL);
-        usleep(10000);
-    }
-    CHECK_CONTAINS(data, "started");
-    free(data);
     unlink(log);
     snprintf(log, sizeof log, "%s/companions", dir);
     rmdir(log);
