@@ -13,6 +13,9 @@
 #define DEBUG_SESSION_ANNOTATION "caldera.io/debug-session"
 /* The one task, and what its container runs: a real process that holds the resources until killed. */
 #define DEBUG_TASK "session"
+/* The Volcano Job's reason when the controller ended the session because every companion was idle
+ * (scheduler/controller/sessions.c); the session's status says Idle. */
+#define DEBUG_IDLE_JOB_REASON "SessionIdle"
 #define DEBUG_DEFAULT_DEADLINE_S (8 * 3600)
 #define DEBUG_MAX_DEADLINE_S (7 * 24 * 3600)
 

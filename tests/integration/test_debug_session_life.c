@@ -1,0 +1,154 @@
+/* How a debug session ends, on a real server: at its deadline (DeadlineExceeded), when every companion
+ * was idle past its idle timeout (Idle), when deleted (gone; Deleted in its history); and how a PATCH
+ * or PUT extends it (its deadline moves, the pod outlives the old one) and refuses any other change. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/lib/job_client.h"
+#include "tests/lib/server.h"
+#include "tests/lib/test.h"
+
+#define SESSIONS "/apis/caldera.io/v1/namespaces/default/debugsessions"
+#define PODS "/api/v1/namespaces/default/pods"
+#define EVENTS "/api/v1/namespaces/default/events"
+#define HISTORY "/apis/caldera.io/v1/namespaces/default/jobs"
+#define MERGE "application/merge-patch+json"
+#define WAIT_MS 30000
+#define READY_MS 90000
+
+#define COMPANIONS_FILE     \
+    "companions:\n"         \
+    "  terminal:\n"         \
+    "    idleTimeout: 2s\n" \
+    "    activity: proxy\n"
+
+static struct test_server server;
+static bool server_up;
+static char companions_file[] = "/tmp/caldera-ds-life-XXXXXX";
+
+static void remove_file(void) { unlink(companions_file); }
+
+/* One server for every case, its terminal idle after 2 s. */
+static bool start(void)
+{
+    if (server_up)
+        return true;
+    int fd = mkstemp(companions_file);
+    if (fd < 0 || write(fd, COMPANIONS_FILE, strlen(COMPANIONS_FILE)) != (ssize_t)strlen(COMPANIONS_FILE))
+        return false;
+    close(fd);
+    atexit(remove_file);
+    static const char *args[] = {"--nodes",
+                                 "tests/integration/data/nodes.yaml",
+                                 "--shutdown-grace",
+                                 "2",
+                                 "--companion-ports",
+                                 "44100-44199",
+                                 "--companions",
+                                 companions_file,
+                                 NULL};
+    server_up = server_start(&server, NULL, args) == 0;
+    return server_up;
+}
+
+static const char *str_at(json_t *v, const char *path) { return json_string_value(server_json_at(v, path)); }
+
+static json_t *get(const char *path, long *code) { return server_request(&server, "GET", path, NULL, NULL, code); }
+
+/* Posts a session named name with its companions and duration; the answer's code. */
+static long post(const char *name, const char *companions, const char *duration)
+{
+    char yaml[512];
+    snprintf(yaml, sizeof yaml,
+             "apiVersion: caldera.io/v1\nkind: DebugSession\nmetadata:\n  name: %s\n"
+             "spec:\n  resources: {cpu: \"1\", memory: 256Mi}\n  companions: [%s]\n  duration: %s\n",
+             name, companions, duration);
+    long code = 0;
+    json_decref(server_request(&server, "POST", SESSIONS, yaml, "application/yaml", &code));
+    return code;
+}
+
+/* Whether an event of kind/name has reason (and a message holding want, when not NULL). */
+static bool has_event(const char *kind, const char *name, const char *reason, const char *want)
+{
+    json_t *list = get(EVENTS, NULL);
+    bool found = false;
+    size_t i;
+    json_t *ev;
+    json_array_foreach(json_object_get(list, "items"), i, ev)
+    {
+        const char *k = str_at(ev, "involvedObject.kind"), *n = str_at(ev, "involvedObject.name"),
+                   *r = str_at(ev, "reason"), *m = str_at(ev, "message");
+        if (k && n && r && strcmp(k, kind) == 0 && strcmp(n, name) == 0 && strcmp(r, reason) == 0 &&
+            (!want || (m && strstr(m, want))))
+            found = true;
+    }
+    json_decref(list);
+    return found;
+}
+
+static void deadline_ends_it_with_deadline_exceeded(void)
+{
+    REQUIRE(start());
+    REQUIRE(post("brief", "jupyter", "3s") == 201); /* its idle timeout is long */
+    CHECK(server_wait_field(&server, SESSIONS "/brief", "status.phase", "Running", WAIT_MS) == 0);
+    CHECK(server_wait_field(&server, SESSIONS "/brief", "status.phase", "Ended", WAIT_MS) == 0);
+    long code = 0;
+    json_t *obj = get(SESSIONS "/brief", &code);
+    CHECK_STR(str_at(obj, "status.reason"), "DeadlineExceeded");
+    CHECK_STR(str_at(obj, "status.jobPhase"), "Failed");
+    json_decref(obj);
+    json_t *job = get(JOBS "/brief", &code);
+    CHECK_STR(str_at(job, "status.state.reason"), "DeadlineExceeded");
+    json_decref(job);
+    CHECK(has_event("Job", "brief", "DeadlineExceeded", NULL));
+    json_decref(server_request(&server, "DELETE", SESSIONS "/brief", NULL, NULL, &code));
+}
+
+static void idle_companions_end_it_with_idle(void)
+{
+    REQUIRE(start());
+    REQUIRE(post("lazy", "terminal", "1h") == 201);
+    CHECK(server_wait_field(&server, "/apis/caldera.io/v1/namespaces/default/companions/lazy-terminal", "status.phase",
+                            "Ready", READY_MS) == 0);
+    CHECK(server_wait_field(&server, SESSIONS "/lazy", "status.phase", "Ended", WAIT_MS) == 0);
+    long code = 0;
+    json_t *obj = get(SESSIONS "/lazy", &code);
+    CHECK_STR(str_at(obj, "status.reason"), "Idle");
+    CHECK_CONTAINS(str_at(obj, "status.message"), "SessionIdle: every companion idle");
+    CHECK_CONTAINS(str_at(obj, "status.message"), "terminal 2s");
+    CHECK_STR(str_at(obj, "status.jobPhase"), "Terminated");
+    json_decref(obj);
+    CHECK(has_event("Job", "lazy", "SessionIdle", "every companion idle"));
+    /* the history keeps it */
+    json_t *hist = get(HISTORY "/lazy/history", &code);
+    CHECK_INT(code, 200);
+    char *text = json_dumps(hist, 0);
+    CHECK_CONTAINS(text, "SessionIdle");
+    free(text);
+    json_decref(hist);
+    json_decref(server_request(&server, "DELETE", SESSIONS "/lazy", NULL, NULL, &code));
+}
+
+/* Kubernetes' way: a deleted object is gone (404); its history says Deleted. */
+static void a_deleted_session_is_gone_and_its_history_says_deleted(void)
+{
+    REQUIRE(start());
+    REQUIRE(post("gone", "terminal", "1h") == 201);
+    CHECK(server_wait_field(&server, SESSIONS "/gone", "status.phase", "Running", WAIT_MS) == 0);
+    long code = 0;
+    json_decref(server_request(&server, "DELETE", SESSIONS "/gone", NULL, NULL, &code));
+    CHECK_INT(code, 200);
+    CHECK(server_wait_field(&server, SESSIONS "/gone", "code", "404", WAIT_MS) == 0);
+    json_t *hist = get(HISTORY "/gone/history", &code);
+    CHECK_INT(code, 200);
+    char *text = json_dumps(hist, 0);
+    CHECK_CONTAINS(text, "Deleted");
+    free(text);
+    json_decref(hist);
+}
+
+TEST_MAIN(TEST_CASE(deadline_ends_it_with_deadline_exceeded), TEST_CASE(idle_companions_end_it_with_idle),
+          TEST_CASE(a_deleted_session_is_gone_and_its_history_says_deleted))
