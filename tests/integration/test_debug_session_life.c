@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/lib/job_client.h"
@@ -132,6 +133,81 @@ static void idle_companions_end_it_with_idle(void)
     json_decref(server_request(&server, "DELETE", SESSIONS "/lazy", NULL, NULL, &code));
 }
 
+/* The session's deadline as its status gives it, in ms since the epoch (0: none). */
+static int64_t deadline_ms(void)
+{
+    json_t *obj = get(SESSIONS "/long", NULL);
+    const char *text = str_at(obj, "status.deadline");
+    struct tm tm = {0};
+    int64_t ms = 0;
+    if (text && strptime(text, "%Y-%m-%dT%H:%M:%S", &tm))
+        ms = (int64_t)timegm(&tm) * 1000;
+    json_decref(obj);
+    return ms;
+}
+
+static void patch_extends_a_running_session(void)
+{
+    REQUIRE(start());
+    REQUIRE(post("long", "jupyter", "4s") == 201);
+    CHECK(server_wait_field(&server, SESSIONS "/long", "status.phase", "Running", WAIT_MS) == 0);
+    int64_t before = deadline_ms();
+    CHECK(before > 0);
+    long code = 0;
+    json_t *obj = server_request(&server, "PATCH", SESSIONS "/long", "{\"spec\":{\"duration\":\"1h\"}}", MERGE, &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(str_at(obj, "spec.duration"), "1h");
+    CHECK(server_json_at(obj, "spec.activeDeadlineSeconds") == NULL);
+    json_decref(obj);
+    int64_t after = deadline_ms();
+    CHECK(after - before == 3596 * 1000);
+    /* past the old deadline it still runs */
+    sleep(6);
+    obj = get(SESSIONS "/long", &code);
+    CHECK_STR(str_at(obj, "status.phase"), "Running");
+    json_decref(obj);
+    json_t *pod = get(PODS "/long-session-0", &code);
+    CHECK_STR(str_at(pod, "status.phase"), "Running");
+    CHECK_INT(json_integer_value(server_json_at(pod, "spec.activeDeadlineSeconds")), 3600);
+    json_decref(pod);
+    CHECK(has_event("Job", "long", "Updated", "from 4s to 3600s"));
+
+    /* a PUT of the object read back may change it too; activeDeadlineSeconds this time */
+    obj = get(SESSIONS "/long", &code);
+    json_object_del(json_object_get(obj, "spec"), "duration");
+    json_object_set_new(json_object_get(obj, "spec"), "activeDeadlineSeconds", json_integer(7200));
+    char *text = json_dumps(obj, 0);
+    json_decref(obj);
+    obj = server_request(&server, "PUT", SESSIONS "/long", text, NULL, &code);
+    free(text);
+    CHECK_INT(code, 200);
+    CHECK_INT(json_integer_value(server_json_at(obj, "spec.activeDeadlineSeconds")), 7200);
+    json_decref(obj);
+    CHECK(deadline_ms() - before == 7196 * 1000);
+
+    /* anything else is immutable: 422 naming the field */
+    json_t *st = server_request(&server, "PATCH", SESSIONS "/long", "{\"spec\":{\"resources\":{\"cpu\":\"4\"}}}", MERGE,
+                                &code);
+    CHECK_INT(code, 422);
+    CHECK_STR(str_at(st, "details.causes.0.field"), "spec.resources");
+    CHECK_CONTAINS(str_at(st, "details.causes.0.message"), "field is immutable");
+    json_decref(st);
+    st = server_request(&server, "PATCH", SESSIONS "/long", "{\"spec\":{\"duration\":\"30d\"}}", MERGE, &code);
+    CHECK_INT(code, 422);
+    CHECK_STR(str_at(st, "details.causes.0.field"), "spec.duration");
+    json_decref(st);
+    json_decref(server_request(&server, "PATCH", SESSIONS "/long", "{\"spec\":{}}", "application/json", &code));
+    CHECK_INT(code, 415);
+
+    /* a deadline already past ends it at once, DeadlineExceeded */
+    obj = server_request(&server, "PATCH", SESSIONS "/long", "{\"spec\":{\"activeDeadlineSeconds\":1}}", MERGE, &code);
+    CHECK_INT(code, 200);
+    json_decref(obj);
+    CHECK(server_wait_field(&server, SESSIONS "/long", "status.phase", "Ended", WAIT_MS) == 0);
+    CHECK(server_wait_field(&server, SESSIONS "/long", "status.reason", "DeadlineExceeded", WAIT_MS) == 0);
+    json_decref(server_request(&server, "DELETE", SESSIONS "/long", NULL, NULL, &code));
+}
+
 /* Kubernetes' way: a deleted object is gone (404); its history says Deleted. */
 static void a_deleted_session_is_gone_and_its_history_says_deleted(void)
 {
@@ -151,4 +227,4 @@ static void a_deleted_session_is_gone_and_its_history_says_deleted(void)
 }
 
 TEST_MAIN(TEST_CASE(deadline_ends_it_with_deadline_exceeded), TEST_CASE(idle_companions_end_it_with_idle),
-          TEST_CASE(a_deleted_session_is_gone_and_its_history_says_deleted))
+          TEST_CASE(patch_extends_a_running_session), TEST_CASE(a_deleted_session_is_gone_and_its_history_says_deleted))

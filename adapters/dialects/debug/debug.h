@@ -27,4 +27,9 @@ extern const struct dialect debug_session_dialect;
  * [{type, name: "<job>-<type>", url: "/proxy/<ns>/<job>-<type>/"}]. */
 json_t *debug_render_status(const json_t *source, const json_t *volcano_job);
 
+/* The dialect's update (update.c): only spec.duration or spec.activeDeadlineSeconds may change (one of
+ * them; a merge patch of the one the stored object lacks replaces the other); *out says the new
+ * deadline in seconds when it moved. Anything else that differs: 422, a cause naming the field. */
+int debug_update(const json_t *stored, json_t *updated, struct dialect_change *out, struct api_status *st);
+
 #endif
