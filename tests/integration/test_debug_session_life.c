@@ -226,5 +226,47 @@ static void a_deleted_session_is_gone_and_its_history_says_deleted(void)
     json_decref(hist);
 }
 
+/* jobctl debug --extend NAME --for D; the extension outlives a restart of the server. */
+static void jobctl_extends_and_a_restart_keeps_it(void)
+{
+    REQUIRE(start());
+    REQUIRE(post("kept", "jupyter", "1h") == 201);
+    CHECK(server_wait_field(&server, SESSIONS "/kept", "status.phase", "Running", WAIT_MS) == 0);
+    char *out = NULL, *err = NULL;
+    const char *const args[] = {"debug", "--extend", "kept", "--for", "3h", NULL};
+    CHECK_INT(server_jobctl(&server, args, &out, &err), 0);
+    CHECK_CONTAINS(out, "debugsession.caldera.io/kept extended: duration 3h, deadline ");
+    free(out);
+    free(err);
+    const char *const bare[] = {"debug", "--extend", "kept", NULL};
+    CHECK_INT(server_jobctl(&server, bare, &out, &err), 2);
+    CHECK_CONTAINS(err, "--for");
+    free(out);
+    free(err);
+    REQUIRE(server_stop(&server) == 0);
+    server_up = false;
+    static const char *args2[] = {"--nodes",
+                                  "tests/integration/data/nodes.yaml",
+                                  "--shutdown-grace",
+                                  "2",
+                                  "--companion-ports",
+                                  "44100-44199",
+                                  "--companions",
+                                  companions_file,
+                                  NULL};
+    REQUIRE(server_start(&server, server.data_dir, args2) == 0);
+    server_up = true;
+    long code = 0;
+    json_t *obj = get(SESSIONS "/kept", &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(str_at(obj, "spec.duration"), "3h");
+    json_decref(obj);
+    json_t *job = get(JOBS "/kept", &code);
+    CHECK_INT(json_integer_value(server_json_at(job, "spec.tasks.0.template.spec.activeDeadlineSeconds")), 10800);
+    json_decref(job);
+    json_decref(server_request(&server, "DELETE", SESSIONS "/kept", NULL, NULL, &code));
+}
+
 TEST_MAIN(TEST_CASE(deadline_ends_it_with_deadline_exceeded), TEST_CASE(idle_companions_end_it_with_idle),
-          TEST_CASE(patch_extends_a_running_session), TEST_CASE(a_deleted_session_is_gone_and_its_history_says_deleted))
+          TEST_CASE(patch_extends_a_running_session), TEST_CASE(a_deleted_session_is_gone_and_its_history_says_deleted),
+          TEST_CASE(jobctl_extends_and_a_restart_keeps_it))
