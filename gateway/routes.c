@@ -220,6 +220,14 @@ const struct route gateway_routes[] = {
      E_CREATE}},
     {"GET", DIALECT "/namespaces/{ns}/{plural}/{name}", handle_dialect_get, {"readNamespaced{kind}", "read a {kind}",
      OQ_PRETTY | OQ_AS, NULL, 200, "{kind}", NULL, E_READ}},
+    {"PUT", DIALECT "/namespaces/{ns}/{plural}/{name}", handle_dialect_update, {"replaceNamespaced{kind}",
+     "replace a {kind}: only what its kind lets change (a DebugSession's spec.duration or "
+     "spec.activeDeadlineSeconds: its deadline moves, counted from its start); anything else is 422",
+     OQ_PRETTY | OQ_AS, "{kind}", 200, "{kind}", NULL, E_UPDATE}},
+    {"PATCH", DIALECT "/namespaces/{ns}/{plural}/{name}", handle_dialect_patch, {"patchNamespaced{kind}",
+     "change a {kind} by a JSON merge patch (application/merge-patch+json): only what its kind lets change (a "
+     "DebugSession's spec.duration or spec.activeDeadlineSeconds); anything else is 422",
+     OQ_PRETTY | OQ_AS, "{kind}", 200, "{kind}", NULL, E_UPDATE}},
     {"DELETE", DIALECT "/namespaces/{ns}/{plural}/{name}", handle_dialect_delete, {"deleteNamespaced{kind}",
      "delete a {kind}", OQ_PRETTY | OQ_AS, NULL, 200, "Status", NULL, E_DELETE}},
     {NULL, NULL, NULL, {NULL}},

@@ -37,7 +37,7 @@ static const char
 static const char *const sql_job_spec =
     "UPDATE jobs SET spec_json = ?2, resource_version = ?3, status_json = coalesce(?4, status_json),"
     " phase = " PHASE_OF("coalesce(?4, status_json)") ", queue = " QUEUE_OF("?2") ", ttl_s = " TTL_OF(
-        "?2") " WHERE uid = ?1";
+        "?2") ", source_json = coalesce(?5, source_json) WHERE uid = ?1";
 /* A job's tasks from its spec (?2), by SQLite's JSON functions on the writer: no JSON tree is built
  * in C. A task without minAvailable has replicas (Volcano's default); a name repeated keeps the last.
  * A spec that is not JSON gives no tasks rather than a commit that fails for ever. */
@@ -218,6 +218,10 @@ static int update_job_spec(sqlite3_stmt *stmt, const struct journal_entry *e)
         bind_text(stmt, 4, e->status_json);
     else
         sqlite3_bind_null(stmt, 4);
+    if (e->source_json)
+        bind_text(stmt, 5, e->source_json);
+    else
+        sqlite3_bind_null(stmt, 5);
     return store_stmt_run(stmt);
 }
 

@@ -99,7 +99,8 @@ struct journal_entry {
     int64_t created_ms;
     char *spec_json;   /* JOB_CREATE, JOB_SPEC (its spec.tasks[] also become the tasks rows) */
     char *status_json; /* JOB_CREATE, JOB_STATUS */
-    char *source_json; /* JOB_CREATE: the object as posted in another dialect, NULL for a Volcano Job */
+    char *source_json; /* JOB_CREATE: the object as posted in another dialect, NULL for a Volcano Job; JOB_SPEC:
+                          the object as changed (a DebugSession's extension), NULL when unchanged */
     /* ATTEMPT_* ops */
     struct journal_attempt attempt;
     /* QUEUE_PUT, QUEUE_DELETE */

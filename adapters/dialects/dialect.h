@@ -34,6 +34,12 @@ struct dialect_translation {
     struct dialect_path_map maps[DIALECT_MAX_PATH_MAPS];
 };
 
+/* What an update of a dialect's object changes in the job behind it. */
+struct dialect_change {
+    int64_t active_deadline_seconds; /* every pod's new activeDeadlineSeconds; 0: unchanged */
+    char what[160];                  /* the change in words, for the event ("spec.duration 8h -> 10h") */
+};
+
 struct dialect {
     const char *group;   /* "kubeflow.org" */
     const char *version; /* "v1" */
@@ -51,6 +57,12 @@ struct dialect {
      * runningSince, retryCount, taskStatusCount{task:{phase:{Pending:n,...}}}, pending/running/...).
      * source is the stored object. Returns a new object, or NULL for "no status" (out of memory). */
     json_t *(*render_status)(const json_t *source, const json_t *volcano_job);
+    /* A PUT (updated: the whole new object) or a merge PATCH (updated: the stored object with the patch
+     * applied) of an object of this dialect. Only what the dialect lets change may differ from stored;
+     * anything else is a 422 whose cause names the field ("field is immutable"). updated may be
+     * normalized here: it becomes the stored object. Returns 0 with *out, or -1 with the Status in st.
+     * NULL: the dialect's objects cannot be changed (405). */
+    int (*update)(const json_t *stored, json_t *updated, struct dialect_change *out, struct api_status *st);
     /* true: a POST is answered with the Volcano Job it became (the training request), not with the
      * object in its own shape. */
     bool answer_as_volcano;
@@ -90,6 +102,10 @@ void dialect_restate_status(const struct dialect *d, const struct intake_doc *do
 /* The object as its dialect shows it: the stored source with the Volcano Job's metadata (uid,
  * resourceVersion, creationTimestamp, namespace) and the dialect's status. A new reference, or NULL. */
 json_t *dialect_render(const struct dialect *d, const json_t *source, const json_t *volcano_job);
+
+/* RFC 7386 JSON merge patch: a new document, target with patch applied (null members remove, objects
+ * merge, anything else replaces). NULL when memory runs out. */
+json_t *dialect_merge_patch(const json_t *target, const json_t *patch);
 
 /* For translators: appends a path map (silently ignored past DIALECT_MAX_PATH_MAPS). */
 void dialect_map_path(struct dialect_translation *t, const char *volcano, const char *source);

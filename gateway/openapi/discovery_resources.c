@@ -10,7 +10,7 @@
 
 #define MAX_SEGMENTS 16
 
-static const char *const verb_words[API_VERB_COUNT] = {"create", "delete", "get", "list", "watch", "update"};
+static const char *const verb_words[API_VERB_COUNT] = {"create", "delete", "get", "list", "watch", "update", "patch"};
 
 const char *api_verb_word(unsigned verb)
 {
@@ -104,6 +104,8 @@ static unsigned verb_of(const struct route *r, const struct resource_path *p)
             return VERB_GET;
         if (strcmp(r->method, "PUT") == 0)
             return VERB_UPDATE;
+        if (strcmp(r->method, "PATCH") == 0)
+            return VERB_PATCH;
         return strcmp(r->method, "DELETE") == 0 ? VERB_DELETE : 0;
     }
     if (strcmp(r->method, "POST") == 0)
@@ -139,13 +141,19 @@ static struct api_resource *find(struct api_resource *out, int n, const char *gr
     return NULL;
 }
 
+/* A dialect's PUT and PATCH rows serve only a dialect with an update rule (a DebugSession's). */
+static bool dialect_route_serves(const struct route *r, const struct dialect *d)
+{
+    return d->update || (strcmp(r->method, "PUT") != 0 && strcmp(r->method, "PATCH") != 0);
+}
+
 /* Adds what route r (for dialect d, or NULL) says of its resource; returns the new count, or -1
  * when out is full. */
 static int add_route(const struct route *r, const struct dialect *d, struct api_resource *out, int n, int max)
 {
     char buf[512], name[2 * DISCOVERY_FIELD_MAX], kind[DISCOVERY_FIELD_MAX];
     struct resource_path p;
-    if (!read_path(r->pattern, d, buf, sizeof buf, &p))
+    if ((d && !dialect_route_serves(r, d)) || !read_path(r->pattern, d, buf, sizeof buf, &p))
         return n;
     unsigned verb = verb_of(r, &p);
     if (p.subresource && !verb)

@@ -16,8 +16,9 @@ enum api_verb {
     VERB_LIST = 1 << 3,
     VERB_WATCH = 1 << 4,
     VERB_UPDATE = 1 << 5,
+    VERB_PATCH = 1 << 6,
 };
-#define API_VERB_COUNT 6
+#define API_VERB_COUNT 7
 
 struct api_resource {
     char group[DISCOVERY_FIELD_MAX]; /* "" for the core group */

@@ -112,8 +112,10 @@ static json_t *path_parameters(const char *path)
     return params;
 }
 
-static json_t *body_content(const char *schema)
+static json_t *body_content(const struct route *r, const char *schema)
 {
+    if (strcmp(r->method, "PATCH") == 0) /* a JSON merge patch of the object */
+        return json_pack("{s:{s:o}}", "application/merge-patch+json", "schema", openapi_ref("schemas", schema));
     return json_pack("{s:{s:o}, s:{s:o}}", "application/json", "schema", openapi_ref("schemas", schema),
                      "application/yaml", "schema", openapi_ref("schemas", schema));
 }
@@ -200,9 +202,9 @@ static json_t *operation(const struct route *r, const struct dialect *d)
         json_decref(params);
     if (doc->body) {
         char body[128];
-        json_object_set_new(
-            obj, "requestBody",
-            json_pack("{s:b, s:o}", "required", 1, "content", body_content(expand(doc->body, d, body, sizeof body))));
+        json_object_set_new(obj, "requestBody",
+                            json_pack("{s:b, s:o}", "required", 1, "content",
+                                      body_content(r, expand(doc->body, d, body, sizeof body))));
     }
     json_object_set_new(obj, "responses", responses(r, d));
     if (access_public_pattern(r->pattern)) /* no token needed, even with --auth */
@@ -228,6 +230,12 @@ static int add_operation(json_t *paths, const struct route *r, const struct dial
     return json_object_set_new(item, method, operation(r, d));
 }
 
+/* A dialect's PUT and PATCH rows serve only a dialect with an update rule (a DebugSession's). */
+static bool dialect_route_serves(const struct route *r, const struct dialect *d)
+{
+    return d->update || (strcmp(r->method, "PUT") != 0 && strcmp(r->method, "PATCH") != 0);
+}
+
 static json_t *paths(const struct route *routes)
 {
     json_t *out = json_object();
@@ -237,7 +245,8 @@ static json_t *paths(const struct route *routes)
             continue;
         }
         for (const struct dialect *const *d = dialects; *d; d++)
-            add_operation(out, r, *d);
+            if (dialect_route_serves(r, *d))
+                add_operation(out, r, *d);
     }
     return out;
 }

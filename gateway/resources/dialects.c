@@ -1,6 +1,7 @@
 /* Jobs posted in other dialects at their own paths: /apis/{group}/{version}/namespaces/{ns}/{plural}
  * (pytorchjobs, rayjobs, sparkapplications, trainings...). `?as=volcano` shows the Volcano Job behind. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "adapters/dialects/dialect.h"
@@ -10,6 +11,7 @@
 #include "gateway/auth/request.h"
 #include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
+#include "gateway/router/router.h"
 #include "gateway/watch/watch.h"
 
 /* The dialect the path names (params: group, version, then the plural at index plural_at), or NULL
@@ -111,3 +113,87 @@ void handle_dialect_delete(struct http_req *req)
 {
     dialect_request(req, CORE_JOB_DELETE, req->params[2], req->params[4], 3);
 }
+
+/* Whether a GET of the path would be served by a fixed route (a path the server has). */
+static bool served_by_get(const struct http_req *req)
+{
+    size_t len = strlen(req->path) + 1;
+    char *scratch = malloc(len);
+    const char *params[HTTP_MAX_PARAMS];
+    int n = 0;
+    const struct route *found = NULL;
+    bool served = scratch &&
+                  route_find(req->gw->routes, "GET", req->path, scratch, params, &n, &found) == ROUTE_FOUND && found &&
+                  !route_is_dialect(found->pattern);
+    free(scratch);
+    return served;
+}
+
+/* PUT (the whole object, JSON or YAML) or PATCH (a JSON merge patch) of a dialect's object: what its
+ * dialect lets change (405 when nothing, 422 naming a field that may not). */
+static void dialect_change(struct http_req *req, bool patch)
+{
+    struct api_status st = {0};
+    if (!dialect_by_plural(req->params[0], req->params[1], req->params[3]) && served_by_get(req)) {
+        api_fail(&st, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+        http_respond_status(req, &st); /* a Volcano Job's PATCH, say: the generic row caught it */
+        return;
+    }
+    const struct dialect *d = path_dialect(req, 3);
+    bool as_volcano;
+    if (!d || read_view(req, &as_volcano) != 0)
+        return;
+    if (!d->update) {
+        api_fail(&st, 405, "MethodNotAllowed", "%s objects cannot be changed: delete it and submit it again", d->kind);
+        http_respond_status(req, &st);
+        return;
+    }
+    json_t *document = NULL;
+    if (patch) {
+        const char *ct = http_header(req, "Content-Type");
+        if (!ct || strncmp(ct, "application/merge-patch+json", 28) != 0) {
+            api_fail(&st, 415, "UnsupportedMediaType",
+                     "the body's Content-Type \"%s\" is not supported: a PATCH is a JSON merge patch "
+                     "(application/merge-patch+json)",
+                     ct ? ct : "");
+            http_respond_status(req, &st);
+            return;
+        }
+        json_error_t err;
+        document = json_loadb(req->body.data ? req->body.data : "", req->body.len, 0, &err);
+        if (!json_is_object(document)) {
+            json_decref(document);
+            api_fail(&st, 400, "BadRequest", "the merge patch is not a JSON object: %s", document ? "" : err.text);
+            http_respond_status(req, &st);
+            return;
+        }
+    } else {
+        struct intake in;
+        if (gateway_read_document(req, d->kind, &in, &st) != 0) {
+            http_respond_status(req, &st);
+            return;
+        }
+        document = json_incref(in.docs[0].root);
+        intake_free(&in);
+        const char *name = json_string_value(json_object_get(json_object_get(document, "metadata"), "name"));
+        if (!name || strcmp(name, req->params[4]) != 0) {
+            api_fail(&st, 400, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)",
+                     name ? name : "", req->params[4]);
+            json_decref(document);
+            http_respond_status(req, &st);
+            return;
+        }
+    }
+    struct core_request creq = {.op = CORE_JOB_UPDATE,
+                                .ns = req->params[2],
+                                .name = req->params[4],
+                                .dialect = d,
+                                .as_volcano = as_volcano,
+                                .document = document,
+                                .merge_patch = patch};
+    gateway_answer_core(req, &creq);
+    json_decref(document);
+}
+
+void handle_dialect_update(struct http_req *req) { dialect_change(req, false); }
+void handle_dialect_patch(struct http_req *req) { dialect_change(req, true); }

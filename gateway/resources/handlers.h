@@ -20,6 +20,9 @@ void handle_dialect_get(struct http_req *req);
 void handle_dialect_list(struct http_req *req);
 void handle_dialect_list_all(struct http_req *req);
 void handle_dialect_delete(struct http_req *req);
+/* PUT and PATCH (merge patch): what the dialect's update lets change (a DebugSession's deadline). */
+void handle_dialect_update(struct http_req *req);
+void handle_dialect_patch(struct http_req *req);
 
 /* history.c: caldera.io/v1 history */
 void handle_jobhistory_list(struct http_req *req);

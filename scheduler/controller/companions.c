@@ -726,6 +726,7 @@ void controller_companions_tick(struct controller *ctl)
     for (int i = 0; i < set->n;)
         if (!tick_one(ctl, set->items[i]))
             i++;
+    controller_sessions_idle(ctl);
 }
 
 void controller_companions_stop_all(struct controller *ctl, bool keep_tasks)

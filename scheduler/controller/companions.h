@@ -19,6 +19,7 @@
 
 #define COMPANIONS_ANNOTATION "caldera.io/companions"
 #define COMPANION_TASK_ANNOTATION "caldera.io/companion-task"
+#define SESSION_ANNOTATION "caldera.io/debug-session" /* "true": a DebugSession's job (sessions.c) */
 #define COMPANION_KIND "Companion"
 #define COMPANION_PORTS_DEFAULT_FIRST 42000
 #define COMPANION_PORTS_DEFAULT_LAST 42999
@@ -68,6 +69,9 @@ int controller_companions_init(struct controller *ctl, const struct companion_ty
 void controller_companions_free(struct controller *ctl);
 /* Every loop iteration (the core's); cheap without companions. */
 void controller_companions_tick(struct controller *ctl);
+/* sessions.c: a debug session's job whose every companion was Cleaned for idleness is terminated
+ * (reason SessionIdle); run by the tick. */
+void controller_sessions_idle(struct controller *ctl);
 /* The stop of the server: every companion killed (no companion outlives its server's tasks). */
 void controller_companions_stop_all(struct controller *ctl, bool keep_tasks);
 /* A Companion row of the objects table, at start-up. */

@@ -68,8 +68,9 @@ struct controller_timer {
     uint8_t event;  /* TIMER_ACTION: the enum job_event that armed it */
     int32_t task;   /* the target: a task and replica (flat), -1 when the whole job */
     int32_t flat;
-    int32_t version;  /* the job's version when armed: a kill of the job since makes it stale */
-    uint32_t attempt; /* TIMER_RESTART: the attempt whose exit it follows; TIMER_DEADLINE: the pod's born */
+    int32_t version;    /* the job's version when armed: a kill of the job since makes it stale */
+    uint32_t attempt;   /* TIMER_RESTART: the attempt whose exit it follows; TIMER_DEADLINE: the pod's born */
+    int64_t deadline_s; /* TIMER_DEADLINE: the activeDeadlineSeconds it was armed for (an extension re-arms) */
 };
 
 struct controller {
@@ -191,6 +192,13 @@ void controller_record_queue_command(struct controller *ctl, struct queue *q, co
  * replicas and minAvailable may change (422 otherwise); metadata.resourceVersion, when given,
  * must be the current one (409). Scales the job, raises JobUpdated. The caller keeps upd. */
 int controller_update_job(struct controller *ctl, struct job *job, struct job *upd, struct api_status *st);
+/* An update of the object a dialect's job was posted as (a DebugSession's PATCH): source (taken,
+ * also on failure) becomes the stored object; deadline_s > 0 gives every pod that activeDeadlineSeconds,
+ * counted from each running pod's start (a deadline already past ends it at once: DeadlineExceeded).
+ * Recorded as the job's event Updated (what says the change) with its spec and source. 409 when the
+ * job has finished. */
+int controller_update_source(struct controller *ctl, struct job *job, json_t *source, int64_t deadline_s,
+                             const char *what, struct api_status *st);
 /* DELETE of a pod: it stops (its grace period) and is created again Pending; PodEvicted is raised. */
 void controller_delete_pod(struct controller *ctl, struct job *job, int flat);
 

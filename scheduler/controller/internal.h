@@ -116,6 +116,11 @@ void job_arm_ttl(struct controller *ctl, struct job *job);
  * the target of RestartTask/RestartPod (-1: none); why goes into events and the status message. */
 void job_execute(struct controller *ctl, struct job *job, enum job_action action, int task, int flat, const char *why);
 
+/* Ends a Pending or Running job early by AbortJob, CompleteJob or TerminateJob (Volcano's kill), with a
+ * reason and message of its own ("SessionIdle") that the final phase keeps too; else nothing. */
+void job_end_early(struct controller *ctl, struct job *job, enum job_action action, const char *reason,
+                   const char *message);
+
 /* --- events.c: policies --------------------------------------------------------------------------- */
 
 /* An event about the job (flat -1) or one of its pods: the matching policy's action, now or after its

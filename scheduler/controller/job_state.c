@@ -210,6 +210,31 @@ static void sync_podgroup(struct controller *ctl, struct job *job)
         podgroup_set_phase(ctl, job, PG_RUNNING, "GangRunning");
 }
 
+/* A pod of the job failed at its activeDeadlineSeconds: the job's failure says so (Kubernetes' Job
+ * reason DeadlineExceeded). */
+static bool deadline_failed(const struct job *job)
+{
+    for (int32_t i = 0; i < job->total_replicas; i++)
+        if (job->replicas[i].phase == POD_FAILED && job->replicas[i].reason == TERM_DEADLINE)
+            return true;
+    return false;
+}
+
+/* Aborting, Completing or Terminating for a reason of its own (job_end_early's), not an action's name. */
+static bool ending_with_own_reason(const struct job *job)
+{
+    enum job_phase p = job->status.phase;
+    const char *r = job->status.reason;
+    if ((p != JOB_ABORTING && p != JOB_COMPLETING && p != JOB_TERMINATING) || !r)
+        return false;
+    static const enum job_action actions[] = {ACT_ABORT_JOB,   ACT_COMPLETE_JOB, ACT_TERMINATE_JOB,
+                                              ACT_RESTART_JOB, ACT_RESUME_JOB,   ACT_SYNC_JOB};
+    for (size_t i = 0; i < sizeof actions / sizeof *actions; i++)
+        if (strcmp(r, job_action_name(actions[i])) == 0)
+            return false;
+    return strcmp(r, "Sync") != 0;
+}
+
 void job_sync(struct controller *ctl, struct job *job)
 {
     if (job->deleted)
@@ -222,7 +247,15 @@ void job_sync(struct controller *ctl, struct job *job)
         enum job_phase next = next_phase(job, &why);
         if (next == job->status.phase)
             break;
-        job_set_phase(ctl, job, next, "Sync", why);
+        if (ending_with_own_reason(job)) { /* an early end's reason and message stay with the final phase */
+            char *reason = strdup(job->status.reason),
+                 *message = job->status.message ? strdup(job->status.message) : NULL;
+            job_set_phase(ctl, job, next, reason ? reason : "Sync", message ? message : why);
+            free(reason);
+            free(message);
+            continue;
+        }
+        job_set_phase(ctl, job, next, next == JOB_FAILED && deadline_failed(job) ? "DeadlineExceeded" : "Sync", why);
     }
     if (job_phase_final(job->status.phase))
         stop_leftovers(ctl, job);
@@ -405,5 +438,18 @@ void job_execute(struct controller *ctl, struct job *job, enum job_action action
             kill_job(ctl, job, RETAIN_SOFT, why);
         break;
     }
+    job_sync(ctl, job);
+}
+
+void job_end_early(struct controller *ctl, struct job *job, enum job_action action, const char *reason,
+                   const char *message)
+{
+    if (job->deleted || (job->status.phase != JOB_PENDING && job->status.phase != JOB_RUNNING))
+        return;
+    enum job_phase to = action == ACT_ABORT_JOB      ? JOB_ABORTING
+                        : action == ACT_COMPLETE_JOB ? JOB_COMPLETING
+                                                     : JOB_TERMINATING;
+    kill_job(ctl, job, RETAIN_SOFT, message);
+    job_set_phase(ctl, job, to, reason, message);
     job_sync(ctl, job);
 }

@@ -198,7 +198,8 @@ static void replica_launch(struct controller *ctl, struct job *job, int flat, co
                                      .task = task,
                                      .flat = flat,
                                      .version = job->status.version,
-                                     .attempt = r->born};
+                                     .attempt = r->born,
+                                     .deadline_s = ts->active_deadline_seconds};
         timer_arm(ctl, job, &t);
     }
     if (r->phase != POD_RUNNING)

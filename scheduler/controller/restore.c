@@ -370,7 +370,8 @@ static void rearm_deadlines(struct controller *ctl, struct job *job)
                                      .task = task,
                                      .flat = flat,
                                      .version = job->status.version,
-                                     .attempt = r->born};
+                                     .attempt = r->born,
+                                     .deadline_s = ads};
         timer_arm(ctl, job, &t);
     }
 }

@@ -11,7 +11,10 @@ static void fire(struct controller *ctl, struct job *job, const struct controlle
             job_execute(ctl, job, (enum job_action)t->action, t->task, t->flat, "the policy's timeout passed");
         break;
     case TIMER_RESTART: replica_restart_after_backoff(ctl, job, t->flat, t->attempt); break;
-    case TIMER_DEADLINE: replica_deadline_exceeded(ctl, job, t->flat, t->attempt); break;
+    case TIMER_DEADLINE: /* one armed for an activeDeadlineSeconds changed since is stale */
+        if (t->task >= 0 && t->task < job->ntasks && job->tasks[t->task].active_deadline_seconds == t->deadline_s)
+            replica_deadline_exceeded(ctl, job, t->flat, t->attempt);
+        break;
     case TIMER_TTL:
         if (job_phase_final(job->status.phase)) {
             log_info("job %s/%s: ttlSecondsAfterFinished (%d s) passed; deleting it", job->ns, job->name,

@@ -98,3 +98,42 @@ int controller_update_job(struct controller *ctl, struct job *job, struct job *u
     job_raise(ctl, job, EV_JOB_UPDATED, -1, false, 0);
     return 0;
 }
+
+int controller_update_source(struct controller *ctl, struct job *job, json_t *source, int64_t deadline_s,
+                             const char *what, struct api_status *st)
+{
+    cluster_assert_owner(ctl->cluster);
+    const char *phase = job_phase_name(job->status.phase);
+    if (job_phase_final(job->status.phase) || job->dormant) {
+        json_decref(source);
+        api_set_details(st, "jobs", "batch.volcano.sh", job->name);
+        return api_fail(st, 409, "Conflict", "job %s has finished (%s): it cannot be changed", job->name, phase);
+    }
+    if (deadline_s > 0 && volcano_job_set_deadline(job, deadline_s) != 0) {
+        json_decref(source);
+        return api_fail(st, 500, "InternalError", "out of memory");
+    }
+    json_decref(job->source);
+    job->source = source;
+    for (int32_t flat = 0; deadline_s > 0 && flat < job->total_replicas; flat++) {
+        const struct replica *r = &job->replicas[flat];
+        if (r->phase != POD_RUNNING || r->stopping)
+            continue;
+        struct controller_timer t = {.due_ms = r->start_ms + deadline_s * 1000,
+                                     .kind = TIMER_DEADLINE,
+                                     .task = job_task_of(job, flat),
+                                     .flat = flat,
+                                     .version = job->status.version,
+                                     .attempt = r->born,
+                                     .deadline_s = deadline_s};
+        timer_arm(ctl, job, &t); /* the one armed before is stale now */
+    }
+    struct journal_entry *e = record_event(ctl, JOURNAL_JOB_SPEC, job, "Job", job->name, phase, phase, "Updated",
+                                           "the job was updated: %s", what && *what ? what : "no change");
+    if (e) {
+        e->job_uid = strdup(job->uid);
+        e->spec_json = json_dumps(job->manifest, JSON_COMPACT);
+        e->source_json = json_dumps(job->source, JSON_COMPACT);
+    }
+    return 0;
+}

@@ -1,6 +1,7 @@
 /* Jobs through the API, on the core thread: create, get, list, update and delete, each in the view
  * the request asks for: the Volcano Job, or the dialect the job was posted in (a PyTorchJob). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "adapters/dialects/dialect.h"
@@ -102,6 +103,53 @@ static void job_delete(struct core *c, struct core_request *req)
     core_answer_deleted(req, resource_of(req), group_of(req), uid, seq);
 }
 
+/* metadata.resourceVersion, when the document gives one, must be the job's (409). */
+static int check_version(struct core_request *req, const struct job *job)
+{
+    const char *rv = json_string_value(json_object_get(json_object_get(req->document, "metadata"), "resourceVersion"));
+    if (!rv || !*rv || strtoull(rv, NULL, 10) == job->resource_version)
+        return 0;
+    api_set_details(&req->status, resource_of(req), group_of(req), job->name);
+    return api_fail(&req->status, 409, "Conflict",
+                    "Operation cannot be fulfilled on %s.%s \"%s\": the object has been modified; please apply your "
+                    "changes to the latest version and try again",
+                    resource_of(req), group_of(req), job->name);
+}
+
+/* A PUT or merge PATCH at a dialect's path: what the dialect's update lets change (405 when it lets
+ * nothing), applied to the job by the controller. */
+static void dialect_update(struct core *c, struct core_request *req, struct job *job)
+{
+    const struct dialect *d = req->dialect;
+    if (!d->update) {
+        api_fail(&req->status, 405, "MethodNotAllowed", "%s objects cannot be changed: delete it and submit it again",
+                 d->kind);
+        return;
+    }
+    if (check_version(req, job) != 0)
+        return;
+    json_t *updated = req->merge_patch ? dialect_merge_patch(job->source, req->document)
+                                       : json_deep_copy(req->document);
+    struct dialect_change change;
+    if (!updated) {
+        api_fail(&req->status, 500, "InternalError", "out of memory");
+        return;
+    }
+    if (d->update(job->source, updated, &change, &req->status) != 0) {
+        json_decref(updated);
+        return;
+    }
+    /* what is stored: the object as posted, with its new spec (metadata stays the stored one's) */
+    json_object_del(updated, "status");
+    json_object_set(updated, "metadata", json_object_get(job->source, "metadata"));
+    json_t *source = json_deep_copy(updated);
+    json_decref(updated);
+    if (controller_update_source(&c->ctl, job, source, change.active_deadline_seconds, change.what, &req->status) != 0)
+        return;
+    c->kick = true;
+    core_answer(req, 200, render(req, job), job->resource_version);
+}
+
 /* A PUT of the Volcano Job. A job posted in another dialect is that dialect's object: replacing its
  * Volcano Job would leave the object GET shows behind, so it is refused. */
 static void job_update(struct core *c, struct core_request *req)
@@ -109,6 +157,10 @@ static void job_update(struct core *c, struct core_request *req)
     struct job *job = find(c, req);
     if (!job)
         return;
+    if (req->dialect) {
+        dialect_update(c, req, job);
+        return;
+    }
     const struct dialect *d = job->source ? dialect_of_source(job->source) : NULL;
     if (d) {
         api_set_details(&req->status, "jobs", "batch.volcano.sh", job->name);

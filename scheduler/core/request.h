@@ -128,6 +128,10 @@ struct core_request {
     const struct dialect *dialect;
     bool as_volcano;
     bool as_manifest; /* CORE_JOB_GET: the manifest a real Volcano cluster accepts (volcano/manifest.h) */
+    /* CORE_JOB_UPDATE at a dialect's path: the new object (PUT), or a merge patch of the stored one
+     * (merge_patch: PATCH, application/merge-patch+json); the caller keeps it. */
+    json_t *document;
+    bool merge_patch;
     /* CORE_JOB_LIST, CORE_PODGROUP_LIST, CORE_POD_LIST: at most limit items (0: all), after `after`
      * when has_after. The answer sets more, and page_end (its last item) when more follow. */
     int32_t limit;

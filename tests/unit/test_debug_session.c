@@ -336,7 +336,71 @@ static void status_pending_running_ended(void)
     adapted_free(&a);
 }
 
-TEST_MAIN(TEST_CASE(one_task_holds_the_resources), TEST_CASE(deadline_default_duration_and_max),
-          TEST_CASE(generated_name_without_one), TEST_CASE(node_selector_and_tolerations_reach_the_pod),
-          TEST_CASE(every_error_names_its_field_and_line), TEST_CASE(bad_name_refused_on_its_line),
-          TEST_CASE(status_pending_running_ended))
+/* The update rule on a stored object: changes from `patch` (a JSON merge patch); rc, the new deadline,
+ * the first cause's field. */
+static int update_with(const char *stored_text, const char *patch_text, struct dialect_change *ch,
+                       struct api_status *st, json_t **out)
+{
+    json_t *stored = json_loads(stored_text, 0, NULL), *patch = json_loads(patch_text, 0, NULL);
+    json_t *updated = dialect_merge_patch(stored, patch);
+    memset(st, 0, sizeof *st);
+    int rc = debug_session_dialect.update(stored, updated, ch, st);
+    json_decref(stored);
+    json_decref(patch);
+    if (out)
+        *out = updated;
+    else
+        json_decref(updated);
+    return rc;
+}
+
+#define STORED                                                                               \
+    "{\"apiVersion\":\"caldera.io/"                                                          \
+    "v1\",\"kind\":\"DebugSession\",\"metadata\":{\"name\":\"s\",\"labels\":{\"a\":\"b\"}}," \
+    "\"spec\":{\"resources\":{\"cpu\":\"1\"},\"companions\":[\"jupyter\"],\"activeDeadlineSeconds\":28800}}"
+
+static void update_may_change_only_the_deadline(void)
+{
+    struct dialect_change ch;
+    struct api_status st;
+    json_t *out = NULL;
+    /* a duration replaces the stored activeDeadlineSeconds */
+    CHECK_INT(update_with(STORED, "{\"spec\":{\"duration\":\"10h\"}}", &ch, &st, &out), 0);
+    CHECK_INT(ch.active_deadline_seconds, 36000);
+    CHECK(json_object_get(json_object_get(out, "spec"), "activeDeadlineSeconds") == NULL);
+    CHECK_CONTAINS(ch.what, "28800s to 36000s");
+    json_decref(out);
+    CHECK_INT(update_with(STORED, "{\"spec\":{\"activeDeadlineSeconds\":60}}", &ch, &st, NULL), 0);
+    CHECK_INT(ch.active_deadline_seconds, 60);
+    /* no change, the server's own fields and the status ignored */
+    CHECK_INT(
+        update_with(STORED, "{\"metadata\":{\"uid\":\"x\",\"resourceVersion\":\"9\"},\"status\":{}}", &ch, &st, NULL),
+        0);
+    CHECK_INT(ch.active_deadline_seconds, 0);
+    /* anything else: 422 naming the field */
+    CHECK_INT(update_with(STORED, "{\"spec\":{\"resources\":{\"cpu\":\"2\"}}}", &ch, &st, NULL), -1);
+    CHECK_INT(st.code, 422);
+    CHECK_STR(st.causes[0].field, "spec.resources");
+    CHECK_CONTAINS(st.causes[0].message, "field is immutable");
+    CHECK_INT(update_with(STORED, "{\"spec\":{\"image\":\"x\"}}", &ch, &st, NULL), -1);
+    CHECK_STR(st.causes[0].field, "spec.image");
+    CHECK_INT(update_with(STORED, "{\"metadata\":{\"labels\":{\"a\":\"c\"}}}", &ch, &st, NULL), -1);
+    CHECK_STR(st.causes[0].field, "metadata.labels");
+    CHECK_INT(update_with(STORED, "{\"extra\":1}", &ch, &st, NULL), -1);
+    CHECK_STR(st.causes[0].field, "extra");
+    /* the deadline's own bounds */
+    CHECK_INT(update_with(STORED, "{\"spec\":{\"duration\":\"30d\"}}", &ch, &st, NULL), -1);
+    CHECK_STR(st.causes[0].field, "spec.duration");
+    CHECK_INT(update_with(STORED, "{\"spec\":{\"activeDeadlineSeconds\":0}}", &ch, &st, NULL), -1);
+    CHECK_STR(st.causes[0].field, "spec.activeDeadlineSeconds");
+    /* both changed at once: give one */
+    CHECK_INT(update_with(STORED, "{\"spec\":{\"duration\":\"1h\",\"activeDeadlineSeconds\":60}}", &ch, &st, NULL), -1);
+    CHECK_STR(st.causes[0].field, "spec.duration");
+    /* the other dialects change nothing */
+    CHECK(dialect_by_plural("kubeflow.org", "v1", "pytorchjobs")->update == NULL);
+}
+
+TEST_MAIN(TEST_CASE(update_may_change_only_the_deadline), TEST_CASE(one_task_holds_the_resources),
+          TEST_CASE(deadline_default_duration_and_max), TEST_CASE(generated_name_without_one),
+          TEST_CASE(node_selector_and_tolerations_reach_the_pod), TEST_CASE(every_error_names_its_field_and_line),
+          TEST_CASE(bad_name_refused_on_its_line), TEST_CASE(status_pending_running_ended))

@@ -32,7 +32,7 @@ static void unknown_paths_and_methods(void)
     const char *p[HTTP_MAX_PARAMS];
     int n;
     CHECK_INT(find("GET", "/api/v1/namespaces/x/secrets", p, &n), ROUTE_NO_PATH);
-    CHECK_INT(find("PATCH", "/apis/batch.volcano.sh/v1alpha1/namespaces/x/jobs/y", p, &n), ROUTE_WRONG_METHOD);
+    CHECK_INT(find("PATCH", "/api/v1/namespaces/x/pods/y", p, &n), ROUTE_WRONG_METHOD);
     CHECK_INT(find("GET", "/api/v1/namespaces//pods", p, &n), ROUTE_NO_PATH); /* empty segment */
     CHECK_INT(find("HEAD", "/healthz", p, &n), ROUTE_FOUND);
 }
@@ -114,8 +114,8 @@ static void discovery_is_derived_from_the_routes(void)
         {"sparkoperator.k8s.io", "v1beta2", "sparkapplications", "sparkapplication", "SparkApplication", true,
          "create delete get list watch", "sparkapp"},
         {"caldera.io", "v1", "trainings", "training", "Training", true, "create delete get list watch", NULL},
-        {"caldera.io", "v1", "debugsessions", "debugsession", "DebugSession", true, "create delete get list watch",
-         "ds"},
+        {"caldera.io", "v1", "debugsessions", "debugsession", "DebugSession", true,
+         "create delete get list watch update patch", "ds"},
     };
     struct api_resource got[DISCOVERY_MAX_RESOURCES];
     int n = derived(got);

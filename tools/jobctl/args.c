@@ -39,7 +39,8 @@ enum opt_id {
     OPT_FOR,
     OPT_NAME,
     OPT_QUEUE,
-    OPT_NO_WAIT
+    OPT_NO_WAIT,
+    OPT_EXTEND
 };
 
 struct opt_spec {
@@ -82,6 +83,7 @@ static const struct opt_spec OPTS[] = {
     {OPT_NAME, 0, "name", true},
     {OPT_QUEUE, 0, "queue", true},
     {OPT_NO_WAIT, 0, "no-wait", false},
+    {OPT_EXTEND, 0, "extend", true},
 };
 
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -186,6 +188,7 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
     case OPT_NAME: a->name = v; return 0;
     case OPT_QUEUE: a->queue = v; return 0;
     case OPT_NO_WAIT: a->no_wait = true; return 0;
+    case OPT_EXTEND: a->extend = v; return 0;
     }
     return 0;
 }

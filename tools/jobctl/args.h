@@ -50,6 +50,7 @@ struct jobctl_args {
     const char *name;     /* debug --name N */
     const char *queue;    /* debug --queue Q */
     bool no_wait;         /* debug --no-wait: create the session, do not follow it */
+    const char *extend;   /* debug --extend NAME --for 4h: the session's new duration (a merge PATCH) */
     const char *command;  /* NULL when the line has none */
     const char *pos[JOBCTL_MAX_POS];
     int npos;

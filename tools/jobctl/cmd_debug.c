@@ -257,8 +257,44 @@ static int follow(const struct jobctl_args *a, const char *name, int64_t deadlin
     return JOBCTL_OK;
 }
 
+/* --extend NAME --for DURATION: a merge PATCH of the session's spec.duration; prints its new deadline. */
+static int extend(const struct jobctl_args *a)
+{
+    if (!a->duration)
+        return jobctl_usage_error(a->command_def, "--extend NAME needs --for DURATION (the session's new duration)");
+    json_t *patch = json_pack("{s:{s:s}}", "spec", "duration", a->duration);
+    char *text = patch ? json_dumps(patch, JSON_COMPACT) : NULL;
+    char *path = api_ns_path(CALDERA_API, a->ns, "debugsessions", a->extend, NULL);
+    json_decref(patch);
+    if (!text || !path) {
+        free(text);
+        free(path);
+        return report_oom();
+    }
+    const struct api_body body = {text, strlen(text), "application/merge-patch+json"};
+    json_t *changed = NULL;
+    int rc = api_call_json(a, "PATCH", path, &body, &changed);
+    free(text);
+    free(path);
+    if (rc != JOBCTL_OK)
+        return rc;
+    if (a->json) {
+        api_print_json(changed);
+    } else {
+        const char *deadline = str_at(changed, "status", "deadline");
+        printf("%s/%s extended: duration %s", SESSION_KIND, a->extend, a->duration);
+        if (deadline)
+            printf(", deadline %s", deadline);
+        printf("\n");
+    }
+    json_decref(changed);
+    return JOBCTL_OK;
+}
+
 int cmd_debug(const struct jobctl_args *a)
 {
+    if (a->extend)
+        return extend(a);
     if (a->ncompanions == 0)
         return jobctl_usage_error(a->command_def, "debug needs at least one --companion (jupyter, terminal, ...)");
     if (!a->cpu && !a->memory && !a->gpu)

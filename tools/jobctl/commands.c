@@ -58,7 +58,7 @@ static const struct jobctl_command COMMANDS[] = {
      "`jobctl delete NAME` deletes the Volcano Job NAME; `jobctl delete debugsession NAME` (or ds)\n"
      "deletes the debug session NAME: its pod and companions stop.\n",
      1, 2, false, cmd_delete},
-    {"debug", "--companion TYPE [--cpu N] [OPTIONS]",
+    {"debug", "--companion TYPE [--cpu N] [OPTIONS] | --extend NAME --for DURATION",
      "start a debug session: resources held for you, with Jupyter, a terminal... beside them",
      "Creates a DebugSession (caldera.io/v1): a job of one pod that holds the resources, queued and\n"
      "scheduled like any job (gang, quota and the queue's capability apply), with its companions.\n"
@@ -80,7 +80,8 @@ static const struct jobctl_command COMMANDS[] = {
      "                     the session keeps running\n"
      "With --token, open the URLs with ?token=<your token> at their end. Exit status 0 once every\n"
      "companion is Ready; 1 when the session ended, a companion failed, or at --timeout.\n"
-     "`jobctl delete debugsession NAME` ends a session.\n",
+     "`jobctl debug --extend NAME --for 12h` gives session NAME that duration from its start (its\n"
+     "deadline moves; one already past ends it). `jobctl delete debugsession NAME` ends a session.\n",
      0, 0, false, cmd_debug},
     {"suspend", "JOB", "abort a job: stop its pods, keep the finished ones (Volcano's AbortJob)",
      "The job goes Aborting, then Aborted once every pod has stopped. `jobctl resume` runs it again.\n", 1, 1, false,

@@ -333,5 +333,6 @@ const struct dialect debug_session_dialect = {
     .plural = "debugsessions",
     .translate = debug_translate,
     .render_status = debug_render_status,
+    .update = debug_update,
     .short_names = "ds",
 };

@@ -86,8 +86,11 @@ json_t *debug_render_status(const json_t *source, const json_t *volcano_job)
         /* the pod killed at its activeDeadlineSeconds fails the job: for the session, the end it was given */
         const char *at = json_string_value(json_object_get(state, "lastTransitionTime"));
         int64_t at_ms;
-        if (strcmp(phase, "Failed") == 0 && at && rfc3339_parse(at, &at_ms) == 0 &&
-            at_ms + DEADLINE_SLACK_MS >= start_ms + deadline_s * 1000) {
+        const char *why = json_string_value(json_object_get(state, "reason"));
+        bool by_deadline = why && strcmp(why, "DeadlineExceeded") == 0;
+        if (strcmp(phase, "Failed") == 0 &&
+            (by_deadline ||
+             (at && rfc3339_parse(at, &at_ms) == 0 && at_ms + DEADLINE_SLACK_MS >= start_ms + deadline_s * 1000))) {
             phase = "Ended";
             json_object_set_new(status, "phase", json_string(phase));
             json_object_set_new(status, "reason", json_string("DeadlineExceeded"));
@@ -96,6 +99,10 @@ json_t *debug_render_status(const json_t *source, const json_t *volcano_job)
                                 json_pack("s++", "the session reached its deadline (activeDeadlineSeconds ", buf, ")"));
         }
     }
+    const char *job_reason = json_string_value(json_object_get(state, "reason"));
+    if (job_reason &&
+        strcmp(job_reason, DEBUG_IDLE_JOB_REASON) == 0) /* every companion idle: the controller ended it */
+        json_object_set_new(status, "reason", json_string("Idle"));
     if (ended(phase))
         copy_member(status, "endTime", state, "lastTransitionTime");
     json_object_set_new(status, "companions",

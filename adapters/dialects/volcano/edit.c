@@ -1,6 +1,7 @@
 /* Changes to an admitted job's spec made by the server itself (autoMemoryScale). The manifest is
  * shared with renderings in flight, so a change builds a new one and swaps it in. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "adapters/dialects/volcano/job.h"
@@ -96,4 +97,36 @@ void volcano_job_adopt_manifest(struct job *job, const struct job *upd)
                         json_integer(json_integer_value(json_object_get(old_meta, "generation")) + 1));
     json_decref(job->manifest);
     job->manifest = manifest;
+}
+
+int volcano_job_set_deadline(struct job *job, int64_t seconds)
+{
+    json_t *manifest = json_deep_copy(job->manifest);
+    json_t *tasks = json_object_get(json_object_get(manifest, "spec"), "tasks");
+    json_t **templates = calloc((size_t)job->ntasks + 1, sizeof *templates);
+    bool ok = manifest && templates && (int)json_array_size(tasks) == job->ntasks;
+    for (int t = 0; ok && t < job->ntasks; t++) {
+        templates[t] = json_deep_copy(job->tasks[t].template);
+        json_t *pod = json_object_get(templates[t], "spec");
+        ok = pod && json_object_set_new(pod, "activeDeadlineSeconds", json_integer(seconds)) == 0 &&
+             json_object_set(json_array_get(tasks, (size_t)t), "template", templates[t]) == 0;
+    }
+    if (!ok) {
+        for (int t = 0; templates && t < job->ntasks; t++)
+            json_decref(templates[t]);
+        free(templates);
+        json_decref(manifest);
+        return -1;
+    }
+    for (int t = 0; t < job->ntasks; t++) {
+        json_decref(job->tasks[t].template);
+        job->tasks[t].template = templates[t];
+        job->tasks[t].active_deadline_seconds = seconds;
+    }
+    free(templates);
+    json_t *meta = json_object_get(manifest, "metadata");
+    json_object_set_new(meta, "generation", json_integer(json_integer_value(json_object_get(meta, "generation")) + 1));
+    json_decref(job->manifest);
+    job->manifest = manifest;
+    return 0;
 }

@@ -52,6 +52,10 @@ int volcano_job_set_task_memory(struct job *job, int task, int64_t request, int6
 int volcano_job_check_update(const struct job *job, const struct job *upd, struct api_status *st);
 /* job takes upd's manifest, keeping its uid, namespace and creation time; generation goes up. */
 void volcano_job_adopt_manifest(struct job *job, const struct job *upd);
+/* Every task's pods get activeDeadlineSeconds `seconds` (a debug session's extension): the tasks and a
+ * new manifest (generation up) with new templates. Returns 0, or -1 when memory runs out (nothing
+ * changed then). */
+int volcano_job_set_deadline(struct job *job, int64_t seconds);
 /* Records uid, namespace and creationTimestamp in the manifest's metadata (done once, at admission
  * or recovery, before the manifest is shared). */
 int volcano_job_stamp_metadata(struct job *job);
