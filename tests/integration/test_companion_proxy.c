@@ -424,6 +424,33 @@ static void jobctl_debug_prints_a_terminal_url_that_answers(void)
     server_up = false;
 }
 
+/* A server given a relative --data hands its companions absolute paths: Jupyter takes its notebook
+ * directory and the terminal its token file from where they run, the job's working directory (with
+ * "build/x" Jupyter looked for "<workdir>/build/x/...", exited 1, and the companion Failed). */
+static void a_relative_data_directory_still_gets_companions_ready(void)
+{
+    char dir[] = "build/caldera-companion-rel-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    struct test_server s;
+    const char *args[] = {"--shutdown-grace", "2", "--companion-ports", "43800-43899", NULL};
+    if (server_start(&s, dir, args) != 0) {
+        remove_tree(dir);
+        REQUIRE(false);
+    }
+    CHECK_INT(submit(&s, NULL, "default", "rel", "jupyter,terminal"), 201);
+    CHECK(wait_ready(&s, NULL, "default", "rel-jupyter") == 0);
+    CHECK(wait_ready(&s, NULL, "default", "rel-terminal") == 0);
+    struct answer a = fetch("GET", at(&s, "/proxy/default/rel-jupyter/api/status"), NULL, NULL);
+    CHECK_INT(a.code, 200);
+    answer_free(&a);
+    a = fetch("GET", at(&s, "/proxy/default/rel-terminal/api/status"), NULL, NULL);
+    CHECK_INT(a.code, 200);
+    answer_free(&a);
+    server_stop(&s);
+    server_cleanup(&s);
+    remove_tree(dir);
+}
+
 /* --- --auth ------------------------------------------------------------------------------------------- */
 
 static long make_token(const struct test_server *s, const char *admin, const char *body, char out[TOKEN_MAX])
@@ -537,4 +564,5 @@ TEST_MAIN(TEST_CASE(jupyter_runs_a_cell_in_the_job_s_directory),
           TEST_CASE(the_terminal_runs_a_shell_in_the_job_s_directory), TEST_CASE(the_terminal_in_headless_chromium),
           TEST_CASE(code_server), TEST_CASE(deleting_the_job_ends_the_companions_and_the_kernel),
           TEST_CASE(jobctl_debug_prints_a_terminal_url_that_answers),
-          TEST_CASE(auth_admits_the_namespace_s_writers_only))
+          TEST_CASE(auth_admits_the_namespace_s_writers_only),
+          TEST_CASE(a_relative_data_directory_still_gets_companions_ready))
