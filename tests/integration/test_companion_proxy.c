@@ -161,14 +161,20 @@ static const char *at(const struct test_server *s, const char *path)
 }
 
 /* A WebSocket through the proxy: ws://<server>path. */
-static int ws_open(const struct test_server *s, struct ws_client *c, const char *path, const char *authorization,
-                   const char *protocols)
+static int ws_open_with(const struct test_server *s, struct ws_client *c, const char *path, const char *authorization,
+                        const char *protocols, const char *headers)
 {
     char url[1024];
     snprintf(url, sizeof url, "ws://%s%s", s->url + strlen("http://"), path);
-    struct ws_client_options o = {.authorization = authorization, .protocols = protocols};
+    struct ws_client_options o = {.authorization = authorization, .protocols = protocols, .headers = headers};
     memset(c, 0, sizeof *c);
     return ws_client_connect(c, url, NULL, &o, WAIT_MS);
+}
+
+static int ws_open(const struct test_server *s, struct ws_client *c, const char *path, const char *authorization,
+                   const char *protocols)
+{
+    return ws_open_with(s, c, path, authorization, protocols, NULL);
 }
 
 /* --- Jupyter ------------------------------------------------------------------------------------- */
@@ -554,6 +560,20 @@ static void auth_admits_the_namespace_s_writers_only(void)
     CHECK_INT(
         ws_open(&s, &ws, "/proxy/team-a/sh-terminal/ws", bob_bearer + strlen("Authorization: "), "caldera-terminal.v1"),
         1);
+    CHECK_INT(ws.http_code, 403);
+    ws_client_close(&ws);
+
+    /* the cookie, as the terminal's page opens its socket in a browser: from the page's own origin it
+     * is upgraded and the shell runs; from another site it is refused (the cookie is ambient) */
+    char headers[512];
+    snprintf(headers, sizeof headers, "%s\r\nOrigin: %s\r\n", cookie, s.url);
+    CHECK_INT(ws_open_with(&s, &ws, "/proxy/team-a/sh-terminal/ws", NULL, "caldera-terminal.v1", headers), 0);
+    CHECK_INT(ws.http_code, 101);
+    CHECK(ws_client_send_bytes(&ws, "echo cookie-$((6*7))\n"));
+    CHECK(terminal_says(&ws, "cookie-42"));
+    ws_client_close(&ws);
+    snprintf(headers, sizeof headers, "%s\r\nOrigin: http://evil.example\r\n", cookie);
+    CHECK_INT(ws_open_with(&s, &ws, "/proxy/team-a/sh-terminal/ws", NULL, "caldera-terminal.v1", headers), 1);
     CHECK_INT(ws.http_code, 403);
     ws_client_close(&ws);
     server_stop(&s);
