@@ -209,9 +209,10 @@ static void jobctl_debug_creates_and_follows(void)
     CHECK_STR(str_at(obj, "spec.resources.memory"), "512Mi");
     json_decref(obj);
 
-    /* without the companions API in this build, a companion is never Ready: --timeout says what it
-     * waited for, and that the session keeps running */
-    const char *const follow[] = {"debug",  "--cpu",  "1",         "--companion", "jupyter",
+    /* a session too big for any node never runs, so its companion is never Ready: --timeout says
+     * what it waited for, and that the session keeps running (with --cpu 1 Jupyter got Ready first
+     * when it started within the 4 s) */
+    const char *const follow[] = {"debug",  "--cpu",  "64",        "--companion", "jupyter",
                                   "--name", "waiter", "--timeout", "4s",          NULL};
     CHECK_INT(server_jobctl(&server, follow, &out, &err), 1);
     CHECK_CONTAINS(out, "debugsession.caldera.io/waiter created");
