@@ -1,8 +1,9 @@
 /* Companions end to end through the gateway's proxy only (never their own ports), on a real jobserver
  * with the real programs: a Jupyter kernel runs a cell in the job's directory over the tunnelled
  * WebSocket, the terminal runs a shell there, `jobctl debug` prints a URL that answers, --auth refuses
- * other namespaces and anonymous callers and turns ?token= into a cookie, and deleting the job ends
- * the companions' processes and the kernel. Headless Chromium and code-server are skipped when absent. */
+ * other namespaces and anonymous callers, turns ?token= into a cookie that opens pages and same-origin
+ * WebSockets, deleting the job ends the companions' processes and the kernel, and a relative --data
+ * works. Headless Chromium and code-server are skipped when absent. */
 #include <curl/curl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -576,6 +577,31 @@ static void auth_admits_the_namespace_s_writers_only(void)
     CHECK_INT(ws_open_with(&s, &ws, "/proxy/team-a/sh-terminal/ws", NULL, "caldera-terminal.v1", headers), 1);
     CHECK_INT(ws.http_code, 403);
     ws_client_close(&ws);
+
+    /* a tenant's jobctl debug: the URL it prints, opened with ?token= as it says, then by the cookie */
+    char *out = NULL, *err = NULL;
+    const char *const debug[] = {"debug", "--token",   alice,  "-n",          "team-a",   "--cpu",
+                                 "100m",  "--memory",  "64Mi", "--companion", "terminal", "--name",
+                                 "dbg-a", "--timeout", "60s",  NULL};
+    CHECK_INT(server_jobctl(&s, debug, &out, &err), 0);
+    char want[256];
+    snprintf(want, sizeof want, "terminal     %s/proxy/team-a/dbg-a-terminal/\n", s.url);
+    CHECK_CONTAINS(out, want);
+    CHECK_CONTAINS(out, "?token=<your token>");
+    CHECK(!strstr(out ? out : "", alice) && !strstr(err ? err : "", alice));
+    free(out);
+    free(err);
+    snprintf(url, sizeof url, "%s/proxy/team-a/dbg-a-terminal/?token=%s", s.url, alice);
+    a = fetch("GET", url, NULL, NULL);
+    CHECK_INT(a.code, 302);
+    proxy_cookie(sbuf_str(&a.head), value, sizeof value);
+    CHECK_STR(value, alice);
+    CHECK_CONTAINS(sbuf_str(&a.head), "; Path=/proxy/team-a/dbg-a-terminal/; HttpOnly; SameSite=Strict");
+    answer_free(&a);
+    a = fetch("GET", at(&s, "/proxy/team-a/dbg-a-terminal/"), with_cookie, NULL);
+    CHECK_INT(a.code, 200);
+    CHECK_CONTAINS(sbuf_str(&a.body), "Terminal - Caldera");
+    answer_free(&a);
     server_stop(&s);
     server_cleanup(&s);
 }
