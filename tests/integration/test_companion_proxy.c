@@ -103,6 +103,13 @@ static bool wait_gone(long pid, int ms)
     return false;
 }
 
+static bool installed(const char *program)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", program);
+    return system(cmd) == 0;
+}
+
 /* --- HTTP through the proxy ------------------------------------------------------------------------ */
 
 struct answer {
@@ -227,6 +234,7 @@ static char *cell_output(struct ws_client *c, const char *msg_id, const char *wa
 
 static void jupyter_runs_a_cell_in_the_job_s_directory(void)
 {
+    SKIP_IF(!installed("jupyter-notebook"), "jupyter-notebook is not installed (apt-get install jupyter-notebook)");
     REQUIRE(start());
     REQUIRE(submit(&server, NULL, "default", "nb", "jupyter,terminal") == 201);
     REQUIRE(wait_ready(&server, NULL, "default", "nb-jupyter") == 0);
@@ -308,6 +316,8 @@ static bool terminal_says(struct ws_client *c, const char *want)
 static void the_terminal_runs_a_shell_in_the_job_s_directory(void)
 {
     REQUIRE(start());
+    if (!installed("jupyter-notebook")) /* the first case skipped: the job is made here */
+        REQUIRE(submit(&server, NULL, "default", "nb", "terminal") == 201);
     REQUIRE(wait_ready(&server, NULL, "default", "nb-terminal") == 0);
     terminal_pid = started_pid(&server, "nb-terminal");
     CHECK(terminal_pid > 0);
@@ -326,13 +336,6 @@ static void the_terminal_runs_a_shell_in_the_job_s_directory(void)
     CHECK(ws_client_send_bytes(&ws, "sed s/caldera/from-file/ seen.txt\n"));
     CHECK(terminal_says(&ws, "from-file-42"));
     ws_client_close(&ws);
-}
-
-static bool installed(const char *program)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", program);
-    return system(cmd) == 0;
 }
 
 /* The terminal's page in a real browser: what it renders once its scripts ran. */
@@ -378,21 +381,24 @@ static void code_server(void)
 static void deleting_the_job_ends_the_companions_and_the_kernel(void)
 {
     REQUIRE(start());
-    REQUIRE(jupyter_pid > 0 && terminal_pid > 0);
-    CHECK(!pid_gone(jupyter_pid));
+    REQUIRE(terminal_pid > 0);
+    if (jupyter_pid > 0)
+        CHECK(!pid_gone(jupyter_pid));
     CHECK(!pid_gone(terminal_pid));
     if (kernel_pid > 0)
         CHECK(!pid_gone(kernel_pid));
     long code = 0;
     json_decref(server_request(&server, "DELETE", VCJOBS("default") "/nb", NULL, NULL, &code));
     CHECK_INT(code, 200);
-    CHECK(wait_gone(jupyter_pid, WAIT_MS));
+    if (jupyter_pid > 0)
+        CHECK(wait_gone(jupyter_pid, WAIT_MS));
     CHECK(wait_gone(terminal_pid, WAIT_MS));
     if (kernel_pid > 0)
         CHECK(wait_gone(kernel_pid, WAIT_MS)); /* Jupyter's child, in the task's cgroup */
     /* once its Companion objects are gone, the proxy knows no such companion */
     CHECK(server_wait_field(&server, NS_PATH("default", "companions/nb-terminal"), "code", "404", WAIT_MS) == 0);
-    CHECK(server_wait_field(&server, NS_PATH("default", "companions/nb-jupyter"), "code", "404", WAIT_MS) == 0);
+    if (jupyter_pid > 0)
+        CHECK(server_wait_field(&server, NS_PATH("default", "companions/nb-jupyter"), "code", "404", WAIT_MS) == 0);
     struct answer a = fetch("GET", at(&server, "/proxy/default/nb-terminal/"), NULL, NULL);
     CHECK_INT(a.code, 404);
     answer_free(&a);
@@ -436,6 +442,7 @@ static void jobctl_debug_prints_a_terminal_url_that_answers(void)
  * "build/x" Jupyter looked for "<workdir>/build/x/...", exited 1, and the companion Failed). */
 static void a_relative_data_directory_still_gets_companions_ready(void)
 {
+    SKIP_IF(!installed("jupyter-notebook"), "jupyter-notebook is not installed (apt-get install jupyter-notebook)");
     char dir[] = "build/caldera-companion-rel-XXXXXX";
     REQUIRE(mkdtemp(dir));
     struct test_server s;
