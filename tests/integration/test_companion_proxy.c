@@ -5,6 +5,7 @@
  * WebSockets, deleting the job ends the companions' processes and the kernel, and a relative --data
  * works. Headless Chromium and code-server are skipped when absent. */
 #include <curl/curl.h>
+#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,32 @@ static bool installed(const char *program)
     char cmd[256];
     snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", program);
     return system(cmd) == 0;
+}
+
+/* How many processes (zombies aside) have a command line naming path: a job's companions name its
+ * directory (Jupyter's notebook_dir, the terminal's token file). */
+static int processes_naming(const char *path)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || pid_gone(strtol(e->d_name, NULL, 10)))
+            continue;
+        char file[64], *data = NULL;
+        size_t len = 0;
+        snprintf(file, sizeof file, "/proc/%s/cmdline", e->d_name);
+        if (read_file(file, 1 << 16, &data, &len) != 0)
+            continue;
+        for (size_t i = 0; i < len; i++)
+            if (data[i] == '\0')
+                data[i] = ' ';
+        n += strstr(data, path) != NULL;
+        free(data);
+    }
+    if (d)
+        closedir(d);
+    return n;
 }
 
 /* --- HTTP through the proxy ------------------------------------------------------------------------ */
@@ -387,6 +414,12 @@ static void deleting_the_job_ends_the_companions_and_the_kernel(void)
     CHECK(!pid_gone(terminal_pid));
     if (kernel_pid > 0)
         CHECK(!pid_gone(kernel_pid));
+    json_t *job = job_get(&server, "nb");
+    char job_dir[512];
+    snprintf(job_dir, sizeof job_dir, "%s/jobs/%s/", server.data_dir,
+             jv_str(job, "metadata.uid") ? jv_str(job, "metadata.uid") : "?");
+    json_decref(job);
+    CHECK(processes_naming(job_dir) >= 2);
     long code = 0;
     json_decref(server_request(&server, "DELETE", VCJOBS("default") "/nb", NULL, NULL, &code));
     CHECK_INT(code, 200);
@@ -395,6 +428,10 @@ static void deleting_the_job_ends_the_companions_and_the_kernel(void)
     CHECK(wait_gone(terminal_pid, WAIT_MS));
     if (kernel_pid > 0)
         CHECK(wait_gone(kernel_pid, WAIT_MS)); /* Jupyter's child, in the task's cgroup */
+    int left = -1;
+    for (int waited = 0; waited < WAIT_MS && (left = processes_naming(job_dir)) > 0; waited += 50)
+        usleep(50000);
+    CHECK_INT(left, 0);
     /* once its Companion objects are gone, the proxy knows no such companion */
     CHECK(server_wait_field(&server, NS_PATH("default", "companions/nb-terminal"), "code", "404", WAIT_MS) == 0);
     if (jupyter_pid > 0)
