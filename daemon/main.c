@@ -310,13 +310,23 @@ static char *own_bin_dir(void)
 
 static struct companion_types companion_types;
 
-static int run(const struct options *o)
+static int run(const struct options *given)
 {
     char err[512] = "", db_path[4096];
-    if (mkdir_p(o->data_dir, 0711) != 0) {
-        log_error("cannot create the data directory %s: %s", o->data_dir, strerror(errno));
+    if (mkdir_p(given->data_dir, 0711) != 0) {
+        log_error("cannot create the data directory %s: %s", given->data_dir, strerror(errno));
         return 1;
     }
+    /* Absolute from here on: the paths made from it are handed to programs that run elsewhere (a
+     * companion's {workdir}, {token_file} and {logdir} are read from the job's working directory). */
+    static char data_dir[PATH_MAX];
+    if (!realpath(given->data_dir, data_dir)) {
+        log_error("cannot resolve the data directory %s: %s", given->data_dir, strerror(errno));
+        return 1;
+    }
+    struct options resolved = *given;
+    resolved.data_dir = data_dir;
+    const struct options *o = &resolved;
     if (data_dir_secure(o->data_dir, err, sizeof err) != 0) {
         log_error("%s", err);
         return 1;

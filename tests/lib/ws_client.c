@@ -176,11 +176,12 @@ int ws_client_connect(struct ws_client *c, const char *url, const char *query, c
     char request[8192];
     int n = snprintf(request, sizeof request,
                      "GET %s%s%s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s%s%s%s%s%s\r\n",
+                     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s%s%s%s%s%s%s\r\n",
                      path, query ? "?" : "", query ? query : "", host, port, key,
                      o && o->authorization ? "Authorization: " : "", o && o->authorization ? o->authorization : "",
                      o && o->authorization ? "\r\n" : "", o && o->protocols ? "Sec-WebSocket-Protocol: " : "",
-                     o && o->protocols ? o->protocols : "", o && o->protocols ? "\r\n" : "");
+                     o && o->protocols ? o->protocols : "", o && o->protocols ? "\r\n" : "",
+                     o && o->headers ? o->headers : "");
     if (n >= (int)sizeof request || send_all(c->fd, request, (size_t)n) != 0) {
         ws_client_drop(c);
         return -1;

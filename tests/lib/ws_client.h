@@ -24,6 +24,7 @@ struct ws_client_options {
     const char *protocols;      /* a Sec-WebSocket-Protocol header value, or NULL */
     int rcvbuf;                 /* SO_RCVBUF before connecting, 0: the system's */
     const char *source_address; /* the IPv4 address to connect from ("127.0.0.2"), NULL: the system's */
+    const char *headers;        /* more header lines, each "Name: value\r\n" (a Cookie, an Origin), or NULL */
 };
 
 enum ws_frame_kind { WS_NOTHING, WS_TEXT, WS_CLOSE, WS_BROKEN };
