@@ -1,7 +1,7 @@
 /* Debug sessions end to end on a real server: a DebugSession posted at its path becomes a Volcano Job
  * whose one pod runs and holds its resources, reads back with its companions' URLs, waits with its
  * pending reason when too big, ends when deleted; `jobctl debug` creates one and follows it (against
- * the server, whose companions API is not in this build, and against a stand-in that has it). */
+ * the server, and against a stand-in whose companions answer as scripted). */
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <stdatomic.h>
