@@ -21,6 +21,7 @@
 #include "tests/lib/test.h"
 #include "tests/lib/ws_client.h"
 #include "tests/lib/ws_client_send.h"
+#include "tests/lib/http_fetch.h"
 
 #define READY_MS 90000 /* jupyter under ASan on a loaded machine; ~2-5 s otherwise */
 #define WAIT_MS 20000
@@ -94,16 +95,6 @@ static long started_pid(const struct test_server *s, const char *name)
     return pid;
 }
 
-static bool wait_gone(long pid, int ms)
-{
-    for (int waited = 0; waited < ms; waited += 50) {
-        if (pid_gone(pid))
-            return true;
-        usleep(50000);
-    }
-    return false;
-}
-
 static bool installed(const char *program)
 {
     char cmd[256];
@@ -138,54 +129,6 @@ static int processes_naming(const char *path)
 }
 
 /* --- HTTP through the proxy ------------------------------------------------------------------------ */
-
-struct answer {
-    long code;
-    struct sbuf head, body;
-};
-
-static size_t into_sbuf(char *data, size_t size, size_t n, void *ctx)
-{
-    sbuf_append(ctx, data, size * n);
-    return size * n;
-}
-
-/* method url with extra headers (NULL-terminated, may be NULL) and body (NULL: none); redirects are
- * not followed. */
-static struct answer fetch(const char *method, const char *url, const char *const *headers, const char *body)
-{
-    struct answer a = {0};
-    CURL *e = curl_easy_init();
-    struct curl_slist *h = NULL;
-    for (int i = 0; headers && headers[i]; i++)
-        h = curl_slist_append(h, headers[i]);
-    curl_easy_setopt(e, CURLOPT_URL, url);
-    curl_easy_setopt(e, CURLOPT_NOPROXY, "*");
-    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, into_sbuf);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, &a.head);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, into_sbuf);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, &a.body);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT, 30L);
-    if (body) {
-        curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-    }
-    CURLcode rc = curl_easy_perform(e);
-    if (rc != CURLE_OK)
-        fprintf(stderr, "# %s %s: %s\n", method, url, curl_easy_strerror(rc));
-    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &a.code);
-    curl_slist_free_all(h);
-    curl_easy_cleanup(e);
-    return a;
-}
-
-static void answer_free(struct answer *a)
-{
-    sbuf_free(&a->head);
-    sbuf_free(&a->body);
-}
 
 /* The server's URL with path appended, in a static buffer. */
 static const char *at(const struct test_server *s, const char *path)
@@ -271,15 +214,15 @@ static void jupyter_runs_a_cell_in_the_job_s_directory(void)
     CHECK_STR(jv_str(c, "status.url"), "/proxy/default/nb-jupyter/");
     json_decref(c);
 
-    struct answer a = fetch("GET", at(&server, "/proxy/default/nb-jupyter/api/status"), NULL, NULL);
+    struct http_answer a = http_fetch("GET", at(&server, "/proxy/default/nb-jupyter/api/status"), NULL, NULL);
     CHECK_INT(a.code, 200);
     CHECK_CONTAINS(sbuf_str(&a.body), "\"started\"");
-    answer_free(&a);
+    http_answer_free(&a);
     const char *json[] = {"Content-Type: application/json", NULL};
-    a = fetch("POST", at(&server, "/proxy/default/nb-jupyter/api/kernels"), json, "{\"name\":\"python3\"}");
+    a = http_fetch("POST", at(&server, "/proxy/default/nb-jupyter/api/kernels"), json, "{\"name\":\"python3\"}");
     CHECK_INT(a.code, 201);
     json_t *kernel = json_loads(sbuf_str(&a.body), 0, NULL);
-    answer_free(&a);
+    http_answer_free(&a);
     const char *id = jv_str(kernel, "id");
     if (!id) {
         json_decref(kernel);
@@ -348,10 +291,10 @@ static void the_terminal_runs_a_shell_in_the_job_s_directory(void)
     REQUIRE(wait_ready(&server, NULL, "default", "nb-terminal") == 0);
     terminal_pid = started_pid(&server, "nb-terminal");
     CHECK(terminal_pid > 0);
-    struct answer a = fetch("GET", at(&server, "/proxy/default/nb-terminal/"), NULL, NULL);
+    struct http_answer a = http_fetch("GET", at(&server, "/proxy/default/nb-terminal/"), NULL, NULL);
     CHECK_INT(a.code, 200);
     CHECK_CONTAINS(sbuf_str(&a.body), "<title>Terminal - Caldera</title>");
-    answer_free(&a);
+    http_answer_free(&a);
 
     struct ws_client ws;
     CHECK_INT(ws_open(&server, &ws, "/proxy/default/nb-terminal/ws", NULL, "caldera-terminal.v1"), 0);
@@ -395,9 +338,9 @@ static void code_server(void)
     REQUIRE(start());
     REQUIRE(submit(&server, NULL, "default", "vs", "code-server") == 201);
     REQUIRE(wait_ready(&server, NULL, "default", "vs-code-server") == 0);
-    struct answer a = fetch("GET", at(&server, "/proxy/default/vs-code-server/healthz"), NULL, NULL);
+    struct http_answer a = http_fetch("GET", at(&server, "/proxy/default/vs-code-server/healthz"), NULL, NULL);
     CHECK_INT(a.code, 200);
-    answer_free(&a);
+    http_answer_free(&a);
     long code = 0;
     json_decref(server_request(&server, "DELETE", VCJOBS("default") "/vs", NULL, NULL, &code));
     CHECK_INT(code, 200);
@@ -424,10 +367,10 @@ static void deleting_the_job_ends_the_companions_and_the_kernel(void)
     json_decref(server_request(&server, "DELETE", VCJOBS("default") "/nb", NULL, NULL, &code));
     CHECK_INT(code, 200);
     if (jupyter_pid > 0)
-        CHECK(wait_gone(jupyter_pid, WAIT_MS));
-    CHECK(wait_gone(terminal_pid, WAIT_MS));
+        CHECK(pid_gone_within(jupyter_pid, WAIT_MS));
+    CHECK(pid_gone_within(terminal_pid, WAIT_MS));
     if (kernel_pid > 0)
-        CHECK(wait_gone(kernel_pid, WAIT_MS)); /* Jupyter's child, in the task's cgroup */
+        CHECK(pid_gone_within(kernel_pid, WAIT_MS)); /* Jupyter's child, in the task's cgroup */
     int left = -1;
     for (int waited = 0; waited < WAIT_MS && (left = processes_naming(job_dir)) > 0; waited += 50)
         usleep(50000);
@@ -436,9 +379,9 @@ static void deleting_the_job_ends_the_companions_and_the_kernel(void)
     CHECK(server_wait_field(&server, NS_PATH("default", "companions/nb-terminal"), "code", "404", WAIT_MS) == 0);
     if (jupyter_pid > 0)
         CHECK(server_wait_field(&server, NS_PATH("default", "companions/nb-jupyter"), "code", "404", WAIT_MS) == 0);
-    struct answer a = fetch("GET", at(&server, "/proxy/default/nb-terminal/"), NULL, NULL);
+    struct http_answer a = http_fetch("GET", at(&server, "/proxy/default/nb-terminal/"), NULL, NULL);
     CHECK_INT(a.code, 404);
-    answer_free(&a);
+    http_answer_free(&a);
 }
 
 /* --- jobctl debug -------------------------------------------------------------------------------- */
@@ -459,16 +402,16 @@ static void jobctl_debug_prints_a_terminal_url_that_answers(void)
     free(err);
     long pid = started_pid(&server, "dbg-terminal");
     CHECK(pid > 0);
-    struct answer a = fetch("GET", at(&server, "/proxy/default/dbg-terminal/"), NULL, NULL);
+    struct http_answer a = http_fetch("GET", at(&server, "/proxy/default/dbg-terminal/"), NULL, NULL);
     CHECK_INT(a.code, 200);
     CHECK_CONTAINS(sbuf_str(&a.body), "Terminal - Caldera");
-    answer_free(&a);
+    http_answer_free(&a);
     const char *const del[] = {"delete", "debugsession", "dbg", NULL};
     CHECK_INT(server_jobctl(&server, del, &out, &err), 0);
     free(out);
     free(err);
     if (pid > 0)
-        CHECK(wait_gone(pid, WAIT_MS));
+        CHECK(pid_gone_within(pid, WAIT_MS));
     server_stop(&server);
     server_cleanup(&server);
     server_up = false;
@@ -491,12 +434,12 @@ static void a_relative_data_directory_still_gets_companions_ready(void)
     CHECK_INT(submit(&s, NULL, "default", "rel", "jupyter,terminal"), 201);
     CHECK(wait_ready(&s, NULL, "default", "rel-jupyter") == 0);
     CHECK(wait_ready(&s, NULL, "default", "rel-terminal") == 0);
-    struct answer a = fetch("GET", at(&s, "/proxy/default/rel-jupyter/api/status"), NULL, NULL);
+    struct http_answer a = http_fetch("GET", at(&s, "/proxy/default/rel-jupyter/api/status"), NULL, NULL);
     CHECK_INT(a.code, 200);
-    answer_free(&a);
-    a = fetch("GET", at(&s, "/proxy/default/rel-terminal/api/status"), NULL, NULL);
+    http_answer_free(&a);
+    a = http_fetch("GET", at(&s, "/proxy/default/rel-terminal/api/status"), NULL, NULL);
     CHECK_INT(a.code, 200);
-    answer_free(&a);
+    http_answer_free(&a);
     server_stop(&s);
     server_cleanup(&s);
     remove_tree(dir);
@@ -557,40 +500,40 @@ static void auth_admits_the_namespace_s_writers_only(void)
 
     snprintf(bearer, sizeof bearer, "Authorization: Bearer %s", alice);
     const char *as_alice[] = {bearer, NULL};
-    struct answer a = fetch("GET", at(&s, page), as_alice, NULL);
+    struct http_answer a = http_fetch("GET", at(&s, page), as_alice, NULL);
     CHECK_INT(a.code, 200);
-    answer_free(&a);
+    http_answer_free(&a);
     char bob_bearer[200];
     snprintf(bob_bearer, sizeof bob_bearer, "Authorization: Bearer %s", bob);
     const char *as_bob[] = {bob_bearer, NULL};
-    a = fetch("GET", at(&s, page), as_bob, NULL);
+    a = http_fetch("GET", at(&s, page), as_bob, NULL);
     CHECK_INT(a.code, 403);
     CHECK(!strstr(sbuf_str(&a.body), "Terminal - Caldera"));
-    answer_free(&a);
-    a = fetch("GET", at(&s, page), NULL, NULL);
+    http_answer_free(&a);
+    a = http_fetch("GET", at(&s, page), NULL, NULL);
     CHECK_INT(a.code, 401);
-    answer_free(&a);
+    http_answer_free(&a);
     char url[1024];
     snprintf(url, sizeof url, "%s%s?token=%s", s.url, page, bob);
-    a = fetch("GET", url, NULL, NULL);
+    a = http_fetch("GET", url, NULL, NULL);
     CHECK_INT(a.code, 403);
-    answer_free(&a);
+    http_answer_free(&a);
 
     /* ?token= once: a redirect without it, setting the cookie; then the cookie alone */
     snprintf(url, sizeof url, "%s%s?token=%s", s.url, page, alice);
-    a = fetch("GET", url, NULL, NULL);
+    a = http_fetch("GET", url, NULL, NULL);
     CHECK_INT(a.code, 302);
     CHECK_CONTAINS(sbuf_str(&a.head), "Location: /proxy/team-a/sh-terminal/\r");
     char cookie[TOKEN_MAX + 32], value[TOKEN_MAX];
     proxy_cookie(sbuf_str(&a.head), value, sizeof value);
     CHECK_STR(value, alice);
-    answer_free(&a);
+    http_answer_free(&a);
     snprintf(cookie, sizeof cookie, "Cookie: caldera_proxy=%s", value);
     const char *with_cookie[] = {cookie, NULL};
-    a = fetch("GET", at(&s, page), with_cookie, NULL);
+    a = http_fetch("GET", at(&s, page), with_cookie, NULL);
     CHECK_INT(a.code, 200);
     CHECK_CONTAINS(sbuf_str(&a.body), "Terminal - Caldera");
-    answer_free(&a);
+    http_answer_free(&a);
 
     /* the WebSocket with the bearer token; none is 401, another namespace's 403 */
     struct ws_client ws;
@@ -636,16 +579,16 @@ static void auth_admits_the_namespace_s_writers_only(void)
     free(out);
     free(err);
     snprintf(url, sizeof url, "%s/proxy/team-a/dbg-a-terminal/?token=%s", s.url, alice);
-    a = fetch("GET", url, NULL, NULL);
+    a = http_fetch("GET", url, NULL, NULL);
     CHECK_INT(a.code, 302);
     proxy_cookie(sbuf_str(&a.head), value, sizeof value);
     CHECK_STR(value, alice);
     CHECK_CONTAINS(sbuf_str(&a.head), "; Path=/proxy/team-a/dbg-a-terminal/; HttpOnly; SameSite=Strict");
-    answer_free(&a);
-    a = fetch("GET", at(&s, "/proxy/team-a/dbg-a-terminal/"), with_cookie, NULL);
+    http_answer_free(&a);
+    a = http_fetch("GET", at(&s, "/proxy/team-a/dbg-a-terminal/"), with_cookie, NULL);
     CHECK_INT(a.code, 200);
     CHECK_CONTAINS(sbuf_str(&a.body), "Terminal - Caldera");
-    answer_free(&a);
+    http_answer_free(&a);
     server_stop(&s);
     server_cleanup(&s);
 }

@@ -201,16 +201,6 @@ static char *proc_cgroup(long pid)
     return read_file(path, 1 << 16, &data, NULL) == 0 ? data : NULL;
 }
 
-static bool wait_gone(long pid, int ms)
-{
-    for (int waited = 0; waited < ms; waited += 50) {
-        if (pid_gone(pid))
-            return true;
-        usleep(50000);
-    }
-    return false;
-}
-
 static void touch(const char *dir, const char *name)
 {
     char path[300];
@@ -271,8 +261,8 @@ static void ready_beside_the_task_then_cleaned_when_the_job_completes(void)
     jc = companion(&s, "nb-terminal", NULL);
     CHECK_STR(jv_str(jc, "status.reason"), "JobFinished");
     json_decref(jc);
-    CHECK(wait_gone(jupyter, 10000));
-    CHECK(wait_gone(terminal, 10000));
+    CHECK(pid_gone_within(jupyter, 10000));
+    CHECK(pid_gone_within(terminal, 10000));
     CHECK_INT(count_events(&s, "nb-jupyter", "CompanionStopping", NULL), 1);
     CHECK_INT(count_events(&s, "nb-jupyter", "CompanionCleaned", "JobFinished"), 1);
     CHECK(access(token_path, F_OK) != 0);
@@ -302,7 +292,7 @@ static void a_deleted_job_takes_its_companions(void)
     CHECK(empty);
     json_decref(companion(&s, "gone-terminal", &code));
     CHECK_INT(code, 404);
-    CHECK(wait_gone(pid, 10000));
+    CHECK(pid_gone_within(pid, 10000));
     server_stop(&s);
     server_cleanup(&s);
 }
@@ -332,7 +322,7 @@ static void a_restarted_task_gets_a_fresh_companion(void)
     CHECK(wait_phase(&s, "rs-terminal", "Ready", WAIT_MS) == 0);
     long second = event_pid(&s, "Companion", "rs-terminal", "CompanionStarting");
     CHECK(second > 0 && second != first);
-    CHECK(wait_gone(first, 10000));
+    CHECK(pid_gone_within(first, 10000));
     server_stop(&s);
     server_cleanup(&s);
 }
@@ -367,7 +357,7 @@ static void missing_program_fails_and_idleness_cleans(void)
     c = companion(&s, "idle-terminal", NULL);
     CHECK_STR(jv_str(c, "status.reason"), "Idle");
     json_decref(c);
-    CHECK(wait_gone(pid, 10000));
+    CHECK(pid_gone_within(pid, 10000));
     CHECK(job_wait(&s, "idle", "status.state.phase", "Running", WAIT_MS) == 0); /* the task runs on */
     server_stop(&s);
     server_cleanup(&s);
@@ -389,7 +379,7 @@ static void a_crash_leaves_no_companion_behind(void)
     const char *args[] = {"--restart-backoff", "100", "--shutdown-grace", "2", "--companion-ports",
                           "43500-43599",       NULL};
     REQUIRE(server_start(&s, dir, args) == 0);
-    CHECK(wait_gone(old, 10000));
+    CHECK(pid_gone_within(old, 10000));
     bool again = false;
     for (int waited = 0; waited < READY_MS && !again; waited += 100) {
         again = count_events(&s, "crash-terminal", "CompanionReady", NULL) >= 2;
@@ -451,7 +441,7 @@ static void the_api_creates_refuses_and_deletes(void)
             usleep(100000);
     }
     CHECK(gone);
-    CHECK(wait_gone(pid, 10000));
+    CHECK(pid_gone_within(pid, 10000));
 
     /* a training request's companions: the annotation on its Volcano Job, checked alike */
     json_decref(server_request(&s, "POST", "/apis/caldera.io/v1/namespaces/default/trainings",

@@ -22,6 +22,7 @@
 #include "tests/lib/test.h"
 #include "tests/lib/tmpdb.h"
 #include "tests/lib/proc_stats.h"
+#include "tests/lib/http_fetch.h"
 
 #define ALICE "alice1.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" /* user of team-a */
 #define BOB "bobbb1.bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"   /* user of team-b */
@@ -104,58 +105,15 @@ static void finish(void)
 
 /* --- an HTTP client ------------------------------------------------------------------------------ */
 
-struct answer {
-    long code;
-    struct sbuf head, body;
-};
-
-static size_t into_sbuf(char *data, size_t size, size_t n, void *ctx)
-{
-    sbuf_append(ctx, data, size * n);
-    return size * n;
-}
-
 /* method path (under gw.url) with extra headers (NULL-terminated) and body (NULL: none). */
-static struct answer request(const char *method, const char *path, const char *const *headers, const char *body)
+static struct http_answer request(const char *method, const char *path, const char *const *headers, const char *body)
 {
-    struct answer a = {0};
     char url[4096];
     snprintf(url, sizeof url, "%s%s", gw.url, path);
-    CURL *e = curl_easy_init();
-    struct curl_slist *h = NULL;
-    for (int i = 0; headers && headers[i]; i++)
-        h = curl_slist_append(h, headers[i]);
-    curl_easy_setopt(e, CURLOPT_URL, url);
-    curl_easy_setopt(e, CURLOPT_PROXY, "");
-    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, into_sbuf);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, &a.head);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, into_sbuf);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, &a.body);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT, 30L);
-    if (body) {
-        curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-    }
-    if (strcmp(method, "HEAD") == 0)
-        curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-    CURLcode rc = curl_easy_perform(e);
-    if (rc != CURLE_OK)
-        fprintf(stderr, "# %s %s: %s\n", method, path, curl_easy_strerror(rc));
-    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &a.code);
-    curl_slist_free_all(h);
-    curl_easy_cleanup(e);
-    return a;
+    return http_fetch(method, url, headers, body);
 }
 
-static void answer_free(struct answer *a)
-{
-    sbuf_free(&a->head);
-    sbuf_free(&a->body);
-}
-
-static const char *body_of(const struct answer *a) { return sbuf_str(&a->body); }
+static const char *body_of(const struct http_answer *a) { return sbuf_str(&a->body); }
 
 /* --- HTTP ---------------------------------------------------------------------------------------- */
 
@@ -164,7 +122,7 @@ static void requests_are_forwarded_with_the_secret_and_without_the_client_s(void
     REQUIRE(start(true));
     const char *h[] = {"Authorization: Bearer " ALICE, "Cookie: caldera_proxy=" ALICE "; theirs=1",
                        "Content-Type: application/json", "Host: gw.example:1234", NULL};
-    struct answer a = request("POST", "/proxy/team-a/nb/echo/x%20y?a=1&b=two%2F", h, "{\"cells\":[1,2]}");
+    struct http_answer a = request("POST", "/proxy/team-a/nb/echo/x%20y?a=1&b=two%2F", h, "{\"cells\":[1,2]}");
     CHECK_INT(a.code, 200);
     const char *b = body_of(&a);
     CHECK_CONTAINS(b, "method=POST\n");
@@ -185,26 +143,26 @@ static void requests_are_forwarded_with_the_secret_and_without_the_client_s(void
     CHECK_CONTAINS(head, "X-Upstream: yes");
     CHECK_CONTAINS(head, "Set-Cookie: upstream=1");
     CHECK(!strstr(head, PROXY_STUB_SECRET));
-    answer_free(&a);
+    http_answer_free(&a);
 
     /* strip_prefix: the companion sees the rest; its Location comes back under the prefix. */
     const char *admin[] = {"Authorization: Bearer " ROOT, NULL};
     a = request("GET", "/proxy/team-b/strip/echo?token=" ALICE "&q=1", admin, NULL);
     CHECK_INT(a.code, 200);
     CHECK_CONTAINS(body_of(&a), "path=/echo\nquery=q=1\n"); /* a token= never reaches the companion */
-    answer_free(&a);
+    http_answer_free(&a);
     a = request("GET", "/proxy/team-b/strip/goto", admin, NULL);
     CHECK_INT(a.code, 302);
     CHECK_CONTAINS(sbuf_str(&a.head), "Location: /proxy/team-b/strip/elsewhere");
-    answer_free(&a);
+    http_answer_free(&a);
     a = request("PUT", "/proxy/team-a/nb/echo", admin, "");
     CHECK_INT(a.code, 200);
     CHECK_CONTAINS(body_of(&a), "method=PUT\n");
-    answer_free(&a);
+    http_answer_free(&a);
     a = request("GET", "/proxy/team-a/nb", admin, NULL); /* the companion's pages are under .../nb/ */
     CHECK_INT(a.code, 302);
     CHECK_CONTAINS(sbuf_str(&a.head), "Location: /proxy/team-a/nb/");
-    answer_free(&a);
+    http_answer_free(&a);
     CHECK(proxy_stub_touched(&stub) >= 1);
     pthread_mutex_lock(&stub.mu);
     CHECK(strcmp(stub.touched_name, "nb") == 0 || strcmp(stub.touched_name, "strip") == 0);
@@ -225,7 +183,7 @@ static void bodies_stream_to_the_companion(void)
     const char *plain[] = {"Content-Type: application/octet-stream", NULL};
     const char *chunked[] = {"Content-Type: application/octet-stream", "Transfer-Encoding: chunked", NULL};
     for (int k = 0; k < 2; k++) {
-        struct answer a = request(k ? "PUT" : "POST", "/proxy/team-a/nb/echo", k ? chunked : plain, data);
+        struct http_answer a = request(k ? "PUT" : "POST", "/proxy/team-a/nb/echo", k ? chunked : plain, data);
         CHECK_INT(a.code, 200);
         char want[64];
         snprintf(want, sizeof want, "bodylen=%zu\nbody=", n);
@@ -236,19 +194,19 @@ static void bodies_stream_to_the_companion(void)
             CHECK_CONTAINS(b, "H:Transfer-Encoding: chunked\n");
         else
             CHECK_CONTAINS(b, "H:Content-Length: 921600\n");
-        answer_free(&a);
+        http_answer_free(&a);
     }
     /* Over --max-body-bytes (1 MiB here): 413, as anywhere else. */
     char *big = malloc((2u << 20) + 1);
     REQUIRE(big);
     memset(big, 'x', 2u << 20);
     big[2u << 20] = '\0';
-    struct answer a = request("POST", "/proxy/team-a/nb/echo", plain, big);
+    struct http_answer a = request("POST", "/proxy/team-a/nb/echo", plain, big);
     CHECK_INT(a.code, 413);
-    answer_free(&a);
+    http_answer_free(&a);
     a = request("POST", "/proxy/team-a/nb/echo", chunked, big);
     CHECK_INT(a.code, 413);
-    answer_free(&a);
+    http_answer_free(&a);
     free(big);
     free(data);
     finish();
@@ -258,23 +216,23 @@ static void unknown_unready_and_unreachable_companions(void)
 {
     REQUIRE(start(true));
     const char *h[] = {"Authorization: Bearer " ALICE, NULL};
-    struct answer a = request("GET", "/proxy/team-a/nope/", h, NULL);
+    struct http_answer a = request("GET", "/proxy/team-a/nope/", h, NULL);
     CHECK_INT(a.code, 404);
     CHECK_CONTAINS(body_of(&a), "\"kind\":\"Status\"");
     CHECK_CONTAINS(body_of(&a), "\"reason\":\"NotFound\"");
-    answer_free(&a);
+    http_answer_free(&a);
     a = request("GET", "/proxy/team-a/pending/", h, NULL);
     CHECK_INT(a.code, 503);
     CHECK_CONTAINS(body_of(&a), "Pending");
-    answer_free(&a);
+    http_answer_free(&a);
     a = request("GET", "/proxy/team-a/dead/", h, NULL);
     CHECK_INT(a.code, 502);
     CHECK_CONTAINS(body_of(&a), "\"kind\":\"Status\"");
     CHECK_CONTAINS(body_of(&a), "cannot reach the companion");
-    answer_free(&a);
+    http_answer_free(&a);
     a = request("GET", "/proxy/team-a/", h, NULL);
     CHECK_INT(a.code, 404);
-    answer_free(&a);
+    http_answer_free(&a);
     finish();
 
     /* No resolver: /proxy/ is not there. */
@@ -282,51 +240,51 @@ static void unknown_unready_and_unreachable_companions(void)
     gw.proxy = NULL;
     a = request("GET", "/proxy/team-a/nb/echo", NULL, NULL);
     CHECK_INT(a.code, 404);
-    answer_free(&a);
+    http_answer_free(&a);
     finish();
 }
 
 static void only_the_namespace_s_users_and_admins_get_through(void)
 {
     REQUIRE(start(true));
-    struct answer a = request("GET", "/proxy/team-a/nb/echo", NULL, NULL);
+    struct http_answer a = request("GET", "/proxy/team-a/nb/echo", NULL, NULL);
     CHECK_INT(a.code, 401);
     CHECK_CONTAINS(body_of(&a), "\"kind\":\"Status\"");
-    answer_free(&a);
+    http_answer_free(&a);
     const char *bob[] = {"Authorization: Bearer " BOB, NULL};
     a = request("GET", "/proxy/team-a/nb/echo", bob, NULL);
     CHECK_INT(a.code, 403);
     CHECK_CONTAINS(body_of(&a), "\"reason\":\"Forbidden\"");
-    answer_free(&a);
+    http_answer_free(&a);
     a = request("GET", "/proxy/team-a/nope/echo", bob, NULL); /* whether it exists is not told either */
     CHECK_INT(a.code, 403);
-    answer_free(&a);
+    http_answer_free(&a);
     const char *bad[] = {"Authorization: Bearer alice1.zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", NULL};
     a = request("GET", "/proxy/team-a/nb/echo", bad, NULL);
     CHECK_INT(a.code, 401);
-    answer_free(&a);
+    http_answer_free(&a);
     a = request("GET", "/proxy/team-a/nb/echo?token=" BOB, NULL, NULL);
     CHECK_INT(a.code, 403);
     CHECK(!strstr(sbuf_str(&a.head), "Set-Cookie"));
-    answer_free(&a);
+    http_answer_free(&a);
     const char *root[] = {"Authorization: Bearer " ROOT, NULL};
     a = request("GET", "/proxy/team-a/nb/echo", root, NULL);
     CHECK_INT(a.code, 200);
-    answer_free(&a);
+    http_answer_free(&a);
     finish();
 
     /* Without --auth the anonymous loopback admin passes, as for every other path. */
     REQUIRE(start(false));
     a = request("GET", "/proxy/team-a/nb/echo", NULL, NULL);
     CHECK_INT(a.code, 200);
-    answer_free(&a);
+    http_answer_free(&a);
     finish();
 }
 
 static void a_token_in_the_query_sets_the_cookie_which_then_works(void)
 {
     REQUIRE(start(true));
-    struct answer a = request("GET", "/proxy/team-a/nb/tree?x=1&token=" ALICE, NULL, NULL);
+    struct http_answer a = request("GET", "/proxy/team-a/nb/tree?x=1&token=" ALICE, NULL, NULL);
     CHECK_INT(a.code, 302);
     const char *head = sbuf_str(&a.head);
     CHECK_CONTAINS(head, "Location: /proxy/team-a/nb/tree?x=1\r\n");
@@ -334,48 +292,48 @@ static void a_token_in_the_query_sets_the_cookie_which_then_works(void)
     CHECK_CONTAINS(head, "HttpOnly");
     CHECK_CONTAINS(head, "SameSite=Strict");
     CHECK_CONTAINS(head, "Path=/proxy/team-a/nb/");
-    answer_free(&a);
+    http_answer_free(&a);
     const char *cookie[] = {"Cookie: caldera_proxy=" ALICE, "Host: gw.example", NULL};
     a = request("GET", "/proxy/team-a/nb/echo", cookie, NULL);
     CHECK_INT(a.code, 200);
     CHECK(!strstr(body_of(&a), ALICE));
     CHECK(!strstr(body_of(&a), "H:Cookie:"));
-    answer_free(&a);
+    http_answer_free(&a);
     /* A write with ?token= goes on (a redirect would lose its body), without the token. */
     a = request("POST", "/proxy/team-a/nb/echo?token=" ALICE "&k=v", NULL, "x");
     CHECK_INT(a.code, 200);
     CHECK_CONTAINS(body_of(&a), "query=k=v\n");
     CHECK(!strstr(body_of(&a), ALICE));
-    answer_free(&a);
+    http_answer_free(&a);
     const char *wrong_ns[] = {"Cookie: caldera_proxy=" BOB, NULL};
     a = request("GET", "/proxy/team-a/nb/echo", wrong_ns, NULL);
     CHECK_INT(a.code, 403);
-    answer_free(&a);
+    http_answer_free(&a);
 
     /* Unsafe methods carried by the cookie: from this server's pages yes, from another site no. */
     const char *same[] = {"Cookie: caldera_proxy=" ALICE, "Host: gw.example", "Origin: http://gw.example", NULL};
     a = request("POST", "/proxy/team-a/nb/echo", same, "x");
     CHECK_INT(a.code, 200);
-    answer_free(&a);
+    http_answer_free(&a);
     const char *cross[] = {"Cookie: caldera_proxy=" ALICE, "Host: gw.example", "Origin: http://evil.example", NULL};
     a = request("POST", "/proxy/team-a/nb/echo", cross, "x");
     CHECK_INT(a.code, 403);
     CHECK_CONTAINS(body_of(&a), "another site");
-    answer_free(&a);
+    http_answer_free(&a);
     const char *cross_ref[] = {"Cookie: caldera_proxy=" ALICE, "Host: gw.example", "Referer: http://evil.example/page",
                                NULL};
     a = request("DELETE", "/proxy/team-a/nb/echo", cross_ref, NULL);
     CHECK_INT(a.code, 403);
-    answer_free(&a);
+    http_answer_free(&a);
     const char *listed[] = {"Cookie: caldera_proxy=" ALICE, "Host: gw.example", "Origin: " CORS_ORIGIN, NULL};
     a = request("PATCH", "/proxy/team-a/nb/echo", listed, "x");
     CHECK_INT(a.code, 200);
-    answer_free(&a);
+    http_answer_free(&a);
     /* A bearer token is no ambient credential: another Origin does not matter. */
     const char *bearer[] = {"Authorization: Bearer " ALICE, "Host: gw.example", "Origin: http://evil.example", NULL};
     a = request("POST", "/proxy/team-a/nb/echo", bearer, "x");
     CHECK_INT(a.code, 200);
-    answer_free(&a);
+    http_answer_free(&a);
     finish();
 }
 
@@ -525,9 +483,9 @@ static void a_100_mib_download_streams_in_bounded_memory(void)
 {
     REQUIRE(start(false));
     /* A first small request warms what stays (threads, curl's first allocations). */
-    struct answer a = request("GET", "/proxy/team-a/nb/echo", NULL, NULL);
+    struct http_answer a = request("GET", "/proxy/team-a/nb/echo", NULL, NULL);
     CHECK_INT(a.code, 200);
-    answer_free(&a);
+    http_answer_free(&a);
     char url[256];
     snprintf(url, sizeof url, "%s/proxy/team-a/nb/big", gw.url);
     struct sink s = {0};
@@ -593,9 +551,9 @@ static void a_64_mib_upload_streams_in_bounded_memory(void)
 {
     REQUIRE(start(false));
     gw.body_limit = 256u << 20;
-    struct answer a = request("POST", "/proxy/team-a/nb/count", NULL, "warm");
+    struct http_answer a = request("POST", "/proxy/team-a/nb/count", NULL, "warm");
     CHECK_INT(a.code, 200);
-    answer_free(&a);
+    http_answer_free(&a);
     for (int chunked = 0; chunked < 2; chunked++) {
         struct source src = {.size = 64u << 20};
         struct sbuf got = {0};
@@ -612,7 +570,7 @@ static void a_64_mib_upload_streams_in_bounded_memory(void)
         curl_easy_setopt(e, CURLOPT_READFUNCTION, produce);
         curl_easy_setopt(e, CURLOPT_READDATA, &src);
         curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)(chunked ? -1 : (curl_off_t)src.size));
-        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, into_sbuf);
+        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, http_into_sbuf);
         curl_easy_setopt(e, CURLOPT_WRITEDATA, &got);
         curl_easy_setopt(e, CURLOPT_TIMEOUT, 120L);
         CHECK_INT(curl_easy_perform(e), CURLE_OK);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 json_t *jv_at(json_t *v, const char *path) { return server_json_at(v, path); }
 
@@ -90,4 +91,14 @@ bool pid_gone(long long pid)
     buf[n] = '\0';
     const char *paren = strrchr(buf, ')');
     return paren && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+bool pid_gone_within(long long pid, int ms)
+{
+    for (int waited = 0; waited < ms; waited += 50) {
+        if (pid_gone(pid))
+            return true;
+        usleep(50000);
+    }
+    return pid_gone(pid);
 }

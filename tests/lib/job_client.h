@@ -43,6 +43,8 @@ int history_wait(const struct test_server *s, const char *name, const char *fiel
 int pod_attempts(json_t *history, const char *pod, json_t **out, int max);
 /* A process is gone when /proc no longer has it or it is a zombie nobody reaped yet. */
 bool pid_gone(long long pid);
+/* Whether pid is gone (as pid_gone) within ms, polled every 50 ms. */
+bool pid_gone_within(long long pid, int ms);
 
 /* Stops the running case unless the history has exactly n attempts of the pod (freeing the history). */
 #define REQUIRE_ATTEMPTS(history, pod, out, n)                                                          \
