@@ -218,24 +218,32 @@ static void stream_free(void *cls)
     free(s);
 }
 
-void http_respond_stream(struct http_req *req, const char *content_type, http_stream_read read, void *ctx,
-                         void (*free_ctx)(void *ctx))
+/* A response whose body read() writes as the client takes it (size may be MHD_SIZE_UNKNOWN), or NULL
+ * after answering 500 (what: what could not start) and freeing ctx. */
+static struct MHD_Response *stream_response(struct http_req *req, uint64_t size, size_t block, http_stream_read read,
+                                            void *ctx, void (*free_ctx)(void *ctx), const char *what)
 {
     struct stream *s = malloc(sizeof *s);
-    struct MHD_Response *resp = s ? MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, s,
-                                                                      stream_free)
-                                  : NULL;
+    struct MHD_Response *resp = s ? MHD_create_response_from_callback(size, block, stream_read, s, stream_free) : NULL;
     if (!resp) {
         free(s);
         if (free_ctx)
             free_ctx(ctx);
         struct api_status st = {0};
-        api_fail(&st, 500, "InternalError", "out of memory starting the stream");
+        api_fail(&st, 500, "InternalError", "out of memory starting the %s", what);
         http_respond_status(req, &st);
-        return;
+        return NULL;
     }
     *s = (struct stream){read, ctx, free_ctx};
-    queue(req, 200, resp, content_type);
+    return resp;
+}
+
+void http_respond_stream(struct http_req *req, const char *content_type, http_stream_read read, void *ctx,
+                         void (*free_ctx)(void *ctx))
+{
+    struct MHD_Response *resp = stream_response(req, MHD_SIZE_UNKNOWN, 16384, read, ctx, free_ctx, "stream");
+    if (resp)
+        queue(req, 200, resp, content_type);
 }
 
 struct upgrade {
@@ -283,21 +291,10 @@ void http_respond_upgrade(struct http_req *req, const char *const *names, const 
 void http_respond_relay(struct http_req *req, int code, uint64_t size, const char *const *names,
                         const char *const *values, int n, http_stream_read read, void *ctx, void (*free_ctx)(void *ctx))
 {
-    struct stream *s = malloc(sizeof *s);
-    struct MHD_Response *resp = s ? MHD_create_response_from_callback(size == HTTP_SIZE_UNKNOWN ? MHD_SIZE_UNKNOWN
-                                                                                                : size,
-                                                                      128 * 1024, stream_read, s, stream_free)
-                                  : NULL;
-    if (!resp) {
-        free(s);
-        if (free_ctx)
-            free_ctx(ctx);
-        struct api_status st = {0};
-        api_fail(&st, 500, "InternalError", "out of memory starting the answer");
-        http_respond_status(req, &st);
+    struct MHD_Response *resp = stream_response(req, size == HTTP_SIZE_UNKNOWN ? MHD_SIZE_UNKNOWN : size, 128 * 1024,
+                                                read, ctx, free_ctx, "answer");
+    if (!resp)
         return;
-    }
-    *s = (struct stream){read, ctx, free_ctx};
     for (int i = 0; i < n; i++)
         MHD_add_response_header(resp, names[i], values[i]);
     queue(req, code, resp, NULL);
