@@ -1,24 +1,16 @@
-/* Companions over HTTP (caldera.io/v1, namespaced): list (across namespaces too), read, create from
- * spec.jobName, spec.type and optionally spec.task and spec.index, delete. The core keeps them
- * (scheduler/controller/companions.h). Watching them is not offered yet: ?watch=true is a 400. */
+/* Companions over HTTP (caldera.io/v1, namespaced): list and watch (across namespaces too), read,
+ * create from spec.jobName, spec.type and optionally spec.task and spec.index, delete. The core keeps
+ * them (scheduler/controller/companions.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "adapters/intake/intake.h"
 #include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
-#include "gateway/watch/watch.h"
-
-#define COMPANION_API_VERSION "caldera.io/v1"
+#include "scheduler/controller/companions.h"
 
 static void list(struct http_req *req, const char *ns)
 {
-    if (watch_requested(req)) {
-        struct api_status st = {0};
-        api_fail(&st, 400, "BadRequest", "watching companions is not supported yet: list them instead");
-        http_respond_status(req, &st);
-        return;
-    }
     gateway_ask_list(req, CORE_COMPANION_LIST, ns, COMPANION_API_VERSION, "Companion");
 }
 

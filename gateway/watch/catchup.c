@@ -97,7 +97,8 @@ static json_t *tombstone(const struct watch_stream *w, const struct store_gone_r
 /* The kind whose deletions the events table records for this watch's objects. */
 static const char *deleted_kind(const struct watch_stream *w)
 {
-    if (strcmp(w->kind, "Queue") == 0 || strcmp(w->kind, "PriorityClass") == 0 || strcmp(w->kind, "ResourceQuota") == 0)
+    if (strcmp(w->kind, "Queue") == 0 || strcmp(w->kind, "PriorityClass") == 0 ||
+        strcmp(w->kind, "ResourceQuota") == 0 || strcmp(w->kind, "Companion") == 0)
         return w->kind;
     return strcmp(w->kind, "Node") == 0 || strcmp(w->kind, "Pod") == 0 ? NULL : "Job"; /* jobs, dialects, PodGroups */
 }

@@ -137,6 +137,11 @@ json_t *controller_companion_render(const struct companion *c, bool stored)
     json_object_set_new(meta, "namespace", json_string(c->ns));
     json_object_set_new(meta, "uid", json_string(c->uid));
     json_object_set_new(meta, "creationTimestamp", json_string(rfc3339(c->created_ms, buf)));
+    if (c->resource_version) {
+        char rv[24];
+        snprintf(rv, sizeof rv, "%llu", (unsigned long long)c->resource_version);
+        json_object_set_new(meta, "resourceVersion", json_string(rv));
+    }
     json_object_set_new(labels, "volcano.sh/job-name", json_string(c->job_name));
     json_object_set_new(meta, "labels", labels);
     json_object_set_new(spec, "jobName", json_string(c->job_name));
@@ -158,7 +163,7 @@ json_t *controller_companion_render(const struct companion *c, bool stored)
     if (c->port > 0)
         json_object_set_new(status, "port", json_integer(c->port));
     json_t *obj = json_object();
-    json_object_set_new(obj, "apiVersion", json_string("caldera.io/v1"));
+    json_object_set_new(obj, "apiVersion", json_string(COMPANION_API_VERSION));
     json_object_set_new(obj, "kind", json_string(COMPANION_KIND));
     json_object_set_new(obj, "metadata", meta);
     json_object_set_new(obj, "spec", spec);
@@ -188,19 +193,14 @@ static const char *event_reason(enum companion_phase p)
     }
 }
 
-/* One journal entry: the event (of the job when it still exists) and the objects row. */
+/* One journal entry: the event (of the job when it still exists) and the objects row, which holds the
+ * entry's sequence number as the companion's resourceVersion. */
 static void record(struct controller *ctl, struct companion *c, struct job *job, const char *from, bool remove,
                    const char *message)
 {
     const char *to = remove ? "" : companion_phase_name(c->phase);
     const char *reason = remove ? "CompanionDeleted" : event_reason(c->phase);
     enum journal_op op = remove ? JOURNAL_OBJECT_DELETE : JOURNAL_OBJECT_PUT;
-    char *json = NULL;
-    if (!remove) {
-        json_t *obj = controller_companion_render(c, true);
-        json = json_dumps(obj, JSON_COMPACT);
-        json_decref(obj);
-    }
     struct journal_entry *e;
     if (job) {
         e = record_event(ctl, op, job, COMPANION_KIND, c->name, from, to, reason, "%s", message ? message : "");
@@ -208,6 +208,14 @@ static void record(struct controller *ctl, struct companion *c, struct job *job,
         uint64_t rv;
         e = record_object_event(ctl, op, COMPANION_KIND, c->ns, c->name, &rv, from, to, reason, "%s",
                                 message ? message : "");
+    }
+    if (e)
+        c->resource_version = e->ev.seq;
+    char *json = NULL;
+    if (!remove) {
+        json_t *obj = controller_companion_render(c, true);
+        json = json_dumps(obj, JSON_COMPACT);
+        json_decref(obj);
     }
     record_object_row(e, COMPANION_KIND, c->ns, c->name, json);
 }
@@ -479,12 +487,18 @@ static void start(struct controller *ctl, struct companion *c, struct job *job, 
     char job_dir[4096], work_dir[4200], log_dir[4200], log_path[4800], token_path[4800], pod[320], cgroup[512];
     controller_job_dir(ctl, job, job_dir, sizeof job_dir);
     snprintf(work_dir, sizeof work_dir, "%s/work", job_dir);
-    snprintf(log_dir, sizeof log_dir, "%s/logs", job_dir);
-    snprintf(log_path, sizeof log_path, "%s/companions/%s.log", log_dir, c->name);
+    snprintf(log_path, sizeof log_path, "%s/logs/companions/%s.log", job_dir, c->name);
     snprintf(token_path, sizeof token_path, "%s/companion-%s.token", job_dir, c->name);
     job_pod_name(job, c->task, c->index, pod, sizeof pod);
     controller_cgroup_name(job->uid, pod, r->attempts, cgroup, sizeof cgroup);
     const char *chdir_to = ts->working_dir ? ts->working_dir : work_dir;
+    const char *tb_dir = annotation(job, COMPANION_LOGDIR_ANNOTATION);
+    if (!tb_dir || !*tb_dir)
+        tb_dir = COMPANION_LOGDIR_DEFAULT;
+    if (tb_dir[0] == '/')
+        snprintf(log_dir, sizeof log_dir, "%s", tb_dir);
+    else
+        snprintf(log_dir, sizeof log_dir, "%s/%s", chdir_to, tb_dir);
     if (companion_token_new(c->token) != 0 ||
         companion_token_write(token_path, c->token, ts->run_as_uid, ts->run_as_gid, why, sizeof why) != 0) {
         c->port = 0;
@@ -781,6 +795,9 @@ int controller_restore_companion(struct controller *ctl, const struct store_obje
     c->task = (int32_t)json_integer_value(json_object_get(rt, "taskIndex"));
     c->index = (int32_t)json_integer_value(json_object_get(spec, "index"));
     rfc3339_parse(json_string_value(json_object_get(meta, "creationTimestamp")) ?: "", &c->created_ms);
+    c->resource_version = strtoull(json_string_value(json_object_get(meta, "resourceVersion")) ?: "0", NULL, 10);
+    c->watch_shown = true; /* a watch started after this restart lists it first */
+    rfc3339_parse(json_string_value(json_object_get(status, "lastActivity")) ?: "", &c->last_activity_ms);
     if (!phase_parse(json_string_value(json_object_get(status, "phase")), &c->phase))
         c->phase = COMPANION_PENDING;
     c->served_attempt = (uint32_t)json_integer_value(json_object_get(rt, "servedAttempt"));

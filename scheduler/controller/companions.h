@@ -19,8 +19,13 @@
 
 #define COMPANIONS_ANNOTATION "caldera.io/companions"
 #define COMPANION_TASK_ANNOTATION "caldera.io/companion-task"
+/* {logdir}: where the job writes what TensorBoard reads; a path relative to the working directory, or
+ * absolute (read as the task's user, so nothing the task could not read itself). Default "logs". */
+#define COMPANION_LOGDIR_ANNOTATION "caldera.io/companion-logdir"
+#define COMPANION_LOGDIR_DEFAULT "logs"
 #define SESSION_ANNOTATION "caldera.io/debug-session" /* "true": a DebugSession's job (sessions.c) */
 #define COMPANION_KIND "Companion"
+#define COMPANION_API_VERSION "caldera.io/v1"
 #define COMPANION_PORTS_DEFAULT_FIRST 42000
 #define COMPANION_PORTS_DEFAULT_LAST 42999
 
@@ -51,7 +56,9 @@ struct companion {
     uint64_t probe_id;
     char token[COMPANION_TOKEN_LEN + 1];
     char *token_path;
-    char **headers; /* expanded with the token: the proxy's and the probes' */
+    char **headers;            /* expanded with the token: the proxy's and the probes' */
+    uint64_t resource_version; /* the sequence number of its last recorded change */
+    bool watch_shown;          /* watches have been shown it (ADDED): later changes are MODIFIED */
 };
 
 struct companion_set {

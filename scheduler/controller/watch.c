@@ -17,6 +17,7 @@
 #include "adapters/dialects/volcano/job.h"
 #include "common/grow.h"
 #include "common/log.h"
+#include "scheduler/controller/companions.h"
 #include "scheduler/controller/internal.h"
 #include "scheduler/controller/objects.h"
 
@@ -192,6 +193,42 @@ static void attach_command(struct journal_entry *e)
     attach(e, WATCH_ADDED, COMMAND_API_VERSION, "Command", ns ? ns : e->ns ? e->ns : "", name, cmd);
 }
 
+/* --- companions ---------------------------------------------------------------------------------- */
+
+static bool about_companion(const struct journal_entry *e)
+{
+    return e->ev.kind && strcmp(e->ev.kind, COMPANION_KIND) == 0 && e->op != JOURNAL_EVENT;
+}
+
+/* Whether a later entry of the iteration is about the same companion (it is shown there, once). */
+static bool companion_changes_again(const struct journal_entry *e)
+{
+    for (const struct journal_entry *x = e->next; x; x = x->next)
+        if (about_companion(x) && strcmp(x->ev.ns, e->ev.ns) == 0 && strcmp(x->ev.name, e->ev.name) == 0)
+            return true;
+    return false;
+}
+
+/* A companion in its state at the end of the iteration, or gone. Its ADDED is remembered even while
+ * nobody watches, as a pod's is. */
+static void attach_companion(struct controller *ctl, struct journal_entry *e)
+{
+    const struct journal_event *ev = &e->ev;
+    if (companion_changes_again(e))
+        return;
+    struct companion *c = controller_companion_find(ctl, ev->ns, ev->name);
+    if (!c || e->op == JOURNAL_OBJECT_DELETE) {
+        if (ctl->watch_render)
+            attach(e, WATCH_DELETED, COMPANION_API_VERSION, COMPANION_KIND, ev->ns, ev->name,
+                   c ? controller_companion_render(c, false) : tombstone(COMPANION_API_VERSION, COMPANION_KIND, ev));
+        return;
+    }
+    enum watch_type type = c->watch_shown ? WATCH_MODIFIED : WATCH_ADDED;
+    c->watch_shown = true;
+    if (ctl->watch_render)
+        attach(e, type, COMPANION_API_VERSION, COMPANION_KIND, ev->ns, ev->name, controller_companion_render(c, false));
+}
+
 /* --- the end of an iteration ---------------------------------------------------------- */
 
 static void touch_job(struct controller *ctl, struct job *job, struct journal_entry *e)
@@ -222,6 +259,8 @@ void controller_watch_flush(struct controller *ctl)
     for (struct journal_entry *e = ctl->journal.head; e; e = e->next) {
         const struct journal_event *ev = &e->ev;
         e->watch_rendered = ctl->watch_render;
+        if (about_companion(e))
+            attach_companion(ctl, e);
         if (ev->job_uid && *ev->job_uid) {
             struct job *job = cluster_find_job_uid(ctl->cluster, ev->job_uid);
             if (!job || job->dormant || job->watch_shown == WATCH_SHOWN_GONE)
@@ -229,7 +268,7 @@ void controller_watch_flush(struct controller *ctl)
             touch_job(ctl, job, e);
             if (ctl->watch_render && ev->kind && strcmp(ev->kind, "Pod") == 0)
                 mark_pod(ctl, ev);
-        } else if (ctl->watch_render && ev->kind && e->op != JOURNAL_EVENT) {
+        } else if (ctl->watch_render && ev->kind && e->op != JOURNAL_EVENT && !about_companion(e)) {
             attach_object(ctl, e);
         }
         if (ctl->watch_render && e->op == JOURNAL_COMMAND)

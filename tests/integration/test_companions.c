@@ -18,6 +18,7 @@
 #include "tests/lib/job_client.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
+#include "tests/lib/watch_client.h"
 
 #define READY_MS 90000 /* jupyter under ASan and a loaded machine */
 #define WAIT_MS 20000
@@ -327,6 +328,16 @@ static void a_restarted_task_gets_a_fresh_companion(void)
     server_cleanup(&s);
 }
 
+/* A companion that answers only once {logdir} holds the file the task writes there: TensorBoard's
+ * directory is the task's own, readable as its user (the server's log directory is not). */
+#define LOGDIR_WAITER                                                                                         \
+    "  tbwait:\n"                                                                                             \
+    "    command: [sh, -c, 'while [ ! -e {logdir}/events.out.1 ]; do sleep 0.1; done; exec caldera-terminal " \
+    "--listen 127.0.0.1:{port} --base-url {base_url} --token-file {token_file} --cwd {workdir}']\n"           \
+    "    headers: {Authorization: \"Bearer {token}\"}\n"                                                      \
+    "    readinessPath: \"{base_url}api/status\"\n"                                                           \
+    "    startTimeout: 20s\n"
+
 #define COMPANIONS_FILE                        \
     "companions:\n"                            \
     "  terminal:\n"                            \
@@ -334,7 +345,7 @@ static void a_restarted_task_gets_a_fresh_companion(void)
     "    activity: proxy\n"                    \
     "  ghost:\n"                               \
     "    command: [caldera-no-such-program]\n" \
-    "    readinessPath: /\n"
+    "    readinessPath: /\n" LOGDIR_WAITER
 
 static void missing_program_fails_and_idleness_cleans(void)
 {
@@ -359,6 +370,8 @@ static void missing_program_fails_and_idleness_cleans(void)
     json_decref(c);
     CHECK(pid_gone_within(pid, 10000));
     CHECK(job_wait(&s, "idle", "status.state.phase", "Running", WAIT_MS) == 0); /* the task runs on */
+    CHECK_INT(submit(&s, "tb", "tbwait", "mkdir -p logs && touch logs/events.out.1 && sleep 300", NULL), 201);
+    CHECK(wait_phase(&s, "tb-tbwait", "Ready", READY_MS) == 0);
     server_stop(&s);
     server_cleanup(&s);
     unlink(file);
@@ -411,6 +424,8 @@ static void the_api_creates_refuses_and_deletes(void)
     json_decref(answer);
 
     CHECK_INT(submit(&s, "api", "", "sleep 300", NULL), 201);
+    struct watch_client *watch = watch_open(&s, COMPANIONS "?watch=true", NULL);
+    REQUIRE(watch != NULL);
     long code = 0;
     const char *body =
         "{\"apiVersion\":\"caldera.io/v1\",\"kind\":\"Companion\",\"spec\":{\"jobName\":\"api\","
@@ -442,6 +457,23 @@ static void the_api_creates_refuses_and_deletes(void)
     }
     CHECK(gone);
     CHECK(pid_gone_within(pid, 10000));
+    /* the watch saw it come, get Ready with its URL, and go, each once, in that order */
+    int added = watch_wait_for(watch, 0, "ADDED", "api-terminal", NULL, NULL, WAIT_MS);
+    int ready = watch_wait_for(watch, 0, "MODIFIED", "api-terminal", "status.phase", "Ready", WAIT_MS);
+    int deleted = watch_wait_for(watch, 0, "DELETED", "api-terminal", NULL, NULL, WAIT_MS);
+    CHECK(added >= 0 && ready > added && deleted > ready);
+    CHECK(watch_wait_for(watch, added + 1, "ADDED", "api-terminal", NULL, NULL, 0) < 0);
+    json_t *seen = watch_events(watch);
+    json_t *ready_obj = json_object_get(json_array_get(seen, (size_t)(ready >= 0 ? ready : 0)), "object");
+    CHECK_STR(jv_str(ready_obj, "status.url"), "/proxy/default/api-terminal/");
+    CHECK(jv_str(ready_obj, "metadata.resourceVersion") != NULL);
+    json_decref(seen);
+    watch_close(watch);
+    /* a watch from an old resourceVersion catches up from the database: the companion is gone */
+    watch = watch_open(&s, COMPANIONS "?watch=true&resourceVersion=1&timeoutSeconds=2", NULL);
+    REQUIRE(watch != NULL);
+    CHECK(watch_wait_for(watch, 0, "DELETED", "api-terminal", NULL, NULL, WAIT_MS) >= 0);
+    watch_close(watch);
 
     /* a training request's companions: the annotation on its Volcano Job, checked alike */
     json_decref(server_request(&s, "POST", "/apis/caldera.io/v1/namespaces/default/trainings",
