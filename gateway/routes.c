@@ -148,10 +148,9 @@ const struct route gateway_routes[] = {
 
     {"GET", CALDERA "/companions", handle_companion_list_all, {"listCalderaIoV1CompanionForAllNamespaces",
      "list the companions (Jupyter, TensorBoard, a terminal... beside a job's task) of every namespace",
-     OQ_PRETTY | OQ_LABEL_SELECTOR | OQ_FIELD_SELECTOR, NULL, 200, "CompanionList", NULL, OE_400}},
+     Q_LIST, NULL, 200, "CompanionList", NULL, E_LIST}},
     {"GET", CALDERA "/namespaces/{ns}/companions", handle_companion_list, {"listCalderaIoV1NamespacedCompanion",
-     "list the companions of a namespace", OQ_PRETTY | OQ_LABEL_SELECTOR | OQ_FIELD_SELECTOR, NULL, 200,
-     "CompanionList", NULL, OE_400}},
+     "list or watch the companions of a namespace", Q_LIST, NULL, 200, "CompanionList", NULL, E_LIST}},
     {"POST", CALDERA "/namespaces/{ns}/companions", handle_companion_create, {"createCalderaIoV1NamespacedCompanion",
      "start a companion beside a job's task (spec.jobName, spec.type; spec.task and spec.index: the first task's "
      "first replica by default)", OQ_PRETTY, "Companion", 201, "Companion", NULL, E_CREATE | OE_404}},
