@@ -205,9 +205,12 @@ ASAN_BINARIES := build/asan/bin/jobserver build/asan/bin/jobctl build/asan/bin/c
 
 all: $(BINARIES)
 
-## make run: build and start the server with its embedded defaults on 127.0.0.1:8080
+## make run [PORT=8080] [DATA=./var] [ARGS="..."]: build and start the server with its embedded defaults on
+## 127.0.0.1:PORT, its database and the jobs' files in DATA
+PORT ?= 8080
+DATA ?= ./var
 run: all
-	./bin/jobserver --listen 127.0.0.1:8080 --data ./var $(ARGS)
+	./bin/jobserver --listen 127.0.0.1:$(PORT) --data $(DATA) $(ARGS)
 
 test-build: $(UNIT_BINS) $(INTEGRATION_BINS) $(ASAN_BINARIES) all $(FUZZ_SUITE)
 

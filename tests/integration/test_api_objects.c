@@ -9,7 +9,7 @@
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
 
-#define NODES_FILE "tests/integration/data/nodes.yaml"
+#define NODES_FILE "examples/nodes.yaml"
 #define QUEUES "/apis/scheduling.volcano.sh/v1beta1/queues"
 #define PCS "/apis/scheduling.k8s.io/v1/priorityclasses"
 #define QUOTAS "/api/v1/namespaces/team-a/resourcequotas"

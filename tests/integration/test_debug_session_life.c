@@ -42,7 +42,7 @@ static bool start(void)
     close(fd);
     atexit(remove_file);
     static const char *args[] = {"--nodes",
-                                 "tests/integration/data/nodes.yaml",
+                                 "examples/nodes.yaml",
                                  "--shutdown-grace",
                                  "2",
                                  "--companion-ports",
@@ -246,7 +246,7 @@ static void jobctl_extends_and_a_restart_keeps_it(void)
     REQUIRE(server_stop(&server) == 0);
     server_up = false;
     static const char *args2[] = {"--nodes",
-                                  "tests/integration/data/nodes.yaml",
+                                  "examples/nodes.yaml",
                                   "--shutdown-grace",
                                   "2",
                                   "--companion-ports",

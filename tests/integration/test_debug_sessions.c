@@ -24,7 +24,7 @@ static bool start(void)
 {
     if (server_up)
         return true;
-    static const char *const args[] = {"--nodes", "tests/integration/data/nodes.yaml", NULL};
+    static const char *const args[] = {"--nodes", "examples/nodes.yaml", NULL};
     server_up = server_start(&server, NULL, args) == 0;
     return server_up;
 }
@@ -360,7 +360,7 @@ static void sessions_survive_a_restart(void)
     REQUIRE(start());
     REQUIRE(post_session("keep", "1", "256Mi") == 201);
     CHECK_INT(server_stop(&server), 0);
-    static const char *const args[] = {"--nodes", "tests/integration/data/nodes.yaml", NULL};
+    static const char *const args[] = {"--nodes", "examples/nodes.yaml", NULL};
     server_up = server_start(&server, server.data_dir, args) == 0;
     REQUIRE(server_up);
     long code = 0;

@@ -38,7 +38,7 @@ static bool start(void)
 {
     if (server_up)
         return true;
-    static const char *const args[] = {"--nodes", "tests/integration/data/nodes.yaml", NULL};
+    static const char *const args[] = {"--nodes", "examples/nodes.yaml", NULL};
     server_up = server_start(&server, NULL, args) == 0;
     return server_up;
 }
@@ -500,7 +500,7 @@ static void every_view_survives_a_restart(void)
     json_t *before = server_request(&server, "GET", PYTORCHJOBS "/mnist", NULL, NULL, &code);
     REQUIRE(server_stop(&server) == 0);
     REQUIRE(server_start(&server, server.data_dir,
-                         (const char *const[]){"--nodes", "tests/integration/data/nodes.yaml", NULL}) == 0);
+                         (const char *const[]){"--nodes", "examples/nodes.yaml", NULL}) == 0);
     json_t *after = server_request(&server, "GET", PYTORCHJOBS "/mnist", NULL, NULL, &code);
     CHECK_INT(code, 200);
     CHECK_STR(jv_str(after, "kind"), "PyTorchJob");

@@ -24,7 +24,7 @@
 #define WAIT_MS 60000
 #define HOLD_CHECK_MS 2500 /* how long nothing may start while the disk is full */
 
-static const char *const node_args[] = {"--nodes", "tests/integration/data/nodes.yaml", NULL};
+static const char *const node_args[] = {"--nodes", "examples/nodes.yaml", NULL};
 
 /* ---- disks and files ------------------------------------------------------------------------------ */
 

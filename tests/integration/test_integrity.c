@@ -29,7 +29,7 @@
 #define ROOMY_SIZE "size=64m"
 #define PAD_BYTES 12000 /* an annotation per job, so a few dozen jobs fill FULL_SIZE */
 
-static const char *const node_args[] = {"--nodes", "tests/integration/data/nodes.yaml", NULL};
+static const char *const node_args[] = {"--nodes", "examples/nodes.yaml", NULL};
 
 /* ---- helpers ------------------------------------------------------------------------------------ */
 

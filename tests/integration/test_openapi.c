@@ -15,7 +15,7 @@
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
 
-#define NODES_FILE "tests/integration/data/nodes.yaml"
+#define NODES_FILE "examples/nodes.yaml"
 #define NPM_PREFIX "build/npm" /* where the validator is installed (npm install --prefix) */
 #define VALIDATOR NPM_PREFIX "/node_modules/@apidevtools/swagger-parser"
 

@@ -12,14 +12,13 @@
 #include "tests/lib/test.h"
 
 #define JOBS "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs"
-#define NODES_FILE "tests/integration/data/nodes.yaml"
+#define NODES_FILE "examples/nodes.yaml"
 
 static const char *const node_args[] = {"--nodes", NODES_FILE, NULL};
 
-static char *read_fixture(const char *name)
+static char *read_fixture(const char *path)
 {
-    char path[256], *data = NULL;
-    snprintf(path, sizeof path, "tests/integration/data/%s", name);
+    char *data = NULL;
     if (read_file(path, 1 << 20, &data, NULL) != 0)
         return NULL;
     return data;
@@ -129,7 +128,7 @@ static void distcc_end_to_end_and_restart(void)
 {
     struct test_server s;
     REQUIRE(server_start(&s, NULL, node_args) == 0);
-    char *yaml = read_fixture("distcc.yaml");
+    char *yaml = read_fixture("examples/distcc.yaml");
     REQUIRE(yaml);
     long code;
     json_t *created = post_yaml(&s, JOBS, yaml, &code);
@@ -244,7 +243,7 @@ static void bad_input_gets_a_status(void)
     CHECK_CONTAINS(str_at(r, "message", NULL, NULL), "(line 14, column 23)");
     json_decref(r);
 
-    char *yaml = read_fixture("distcc.yaml");
+    char *yaml = read_fixture("examples/distcc.yaml");
     r = post_yaml(&s, JOBS, yaml, &code);
     CHECK_INT(code, 201);
     json_decref(r);
@@ -399,7 +398,7 @@ static void jobctl_against_the_server(void)
     struct test_server s;
     REQUIRE(server_start(&s, NULL, node_args) == 0);
     char *out = NULL, *err = NULL;
-    const char *submit[] = {"submit", "tests/integration/data/distcc.yaml", NULL};
+    const char *submit[] = {"submit", "examples/distcc.yaml", NULL};
     CHECK_INT(server_jobctl(&s, submit, &out, &err), 0);
     CHECK_CONTAINS(out, "job.batch.volcano.sh/distcc created");
     free(out);
@@ -526,11 +525,11 @@ static int jobserver_refuses(const char *args, char **output)
 static void bad_configuration_stops_the_start(void)
 {
     char *out;
-    CHECK_INT(jobserver_refuses("--nodes tests/integration/data/distcc.yaml", &out), 1);
+    CHECK_INT(jobserver_refuses("--nodes examples/distcc.yaml", &out), 1);
     CHECK_CONTAINS(out, "a nodes file holds v1 Node objects");
     CHECK_INT(jobserver_refuses("--nodes /nonexistent/nodes.yaml", &out), 1);
     CHECK_CONTAINS(out, "cannot read the nodes file /nonexistent/nodes.yaml");
-    CHECK_INT(jobserver_refuses("--scheduler-conf tests/integration/data/nodes.yaml", &out), 1);
+    CHECK_INT(jobserver_refuses("--scheduler-conf examples/nodes.yaml", &out), 1);
     CHECK_CONTAINS(out, "Unsupported value");
     CHECK_INT(jobserver_refuses("--listen nowhere", &out), 1);
     CHECK_CONTAINS(out, "--listen wants HOST:PORT");

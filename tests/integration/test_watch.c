@@ -326,7 +326,7 @@ static void dialects_and_commands_are_watched(void)
                                            NULL);
     usleep(200 * 1000);
     char *yaml = NULL;
-    FILE *f = fopen("tests/integration/data/pytorch-hello.yaml", "r");
+    FILE *f = fopen("examples/pytorch-hello.yaml", "r");
     REQUIRE(f != NULL);
     size_t cap = 0;
     ssize_t n = getdelim(&yaml, &cap, '\0', f);
