@@ -25,7 +25,8 @@ static bool in_view(const struct core_request *req, const struct job *job)
 }
 
 /* The manifest for a real cluster: the Job, and the companions it asks for (its annotations) and
- * those attached to it later (POST companions), each served task's Pod, Service and Ingress. */
+ * those attached to it later (POST companions, unless being deleted), each one's Pod, Service and
+ * Ingress. */
 static json_t *render_manifest(const struct core *c, const struct core_request *req, const struct job *job)
 {
     const struct companion_set *live = c->ctl.companions;
@@ -36,7 +37,8 @@ static json_t *render_manifest(const struct core *c, const struct core_request *
     for (int i = 0; rc == 0 && i < live->n; i++) {
         const struct companion *comp = live->items[i];
         const struct companion_type *type = companion_types_find(live->types, comp->type);
-        if (type && strcmp(comp->ns, job->ns) == 0 && strcmp(comp->job_uid, job->uid) == 0 && comp->task < job->ntasks)
+        if (type && !comp->remove_when_done && strcmp(comp->ns, job->ns) == 0 && strcmp(comp->job_uid, job->uid) == 0 &&
+            comp->task < job->ntasks)
             rc = companion_manifest_add(&set, comp->name, type, comp->task, comp->index);
     }
     json_t *m = rc == 0 ? manifest_job_with_companions(job, &set, req->owner_uid) : NULL;
