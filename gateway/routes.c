@@ -185,8 +185,9 @@ const struct route gateway_routes[] = {
      {"readCalderaIoV1NamespacedPodAttemptLog", "read the log of one attempt of a pod of a job", OQ_UID, NULL, 200,
      NULL, TEXT, E_READ}},
     {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/manifest", handle_job_manifest,
-     {"readCalderaIoV1NamespacedJobManifest", "read a job as the manifest a Kubernetes cluster running Volcano accepts",
-     OQ_PRETTY, NULL, 200, "Job", NULL, OE_404}},
+     {"readCalderaIoV1NamespacedJobManifest", "read a job as the manifest a Kubernetes cluster running Volcano accepts; "
+     "with companions a v1 List of the Job and each companion's Pod, Service and Ingress, owned by the Job of uid "
+     "?ownerUid= (the cluster's; default Caldera's)", OQ_PRETTY, NULL, 200, "Job", NULL, OE_400 | OE_404}},
     {"POST", CALDERA "/namespaces/{ns}/jobs/{name}/{action}", handle_job_action, {"actOnCalderaIoV1NamespacedJob",
      "suspend (abort), resume, restart, terminate or complete a job, as a Volcano Command would", OQ_PRETTY, NULL, 200,
      "Job", NULL, E_ACT}},

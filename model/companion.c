@@ -49,7 +49,7 @@ int companion_type_copy(struct companion_type *out, const struct companion_type 
     int rc = copy_strv(&out->argv, t->argv) | copy_strv(&out->env, t->env) | copy_strv(&out->headers, t->headers) |
              copy_str(&out->readiness_path, t->readiness_path) | copy_str(&out->activity.path, t->activity.path) |
              copy_str(&out->activity.field, t->activity.field) |
-             copy_str(&out->activity.busy_path, t->activity.busy_path);
+             copy_str(&out->activity.busy_path, t->activity.busy_path) | copy_str(&out->image, t->image);
     if (rc != 0) {
         companion_type_clear(out);
         return -1;
@@ -66,6 +66,7 @@ void companion_type_clear(struct companion_type *t)
     free(t->activity.path);
     free(t->activity.field);
     free(t->activity.busy_path);
+    free(t->image);
     memset(t, 0, sizeof *t);
 }
 

@@ -8,6 +8,8 @@
 #include <stdint.h>
 
 #define COMPANION_NAME_MAX 64
+/* The container port of a type that names none (a real cluster's pod; locally ports are allocated). */
+#define COMPANION_DEFAULT_PORT 8080
 /* The reason of a companion whose program is not there: Failed, NotInstalled, "not installed: <program>". */
 #define COMPANION_NOT_INSTALLED "NotInstalled"
 
@@ -47,6 +49,10 @@ struct companion_type {
      * use relative links: code-server); else as they came. */
     bool strip_prefix;
     struct companion_activity activity;
+    /* For a real cluster (adapters/dialects/volcano/companion_manifest.h): the container image that has
+     * the program, NULL for the image of the task it serves; the port it listens on in its pod. */
+    char *image;
+    int port;     /* 1-65535; 0: COMPANION_DEFAULT_PORT */
     bool builtin; /* Caldera's own definition, perhaps changed by the configuration */
 };
 

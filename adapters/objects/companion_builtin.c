@@ -19,7 +19,13 @@
  * code-server (npm): takes no base path, uses relative links: the proxy strips the prefix. Password
  * authentication with the token as PASSWORD; /healthz answers without it.
  *
- * terminal: Caldera's caldera-terminal, which reads the token from a file and reports its activity. */
+ * terminal: Caldera's caldera-terminal, which reads the token from a file and reports its activity.
+ *
+ * Images and ports are for a real cluster's pods (`-o manifest`): the upstream images that carry each
+ * program (quay.io/jupyter/base-notebook has jupyter-notebook, tensorflow/tensorflow tensorboard,
+ * codercom/code-server code-server) on their programs' usual ports. The terminal names no image: it
+ * runs in the task's own image, so its shell has the job's tools and files (that image must then carry
+ * caldera-terminal, or the administrator gives the type an image of their own). */
 const char companion_types_builtin_yaml[] =
     "companions:\n"
     "  jupyter:\n"
@@ -33,6 +39,8 @@ const char companion_types_builtin_yaml[] =
     "    startTimeout: 2m\n"
     "    idleTimeout: 1h\n"
     "    activity: jupyter\n"
+    "    image: quay.io/jupyter/base-notebook\n"
+    "    port: 8888\n"
     "  tensorboard:\n"
     "    command: [tensorboard, --logdir, \"{logdir}\", --host, 127.0.0.1, --port, \"{port}\",\n"
     "              --path_prefix, \"{base_path}\"]\n"
@@ -40,6 +48,8 @@ const char companion_types_builtin_yaml[] =
     "    startTimeout: 2m\n"
     "    idleTimeout: 1h\n"
     "    activity: proxy\n"
+    "    image: tensorflow/tensorflow\n"
+    "    port: 6006\n"
     "  code-server:\n"
     "    command: [code-server, --bind-addr, \"127.0.0.1:{port}\", --auth, password, --disable-telemetry,\n"
     "              --disable-update-check, \"{workdir}\"]\n"
@@ -49,6 +59,8 @@ const char companion_types_builtin_yaml[] =
     "    startTimeout: 2m\n"
     "    idleTimeout: 1h\n"
     "    activity: proxy\n"
+    "    image: codercom/code-server\n"
+    "    port: 8080\n"
     "  terminal:\n"
     "    command: [caldera-terminal, --listen, \"127.0.0.1:{port}\", --base-url, \"{base_url}\",\n"
     "              --token-file, \"{token_file}\", --cwd, \"{workdir}\"]\n"
@@ -56,4 +68,5 @@ const char companion_types_builtin_yaml[] =
     "    readinessPath: \"{base_url}api/status\"\n"
     "    startTimeout: 30s\n"
     "    idleTimeout: 1h\n"
-    "    activity: {source: json, path: \"{base_url}api/status\", field: last_activity}\n";
+    "    activity: {source: json, path: \"{base_url}api/status\", field: last_activity}\n"
+    "    port: 7681\n";

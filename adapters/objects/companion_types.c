@@ -15,8 +15,9 @@
 #define DEFAULT_START_TIMEOUT_MS (2 * 60 * 1000)
 #define DEFAULT_IDLE_TIMEOUT_MS (60 * 60 * 1000)
 
-static const char *const entry_keys[] = {
-    "command", "env", "headers", "readinessPath", "startTimeout", "idleTimeout", "stripPrefix", "activity", NULL};
+static const char *const entry_keys[] = {"command",      "env",         "headers",     "readinessPath",
+                                         "startTimeout", "idleTimeout", "stripPrefix", "activity",
+                                         "image",        "port",        NULL};
 static const char *const activity_keys[] = {"source", "path", "field", "busyPath", NULL};
 
 static bool oom(struct fields *f)
@@ -274,6 +275,29 @@ static bool read_activity(struct fields *f, const json_t *entry, const char *par
     return true;
 }
 
+/* image and port: what a real cluster's pod runs (adapters/dialects/volcano/companion_manifest.h). */
+static bool read_cluster_fields(struct fields *f, const json_t *entry, const char *path, struct companion_type *t)
+{
+    char ip[FIELD_PATH_MAX], pp[FIELD_PATH_MAX];
+    const char *image = NULL;
+    int64_t port = t->port;
+    field_path(ip, path, "image");
+    field_path(pp, path, "port");
+    bool ok = field_string(f, entry, "image", ip, false, &image);
+    if (ok && image && (!*image || strpbrk(image, " \t\r\n{}"))) {
+        field_invalid(f, entry, "image", ip, "an image reference has no spaces, line breaks or braces");
+        ok = false;
+    } else if (ok && image) {
+        free(t->image);
+        if (!(t->image = strdup(image)))
+            return oom(f);
+    }
+    if (!field_int(f, entry, "port", pp, false, 1, 65535, &port))
+        return false;
+    t->port = (int)port;
+    return ok;
+}
+
 /* One entry onto t (a copy of the type of that name, or a new zeroed one). */
 static bool read_entry(struct fields *f, const json_t *entry, const char *path, struct companion_type *t, bool added)
 {
@@ -288,6 +312,7 @@ static bool read_entry(struct fields *f, const json_t *entry, const char *path, 
     field_path(sp, path, "stripPrefix");
     ok = field_bool(f, entry, "stripPrefix", sp, &t->strip_prefix) && ok;
     ok = read_activity(f, entry, path, t) && ok;
+    ok = read_cluster_fields(f, entry, path, t) && ok;
     const json_t *command = json_object_get(entry, "command");
     if (added && !t->argv && (!command || json_is_null(command))) { /* not when it was there but wrong */
         char cp[FIELD_PATH_MAX];

@@ -11,6 +11,9 @@
  *   startTimeout:  duration             default 2m; "90s", "1h30m" or a number of seconds
  *   idleTimeout:   duration             default 1h; 0: never stopped for idleness
  *   stripPrefix:   bool                 default false: the proxy forwards paths without the base URL
+ *   image:         image reference     a real cluster's pod (`-o manifest`); default: the task's image
+ *   port:          1-65535             the port it listens on in that pod (default 8080; locally the
+ *                                       ports come from --companion-ports)
  *   activity:      proxy | json | jupyter, or {source, path, field, busyPath}
  *                  proxy: only the proxy's traffic; json: GET path (required), RFC3339 time in field
  *                  (default last_activity); jupyter: path {base_url}api/status, field last_activity,

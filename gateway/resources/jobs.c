@@ -1,5 +1,6 @@
 /* Volcano Jobs over HTTP: create (JSON or YAML), get, list, update, delete. Parsing and validation
  * happen here, on the gateway thread; the core only admits. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "adapters/intake/fields.h"
 #include "adapters/intake/intake.h"
 #include "gateway/auth/request.h"
+#include "gateway/http/query_params.h"
 #include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
 
@@ -71,10 +73,30 @@ void handle_job_list_all(struct http_req *req)
 {
     gateway_ask_list(req, CORE_JOB_LIST, NULL, VOLCANO_JOB_API_VERSION, "Job");
 }
-/* caldera.io: the job as the manifest a Kubernetes cluster running Volcano accepts. */
+/* A Kubernetes object uid: a UUID in its 8-4-4-4-12 text form. */
+static bool uid_text(const char *s)
+{
+    static const char shape[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+    for (size_t i = 0; i < sizeof shape - 1; i++)
+        if (shape[i] == '-' ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+            return false;
+    return s[sizeof shape - 1] == '\0';
+}
+
+/* caldera.io: the job as the manifest a Kubernetes cluster running Volcano accepts, with its
+ * companions' Pods, Services and Ingresses owned by the Job of uid ?ownerUid= (the kube backend passes
+ * the cluster's; without it, Caldera's own uid of the job). */
 void handle_job_manifest(struct http_req *req)
 {
-    struct core_request creq = {.op = CORE_JOB_GET, .ns = req->params[0], .name = req->params[1], .as_manifest = true};
+    const char *owner_uid = http_query(req, "ownerUid");
+    if (owner_uid && !uid_text(owner_uid)) {
+        struct api_status st = {0};
+        query_bad_param(&st, "ownerUid", owner_uid, "must be a Kubernetes uid (a UUID: 8-4-4-4-12 hex digits)");
+        http_respond_status(req, &st);
+        return;
+    }
+    struct core_request creq = {
+        .op = CORE_JOB_GET, .ns = req->params[0], .name = req->params[1], .as_manifest = true, .owner_uid = owner_uid};
     gateway_answer_core(req, &creq);
 }
 

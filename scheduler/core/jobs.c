@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "adapters/dialects/dialect.h"
+#include "adapters/dialects/volcano/companion_manifest.h"
 #include "adapters/dialects/volcano/manifest.h"
 #include "adapters/dialects/volcano/job.h"
 #include "scheduler/controller/companions.h"
@@ -23,10 +24,32 @@ static bool in_view(const struct core_request *req, const struct job *job)
     return !req->dialect || (job->source && dialect_of_source(job->source) == req->dialect);
 }
 
-static json_t *render(const struct core_request *req, const struct job *job)
+/* The manifest for a real cluster: the Job, and the companions it asks for (its annotations) and
+ * those attached to it later (POST companions, unless being deleted), each one's Pod, Service and
+ * Ingress. */
+static json_t *render_manifest(const struct core *c, const struct core_request *req, const struct job *job)
+{
+    const struct companion_set *live = c->ctl.companions;
+    if (!live)
+        return manifest_job(job);
+    struct companion_manifest_set set = {0};
+    int rc = companion_manifest_requested(job, live->types, &set);
+    for (int i = 0; rc == 0 && i < live->n; i++) {
+        const struct companion *comp = live->items[i];
+        const struct companion_type *type = companion_types_find(live->types, comp->type);
+        if (type && !comp->remove_when_done && strcmp(comp->ns, job->ns) == 0 && strcmp(comp->job_uid, job->uid) == 0 &&
+            comp->task < job->ntasks)
+            rc = companion_manifest_add(&set, comp->name, type, comp->task, comp->index);
+    }
+    json_t *m = rc == 0 ? manifest_job_with_companions(job, &set, req->owner_uid) : NULL;
+    companion_manifest_set_free(&set);
+    return m;
+}
+
+static json_t *render(const struct core *c, const struct core_request *req, const struct job *job)
 {
     if (req->as_manifest)
-        return manifest_job(job);
+        return render_manifest(c, req, job);
     json_t *volcano = volcano_job_render(job);
     if (!req->dialect || req->as_volcano || !volcano)
         return volcano;
@@ -55,14 +78,14 @@ static void job_create(struct core *c, struct core_request *req)
     req->job = NULL; /* the cluster owns it now */
     controller_companions_for_job(&c->ctl, job);
     c->kick = true;
-    core_answer(req, 201, render(req, job), seq);
+    core_answer(req, 201, render(c, req, job), seq);
 }
 
 static void job_get(struct core *c, struct core_request *req)
 {
     struct job *job = find(c, req);
     if (job)
-        core_answer(req, 200, render(req, job), job->resource_version);
+        core_answer(req, 200, render(c, req, job), job->resource_version);
 }
 
 static void job_list(struct core *c, struct core_request *req)
@@ -79,7 +102,7 @@ static void job_list(struct core *c, struct core_request *req)
             continue;
         if (!core_page_room(req, count))
             break;
-        json_array_append_new(items, render(req, job));
+        json_array_append_new(items, render(c, req, job));
         core_page_last(req, job, -1, -1);
         count++;
     }
@@ -147,7 +170,7 @@ static void dialect_update(struct core *c, struct core_request *req, struct job 
     if (controller_update_source(&c->ctl, job, source, change.active_deadline_seconds, change.what, &req->status) != 0)
         return;
     c->kick = true;
-    core_answer(req, 200, render(req, job), job->resource_version);
+    core_answer(req, 200, render(c, req, job), job->resource_version);
 }
 
 /* A PUT of the Volcano Job. A job posted in another dialect is that dialect's object: replacing its
@@ -173,7 +196,7 @@ static void job_update(struct core *c, struct core_request *req)
     if (controller_update_job(&c->ctl, job, req->job, &req->status) != 0)
         return;
     c->kick = true;
-    core_answer(req, 200, render(req, job), job->resource_version);
+    core_answer(req, 200, render(c, req, job), job->resource_version);
 }
 
 void core_handle_job_request(struct core *c, struct core_request *req)

@@ -127,7 +127,9 @@ struct core_request {
      * and they answer in its shape unless as_volcano; NULL: the Volcano Job path, every job. */
     const struct dialect *dialect;
     bool as_volcano;
-    bool as_manifest; /* CORE_JOB_GET: the manifest a real Volcano cluster accepts (volcano/manifest.h) */
+    bool as_manifest;      /* CORE_JOB_GET: the manifest a real Volcano cluster accepts (volcano/manifest.h) */
+    const char *owner_uid; /* as_manifest: the Job's uid in the cluster, for its companions' ownerReferences;
+                              NULL: Caldera's own */
     /* CORE_JOB_UPDATE at a dialect's path: the new object (PUT), or a merge patch of the stored one
      * (merge_patch: PATCH, application/merge-patch+json); the caller keeps it. */
     json_t *document;

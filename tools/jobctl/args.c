@@ -40,7 +40,8 @@ enum opt_id {
     OPT_NAME,
     OPT_QUEUE,
     OPT_NO_WAIT,
-    OPT_EXTEND
+    OPT_EXTEND,
+    OPT_OWNER_UID
 };
 
 struct opt_spec {
@@ -84,6 +85,7 @@ static const struct opt_spec OPTS[] = {
     {OPT_QUEUE, 0, "queue", true},
     {OPT_NO_WAIT, 0, "no-wait", false},
     {OPT_EXTEND, 0, "extend", true},
+    {OPT_OWNER_UID, 0, "owner-uid", true},
 };
 
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -189,6 +191,7 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
     case OPT_QUEUE: a->queue = v; return 0;
     case OPT_NO_WAIT: a->no_wait = true; return 0;
     case OPT_EXTEND: a->extend = v; return 0;
+    case OPT_OWNER_UID: a->owner_uid = v; return 0;
     }
     return 0;
 }

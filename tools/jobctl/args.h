@@ -21,6 +21,7 @@ struct jobctl_args {
     const char *token;       /* --token; NULL until main fills in $CALDERA_TOKEN (sent as a bearer token) */
     bool json;               /* -o json */
     bool manifest;           /* -o manifest (jobctl get JOB): the Job a Kubernetes cluster running Volcano accepts */
+    const char *owner_uid;   /* get JOB -o manifest --owner-uid UID: the Job's uid in the cluster (ownerReferences) */
     bool help;               /* -h/--help */
     bool previous;           /* logs --previous/-p */
     long attempt;            /* logs --attempt N; -1 when not given */

@@ -38,11 +38,14 @@ static int print_job_pods(const struct jobctl_args *a, const char *name)
     return rc;
 }
 
-/* The Job manifest for a real cluster, in the server's canonical form (adapters/dialects/volcano/manifest.h): keys
+/* The Job manifest for a real cluster (with companions a v1 List of the Job and their Pods, Services and Ingresses
+ * owned by the Job of uid --owner-uid), in the server's canonical form (adapters/dialects/volcano/manifest.h): keys
  * sorted, two-space indent, so the same job always prints the same bytes. */
 static int get_manifest(const struct jobctl_args *a, const char *name)
 {
-    char *path = api_ns_path(CALDERA_API, a->ns, "jobs", name, "manifest");
+    static const char *const keys[] = {"ownerUid"};
+    const char *values[] = {a->owner_uid};
+    char *path = api_with_query(api_ns_path(CALDERA_API, a->ns, "jobs", name, "manifest"), keys, values, 1);
     json_t *manifest;
     int rc = path ? api_get_json(a, path, &manifest) : report_oom();
     free(path);

@@ -60,8 +60,14 @@ json_t *manifest_job(const struct job *job)
 char *manifest_job_text(const struct job *job)
 {
     json_t *m = manifest_job(job);
-    char *body = m ? json_dumps(m, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)) : NULL;
+    char *text = m ? manifest_text(m) : NULL;
     json_decref(m);
+    return text;
+}
+
+char *manifest_text(const json_t *m)
+{
+    char *body = json_dumps(m, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     if (!body)
         return NULL;
     size_t n = strlen(body);

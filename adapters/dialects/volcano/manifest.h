@@ -17,5 +17,7 @@ json_t *manifest_job(const struct job *job);
 /* The same as text: keys sorted, two-space indent, a final newline; the same job always gives the
  * same bytes. The caller frees it; NULL when memory runs out. */
 char *manifest_job_text(const struct job *job);
+/* Any manifest (the Job, or the List with its companions: companion_manifest.h) in that form. */
+char *manifest_text(const json_t *m);
 
 #endif
