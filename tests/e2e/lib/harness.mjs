@@ -6,7 +6,10 @@
 // Each case throws to fail, or throws new Skip('why') to skip. Servers and browsers started through
 // this module are stopped when the run ends, whatever happened; screenshots go to build/e2e/screenshots/.
 import {spawn} from 'node:child_process';
-import {accessSync, closeSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync} from 'node:fs';
+import {
+    accessSync, chmodSync, closeSync, constants as fsConstants, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync,
+    openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync,
+} from 'node:fs';
 import {createRequire} from 'node:module';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
@@ -74,16 +77,17 @@ function logTail(server, bytes = 3000) {
 /**
  * Starts $CALDERA_BIN_DIR/jobserver on 127.0.0.1 with a free port in a new data directory under
  * /tmp, with --shutdown-grace 2 and companion ports 44000-44999 unless args sets them, then `args`;
- * `env` is added to its environment. auth: with --auth, and server.token is the admin token
+ * `env` is added to its environment; `programs` ({name: path}) are companion programs it should find
+ * (see privateBinDir). auth: with --auth, and server.token is the admin token
  * (DIR/admin.token). Waits for DIR/jobserver.url and GET /healthz. Returns
  * {url, dataDir, logPath, token, proc, stop()}; stop() ends it (SIGTERM, SIGKILL after 30 s) and
  * removes the directory. Every server still running when the process exits is killed.
  */
-export async function startServer({args = [], env = {}, auth = false} = {}) {
-    const jobserver = path.join(BIN_DIR, 'jobserver');
-    if (!existsSync(jobserver))
-        throw new Error(`${jobserver} is missing: build it first (make build/asan/bin/jobserver)`);
+export async function startServer({args = [], env = {}, auth = false, programs = {}} = {}) {
+    if (!existsSync(path.join(BIN_DIR, 'jobserver')))
+        throw new Error(`${BIN_DIR}/jobserver is missing: build it first (make build/asan/bin/jobserver)`);
     const dataDir = mkdtempSync(path.join(tmpdir(), 'caldera-e2e-'));
+    const jobserver = path.join(Object.keys(programs).length ? privateBinDir(dataDir, programs) : BIN_DIR, 'jobserver');
     const logPath = path.join(dataDir, 'jobserver.log');
     const defaults = [];
     if (!args.includes('--shutdown-grace'))
@@ -116,6 +120,30 @@ export async function startServer({args = [], env = {}, auth = false} = {}) {
         throw new Error(`${e.message}\n---- jobserver log ----\n${tail}`);
     }
     return server;
+}
+
+/**
+ * A bin directory of its own for a server whose companions need programs that are not installed
+ * system-wide: the server finds companion programs in its own directory (/proc/self/exe) before
+ * /usr/local/bin:/usr/bin:/bin, not in its PATH. Holds a link (or copy) of the jobserver, links to
+ * the rest of BIN_DIR, and one link per program ({name: path}). Removed with the data directory.
+ */
+function privateBinDir(dataDir, programs) {
+    const dir = path.join(dataDir, 'bin');
+    mkdirSync(dir);
+    for (const name of readdirSync(BIN_DIR)) {
+        if (name !== 'jobserver')
+            symlinkSync(path.join(BIN_DIR, name), path.join(dir, name));
+    }
+    try {
+        linkSync(path.join(BIN_DIR, 'jobserver'), path.join(dir, 'jobserver'));
+    } catch {
+        copyFileSync(path.join(BIN_DIR, 'jobserver'), path.join(dir, 'jobserver'));
+        chmodSync(path.join(dir, 'jobserver'), 0o755);
+    }
+    for (const [name, program] of Object.entries(programs))
+        symlinkSync(path.resolve(program), path.join(dir, name));
+    return dir;
 }
 
 function readIfExists(file) {
