@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The code-server companion in headless Chromium through the gateway's proxy: VS Code's workbench
-// loads on the job's directory, with no login page. Skipped unless code-server is in build/npm.
+// loads on the job's directory with no login page (the proxy adds the session cookie), while its own
+// port still asks for the password. Skipped unless code-server is in build/npm,
+// $CALDERA_CODE_SERVER or PATH.
 import path from 'node:path';
 
 import {api, findExecutable, launchBrowser, NPM_PREFIX, runTests, screenshot, Skip, startServer, waitFor} from './lib/harness.mjs';
@@ -29,7 +31,8 @@ spec:
 `;
 
 async function the_workbench_loads_through_the_proxy() {
-    const program = findExecutable(path.join(NPM_PREFIX, 'node_modules/.bin/code-server'));
+    const program = findExecutable(process.env.CALDERA_CODE_SERVER || path.join(NPM_PREFIX, 'node_modules/.bin/code-server')) ||
+        findExecutable('code-server');
     if (!program)
         throw new Skip(`code-server is not installed under build/npm (CALDERA_E2E_CODE_SERVER=1 make e2e-deps, or: ` +
             `npm install --unsafe-perm --prefix build/npm code-server@${CODE_SERVER_VERSION})`);
@@ -38,12 +41,17 @@ async function the_workbench_loads_through_the_proxy() {
     const r = await api(server, 'POST', '/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs', jobYaml);
     if (r.status !== 201)
         throw new Error(`submitting the job: HTTP ${r.status}: ${r.text}`);
-    await waitFor(async () => {
+    const companion = await waitFor(async () => {
         const c = await api(server, 'GET', '/apis/caldera.io/v1/namespaces/default/companions/vs-code-server');
         if (c.json?.status?.phase === 'Failed')
             throw new Error(`the code-server companion failed: ${c.text}`);
-        return c.json?.status?.phase === 'Ready';
+        return c.json?.status?.phase === 'Ready' && c.json;
     }, {timeoutMs: READY_MS, what: 'the code-server companion to be Ready'});
+
+    // another local process going round the proxy, straight to its port, gets the login page
+    const direct = await fetch(`http://127.0.0.1:${companion.status.port}/`, {redirect: 'manual'});
+    if (direct.status !== 302 || !/login/.test(direct.headers.get('location') || ''))
+        throw new Error(`code-server's own port answered ${direct.status} ${direct.headers.get('location')}, not its login`);
 
     const page = await browser.newPage();
     const answer = await page.goto(`${server.url}/proxy/default/vs-code-server/`);
