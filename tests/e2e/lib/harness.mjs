@@ -11,7 +11,7 @@ import {
     openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync,
 } from 'node:fs';
 import {createRequire} from 'node:module';
-import {tmpdir} from 'node:os';
+import {constants as osConstants, tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 
@@ -96,7 +96,10 @@ export async function startServer({args = [], env = {}, auth = false, programs =
         defaults.push('--companion-ports', '44000-44999');
     const argv = ['--listen', '127.0.0.1:0', '--data', dataDir, ...defaults, ...(auth ? ['--auth'] : []), ...args];
     const logFd = openSync(logPath, 'a');
-    const proc = spawn(jobserver, argv, {stdio: ['ignore', logFd, logFd], env: {...process.env, ...env}});
+    // setpriv --pdeathsig: the server dies with this process even when it is SIGKILLed (a timeout)
+    const setpriv = findExecutable('setpriv');
+    const [file, fileArgs] = setpriv ? [setpriv, ['--pdeathsig', 'KILL', '--', jobserver, ...argv]] : [jobserver, argv];
+    const proc = spawn(file, fileArgs, {stdio: ['ignore', logFd, logFd], env: {...process.env, ...env}});
     closeSync(logFd);
     const server = {url: '', dataDir, logPath, token: undefined, proc, exited: false};
     proc.on('exit', () => { server.exited = true; });
@@ -170,6 +173,14 @@ async function stopServer(server) {
     rmSync(server.dataDir, {recursive: true, force: true});
 }
 
+// A timeout's SIGTERM: servers stop as at the end (their tasks and companions with them), then exit.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+        console.log(`not ok - ${TEST_NAME}: stopped by ${signal}`);
+        Promise.all([...servers].map((server) => stopServer(server)))
+            .finally(() => process.exit(128 + osConstants.signals[signal]));
+    });
+}
 process.on('exit', () => {
     for (const server of servers) {
         if (!server.exited)
@@ -263,6 +274,18 @@ export async function launchBrowser() {
     });
     browsers.add(browser);
     return browser;
+}
+
+/**
+ * Collects what goes wrong in page from now on: uncaught exceptions, console.error() calls and
+ * failed requests, as strings in the array returned (check it is empty at the end of a case).
+ */
+export function pageErrors(page) {
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console.error: ${m.text()}`); });
+    page.on('requestfailed', (r) => errors.push(`request failed: ${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
+    return errors;
 }
 
 /** Saves a PNG of page to build/e2e/screenshots/<test>-<name>.png; returns its path. */
