@@ -76,7 +76,7 @@ function logTail(server, bytes = 3000) {
 
 /**
  * Starts $CALDERA_BIN_DIR/jobserver on 127.0.0.1 with a free port in a new data directory under
- * /tmp, with --shutdown-grace 2 and companion ports 44000-44999 unless args sets them, then `args`;
+ * /tmp, with --shutdown-grace 2 and 100 companion ports in 44000-45999 unless args sets them, then `args`;
  * `env` is added to its environment; `programs` ({name: path}) are companion programs it should find
  * (see privateBinDir). auth: with --auth, and server.token is the admin token
  * (DIR/admin.token). Waits for DIR/jobserver.url and GET /healthz. Returns
@@ -92,8 +92,10 @@ export async function startServer({args = [], env = {}, auth = false, programs =
     const defaults = [];
     if (!args.includes('--shutdown-grace'))
         defaults.push('--shutdown-grace', '2');
-    if (!args.includes('--companion-ports'))
-        defaults.push('--companion-ports', '44000-44999');
+    if (!args.includes('--companion-ports')) { // 100 of 44000-45999 at random: servers side by side rarely meet
+        const first = 44000 + 100 * Math.floor(Math.random() * 20);
+        defaults.push('--companion-ports', `${first}-${first + 99}`);
+    }
     const argv = ['--listen', '127.0.0.1:0', '--data', dataDir, ...defaults, ...(auth ? ['--auth'] : []), ...args];
     const logFd = openSync(logPath, 'a');
     // setpriv --pdeathsig: the server dies with this process even when it is SIGKILLed (a timeout)
