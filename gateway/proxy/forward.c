@@ -269,7 +269,7 @@ static bool copy_client_header(void *ctx, const char *name, const char *value)
 {
     struct header_lines *h = ctx;
     if (strcasecmp(name, "Cookie") == 0) { /* forwarded without ours */
-        int n = proxy_cookie_without_ours(value, h->cookie, sizeof h->cookie);
+        int n = proxy_cookie_without_ours(value, proxy_added_cookie(h->target), h->cookie, sizeof h->cookie);
         if (n > 0) {
             char line[sizeof h->cookie + 16];
             snprintf(line, sizeof line, "Cookie: %s", h->cookie);

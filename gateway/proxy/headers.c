@@ -155,7 +155,32 @@ const char *proxy_cookie_token(const char *cookie_header, size_t *len)
     return NULL;
 }
 
-int proxy_cookie_without_ours(const char *cookie_header, char *out, size_t outlen)
+/* Whether the cookie pair's name is the name of one of the pairs in list. */
+static bool named_in(const char *pair, size_t n, const char *list)
+{
+    size_t name_len = strcspn(pair, "=");
+    if (name_len > n)
+        name_len = n;
+    size_t m;
+    for (const char *q = list; q && (q = next_pair(q, &m)) != NULL && m > 0; q += m) {
+        size_t q_len = strcspn(q, "=");
+        if (q_len > m)
+            q_len = m;
+        if (q_len == name_len && strncmp(q, pair, name_len) == 0)
+            return true;
+    }
+    return false;
+}
+
+const char *proxy_added_cookie(const struct proxy_target *t)
+{
+    for (int i = 0; i < t->nheaders; i++)
+        if (strncasecmp(t->headers[i], "Cookie:", 7) == 0)
+            return t->headers[i] + 7 + strspn(t->headers[i] + 7, " \t");
+    return NULL;
+}
+
+int proxy_cookie_without_ours(const char *cookie_header, const char *added, char *out, size_t outlen)
 {
     size_t pos = 0, n;
     if (outlen == 0)
@@ -164,7 +189,7 @@ int proxy_cookie_without_ours(const char *cookie_header, char *out, size_t outle
     for (const char *p = cookie_header; p && (p = next_pair(p, &n)) != NULL; p += n) {
         if (n == 0)
             break;
-        if (is_ours(p, n))
+        if (is_ours(p, n) || named_in(p, n, added))
             continue;
         if (pos + n + 3 > outlen)
             return -1;

@@ -38,9 +38,13 @@ int proxy_uri_without_token(const char *raw_uri, char *out, size_t outlen);
 const char *proxy_query_token(const char *query, size_t *len);
 /* The value of the proxy cookie in a Cookie header; its length in *len; NULL when none. */
 const char *proxy_cookie_token(const char *cookie_header, size_t *len);
-/* The Cookie header forwarded: the client's without the proxy's cookie. Returns the length, 0 when
+/* The Cookie header forwarded: the client's without the proxy's cookie, nor any cookie named as one
+ * of `added` ("a=1; b=2": the cookies the companion's type adds, NULL for none), which a browser
+ * cookie of the same name would otherwise shadow (servers read the first). Returns the length, 0 when
  * nothing is left (send none), -1 when out is too small. */
-int proxy_cookie_without_ours(const char *cookie_header, char *out, size_t outlen);
+int proxy_cookie_without_ours(const char *cookie_header, const char *added, char *out, size_t outlen);
+/* The value of the companion type's own "Cookie:" header in t, or NULL. */
+const char *proxy_added_cookie(const struct proxy_target *t);
 /* The Set-Cookie value for a token: HttpOnly, SameSite=Strict, Path=<prefix>/. */
 int proxy_set_cookie(const char *prefix, const char *token, size_t len, char *out, size_t outlen);
 

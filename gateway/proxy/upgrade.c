@@ -93,7 +93,7 @@ static bool copy_client_header(void *ctx, const char *name, const char *value)
     struct sbuf *b = ((void **)ctx)[0];
     if (strcasecmp(name, "Cookie") == 0) {
         char rest[8192];
-        if (proxy_cookie_without_ours(value, rest, sizeof rest) > 0)
+        if (proxy_cookie_without_ours(value, proxy_added_cookie(&call->target), rest, sizeof rest) > 0)
             sbuf_printf(b, "Cookie: %s\r\n", rest);
         return true;
     }

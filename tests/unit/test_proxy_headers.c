@@ -67,9 +67,19 @@ static void the_cookie_is_found_set_and_removed(void)
     CHECK(proxy_cookie_token("xcaldera_proxy=1; b=2", &len) == NULL);
     CHECK(proxy_cookie_token(NULL, &len) == NULL);
     char out[128];
-    CHECK_INT(proxy_cookie_without_ours("a=1; caldera_proxy=tok.en; _xsrf=2", out, sizeof out), 12);
+    CHECK_INT(proxy_cookie_without_ours("a=1; caldera_proxy=tok.en; _xsrf=2", NULL, out, sizeof out), 12);
     CHECK_STR(out, "a=1; _xsrf=2");
-    CHECK_INT(proxy_cookie_without_ours("caldera_proxy=tok.en", out, sizeof out), 0);
+    CHECK_INT(proxy_cookie_without_ours("caldera_proxy=tok.en", NULL, out, sizeof out), 0);
+    /* a browser cookie named as one the companion's type adds would shadow it: dropped */
+    CHECK(proxy_cookie_without_ours("code-server-session=forged; a=1; code-server-sessionx=2",
+                                    "code-server-session=secret", out, sizeof out) > 0);
+    CHECK_STR(out, "a=1; code-server-sessionx=2");
+    struct proxy_target target = {.nheaders = 2};
+    snprintf(target.headers[0], sizeof target.headers[0], "Authorization: token x");
+    snprintf(target.headers[1], sizeof target.headers[1], "Cookie: code-server-session=secret");
+    CHECK_STR(proxy_added_cookie(&target), "code-server-session=secret");
+    target.nheaders = 1;
+    CHECK(proxy_added_cookie(&target) == NULL);
     CHECK(proxy_set_cookie("/proxy/ns/nb", "tok.en", 6, out, sizeof out) > 0);
     CHECK_STR(out, "caldera_proxy=tok.en; Path=/proxy/ns/nb/; HttpOnly; SameSite=Strict");
 }
