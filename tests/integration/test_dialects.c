@@ -499,8 +499,7 @@ static void every_view_survives_a_restart(void)
     CHECK_INT(code, 200);
     json_t *before = server_request(&server, "GET", PYTORCHJOBS "/mnist", NULL, NULL, &code);
     REQUIRE(server_stop(&server) == 0);
-    REQUIRE(server_start(&server, server.data_dir,
-                         (const char *const[]){"--nodes", "examples/nodes.yaml", NULL}) == 0);
+    REQUIRE(server_start(&server, server.data_dir, (const char *const[]){"--nodes", "examples/nodes.yaml", NULL}) == 0);
     json_t *after = server_request(&server, "GET", PYTORCHJOBS "/mnist", NULL, NULL, &code);
     CHECK_INT(code, 200);
     CHECK_STR(jv_str(after, "kind"), "PyTorchJob");
