@@ -41,15 +41,8 @@ static bool start(void)
         return false;
     close(fd);
     atexit(remove_file);
-    static const char *args[] = {"--nodes",
-                                 "examples/nodes.yaml",
-                                 "--shutdown-grace",
-                                 "2",
-                                 "--companion-ports",
-                                 "44100-44199",
-                                 "--companions",
-                                 companions_file,
-                                 NULL};
+    static const char *args[] = {"--nodes",     "examples/nodes.yaml", "--shutdown-grace", "2", "--companion-ports",
+                                 "44100-44199", "--companions",        companions_file,    NULL};
     server_up = server_start(&server, NULL, args) == 0;
     return server_up;
 }
@@ -245,15 +238,8 @@ static void jobctl_extends_and_a_restart_keeps_it(void)
     free(err);
     REQUIRE(server_stop(&server) == 0);
     server_up = false;
-    static const char *args2[] = {"--nodes",
-                                  "examples/nodes.yaml",
-                                  "--shutdown-grace",
-                                  "2",
-                                  "--companion-ports",
-                                  "44100-44199",
-                                  "--companions",
-                                  companions_file,
-                                  NULL};
+    static const char *args2[] = {"--nodes",     "examples/nodes.yaml", "--shutdown-grace", "2", "--companion-ports",
+                                  "44100-44199", "--companions",        companions_file,    NULL};
     REQUIRE(server_start(&server, server.data_dir, args2) == 0);
     server_up = true;
     long code = 0;
