@@ -198,7 +198,7 @@ build/fuzz/suite/fuzz_%: build/fuzz/bin/fuzz_%
 .SECONDARY:
 
 # --- goals -----------------------------------------------------------------
-.PHONY: all run test test-build e2e e2e-deps tsan tsan-build bench soak fuzz clean help layers
+.PHONY: all run test test-build e2e e2e-deps compose-test tsan tsan-build bench soak fuzz clean help layers
 
 BINARIES := bin/jobserver bin/jobctl bin/caldera-shim bin/caldera-terminal $(if $(SIMULATE_SRCS),bin/simulate)
 ASAN_BINARIES := build/asan/bin/jobserver build/asan/bin/jobctl build/asan/bin/caldera-shim build/asan/bin/caldera-terminal $(if $(SIMULATE_SRCS),build/asan/bin/simulate)
@@ -215,7 +215,8 @@ run: all
 test-build: $(UNIT_BINS) $(INTEGRATION_BINS) $(ASAN_BINARIES) all $(FUZZ_SUITE)
 
 ## make test: every unit and integration test, built with ASan+UBSan, each fuzzer for FUZZ_SECONDS
-## (default 20), and the house's plan (tests/structure); prints "N passed, N failed"
+## (default 20), the browser and README tests (tests/e2e) and the house's plan (tests/structure); prints
+## "N passed, N failed"
 test: test-build e2e-deps
 	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20) ./tests/run-tests build/asan/tests/unit build/asan/tests/integration build/fuzz/suite tests/e2e tests/structure
 
@@ -270,6 +271,11 @@ soak: $(BENCH_BINS) all $(ASAN_BINARIES)
 
 bench: $(BENCH_BINS) all
 	@./tests/bench/run-benches build/rel/tests/bench "$(ONLY)"
+
+## make compose-test: tests/e2e/test_compose with the container stack built and brought up even without its cache
+## (a docker daemon of its own, a debootstrap base image: 3-4 minutes the first time)
+compose-test: all
+	@CALDERA_E2E_COMPOSE=1 ./tests/e2e/test_compose
 
 ## make fuzz [FUZZ_SECONDS=600]: each libFuzzer target for FUZZ_SECONDS; crashes kept in build/fuzz/crashes/
 fuzz: $(FUZZ_SUITE)
