@@ -46,7 +46,8 @@ enum opt_id {
     OPT_MIN_SUCCESS,
     OPT_AUTO_MEMORY_SCALE,
     OPT_PER_DAY,
-    OPT_ENV
+    OPT_ENV,
+    OPT_DRY_RUN
 };
 
 struct opt_spec {
@@ -96,6 +97,7 @@ static const struct opt_spec OPTS[] = {
     {OPT_AUTO_MEMORY_SCALE, 0, "auto-memory-scale", true},
     {OPT_PER_DAY, 0, "per-day", true},
     {OPT_ENV, 'e', "env", true},
+    {OPT_DRY_RUN, 0, "dry-run", false},
 };
 
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -214,6 +216,7 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
     case OPT_MIN_SUCCESS: a->min_success = v; return 0;
     case OPT_AUTO_MEMORY_SCALE: a->auto_memory_scale = v; return 0;
     case OPT_PER_DAY: a->per_day = v; return 0;
+    case OPT_DRY_RUN: a->dry_run = true; return 0;
     case OPT_ENV:
         if (a->nenv == JOBCTL_MAX_ENV) {
             snprintf(err, errlen, "at most %d --env options", JOBCTL_MAX_ENV);
@@ -264,6 +267,16 @@ static int parse_option(int argc, char *const *argv, int *i, struct jobctl_args 
         value = argv[++*i];
     }
     return apply(a, o, value, err, errlen);
+}
+
+bool args_option_at(size_t i, const char **long_name, char *short_name, bool *takes_value)
+{
+    if (i >= NOPTS)
+        return false;
+    *long_name = OPTS[i].long_name;
+    *short_name = OPTS[i].short_name;
+    *takes_value = OPTS[i].takes_value;
+    return true;
 }
 
 int args_parse(int argc, char *const *argv, struct jobctl_args *a, char *err, size_t errlen)

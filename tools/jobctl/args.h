@@ -64,8 +64,11 @@ struct jobctl_args {
     int nenv;
     char *const *rest; /* the arguments after "--" (run's COMMAND ARGS...); also positional while room */
     int nrest;
-    bool has_rest;       /* the line had "--" */
-    const char *command; /* NULL when the line has none */
+    bool has_rest;                                  /* the line had "--" */
+    bool dry_run;                                   /* run --dry-run: print the Job, send nothing */
+    const char *server_from, *ns_from, *token_from; /* where each came from (main): flag, an env name, file, default */
+    const char *config_path;                        /* the settings file main looked at ("" when none) */
+    const char *command;                            /* NULL when the line has none */
     const char *pos[JOBCTL_MAX_POS];
     int npos;
 };
@@ -73,5 +76,9 @@ struct jobctl_args {
 /* Fills a from argv[1..argc-1]. Options may come before or after the command; "--" ends them and
  * a lone "-" is an argument (stdin). Returns 0, or -1 with a one-line reason in err (a usage error). */
 int args_parse(int argc, char *const *argv, struct jobctl_args *a, char *err, size_t errlen);
+
+/* Option i of the parser's table (for the completion script): its long name, short letter (0: none)
+ * and whether it takes a value. False past the last. */
+bool args_option_at(size_t i, const char **long_name, char *short_name, bool *takes_value);
 
 #endif

@@ -13,7 +13,12 @@ const char jobctl_options_help[] =
     "  -n, --namespace NS     the namespace (default: $CALDERA_NAMESPACE, else " DEFAULT_NAMESPACE
     ")\n"
     "  --token TOKEN          the bearer token sent with every request (default: $CALDERA_TOKEN)\n"
+    "                         (server, namespace and token may also come from the settings file:\n"
+    "                         see `jobctl help config`)\n"
     "  -o, --output json      print the server's JSON instead of tables and messages\n"
+    "  -o yaml                the same as YAML\n"
+    "  -o wide                tables with more columns\n"
+    "  -o name                one KIND/NAME per line\n"
     "  -o manifest            (get JOB) the Job manifest a Kubernetes cluster running Volcano accepts\n"
     "  -h, --help             show help (for COMMAND when one is given)\n";
 
