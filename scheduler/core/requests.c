@@ -15,19 +15,20 @@
 /* A job action: Caldera's convenience route, or a Command about a Job. The answer is the job as the
  * action left it; the Command it stands for is recorded. */
 /* Why action cannot act on a job in phase p (Volcano's state machine, VOLCANO-FACTS), or NULL when
- * it can: a final phase takes no action; a job being aborted, completed or terminated takes only
- * ResumeJob (and that only while aborting or aborted); ResumeJob needs an aborted job. */
+ * it can: a final phase takes no action, nor does a job already completing or terminating; only an
+ * aborting or aborted job resumes, and it is not aborted twice. (Volcano takes the other actions on
+ * an aborted job and keeps it Aborted, stopping whatever still runs: so are they here.) */
 static const char *action_refused(enum job_action action, enum job_phase p)
 {
     bool aborted = p == JOB_ABORTING || p == JOB_ABORTED;
     if (p == JOB_COMPLETED || p == JOB_FAILED || p == JOB_TERMINATED)
         return "it is in a final phase";
-    if (action == ACT_RESUME_JOB)
-        return aborted ? NULL : "only an Aborting or Aborted job can be resumed";
-    if (aborted)
-        return action == ACT_ABORT_JOB ? "it is already suspended" : "resume it first";
     if (p == JOB_COMPLETING || p == JOB_TERMINATING)
         return "it is already ending";
+    if (action == ACT_RESUME_JOB)
+        return aborted ? NULL : "only an Aborting or Aborted job can be resumed";
+    if (action == ACT_ABORT_JOB && aborted)
+        return "it is already suspended";
     return NULL;
 }
 

@@ -196,8 +196,14 @@ void jobctl_print_help(void)
         "Usage: jobctl [OPTIONS] COMMAND [ARGS]\n\nCommands:\n");
     const struct jobctl_command *c;
     for (int i = 0; (c = jobctl_command_at(i)); i++) {
-        char left[64];
+        char left[300];
         snprintf(left, sizeof left, "%s %s", c->name, c->args);
+        if (strlen(left) > 38) { /* the rest is in `jobctl help NAME` */
+            char *cut = left + 34;
+            while (cut > left && *cut != ' ')
+                cut--;
+            snprintf(cut, sizeof left - (size_t)(cut - left), " ...");
+        }
         printf("  %-38s %s\n", left, c->summary);
     }
     printf("  %-38s %s\n\n%s\n", "help [COMMAND]", "show this help, or a command's", jobctl_options_help);
