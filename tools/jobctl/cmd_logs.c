@@ -1,8 +1,8 @@
 /* `jobctl logs POD|JOB [-f] [--previous] [--attempt N] [--tail N] [--since D|TIME] [--timestamps]
  * [--limit-bytes N]`: a pod's log exactly as the server sends it (the bytes go to stdout unchanged,
  * so binary output and missing final newlines survive; the server checks the values); for a job,
- * every pod's log with each line prefixed "[pod] "; with -f a pod's log followed as it is written,
- * attempt after attempt, until its job ends (or Ctrl-C). */
+ * every pod's log with each line prefixed "[pod] "; with -f a pod's log (or every pod's of a job)
+ * followed as it is written, attempt after attempt, until its job ends (or Ctrl-C). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,8 @@
 #include "tools/jobctl/log_follow.h"
 #include "tools/jobctl/output.h"
 #include "tools/jobctl/status.h"
+
+#define MAX_FOLLOWED 64
 
 /* --since as kubectl takes it: a duration (sinceSeconds, rounded up) or an RFC 3339 time (sinceTime). */
 static void since_param(struct sbuf *b, const char *since, char sep)
@@ -132,6 +134,31 @@ static int job_logs(const struct jobctl_args *a, const char *job, const json_t *
     return rc;
 }
 
+/* Every pod of the job followed at once (at most MAX_FOLLOWED). */
+static int follow_job(const struct jobctl_args *a, const char *job, const json_t *pods)
+{
+    const char *names[MAX_FOLLOWED];
+    int n = 0;
+    size_t i;
+    json_t *pod;
+    json_array_foreach(pods, i, pod)
+    {
+        const char *name = json_string_value(json_at(pod, "metadata.name"));
+        if (name && n == MAX_FOLLOWED) {
+            fprintf(stderr, "jobctl: job %s has more than %d pods: follow them one by one (jobctl logs -f POD)\n", job,
+                    MAX_FOLLOWED);
+            return JOBCTL_FAIL;
+        }
+        if (name)
+            names[n++] = name;
+    }
+    if (n == 0) {
+        fprintf(stderr, "No pods found for job \"%s\".\n", job);
+        return JOBCTL_OK;
+    }
+    return follow_pods_logs(a, names, n);
+}
+
 int cmd_logs(const struct jobctl_args *a)
 {
     const char *name = a->pos[0];
@@ -142,13 +169,10 @@ int cmd_logs(const struct jobctl_args *a)
     if (!found)
         return a->follow ? follow_pod_log(a, name) : pod_logs(a, name);
     int rc = fetch_job_and_pods(a, name, &job, &pods);
-    if (rc == JOBCTL_OK && a->follow) {
-        fprintf(stderr, "jobctl: -f follows one pod; \"%s\" is a job: name one of its pods (jobctl pods %s)\n", name,
-                name);
-        rc = JOBCTL_USAGE;
-    } else if (rc == JOBCTL_OK) {
+    if (rc == JOBCTL_OK && a->follow)
+        rc = follow_job(a, name, pods);
+    else if (rc == JOBCTL_OK)
         rc = job_logs(a, name, pods);
-    }
     json_decref(job);
     json_decref(pods);
     return rc;

@@ -54,7 +54,7 @@ static const struct jobctl_command COMMANDS[] = {
      "shows its start error instead.\n"
      "  -f, --follow     go on printing as the pod writes, across its restarts (a line\n"
      "                   \"--- POD: attempt N ---\" on stderr where a new attempt begins), until its\n"
-     "                   job ends or Ctrl-C (one pod only)\n"
+     "                   job ends or Ctrl-C; for a JOB, every pod's at once (at most 64), prefixed\n"
      "  -p, --previous   the log of the attempt before the current one\n"
      "  --attempt N      the log of attempt N (see `jobctl history JOB`)\n"
      "  --tail N         only its last N lines\n"

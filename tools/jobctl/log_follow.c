@@ -2,14 +2,17 @@
  * until it ends; between streams the job's history says whether a new attempt began (then its log is
  * followed from its start, after a marker line on stderr) and the job whether it ended. A stream that
  * broke while its attempt still runs is asked again, skipping what was already printed. Waits poll
- * once a second; the loop ends with the job (or Ctrl-C). */
+ * once a second; the loop ends with the job (or Ctrl-C). A job's pods are followed by a thread each,
+ * whole lines printed under one lock so they never mix. */
 #include "tools/jobctl/log_follow.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/sbuf.h"
 #include "tools/jobctl/api.h"
 #include "tools/jobctl/format.h"
 #include "tools/jobctl/jobctl.h"
@@ -19,10 +22,38 @@
 
 #define POLL_MS 1000
 
+/* Where a follower's bytes go: stdout as they are, or (prefix set) whole lines "[pod] line" under
+ * the lock the followers of one job share. */
 struct printed {
-    long long bytes; /* of this stream's answer, received (skipped ones included) */
-    long long skip;  /* to skip at the start of a stream asked again */
+    long long bytes;       /* of this stream's answer, received (skipped ones included) */
+    long long skip;        /* to skip at the start of a stream asked again */
+    const char *prefix;    /* NULL: the bytes as they are */
+    pthread_mutex_t *lock; /* with prefix */
+    struct sbuf line;      /* with prefix: the line not ended yet */
 };
+
+/* The line so far, prefixed, then a newline (under the lock). */
+static void put_line(struct printed *p)
+{
+    pthread_mutex_lock(p->lock);
+    printf("[%s] %.*s\n", p->prefix, (int)p->line.len, p->line.len ? sbuf_str(&p->line) : "");
+    fflush(stdout);
+    pthread_mutex_unlock(p->lock);
+    p->line.len = 0;
+}
+
+static void put_prefixed(struct printed *p, const char *data, size_t len)
+{
+    while (len) {
+        const char *nl = memchr(data, '\n', len);
+        size_t n = nl ? (size_t)(nl - data) : len;
+        sbuf_append(&p->line, data, n);
+        if (nl)
+            put_line(p);
+        data += n + (nl != NULL);
+        len -= n + (nl != NULL);
+    }
+}
 
 static int to_stdout(void *ctx, const char *data, size_t len)
 {
@@ -34,7 +65,9 @@ static int to_stdout(void *ctx, const char *data, size_t len)
         data += drop;
         len -= drop;
     }
-    if (len) {
+    if (len && p->prefix) {
+        put_prefixed(p, data, len);
+    } else if (len) {
         fwrite(data, 1, len, stdout);
         fflush(stdout);
     }
@@ -137,7 +170,8 @@ static int stream_attempt(const struct jobctl_args *a, const char *pod, long n, 
     return rc;
 }
 
-int follow_pod_log(const struct jobctl_args *a, const char *pod)
+/* Follows pod with its bytes going to out (its counters reset per attempt). */
+static int follow_into(const struct jobctl_args *a, const char *pod, struct printed *out)
 {
     char *job = NULL;
     int rc = pod_job(a, pod, &job);
@@ -155,12 +189,13 @@ int follow_pod_log(const struct jobctl_args *a, const char *pod)
             pause_ms(POLL_MS);
             continue;
         }
-        struct printed pr = {0};
+        struct printed *pr = out;
+        pr->bytes = pr->skip = 0;
         bool waiting;
         for (;;) { /* attempt n until it ends; asked again (skipping what was printed) if the stream broke */
-            pr.skip = pr.bytes;
-            pr.bytes = 0;
-            if ((rc = stream_attempt(a, pod, n, first, &pr, &waiting)) != JOBCTL_OK || waiting)
+            pr->skip = pr->bytes;
+            pr->bytes = 0;
+            if ((rc = stream_attempt(a, pod, n, first, pr, &waiting)) != JOBCTL_OK || waiting)
                 break;
             if ((rc = pod_state(a, job, pod, &st)) != JOBCTL_OK || st.job_ended || st.attempt != n || st.finished)
                 break;
@@ -179,9 +214,61 @@ int follow_pod_log(const struct jobctl_args *a, const char *pod)
         }
         if (rc != JOBCTL_OK || st.attempt <= n)
             break;
+        if (pr->prefix && pr->line.len) /* an attempt's unfinished last line ends with it */
+            put_line(pr);
         n++;
         fprintf(stderr, "--- %s: attempt %ld ---\n", pod, n);
     }
+    if (out->prefix && out->line.len)
+        put_line(out);
     free(job);
+    return rc;
+}
+
+int follow_pod_log(const struct jobctl_args *a, const char *pod)
+{
+    struct printed out = {0};
+    return follow_into(a, pod, &out);
+}
+
+struct pod_follower {
+    const struct jobctl_args *a;
+    struct printed out;
+    pthread_t thread;
+    bool started;
+    int rc;
+};
+
+static void *follow_thread(void *arg)
+{
+    struct pod_follower *f = arg;
+    f->rc = follow_into(f->a, f->out.prefix, &f->out);
+    return NULL;
+}
+
+int follow_pods_logs(const struct jobctl_args *a, const char *const *pods, int n)
+{
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    struct pod_follower *f = calloc((size_t)n, sizeof *f);
+    if (!f)
+        return report_oom();
+    int rc = JOBCTL_OK;
+    for (int i = 0; i < n; i++) {
+        f[i] = (struct pod_follower){.a = a, .out = {.prefix = pods[i], .lock = &lock}};
+        f[i].started = pthread_create(&f[i].thread, NULL, follow_thread, &f[i]) == 0;
+        if (!f[i].started) {
+            fprintf(stderr, "jobctl: cannot follow pod %s: no thread for it\n", pods[i]);
+            rc = JOBCTL_FAIL;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (!f[i].started)
+            continue;
+        pthread_join(f[i].thread, NULL);
+        sbuf_free(&f[i].out.line);
+        if (f[i].rc != JOBCTL_OK)
+            rc = f[i].rc;
+    }
+    free(f);
     return rc;
 }

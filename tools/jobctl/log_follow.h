@@ -1,5 +1,6 @@
-/* `jobctl logs -f POD`: a pod's log followed with the server's ?follow=true, attempt after attempt
- * (a marker line on stderr where a new one begins), until the pod's job ends. */
+/* `jobctl logs -f POD|JOB`: a pod's log followed with the server's ?follow=true, attempt after
+ * attempt (a marker line on stderr where a new one begins), until the pod's job ends; for a job,
+ * every pod's at once, each line prefixed "[pod] ". */
 #ifndef CALDERA_JOBCTL_LOG_FOLLOW_H
 #define CALDERA_JOBCTL_LOG_FOLLOW_H
 
@@ -13,5 +14,8 @@ char *log_path(const struct jobctl_args *a, const char *pod, long attempt, bool 
 
 /* Follows pod's log; JOBCTL_OK when its job ended (or was deleted), JOBCTL_FAIL after saying why. */
 int follow_pod_log(const struct jobctl_args *a, const char *pod);
+/* Follows the logs of the n pods of one job at once (a thread each), every line prefixed
+ * "[pod] "; JOBCTL_OK when each follower ended with the job. */
+int follow_pods_logs(const struct jobctl_args *a, const char *const *pods, int n);
 
 #endif
