@@ -1,8 +1,11 @@
 /* A live pod's log: `?follow=true` streams the attempt's log as its file grows and ends when that
- * attempt ends (or the client goes, or the server stops), polling the core twice a second at most
- * while nothing new comes; an attempt with no log file (its process never started) is answered
- * with a Status carrying the start error its history recorded. */
+ * attempt ends (or the client goes, or the server stops). It sleeps in poll() on the client's socket
+ * and an inotify watch of the file, so a write is sent at once, and asks the core whether the attempt
+ * still runs when the file stayed quiet for FOLLOW_POLL_MS. An attempt with no log file (its process
+ * never started) is answered with a Status carrying the start error its history recorded. */
 #include <poll.h>
+#include <sys/inotify.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +21,7 @@ struct log_follow {
     struct pod_log_reader *reader;
     struct gateway *gw;
     int client_fd; /* polled for the client's hang-up; -1: unknown */
+    int watch_fd;  /* inotify of the log file's writes; -1: none (then the wait is the whole period) */
     char *ns, *pod;
     int attempt;
     bool ended; /* the attempt ended: what is left of the file is the last of the answer */
@@ -33,15 +37,23 @@ static bool attempt_running(struct log_follow *f)
     return running;
 }
 
-/* Waits up to ms for the client to hang up (the only thing it may send now). True when it did. */
-static bool client_gone(int fd, int ms)
+enum wake { WAKE_WRITTEN, WAKE_QUIET, WAKE_GONE };
+
+/* Waits up to ms for the file to be written or the client to hang up (the only thing it may send). */
+static enum wake wait_for_change(struct log_follow *f, int ms)
 {
-    if (fd < 0) {
-        poll(NULL, 0, ms);
-        return false;
+    struct pollfd p[2] = {{.fd = f->client_fd, .events = POLLRDHUP}, {.fd = f->watch_fd, .events = POLLIN}};
+    if (poll(p, 2, ms) <= 0)
+        return WAKE_QUIET;
+    if (p[0].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
+        return WAKE_GONE;
+    if (p[1].revents & POLLIN) {
+        char events[4096];
+        while (read(f->watch_fd, events, sizeof events) > 0) /* non-blocking: drained */
+            ;
+        return WAKE_WRITTEN;
     }
-    struct pollfd p = {.fd = fd, .events = POLLRDHUP};
-    return poll(&p, 1, ms) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+    return WAKE_QUIET;
 }
 
 static long follow_read(void *ctx, char *buf, size_t max)
@@ -51,9 +63,12 @@ static long follow_read(void *ctx, char *buf, size_t max)
         long n = pod_log_read(f->reader, buf, max);
         if (n > 0 || f->ended || pod_log_limit_reached(f->reader))
             return n > 0 ? n : -1;
-        if (http_stopping(f->gw) || client_gone(f->client_fd, FOLLOW_POLL_MS))
+        if (http_stopping(f->gw))
             return -1;
-        bool running = attempt_running(f);
+        enum wake w = wait_for_change(f, FOLLOW_POLL_MS);
+        if (w == WAKE_GONE)
+            return -1;
+        bool running = w == WAKE_WRITTEN || attempt_running(f);
         pod_log_follow(f->reader, running);
         f->ended = !running;
     }
@@ -63,6 +78,8 @@ static void follow_free(void *ctx)
 {
     struct log_follow *f = ctx;
     pod_log_close(f->reader);
+    if (f->watch_fd >= 0)
+        close(f->watch_fd);
     free(f->ns);
     free(f->pod);
     free(f);
@@ -119,13 +136,24 @@ void pod_log_respond_live(struct http_req *req, const struct pod_log_live *live)
     pod_log_warn_raw(req, reader, &o);
     struct log_follow *f = follow && live->running ? calloc(1, sizeof *f) : NULL;
     if (f) {
-        *f = (struct log_follow){reader,        req->gw, http_client_socket(req), strdup(live->ns), strdup(live->pod),
-                                 live->attempt, false};
+        *f = (struct log_follow){.reader = reader,
+                                 .gw = req->gw,
+                                 .client_fd = http_client_socket(req),
+                                 .watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC),
+                                 .ns = strdup(live->ns),
+                                 .pod = strdup(live->pod),
+                                 .attempt = live->attempt};
+        if (f->watch_fd >= 0 && inotify_add_watch(f->watch_fd, live->path, IN_MODIFY) < 0) {
+            close(f->watch_fd);
+            f->watch_fd = -1;
+        }
         if (f->ns && f->pod) {
             pod_log_follow(reader, true);
             http_respond_stream(req, "text/plain; charset=utf-8", follow_read, f, follow_free);
             return;
         }
+        if (f->watch_fd >= 0)
+            close(f->watch_fd);
         free(f->ns);
         free(f->pod);
         free(f);
