@@ -342,6 +342,25 @@ static void run_per_day_and_wait_progress(void)
     free(err);
 }
 
+/* On a terminal (script(1) gives jobctl one) --wait rewrites one line: carriage return, erase. */
+static void wait_progress_on_a_terminal(void)
+{
+    REQUIRE(ensure_server());
+    char *has_script = shell("", "command -v script >/dev/null && echo yes");
+    bool usable = strcmp(has_script, "yes\n") == 0;
+    free(has_script);
+    SKIP_IF(!usable, "script(1) is not installed");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd,
+             "script -qec \"'%s' -s %s run --name tty --replicas 2 --wait -- sh -c 'sleep 1'\" /dev/null\n",
+             jobctl_bin(), server.url);
+    char *out = shell("", cmd);
+    CHECK_CONTAINS(out, "\r\033[Kjob.batch.volcano.sh/tty Running: 0 pending, 2 running, 0 succeeded, 0 failed (");
+    CHECK_CONTAINS(out, "\r\033[Kjob.batch.volcano.sh/tty Completed: 0 pending, 0 running, 2 succeeded, 0 failed (");
+    CHECK_CONTAINS(out, "job.batch.volcano.sh/tty Completed\r\n"); /* phases stay on lines of their own */
+    free(out);
+}
+
 static void settings_file_and_config_view(void)
 {
     REQUIRE(ensure_server());
@@ -428,5 +447,5 @@ static void bash_completion(void)
 TEST_MAIN(TEST_CASE(output_formats_on_read_commands), TEST_CASE(pending_reason_in_get_and_describe),
           TEST_CASE(logs_of_a_job_and_a_start_error), TEST_CASE(logs_follow_across_restarts),
           TEST_CASE(follow_streams_until_the_attempt_ends), TEST_CASE(actions_a_phase_cannot_take),
-          TEST_CASE(run_per_day_and_wait_progress), TEST_CASE(settings_file_and_config_view),
-          TEST_CASE(bash_completion))
+          TEST_CASE(run_per_day_and_wait_progress), TEST_CASE(wait_progress_on_a_terminal),
+          TEST_CASE(settings_file_and_config_view), TEST_CASE(bash_completion))

@@ -3,10 +3,13 @@
  * exit 0 when every job Completed, 1 when one failed, was terminated, aborted or deleted. A watch that
  * ends (its timeoutSeconds, a restart of the server) is opened again from the last resourceVersion;
  * a 410 (too old) reads the job afresh first. The pods' progress (pending, running, succeeded,
- * failed, elapsed) is one line rewritten on a terminal, else a line at each change. */
+ * failed, elapsed) is one line rewritten on a terminal (a ticker thread moves the elapsed time on
+ * each second between events), else a line at each change. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -21,10 +24,12 @@
 
 struct follow {
     const char *ns, *name;
-    int64_t started_ms; /* when following began (the elapsed time shown) */
-    bool tty;           /* stdout is a terminal: one line rewritten */
-    bool line_open;     /* a progress line is on the terminal, not ended yet */
-    char progress[160]; /* the counts last printed */
+    int64_t started_ms;   /* when following began (the elapsed time shown) */
+    bool tty;             /* stdout is a terminal: one line rewritten */
+    bool line_open;       /* a progress line is on the terminal, not ended yet */
+    char progress[160];   /* the counts last printed */
+    pthread_mutex_t lock; /* on a terminal: the ticker and the watch both print */
+    bool stop_ticker;
     char phase[32];
     char rv[32];
     char reason[256];
@@ -120,14 +125,11 @@ static int on_event(void *ctx, const char *line, size_t len)
         const char *rv = str_at(object, "metadata", "resourceVersion", NULL);
         if (rv)
             snprintf(f->rv, sizeof f->rv, "%s", rv);
-        if (f->tty && f->line_open) { /* the elapsed time goes on */
-            char elapsed[32];
-            human_age(clock_mono_ms() - f->started_ms, elapsed, sizeof elapsed);
-            printf("\r\033[Kjob.batch.volcano.sh/%s %s (%s)", f->name, f->progress, elapsed);
-            fflush(stdout);
-        }
+
     } else if (object) {
+        pthread_mutex_lock(&f->lock);
         see(f, object);
+        pthread_mutex_unlock(&f->lock);
     }
     json_decref(event);
     return f->finished || f->gone || f->expired;
@@ -140,8 +142,11 @@ static int read_job(const struct jobctl_args *a, struct follow *f)
     json_t *job = NULL;
     int rc = path ? api_get_json(a, path, &job) : JOBCTL_FAIL;
     free(path);
-    if (rc == JOBCTL_OK)
+    if (rc == JOBCTL_OK) {
+        pthread_mutex_lock(&f->lock);
         see(f, job);
+        pthread_mutex_unlock(&f->lock);
+    }
     json_decref(job);
     return rc;
 }
@@ -184,22 +189,68 @@ static int watch_once(const struct jobctl_args *a, struct follow *f, int64_t dea
 }
 
 /* Follows one job to its end. Returns JOBCTL_OK when it Completed. */
+/* On a terminal, the progress line's elapsed time goes on once a second between the watch's events. */
+static void *tick(void *arg)
+{
+    struct follow *f = arg;
+    for (int tenth = 1;; tenth = tenth % 10 + 1) { /* a redraw at every tenth tenth of a second */
+        struct timespec step = {0, 100 * 1000000L};
+        nanosleep(&step, NULL);
+        pthread_mutex_lock(&f->lock);
+        bool stop = f->stop_ticker;
+        if (!stop && f->line_open && tenth == 10) {
+            char elapsed[32];
+            human_age(clock_mono_ms() - f->started_ms, elapsed, sizeof elapsed);
+            printf("\r\033[Kjob.batch.volcano.sh/%s %s (%s)", f->name, f->progress, elapsed);
+            fflush(stdout);
+        }
+        pthread_mutex_unlock(&f->lock);
+        if (stop)
+            return NULL;
+    }
+}
+
+static void stop_ticker(struct follow *f, pthread_t *ticker, bool *ticking)
+{
+    if (!*ticking)
+        return;
+    pthread_mutex_lock(&f->lock);
+    f->stop_ticker = true;
+    pthread_mutex_unlock(&f->lock);
+    pthread_join(*ticker, NULL);
+    *ticking = false;
+}
+
+/* Follows one job until it finishes or goes (or the deadline: JOBCTL_FAIL, said on stderr). */
+static int follow_to_end(const struct jobctl_args *a, struct follow *f, int64_t deadline_ms)
+{
+    int rc = read_job(a, f);
+    while (rc == JOBCTL_OK && !f->finished && !f->gone) {
+        if (clock_mono_ms() >= deadline_ms) {
+            pthread_mutex_lock(&f->lock);
+            end_line(f);
+            pthread_mutex_unlock(&f->lock);
+            fprintf(stderr, "jobctl: job %s is still %s after the --timeout\n", f->name, f->phase);
+            return JOBCTL_FAIL;
+        }
+        rc = watch_once(a, f, deadline_ms);
+        if (rc == JOBCTL_OK && f->expired) { /* too old: start again from the job as it is */
+            f->expired = false;
+            rc = read_job(a, f);
+        }
+    }
+    return rc;
+}
+
 static int follow_job(const struct jobctl_args *a, const char *ns, const char *name, int64_t deadline_ms)
 {
     struct follow f = {.ns = ns, .name = name, .started_ms = clock_mono_ms(), .tty = isatty(STDOUT_FILENO)};
-    int rc = read_job(a, &f);
-    while (rc == JOBCTL_OK && !f.finished && !f.gone) {
-        if (clock_mono_ms() >= deadline_ms) {
-            end_line(&f);
-            fprintf(stderr, "jobctl: job %s is still %s after the --timeout\n", name, f.phase);
-            return JOBCTL_FAIL;
-        }
-        rc = watch_once(a, &f, deadline_ms);
-        if (rc == JOBCTL_OK && f.expired) { /* too old: start again from the job as it is */
-            f.expired = false;
-            rc = read_job(a, &f);
-        }
-    }
+    pthread_t ticker;
+    pthread_mutex_init(&f.lock, NULL);
+    bool ticking = f.tty && pthread_create(&ticker, NULL, tick, &f) == 0;
+    int rc = follow_to_end(a, &f, deadline_ms);
+    stop_ticker(&f, &ticker, &ticking);
+    pthread_mutex_destroy(&f.lock);
     end_line(&f);
     if (rc != JOBCTL_OK)
         return rc;
