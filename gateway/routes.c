@@ -68,7 +68,7 @@ const struct route gateway_routes[] = {
      "delete a pod: it is created again, and PodEvicted goes through its job's policies", OQ_PRETTY, NULL, 200,
      "Status", NULL, E_DELETE}},
     {"GET", "/api/v1/namespaces/{ns}/pods/{name}/log", handle_pod_log, {"readCoreV1NamespacedPodLog",
-     "read a pod's log (from the history once its job is gone)", OQ_PREVIOUS | OQ_ATTEMPT, NULL, 200, NULL, TEXT,
+     "read a pod's log (from the history once its job is gone)", OQ_PREVIOUS | OQ_ATTEMPT | OQ_FOLLOW, NULL, 200, NULL, TEXT,
      E_READ}},
     {"GET", "/api/v1/events", handle_event_list_all, {"listCoreV1EventForAllNamespaces",
      "list the events of every namespace (each recorded change, oldest first), or watch them",

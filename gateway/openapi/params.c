@@ -49,6 +49,8 @@ static const struct query_param query_params[] = {
      "own shape."},
     {OQ_PREVIOUS, "previous", "boolean", NULL, NULL, -1, "The log of the attempt before the last."},
     {OQ_ATTEMPT, "attempt", "integer", NULL, NULL, 1, "The log of this attempt (1, 2, ...)."},
+    {OQ_FOLLOW, "follow", "boolean", NULL, NULL, -1,
+     "Stream the log as it is written, until that attempt ends (a new attempt is a new request)."},
     {OQ_PHASE, "phase", "string", NULL, NULL, -1,
      "Only jobs whose status.state.phase is this (Pending, Running, ...)."},
     {OQ_SINCE, "since", "string", "date-time", NULL, -1, "Only jobs created at or after this time (RFC 3339)."},

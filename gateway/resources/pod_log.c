@@ -24,6 +24,7 @@ struct pod_log_reader {
     int64_t sent;
     bool line_start;  /* the next message begins a line of the answer (for timestamps) */
     bool long_record; /* inside a record longer than the buffer: copied as it is up to its newline */
+    bool following;   /* the file still grows: an unfinished last record waits for the rest */
     char in[BLOCK];
     size_t in_off, in_len;
     char out[2 * BLOCK + HEAD_MAX];
@@ -167,6 +168,7 @@ int pod_log_open(const char *path, const struct pod_log_options *o, struct pod_l
     r->sent = 0;
     r->line_start = true;
     r->long_record = false;
+    r->following = false;
     r->in_off = r->in_len = r->out_off = r->out_len = 0;
     char head[HEAD_MAX];
     ssize_t n = pread(fd, head, sizeof head, 0);
@@ -264,9 +266,10 @@ static bool fill_out(struct pod_log_reader *r)
             continue;
         }
         if (!fill_in(r)) {
-            if (r->in_len > r->in_off) /* the last record, unfinished */
+            if (r->in_len > r->in_off && !r->following) { /* the last record, unfinished */
                 put_record(r, r->in + r->in_off, r->in_len - r->in_off);
-            r->in_off = r->in_len;
+                r->in_off = r->in_len;
+            }
             break;
         }
     }
@@ -293,6 +296,19 @@ long pod_log_read(struct pod_log_reader *r, char *buf, size_t max)
         n += take;
     }
     return n > 0 ? (long)n : -1;
+}
+
+bool pod_log_limit_reached(const struct pod_log_reader *r)
+{
+    return r->opt.limit_bytes && r->sent >= r->opt.limit_bytes;
+}
+
+void pod_log_follow(struct pod_log_reader *r, bool following)
+{
+    struct stat sb;
+    r->following = following;
+    if (fstat(r->fd, &sb) == 0 && sb.st_size > r->end)
+        r->end = sb.st_size;
 }
 
 void pod_log_close(struct pod_log_reader *r)

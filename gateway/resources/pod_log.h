@@ -52,7 +52,33 @@ int pod_log_open(const char *path, const struct pod_log_options *o, struct pod_l
 bool pod_log_is_raw(const struct pod_log_reader *r);
 /* The next bytes of the answer into buf (at most max). Returns how many, or -1 at the end. */
 long pod_log_read(struct pod_log_reader *r, char *buf, size_t max);
+/* Following a log that still grows: the answer goes on to the file's size now, and while following
+ * is true an unfinished last record waits for its end (false once the writer is done: it is sent). */
+void pod_log_follow(struct pod_log_reader *r, bool following);
 void pod_log_close(struct pod_log_reader *r);
+
+/* True once limitBytes were sent: nothing more comes, however the file grows. */
+bool pod_log_limit_reached(const struct pod_log_reader *r);
+
+/* The pieces of an answer (pod_log_http.c): ?container= checked against the pod's container (NULL:
+ * not checked), the PodLogOptions of the query, the warning for a log without timestamps, and the
+ * answer streamed from an open reader (taken). The checks return 0, or -1 with a 400 Status in st. */
+int pod_log_check_container(struct http_req *req, const char *container, struct api_status *st);
+int pod_log_query_options(struct http_req *req, struct pod_log_options *o, struct api_status *st);
+void pod_log_warn_raw(struct http_req *req, const struct pod_log_reader *r, const struct pod_log_options *o);
+void pod_log_respond_reader(struct http_req *req, struct pod_log_reader *r);
+
+/* A live pod's attempt, as the core found it. */
+struct pod_log_live {
+    const char *path;      /* its log file */
+    const char *container; /* the pod's container (NULL: not checked) */
+    const char *ns, *pod, *job, *uid;
+    int attempt;  /* 1, 2, ... */
+    bool running; /* the attempt still runs: ?follow=true streams it until it ends */
+};
+/* Answers req with the attempt's log (pod_log_live.c): as pod_log_respond, plus ?follow=true, and a
+ * Status naming the start error when the attempt left no log. */
+void pod_log_respond_live(struct http_req *req, const struct pod_log_live *live);
 
 /* Answers req with the log at path: the query's PodLogOptions applied, streamed as text/plain;
  * container (NULL: not checked) is the pod's container, the only name ?container= may give. */

@@ -1,6 +1,6 @@
 /* Pods over HTTP: each replica of a job as a v1 Pod, and its log per attempt
- * (`?previous=true` for the attempt before the last, `?attempt=N` for any, and PodLogOptions: see
- * pod_log.h), from the history once the core no longer has the pod. */
+ * (`?previous=true` for the attempt before the last, `?attempt=N` for any, `?follow=true` while it
+ * runs, and PodLogOptions: see pod_log.h), from the history once the core no longer has the pod. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +57,16 @@ void handle_pod_log(struct http_req *req)
             http_respond_status(req, &creq.status);
         return;
     }
-    pod_log_respond(req, creq.log_path, json_string_value(json_object_get(creq.body, "container")));
+    const json_t *b = creq.body;
+    struct pod_log_live live = {creq.log_path,
+                                json_string_value(json_object_get(b, "container")),
+                                req->params[0],
+                                req->params[1],
+                                json_string_value(json_object_get(b, "job")),
+                                json_string_value(json_object_get(b, "uid")),
+                                (int)json_integer_value(json_object_get(b, "attempt")),
+                                json_is_true(json_object_get(b, "running"))};
+    pod_log_respond_live(req, &live);
     json_decref(creq.body);
     free(creq.log_path);
 }

@@ -14,11 +14,36 @@
 
 /* A job action: Caldera's convenience route, or a Command about a Job. The answer is the job as the
  * action left it; the Command it stands for is recorded. */
+/* Why action cannot act on a job in phase p (Volcano's state machine, VOLCANO-FACTS), or NULL when
+ * it can: a final phase takes no action, nor does a job already completing or terminating; only an
+ * aborting or aborted job resumes, and it is not aborted twice. (Volcano takes the other actions on
+ * an aborted job and keeps it Aborted, stopping whatever still runs: so are they here.) */
+static const char *action_refused(enum job_action action, enum job_phase p)
+{
+    bool aborted = p == JOB_ABORTING || p == JOB_ABORTED;
+    if (p == JOB_COMPLETED || p == JOB_FAILED || p == JOB_TERMINATED)
+        return "it is in a final phase";
+    if (p == JOB_COMPLETING || p == JOB_TERMINATING)
+        return "it is already ending";
+    if (action == ACT_RESUME_JOB)
+        return aborted ? NULL : "only an Aborting or Aborted job can be resumed";
+    if (action == ACT_ABORT_JOB && aborted)
+        return "it is already suspended";
+    return NULL;
+}
+
 static void job_action(struct core *c, struct core_request *req, enum job_action action, const char *reason)
 {
     struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
     if (!job)
         return core_not_found(req, "jobs", "batch.volcano.sh", req->name);
+    const char *refused = action_refused(action, job->status.phase);
+    if (refused) {
+        api_fail(&req->status, 409, "Conflict", "job \"%s\" is %s: %s cannot act on it (%s)", job->name,
+                 job_phase_name(job->status.phase), job_action_name(action), refused);
+        api_set_details(&req->status, "jobs", "batch.volcano.sh", job->name);
+        return;
+    }
     json_t *cmd = command_render_job_action(job->ns, job->name, action, reason);
     char *cmd_json = cmd ? json_dumps(cmd, JSON_COMPACT) : NULL;
     json_decref(cmd);
@@ -163,7 +188,13 @@ static void pod_log(struct core *c, struct core_request *req)
         api_fail(&req->status, 500, "InternalError", "out of memory");
         return;
     }
-    core_answer(req, 200, json_pack("{s:s}", "container", container ? container : ""), 0); /* for ?container= */
+    /* the container for ?container=; the job and attempt to find the attempt in the history (why it
+     * has no log), and whether that attempt still runs (?follow=true goes on while it does) */
+    bool running = attempt == r->attempts && r->phase == POD_RUNNING && !r->backoff && !r->stopping;
+    core_answer(req, 200,
+                json_pack("{s:s,s:s,s:s,s:i,s:b}", "container", container ? container : "", "job", job->name, "uid",
+                          job->uid, "attempt", (int)attempt, "running", running),
+                0);
 }
 
 static void pod_delete(struct core *c, struct core_request *req)

@@ -1,11 +1,19 @@
-/* Unit tests of jobctl's pure pieces: ages, tables, views, Status errors and argument parsing.
- * jobctl's sources are not in the project library, so the pure files are compiled in here. */
+/* Unit tests of jobctl's pure pieces: ages, tables, views (narrow, wide), Status errors, argument
+ * parsing, YAML output (read back by the project's YAML reader), the Job `run` builds and the
+ * settings file. jobctl's sources are not in the project library: they come from libtools. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters/intake/intake.h"
 #include "common/clock.h"
 #include "tools/jobctl/args.h"
+#include "tools/jobctl/config.h"
 #include "tools/jobctl/format.h"
+#include "tools/jobctl/run_job.h"
 #include "tools/jobctl/status.h"
 #include "tools/jobctl/table.h"
 #include "tools/jobctl/views.h"
+#include "tools/jobctl/yaml_out.h"
 
 #include "tests/lib/test.h"
 
@@ -279,8 +287,8 @@ static void test_args_errors(void)
     CHECK_STR(err, "unknown option \"--bogus\"");
     CHECK(parse(&a, err, (const char *[]){"jobctl", "get", "-n", NULL}) == -1);
     CHECK_STR(err, "option \"-n\" needs a value");
-    CHECK(parse(&a, err, (const char *[]){"jobctl", "-o", "yaml", "get", NULL}) == -1);
-    CHECK_CONTAINS(err, "unsupported output format \"yaml\" (-o json, or -o manifest for one job)");
+    CHECK(parse(&a, err, (const char *[]){"jobctl", "-o", "xml", "get", NULL}) == -1);
+    CHECK_CONTAINS(err, "unsupported output format \"xml\" (-o json, yaml, wide or name, or -o manifest for one job)");
     CHECK(parse(&a, err, (const char *[]){"jobctl", "logs", "p", "--attempt=x", NULL}) == -1);
     CHECK_CONTAINS(err, "--attempt");
     CHECK(parse(&a, err, (const char *[]){"jobctl", "logs", "--previous=1", NULL}) == -1);
@@ -309,10 +317,238 @@ static void test_view_jobs(void)
                              "{\"metadata\":{\"name\":\"new\"},\"spec\":{\"minAvailable\":1}}]",
                              then + 12 * MIN);
     CHECK_STR(text,
-              "NAME    PHASE     MIN   PENDING   RUNNING   SUCCEEDED   FAILED   RETRIES   AGE\n"
-              "train   Running   4     0         4         0           0        1         12m\n"
-              "new     <none>    1     0         0         0           0        0         <unknown>\n");
+              "NAME    PHASE     MIN   PENDING   RUNNING   SUCCEEDED   FAILED   RETRIES   AGE         REASON\n"
+              "train   Running   4     0         4         0           0        1         12m         <none>\n"
+              "new     <none>    1     0         0         0           0        0         <unknown>   <none>\n");
     free(text);
+}
+
+/* A Pending job's REASON is why it waits, cut in the narrow table and whole in the wide one. */
+static void test_view_jobs_pending_reason_and_wide(void)
+{
+    const char *job =
+        "{\"metadata\":{\"name\":\"big\"},\"spec\":{\"minAvailable\":1,\"queue\":\"q\"},"
+        "\"status\":{\"state\":{\"phase\":\"Pending\",\"reason\":\"Unschedulable\","
+        "\"message\":\"pod group is Pending: the cluster cannot hold the job's minimum: cpu 1000 "
+        "needed, 2400m free\"},\"pending\":1,\"version\":2}}";
+    char *text = render_view(&VIEW_JOBS, job, 0);
+    CHECK_CONTAINS(text, "   pod group is Pending: the cluster cannot hold the job's mini...\n");
+    free(text);
+    REQUIRE(VIEW_JOBS.wide == &VIEW_JOBS_WIDE);
+    text = render_view(&VIEW_JOBS_WIDE, job, 0);
+    CHECK_STR(text,
+              "NAME   PHASE     MIN   PENDING   RUNNING   SUCCEEDED   FAILED   RETRIES   QUEUE   VERSION   AGE    "
+              "     REASON\n"
+              "big    Pending   1     1         0         0           0        0         q       2         "
+              "<unknown>   pod group is Pending: the cluster cannot hold the job's minimum: cpu 1000 needed, 2400m "
+              "free\n");
+    free(text);
+    json_t *running = json_loads("{\"status\":{\"state\":{\"phase\":\"Running\",\"message\":\"x\"}}}", 0, NULL);
+    CHECK_STR(job_reason(running), ""); /* a running job has nothing to explain */
+    json_decref(running);
+    text = render_view(&VIEW_PODS_WIDE,
+                       "{\"metadata\":{\"name\":\"bad-t-0\"},\"spec\":{\"nodeName\":\"vm\"},\"status\":{"
+                       "\"phase\":\"Failed\",\"podIP\":\"127.0.0.1\",\"containerStatuses\":[{\"restartCount\":2,"
+                       "\"state\":{\"terminated\":{\"exitCode\":128,\"reason\":\"StartError\",\"message\":"
+                       "\"exec: no such file\"}}}]}}",
+                       0);
+    CHECK_STR(text,
+              "POD       NODE   PHASE    EXIT   REASON       RESTARTS   IP          STARTED   AGE         MESSAGE\n"
+              "bad-t-0   vm     Failed   128    StartError   2          127.0.0.1   <none>    <unknown>   exec: no "
+              "such file\n");
+    free(text);
+}
+
+/* The YAML of a document reads back as the same document, keys in the same order. */
+static void check_yaml_round_trip(const char *json)
+{
+    json_t *v = json_loads(json, 0, NULL);
+    REQUIRE(v);
+    char *yaml = yaml_from_json(v);
+    REQUIRE(yaml);
+    struct intake in;
+    struct api_status st = {0};
+    REQUIRE(intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, &st) == 0);
+    char *back = json_dumps(in.docs[0].root, JSON_COMPACT);
+    char *orig = json_dumps(v, JSON_COMPACT);
+    CHECK_STR(back, orig);
+    free(back);
+    free(orig);
+    intake_free(&in);
+    free(yaml);
+    json_decref(v);
+}
+
+static void test_yaml_output(void)
+{
+    json_t *v = json_loads(
+        "{\"kind\":\"Job\",\"metadata\":{\"name\":\"a\",\"uid\":\"5629785f-dd91\"},"
+        "\"spec\":{\"tasks\":[{\"name\":\"t\",\"replicas\":2}],\"empty\":{}},\"on\":true}",
+        0, NULL);
+    char *yaml = yaml_from_json(v);
+    CHECK_STR(yaml,
+              "kind: Job\n"
+              "metadata:\n"
+              "  name: a\n"
+              "  uid: 5629785f-dd91\n"
+              "spec:\n"
+              "  tasks:\n"
+              "  - name: t\n"
+              "    replicas: 2\n"
+              "  empty: {}\n"
+              "\"on\": true\n");
+    free(yaml);
+    json_decref(v);
+    /* strings YAML would read as something else stay strings */
+    check_yaml_round_trip(
+        "{\"a\":\"true\",\"b\":\"1.5\",\"c\":\"0x1F\",\"d\":\"2026-01-01\",\"e\":\"\",\"f\":\"~\","
+        "\"g\":\"null\",\"h\":\"yes\",\"i\":\"0755\",\"j\":\"1_000\",\"k\":\"12:30\",\"l\":\"-3\"}");
+    /* and the rest keeps its type, order and text */
+    check_yaml_round_trip(
+        "{\"z\":1,\"y\":-2.5,\"x\":false,\"w\":null,\"v\":[\"a b\",\"line1\\nline2\",\"#c\","
+        "\"k: v\",\"- d\",\"\\u00e9t\\u00e9\"],\"u\":{\"n\":[[1,2],[]]}}");
+}
+
+static void test_args_new_options(void)
+{
+    struct jobctl_args a;
+    char err[200] = "";
+    REQUIRE(parse(&a, err, (const char *[]){"jobctl", "get", "-o", "yaml", NULL}) == 0);
+    CHECK(a.json && a.yaml && !a.wide);
+    REQUIRE(parse(&a, err, (const char *[]){"jobctl", "get", "-o", "yaml", "-o", "wide", NULL}) == 0);
+    CHECK(!a.json && !a.yaml && a.wide); /* the last -o wins */
+    REQUIRE(parse(&a, err, (const char *[]){"jobctl", "get", "-oname", NULL}) == 0);
+    CHECK(a.names && !a.json);
+    REQUIRE(parse(&a, err, (const char *[]){"jobctl", "logs", "-f", "p-0", NULL}) == 0);
+    CHECK(a.follow);
+    const char *run[] = {
+        "jobctl", "run",    "--name", "n",    "-e", "A=1", "--env=B=2", "--per-day", "2026-01-01..2026-01-02",
+        "--",     "python", "x.py",   "--lr", "1",  "-n",  "5",         "a",         "b",
+        "c",      "d",      "e",      NULL};
+    REQUIRE(parse(&a, err, run) == 0);
+    CHECK_STR(a.command, "run");
+    CHECK_INT(a.nenv, 2);
+    CHECK_STR(a.env[1], "B=2");
+    CHECK(a.has_rest);
+    CHECK_INT(a.nrest, 11); /* more words than positional room: all of them in rest */
+    CHECK_STR(a.rest[0], "python");
+    CHECK_STR(a.rest[4], "-n");
+    CHECK_STR(a.rest[10], "e");
+    CHECK(a.ns == NULL); /* -n after -- belongs to the command */
+}
+
+static json_t *build(const char *const *line, char *err)
+{
+    struct jobctl_args a;
+    if (parse(&a, err, line) != 0)
+        return NULL;
+    a.ns = "team";
+    return run_build_job(&a, err, 300);
+}
+
+static void test_run_job(void)
+{
+    char err[300] = "";
+    json_t *job = build((const char *[]){"jobctl",
+                                         "run",
+                                         "--name",
+                                         "etl",
+                                         "--per-day",
+                                         "2026-01-30..2026-02-02",
+                                         "--cpu",
+                                         "1",
+                                         "--memory",
+                                         "2Gi",
+                                         "--gpu",
+                                         "1",
+                                         "-e",
+                                         "K=V",
+                                         "--queue",
+                                         "q",
+                                         "--min-success",
+                                         "3",
+                                         "--auto-memory-scale",
+                                         "1.5,64Gi",
+                                         "--",
+                                         "./etl.sh",
+                                         "--fast",
+                                         NULL},
+                        err);
+    REQUIRE(job);
+    CHECK_STR(json_string_value(json_at(job, "metadata.name")), "etl");
+    CHECK_STR(json_string_value(json_at(job, "metadata.namespace")), "team");
+    CHECK_STR(json_string_value(json_at(job, "spec.queue")), "q");
+    CHECK_INT(json_integer_value(json_at(job, "spec.minAvailable")), 1);
+    CHECK_INT(json_integer_value(json_at(job, "spec.minSuccess")), 3);
+    CHECK(json_real_value(json_at(job, "spec.autoMemoryScale.rate")) == 1.5);
+    CHECK_STR(json_string_value(json_at(job, "spec.autoMemoryScale.maxMemory")), "64Gi");
+    CHECK_INT(json_array_size(json_at(job, "spec.tasks")), 4); /* one task per date, month end crossed */
+    CHECK_STR(json_string_value(json_at(job, "spec.tasks.0.name")), "2026-01-30");
+    CHECK_STR(json_string_value(json_at(job, "spec.tasks.3.name")), "2026-02-02");
+    json_t *c = json_at(job, "spec.tasks.3.template.spec.containers.0");
+    CHECK_STR(json_string_value(json_at(c, "env.0.name")), "K");
+    CHECK_STR(json_string_value(json_at(c, "env.1.name")), "CALDERA_DATE");
+    CHECK_STR(json_string_value(json_at(c, "env.1.value")), "2026-02-02");
+    CHECK_STR(json_string_value(json_at(c, "command.1")), "--fast");
+    CHECK_STR(json_string_value(json_object_get(json_at(c, "resources.limits"), "nvidia.com/gpu")), "1");
+    CHECK_STR(json_string_value(json_at(c, "resources.requests.memory")), "2Gi");
+    json_decref(job);
+
+    job = build((const char *[]){"jobctl", "run", "--replicas", "4", "--", "sleep", "1", NULL}, err);
+    REQUIRE(job);
+    CHECK_STR(json_string_value(json_at(job, "metadata.generateName")), "run-");
+    CHECK_INT(json_integer_value(json_at(job, "spec.minAvailable")), 4); /* a gang, as Volcano's default */
+    CHECK_INT(json_integer_value(json_at(job, "spec.tasks.0.replicas")), 4);
+    CHECK_STR(json_string_value(json_at(job, "spec.tasks.0.name")), "main");
+    json_decref(job);
+
+    static const struct {
+        const char *flag, *value, *says;
+    } bad[] = {
+        {"--replicas", "0", "--replicas wants a whole number from 1 to 10000, not \"0\""},
+        {"--per-day", "2026-01-05", "--per-day wants FROM..TO"},
+        {"--per-day", "2026-02-30..2026-03-01", "--per-day wants two dates YYYY-MM-DD"},
+        {"--per-day", "2026-03-01..2026-02-01", "ends before it starts"},
+        {"--per-day", "2026-01-01..2027-06-01", "spans 517 days; at most 366"},
+        {"--env", "NOEQUALS", "--env wants NAME=VALUE"},
+        {"--env", "1X=2", "--env wants NAME=VALUE"},
+        {"--min-success", "2", "--min-success 2 is more than the job's 1 replicas"},
+        {"--auto-memory-scale", "0.9", "--auto-memory-scale wants RATE or RATE,MAX"},
+        {"--auto-memory-scale", "2,", "--auto-memory-scale wants RATE or RATE,MAX"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        CHECK(build((const char *[]){"jobctl", "run", bad[i].flag, bad[i].value, "--", "x", NULL}, err) == NULL);
+        CHECK_CONTAINS(err, bad[i].says);
+    }
+    CHECK(build((const char *[]){"jobctl", "run", "--name", "x", NULL}, err) == NULL);
+    CHECK_CONTAINS(err, "run needs the command after --");
+    CHECK(build((const char *[]){"jobctl", "run", "sleep", "--", "1", NULL}, err) == NULL);
+    CHECK_CONTAINS(err, "run takes no argument before --");
+}
+
+static void test_config_file(void)
+{
+    char path[300], err[300] = "";
+    config_path("/x/cfg", "/home/u", path, sizeof path);
+    CHECK_STR(path, "/x/cfg/caldera/config");
+    config_path("", "/home/u", path, sizeof path);
+    CHECK_STR(path, "/home/u/.config/caldera/config");
+    config_path(NULL, NULL, path, sizeof path);
+    CHECK_STR(path, "");
+
+    struct config_file cf;
+    REQUIRE(config_parse("# mine\n\nserver = http://jobs:8080\n  namespace=team-a  \ntoken = \"abc def\"\n", &cf, err,
+                         sizeof err) == 0);
+    CHECK_STR(cf.server, "http://jobs:8080");
+    CHECK_STR(cf.ns, "team-a");
+    CHECK_STR(cf.token, "abc def");
+    CHECK(config_parse("server = a\nsevrer = b\n", &cf, err, sizeof err) == -1);
+    CHECK_STR(err, "line 2: unknown key \"sevrer\" (server, token or namespace)");
+    CHECK(config_parse("server: a\n", &cf, err, sizeof err) == -1);
+    CHECK_STR(err, "line 1: expected key = value");
+    CHECK(config_parse("token =\n", &cf, err, sizeof err) == -1);
+    CHECK_CONTAINS(err, "line 1: token wants a value");
 }
 
 static void test_view_pods_and_nodes(void)
@@ -392,4 +628,5 @@ TEST_MAIN(TEST_CASE(test_human_age), TEST_CASE(test_age_since), TEST_CASE(test_j
           TEST_CASE(test_args_errors), TEST_CASE(test_args_debug_options), TEST_CASE(test_view_jobs),
           TEST_CASE(test_view_pods_and_nodes), TEST_CASE(test_view_history),
           TEST_CASE(test_status_unauthorized_and_forbidden), TEST_CASE(test_args_token_options),
-          TEST_CASE(test_view_tokens))
+          TEST_CASE(test_view_tokens), TEST_CASE(test_view_jobs_pending_reason_and_wide), TEST_CASE(test_yaml_output),
+          TEST_CASE(test_args_new_options), TEST_CASE(test_run_job), TEST_CASE(test_config_file))

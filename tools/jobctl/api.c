@@ -66,6 +66,37 @@ static void report_failure(const struct http_response *resp)
     free(text);
 }
 
+int api_fetch(const struct jobctl_args *a, const char *method, const char *path, struct http_response *resp)
+{
+    char *url = NULL, err[512] = "";
+    if (asprintf(&url, "%s%s", a->server, path) < 0) {
+        fprintf(stderr, "jobctl: out of memory\n");
+        return JOBCTL_FAIL;
+    }
+    struct http_request req = {.method = method, .url = url, .bearer = a->token};
+    int rc = http_do(&req, resp, err, sizeof err);
+    if (rc != 0)
+        report_unreachable(a->server, url, err);
+    free(url);
+    return rc == 0 ? JOBCTL_OK : JOBCTL_FAIL;
+}
+
+int api_job_exists(const struct jobctl_args *a, const char *name)
+{
+    char *path = api_ns_path(VOLCANO_BATCH_API, a->ns, "jobs", name, NULL);
+    struct http_response resp;
+    if (!path || api_fetch(a, "GET", path, &resp) != JOBCTL_OK) {
+        free(path);
+        return -1;
+    }
+    free(path);
+    int found = resp.code >= 200 && resp.code < 300 ? 1 : resp.code == 404 ? 0 : -1;
+    if (found < 0)
+        report_failure(&resp);
+    http_response_free(&resp);
+    return found;
+}
+
 int api_call(const struct jobctl_args *a, const char *method, const char *path, const struct api_body *body,
              struct http_response *resp)
 {

@@ -31,6 +31,11 @@ char *api_page_path(char *base, const struct jobctl_args *a);
  * with http_response_free), or JOBCTL_FAIL after printing why on stderr. */
 int api_call(const struct jobctl_args *a, const char *method, const char *path, const struct api_body *body,
              struct http_response *resp);
+/* Sends method path without a body and hands back whatever the server answered (any code) in *resp:
+ * JOBCTL_OK once an answer came, JOBCTL_FAIL after saying why none did. */
+int api_fetch(const struct jobctl_args *a, const char *method, const char *path, struct http_response *resp);
+/* Whether job name exists in a->ns: 1, 0 (404), or -1 after saying why the server could not say. */
+int api_job_exists(const struct jobctl_args *a, const char *name);
 /* api_call whose answer must be a JSON object, returned in *out (owned by the caller). */
 int api_call_json(const struct jobctl_args *a, const char *method, const char *path, const struct api_body *body,
                   json_t **out);

@@ -41,7 +41,14 @@ enum opt_id {
     OPT_QUEUE,
     OPT_NO_WAIT,
     OPT_EXTEND,
-    OPT_OWNER_UID
+    OPT_OWNER_UID,
+    OPT_FOLLOW,
+    OPT_REPLICAS,
+    OPT_MIN_SUCCESS,
+    OPT_AUTO_MEMORY_SCALE,
+    OPT_PER_DAY,
+    OPT_ENV,
+    OPT_DRY_RUN
 };
 
 struct opt_spec {
@@ -86,6 +93,13 @@ static const struct opt_spec OPTS[] = {
     {OPT_NO_WAIT, 0, "no-wait", false},
     {OPT_EXTEND, 0, "extend", true},
     {OPT_OWNER_UID, 0, "owner-uid", true},
+    {OPT_FOLLOW, 'f', "follow", false},
+    {OPT_REPLICAS, 0, "replicas", true},
+    {OPT_MIN_SUCCESS, 0, "min-success", true},
+    {OPT_AUTO_MEMORY_SCALE, 0, "auto-memory-scale", true},
+    {OPT_PER_DAY, 0, "per-day", true},
+    {OPT_ENV, 'e', "env", true},
+    {OPT_DRY_RUN, 0, "dry-run", false},
 };
 
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -131,15 +145,23 @@ static int parse_attempt(const char *v, long *out, char *err, size_t errlen)
 
 static int set_output(struct jobctl_args *a, const char *v, char *err, size_t errlen)
 {
-    if (strcmp(v, "json") == 0) {
+    a->json = a->yaml = a->wide = a->names = a->manifest = false; /* the last -o wins */
+    if (strcmp(v, "json") == 0 || strcmp(v, "yaml") == 0) {
         a->json = true;
+        a->yaml = v[0] == 'y';
+        return 0;
+    }
+    if (strcmp(v, "wide") == 0 || strcmp(v, "name") == 0) {
+        a->wide = v[0] == 'w';
+        a->names = v[0] == 'n';
         return 0;
     }
     if (strcmp(v, "manifest") == 0) {
         a->manifest = true;
         return 0;
     }
-    snprintf(err, errlen, "unsupported output format \"%s\" (-o json, or -o manifest for one job)", v);
+    snprintf(err, errlen, "unsupported output format \"%s\" (-o json, yaml, wide or name, or -o manifest for one job)",
+             v);
     return -1;
 }
 
@@ -192,6 +214,19 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
     case OPT_NO_WAIT: a->no_wait = true; return 0;
     case OPT_EXTEND: a->extend = v; return 0;
     case OPT_OWNER_UID: a->owner_uid = v; return 0;
+    case OPT_FOLLOW: a->follow = true; return 0;
+    case OPT_REPLICAS: a->replicas = v; return 0;
+    case OPT_MIN_SUCCESS: a->min_success = v; return 0;
+    case OPT_AUTO_MEMORY_SCALE: a->auto_memory_scale = v; return 0;
+    case OPT_PER_DAY: a->per_day = v; return 0;
+    case OPT_DRY_RUN: a->dry_run = true; return 0;
+    case OPT_ENV:
+        if (a->nenv == JOBCTL_MAX_ENV) {
+            snprintf(err, errlen, "at most %d --env options", JOBCTL_MAX_ENV);
+            return -1;
+        }
+        a->env[a->nenv++] = v;
+        return 0;
     }
     return 0;
 }
@@ -237,6 +272,16 @@ static int parse_option(int argc, char *const *argv, int *i, struct jobctl_args 
     return apply(a, o, value, err, errlen);
 }
 
+bool args_option_at(size_t i, const char **long_name, char *short_name, bool *takes_value)
+{
+    if (i >= NOPTS)
+        return false;
+    *long_name = OPTS[i].long_name;
+    *short_name = OPTS[i].short_name;
+    *takes_value = OPTS[i].takes_value;
+    return true;
+}
+
 int args_parse(int argc, char *const *argv, struct jobctl_args *a, char *err, size_t errlen)
 {
     *a = (struct jobctl_args){.attempt = -1};
@@ -245,9 +290,13 @@ int args_parse(int argc, char *const *argv, struct jobctl_args *a, char *err, si
         const char *arg = argv[i];
         int rc;
         if (!options_done && strcmp(arg, "--") == 0) {
-            options_done = true;
+            options_done = a->has_rest = true;
+            a->rest = argv + i + 1;
+            a->nrest = argc - i - 1;
             continue;
         }
+        if (options_done && a->command && a->npos == JOBCTL_MAX_POS)
+            continue; /* a long command line after "--": in rest only */
         if (!options_done && arg[0] == '-' && arg[1] != '\0')
             rc = parse_option(argc, argv, &i, a, err, errlen);
         else

@@ -9,6 +9,7 @@
 #define JOBCTL_MAX_POS 8
 #define JOBCTL_MAX_NAMESPACES 32
 #define JOBCTL_MAX_COMPANIONS 8
+#define JOBCTL_MAX_ENV 64
 
 struct jobctl_command;
 
@@ -19,7 +20,10 @@ struct jobctl_args {
     const char *namespaces[JOBCTL_MAX_NAMESPACES]; /* every --namespace given, in order (token create) */
     int nnamespaces;
     const char *token;       /* --token; NULL until main fills in $CALDERA_TOKEN (sent as a bearer token) */
-    bool json;               /* -o json */
+    bool json;               /* -o json or -o yaml: the server's objects instead of tables and messages */
+    bool yaml;               /* -o yaml (json is set too): those objects as YAML */
+    bool wide;               /* -o wide: tables with more columns */
+    bool names;              /* -o name: one kind/name per line */
     bool manifest;           /* -o manifest (jobctl get JOB): the Job a Kubernetes cluster running Volcano accepts */
     const char *owner_uid;   /* get JOB -o manifest --owner-uid UID: the Job's uid in the cluster (ownerReferences) */
     bool help;               /* -h/--help */
@@ -46,13 +50,26 @@ struct jobctl_args {
     const char *gpu;         /* debug --gpu 1 (nvidia.com/gpu) */
     const char *companions[JOBCTL_MAX_COMPANIONS]; /* debug --companion jupyter, in order */
     int ncompanions;
-    const char *image;    /* debug --image IMAGE */
-    const char *duration; /* debug --for 8h */
-    const char *name;     /* debug --name N */
-    const char *queue;    /* debug --queue Q */
-    bool no_wait;         /* debug --no-wait: create the session, do not follow it */
-    const char *extend;   /* debug --extend NAME --for 4h: the session's new duration (a merge PATCH) */
-    const char *command;  /* NULL when the line has none */
+    const char *image;               /* debug --image IMAGE */
+    const char *duration;            /* debug --for 8h */
+    const char *name;                /* debug --name N */
+    const char *queue;               /* debug --queue Q */
+    bool no_wait;                    /* debug --no-wait: create the session, do not follow it */
+    const char *extend;              /* debug --extend NAME --for 4h: the session's new duration (a merge PATCH) */
+    bool follow;                     /* logs -f/--follow: go on as the log grows, across restarts */
+    const char *replicas;            /* run --replicas N */
+    const char *min_success;         /* run --min-success N */
+    const char *auto_memory_scale;   /* run --auto-memory-scale RATE */
+    const char *per_day;             /* run --per-day FROM..TO: one replica per date */
+    const char *env[JOBCTL_MAX_ENV]; /* run --env K=V, in order */
+    int nenv;
+    char *const *rest; /* the arguments after "--" (run's COMMAND ARGS...); also positional while room */
+    int nrest;
+    bool has_rest;                                  /* the line had "--" */
+    bool dry_run;                                   /* run --dry-run: print the Job, send nothing */
+    const char *server_from, *ns_from, *token_from; /* where each came from (main): flag, an env name, file, default */
+    const char *config_path;                        /* the settings file main looked at ("" when none) */
+    const char *command;                            /* NULL when the line has none */
     const char *pos[JOBCTL_MAX_POS];
     int npos;
 };
@@ -60,5 +77,9 @@ struct jobctl_args {
 /* Fills a from argv[1..argc-1]. Options may come before or after the command; "--" ends them and
  * a lone "-" is an argument (stdin). Returns 0, or -1 with a one-line reason in err (a usage error). */
 int args_parse(int argc, char *const *argv, struct jobctl_args *a, char *err, size_t errlen);
+
+/* Option i of the parser's table (for the completion script): its long name, short letter (0: none)
+ * and whether it takes a value. False past the last. */
+bool args_option_at(size_t i, const char **long_name, char *short_name, bool *takes_value);
 
 #endif

@@ -36,7 +36,7 @@ int cmd_action(const struct jobctl_args *a)
     if (rc != JOBCTL_OK)
         return rc;
     if (a->json) {
-        print_body(resp.body, resp.len);
+        print_body_as(a, resp.body, resp.len);
     } else {
         json_t *job = json_loadb(resp.body, resp.len, 0, NULL);
         const char *phase = json_string_value(

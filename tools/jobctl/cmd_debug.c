@@ -279,7 +279,7 @@ static int extend(const struct jobctl_args *a)
     if (rc != JOBCTL_OK)
         return rc;
     if (a->json) {
-        api_print_json(changed);
+        print_doc(a, changed);
     } else {
         const char *deadline = str_at(changed, "status", "deadline");
         printf("%s/%s extended: duration %s", SESSION_KIND, a->extend, a->duration);
@@ -323,7 +323,7 @@ int cmd_debug(const struct jobctl_args *a)
     char name[128];
     snprintf(name, sizeof name, "%s", str_at(created, "metadata", "name") ? str_at(created, "metadata", "name") : "");
     if (a->json)
-        api_print_json(created);
+        print_doc(a, created);
     else
         printf("%s/%s created\n", SESSION_KIND, name);
     fflush(stdout);

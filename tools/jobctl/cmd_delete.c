@@ -39,7 +39,7 @@ int cmd_delete(const struct jobctl_args *a)
     if (rc != JOBCTL_OK)
         return rc;
     if (a->json) {
-        print_body(resp.body, resp.len);
+        print_body_as(a, resp.body, resp.len);
     } else {
         printf("%s/%s deleted\n", KINDS[kind].printed, name);
     }

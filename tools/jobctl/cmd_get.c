@@ -1,7 +1,9 @@
-/* `jobctl get [JOB]`: the jobs of the namespace as a table, or one job's row followed by its pods
- * (with -o json: the list or the Job exactly as the server sent it). */
+/* `jobctl get [JOB]`: the jobs of the namespace as a table, or one job's row (with the whole of its
+ * pending reason) followed by its pods (with -o json/yaml: the list or the Job as the server sent it;
+ * -o wide: more columns; -o name: job.batch.volcano.sh/NAME lines). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tools/jobctl/api.h"
 #include "tools/jobctl/jobctl.h"
@@ -31,8 +33,9 @@ static int print_job_pods(const struct jobctl_args *a, const char *name)
     if (json_array_size(items) == 0) {
         fprintf(stderr, "No pods found for job \"%s\".\n", name);
     } else {
-        fputc('\n', stdout);
-        rc = print_view(&VIEW_PODS, items);
+        if (!a->names)
+            fputc('\n', stdout);
+        rc = print_view_as(a, &VIEW_PODS, items);
     }
     json_decref(list);
     return rc;
@@ -71,9 +74,15 @@ static int get_one(const struct jobctl_args *a, const char *name)
     if (rc != JOBCTL_OK)
         return rc;
     if (a->json)
-        api_print_json(job);
-    else if ((rc = print_view(&VIEW_JOBS, job)) == JOBCTL_OK)
+        rc = print_doc(a, job);
+    else if (a->names)
+        rc = print_view_as(a, &VIEW_JOBS, job);
+    else if ((rc = print_view_as(a, &VIEW_JOBS, job)) == JOBCTL_OK) {
+        const char *reason = job_reason(job);
+        if (!a->wide && strlen(reason) > JOB_REASON_SHORT) /* the row cut it: the whole of it */
+            printf("Reason: %s\n", reason);
         rc = print_job_pods(a, name);
+    }
     json_decref(job);
     return rc;
 }

@@ -63,7 +63,7 @@ int cmd_history(const struct jobctl_args *a)
     if (rc != JOBCTL_OK)
         return rc;
     if (a->json)
-        api_print_json(h);
+        print_doc(a, h);
     else
         rc = print_history(a, name, h);
     json_decref(h);

@@ -126,7 +126,7 @@ static int send_request(const struct jobctl_args *a, const char *method, char *p
     if (rc != JOBCTL_OK)
         return rc;
     if (a->json)
-        api_print_json(answer);
+        print_doc(a, answer);
     else
         printf(QUEUE_KIND "/%s %s\n", a->pos[1], done ? done : state_outcome(answer));
     json_decref(answer);

@@ -175,7 +175,7 @@ static void report_created(const struct jobctl_args *a, const json_t *root, cons
     if (!name)
         name = member_str(json_object_get(root, "metadata"), "name");
     if (a->json && obj)
-        api_print_json(obj);
+        print_doc(a, obj);
     else
         print_created(type, name ? name : "<unknown>");
     *job_name = type->kind != DOC_QUEUE && name ? strdup(name) : NULL;

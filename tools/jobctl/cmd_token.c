@@ -60,7 +60,7 @@ static int token_create(const struct jobctl_args *a)
     if (rc != JOBCTL_OK)
         return rc;
     if (a->json) {
-        api_print_json(answer);
+        print_doc(a, answer);
     } else {
         const char *token = json_string_value(json_at(answer, "status.token"));
         fprintf(stderr, "token %s created for user %s (role %s); it is shown only now:\n",
@@ -89,7 +89,7 @@ static int token_delete(const struct jobctl_args *a)
     if (rc != JOBCTL_OK)
         return rc;
     if (a->json)
-        api_print_json(answer);
+        print_doc(a, answer);
     else
         printf("token.caldera.io/%s deleted\n", a->pos[1]);
     json_decref(answer);

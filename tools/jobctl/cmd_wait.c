@@ -2,15 +2,21 @@
  * through a Kubernetes watch of the job, print each phase it enters, and end when it finishes:
  * exit 0 when every job Completed, 1 when one failed, was terminated, aborted or deleted. A watch that
  * ends (its timeoutSeconds, a restart of the server) is opened again from the last resourceVersion;
- * a 410 (too old) reads the job afresh first. */
+ * a 410 (too old) reads the job afresh first. The pods' progress (pending, running, succeeded,
+ * failed, elapsed) is one line rewritten on a terminal (a ticker thread moves the elapsed time on
+ * each second between events), else a line at each change. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/duration.h"
 #include "common/sbuf.h"
 #include "tools/jobctl/api.h"
+#include "tools/jobctl/format.h"
 #include "tools/jobctl/jobctl.h"
 #include "tools/jobctl/status.h"
 
@@ -18,6 +24,12 @@
 
 struct follow {
     const char *ns, *name;
+    int64_t started_ms;   /* when following began (the elapsed time shown) */
+    bool tty;             /* stdout is a terminal: one line rewritten */
+    bool line_open;       /* a progress line is on the terminal, not ended yet */
+    char progress[160];   /* the counts last printed */
+    pthread_mutex_t lock; /* on a terminal: the ticker and the watch both print */
+    bool stop_ticker;
     char phase[32];
     char rv[32];
     char reason[256];
@@ -40,7 +52,43 @@ static const char *str_at(const json_t *v, const char *a, const char *b, const c
     return json_string_value(v);
 }
 
-/* What the job is now: its phase (printed when it changed) and resourceVersion. */
+/* "Running: 1 pending, 2 running, 0 succeeded, 0 failed" */
+static void counts_text(const json_t *job, const char *phase, char *buf, size_t len)
+{
+    const json_t *st = json_object_get(job, "status");
+    snprintf(buf, len, "%s: %lld pending, %lld running, %lld succeeded, %lld failed", phase,
+             (long long)json_integer_value(json_object_get(st, "pending")),
+             (long long)json_integer_value(json_object_get(st, "running")),
+             (long long)json_integer_value(json_object_get(st, "succeeded")),
+             (long long)json_integer_value(json_object_get(st, "failed")));
+}
+
+/* The pods' progress: on a terminal one line rewritten (elapsed time included) at every event, else
+ * a line whenever the counts change. */
+static void show_progress(struct follow *f, const json_t *job, const char *phase)
+{
+    char now[160], elapsed[32];
+    counts_text(job, phase, now, sizeof now);
+    human_age(clock_mono_ms() - f->started_ms, elapsed, sizeof elapsed);
+    if (f->tty) {
+        printf("\r\033[Kjob.batch.volcano.sh/%s %s (%s)", f->name, now, elapsed);
+        f->line_open = true;
+    } else if (strcmp(now, f->progress) != 0) {
+        printf("job.batch.volcano.sh/%s %s (%s)\n", f->name, now, elapsed);
+    }
+    snprintf(f->progress, sizeof f->progress, "%s", now);
+    fflush(stdout);
+}
+
+/* Ends the terminal's progress line before anything else is printed. */
+static void end_line(struct follow *f)
+{
+    if (f->line_open)
+        fputc('\n', stdout);
+    f->line_open = false;
+}
+
+/* What the job is now: its phase (printed when it changed), its pods' progress and resourceVersion. */
 static void see(struct follow *f, const json_t *job)
 {
     const char *phase = str_at(job, "status", "state", "phase"), *rv = str_at(job, "metadata", "resourceVersion", NULL);
@@ -52,10 +100,15 @@ static void see(struct follow *f, const json_t *job)
     snprintf(f->reason, sizeof f->reason, "%s", reason ? reason : "");
     if (phase && strcmp(phase, f->phase) != 0) {
         snprintf(f->phase, sizeof f->phase, "%s", phase);
+        end_line(f);
         printf("job.batch.volcano.sh/%s %s\n", f->name, phase);
         fflush(stdout);
     }
     f->finished = phase && final_phase(phase);
+    if (phase)
+        show_progress(f, job, phase);
+    if (f->finished)
+        end_line(f);
 }
 
 static int on_event(void *ctx, const char *line, size_t len)
@@ -72,8 +125,11 @@ static int on_event(void *ctx, const char *line, size_t len)
         const char *rv = str_at(object, "metadata", "resourceVersion", NULL);
         if (rv)
             snprintf(f->rv, sizeof f->rv, "%s", rv);
+
     } else if (object) {
+        pthread_mutex_lock(&f->lock);
         see(f, object);
+        pthread_mutex_unlock(&f->lock);
     }
     json_decref(event);
     return f->finished || f->gone || f->expired;
@@ -86,8 +142,11 @@ static int read_job(const struct jobctl_args *a, struct follow *f)
     json_t *job = NULL;
     int rc = path ? api_get_json(a, path, &job) : JOBCTL_FAIL;
     free(path);
-    if (rc == JOBCTL_OK)
+    if (rc == JOBCTL_OK) {
+        pthread_mutex_lock(&f->lock);
         see(f, job);
+        pthread_mutex_unlock(&f->lock);
+    }
     json_decref(job);
     return rc;
 }
@@ -130,21 +189,69 @@ static int watch_once(const struct jobctl_args *a, struct follow *f, int64_t dea
 }
 
 /* Follows one job to its end. Returns JOBCTL_OK when it Completed. */
-static int follow_job(const struct jobctl_args *a, const char *ns, const char *name, int64_t deadline_ms)
+/* On a terminal, the progress line's elapsed time goes on once a second between the watch's events. */
+static void *tick(void *arg)
 {
-    struct follow f = {.ns = ns, .name = name};
-    int rc = read_job(a, &f);
-    while (rc == JOBCTL_OK && !f.finished && !f.gone) {
+    struct follow *f = arg;
+    for (int tenth = 1;; tenth = tenth % 10 + 1) { /* a redraw at every tenth tenth of a second */
+        struct timespec step = {0, 100 * 1000000L};
+        nanosleep(&step, NULL);
+        pthread_mutex_lock(&f->lock);
+        bool stop = f->stop_ticker;
+        if (!stop && f->line_open && tenth == 10) {
+            char elapsed[32];
+            human_age(clock_mono_ms() - f->started_ms, elapsed, sizeof elapsed);
+            printf("\r\033[Kjob.batch.volcano.sh/%s %s (%s)", f->name, f->progress, elapsed);
+            fflush(stdout);
+        }
+        pthread_mutex_unlock(&f->lock);
+        if (stop)
+            return NULL;
+    }
+}
+
+static void stop_ticker(struct follow *f, pthread_t *ticker, bool *ticking)
+{
+    if (!*ticking)
+        return;
+    pthread_mutex_lock(&f->lock);
+    f->stop_ticker = true;
+    pthread_mutex_unlock(&f->lock);
+    pthread_join(*ticker, NULL);
+    *ticking = false;
+}
+
+/* Follows one job until it finishes or goes (or the deadline: JOBCTL_FAIL, said on stderr). */
+static int follow_to_end(const struct jobctl_args *a, struct follow *f, int64_t deadline_ms)
+{
+    int rc = read_job(a, f);
+    while (rc == JOBCTL_OK && !f->finished && !f->gone) {
         if (clock_mono_ms() >= deadline_ms) {
-            fprintf(stderr, "jobctl: job %s is still %s after the --timeout\n", name, f.phase);
+            pthread_mutex_lock(&f->lock);
+            end_line(f);
+            pthread_mutex_unlock(&f->lock);
+            fprintf(stderr, "jobctl: job %s is still %s after the --timeout\n", f->name, f->phase);
             return JOBCTL_FAIL;
         }
-        rc = watch_once(a, &f, deadline_ms);
-        if (rc == JOBCTL_OK && f.expired) { /* too old: start again from the job as it is */
-            f.expired = false;
-            rc = read_job(a, &f);
+        rc = watch_once(a, f, deadline_ms);
+        if (rc == JOBCTL_OK && f->expired) { /* too old: start again from the job as it is */
+            f->expired = false;
+            rc = read_job(a, f);
         }
     }
+    return rc;
+}
+
+static int follow_job(const struct jobctl_args *a, const char *ns, const char *name, int64_t deadline_ms)
+{
+    struct follow f = {.ns = ns, .name = name, .started_ms = clock_mono_ms(), .tty = isatty(STDOUT_FILENO)};
+    pthread_t ticker;
+    pthread_mutex_init(&f.lock, NULL);
+    bool ticking = f.tty && pthread_create(&ticker, NULL, tick, &f) == 0;
+    int rc = follow_to_end(a, &f, deadline_ms);
+    stop_ticker(&f, &ticker, &ticking);
+    pthread_mutex_destroy(&f.lock);
+    end_line(&f);
     if (rc != JOBCTL_OK)
         return rc;
     if (f.gone) {

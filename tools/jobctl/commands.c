@@ -20,18 +20,41 @@ static const struct jobctl_command COMMANDS[] = {
      "  --timeout DURATION with --wait: give up after this long (90s, 2h)\n",
      1, 1, false, cmd_submit},
     {"get", "[JOB] [--limit N] [--continue TOKEN]", "list the jobs of the namespace, or show one job and its pods",
-     "Without JOB: one row per job (NAME PHASE MIN PENDING RUNNING SUCCEEDED FAILED RETRIES AGE),\n"
-     "a page of them (the server's, or --limit N); the last line gives the --continue TOKEN of the next.\n"
-     "With JOB: that row, then its pods (POD NODE PHASE EXIT REASON AGE).\n"
-     "-o json prints the JobList or the Job as the server sent it.\n",
+     "Without JOB: one row per job (NAME PHASE MIN PENDING RUNNING SUCCEEDED FAILED RETRIES AGE\n"
+     "REASON), a page of them (the server's, or --limit N); the last line gives the --continue TOKEN\n"
+     "of the next. REASON says why a Pending job waits (the cluster cannot hold its minimum, its\n"
+     "queue is full...) and why a job failed, was aborted or terminated.\n"
+     "With JOB: that row (a pending reason too long for it follows in full), then its pods\n"
+     "(POD NODE PHASE EXIT REASON AGE).\n"
+     "-o wide adds QUEUE and VERSION (and pods' RESTARTS, IP, STARTED, MESSAGE); -o json and -o yaml\n"
+     "print the JobList or the Job as the server sent it; -o name prints job.batch.volcano.sh/NAME.\n",
      0, 1, false, cmd_get},
+    {"describe", "JOB", "show everything about a job: spec, status, pending reason, pods, attempts, events",
+     "As `kubectl describe`: the job's queue, minimum and retries, its phase with reason and message\n"
+     "(and why it is pending), each task's replicas, image, requests and command, its pods, every\n"
+     "attempt of every pod from the history (node, pid, start, finish, exit code, reason, message),\n"
+     "its phase transitions and its last events (those of the job, its PodGroup and its pods).\n"
+     "-o json / -o yaml: one document {job, pods, history, events}.\n",
+     1, 1, false, cmd_describe},
     {"pods", "[JOB] [--limit N] [--continue TOKEN]", "list the pods of the namespace, or of one job",
-     "Columns: POD NODE PHASE EXIT REASON AGE. Pods are named <job>-<task>-<index>.\n"
+     "Columns: POD NODE PHASE EXIT REASON AGE (-o wide: and RESTARTS IP STARTED MESSAGE).\n"
+     "Pods are named <job>-<task>-<index>.\n"
      "A page of them (the server's, or --limit N); the last line gives the --continue TOKEN of the next.\n",
      0, 1, false, cmd_pods},
-    {"logs", "POD [--previous] [--attempt N] [--tail N] [--since DURATION|TIME] [--timestamps] [--limit-bytes N]",
-     "print a pod's log",
-     "The log is printed exactly as the server sends it.\n"
+    {"events", "[JOB] [--limit N] [--continue TOKEN]", "list the events of the namespace, or of one job",
+     "Columns: LAST SEEN TYPE REASON OBJECT MESSAGE (-o wide: and COUNT FIRST TIME), oldest first.\n"
+     "With JOB: the events of the job, its PodGroup and its pods.\n",
+     0, 1, false, cmd_events},
+    {"logs",
+     "POD|JOB [-f] [--previous] [--attempt N] [--tail N] [--since DURATION|TIME] [--timestamps] "
+     "[--limit-bytes N]",
+     "print a pod's log, or every pod's log of a job",
+     "A pod's log is printed exactly as the server sends it. For a JOB, every pod's log follows the\n"
+     "other, each line prefixed \"[pod-name] \". A pod that could not start (a command not found...)\n"
+     "shows its start error instead.\n"
+     "  -f, --follow     go on printing as the pod writes, across its restarts (a line\n"
+     "                   \"--- POD: attempt N ---\" on stderr where a new attempt begins), until its\n"
+     "                   job ends or Ctrl-C; for a JOB, every pod's at once (at most 64), prefixed\n"
      "  -p, --previous   the log of the attempt before the current one\n"
      "  --attempt N      the log of attempt N (see `jobctl history JOB`)\n"
      "  --tail N         only its last N lines\n"
@@ -52,8 +75,28 @@ static const struct jobctl_command COMMANDS[] = {
      0, 1, false, cmd_history},
     {"wait", "JOB... [--timeout DURATION]", "follow jobs until they finish, printing each phase they enter",
      "Exit status 0 when every job Completed; 1 when one Failed, was Terminated, Aborted or deleted,\n"
-     "or is still running at --timeout (90s, 2h). Follows the server's watch of each job.\n",
+     "or is still running at --timeout (90s, 2h). Follows the server's watch of each job.\n"
+     "On a terminal one line is rewritten as the job goes: its phase, its pods pending, running,\n"
+     "succeeded and failed, and the time elapsed; otherwise a line is printed at each change.\n",
      1, JOBCTL_MAX_POS, false, cmd_wait},
+    {"run", "[FLAGS] -- COMMAND [ARGS...]", "run a command as a Volcano Job built from flags",
+     "  --name NAME              the job's name (default: run-<5 characters>)\n"
+     "  --queue QUEUE            its queue (default: default)\n"
+     "  --replicas N             how many pods run the command (default 1; all start together)\n"
+     "  --cpu C, --memory M, --gpu G   each pod's requests and limits (2, 500m; 4Gi; 1)\n"
+     "  --min-success N          Completed once N pods succeeded (Volcano's minSuccess)\n"
+     "  --auto-memory-scale R[,MAX]  an OOM-killed pod runs again with R times the memory (1.5),\n"
+     "                           at most MAX (64Gi)\n"
+     "  --per-day FROM..TO       one task per date from FROM to TO (2026-01-01..2026-01-31), named\n"
+     "                           after it, whose pods see CALDERA_DATE=<date>; --replicas pods per date;\n"
+     "                           the dates run as room allows (minAvailable 1)\n"
+     "  -e, --env NAME=VALUE     an environment variable of every pod (repeat for more)\n"
+     "  --image IMAGE            the image recorded (tasks run the command on the node)\n"
+     "  -w, --wait               then follow the job to its end (see `jobctl wait`)\n"
+     "  --timeout DURATION       with --wait: give up after this long\n"
+     "  --dry-run                print the Job (YAML; -o json for JSON) and send nothing\n"
+     "Example: jobctl run --name etl --per-day 2026-01-01..2026-01-31 --cpu 1 -- ./etl.sh\n",
+     0, JOBCTL_MAX_POS, false, cmd_run},
     {"delete", "[debugsession] NAME", "delete a job, or a debug session",
      "`jobctl delete NAME` deletes the Volcano Job NAME; `jobctl delete debugsession NAME` (or ds)\n"
      "deletes the debug session NAME: its pod and companions stop.\n",
@@ -119,6 +162,19 @@ static const struct jobctl_command COMMANDS[] = {
      "Requests carry --token TOKEN, else $CALDERA_TOKEN; the server's first admin token is in its\n"
      "data directory's admin.token.\n",
      1, 2, false, cmd_token},
+    {"config", "view", "show the server, namespace and token in use, and where each comes from",
+     "Each comes from the line (-s, -n, --token), else $CALDERA_SERVER, $CALDERA_NAMESPACE,\n"
+     "$CALDERA_TOKEN, else the settings file, else the default. The file is\n"
+     "$XDG_CONFIG_HOME/caldera/config, else ~/.config/caldera/config, with lines such as\n"
+     "  server = http://jobs.example:8080\n"
+     "  namespace = team-a\n"
+     "  token = ...          (keep the file chmod 600)\n"
+     "`#` starts a comment. The token is shown masked.\n",
+     1, 1, false, cmd_config},
+    {"completion", "bash", "print a bash completion script: source <(jobctl completion bash)",
+     "Completes commands, options, -o formats, and job (and pod) names asked of the server with\n"
+     "the -s, -n and --token already on the line.\n",
+     1, 1, false, cmd_completion},
 };
 
 #define NCOMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
@@ -140,8 +196,14 @@ void jobctl_print_help(void)
         "Usage: jobctl [OPTIONS] COMMAND [ARGS]\n\nCommands:\n");
     const struct jobctl_command *c;
     for (int i = 0; (c = jobctl_command_at(i)); i++) {
-        char left[64];
+        char left[300];
         snprintf(left, sizeof left, "%s %s", c->name, c->args);
+        if (strlen(left) > 38) { /* the rest is in `jobctl help NAME` */
+            char *cut = left + 34;
+            while (cut > left && *cut != ' ')
+                cut--;
+            snprintf(cut, sizeof left - (size_t)(cut - left), " ...");
+        }
         printf("  %-38s %s\n", left, c->summary);
     }
     printf("  %-38s %s\n\n%s\n", "help [COMMAND]", "show this help, or a command's", jobctl_options_help);

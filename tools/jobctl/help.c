@@ -13,8 +13,15 @@ const char jobctl_options_help[] =
     "  -n, --namespace NS     the namespace (default: $CALDERA_NAMESPACE, else " DEFAULT_NAMESPACE
     ")\n"
     "  --token TOKEN          the bearer token sent with every request (default: $CALDERA_TOKEN)\n"
+    "                         (server, namespace and token may also come from the settings file:\n"
+    "                         see `jobctl help config`)\n"
     "  -o, --output json      print the server's JSON instead of tables and messages\n"
-    "  -o manifest            (get JOB) the Job manifest a Kubernetes cluster running Volcano accepts\n"
+    "  -o yaml                the same as YAML\n"
+    "  -o wide                tables with more columns\n"
+    "  -o name                one KIND/NAME per line\n"
+    "  -o manifest            (get JOB) the Job manifest a Kubernetes cluster running Volcano accepts;\n"
+    "                         with companions, a List of it and their Pods, Services and Ingresses\n"
+    "  --owner-uid UID        (get JOB -o manifest) the Job's uid in the cluster, for their ownerReferences\n"
     "  -h, --help             show help (for COMMAND when one is given)\n";
 
 static void print_synopsis(FILE *f, const struct jobctl_command *c)

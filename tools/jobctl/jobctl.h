@@ -3,6 +3,7 @@
 #ifndef CALDERA_JOBCTL_H
 #define CALDERA_JOBCTL_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "tools/jobctl/args.h"
@@ -55,6 +56,14 @@ int cmd_queues(const struct jobctl_args *a);
 int cmd_token(const struct jobctl_args *a);
 int cmd_wait(const struct jobctl_args *a);
 int cmd_debug(const struct jobctl_args *a);
+int cmd_describe(const struct jobctl_args *a);
+int cmd_events(const struct jobctl_args *a);
+int cmd_run(const struct jobctl_args *a);
+int cmd_config(const struct jobctl_args *a);
+int cmd_completion(const struct jobctl_args *a);
+/* cmd_events.c: job name of a->ns (*job) and its pods (*pods, an array); JOBCTL_FAIL after saying
+ * why (the job not found...). The caller json_decref()s both. */
+int fetch_job_and_pods(const struct jobctl_args *a, const char *name, json_t **job, json_t **pods);
 /* cmd_wait.c: follows jobs names[i] of namespaces[i] (NULL: a->ns) until each finishes (a->timeout
  * bounds it all); JOBCTL_OK when every one Completed. */
 int jobctl_wait_jobs(const struct jobctl_args *a, const char *const *namespaces, const char *const *names, int n);

@@ -1,5 +1,6 @@
-/* jobctl's entry point: parses the line, handles help and usage errors, fills in the server and
- * namespace defaults, runs the command and turns its result into the exit status. */
+/* jobctl's entry point: parses the line, handles help and usage errors, fills in the server,
+ * namespace and token (flags, else environment, else settings file, else defaults), runs the command
+ * and turns its result into the exit status. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "tools/jobctl/args.h"
+#include "tools/jobctl/config.h"
 #include "tools/jobctl/jobctl.h"
 
 static int help_command(const struct jobctl_args *a)
@@ -51,9 +53,10 @@ static int check_args(const struct jobctl_command *c, const struct jobctl_args *
         snprintf(why, sizeof why, "%s needs %s", c->name, missing);
     else if (a->npos > c->max_args)
         snprintf(why, sizeof why, "too many arguments for %s", c->name);
-    else if (!c->log_options && (a->previous || a->attempt >= 0 || a->tail || a->timestamps || a->limit_bytes))
+    else if (!c->log_options &&
+             (a->previous || a->attempt >= 0 || a->tail || a->timestamps || a->limit_bytes || a->follow))
         snprintf(why, sizeof why,
-                 "--previous, --attempt, --tail, --timestamps and --limit-bytes are options of logs, "
+                 "-f, --previous, --attempt, --tail, --timestamps and --limit-bytes are options of logs, "
                  "not of %s",
                  c->name);
     else if (a->ns && !a->ns[0])
@@ -63,36 +66,64 @@ static int check_args(const struct jobctl_command *c, const struct jobctl_args *
     return jobctl_usage_error(c, why);
 }
 
-static const char *env_or(const char *name, const char *fallback)
+/* The first of the line's value, the environment's and the file's that is set, with where it came
+ * from; fallback (from "default") when none is. */
+static const char *pick(const char *flag, const char *env_name, const char *file_value, const char *fallback,
+                        const char **from)
 {
-    const char *v = getenv(name);
-    return v && *v ? v : fallback;
+    const char *env = getenv(env_name);
+    if (flag) {
+        *from = "flag";
+        return flag;
+    }
+    if (env && *env) {
+        *from = env_name;
+        return env;
+    }
+    if (file_value && *file_value) {
+        *from = "file";
+        return file_value;
+    }
+    *from = "default";
+    return fallback;
 }
 
-/* Server, namespace and token from the line, else the environment, else the defaults (no token);
- * the server URL loses trailing slashes so paths can be appended. */
-static void apply_defaults(struct jobctl_args *a, char *server, size_t len)
+/* Server, namespace and token from the line, else the environment, else the settings file, else
+ * the defaults (no token); the server URL loses trailing slashes so paths can be appended. */
+static int apply_defaults(struct jobctl_args *a, struct config_file *cf, char *server, size_t len)
 {
-    snprintf(server, len, "%s", a->server ? a->server : env_or("CALDERA_SERVER", DEFAULT_SERVER));
+    char err[1400];
+    config_path(getenv("XDG_CONFIG_HOME"), getenv("HOME"), cf->path, sizeof cf->path);
+    a->config_path = cf->path;
+    if (config_load(cf, err, sizeof err) != 0) {
+        fprintf(stderr, "jobctl: the settings file %s\n", err);
+        return JOBCTL_USAGE;
+    }
+    snprintf(server, len, "%s", pick(a->server, "CALDERA_SERVER", cf->server, DEFAULT_SERVER, &a->server_from));
     for (size_t n = strlen(server); n > 0 && server[n - 1] == '/'; n--)
         server[n - 1] = '\0';
     a->server = server;
-    if (!a->ns)
-        a->ns = env_or("CALDERA_NAMESPACE", DEFAULT_NAMESPACE);
-    if (!a->token)
-        a->token = getenv("CALDERA_TOKEN") && *getenv("CALDERA_TOKEN") ? getenv("CALDERA_TOKEN") : NULL;
+    a->ns = pick(a->ns, "CALDERA_NAMESPACE", cf->ns, DEFAULT_NAMESPACE, &a->ns_from);
+    a->token = pick(a->token, "CALDERA_TOKEN", cf->token, NULL, &a->token_from);
+    if (a->token && strcmp(a->token_from, "file") == 0 && cf->open_to_others)
+        fprintf(stderr, "jobctl: warning: %s holds a token and others may read it (chmod 600 %s)\n", cf->path,
+                cf->path);
+    return JOBCTL_OK;
 }
 
 static int run_command(const struct jobctl_command *c, struct jobctl_args *a)
 {
+    static struct config_file cf; /* a's strings point into it until the command is done */
     char server[2048];
-    apply_defaults(a, server, sizeof server);
+    int rc = apply_defaults(a, &cf, server, sizeof server);
+    if (rc != JOBCTL_OK)
+        return rc;
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         fprintf(stderr, "jobctl: libcurl could not be initialized\n");
         return JOBCTL_FAIL;
     }
     a->command_def = c;
-    int rc = c->run(a);
+    rc = c->run(a);
     curl_global_cleanup();
     return rc;
 }

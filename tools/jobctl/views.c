@@ -2,6 +2,8 @@
  * print "<none>", as kubectl does. */
 #include "tools/jobctl/views.h"
 
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,25 +34,74 @@ static const char *age(struct row *r, int col, const json_t *root, const char *p
 
 /* --- jobs ---------------------------------------------------------------------------------- */
 
+const char *job_reason(const json_t *job)
+{
+    const char *phase = json_string_value(json_at(job, "status.state.phase"));
+    const char *message = json_string_value(json_at(job, "status.state.message"));
+    const char *reason = json_string_value(json_at(job, "status.state.reason"));
+    static const char *const told[] = {"Pending", "Failed", "Aborted", "Aborting", "Terminated", "Terminating"};
+    bool tell = false;
+    for (size_t i = 0; phase && i < sizeof told / sizeof told[0]; i++)
+        tell = tell || strcmp(phase, told[i]) == 0;
+    if (!tell)
+        return "";
+    return message && *message ? message : reason ? reason : "";
+}
+
+/* The reason cut to max bytes (at a UTF-8 boundary) with "..." when longer. */
+static const char *short_reason(struct row *r, int col, const char *text, size_t max)
+{
+    size_t n = strlen(text);
+    if (n <= max)
+        snprintf(r->buf[col], CELL_LEN, "%s", text);
+    else {
+        while (max > 0 && ((unsigned char)text[max] & 0xC0) == 0x80)
+            max--;
+        snprintf(r->buf[col], CELL_LEN, "%.*s...", (int)max, text);
+    }
+    return r->cells[col] = r->buf[col];
+}
+
 static const char *const JOB_HEADERS[] = {"NAME",      "PHASE",  "MIN",     "PENDING", "RUNNING",
-                                          "SUCCEEDED", "FAILED", "RETRIES", "AGE"};
+                                          "SUCCEEDED", "FAILED", "RETRIES", "AGE",     "REASON"};
+
+static void job_counts(struct row *r, const json_t *job)
+{
+    cell(r, 0, job, "metadata.name");
+    cell(r, 1, job, "status.state.phase");
+    cell(r, 2, job, json_at(job, "status.minAvailable") ? "status.minAvailable" : "spec.minAvailable");
+    count(r, 3, job, "status.pending");
+    count(r, 4, job, "status.running");
+    count(r, 5, job, "status.succeeded");
+    count(r, 6, job, "status.failed");
+    count(r, 7, job, "status.retryCount");
+}
 
 static void job_row(struct table *t, const json_t *job, int64_t now_ms)
 {
     struct row r;
-    cell(&r, 0, job, "metadata.name");
-    cell(&r, 1, job, "status.state.phase");
-    cell(&r, 2, job, json_at(job, "status.minAvailable") ? "status.minAvailable" : "spec.minAvailable");
-    count(&r, 3, job, "status.pending");
-    count(&r, 4, job, "status.running");
-    count(&r, 5, job, "status.succeeded");
-    count(&r, 6, job, "status.failed");
-    count(&r, 7, job, "status.retryCount");
+    job_counts(&r, job);
     age(&r, 8, job, "metadata.creationTimestamp", now_ms);
+    short_reason(&r, 9, job_reason(job), JOB_REASON_SHORT);
     table_add(t, r.cells);
 }
 
-const struct view VIEW_JOBS = {JOB_HEADERS, 9, job_row};
+static const char *const JOB_WIDE_HEADERS[] = {"NAME",   "PHASE",   "MIN",   "PENDING", "RUNNING", "SUCCEEDED",
+                                               "FAILED", "RETRIES", "QUEUE", "VERSION", "AGE",     "REASON"};
+
+static void job_wide_row(struct table *t, const json_t *job, int64_t now_ms)
+{
+    struct row r;
+    job_counts(&r, job);
+    cell(&r, 8, job, "spec.queue");
+    count(&r, 9, job, "status.version");
+    age(&r, 10, job, "metadata.creationTimestamp", now_ms);
+    short_reason(&r, 11, job_reason(job), CELL_LEN - 4);
+    table_add(t, r.cells);
+}
+
+const struct view VIEW_JOBS_WIDE = {JOB_WIDE_HEADERS, 12, job_wide_row, "job.batch.volcano.sh", NULL};
+const struct view VIEW_JOBS = {JOB_HEADERS, 10, job_row, "job.batch.volcano.sh", &VIEW_JOBS_WIDE};
 
 /* --- pods ---------------------------------------------------------------------------------- */
 
@@ -79,7 +130,38 @@ static void pod_row(struct table *t, const json_t *pod, int64_t now_ms)
     table_add(t, r.cells);
 }
 
-const struct view VIEW_PODS = {POD_HEADERS, 6, pod_row};
+static const char *const POD_WIDE_HEADERS[] = {"POD",      "NODE", "PHASE",   "EXIT", "REASON",
+                                               "RESTARTS", "IP",   "STARTED", "AGE",  "MESSAGE"};
+
+/* The container's message: terminated, else waiting, else the pod's. */
+static const char *pod_message_path(const json_t *pod)
+{
+    static const char *const paths[] = {"status.containerStatuses.0.state.terminated.message",
+                                        "status.containerStatuses.0.state.waiting.message", "status.message"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+        if (json_string_length(json_at(pod, paths[i])))
+            return paths[i];
+    return "status.message";
+}
+
+static void pod_wide_row(struct table *t, const json_t *pod, int64_t now_ms)
+{
+    struct row r;
+    cell(&r, 0, pod, "metadata.name");
+    cell(&r, 1, pod, "spec.nodeName");
+    cell(&r, 2, pod, "status.phase");
+    cell(&r, 3, pod, "status.containerStatuses.0.state.terminated.exitCode");
+    cell(&r, 4, pod, pod_reason_path(pod));
+    count(&r, 5, pod, "status.containerStatuses.0.restartCount");
+    cell(&r, 6, pod, "status.podIP");
+    cell(&r, 7, pod, "status.startTime");
+    age(&r, 8, pod, "metadata.creationTimestamp", now_ms);
+    cell(&r, 9, pod, pod_message_path(pod));
+    table_add(t, r.cells);
+}
+
+const struct view VIEW_PODS_WIDE = {POD_WIDE_HEADERS, 10, pod_wide_row, "pod", NULL};
+const struct view VIEW_PODS = {POD_HEADERS, 6, pod_row, "pod", &VIEW_PODS_WIDE};
 
 /* --- nodes --------------------------------------------------------------------------------- */
 
@@ -125,7 +207,42 @@ static void node_row(struct table *t, const json_t *node, int64_t now_ms)
     table_add(t, r.cells);
 }
 
-const struct view VIEW_NODES = {NODE_HEADERS, 6, node_row};
+static const char *const NODE_WIDE_HEADERS[] = {"NAME", "STATUS",      "CPU",     "MEMORY", "GPU",
+                                                "PODS", "INTERNAL-IP", "RUNTIME", "AGE"};
+
+/* The node's address of that type (InternalIP). */
+static const char *node_address(struct row *r, int col, const json_t *node, const char *type)
+{
+    size_t i;
+    json_t *addr;
+    r->cells[col] = "";
+    json_array_foreach(json_at(node, "status.addresses"), i, addr)
+    {
+        if (strcmp(str_or_empty(json_object_get(addr, "type")), type) == 0) {
+            snprintf(r->buf[col], CELL_LEN, "%s", str_or_empty(json_object_get(addr, "address")));
+            r->cells[col] = r->buf[col];
+        }
+    }
+    return r->cells[col];
+}
+
+static void node_wide_row(struct table *t, const json_t *node, int64_t now_ms)
+{
+    struct row r;
+    cell(&r, 0, node, "metadata.name");
+    r.cells[1] = node_status(node, r.buf[1], CELL_LEN);
+    node_resource(&r, 2, node, "cpu", false);
+    node_resource(&r, 3, node, "memory", false);
+    node_resource(&r, 4, node, "nvidia.com/gpu", true);
+    node_resource(&r, 5, node, "pods", false);
+    node_address(&r, 6, node, "InternalIP");
+    cell(&r, 7, node, "status.nodeInfo.containerRuntimeVersion");
+    age(&r, 8, node, "metadata.creationTimestamp", now_ms);
+    table_add(t, r.cells);
+}
+
+const struct view VIEW_NODES_WIDE = {NODE_WIDE_HEADERS, 9, node_wide_row, "node", NULL};
+const struct view VIEW_NODES = {NODE_HEADERS, 6, node_row, "node", &VIEW_NODES_WIDE};
 
 /* --- queues -------------------------------------------------------------------------------- */
 
@@ -144,7 +261,44 @@ static void queue_row(struct table *t, const json_t *q, int64_t now_ms)
     table_add(t, r.cells);
 }
 
-const struct view VIEW_QUEUES = {QUEUE_HEADERS, 7, queue_row};
+static const char *const QUEUE_WIDE_HEADERS[] = {"NAME",    "STATE",     "WEIGHT",      "PENDING",    "RUNNING",
+                                                 "INQUEUE", "COMPLETED", "RECLAIMABLE", "CAPABILITY", "AGE"};
+
+/* A resource list as one cell: "cpu=4,memory=8Gi" ("" when empty). */
+static const char *resources(struct row *r, int col, const json_t *root, const char *path)
+{
+    size_t at = 0;
+    const char *key;
+    json_t *v;
+    r->buf[col][0] = '\0';
+    json_object_foreach(json_at(root, path), key, v)
+    {
+        char one[CELL_LEN];
+        if (at < CELL_LEN)
+            at += (size_t)snprintf(r->buf[col] + at, CELL_LEN - at, "%s%s=%s", at ? "," : "", key,
+                                   json_cell(v, one, sizeof one));
+    }
+    return r->cells[col] = r->buf[col];
+}
+
+static void queue_wide_row(struct table *t, const json_t *q, int64_t now_ms)
+{
+    struct row r;
+    cell(&r, 0, q, "metadata.name");
+    cell(&r, 1, q, "status.state");
+    cell(&r, 2, q, "spec.weight");
+    count(&r, 3, q, "status.pending");
+    count(&r, 4, q, "status.running");
+    count(&r, 5, q, "status.inqueue");
+    count(&r, 6, q, "status.completed");
+    cell(&r, 7, q, "spec.reclaimable");
+    resources(&r, 8, q, "spec.capability");
+    age(&r, 9, q, "metadata.creationTimestamp", now_ms);
+    table_add(t, r.cells);
+}
+
+const struct view VIEW_QUEUES_WIDE = {QUEUE_WIDE_HEADERS, 10, queue_wide_row, "queue.scheduling.volcano.sh", NULL};
+const struct view VIEW_QUEUES = {QUEUE_HEADERS, 7, queue_row, "queue.scheduling.volcano.sh", &VIEW_QUEUES_WIDE};
 
 /* --- history ------------------------------------------------------------------------------- */
 
@@ -160,7 +314,7 @@ static void transition_row(struct table *t, const json_t *tr, int64_t now_ms)
     table_add(t, r.cells);
 }
 
-const struct view VIEW_TRANSITIONS = {TRANSITION_HEADERS, 6, transition_row};
+const struct view VIEW_TRANSITIONS = {TRANSITION_HEADERS, 6, transition_row, NULL, NULL};
 
 static const char *const ATTEMPT_HEADERS[] = {"POD",   "ATTEMPT", "VERSION", "NODE",   "PID",
                                               "START", "FINISH",  "EXIT",    "REASON", "MESSAGE"};
@@ -176,7 +330,7 @@ static void attempt_row(struct table *t, const json_t *at, int64_t now_ms)
     table_add(t, r.cells);
 }
 
-const struct view VIEW_ATTEMPTS = {ATTEMPT_HEADERS, 10, attempt_row};
+const struct view VIEW_ATTEMPTS = {ATTEMPT_HEADERS, 10, attempt_row, NULL, NULL};
 
 static const char *const HISTORY_HEADERS[] = {"NAME", "PHASE", "ATTEMPTS", "STARTED", "FINISHED", "DELETED", "AGE"};
 
@@ -193,7 +347,25 @@ static void history_row(struct table *t, const json_t *h, int64_t now_ms)
     table_add(t, r.cells);
 }
 
-const struct view VIEW_HISTORIES = {HISTORY_HEADERS, 7, history_row};
+static const char *const HISTORY_WIDE_HEADERS[] = {"NAME",     "PHASE",   "ATTEMPTS", "STARTED",
+                                                   "FINISHED", "DELETED", "UID",      "AGE"};
+
+static void history_wide_row(struct table *t, const json_t *h, int64_t now_ms)
+{
+    struct row r;
+    cell(&r, 0, h, "metadata.name");
+    cell(&r, 1, h, "phase");
+    count(&r, 2, h, "attemptCount");
+    cell(&r, 3, h, "firstStartTime");
+    cell(&r, 4, h, "lastFinishTime");
+    cell(&r, 5, h, "metadata.deletionTimestamp");
+    cell(&r, 6, h, "metadata.uid");
+    age(&r, 7, h, "metadata.creationTimestamp", now_ms);
+    table_add(t, r.cells);
+}
+
+const struct view VIEW_HISTORIES_WIDE = {HISTORY_WIDE_HEADERS, 8, history_wide_row, "jobhistory.caldera.io", NULL};
+const struct view VIEW_HISTORIES = {HISTORY_HEADERS, 7, history_row, "jobhistory.caldera.io", &VIEW_HISTORIES_WIDE};
 
 /* --- tokens -------------------------------------------------------------------------------- */
 
@@ -223,7 +395,53 @@ static void token_row(struct table *t, const json_t *tok, int64_t now_ms)
     table_add(t, r.cells);
 }
 
-const struct view VIEW_TOKENS = {TOKEN_HEADERS, 7, token_row};
+const struct view VIEW_TOKENS = {TOKEN_HEADERS, 7, token_row, "token.caldera.io", NULL};
+
+/* --- events -------------------------------------------------------------------------------- */
+
+static const char *const EVENT_HEADERS[] = {"LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"};
+
+/* "job/train", "podgroup/train": the involved object as kubectl names it. */
+static const char *event_object(struct row *r, int col, const json_t *ev)
+{
+    char kind[64];
+    snprintf(kind, sizeof kind, "%s", str_or_empty(json_at(ev, "involvedObject.kind")));
+    for (char *p = kind; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    snprintf(r->buf[col], CELL_LEN, "%s/%s", kind, str_or_empty(json_at(ev, "involvedObject.name")));
+    return r->cells[col] = r->buf[col];
+}
+
+static void event_row(struct table *t, const json_t *ev, int64_t now_ms)
+{
+    struct row r;
+    age(&r, 0, ev, json_at(ev, "lastTimestamp") ? "lastTimestamp" : "eventTime", now_ms);
+    cell(&r, 1, ev, "type");
+    cell(&r, 2, ev, "reason");
+    event_object(&r, 3, ev);
+    cell(&r, 4, ev, "message");
+    table_add(t, r.cells);
+}
+
+static const char *const EVENT_WIDE_HEADERS[] = {"LAST SEEN", "TYPE",  "REASON", "OBJECT",
+                                                 "COUNT",     "FIRST", "TIME",   "MESSAGE"};
+
+static void event_wide_row(struct table *t, const json_t *ev, int64_t now_ms)
+{
+    struct row r;
+    age(&r, 0, ev, json_at(ev, "lastTimestamp") ? "lastTimestamp" : "eventTime", now_ms);
+    cell(&r, 1, ev, "type");
+    cell(&r, 2, ev, "reason");
+    event_object(&r, 3, ev);
+    count(&r, 4, ev, "count");
+    age(&r, 5, ev, "firstTimestamp", now_ms);
+    cell(&r, 6, ev, "eventTime");
+    cell(&r, 7, ev, "message");
+    table_add(t, r.cells);
+}
+
+const struct view VIEW_EVENTS_WIDE = {EVENT_WIDE_HEADERS, 8, event_wide_row, "event", NULL};
+const struct view VIEW_EVENTS = {EVENT_HEADERS, 5, event_row, "event", &VIEW_EVENTS_WIDE};
 
 void view_table(struct table *t, const struct view *v, const json_t *items, int64_t now_ms)
 {
