@@ -187,7 +187,7 @@ const struct route gateway_routes[] = {
     {"GET", CALDERA "/namespaces/{ns}/jobs/{name}/manifest", handle_job_manifest,
      {"readCalderaIoV1NamespacedJobManifest", "read a job as the manifest a Kubernetes cluster running Volcano accepts; "
      "with companions a v1 List of the Job and each companion's Pod, Service and Ingress, owned by the Job of uid "
-     "?ownerUid= (the cluster's; default Caldera's)", OQ_PRETTY, NULL, 200, "Job", NULL, OE_400 | OE_404}},
+     "ownerUid", OQ_PRETTY | OQ_OWNER_UID, NULL, 200, "Job", NULL, OE_400 | OE_404}},
     {"POST", CALDERA "/namespaces/{ns}/jobs/{name}/{action}", handle_job_action, {"actOnCalderaIoV1NamespacedJob",
      "suspend (abort), resume, restart, terminate or complete a job, as a Volcano Command would", OQ_PRETTY, NULL, 200,
      "Job", NULL, E_ACT}},

@@ -51,6 +51,8 @@ static const struct query_param query_params[] = {
     {OQ_ATTEMPT, "attempt", "integer", NULL, NULL, 1, "The log of this attempt (1, 2, ...)."},
     {OQ_FOLLOW, "follow", "boolean", NULL, NULL, -1,
      "Stream the log as it is written, until that attempt ends (a new attempt is a new request)."},
+    {OQ_OWNER_UID, "ownerUid", "string", NULL, NULL, -1,
+     "The Job's uid in the cluster, for its companions' ownerReferences (default: Caldera's own uid of the job)."},
     {OQ_PHASE, "phase", "string", NULL, NULL, -1,
      "Only jobs whose status.state.phase is this (Pending, Running, ...)."},
     {OQ_SINCE, "since", "string", "date-time", NULL, -1, "Only jobs created at or after this time (RFC 3339)."},

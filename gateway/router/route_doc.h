@@ -24,6 +24,7 @@ enum openapi_query {
     OQ_ALLOW_WATCH_BOOKMARKS = 1 << 15,
     OQ_SEND_INITIAL_EVENTS = 1 << 16,
     OQ_FOLLOW = 1 << 17,
+    OQ_OWNER_UID = 1 << 18,
 };
 
 /* Error answers an operation documents besides "default"; each is components.responses[<code>],
