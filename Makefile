@@ -198,7 +198,7 @@ build/fuzz/suite/fuzz_%: build/fuzz/bin/fuzz_%
 .SECONDARY:
 
 # --- goals -----------------------------------------------------------------
-.PHONY: all run test test-build tsan tsan-build bench soak fuzz clean help layers
+.PHONY: all run test test-build e2e e2e-deps tsan tsan-build bench soak fuzz clean help layers
 
 BINARIES := bin/jobserver bin/jobctl bin/caldera-shim bin/caldera-terminal $(if $(SIMULATE_SRCS),bin/simulate)
 ASAN_BINARIES := build/asan/bin/jobserver build/asan/bin/jobctl build/asan/bin/caldera-shim build/asan/bin/caldera-terminal $(if $(SIMULATE_SRCS),build/asan/bin/simulate)
@@ -213,8 +213,21 @@ test-build: $(UNIT_BINS) $(INTEGRATION_BINS) $(ASAN_BINARIES) all $(FUZZ_SUITE)
 
 ## make test: every unit and integration test, built with ASan+UBSan, each fuzzer for FUZZ_SECONDS
 ## (default 20), and the house's plan (tests/structure); prints "N passed, N failed"
-test: test-build
-	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20) ./tests/run-tests build/asan/tests/unit build/asan/tests/integration build/fuzz/suite tests/structure
+test: test-build e2e-deps
+	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20) ./tests/run-tests build/asan/tests/unit build/asan/tests/integration build/fuzz/suite tests/e2e tests/structure
+
+## make e2e: the browser tests only (tests/e2e: Node, playwright-core, headless Chromium)
+e2e: $(ASAN_BINARIES) e2e-deps
+	@./tests/run-tests tests/e2e
+
+# The browser tests' Chromium (Debian's) and playwright-core (pinned, in build/npm), fetched when
+# missing; never fails the build: without them the tests skip, saying what to install.
+PLAYWRIGHT_VERSION := 1.65.1
+e2e-deps:
+	@./tools/ensure-deps chromium || echo "caldera: no Chromium; the browser tests (tests/e2e) will skip" >&2
+	@grep -qs '"version": "$(PLAYWRIGHT_VERSION)"' build/npm/node_modules/playwright-core/package.json || \
+	  timeout 180 npm install --no-audit --no-fund --silent --save-exact --prefix build/npm playwright-core@$(PLAYWRIGHT_VERSION) >&2 || \
+	  echo "caldera: npm could not install playwright-core; the browser tests (tests/e2e) will skip" >&2
 
 ## make layers: the folders at each depth, bottom floor first, what each uses, and the files that call each other;
 ## fails where an include or a call runs back up between folders or a loop of calling files spans more than two

@@ -3,7 +3,8 @@
  * WebSocket, the terminal runs a shell there, `jobctl debug` prints a URL that answers, --auth refuses
  * other namespaces and anonymous callers, turns ?token= into a cookie that opens pages and same-origin
  * WebSockets, deleting the job ends the companions' processes and the kernel, and a relative --data
- * works. Headless Chromium and code-server are skipped when absent. */
+ * works. code-server is skipped when absent; tests/e2e/test_terminal.mjs types into the terminal in
+ * headless Chromium. */
 #include <curl/curl.h>
 #include <dirent.h>
 #include <jansson.h>
@@ -308,30 +309,6 @@ static void the_terminal_runs_a_shell_in_the_job_s_directory(void)
     ws_client_close(&ws);
 }
 
-/* The terminal's page in a real browser: what it renders once its scripts ran. */
-static void the_terminal_in_headless_chromium(void)
-{
-    SKIP_IF(!installed("chromium"),
-            "headless Chromium is not installed (apt-get install chromium; npm playwright-core)");
-    REQUIRE(start());
-    REQUIRE(wait_ready(&server, NULL, "default", "nb-terminal") == 0);
-    char cmd[1024], *out = NULL;
-    char file[] = "/tmp/caldera-chromium-XXXXXX";
-    int fd = mkstemp(file);
-    REQUIRE(fd >= 0);
-    close(fd);
-    snprintf(cmd, sizeof cmd,
-             "timeout 60 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=5000 --dump-dom "
-             "'%s/proxy/default/nb-terminal/' > %s 2>/dev/null",
-             server.url, file);
-    CHECK_INT(system(cmd), 0);
-    CHECK(read_file(file, 1 << 22, &out, NULL) == 0);
-    CHECK_CONTAINS(out, "Terminal - Caldera");
-    CHECK_CONTAINS(out, "xterm");
-    free(out);
-    unlink(file);
-}
-
 static void code_server(void)
 {
     SKIP_IF(!installed("code-server"), "code-server is not installed (npm install -g code-server)");
@@ -594,8 +571,8 @@ static void auth_admits_the_namespace_s_writers_only(void)
 }
 
 TEST_MAIN(TEST_CASE(jupyter_runs_a_cell_in_the_job_s_directory),
-          TEST_CASE(the_terminal_runs_a_shell_in_the_job_s_directory), TEST_CASE(the_terminal_in_headless_chromium),
-          TEST_CASE(code_server), TEST_CASE(deleting_the_job_ends_the_companions_and_the_kernel),
+          TEST_CASE(the_terminal_runs_a_shell_in_the_job_s_directory), TEST_CASE(code_server),
+          TEST_CASE(deleting_the_job_ends_the_companions_and_the_kernel),
           TEST_CASE(jobctl_debug_prints_a_terminal_url_that_answers),
           TEST_CASE(auth_admits_the_namespace_s_writers_only),
           TEST_CASE(a_relative_data_directory_still_gets_companions_ready))

@@ -1,0 +1,288 @@
+// The browser tests' harness: a jobserver on a free loopback port in a temporary data directory,
+// its API, headless Chromium through playwright-core, and a runner printing run-tests' ok/not ok lines.
+//
+// A test file (tests/e2e/test_NAME.mjs, executable) imports this and ends with
+//     runTests([{name: 'what_it_shows', fn: async () => {...}}, ...]);
+// Each case throws to fail, or throws new Skip('why') to skip. Servers and browsers started through
+// this module are stopped when the run ends, whatever happened; screenshots go to build/e2e/screenshots/.
+import {spawn} from 'node:child_process';
+import {accessSync, closeSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync} from 'node:fs';
+import {createRequire} from 'node:module';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {fileURLToPath, pathToFileURL} from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const BIN_DIR = process.env.CALDERA_BIN_DIR || path.join(ROOT, 'build/asan/bin');
+export const NPM_PREFIX = path.join(ROOT, 'build/npm');
+export const PLAYWRIGHT_VERSION = '1.65.1'; // the Makefile's PLAYWRIGHT_VERSION
+export const CHROMIUM = process.env.CALDERA_CHROMIUM || '/usr/bin/chromium';
+const TEST_NAME = path.basename(process.argv[1] || 'e2e', '.mjs');
+const START_TIMEOUT_MS = 30000; // an ASan server on a loaded 2-core machine
+const STOP_TIMEOUT_MS = 30000;
+const CASE_TIMEOUT_MS = Number(process.env.CALDERA_E2E_CASE_TIMEOUT_MS) || 120000;
+
+/** Thrown by a case (or launchBrowser) to skip it: runTests prints "ok - name # SKIP reason". */
+export class Skip extends Error {}
+
+const servers = new Set();
+const browsers = new Set();
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls fn (sync or async) every intervalMs until it returns a truthy value, which is returned.
+ * Throws after timeoutMs, naming `what` and the last value or error seen.
+ */
+export async function waitFor(fn, {timeoutMs = 20000, intervalMs = 100, what = 'a condition'} = {}) {
+    const deadline = Date.now() + timeoutMs;
+    let last;
+    for (;;) {
+        try {
+            const value = await fn();
+            if (value)
+                return value;
+            last = value;
+        } catch (e) {
+            last = e;
+        }
+        if (Date.now() >= deadline)
+            throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${describe(last)}`);
+        await sleep(intervalMs);
+    }
+}
+
+function describe(value) {
+    if (value instanceof Error)
+        return value.message;
+    try {
+        return JSON.stringify(value);
+    } catch {
+        return String(value);
+    }
+}
+
+function logTail(server, bytes = 3000) {
+    try {
+        const text = readFileSync(server.logPath, 'utf8');
+        return text.slice(-bytes);
+    } catch (e) {
+        return `(no log: ${e.message})`;
+    }
+}
+
+/**
+ * Starts $CALDERA_BIN_DIR/jobserver on 127.0.0.1 with a free port in a new data directory under
+ * /tmp, with --shutdown-grace 2 and companion ports 44000-44999 unless args sets them, then `args`;
+ * `env` is added to its environment. auth: with --auth, and server.token is the admin token
+ * (DIR/admin.token). Waits for DIR/jobserver.url and GET /healthz. Returns
+ * {url, dataDir, logPath, token, proc, stop()}; stop() ends it (SIGTERM, SIGKILL after 30 s) and
+ * removes the directory. Every server still running when the process exits is killed.
+ */
+export async function startServer({args = [], env = {}, auth = false} = {}) {
+    const jobserver = path.join(BIN_DIR, 'jobserver');
+    if (!existsSync(jobserver))
+        throw new Error(`${jobserver} is missing: build it first (make build/asan/bin/jobserver)`);
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'caldera-e2e-'));
+    const logPath = path.join(dataDir, 'jobserver.log');
+    const defaults = [];
+    if (!args.includes('--shutdown-grace'))
+        defaults.push('--shutdown-grace', '2');
+    if (!args.includes('--companion-ports'))
+        defaults.push('--companion-ports', '44000-44999');
+    const argv = ['--listen', '127.0.0.1:0', '--data', dataDir, ...defaults, ...(auth ? ['--auth'] : []), ...args];
+    const logFd = openSync(logPath, 'a');
+    const proc = spawn(jobserver, argv, {stdio: ['ignore', logFd, logFd], env: {...process.env, ...env}});
+    closeSync(logFd);
+    const server = {url: '', dataDir, logPath, token: undefined, proc, exited: false};
+    proc.on('exit', () => { server.exited = true; });
+    server.stop = () => stopServer(server);
+    servers.add(server);
+    try {
+        server.url = await waitFor(async () => {
+            if (server.exited)
+                throw new Error(`jobserver exited (${proc.exitCode ?? proc.signalCode}) before it was ready`);
+            const url = readIfExists(path.join(dataDir, 'jobserver.url')).trim();
+            if (!url.startsWith('http://'))
+                return '';
+            const r = await fetch(`${url}/healthz`, {signal: AbortSignal.timeout(2000)});
+            return r.status === 200 ? url : '';
+        }, {timeoutMs: START_TIMEOUT_MS, intervalMs: 50, what: 'the jobserver to answer /healthz'});
+        if (auth)
+            server.token = readFileSync(path.join(dataDir, 'admin.token'), 'utf8').trim();
+    } catch (e) {
+        const tail = logTail(server);
+        await stopServer(server);
+        throw new Error(`${e.message}\n---- jobserver log ----\n${tail}`);
+    }
+    return server;
+}
+
+function readIfExists(file) {
+    try {
+        return readFileSync(file, 'utf8');
+    } catch {
+        return '';
+    }
+}
+
+async function stopServer(server) {
+    if (!servers.delete(server))
+        return;
+    if (!server.exited) {
+        server.proc.kill('SIGTERM');
+        const deadline = Date.now() + STOP_TIMEOUT_MS;
+        while (!server.exited && Date.now() < deadline)
+            await sleep(20);
+        if (!server.exited) {
+            console.error(`# jobserver pid ${server.proc.pid} still running ${STOP_TIMEOUT_MS} ms after SIGTERM; killed`);
+            server.proc.kill('SIGKILL');
+        }
+    }
+    rmSync(server.dataDir, {recursive: true, force: true});
+}
+
+process.on('exit', () => {
+    for (const server of servers) {
+        if (!server.exited)
+            server.proc.kill('SIGKILL');
+        rmSync(server.dataDir, {recursive: true, force: true});
+    }
+});
+
+/**
+ * One request to the server's API: `body` a string goes as YAML, anything else as JSON. The bearer
+ * token is `token` when given (null: none), else server.token. Returns {status, json, text}
+ * (json null when the answer is not JSON).
+ */
+export async function api(server, method, urlPath, body, {token} = {}) {
+    const headers = {};
+    const bearer = token === undefined ? server.token : token;
+    if (bearer)
+        headers.Authorization = `Bearer ${bearer}`;
+    if (body !== undefined)
+        headers['Content-Type'] = typeof body === 'string' ? 'application/yaml' : 'application/json';
+    const r = await fetch(server.url + urlPath, {
+        method,
+        headers,
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(20000),
+    });
+    const text = await r.text();
+    let json = null;
+    try {
+        json = JSON.parse(text);
+    } catch {
+        // not JSON: text has it
+    }
+    return {status: r.status, json, text};
+}
+
+/** A token for user in namespaces, its tasks run as uid/gid (admin only, on an --auth server). */
+export async function createToken(server, {user, namespaces, uid = 65534, gid = 65534, role}) {
+    const r = await api(server, 'POST', '/apis/caldera.io/v1/tokens', {user, namespaces, uid, gid, ...(role ? {role} : {})});
+    if (r.status !== 201 || !r.json?.status?.token)
+        throw new Error(`creating a token for ${user}: HTTP ${r.status}: ${r.text}`);
+    return r.json.status.token;
+}
+
+/** The path of program (a path, or a name looked up in PATH) when it is an executable file, else ''. */
+export function findExecutable(program) {
+    const dirs = program.includes('/') ? [''] : (process.env.PATH || '').split(':').filter(Boolean);
+    for (const dir of dirs) {
+        const file = dir ? path.join(dir, program) : program;
+        try {
+            accessSync(file, fsConstants.X_OK);
+            if (statSync(file).isFile())
+                return path.resolve(file);
+        } catch {
+            // not here
+        }
+    }
+    return '';
+}
+
+/** playwright-core from build/npm, or a Skip saying how to install it. */
+async function loadPlaywright() {
+    const require = createRequire(path.join(NPM_PREFIX, 'package.json'));
+    let entry;
+    try {
+        entry = require.resolve('playwright-core');
+    } catch {
+        throw new Skip(`playwright-core is not installed under build/npm ` +
+            `(make e2e-deps, or: npm install --prefix build/npm playwright-core@${PLAYWRIGHT_VERSION})`);
+    }
+    const mod = await import(pathToFileURL(entry).href);
+    return mod.chromium ? mod : mod.default;
+}
+
+/**
+ * Headless Chromium ($CALDERA_CHROMIUM, default Debian's /usr/bin/chromium) driven by
+ * playwright-core; throws Skip naming what to install when either is missing. Closed by runTests.
+ */
+export async function launchBrowser() {
+    const executable = findExecutable(CHROMIUM);
+    if (!executable)
+        throw new Skip(`Chromium is not installed at ${CHROMIUM} (tools/ensure-deps chromium, ` +
+            `or: apt-get install chromium; or set CALDERA_CHROMIUM)`);
+    const {chromium} = await loadPlaywright();
+    const browser = await chromium.launch({
+        executablePath: executable,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+        timeout: 60000,
+    });
+    browsers.add(browser);
+    return browser;
+}
+
+/** Saves a PNG of page to build/e2e/screenshots/<test>-<name>.png; returns its path. */
+export async function screenshot(page, name) {
+    const dir = path.join(ROOT, 'build/e2e/screenshots');
+    mkdirSync(dir, {recursive: true});
+    const file = path.join(dir, `${TEST_NAME}-${name}.png`);
+    await page.screenshot({path: file, fullPage: true});
+    return file;
+}
+
+function withTimeout(promise, ms, name) {
+    let timer;
+    const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${name} took longer than ${ms} ms`)), ms);
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs cases ([{name, fn, timeoutMs?}]) in order, each within its timeout (default 120 s,
+ * $CALDERA_E2E_CASE_TIMEOUT_MS), printing "ok - name", "ok - name # SKIP reason" or
+ * "not ok - name: error" (details on stderr as # lines). Then closes every browser and stops every
+ * server started here, and exits: 1 when a case failed, else 0.
+ */
+export async function runTests(cases) {
+    let failed = 0;
+    for (const c of cases) {
+        try {
+            await withTimeout(Promise.resolve().then(c.fn), c.timeoutMs || CASE_TIMEOUT_MS, c.name);
+            console.log(`ok - ${c.name}`);
+        } catch (e) {
+            if (e instanceof Skip) {
+                console.log(`ok - ${c.name} # SKIP ${e.message}`);
+                continue;
+            }
+            failed++;
+            const message = e?.message ?? String(e);
+            console.log(`not ok - ${c.name}: ${message.split('\n')[0]}`);
+            console.error(String(e?.stack ?? e).split('\n').map((l) => `# ${l}`).join('\n'));
+            for (const server of servers)
+                console.error(`# ---- ${server.logPath} (tail) ----\n${logTail(server).replace(/^/gm, '# ')}`);
+        }
+    }
+    for (const browser of browsers)
+        await withTimeout(browser.close(), 20000, 'closing the browser').catch((e) => console.error(`# ${e.message}`));
+    browsers.clear();
+    for (const server of [...servers])
+        await stopServer(server).catch((e) => console.error(`# stopping a server: ${e.message}`));
+    process.exit(failed ? 1 : 0);
+}
