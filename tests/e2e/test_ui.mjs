@@ -1,0 +1,227 @@
+#!/usr/bin/env node
+// The browser UI (web/) in headless Chromium against an --auth server: signing in with a token, a
+// job submitted from the editor followed live to Completed, a pod's log, a pending job's reason,
+// the server's field error at its line, suspend and resume from the job page, the timeline's
+// hover, and the queue and node boards, at laptop (1280 px) and phone (390 px) widths.
+import path from 'node:path';
+
+import {ROOT, api, createToken, launchBrowser, runTests, screenshot, startServer, waitFor} from './lib/harness.mjs';
+
+const NS = 'team-ui';
+const SLOW = 60000; // an ASan server on a loaded 2-core machine
+let server, token, browser, page;
+
+function jobYaml(name, command, cpu = '1') {
+    return `apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: ${name}
+spec:
+  minAvailable: 1
+  tasks:
+  - name: worker
+    replicas: 1
+    template:
+      spec:
+        restartPolicy: Never
+        containers:
+        - name: main
+          command: [sh, -c, ${JSON.stringify(command)}]
+          resources: {requests: {cpu: "${cpu}"}}
+`;
+}
+
+async function submitByApi(name, command, cpu) {
+    const r = await api(server, 'POST', `/apis/batch.volcano.sh/v1alpha1/namespaces/${NS}/jobs`, jobYaml(name, command, cpu),
+        {token});
+    if (r.status !== 201)
+        throw new Error(`creating ${name}: HTTP ${r.status} ${r.text}`);
+}
+
+/** The list row of job `name` as the page shows it: {phase, reason}, or null while it has none. */
+function row(name) {
+    return page.evaluate((n) => {
+        for (const r of document.querySelectorAll('.vlist .jobrow')) {
+            if (!r.hidden && r.querySelector('.c0 a')?.textContent === n)
+                return {phase: r.querySelector('.c1').textContent, reason: r.querySelector('.c5').textContent};
+        }
+        return null;
+    }, name);
+}
+
+async function openJob(name) {
+    await page.evaluate((h) => { location.hash = h; }, `#/jobs/${NS}/${name}`);
+    await page.locator('.jobhead h1', {hasText: name}).waitFor({timeout: SLOW});
+}
+
+const jobPhase = () => page.locator('.jobhead .phase').textContent();
+
+async function confirmDialog() {
+    await page.locator('#confirm[open]').waitFor();
+    await page.click('#confirm-ok');
+}
+
+async function bothWidths(name) {
+    await screenshot(page, `${name}-1280`);
+    await page.setViewportSize({width: 390, height: 844});
+    await page.waitForTimeout(300);
+    await screenshot(page, `${name}-390`);
+    await page.setViewportSize({width: 1280, height: 900});
+}
+
+await runTests([
+    {
+        name: 'signs_in_with_a_bearer_token',
+        fn: async () => {
+            server = await startServer({auth: true, args: ['--nodes', path.join(ROOT, 'tests/integration/data/nodes.yaml'),
+                '--web', path.join(ROOT, 'web')]});
+            token = await createToken(server, {user: 'ui-user', namespaces: [NS]});
+            browser = await launchBrowser();
+            page = await browser.newPage({viewport: {width: 1280, height: 900}});
+            page.on('pageerror', (e) => console.error(`# page error: ${e.message}`));
+            await page.goto(`${server.url}/ui/`);
+            // --auth: no token, no jobs; the page says so instead of showing an empty list.
+            await waitFor(async () => !(await page.locator('#banner').isHidden()), {what: 'the sign-in banner'});
+            const refused = await page.locator('#banner').textContent();
+            if (!/sign in/i.test(refused))
+                throw new Error(`the banner without a token says: ${refused}`);
+            await page.fill('#namespace', NS);
+            await page.press('#namespace', 'Enter');
+            await page.click('#signin');
+            await page.fill('#token', token);
+            await page.click('#signin-ok');
+            await waitFor(async () => (await page.locator('.jobs .count').textContent()) === '0 jobs',
+                {timeoutMs: SLOW, what: 'the empty list of the namespace'});
+            await waitFor(async () => (await page.locator('.jobs .live').textContent()).includes('live'),
+                {timeoutMs: SLOW, what: 'the WebSocket stream to be live'});
+            if (await page.evaluate(() => localStorage.getItem('caldera-token')) !== token)
+                throw new Error('the token is not kept in localStorage');
+            if (!(await page.locator('#banner').isHidden()))
+                throw new Error(`a banner stays after signing in: ${await page.locator('#banner').textContent()}`);
+        },
+    },
+    {
+        name: 'field_error_is_marked_at_its_line',
+        fn: async () => {
+            await page.evaluate(() => { location.hash = '#/submit'; });
+            const bad = jobYaml('typo', 'true').replace('  minAvailable: 1', '  minAvaliable: 1');
+            const line = bad.split('\n').findIndex((l) => l.includes('minAvaliable')) + 1;
+            await page.fill('textarea.code', bad);
+            await page.click('#submit-job');
+            await page.locator('.gutter div.err').waitFor({timeout: SLOW});
+            const marked = await page.locator('.gutter div.err').allTextContents();
+            if (marked.join(',') !== String(line))
+                throw new Error(`lines marked: ${marked.join(',')}; the unknown field is on line ${line}`);
+            const listed = await page.locator('ul.errors').textContent();
+            if (!listed.includes('spec.minAvaliable'))
+                throw new Error(`the errors list does not name the field: ${listed}`);
+            await bothWidths('submit-error');
+        },
+    },
+    {
+        name: 'submitted_job_goes_running_then_completed_live',
+        fn: async () => {
+            await page.fill('textarea.code', jobYaml('from-ui', 'echo hello from the ui; sleep 6; echo done'));
+            await page.click('#submit-job');
+            await page.waitForFunction(() => location.hash === '#/jobs/team-ui/from-ui', null, {timeout: SLOW});
+            await page.click('a.back');
+            await page.evaluate(() => { window.notReloaded = true; });
+            await waitFor(async () => (await row('from-ui'))?.phase === 'Running', {timeoutMs: SLOW, what: 'from-ui Running'});
+            await screenshot(page, 'list-running');
+            await waitFor(async () => (await row('from-ui'))?.phase === 'Completed', {timeoutMs: SLOW, what: 'from-ui Completed'});
+            if (!(await page.evaluate(() => window.notReloaded)))
+                throw new Error('the page was reloaded');
+            if (await page.evaluate(() => window.calderaJobs.events) === 0)
+                throw new Error('no event came over the WebSocket stream');
+        },
+    },
+    {
+        name: 'pod_log_and_timeline_hover',
+        fn: async () => {
+            await openJob('from-ui');
+            await page.locator('tr[data-pod="from-ui-worker-0"] button', {hasText: 'Log'}).click();
+            await waitFor(async () => (await page.locator('pre.log').textContent()).includes('hello from the ui\ndone'),
+                {timeoutMs: SLOW, what: 'the pod log'});
+            await page.locator('rect.bar').first().hover();
+            const tip = await page.locator('.tip').textContent();
+            if (!/exit code 0/.test(tip) || !/Completed/.test(tip))
+                throw new Error(`the timeline's hover says: ${tip}`);
+            await bothWidths('job-completed');
+        },
+    },
+    {
+        name: 'running_pod_log_is_followed',
+        fn: async () => {
+            await submitByApi('ticker', 'i=0; while [ $i -lt 40 ]; do i=$((i+1)); echo tick $i; sleep 0.5; done');
+            await openJob('ticker');
+            await waitFor(async () => (await jobPhase()) === 'Running', {timeoutMs: SLOW, what: 'ticker Running'});
+            await page.locator('tr[data-pod="ticker-worker-0"] button', {hasText: 'Log'}).click();
+            await waitFor(async () => /tick [1-9]/.test(await page.locator('pre.log').textContent()),
+                {timeoutMs: SLOW, what: 'the first lines'});
+            const ticks = async () => ((await page.locator('pre.log').textContent()).match(/tick \d+/g) || []).length;
+            const seen = await ticks();
+            await waitFor(async () => (await ticks()) >= seen + 4,
+                {timeoutMs: SLOW, what: `more than ${seen + 3} lines without asking again`});
+        },
+    },
+    {
+        name: 'pending_job_shows_its_reason',
+        fn: async () => {
+            await submitByApi('too-big', 'true', '64'); // no node has 64 CPUs
+            await page.evaluate(() => { location.hash = '#/jobs'; });
+            const r = await waitFor(async () => { const x = await row('too-big'); return x?.reason ? x : null; },
+                {timeoutMs: SLOW, what: 'the pending reason in the list'});
+            if (r.phase !== 'Pending' || !/cpu/.test(r.reason))
+                throw new Error(`the row says ${JSON.stringify(r)}`);
+            await page.selectOption('select[aria-label=phase]', 'Pending');
+            await waitFor(async () => (await page.locator('.jobs .count').textContent()).startsWith('1 of'),
+                {what: 'the phase filter to keep one job'});
+            await bothWidths('list-pending');
+            await page.selectOption('select[aria-label=phase]', '');
+            await openJob('too-big');
+            await page.locator('.reason:not([hidden])').waitFor({timeout: SLOW});
+            const reason = await page.locator('.reason').textContent();
+            if (!/cpu 64 needed|insufficient cpu/.test(reason))
+                throw new Error(`the job page's reason: ${reason}`);
+        },
+    },
+    {
+        name: 'suspend_and_resume_from_the_job_page',
+        fn: async () => {
+            await submitByApi('sleeper', 'sleep 300');
+            await openJob('sleeper');
+            await waitFor(async () => (await jobPhase()) === 'Running', {timeoutMs: SLOW, what: 'sleeper Running'});
+            await page.click('button[data-action=suspend]');
+            await confirmDialog();
+            await waitFor(async () => (await jobPhase()) === 'Aborted', {timeoutMs: SLOW, what: 'sleeper Aborted'});
+            await page.click('button[data-action=resume]');
+            await confirmDialog();
+            await waitFor(async () => (await jobPhase()) === 'Running', {timeoutMs: SLOW, what: 'sleeper Running again'});
+            const history = await page.locator('.card', {hasText: 'Phase history'}).textContent();
+            if (!history.includes('Aborted'))
+                throw new Error(`the phase history lacks the suspension: ${history}`);
+            await bothWidths('job-resumed');
+            await page.click('button[data-action=terminate]');
+            await confirmDialog();
+            await waitFor(async () => (await jobPhase()) === 'Terminated', {timeoutMs: SLOW, what: 'sleeper Terminated'});
+        },
+    },
+    {
+        name: 'queue_and_node_boards',
+        fn: async () => {
+            // Boards are cluster-wide: an admin's.
+            await page.evaluate((t) => { localStorage.setItem('caldera-token', t); location.hash = '#/queues'; }, server.token);
+            await page.locator('.queue[data-queue=default]').waitFor({timeout: SLOW});
+            const queue = await page.locator('.queue[data-queue=default]').textContent();
+            if (!/weight/.test(queue) || !/Open/.test(queue))
+                throw new Error(`the default queue's card: ${queue}`);
+            await bothWidths('queues');
+            await page.evaluate(() => { location.hash = '#/nodes'; });
+            await page.locator('.node[data-node=node-c]').waitFor({timeout: SLOW});
+            const node = await page.locator('.node[data-node=node-c]').textContent();
+            if (!/nvidia\.com\/gpu/.test(node) || !/0 \/ 4/.test(node))
+                throw new Error(`node-c's card: ${node}`);
+            await bothWidths('nodes');
+        },
+    },
+]);
