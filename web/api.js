@@ -58,20 +58,26 @@ export const paths = {
     streamInfo: () => '/apis/caldera.io/v1/stream',
 };
 
-/** Every page of a list (following metadata.continue); `onPage(items, list)` sees each as it comes. */
-export async function listAll(path, onPage, {limit = 1000, signal} = {}) {
-    let token = '';
-    const items = [];
-    let first = null;
-    do {
-        const sep = path.includes('?') ? '&' : '?';
-        const list = await get(`${path}${sep}limit=${limit}${token ? `&continue=${enc(token)}` : ''}`, {signal});
-        first = first || list;
-        items.push(...list.items);
+/**
+ * Every page of a list (following metadata.continue); `onPage(items, list)` sees each as it comes,
+ * while the next page is already being fetched. The first page is small (`first` items) so the
+ * screen fills at once; the rest come `limit` at a time.
+ */
+export async function listAll(path, onPage, {first = 250, limit = 1000, signal} = {}) {
+    const sep = path.includes('?') ? '&' : '?';
+    const page = (size, token) => get(`${path}${sep}limit=${size}${token ? `&continue=${enc(token)}` : ''}`, {signal});
+    let list = await page(first, '');
+    const resourceVersion = list.metadata?.resourceVersion;
+    let count = 0;
+    for (;;) {
+        const token = list.metadata?.continue || '';
+        const next = token ? page(limit, token) : null;
+        count += list.items.length;
         if (onPage) onPage(list.items, list);
-        token = list.metadata?.continue || '';
-    } while (token);
-    return {items, resourceVersion: first.metadata?.resourceVersion};
+        if (!next) break;
+        list = await next;
+    }
+    return {count, resourceVersion};
 }
 
 /** Where the server's parse or validation error points: [{line, column, field, message}]. */

@@ -4,7 +4,7 @@
 
 import {bytes, duration, el, localTime, ms, svg} from './util.js';
 
-const STOPPED = /kill|evict|preempt|abort|terminat|delet|suspend|restart|deadline|shutdown/i;
+const STOPPED = /stop|kill|evict|preempt|abort|terminat|delet|suspend|restart|deadline|shutdown/i;
 
 /** The outcome class of an attempt: run, ok, fail, oom or stopped. */
 export function outcome(a) {
