@@ -3,6 +3,7 @@
 // job submitted from the editor followed live to Completed, a pod's log, a pending job's reason,
 // the server's field error at its line, suspend and resume from the job page, the timeline's
 // hover, and the queue and node boards, at laptop (1280 px) and phone (390 px) widths.
+import {readdirSync} from 'node:fs';
 import path from 'node:path';
 
 import {ROOT, api, createToken, launchBrowser, runTests, screenshot, startServer, waitFor} from './lib/harness.mjs';
@@ -69,6 +70,9 @@ async function bothWidths(name) {
     await page.setViewportSize({width: 1280, height: 900});
 }
 
+const TYPES = {'.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+    '.svg': 'image/svg+xml'};
+
 await runTests([
     {
         name: 'signs_in_with_a_bearer_token',
@@ -98,6 +102,24 @@ await runTests([
                 throw new Error('the token is not kept in localStorage');
             if (!(await page.locator('#banner').isHidden()))
                 throw new Error(`a banner stays after signing in: ${await page.locator('#banner').textContent()}`);
+        },
+    },
+    {
+        name: 'every_ui_file_is_served_with_its_type',
+        fn: async () => {
+            for (const file of readdirSync(path.join(ROOT, 'web'))) {
+                const want = TYPES[path.extname(file)];
+                if (!want)
+                    throw new Error(`web/${file}: a type this test does not know; add it here and to the server`);
+                const r = await fetch(`${server.url}/ui/${file}`); // no token: the UI's files are public
+                if (r.status !== 200 || r.headers.get('content-type') !== want)
+                    throw new Error(`/ui/${file}: ${r.status} ${r.headers.get('content-type')}, not ${want}`);
+            }
+            for (const bad of ['/ui/.hidden', '/ui/%2e%2e%2fMakefile', '/ui/nothere.js']) {
+                const r = await fetch(`${server.url}${bad}`);
+                if (r.status !== 404 && r.status !== 401) // 401: not a UI file, so not public either
+                    throw new Error(`${bad}: ${r.status}, not 404`);
+            }
         },
     },
     {
