@@ -35,6 +35,7 @@ export function jobsView(root, namespace) {
     let shown = [];         // the filtered ones
     let orderDirty = true, filterDirty = true, frame = 0, stream = null, stopped = false;
     const queues = new Set();
+    let arrivals = 0;
     const stats = {scriptMs: 0, loaded: false, events: 0, lastSeq: null, firstPaint: null, allLoaded: null};
     window.calderaJobs = stats; // read by the browser tests and the bench
     stats.jobs = jobs;
@@ -89,7 +90,7 @@ export function jobsView(root, namespace) {
         frame = 0;
         if (stopped) return;
         if (orderDirty) {
-            order = [...jobs.values()].sort((a, b) => b.created - a.created || (a.name < b.name ? -1 : 1));
+            order = [...jobs.values()].sort((a, b) => b.arrival - a.arrival); // newest first
             orderDirty = false;
             filterDirty = true;
         }
@@ -129,9 +130,10 @@ export function jobsView(root, namespace) {
         const s = summary(job);
         const old = jobs.get(s.name);
         if (old && old.rv > s.rv) return;
+        s.arrival = old ? old.arrival : arrivals++; // the server lists by creation (ms) then uid: keep its order
         jobs.set(s.name, s);
         addQueue(s.queue);
-        if (!old || old.created !== s.created) orderDirty = true;
+        if (!old) orderDirty = true;
         else if (old.phase !== s.phase) filterDirty = true;
     }
 
@@ -196,7 +198,7 @@ export function jobsView(root, namespace) {
             render();
             stats.allLoaded = performance.now();
             performance.mark('caldera-jobs-loaded');
-            if (!stopped) stream = follow({namespace, since: resourceVersion}, apply, streamState);
+            if (!stopped) stream = stats.stream = follow({namespace, since: resourceVersion}, apply, streamState);
         } catch (e) {
             count.textContent = '';
             banner(e.code === 401 || e.code === 403 ? `${e.message} — sign in with a token for namespace ${namespace}` : e.message);

@@ -69,9 +69,13 @@ export function follow(filter, onEvents, onState = () => {}) {
         setTimeout(connect, delay);
     }
 
+    let held = false;
     connect();
     return {
         close() { closed = true; if (socket) socket.close(1000); cancelAnimationFrame(frame); onState('closed'); },
+        /** Drops the connection and stays away until resume() (a network outage, for the tests). */
+        hold() { held = true; closed = true; if (socket) socket.close(1000); onState('reconnecting', 'held'); },
+        resume() { if (held) { held = false; closed = false; connect(); } },
         get lastSeq() { return last; },
     };
 }

@@ -158,6 +158,25 @@ await runTests([
         },
     },
     {
+        name: 'stream_resumes_after_a_drop_without_losing_events',
+        fn: async () => {
+            await page.evaluate(() => { location.hash = '#/jobs'; });
+            await waitFor(async () => (await page.locator('.jobs .live').textContent()).includes('● live'),
+                {timeoutMs: SLOW, what: 'the stream to be live'});
+            const before = await page.evaluate(() => { window.calderaJobs.stream.hold(); return window.calderaJobs.lastSeq; });
+            await submitByApi('while-away', 'true');
+            await waitFor(async () => (await api(server, 'GET', `/apis/batch.volcano.sh/v1alpha1/namespaces/${NS}/jobs/while-away`,
+                undefined, {token})).json?.status?.state?.phase === 'Completed', {timeoutMs: SLOW, what: 'while-away Completed'});
+            if (await row('while-away'))
+                throw new Error('the page showed a job created while its stream was down');
+            await page.evaluate(() => window.calderaJobs.stream.resume());
+            await waitFor(async () => (await row('while-away'))?.phase === 'Completed', {timeoutMs: SLOW, what: 'while-away listed'});
+            const seqs = await page.evaluate(() => window.calderaJobs.lastSeq);
+            if (!(seqs > before))
+                throw new Error(`the stream did not resume after seq ${before}`);
+        },
+    },
+    {
         name: 'pod_log_and_timeline_hover',
         fn: async () => {
             await openJob('from-ui');
