@@ -17,7 +17,11 @@
  * authentication at all, so only the loopback binding and the proxy protect it.
  *
  * code-server (npm): takes no base path, uses relative links: the proxy strips the prefix. Password
- * authentication with the token as PASSWORD; /healthz answers without it.
+ * authentication, which the proxy passes by sending the session cookie: code-server 4.x takes a
+ * HASHED_PASSWORD that is not an argon2 hash as the cookie's expected value (its "SHA256" method
+ * compares the two), so a browser through the proxy never sees the login page while a local process
+ * going round the proxy to the port still does (tests/e2e/test_code_server.mjs checks both).
+ * /healthz answers without it.
  *
  * terminal: Caldera's caldera-terminal, which reads the token from a file and reports its activity. */
 const char companion_types_builtin_yaml[] =
@@ -43,7 +47,8 @@ const char companion_types_builtin_yaml[] =
     "  code-server:\n"
     "    command: [code-server, --bind-addr, \"127.0.0.1:{port}\", --auth, password, --disable-telemetry,\n"
     "              --disable-update-check, \"{workdir}\"]\n"
-    "    env: {PASSWORD: \"{token}\"}\n"
+    "    env: {HASHED_PASSWORD: \"{token}\"}\n"
+    "    headers: {Cookie: \"code-server-session={token}\"}\n"
     "    readinessPath: /healthz\n"
     "    stripPrefix: true\n"
     "    startTimeout: 2m\n"

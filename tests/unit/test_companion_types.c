@@ -95,7 +95,7 @@ static void builtin_command_lines(void)
         {"code-server",
          "code-server --bind-addr 127.0.0.1:41234 --auth password --disable-telemetry --disable-update-check "
          "/home/ann/work",
-         "PASSWORD=t0k", "", "/healthz"},
+         "HASHED_PASSWORD=t0k", "Cookie: code-server-session=t0k", "/healthz"},
         {"terminal",
          "caldera-terminal --listen 127.0.0.1:41234 --base-url /proxy/team-a/nb/ --token-file /run/caldera/c/token "
          "--cwd /home/ann/work",

@@ -6,9 +6,12 @@
 // Each case throws to fail, or throws new Skip('why') to skip. Servers and browsers started through
 // this module are stopped when the run ends, whatever happened; screenshots go to build/e2e/screenshots/.
 import {spawn} from 'node:child_process';
-import {accessSync, closeSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync} from 'node:fs';
+import {
+    accessSync, chmodSync, closeSync, constants as fsConstants, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync,
+    openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync,
+} from 'node:fs';
 import {createRequire} from 'node:module';
-import {tmpdir} from 'node:os';
+import {constants as osConstants, tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 
@@ -73,26 +76,32 @@ function logTail(server, bytes = 3000) {
 
 /**
  * Starts $CALDERA_BIN_DIR/jobserver on 127.0.0.1 with a free port in a new data directory under
- * /tmp, with --shutdown-grace 2 and companion ports 44000-44999 unless args sets them, then `args`;
- * `env` is added to its environment. auth: with --auth, and server.token is the admin token
+ * /tmp, with --shutdown-grace 2 and 100 companion ports in 44000-45999 unless args sets them, then `args`;
+ * `env` is added to its environment; `programs` ({name: path}) are companion programs it should find
+ * (see privateBinDir). auth: with --auth, and server.token is the admin token
  * (DIR/admin.token). Waits for DIR/jobserver.url and GET /healthz. Returns
  * {url, dataDir, logPath, token, proc, stop()}; stop() ends it (SIGTERM, SIGKILL after 30 s) and
  * removes the directory. Every server still running when the process exits is killed.
  */
-export async function startServer({args = [], env = {}, auth = false} = {}) {
-    const jobserver = path.join(BIN_DIR, 'jobserver');
-    if (!existsSync(jobserver))
-        throw new Error(`${jobserver} is missing: build it first (make build/asan/bin/jobserver)`);
+export async function startServer({args = [], env = {}, auth = false, programs = {}} = {}) {
+    if (!existsSync(path.join(BIN_DIR, 'jobserver')))
+        throw new Error(`${BIN_DIR}/jobserver is missing: build it first (make build/asan/bin/jobserver)`);
     const dataDir = mkdtempSync(path.join(tmpdir(), 'caldera-e2e-'));
+    const jobserver = path.join(Object.keys(programs).length ? privateBinDir(dataDir, programs) : BIN_DIR, 'jobserver');
     const logPath = path.join(dataDir, 'jobserver.log');
     const defaults = [];
     if (!args.includes('--shutdown-grace'))
         defaults.push('--shutdown-grace', '2');
-    if (!args.includes('--companion-ports'))
-        defaults.push('--companion-ports', '44000-44999');
+    if (!args.includes('--companion-ports')) { // 100 of 44000-45999 at random: servers side by side rarely meet
+        const first = 44000 + 100 * Math.floor(Math.random() * 20);
+        defaults.push('--companion-ports', `${first}-${first + 99}`);
+    }
     const argv = ['--listen', '127.0.0.1:0', '--data', dataDir, ...defaults, ...(auth ? ['--auth'] : []), ...args];
     const logFd = openSync(logPath, 'a');
-    const proc = spawn(jobserver, argv, {stdio: ['ignore', logFd, logFd], env: {...process.env, ...env}});
+    // setpriv --pdeathsig: the server dies with this process even when it is SIGKILLed (a timeout)
+    const setpriv = findExecutable('setpriv');
+    const [file, fileArgs] = setpriv ? [setpriv, ['--pdeathsig', 'KILL', '--', jobserver, ...argv]] : [jobserver, argv];
+    const proc = spawn(file, fileArgs, {stdio: ['ignore', logFd, logFd], env: {...process.env, ...env}});
     closeSync(logFd);
     const server = {url: '', dataDir, logPath, token: undefined, proc, exited: false};
     proc.on('exit', () => { server.exited = true; });
@@ -116,6 +125,30 @@ export async function startServer({args = [], env = {}, auth = false} = {}) {
         throw new Error(`${e.message}\n---- jobserver log ----\n${tail}`);
     }
     return server;
+}
+
+/**
+ * A bin directory of its own for a server whose companions need programs that are not installed
+ * system-wide: the server finds companion programs in its own directory (/proc/self/exe) before
+ * /usr/local/bin:/usr/bin:/bin, not in its PATH. Holds a link (or copy) of the jobserver, links to
+ * the rest of BIN_DIR, and one link per program ({name: path}). Removed with the data directory.
+ */
+function privateBinDir(dataDir, programs) {
+    const dir = path.join(dataDir, 'bin');
+    mkdirSync(dir);
+    for (const name of readdirSync(BIN_DIR)) {
+        if (name !== 'jobserver')
+            symlinkSync(path.join(BIN_DIR, name), path.join(dir, name));
+    }
+    try {
+        linkSync(path.join(BIN_DIR, 'jobserver'), path.join(dir, 'jobserver'));
+    } catch {
+        copyFileSync(path.join(BIN_DIR, 'jobserver'), path.join(dir, 'jobserver'));
+        chmodSync(path.join(dir, 'jobserver'), 0o755);
+    }
+    for (const [name, program] of Object.entries(programs))
+        symlinkSync(path.resolve(program), path.join(dir, name));
+    return dir;
 }
 
 function readIfExists(file) {
@@ -142,6 +175,14 @@ async function stopServer(server) {
     rmSync(server.dataDir, {recursive: true, force: true});
 }
 
+// A timeout's SIGTERM: servers stop as at the end (their tasks and companions with them), then exit.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+        console.log(`not ok - ${TEST_NAME}: stopped by ${signal}`);
+        Promise.all([...servers].map((server) => stopServer(server)))
+            .finally(() => process.exit(128 + osConstants.signals[signal]));
+    });
+}
 process.on('exit', () => {
     for (const server of servers) {
         if (!server.exited)
@@ -235,6 +276,18 @@ export async function launchBrowser() {
     });
     browsers.add(browser);
     return browser;
+}
+
+/**
+ * Collects what goes wrong in page from now on: uncaught exceptions, console.error() calls and
+ * failed requests, as strings in the array returned (check it is empty at the end of a case).
+ */
+export function pageErrors(page) {
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console.error: ${m.text()}`); });
+    page.on('requestfailed', (r) => errors.push(`request failed: ${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
+    return errors;
 }
 
 /** Saves a PNG of page to build/e2e/screenshots/<test>-<name>.png; returns its path. */
