@@ -6,11 +6,11 @@
 import {readdirSync} from 'node:fs';
 import path from 'node:path';
 
-import {ROOT, api, createToken, launchBrowser, runTests, screenshot, startServer, waitFor} from './lib/harness.mjs';
+import {ROOT, api, createToken, launchBrowser, pageErrors, runTests, screenshot, startServer, waitFor} from './lib/harness.mjs';
 
 const NS = 'team-ui';
 const SLOW = 60000; // an ASan server on a loaded 2-core machine
-let server, token, browser, page;
+let server, token, browser, page, errors;
 
 function jobYaml(name, command, cpu = '1') {
     return `apiVersion: batch.volcano.sh/v1alpha1
@@ -82,7 +82,7 @@ await runTests([
             token = await createToken(server, {user: 'ui-user', namespaces: [NS]});
             browser = await launchBrowser();
             page = await browser.newPage({viewport: {width: 1280, height: 900}});
-            page.on('pageerror', (e) => console.error(`# page error: ${e.message}`));
+            errors = pageErrors(page);
             await page.goto(`${server.url}/ui/`);
             // --auth: no token, no jobs; the page says so instead of showing an empty list.
             await waitFor(async () => !(await page.locator('#banner').isHidden()), {what: 'the sign-in banner'});
@@ -263,6 +263,15 @@ await runTests([
             if (!/nvidia\.com\/gpu/.test(node) || !/0 \/ 4/.test(node))
                 throw new Error(`node-c's card: ${node}`);
             await bothWidths('nodes');
+        },
+    },
+    {
+        name: 'no_uncaught_error_in_the_page',
+        fn: async () => {
+            // Refused requests (401 before signing in) and aborted log reads are expected; exceptions are not.
+            const uncaught = errors.filter((e) => e.startsWith('uncaught'));
+            if (uncaught.length)
+                throw new Error(uncaught.join('; '));
         },
     },
 ]);
