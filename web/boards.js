@@ -2,7 +2,7 @@
 // the jobs waiting in each) and the node board (allocatable against allocated, GPUs included).
 // Both read again, at most once a second, when the cluster's WebSocket stream reports a change.
 
-import {get, paths, request} from './api.js';
+import {get, paths, request, session} from './api.js';
 import {follow} from './stream.js';
 import {amount, debounce, el, quantity} from './util.js';
 import {banner, confirmAction} from './app.js';
@@ -34,8 +34,20 @@ function liveBoard(root, title, load) {
     }
     const again = debounce(run, 1000);
     run();
-    // Cluster-wide events (queues, nodes, every namespace's jobs) are for admins; others use Refresh.
-    const stream = follow({}, again, (s) => { live.textContent = s === 'live' ? '● live' : ''; live.className = `live ${s}`; });
+    // The cluster's events (queues, nodes, every namespace) are for a reader of every namespace;
+    // anyone else follows the events of the namespace picked, which move the queues as they go.
+    let stream = null, everywhere = true, opened = false;
+    const show = (s) => {
+        if (s === 'live') opened = true;
+        live.textContent = s === 'live' ? (everywhere ? '● live' : `● live (${session.namespace})`) : '';
+        live.className = `live ${s}`;
+        if (s === 'reconnecting' && everywhere && !opened && !stopped) {
+            everywhere = false;
+            stream.close();
+            stream = follow({namespace: session.namespace}, again, show);
+        }
+    };
+    stream = follow({}, again, show);
     return {unmount() { stopped = true; stream.close(); }, run};
 }
 

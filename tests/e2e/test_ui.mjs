@@ -250,8 +250,11 @@ await runTests([
     {
         name: 'queue_and_node_boards',
         fn: async () => {
-            // Boards are cluster-wide: an admin's.
-            await page.evaluate((t) => { localStorage.setItem('caldera-token', t); location.hash = '#/queues'; }, server.token);
+            // Queues and nodes are read by anyone; the cluster's stream is an admin's, so this user's
+            // boards follow the namespace's events instead.
+            await page.evaluate(() => { location.hash = '#/queues'; });
+            await waitFor(async () => (await page.locator('.live').textContent()) === `● live (${NS})`,
+                {timeoutMs: SLOW, what: "the namespace's stream for a user's board"});
             await page.locator('.queue[data-queue=default]').waitFor({timeout: SLOW});
             const queue = await page.locator('.queue[data-queue=default]').textContent();
             if (!/weight/.test(queue) || !/Open/.test(queue))
