@@ -203,6 +203,8 @@ await runTests([
             const seen = await ticks();
             await waitFor(async () => (await ticks()) >= seen + 4,
                 {timeoutMs: SLOW, what: `more than ${seen + 3} lines without asking again`});
+            // "following…" where the server streams ?follow=true, "re-reading every 2 s" where it cannot
+            console.error(`# the log view: ${await page.locator('.logstate').textContent()}`);
         },
     },
     {
@@ -245,6 +247,24 @@ await runTests([
             await page.click('button[data-action=terminate]');
             await confirmDialog();
             await waitFor(async () => (await jobPhase()) === 'Terminated', {timeoutMs: SLOW, what: 'sleeper Terminated'});
+        },
+    },
+    {
+        name: 'companion_link_on_the_job_page',
+        fn: async () => {
+            const yaml = jobYaml('with-terminal', 'sleep 300').replace('  name: with-terminal\n',
+                '  name: with-terminal\n  annotations: {caldera.io/companions: terminal}\n');
+            const r = await api(server, 'POST', `/apis/batch.volcano.sh/v1alpha1/namespaces/${NS}/jobs`, yaml, {token});
+            if (r.status !== 201)
+                throw new Error(`creating with-terminal: HTTP ${r.status} ${r.text}`);
+            await openJob('with-terminal');
+            const card = page.locator('.card', {hasText: 'Companions'});
+            await waitFor(async () => /terminal\s+Ready/.test(await card.textContent()), {timeoutMs: SLOW, what: 'the terminal Ready'});
+            const href = await card.locator('a', {hasText: 'open'}).getAttribute('href');
+            if (!href.startsWith(`/proxy/${NS}/`))
+                throw new Error(`the companion's link is ${href}`);
+            await screenshot(page, 'job-companion');
+            await api(server, 'DELETE', `/apis/batch.volcano.sh/v1alpha1/namespaces/${NS}/jobs/with-terminal`, undefined, {token});
         },
     },
     {
