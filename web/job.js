@@ -2,7 +2,7 @@
 // attempt, the phase history, events, companions, a log viewer and the actions. It follows the
 // job's own WebSocket stream and reads the job, pods and history again after each burst of events.
 
-import {ApiError, get, paths, request} from './api.js';
+import {ApiError, get, paths, request, session} from './api.js';
 import {follow} from './stream.js';
 import {age, debounce, duration, el, localTime, ms, phaseClass} from './util.js';
 import {banner, confirmAction} from './app.js';
@@ -18,6 +18,8 @@ const ACTIONS = [
 ];
 /** An argument as a shell would need it written. */
 const shellQuote = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${String(a).replace(/'/g, `'\\''`)}'`);
+/** A companion's URL; with a token, ?token= once, as the proxy asks (it then keeps a cookie). */
+const companionLink = (url) => (session.token ? `${url}${url.includes('?') ? '&' : '?'}token=${encodeURIComponent(session.token)}` : url);
 const FINISHED = new Set(['Completed', 'Failed', 'Terminated', 'Aborted']);
 
 export function jobView(root, namespace, name) {
@@ -194,7 +196,7 @@ export function jobView(root, namespace, name) {
         companions.replaceChildren(el('ul', {}, state.companions.map((c) => el('li', {},
             el('strong', {}, c.spec?.type || c.metadata.name), ' ',
             el('span', {class: phaseClass(c.status?.phase)}, c.status?.phase || 'Pending'), ' ',
-            c.status?.url ? el('a', {href: c.status.url, target: '_blank', rel: 'noopener'}, 'open') : '',
+            c.status?.url ? el('a', {href: companionLink(c.status.url), target: '_blank', rel: 'noopener'}, 'open') : '',
             c.status?.reason ? el('small', {}, ` ${c.status.reason}${c.status.message ? `: ${c.status.message}` : ''}`) : '',
             c.status?.lastActivity ? el('small', {}, ` · active ${age(c.status.lastActivity)} ago`) : ''))));
     }
@@ -207,7 +209,10 @@ export function jobView(root, namespace, name) {
             live.title = detail || '';
         });
     });
-    const ticker = setInterval(() => { if (state.job) renderSummary(state.job, state.job.status || {}, state.job.status?.state || {}); }, 10000);
+    const ticker = setInterval(() => { // durations and running bars move on between events
+        if (state.job) renderSummary(state.job, state.job.status || {}, state.job.status?.state || {});
+        if ((state.history?.attempts || []).some((a) => a.startTime && !a.finishTime)) drawTimeline();
+    }, 5000);
     return {
         unmount() { stopped = true; window.removeEventListener('resize', redraw); if (stream) stream.close(); logs.close(); clearInterval(ticker); },
     };

@@ -261,8 +261,13 @@ await runTests([
             const card = page.locator('.card', {hasText: 'Companions'});
             await waitFor(async () => /terminal\s+Ready/.test(await card.textContent()), {timeoutMs: SLOW, what: 'the terminal Ready'});
             const href = await card.locator('a', {hasText: 'open'}).getAttribute('href');
-            if (!href.startsWith(`/proxy/${NS}/`))
+            if (!href.startsWith(`/proxy/${NS}/`) || !href.endsWith(`?token=${token}`))
                 throw new Error(`the companion's link is ${href}`);
+            const opened = await browser.newPage();
+            const answer = await opened.goto(`${server.url}${href}`);
+            if (!answer.ok())
+                throw new Error(`opening the companion's link: HTTP ${answer.status()}`);
+            await opened.close();
             await screenshot(page, 'job-companion');
             await api(server, 'DELETE', `/apis/batch.volcano.sh/v1alpha1/namespaces/${NS}/jobs/with-terminal`, undefined, {token});
         },
