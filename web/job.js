@@ -115,6 +115,16 @@ export function jobView(root, namespace, name) {
     const redraw = debounce(drawTimeline, 150);
     window.addEventListener('resize', redraw);
 
+    /** From the first start to the end (or now), in ms from the history's transitions when it has them. */
+    function runTime(s, end) {
+        const moves = state.history?.transitions || [];
+        const started = moves.find((t) => t.to === 'Running')?.time || s.runningSince;
+        if (!started) return '';
+        const last = moves[moves.length - 1];
+        const finished = end ? (last && FINISHED.has(last.to) ? last.time : end) : null;
+        return duration((finished ? ms(finished) : Date.now()) - ms(started));
+    }
+
     function renderSummary(job, s, st) {
         const spec = job?.spec || {};
         const created = job?.metadata.creationTimestamp || state.history?.metadata?.creationTimestamp;
@@ -125,7 +135,7 @@ export function jobView(root, namespace, name) {
             ['Replicas', `${s.running || 0} running, ${s.pending || 0} pending, ${s.succeeded || 0} succeeded, ${s.failed || 0} failed`],
             ['Created', created ? `${localTime(created)} (${age(created)} ago)` : ''],
             ['Running since', s.runningSince ? localTime(s.runningSince) : ''],
-            ['Duration', s.runningSince ? duration((end ? ms(end) : Date.now()) - ms(s.runningSince)) : ''],
+            ['Duration', runTime(s, end)],
             ['Retries', `${s.retryCount || 0} of ${spec.maxRetry ?? 3}`],
             ['Priority class', spec.priorityClassName || ''],
             ['Scheduler', spec.schedulerName || ''],

@@ -78,7 +78,7 @@ await runTests([
         name: 'signs_in_with_a_bearer_token',
         fn: async () => {
             server = await startServer({auth: true, args: ['--nodes', path.join(ROOT, 'tests/integration/data/nodes.yaml'),
-                '--web', path.join(ROOT, 'web')]});
+                '--web', path.join(ROOT, 'web'), '--restart-backoff', '200']});
             token = await createToken(server, {user: 'ui-user', namespaces: [NS]});
             browser = await launchBrowser();
             page = await browser.newPage({viewport: {width: 1280, height: 900}});
@@ -188,6 +188,32 @@ await runTests([
             if (!/exit code 0/.test(tip) || !/Completed/.test(tip))
                 throw new Error(`the timeline's hover says: ${tip}`);
             await bothWidths('job-completed');
+        },
+    },
+    {
+        name: 'earlier_attempt_in_the_timeline_and_its_log',
+        fn: async () => {
+            // Fails once (exit 3), then succeeds in place: two attempts of one pod.
+            const yaml = jobYaml('twice', 'if [ -e tried ]; then echo second try; else touch tried; echo first try; exit 3; fi')
+                .replace('restartPolicy: Never', 'restartPolicy: OnFailure');
+            const r = await api(server, 'POST', `/apis/batch.volcano.sh/v1alpha1/namespaces/${NS}/jobs`, yaml, {token});
+            if (r.status !== 201)
+                throw new Error(`creating twice: HTTP ${r.status} ${r.text}`);
+            await openJob('twice');
+            await waitFor(async () => (await jobPhase()) === 'Completed', {timeoutMs: SLOW, what: 'twice Completed'});
+            await page.locator('rect.bar.ok').waitFor({timeout: SLOW});
+            const failed = page.locator('rect.bar.fail[data-attempt="1"]');
+            await failed.hover();
+            const tip = await page.locator('.tip').textContent();
+            if (!/attempt 1/.test(tip) || !/exit code 3/.test(tip))
+                throw new Error(`the first attempt's hover says: ${tip}`);
+            await failed.click();
+            await waitFor(async () => (await page.locator('pre.log').textContent()).trim() === 'first try',
+                {timeoutMs: SLOW, what: "the first attempt's log"});
+            await page.selectOption('select[aria-label=attempt]', '2');
+            await waitFor(async () => (await page.locator('pre.log').textContent()).trim() === 'second try',
+                {timeoutMs: SLOW, what: "the second attempt's log"});
+            await bothWidths('job-two-attempts');
         },
     },
     {
