@@ -30,6 +30,8 @@ function route() {
         if (m) {
             document.querySelectorAll('[data-nav]').forEach((a) =>
                 a.classList.toggle('active', hash.startsWith(`#/${a.dataset.nav}`)));
+            const name = hash.startsWith('#/jobs/') ? decodeURIComponent(m[2] || '') : (hash.slice(2) || 'jobs');
+            document.title = `${name} · Caldera`;
             current = make(m);
             return;
         }
