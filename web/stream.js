@@ -6,7 +6,12 @@ import {get, paths, session} from './api.js';
 
 let streamUrl = null;
 async function whereStreamListens() {
-    if (!streamUrl) streamUrl = (await get(paths.streamInfo())).url;
+    if (!streamUrl) {
+        // A server listening on every address names it 0.0.0.0 or [::]: the page's host reaches it.
+        const url = new URL((await get(paths.streamInfo())).url);
+        if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = location.hostname;
+        streamUrl = url.href;
+    }
     return streamUrl;
 }
 
