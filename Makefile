@@ -158,6 +158,12 @@ bin/caldera-shim build/asan/bin/caldera-shim build/tsan/bin/caldera-shim: $(wild
 	$(call say,LINK,$@)
 	$(Q)$(SHIM_CC) $(SHIM_CFLAGS) -o $@ $(filter %.c,$^)
 
+# The browser UI's bench is a Node script (Chromium through playwright-core, as tests/e2e), run with the rest.
+BENCH_BINS += build/rel/tests/bench/bench_ui
+build/rel/tests/bench/bench_ui: tests/bench/bench_ui.mjs
+	@mkdir -p $(@D)
+	$(Q)install -m 755 $< $@
+
 build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)

@@ -34,21 +34,27 @@ void handle_healthz(struct http_req *req)
 
 void handle_root(struct http_req *req) { http_respond_redirect(req, "/ui/"); }
 
+/* The types of the files a UI may hold (web/ has html, js, css and svg today); others are octets. */
 static const char *content_type_of(const char *name)
 {
+    static const struct {
+        const char *suffix, *type;
+    } types[] = {
+        {".html", "text/html; charset=utf-8"},
+        {".js", "text/javascript; charset=utf-8"},
+        {".mjs", "text/javascript; charset=utf-8"},
+        {".css", "text/css; charset=utf-8"},
+        {".json", "application/json"},
+        {".svg", "image/svg+xml"},
+        {".png", "image/png"},
+        {".ico", "image/x-icon"},
+        {".woff2", "font/woff2"},
+        {".txt", "text/plain; charset=utf-8"},
+    };
     const char *dot = strrchr(name, '.');
-    if (!dot)
-        return "application/octet-stream";
-    if (strcmp(dot, ".html") == 0)
-        return "text/html; charset=utf-8";
-    if (strcmp(dot, ".js") == 0)
-        return "text/javascript; charset=utf-8";
-    if (strcmp(dot, ".css") == 0)
-        return "text/css; charset=utf-8";
-    if (strcmp(dot, ".svg") == 0)
-        return "image/svg+xml";
-    if (strcmp(dot, ".png") == 0)
-        return "image/png";
+    for (size_t i = 0; dot && i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(dot, types[i].suffix) == 0)
+            return types[i].type;
     return "application/octet-stream";
 }
 
