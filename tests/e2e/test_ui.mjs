@@ -77,7 +77,7 @@ await runTests([
     {
         name: 'signs_in_with_a_bearer_token',
         fn: async () => {
-            server = await startServer({auth: true, args: ['--nodes', path.join(ROOT, 'tests/integration/data/nodes.yaml'),
+            server = await startServer({auth: true, args: ['--nodes', path.join(ROOT, 'examples/nodes.yaml'),
                 '--web', path.join(ROOT, 'web'), '--restart-backoff', '200']});
             token = await createToken(server, {user: 'ui-user', namespaces: [NS]});
             browser = await launchBrowser();
