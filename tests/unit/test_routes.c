@@ -100,7 +100,7 @@ static void discovery_is_derived_from_the_routes(void)
          "pg podgroup-v1beta1"},
         {"scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false,
          "create delete get list watch update", "pc"},
-        {"caldera.io", "v1", "companions", "companion", "Companion", true, "create delete get list", NULL},
+        {"caldera.io", "v1", "companions", "companion", "Companion", true, "create delete get list watch", NULL},
         {"caldera.io", "v1", "jobhistories", "jobhistory", "JobHistory", true, "get list watch", NULL},
         {"caldera.io", "v1", "jobs/history", "", "JobHistory", true, "get", NULL},
         {"caldera.io", "v1", "jobs/manifest", "", "Job", true, "get", NULL},
