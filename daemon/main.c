@@ -67,7 +67,9 @@ static int load_nodes(const struct options *o, struct node **nodes, int *count)
             free(*nodes);
             return -1;
         }
+        host_gpus(&m);
         node_from_machine(*nodes, &m, clock_wall_ms());
+        gpu_set_clear(&m.gpus);
         *count = 1;
         return 0;
     }
@@ -340,6 +342,7 @@ static int run(const struct options *given)
                               .port_first = o->port_first,
                               .port_last = o->port_last,
                               .keep_tasks = o->keep_tasks,
+                              .gpu_uuids = o->gpu_uuids,
                               .companion_types = &companion_types,
                               .companion_port_first = o->companion_port_first,
                               .companion_port_last = o->companion_port_last};

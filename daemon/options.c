@@ -36,6 +36,7 @@ enum {
     OPT_MAX_TASKS_JOB,
     OPT_MAX_LIST_PAGE,
     OPT_COMPANIONS,
+    OPT_GPU_VISIBLE,
     OPT_COMPANION_PORTS
 };
 #define DEFAULT_LIST_PAGE 1000
@@ -58,6 +59,8 @@ static void usage(FILE *out)
             "  --shutdown-grace SECONDS  at shutdown, how long tasks get between SIGTERM and SIGKILL (default 10)\n"
             "  --keep-tasks              at shutdown, leave running tasks running: the next server started on\n"
             "                            the same data directory adopts them (default: stop them)\n"
+            "  --gpu-visible-devices index|uuid  how a task's CUDA_VISIBLE_DEVICES and NVIDIA_VISIBLE_DEVICES\n"
+            "                            name its GPU devices (default index)\n"
             "  --restart-backoff MS      first wait before a container restarts in place (restartPolicy OnFailure\n"
             "                            or Always); doubles each time up to 300 s (default 10000, as kubelet)\n"
             "  --job-ports FIRST-LAST    ports handed to jobs whose plugins listen (pytorch, tensorflow, ray)\n"
@@ -335,6 +338,7 @@ int options_parse(int argc, char **argv, struct options *o)
         {"commit-delay", required_argument, 0, 'C'},
         {"history-retention", required_argument, 0, 'R'},
         {"keep-tasks", no_argument, 0, 'K'},
+        {"gpu-visible-devices", required_argument, 0, OPT_GPU_VISIBLE},
         {"help", no_argument, 0, 'h'},
         {"max-body-bytes", required_argument, 0, 'b'},
         {"client-timeout", required_argument, 0, OPT_CLIENT_TIMEOUT},
@@ -428,6 +432,13 @@ int options_parse(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case 'K': o->keep_tasks = true; break;
+        case OPT_GPU_VISIBLE:
+            if (strcmp(optarg, "index") != 0 && strcmp(optarg, "uuid") != 0) {
+                fprintf(stderr, "jobserver: --gpu-visible-devices is index or uuid, not \"%s\"\n", optarg);
+                return -1;
+            }
+            o->gpu_uuids = strcmp(optarg, "uuid") == 0;
+            break;
         case OPT_COMPANIONS: o->companions_file = optarg; break;
         case OPT_COMPANION_PORTS:
             if (parse_companion_ports(optarg, &o->companion_port_first, &o->companion_port_last) != 0)

@@ -76,8 +76,10 @@ static inline bool job_has_policies(const struct job *job, int task)
 {
     return job->npolicies > 0 || (task >= 0 && job->tasks[task].npolicies > 0);
 }
-/* Binds replica `flat` to node, holding its requests there and in its queue; and gives them back. */
-void replica_hold(struct controller *ctl, struct job *job, int flat, int node);
+/* Binds replica `flat` to node, holding its requests there and in its queue, and as many of the
+ * node's GPU devices as it asks for, exclusively: recorded_gpus when they are free (an adopted
+ * attempt's), else the ones gpu_choose picks (0: choose); and gives them back. */
+void replica_hold(struct controller *ctl, struct job *job, int flat, int node, uint64_t recorded_gpus);
 void replica_release(struct controller *ctl, struct job *job, int flat);
 /* A pod was created (Pending): PodPending policies arm their timeout. */
 void job_pod_created(struct controller *ctl, struct job *job, int flat);

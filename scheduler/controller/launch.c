@@ -16,9 +16,28 @@
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
+/* On a node with GPU devices, the replica sees its own and no other, as the NVIDIA device plugin
+ * arranges: CUDA_VISIBLE_DEVICES and NVIDIA_VISIBLE_DEVICES name them (indexes, numbered in PCI order
+ * as NVML numbers them, or UUIDs with --gpu-visible-devices=uuid); a replica asking for none sees
+ * none ("" and "void"). */
+static int gpu_env(char ***env, const struct gpu_set *gpus, uint64_t mask, bool uuids)
+{
+    if (gpus->count == 0)
+        return 0;
+    char list[GPU_DEVICES_MAX * (GPU_UUID_MAX + 1)];
+    gpu_format(gpus, mask, uuids, list, sizeof list);
+    int rc = strv_setenvf(env, "CUDA_VISIBLE_DEVICES=%s", list);
+    rc |= strv_setenvf(env, "NVIDIA_VISIBLE_DEVICES=%s", mask ? list : "void");
+    if (mask && !uuids)
+        rc |= strv_setenv(env, "CUDA_DEVICE_ORDER=PCI_BUS_ID");
+    return rc;
+}
+
 /* A container-like base environment, the container's env on top, then what the job plugins set
- * (VK_TASK_INDEX/VC_TASK_INDEX always) and the volumes' variables, which it may not override. */
-static char **attempt_env(const struct task_spec *ts, const char *pod, const char *work_dir, char *const *plugin_env)
+ * (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes' variables and the GPU devices' (gpu_env), which
+ * it may not override. */
+static char **attempt_env(const struct controller *ctl, const struct replica *r, const struct task_spec *ts,
+                          const char *pod, const char *work_dir, char *const *plugin_env)
 {
     char **env = NULL;
     int rc = strv_pushf(&env, "PATH=%s", DEFAULT_PATH);
@@ -33,6 +52,8 @@ static char **attempt_env(const struct task_spec *ts, const char *pod, const cha
         snprintf(var, sizeof var, "%s=%s", ts->volumes[i].env_name, ts->volumes[i].dir);
         rc |= strv_setenv(&env, var);
     }
+    if (r->node >= 0)
+        rc |= gpu_env(&env, &ctl->cluster->nodes[r->node].gpus, r->gpus, ctl->gpu_uuids);
     if (rc != 0) {
         strv_free(env);
         return NULL;
@@ -101,7 +122,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
                  ts->image ? ts->image : "");
         return -1;
     }
-    char **env = attempt_env(ts, p->pod, p->work_dir, pa.env);
+    char **env = attempt_env(ctl, r, ts, p->pod, p->work_dir, pa.env);
     if (!env) {
         plugin_attempt_free(&pa);
         snprintf(why, why_len, "out of memory building the environment");
@@ -257,7 +278,7 @@ void controller_attempt_failed(struct controller *ctl, struct job *job, int flat
 
 void replica_start(struct controller *ctl, struct job *job, int flat, int node)
 {
-    replica_hold(ctl, job, flat, node);
+    replica_hold(ctl, job, flat, node, 0);
     replica_launch(ctl, job, flat, "Pending");
     after_launch(ctl, job, flat);
 }
