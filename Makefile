@@ -158,6 +158,14 @@ bin/caldera-shim build/asan/bin/caldera-shim build/tsan/bin/caldera-shim: $(wild
 	$(call say,LINK,$@)
 	$(Q)$(SHIM_CC) $(SHIM_CFLAGS) -o $@ $(filter %.c,$^)
 
+# A stand-in for the driver's libnvidia-ml.so.1 with fixed answers, which the GPU discovery test loads.
+FAKE_NVML := build/fake/libnvidia-ml.so.1
+$(FAKE_NVML): tests/fakes/fake_nvml.c
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -std=c11 $(WARN) -O1 -shared -fPIC -o $@ $<
+build/asan/tests/unit/test_gpu_discovery build/tsan/tests/unit/test_gpu_discovery: | $(FAKE_NVML)
+
 build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
