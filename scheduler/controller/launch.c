@@ -16,26 +16,9 @@
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-/* On a node with GPU devices, the replica sees its own and no other, as the NVIDIA device plugin
- * arranges: CUDA_VISIBLE_DEVICES and NVIDIA_VISIBLE_DEVICES name them (indexes, numbered in PCI order
- * as NVML numbers them, or UUIDs with --gpu-visible-devices=uuid); a replica asking for none sees
- * none ("" and "void"). */
-static int gpu_env(char ***env, const struct gpu_set *gpus, uint64_t mask, bool uuids)
-{
-    if (gpus->count == 0)
-        return 0;
-    char list[GPU_DEVICES_MAX * (GPU_UUID_MAX + 1)];
-    gpu_format(gpus, mask, uuids, list, sizeof list);
-    int rc = strv_setenvf(env, "CUDA_VISIBLE_DEVICES=%s", list);
-    rc |= strv_setenvf(env, "NVIDIA_VISIBLE_DEVICES=%s", mask ? list : "void");
-    if (mask && !uuids)
-        rc |= strv_setenv(env, "CUDA_DEVICE_ORDER=PCI_BUS_ID");
-    return rc;
-}
-
 /* A container-like base environment, the container's env on top, then what the job plugins set
- * (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes' variables and the GPU devices' (gpu_env), which
- * it may not override. */
+ * (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes' variables and the GPU devices'
+ * (replica_gpu_env), which it may not override. */
 static char **attempt_env(const struct controller *ctl, const struct replica *r, const struct task_spec *ts,
                           const char *pod, const char *work_dir, char *const *plugin_env)
 {
@@ -53,7 +36,7 @@ static char **attempt_env(const struct controller *ctl, const struct replica *r,
         rc |= strv_setenv(&env, var);
     }
     if (r->node >= 0)
-        rc |= gpu_env(&env, &ctl->cluster->nodes[r->node].gpus, r->gpus, ctl->gpu_uuids);
+        rc |= replica_gpu_env(ctl, r, &env);
     if (rc != 0) {
         strv_free(env);
         return NULL;

@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "common/memory.h"
+#include "common/strv.h"
 #include "scheduler/controller/internal.h"
 
 /* What a bound replica holds: its task's requests, with the memory it was placed with (a task's
@@ -79,6 +80,23 @@ void replica_release(struct controller *ctl, struct job *job, int flat)
         gpu_give(&ctl->cluster->nodes[r->node].gpus, r->gpus);
         r->gpus_held = false;
     }
+}
+
+/* What its processes see of the node's GPUs: see internal.h. */
+int replica_gpu_env(const struct controller *ctl, const struct replica *r, char ***env)
+{
+    if (r->node < 0 || ctl->cluster->nodes[r->node].gpus.count == 0)
+        return 0;
+    const struct gpu_set *gpus = &ctl->cluster->nodes[r->node].gpus;
+    uint64_t mask = r->gpus;
+    bool uuids = ctl->gpu_uuids;
+    char list[GPU_DEVICES_MAX * (GPU_UUID_MAX + 1)];
+    gpu_format(gpus, mask, uuids, list, sizeof list);
+    int rc = strv_setenvf(env, "CUDA_VISIBLE_DEVICES=%s", list);
+    rc |= strv_setenvf(env, "NVIDIA_VISIBLE_DEVICES=%s", mask ? list : "void");
+    if (mask && !uuids)
+        rc |= strv_setenv(env, "CUDA_DEVICE_ORDER=PCI_BUS_ID");
+    return rc;
 }
 
 void job_pod_created(struct controller *ctl, struct job *job, int flat)
