@@ -354,15 +354,21 @@ static void adopt_one(struct controller *ctl, struct job *job, const struct reco
 /* Every attempt recorded as running when the last run ended, in load order. */
 static void adopt_recovered(struct controller *ctl)
 {
-    for (int i = 0; i < ctl->nrecovered; i++) {
-        const struct recovered_attempt *ra = &ctl->recovered[i];
-        struct job *job = cluster_find_job_uid(ctl->cluster, ra->job_uid);
-        if (!job || ra->flat >= job->total_replicas)
-            continue;
-        const struct replica *r = &job->replicas[ra->flat];
-        if (r->phase != POD_RUNNING || r->attempts != ra->attempt)
-            continue; /* a later row superseded it: its process, if any, is swept as an orphan */
-        adopt_one(ctl, job, ra);
+    /* Attempts that asked for GPUs but recorded none (started before schema 7) are given devices
+     * after every other has taken back the devices it recorded. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < ctl->nrecovered; i++) {
+            const struct recovered_attempt *ra = &ctl->recovered[i];
+            struct job *job = cluster_find_job_uid(ctl->cluster, ra->job_uid);
+            if (!job || ra->flat >= job->total_replicas)
+                continue;
+            const struct replica *r = &job->replicas[ra->flat];
+            if (r->phase != POD_RUNNING || r->attempts != ra->attempt)
+                continue; /* a later row superseded it: its process, if any, is swept as an orphan */
+            bool unrecorded = !ra->gpus && job->tasks[job_task_of(job, ra->flat)].request.v[RES_GPU] > 0;
+            if (unrecorded == (pass == 1))
+                adopt_one(ctl, job, ra);
+        }
     }
     free(ctl->recovered);
     ctl->recovered = NULL;
