@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/fs.h"
+#include "common/log.h"
 #include "runtime/gpu/gpu_discover.h"
 
 static int64_t read_int_file(const char *path)
@@ -102,5 +103,8 @@ int host_resources(struct machine *out, const char *data_dir, char *err, size_t 
 void host_gpus(struct machine *out)
 {
     struct gpu_discovery where = gpu_discovery_from_env();
-    gpu_discover(&where, out);
+    int found = gpu_discover(&where, out);
+    if (found > 0)
+        log_info("GPU discovery: %d GPU%s%s%s", found, found == 1 ? "" : "s", out->gpu_product[0] ? ", " : "",
+                 out->gpu_product);
 }

@@ -84,11 +84,14 @@ static json_t *render_gpu_list(const struct gpu_set *s)
         const struct gpu_device *d = &s->devices[i];
         char numa[16] = "", mem[24] = "";
         if (d->numa >= 0)
-            snprintf(numa, sizeof numa, "%d", (int)d->numa);
+            snprintf(numa, sizeof numa, ":%d", (int)d->numa);
         if (d->memory_mib > 0)
-            snprintf(mem, sizeof mem, "%lld", (long long)d->memory_mib);
-        int n = snprintf(buf + used, sizeof buf - used, "%s%d:%s:%s%s%s", i ? "," : "", (int)d->index, d->uuid, numa,
-                         mem[0] ? ":" : "", mem);
+            snprintf(mem, sizeof mem, ":%lld", (long long)d->memory_mib);
+        if (mem[0] && !numa[0])
+            numa[0] = ':';
+        bool uuid = d->uuid[0] || numa[0]; /* empty parts at the end are left out: "0", "0:GPU-x", "0::1" */
+        int n = snprintf(buf + used, sizeof buf - used, "%s%d%s%s%s%s", i ? "," : "", (int)d->index, uuid ? ":" : "",
+                         d->uuid, numa, mem);
         if (n < 0)
             break;
         used += (size_t)n;

@@ -202,8 +202,5 @@ int gpu_discover(const struct gpu_discovery *where, struct machine *m)
             found = 0;
         }
     }
-    if (found > 0)
-        log_info("GPU discovery: %d GPU%s%s%s", found, found == 1 ? "" : "s", m->gpu_product[0] ? ", " : "",
-                 m->gpu_product);
     return found;
 }

@@ -2,12 +2,16 @@
  * at once, each sees devices no other holds (CUDA_VISIBLE_DEVICES in its log), its pod names them
  * (caldera.io/gpu-devices) and its attempt records them; across a restart with --keep-tasks a running
  * task keeps its devices and a new one gets only a free device. Also UUIDs on request, none for a
- * task asking for none, and Volcano's GPU sharing refused at admission. */
+ * task asking for none, and Volcano's GPU sharing refused at admission. Without a nodes file, the
+ * default node has the GPUs the driver's files show (a fake tree), and a GPU that disappears, or
+ * comes back, is a Node Event. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fs.h"
 #include "tests/lib/job_client.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
@@ -179,4 +183,87 @@ static void uuids_on_request_and_none_without_asking(void)
     server_cleanup(&s);
 }
 
-TEST_MAIN(TEST_CASE(tasks_hold_devices_of_their_own), TEST_CASE(uuids_on_request_and_none_without_asking))
+/* A fake driver tree under root: GPUs on PCI buses 0x17 and 0x65, as /proc/driver/nvidia shows them. */
+static void put(const char *root, const char *rel, const char *text)
+{
+    char path[PATH_MAX], dir[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    mkdir_p(dir, 0755);
+    write_file_atomic(path, text, strlen(text), 0644);
+}
+
+#define GPU_65 "proc/driver/nvidia/gpus/0000:65:00.0/information"
+
+/* Whether /api/v1/events has an event of this reason about the node (waits for it). */
+static bool node_event(const struct test_server *s, const char *node, const char *reason)
+{
+    for (int waited = 0; waited < WAIT_MS; waited += 100) {
+        long code;
+        json_t *list = server_request(s, "GET", "/api/v1/events", NULL, NULL, &code);
+        size_t i;
+        json_t *e;
+        bool found = false;
+        json_array_foreach(json_object_get(list, "items"), i, e)
+        {
+            const char *r = jv_str(e, "reason"), *name = jv_str(e, "involvedObject.name");
+            found = found || (r && name && strcmp(r, reason) == 0 && strcmp(name, node) == 0);
+        }
+        json_decref(list);
+        if (found)
+            return true;
+        usleep(100000);
+    }
+    return false;
+}
+
+static void default_node_has_the_machines_gpus(void)
+{
+    char root[] = "/tmp/caldera-gpu-XXXXXX";
+    REQUIRE(mkdtemp(root));
+    put(root, "proc/driver/nvidia/gpus/0000:17:00.0/information",
+        "Model: \t\t NVIDIA H100 80GB HBM3\nGPU UUID: \t GPU-bus17\nBus Location: \t 0000:17:00.0\n");
+    put(root, GPU_65, "Model: \t\t NVIDIA H100 80GB HBM3\nGPU UUID: \t GPU-bus65\nBus Location: \t 0000:65:00.0\n");
+    setenv("CALDERA_NVML_LIBRARY", "none", 1);
+    setenv("CALDERA_GPU_ROOT", root, 1);
+    struct test_server s;
+    static const char *const watch_args[] = {"--shutdown-grace", "2", "--gpu-recheck", "100ms", NULL};
+    int started = server_start(&s, NULL, watch_args);
+    unsetenv("CALDERA_NVML_LIBRARY");
+    unsetenv("CALDERA_GPU_ROOT");
+    REQUIRE(started == 0);
+    long code;
+    json_t *nodes = server_request(&s, "GET", "/api/v1/nodes", NULL, NULL, &code);
+    json_t *node = json_array_get(json_object_get(nodes, "items"), 0);
+    char name[256];
+    snprintf(name, sizeof name, "%s", jv_str(node, "metadata.name") ? jv_str(node, "metadata.name") : "?");
+    CHECK_STR(json_string_value(json_object_get(jv_at(node, "status.allocatable"), "nvidia.com/gpu")), "2");
+    json_t *labels = jv_at(node, "metadata.labels");
+    CHECK_STR(json_string_value(json_object_get(labels, "nvidia.com/gpu.product")), "NVIDIA-H100-80GB-HBM3");
+    CHECK_STR(json_string_value(json_object_get(labels, "nvidia.com/gpu.count")), "2");
+    CHECK_STR(json_string_value(json_object_get(jv_at(node, "metadata.annotations"), "caldera.io/gpus")),
+              "0:GPU-bus17,1:GPU-bus65");
+    json_decref(nodes);
+    CHECK_INT(job_submit(&s, "local", "",
+                         TASK("t", 1, "", SHOW_GPUS,
+                              "          resources: {limits: {cpu: 100m, memory: 64Mi, nvidia.com/gpu: 1}}\n")),
+              201);
+    REQUIRE(job_wait(&s, "local", "status.running", "1", WAIT_MS) == 0);
+    char buf[64];
+    REQUIRE(logged_devices(&s, "local-t-0", "CUDA", buf, sizeof buf));
+    CHECK_STR(buf, "0");
+    /* the second GPU falls off the bus, then comes back */
+    char gone[PATH_MAX];
+    snprintf(gone, sizeof gone, "%s/" GPU_65, root);
+    REQUIRE(unlink(gone) == 0);
+    CHECK(node_event(&s, name, "GPUUnavailable"));
+    put(root, GPU_65, "Model: \t\t NVIDIA H100 80GB HBM3\nGPU UUID: \t GPU-bus65\nBus Location: \t 0000:65:00.0\n");
+    CHECK(node_event(&s, name, "GPUAvailable"));
+    CHECK_INT(server_stop(&s), 0);
+    server_cleanup(&s);
+    remove_tree(root);
+}
+
+TEST_MAIN(TEST_CASE(tasks_hold_devices_of_their_own), TEST_CASE(uuids_on_request_and_none_without_asking),
+          TEST_CASE(default_node_has_the_machines_gpus))
