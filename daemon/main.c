@@ -18,6 +18,7 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "common/log.h"
+#include "daemon/gpu_watch.h"
 #include "daemon/options.h"
 #include "gateway/auth/auth.h"
 #include "gateway/hooks.h"
@@ -67,7 +68,9 @@ static int load_nodes(const struct options *o, struct node **nodes, int *count)
             free(*nodes);
             return -1;
         }
+        host_gpus(&m);
         node_from_machine(*nodes, &m, clock_wall_ms());
+        gpu_set_clear(&m.gpus);
         *count = 1;
         return 0;
     }
@@ -340,6 +343,7 @@ static int run(const struct options *given)
                               .port_first = o->port_first,
                               .port_last = o->port_last,
                               .keep_tasks = o->keep_tasks,
+                              .gpu_uuids = o->gpu_uuids,
                               .companion_types = &companion_types,
                               .companion_port_first = o->companion_port_first,
                               .companion_port_last = o->companion_port_last};
@@ -356,16 +360,23 @@ static int run(const struct options *given)
         free(bin_dir);
         return 1;
     }
+    struct gpu_set gpus = {0}; /* the default node's, for the GPU watch (the core takes the nodes) */
+    char node_name[256] = "";
     if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || load_sched_conf(o, &cfg.conf) != 0 ||
         open_store(o, db_path, hub, &cfg.store, err, sizeof err) != 0 ||
+        (!o->nodes_file && gpu_set_copy(&gpus, &cfg.nodes[0].gpus) != 0) ||
+        snprintf(node_name, sizeof node_name, "%s", cfg.nodes[0].name) < 0 ||
         core_start(&cfg, &core, err, sizeof err) != 0) {
         if (err[0])
             log_error("%s", err);
         free_config(&cfg); /* whatever core_start did not take over */
+        gpu_set_clear(&gpus);
         hub_free(hub);
         free(bin_dir);
         return 1;
     }
+    struct gpu_watch *gpu_watch = gpu_watch_start(core, node_name, &gpus, o->gpu_recheck_ms);
+    gpu_set_clear(&gpus);
     char url_file[4200];
     snprintf(url_file, sizeof url_file, "%s/jobserver.url", o->data_dir);
     unlink(url_file); /* a stale URL must not point clients at a previous run */
@@ -417,6 +428,7 @@ static int run(const struct options *given)
         gw.ws_url = NULL;
         http_stop(&gw);
     }
+    gpu_watch_stop(gpu_watch); /* before the core it posts to */
     core_stop(core);
     store_close(cfg.store);
     hub_free(hub);

@@ -36,6 +36,8 @@ enum {
     OPT_MAX_TASKS_JOB,
     OPT_MAX_LIST_PAGE,
     OPT_COMPANIONS,
+    OPT_GPU_VISIBLE,
+    OPT_GPU_RECHECK,
     OPT_COMPANION_PORTS
 };
 #define DEFAULT_LIST_PAGE 1000
@@ -58,6 +60,10 @@ static void usage(FILE *out)
             "  --shutdown-grace SECONDS  at shutdown, how long tasks get between SIGTERM and SIGKILL (default 10)\n"
             "  --keep-tasks              at shutdown, leave running tasks running: the next server started on\n"
             "                            the same data directory adopts them (default: stop them)\n"
+            "  --gpu-visible-devices index|uuid  how a task's CUDA_VISIBLE_DEVICES and NVIDIA_VISIBLE_DEVICES\n"
+            "                            name its GPU devices (default index)\n"
+            "  --gpu-recheck DURATION    how often this machine's GPUs are looked for again, a Node Event\n"
+            "                            saying which went or came back (default 60s; 0: never)\n"
             "  --restart-backoff MS      first wait before a container restarts in place (restartPolicy OnFailure\n"
             "                            or Always); doubles each time up to 300 s (default 10000, as kubelet)\n"
             "  --job-ports FIRST-LAST    ports handed to jobs whose plugins listen (pytorch, tensorflow, ray)\n"
@@ -335,6 +341,8 @@ int options_parse(int argc, char **argv, struct options *o)
         {"commit-delay", required_argument, 0, 'C'},
         {"history-retention", required_argument, 0, 'R'},
         {"keep-tasks", no_argument, 0, 'K'},
+        {"gpu-visible-devices", required_argument, 0, OPT_GPU_VISIBLE},
+        {"gpu-recheck", required_argument, 0, OPT_GPU_RECHECK},
         {"help", no_argument, 0, 'h'},
         {"max-body-bytes", required_argument, 0, 'b'},
         {"client-timeout", required_argument, 0, OPT_CLIENT_TIMEOUT},
@@ -380,7 +388,8 @@ int options_parse(int argc, char **argv, struct options *o)
                           .watch_bookmark_ms = 10000,
                           .task_limits = {PROCESS_DEFAULT_MAX_LOG_BYTES, PROCESS_DEFAULT_PIDS_MAX},
                           .job_limits = JOB_LIMITS_DEFAULT,
-                          .list_page_max = DEFAULT_LIST_PAGE};
+                          .list_page_max = DEFAULT_LIST_PAGE,
+                          .gpu_recheck_ms = 60000};
     int c;
     long v;
     opterr = 0;
@@ -428,6 +437,17 @@ int options_parse(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case 'K': o->keep_tasks = true; break;
+        case OPT_GPU_VISIBLE:
+            if (strcmp(optarg, "index") != 0 && strcmp(optarg, "uuid") != 0) {
+                fprintf(stderr, "jobserver: --gpu-visible-devices is index or uuid, not \"%s\"\n", optarg);
+                return -1;
+            }
+            o->gpu_uuids = strcmp(optarg, "uuid") == 0;
+            break;
+        case OPT_GPU_RECHECK:
+            if (parse_duration_option("--gpu-recheck", optarg, 24 * 3600 * 1000, &o->gpu_recheck_ms) != 0)
+                return -1;
+            break;
         case OPT_COMPANIONS: o->companions_file = optarg; break;
         case OPT_COMPANION_PORTS:
             if (parse_companion_ports(optarg, &o->companion_port_first, &o->companion_port_last) != 0)

@@ -118,7 +118,7 @@ void job_dormant_free(struct job_dormant *d)
     for (int i = 0; i < d->nattempts; i++) {
         struct dormant_attempt *a = &d->attempts[i];
         free(a->pod), free(a->task), free(a->node), free(a->reason);
-        free(a->message), free(a->log_path), free(a->outcome), free(a->cgroup);
+        free(a->message), free(a->log_path), free(a->outcome), free(a->cgroup), free(a->gpus);
     }
     free(d->attempts);
     free(d->spec_json);

@@ -127,12 +127,14 @@ struct replica {
     int32_t exit_code;   /* of the last attempt */
     uint8_t watch_shown; /* what watches were last shown of it (controller/watch.c): WATCH_SHOWN_* */
     bool watch_dirty;    /* a change of it is in this iteration's journal */
+    bool gpus_held;      /* its node's devices in `gpus` are held for it (while bound) */
     int64_t memory;      /* the memory request it holds while bound (the task's, when it was placed) */
     uint32_t attempts;   /* attempts started; the current or last attempt's number */
     int32_t pid;         /* while running, else 0 */
     int32_t proc;        /* runtime handle while running, else -1 */
     int64_t start_ms, end_ms;
     char *message; /* terminated.message of the last attempt, or NULL */
+    uint64_t gpus; /* the node's GPU devices it was given (model/gpu.h mask), kept after it lets them go */
 };
 
 /* Replicas of one task by phase, kept up to date by job_set_replica_phase(). */
@@ -165,7 +167,7 @@ struct podgroup {
  * name, uid, queue and phase are enough for the indexes and queue counts) and parses one the first
  * time something reads it (controller_wake_job). Its attempts' rows wait here too. */
 struct dormant_attempt {
-    char *pod, *task, *node, *reason, *message, *log_path, *outcome, *cgroup;
+    char *pod, *task, *node, *reason, *message, *log_path, *outcome, *cgroup, *gpus;
     int32_t index, attempt, job_version, exit_code, kept_version, pid;
     int64_t pid_start, start_ms, end_ms;
 };

@@ -12,5 +12,6 @@ void node_clear(struct node *n)
     json_decref(n->labels);
     json_decref(n->taints);
     json_decref(n->manifest);
+    gpu_set_clear(&n->gpus);
     memset(n, 0, sizeof *n);
 }

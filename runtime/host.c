@@ -1,5 +1,5 @@
 /* Reading this machine: host name and uname's architecture, the CPUs of this process's affinity,
- * /proc/meminfo and its cgroup's memory limit, statvfs of the data directory. */
+ * /proc/meminfo and its cgroup's memory limit, statvfs of the data directory, its GPUs (runtime/gpu/). */
 #include "runtime/host.h"
 
 #include <sched.h>
@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "common/fs.h"
+#include "common/log.h"
+#include "runtime/gpu/gpu_discover.h"
 
 static int64_t read_int_file(const char *path)
 {
@@ -96,4 +98,13 @@ int host_resources(struct machine *out, const char *data_dir, char *err, size_t 
     out->cpus = cpus;
     out->memory = mem;
     return 0;
+}
+
+void host_gpus(struct machine *out)
+{
+    struct gpu_discovery where = gpu_discovery_from_env();
+    int found = gpu_discover(&where, out);
+    if (found > 0)
+        log_info("GPU discovery: %d GPU%s%s%s", found, found == 1 ? "" : "s", out->gpu_product[0] ? ", " : "",
+                 out->gpu_product);
 }

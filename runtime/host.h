@@ -15,4 +15,9 @@ void host_identify(struct machine *out);
  * sentence in err when the CPU count or memory cannot be read. */
 int host_resources(struct machine *out, const char *data_dir, char *err, size_t errlen);
 
+/* This machine's GPUs into out->gpus and out->gpu_product (runtime/gpu/: NVML, else the driver's
+ * files; CALDERA_NVML_LIBRARY and CALDERA_GPU_ROOT point elsewhere for tests). Never fails: problems
+ * are logged and a machine without GPUs has none. The caller frees out->gpus. */
+void host_gpus(struct machine *out);
+
 #endif

@@ -27,8 +27,8 @@ static const char *const sql_job_status = "UPDATE jobs SET status_json = ?2, res
 static const char *const sql_job_delete = "UPDATE jobs SET deleted_ms = ?2, resource_version = ?3 WHERE uid = ?1";
 static const char *const sql_attempt_start =
     "INSERT INTO attempts(job_uid, pod, attempt, task, idx, job_version, node, pid, pid_start, start_ms,"
-    " end_ms, exit_code, reason, message, log_path, cgroup)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, NULL, '', '', ?11, ?12)";
+    " end_ms, exit_code, reason, message, log_path, cgroup, gpus)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, NULL, '', '', ?11, ?12, ?13)";
 static const char *const sql_attempt_end =
     "UPDATE attempts SET end_ms = ?4, exit_code = ?5, reason = ?6, message = ?7, outcome = ?8, peak_memory = ?9,"
     " cpu_usec = ?10 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
@@ -182,6 +182,7 @@ static int insert_attempt(sqlite3_stmt *stmt, const struct journal_attempt *a)
     sqlite3_bind_int64(stmt, 10, a->start_ms);
     bind_text(stmt, 11, a->log_path);
     bind_text(stmt, 12, a->cgroup);
+    bind_text(stmt, 13, a->gpus);
     return store_stmt_run(stmt);
 }
 

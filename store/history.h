@@ -30,7 +30,8 @@ void store_reader_close(struct store_reader *r);
  *    "commands":[{"seq":15,"time":"...Z","action":"AbortJob","reason":""}],
  *    "attempts":[{"pod","task","index","attempt","jobVersion","node","pid","startTime",
  *                 "finishTime"|null,"exitCode"|null,"reason","message","logPath","cgroup",
- *                 "outcome"?,"peakMemoryBytes"?,"cpuSeconds"?}]}
+ *                 "outcome"?,"peakMemoryBytes"?,"cpuSeconds"?,"gpuDevices"?}]}
+ * (gpuDevices: the indexes of the node's GPU devices the attempt held, "2,3")
  * tasks are by name; transitions are the job's own events (kind Job) and commands the Commands
  * (and caldera.io actions) run on it, both in sequence order; attempts
  * are ordered by task, index, attempt. Times are RFC 3339 with milliseconds; "phase" is the stored

@@ -17,7 +17,7 @@ struct store_reader {
 /* The columns history_attempt_json() reads, in its order. */
 #define HISTORY_ATTEMPT_COLUMNS                                                                                 \
     "pod, task, idx, attempt, job_version, node, pid, start_ms, end_ms, exit_code, reason, message, log_path, " \
-    "outcome, peak_memory, cpu_usec, cgroup"
+    "outcome, peak_memory, cpu_usec, cgroup, gpus"
 /* The columns history_job_fields() reads, in its order. */
 #define HISTORY_JOB_COLUMNS "uid, namespace, name, created_ms, deleted_ms, status_json"
 

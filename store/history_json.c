@@ -95,6 +95,8 @@ json_t *history_attempt_json(sqlite3_stmt *stmt)
     json_object_set_new(a, "message", history_text_json(stmt, 11));
     json_object_set_new(a, "logPath", history_text_json(stmt, 12));
     json_object_set_new(a, "cgroup", history_text_json(stmt, 16));
+    if (*(const char *)sqlite3_column_text(stmt, 17))
+        json_object_set_new(a, "gpuDevices", history_text_json(stmt, 17));
     if (*(const char *)sqlite3_column_text(stmt, 13))
         json_object_set_new(a, "outcome", history_text_json(stmt, 13));
     if (sqlite3_column_int64(stmt, 14) > 0)

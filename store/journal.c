@@ -38,6 +38,7 @@ static void free_attempt_strings(struct journal_attempt *a)
     free(a->message);
     free(a->outcome);
     free(a->cgroup);
+    free(a->gpus);
 }
 
 void journal_entry_free(struct journal_entry *e)

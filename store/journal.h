@@ -51,6 +51,7 @@ struct journal_attempt {
     int32_t pid;
     int64_t pid_start; /* the process's start time in clock ticks since boot (/proc/<pid>/stat field 22) */
     char *cgroup;      /* ATTEMPT_START: where it runs, as /proc/<pid>/cgroup says it ("" without cgroups) */
+    char *gpus;        /* ATTEMPT_START: the indexes of the node's GPU devices it holds ("2,3"), "" for none */
     int64_t start_ms;
     char *log_path; /* relative to the data directory */
     /* ATTEMPT_END, or ATTEMPT_START of an attempt that could not start: */

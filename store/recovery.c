@@ -19,7 +19,7 @@ static const char *const sql_jobs =
 static const char *const sql_attempts =
     "SELECT a.job_uid, a.pod, a.task, a.idx, a.attempt, a.job_version, a.node, a.pid, a.pid_start,"
     " a.start_ms, a.end_ms, a.exit_code, a.reason, a.message, a.log_path, a.outcome, a.kept_version,"
-    " a.cgroup"
+    " a.cgroup, a.gpus"
     " FROM jobs j JOIN attempts a ON a.job_uid = j.uid"
     " WHERE j.deleted_ms IS NULL ORDER BY j.created_ms, j.uid, a.pod, a.attempt";
 
@@ -79,6 +79,7 @@ static void fill_attempt(sqlite3_stmt *stmt, void *out)
         .outcome = store_column_text(stmt, 15),
         .kept_version = sqlite3_column_int(stmt, 16),
         .cgroup = store_column_text(stmt, 17),
+        .gpus = store_column_text(stmt, 18),
     };
 }
 

@@ -150,8 +150,12 @@ static const char migration_5[] =
  * Volcano Jobs. */
 static const char migration_6[] = "ALTER TABLE jobs ADD COLUMN source_json TEXT;";
 
+/* Version 7: the GPU devices each attempt held, as the indexes of its node's devices ("2,3"; "" for
+ * none), so the history shows them and a task adopted after a restart keeps its own. */
+static const char migration_7[] = "ALTER TABLE attempts ADD COLUMN gpus TEXT NOT NULL DEFAULT '';";
+
 static const char *const migrations[] = {
-    migration_1, migration_2, migration_3, migration_4, migration_5, migration_6,
+    migration_1, migration_2, migration_3, migration_4, migration_5, migration_6, migration_7,
 };
 
 int schema_latest_version(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

@@ -59,6 +59,7 @@ struct store_attempt_row {
     const char *outcome;  /* what became of the pod: "", "Requeued", "Restarting", "Deleted" */
     int32_t kept_version; /* the latest job version its finished pod was kept into, -1 when none */
     const char *cgroup;   /* where it ran, as /proc/<pid>/cgroup said it ("" without cgroups) */
+    const char *gpus;     /* the indexes of its node's GPU devices it held ("2,3"), "" for none */
 };
 
 struct store_loader {

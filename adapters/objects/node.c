@@ -13,6 +13,110 @@
 #include "adapters/objects/render.h"
 
 #define DEFAULT_MAX_PODS 110
+/* A node's GPU devices, as a nodes file declares them and a Node shows them. */
+#define GPUS_ANNOTATION "caldera.io/gpus"
+
+/* The device list "INDEX[:UUID[:NUMA[:MEMORY_MIB]]],..." (empty parts allowed, "3::1"). Returns 0,
+ * or -1 with why. */
+static int parse_gpu_list(const char *text, struct gpu_set *out, char *why, size_t whylen)
+{
+    const char *p = text;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        char entry[256], *parts[4] = {NULL, NULL, NULL, NULL};
+        if (len == 0 || len >= sizeof entry) {
+            snprintf(why, whylen, "device %d: must be INDEX[:UUID[:NUMA[:MEMORY_MIB]]]", out->count + 1);
+            return -1;
+        }
+        memcpy(entry, p, len);
+        entry[len] = '\0';
+        char *rest = entry;
+        int nparts = 0;
+        while (rest && nparts < 4) {
+            parts[nparts++] = rest;
+            rest = strchr(rest, ':');
+            if (rest)
+                *rest++ = '\0';
+        }
+        struct gpu_device d = {.numa = -1};
+        char *end;
+        long v = strtol(parts[0], &end, 10);
+        bool ok = !rest && end != parts[0] && !*end && v >= 0 && v <= INT32_MAX;
+        d.index = (int32_t)v;
+        if (ok && parts[1])
+            ok = strlen(parts[1]) < sizeof d.uuid && snprintf(d.uuid, sizeof d.uuid, "%s", parts[1]) >= 0;
+        if (ok && parts[2] && *parts[2]) {
+            v = strtol(parts[2], &end, 10);
+            ok = end != parts[2] && !*end && v >= 0 && v < 1024;
+            d.numa = (int32_t)v;
+        }
+        if (ok && parts[3] && *parts[3]) {
+            long long mib = strtoll(parts[3], &end, 10);
+            ok = end != parts[3] && !*end && mib >= 0;
+            d.memory_mib = mib;
+        }
+        if (!ok) {
+            snprintf(why, whylen, "device %d (\"%.*s\"): must be INDEX[:UUID[:NUMA[:MEMORY_MIB]]]", out->count + 1,
+                     (int)len, p);
+            return -1;
+        }
+        if (gpu_set_find_index(out, d.index) >= 0) {
+            snprintf(why, whylen, "device index %d is listed twice", (int)d.index);
+            return -1;
+        }
+        if (gpu_set_add(out, &d) != 0) {
+            snprintf(why, whylen, "a node has at most %d devices", GPU_DEVICES_MAX);
+            return -1;
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+static json_t *render_gpu_list(const struct gpu_set *s)
+{
+    char buf[GPU_DEVICES_MAX * (GPU_UUID_MAX + 40)];
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < s->count && used < sizeof buf; i++) {
+        const struct gpu_device *d = &s->devices[i];
+        char numa[16] = "", mem[24] = "";
+        if (d->numa >= 0)
+            snprintf(numa, sizeof numa, ":%d", (int)d->numa);
+        if (d->memory_mib > 0)
+            snprintf(mem, sizeof mem, ":%lld", (long long)d->memory_mib);
+        if (mem[0] && !numa[0])
+            numa[0] = ':';
+        bool uuid = d->uuid[0] || numa[0]; /* empty parts at the end are left out: "0", "0:GPU-x", "0::1" */
+        int n = snprintf(buf + used, sizeof buf - used, "%s%d%s%s%s%s", i ? "," : "", (int)d->index, uuid ? ":" : "",
+                         d->uuid, numa, mem);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    return json_string(buf);
+}
+
+/* GPU feature discovery's labels for the machine's GPUs: the product (spaces as dashes, as GFD
+ * writes it), one device's memory in MiB, and the count. */
+static void add_gpu_labels(json_t *labels, const struct machine *m)
+{
+    char product[sizeof m->gpu_product], num[32];
+    snprintf(product, sizeof product, "%s", m->gpu_product[0] ? m->gpu_product : "NVIDIA-GPU");
+    for (char *p = product; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+              *p == '_'))
+            *p = '-';
+    json_object_set_new(labels, "nvidia.com/gpu.product", json_string(product));
+    snprintf(num, sizeof num, "%d", m->gpus.count);
+    json_object_set_new(labels, "nvidia.com/gpu.count", json_string(num));
+    if (m->gpus.devices[0].memory_mib > 0) {
+        snprintf(num, sizeof num, "%lld", (long long)m->gpus.devices[0].memory_mib);
+        json_object_set_new(labels, "nvidia.com/gpu.memory", json_string(num));
+    }
+}
 
 /* The labels every node gets: its name, and this machine's OS and architecture, since every node's
  * tasks run here. */
@@ -33,6 +137,11 @@ void node_from_machine(struct node *out, const struct machine *m, int64_t now_ms
     out->name = strdup(m->name);
     out->address = strdup("127.0.0.1");
     out->labels = default_labels(m->name, m->arch);
+    if (m->gpus.count > 0 && gpu_set_copy(&out->gpus, &m->gpus) == 0) {
+        out->allocatable.v[RES_GPU] = out->gpus.count;
+        add_gpu_labels(out->labels, m);
+    }
+    out->capacity = out->allocatable;
     out->taints = json_array();
     out->manifest = json_pack("{s:{s:s, s:O}, s:{}}", "metadata", "name", m->name, "labels", out->labels, "spec");
     out->created_ms = now_ms;
@@ -84,6 +193,50 @@ static bool parse_taints(struct fields *f, json_t *spec, const char *path, struc
         }
     }
     return ok;
+}
+
+/* The node's devices: metadata.annotations["caldera.io/gpus"], else devices 0..N-1 for a bare
+ * allocatable nvidia.com/gpu: N. A listed node's allocatable (and capacity) is its device count,
+ * which a declared count must match. */
+static int parse_gpus(struct fields *f, json_t *meta, const char *ann_path, const char *status_path, struct node *n)
+{
+    json_t *annotations;
+    const char *list = NULL;
+    char p[FIELD_PATH_MAX], why[256];
+    if (!field_string_map(f, meta, "annotations", ann_path, &annotations))
+        return -1;
+    snprintf(p, sizeof p, "%s[%s]", ann_path, GPUS_ANNOTATION);
+    if (annotations)
+        list = json_string_value(json_object_get(annotations, GPUS_ANNOTATION));
+    if (list) {
+        if (parse_gpu_list(list, &n->gpus, why, sizeof why) != 0) {
+            field_invalid(f, annotations, GPUS_ANNOTATION, p, why);
+            return -1;
+        }
+        int64_t declared = n->allocatable.v[RES_GPU];
+        if (declared != 0 && declared != n->gpus.count) {
+            char ap[FIELD_PATH_MAX];
+            snprintf(ap, sizeof ap, "%s.allocatable[nvidia.com/gpu]", status_path);
+            snprintf(why, sizeof why, "lists %d devices but %s says %lld", n->gpus.count, ap, (long long)declared);
+            field_invalid(f, annotations, GPUS_ANNOTATION, p, why);
+            return -1;
+        }
+        n->allocatable.v[RES_GPU] = n->gpus.count;
+        n->capacity.v[RES_GPU] = n->gpus.count;
+        return 0;
+    }
+    int64_t count = n->allocatable.v[RES_GPU];
+    if (count > GPU_DEVICES_MAX) {
+        snprintf(p, sizeof p, "%s.allocatable[nvidia.com/gpu]", status_path);
+        snprintf(why, sizeof why, "a node has at most %d GPU devices", GPU_DEVICES_MAX);
+        field_invalid(f, meta, "name", p, why);
+        return -1;
+    }
+    for (int32_t i = 0; i < count; i++) {
+        struct gpu_device d = {.index = i, .numa = -1};
+        gpu_set_add(&n->gpus, &d);
+    }
+    return n->gpus.count == count ? 0 : api_fail(f->st, 500, "InternalError", "out of memory");
 }
 
 static int parse_node(struct fields *f, json_t *obj, const char *path, const char *arch, int64_t now_ms, struct node *n)
@@ -147,6 +300,9 @@ static int parse_node(struct fields *f, json_t *obj, const char *path, const cha
     } else {
         n->capacity = n->allocatable;
     }
+    field_path(p, mp, "annotations");
+    if (parse_gpus(f, meta, p, stp, n) != 0)
+        return -1;
     n->name = strdup(name);
     n->address = strdup("127.0.0.1");
     n->labels = labels ? json_deep_copy(labels) : json_object();
@@ -236,6 +392,13 @@ json_t *node_render(const struct node *n)
 {
     json_t *meta = json_pack("{s:s, s:O, s:o}", "name", n->name, "labels", n->labels, "creationTimestamp",
                              render_time(n->created_ms));
+    if (n->gpus.count > 0) {
+        char held[GPU_DEVICES_MAX * 12];
+        gpu_format(&n->gpus, n->gpus.busy, false, held, sizeof held);
+        json_object_set_new(
+            meta, "annotations",
+            json_pack("{s:o, s:s}", GPUS_ANNOTATION, render_gpu_list(&n->gpus), "caldera.io/gpus-allocated", held));
+    }
     json_t *spec = json_deep_copy(json_object_get(n->manifest, "spec"));
     if (!json_is_object(spec)) {
         json_decref(spec);

@@ -87,7 +87,7 @@ static void add_volumes(json_t *spec, const struct job *job, const struct task_s
         json_object_set_new(spec, "containers", containers);
 }
 
-static json_t *pod_annotations(const struct job *job, int task)
+static json_t *pod_annotations(const struct job *job, int task, const struct replica *r, const struct node *node)
 {
     const json_t *tmeta = json_object_get(job->tasks[task].template, "metadata");
     json_t *ann = json_deep_copy(json_object_get(tmeta, "annotations"));
@@ -107,6 +107,11 @@ static json_t *pod_annotations(const struct job *job, int task)
     json_t *vols = volumes_annotation(&job->tasks[task]);
     if (vols)
         json_object_set_new(ann, "caldera.io/volumes", vols);
+    if (node && r->gpus) {
+        char gpus[GPU_DEVICES_MAX * 12];
+        gpu_format(&node->gpus, r->gpus, false, gpus, sizeof gpus);
+        set_str(ann, "caldera.io/gpu-devices", gpus);
+    }
     return ann;
 }
 
@@ -171,7 +176,7 @@ static json_t *pod_status(const struct job *job, int task, const struct replica 
     return status;
 }
 
-json_t *pod_render(const struct job *job, int task, int index, const char *node_name)
+json_t *pod_render(const struct job *job, int task, int index, const struct node *node)
 {
     const struct replica *r = &job->replicas[job->task_first[task] + index];
     char name[320], uid[UUID_STR_LEN];
@@ -183,8 +188,8 @@ json_t *pod_render(const struct job *job, int task, int index, const char *node_
     snprintf(rv, sizeof rv, "%llu", (unsigned long long)job->resource_version);
     json_t *meta = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:[o]}", "name", name, "namespace", job->ns, "uid",
                              uid, "resourceVersion", rv, "creationTimestamp", render_time(job->created_ms), "labels",
-                             pod_labels(job, task, index), "annotations", pod_annotations(job, task), "ownerReferences",
-                             owner);
+                             pod_labels(job, task, index), "annotations", pod_annotations(job, task, r, node),
+                             "ownerReferences", owner);
     json_t *spec = json_copy(json_object_get(job->tasks[task].template, "spec"));
     if (!json_is_object(spec)) {
         json_decref(spec);
@@ -194,8 +199,8 @@ json_t *pod_render(const struct job *job, int task, int index, const char *node_
     set_str(spec, "schedulerName", job->scheduler_name);
     set_str(spec, "hostname", name);
     set_str(spec, "subdomain", job->name);
-    if (node_name)
-        set_str(spec, "nodeName", node_name);
+    if (node)
+        set_str(spec, "nodeName", node->name);
     return json_pack("{s:s, s:s, s:o, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata", meta, "spec", spec,
                      "status", pod_status(job, task, r));
 }

@@ -217,6 +217,17 @@ bool resource_map_parse(struct fields *f, json_t *parent, const char *key, const
     json_object_foreach(map, name, v)
     {
         int index = resource_index(name);
+        if (strncmp(name, "volcano.sh/gpu-", 15) == 0) { /* Volcano's GPU sharing (gpu-memory, gpu-number) */
+            char sub[FIELD_PATH_MAX];
+            field_path(sub, path, name);
+            field_error(f, map, name, sub, "FieldValueNotSupported",
+                        "Unsupported value: \"%s\": GPU sharing is not supported: a task is given whole GPU devices "
+                        "for itself (ask for nvidia.com/gpu), since a process runtime cannot hold a task to a share "
+                        "of a device's memory",
+                        name);
+            ok = false;
+            continue;
+        }
         if (index < 0 || (index == RES_PODS && !allow_pods)) {
             char known[256] = "", sub[FIELD_PATH_MAX];
             field_path(sub, path, name);

@@ -433,6 +433,7 @@ const struct openapi_field openapi_field_table[] = {
     {"PodAttempt", "outcome", F_STRING, NULL, NULL},
     {"PodAttempt", "peakMemoryBytes", F_INT64, NULL, NULL},
     {"PodAttempt", "cpuSeconds", F_NUMBER, NULL, NULL},
+    {"PodAttempt", "gpuDevices", F_STRING, NULL, "the indexes of its node's GPU devices it held: \"2,3\""},
     {"JobReference", "name", F_STRING, NULL, NULL},
     {"JobReference", "uid", F_STRING, NULL, NULL},
     {"StreamInfo", "apiVersion", F_STRING, NULL, "caldera.io/v1"},

@@ -527,6 +527,7 @@ static void start(struct controller *ctl, struct companion *c, struct job *job, 
         rc |= strv_pushf(&full_env, "HOSTNAME=%s", pod);
         for (size_t i = 0; env && env[i]; i++)
             rc |= strv_setenv(&full_env, env[i]);
+        rc |= replica_gpu_env(ctl, r, &full_env); /* a notebook uses the pod's GPUs */
         if (rc != 0)
             snprintf(why, sizeof why, "out of memory");
     }

@@ -52,7 +52,8 @@ struct recovered_attempt {
     int32_t flat, pid;
     int64_t pid_start;
     uint32_t attempt;
-    int node; /* -1: its node is no longer configured */
+    int node;      /* -1: its node is no longer configured */
+    uint64_t gpus; /* the node's GPU devices it recorded holding (model/gpu.h mask) */
 };
 
 /* Something the controller does later, at due_ms on its clock: a policy action delayed by its
@@ -84,6 +85,7 @@ struct controller {
     int64_t backoff_base_ms;         /* in-place restarts wait base, 2 x base, ... (kubelet: 10 s) */
     int64_t backoff_max_ms;          /* ... up to this (kubelet: 300 s) */
     int32_t port_first, port_last;   /* the range job port blocks come from (job_plugins_ports_needed) */
+    bool gpu_uuids;                  /* tasks' CUDA_VISIBLE_DEVICES names UUIDs, not indexes */
     struct controller_timer *timers; /* a binary min-heap on due_ms */
     int ntimers, timers_cap;
     struct recovered_attempt *recovered; /* during recovery only */

@@ -76,9 +76,17 @@ static inline bool job_has_policies(const struct job *job, int task)
 {
     return job->npolicies > 0 || (task >= 0 && job->tasks[task].npolicies > 0);
 }
-/* Binds replica `flat` to node, holding its requests there and in its queue; and gives them back. */
-void replica_hold(struct controller *ctl, struct job *job, int flat, int node);
+/* Binds replica `flat` to node, holding its requests there and in its queue, and as many of the
+ * node's GPU devices as it asks for, exclusively: recorded_gpus when they are free (an adopted
+ * attempt's), else the ones gpu_choose picks (0: choose); and gives them back. */
+void replica_hold(struct controller *ctl, struct job *job, int flat, int node, uint64_t recorded_gpus);
 void replica_release(struct controller *ctl, struct job *job, int flat);
+/* On a node with GPU devices, the bound replica's processes (its task, its companions) see its own
+ * devices and no other, as the NVIDIA device plugin arranges: CUDA_VISIBLE_DEVICES and
+ * NVIDIA_VISIBLE_DEVICES name them (indexes, numbered in PCI order as NVML numbers them, with
+ * CUDA_DEVICE_ORDER=PCI_BUS_ID; or UUIDs with --gpu-visible-devices=uuid), and a replica asking for
+ * none sees none ("" and "void"). Sets them in *env; returns 0, or -1 out of memory. */
+int replica_gpu_env(const struct controller *ctl, const struct replica *r, char ***env);
 /* A pod was created (Pending): PodPending policies arm their timeout. */
 void job_pod_created(struct controller *ctl, struct job *job, int flat);
 /* The pod's end after a stop the controller asked for (its phase, its resources given back).

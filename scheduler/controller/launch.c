@@ -17,8 +17,10 @@
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 /* A container-like base environment, the container's env on top, then what the job plugins set
- * (VK_TASK_INDEX/VC_TASK_INDEX always) and the volumes' variables, which it may not override. */
-static char **attempt_env(const struct task_spec *ts, const char *pod, const char *work_dir, char *const *plugin_env)
+ * (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes' variables and the GPU devices'
+ * (replica_gpu_env), which it may not override. */
+static char **attempt_env(const struct controller *ctl, const struct replica *r, const struct task_spec *ts,
+                          const char *pod, const char *work_dir, char *const *plugin_env)
 {
     char **env = NULL;
     int rc = strv_pushf(&env, "PATH=%s", DEFAULT_PATH);
@@ -33,6 +35,8 @@ static char **attempt_env(const struct task_spec *ts, const char *pod, const cha
         snprintf(var, sizeof var, "%s=%s", ts->volumes[i].env_name, ts->volumes[i].dir);
         rc |= strv_setenv(&env, var);
     }
+    if (r->node >= 0)
+        rc |= replica_gpu_env(ctl, r, &env);
     if (rc != 0) {
         strv_free(env);
         return NULL;
@@ -101,7 +105,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
                  ts->image ? ts->image : "");
         return -1;
     }
-    char **env = attempt_env(ts, p->pod, p->work_dir, pa.env);
+    char **env = attempt_env(ctl, r, ts, p->pod, p->work_dir, pa.env);
     if (!env) {
         plugin_attempt_free(&pa);
         snprintf(why, why_len, "out of memory building the environment");
@@ -257,7 +261,7 @@ void controller_attempt_failed(struct controller *ctl, struct job *job, int flat
 
 void replica_start(struct controller *ctl, struct job *job, int flat, int node)
 {
-    replica_hold(ctl, job, flat, node);
+    replica_hold(ctl, job, flat, node, 0);
     replica_launch(ctl, job, flat, "Pending");
     after_launch(ctl, job, flat);
 }

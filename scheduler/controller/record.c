@@ -122,6 +122,10 @@ void fill_attempt_row(struct journal_entry *e, const struct controller *ctl, con
     a->pid = r->pid;
     a->start_ms = r->start_ms;
     a->log_path = strdup(rel);
+    char gpus[GPU_DEVICES_MAX * 12] = "";
+    if (r->node >= 0 && r->gpus_held)
+        gpu_format(&ctl->cluster->nodes[r->node].gpus, r->gpus, false, gpus, sizeof gpus);
+    a->gpus = strdup(gpus);
 }
 
 void fill_attempt_end(struct journal_entry *e, const struct replica *r, const char *outcome)

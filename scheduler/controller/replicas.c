@@ -1,8 +1,11 @@
-/* Replicas holding and letting go: node and queue resources held and given back, a pod created
- * (Pending) or ended after a stop the controller asked for, and a deleted job freed once reaped. */
+/* Replicas holding and letting go: node and queue resources held and given back (GPU devices too),
+ * a pod created (Pending) or ended after a stop the controller asked for, and a deleted job freed
+ * once reaped. */
 #include <stdlib.h>
 
+#include "common/log.h"
 #include "common/memory.h"
+#include "common/strv.h"
 #include "scheduler/controller/internal.h"
 
 /* What a bound replica holds: its task's requests, with the memory it was placed with (a task's
@@ -32,18 +35,68 @@ static void account(struct controller *ctl, struct job *job, int flat, bool hold
     }
 }
 
-void replica_hold(struct controller *ctl, struct job *job, int flat, int node)
+/* The node's devices for the replica: the recorded ones when they are free (a task adopted after a
+ * restart keeps its devices), else free ones by gpu_choose. The node's nvidia.com/gpu accounting
+ * guarantees enough are free; a node configured with fewer since gives what it has, logged. */
+static void hold_gpus(struct job *job, int flat, struct node *node, uint64_t recorded)
+{
+    struct replica *r = &job->replicas[flat];
+    int need = (int)job->tasks[job_task_of(job, flat)].request.v[RES_GPU];
+    r->gpus = 0;
+    r->gpus_held = false;
+    if (need <= 0 || node->gpus.count == 0)
+        return;
+    uint64_t mask = 0;
+    if (recorded && gpu_mask_count(recorded) == need && gpu_take(&node->gpus, recorded) == 0) {
+        mask = recorded;
+    } else {
+        int free_now = gpu_set_free_count(&node->gpus);
+        if (free_now < need)
+            log_warn("node %s has %d free GPU devices for a replica of %s/%s asking for %d", node->name, free_now,
+                     job->ns, job->name, need);
+        if (gpu_choose(&node->gpus, need < free_now ? need : free_now, &mask) == 0)
+            gpu_take(&node->gpus, mask);
+    }
+    r->gpus = mask;
+    r->gpus_held = mask != 0;
+}
+
+void replica_hold(struct controller *ctl, struct job *job, int flat, int node, uint64_t recorded_gpus)
 {
     struct replica *r = &job->replicas[flat];
     r->node = node;
     r->memory = job->tasks[job_task_of(job, flat)].request.v[RES_MEMORY];
     account(ctl, job, flat, true);
+    hold_gpus(job, flat, &ctl->cluster->nodes[node], recorded_gpus);
 }
 
 void replica_release(struct controller *ctl, struct job *job, int flat)
 {
-    if (job->replicas[flat].node >= 0)
-        account(ctl, job, flat, false);
+    struct replica *r = &job->replicas[flat];
+    if (r->node < 0)
+        return;
+    account(ctl, job, flat, false);
+    if (r->gpus_held) { /* r->gpus stays: the pod and its history still show what it had */
+        gpu_give(&ctl->cluster->nodes[r->node].gpus, r->gpus);
+        r->gpus_held = false;
+    }
+}
+
+/* What its processes see of the node's GPUs: see internal.h. */
+int replica_gpu_env(const struct controller *ctl, const struct replica *r, char ***env)
+{
+    if (r->node < 0 || ctl->cluster->nodes[r->node].gpus.count == 0)
+        return 0;
+    const struct gpu_set *gpus = &ctl->cluster->nodes[r->node].gpus;
+    uint64_t mask = r->gpus;
+    bool uuids = ctl->gpu_uuids;
+    char list[GPU_DEVICES_MAX * (GPU_UUID_MAX + 1)];
+    gpu_format(gpus, mask, uuids, list, sizeof list);
+    int rc = strv_setenvf(env, "CUDA_VISIBLE_DEVICES=%s", list);
+    rc |= strv_setenvf(env, "NVIDIA_VISIBLE_DEVICES=%s", mask ? list : "void");
+    if (mask && !uuids)
+        rc |= strv_setenv(env, "CUDA_DEVICE_ORDER=PCI_BUS_ID");
+    return rc;
 }
 
 void job_pod_created(struct controller *ctl, struct job *job, int flat)

@@ -161,6 +161,7 @@ static int keep_dormant_attempt(struct job_dormant *d, const struct store_attemp
                                   .log_path = strdup(row->log_path ? row->log_path : ""),
                                   .outcome = strdup(row->outcome ? row->outcome : ""),
                                   .cgroup = strdup(row->cgroup ? row->cgroup : ""),
+                                  .gpus = strdup(row->gpus ? row->gpus : ""),
                                   .index = row->index,
                                   .attempt = row->attempt,
                                   .job_version = row->job_version,
@@ -170,7 +171,9 @@ static int keep_dormant_attempt(struct job_dormant *d, const struct store_attemp
                                   .pid_start = row->pid_start,
                                   .start_ms = row->start_ms,
                                   .end_ms = row->end_ms};
-    return a->pod && a->task && a->node && a->reason && a->message && a->log_path && a->outcome && a->cgroup ? 0 : -1;
+    return a->pod && a->task && a->node && a->reason && a->message && a->log_path && a->outcome && a->cgroup && a->gpus
+               ? 0
+               : -1;
 }
 
 int controller_wake_job(struct controller *ctl, struct job *stub)
@@ -220,7 +223,8 @@ int controller_wake_job(struct controller *ctl, struct job *stub)
                                         .log_path = a->log_path,
                                         .outcome = a->outcome,
                                         .kept_version = a->kept_version,
-                                        .cgroup = a->cgroup};
+                                        .cgroup = a->cgroup,
+                                        .gpus = a->gpus};
         restore_attempt_row(ctl, stub, &row);
     }
     job_dormant_free(d);
@@ -237,6 +241,15 @@ void controller_enable_waking(struct controller *ctl)
     ctl->cluster->wake_ctx = ctl;
 }
 
+/* The devices an attempt recorded, as a mask over its node's devices (0: none, or not its node's). */
+static uint64_t recorded_gpus(const struct controller *ctl, int node, const struct store_attempt_row *row)
+{
+    uint64_t mask = 0;
+    if (node < 0 || !row->gpus || gpu_parse_indexes(&ctl->cluster->nodes[node].gpus, row->gpus, &mask) != 0)
+        return 0;
+    return mask;
+}
+
 /* An attempt recorded as running: the pod runs (as far as anyone knows) until recovery has asked the
  * runtime whether its process is still there (adopt_recovered). */
 static int remember_running(struct controller *ctl, struct job *job, int flat, const struct store_attempt_row *row)
@@ -251,6 +264,7 @@ static int remember_running(struct controller *ctl, struct job *job, int flat, c
     ra->pid_start = row->pid_start;
     ra->attempt = (uint32_t)row->attempt;
     ra->node = cluster_find_node(ctl->cluster, row->node ? row->node : "");
+    ra->gpus = recorded_gpus(ctl, ra->node, row);
     r->start_ms = row->start_ms;
     r->born = (uint32_t)row->attempt - 1;
     job_set_replica_phase(job, flat, POD_RUNNING);
@@ -290,6 +304,7 @@ static int restore_attempt_row(struct controller *ctl, struct job *job, const st
     r->start_ms = row->start_ms;
     r->end_ms = row->end_ms;
     r->node = cluster_find_node(ctl->cluster, row->node ? row->node : "");
+    r->gpus = recorded_gpus(ctl, r->node, row); /* shown, not held: the attempt ended */
     free(r->message);
     r->message = row->message && *row->message ? strdup(row->message) : NULL;
     const char *outcome = row->outcome ? row->outcome : "";
@@ -317,7 +332,7 @@ static void adopt_one(struct controller *ctl, struct job *job, const struct reco
     struct replica *r = &job->replicas[flat];
     r->node = -1;
     if (ra->node >= 0)
-        replica_hold(ctl, job, flat, ra->node);
+        replica_hold(ctl, job, flat, ra->node, ra->gpus);
     job->live_procs++;
     struct replica_exit ex = {.unknown = true, .exit_code = -1, .end_ms = ctl->now_ms};
     if (ctl->ops.adopt && ctl->ops.adopt(ctl->ops.ctx, job, flat, ra->pid, ra->pid_start, &ex) == 1) {
@@ -339,15 +354,21 @@ static void adopt_one(struct controller *ctl, struct job *job, const struct reco
 /* Every attempt recorded as running when the last run ended, in load order. */
 static void adopt_recovered(struct controller *ctl)
 {
-    for (int i = 0; i < ctl->nrecovered; i++) {
-        const struct recovered_attempt *ra = &ctl->recovered[i];
-        struct job *job = cluster_find_job_uid(ctl->cluster, ra->job_uid);
-        if (!job || ra->flat >= job->total_replicas)
-            continue;
-        const struct replica *r = &job->replicas[ra->flat];
-        if (r->phase != POD_RUNNING || r->attempts != ra->attempt)
-            continue; /* a later row superseded it: its process, if any, is swept as an orphan */
-        adopt_one(ctl, job, ra);
+    /* Attempts that asked for GPUs but recorded none (started before schema 7) are given devices
+     * after every other has taken back the devices it recorded. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < ctl->nrecovered; i++) {
+            const struct recovered_attempt *ra = &ctl->recovered[i];
+            struct job *job = cluster_find_job_uid(ctl->cluster, ra->job_uid);
+            if (!job || ra->flat >= job->total_replicas)
+                continue;
+            const struct replica *r = &job->replicas[ra->flat];
+            if (r->phase != POD_RUNNING || r->attempts != ra->attempt)
+                continue; /* a later row superseded it: its process, if any, is swept as an orphan */
+            bool unrecorded = !ra->gpus && job->tasks[job_task_of(job, ra->flat)].request.v[RES_GPU] > 0;
+            if (unrecorded == (pass == 1))
+                adopt_one(ctl, job, ra);
+        }
     }
     free(ctl->recovered);
     ctl->recovered = NULL;

@@ -34,16 +34,16 @@ static void attach(struct journal_entry *e, enum watch_type type, const char *ap
 
 /* --- jobs, their PodGroups and pods ------------------------------------------------ */
 
-static const char *node_name(const struct controller *ctl, const struct replica *r)
+static const struct node *bound_node(const struct controller *ctl, const struct replica *r)
 {
-    return r->node >= 0 && r->node < ctl->cluster->nnodes ? ctl->cluster->nodes[r->node].name : NULL;
+    return r->node >= 0 && r->node < ctl->cluster->nnodes ? &ctl->cluster->nodes[r->node] : NULL;
 }
 
 /* A pod as watches see it; a pod that left the API shows the last phase they saw. */
 static json_t *render_pod(const struct controller *ctl, const struct job *job, int flat, uint8_t shown_phase)
 {
     int task = job_task_of(job, flat);
-    json_t *pod = pod_render(job, task, flat - job->task_first[task], node_name(ctl, &job->replicas[flat]));
+    json_t *pod = pod_render(job, task, flat - job->task_first[task], bound_node(ctl, &job->replicas[flat]));
     json_t *status = json_object_get(pod, "status");
     if (shown_phase < POD_PHASE_COUNT && json_is_object(status))
         json_object_set_new(status, "phase", json_string(pod_phase_name((enum pod_phase)shown_phase)));

@@ -620,6 +620,7 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         .backoff_max_ms = cfg->restart_backoff_max_ms,
         .port_first = cfg->port_first,
         .port_last = cfg->port_last,
+        .gpu_uuids = cfg->gpu_uuids,
     };
     if (cfg->companion_types && controller_companions_init(&c->ctl, cfg->companion_types, cfg->companion_port_first,
                                                            cfg->companion_port_last, cfg->bin_dir) != 0) {

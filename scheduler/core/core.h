@@ -32,6 +32,7 @@ struct core_config {
     int64_t restart_backoff_max_ms;    /* its ceiling (0: kubelet's 300 s) */
     int32_t port_first, port_last;     /* where job port blocks come from (0: 20000-59999) */
     bool keep_tasks;                   /* core_stop leaves running tasks to the next server (--keep-tasks) */
+    bool gpu_uuids;                    /* tasks' CUDA_VISIBLE_DEVICES names GPU UUIDs (else indexes) */
     struct watch_demand *watch_demand; /* whether watches follow objects (then each change is rendered
                                           for them); NULL: never */
     const struct companion_types *companion_types;     /* the caller's, for the core's life; NULL: none */

@@ -97,9 +97,9 @@ static void command_run(struct core *c, struct core_request *req)
 
 /* --- pods --------------------------------------------------------------- */
 
-static const char *node_name(const struct core *c, const struct replica *r)
+static const struct node *bound_node(const struct core *c, const struct replica *r)
 {
-    return r->node >= 0 && r->node < c->cluster.nnodes ? c->cluster.nodes[r->node].name : NULL;
+    return r->node >= 0 && r->node < c->cluster.nnodes ? &c->cluster.nodes[r->node] : NULL;
 }
 
 /* A page of pods (core.h: limit, after): the jobs in the cluster's order, each job's by task and index. */
@@ -118,7 +118,7 @@ static void pod_list(struct core *c, struct core_request *req)
                 if (!job_pod_exists(job, job->task_first[t] + i) ||
                     (req->name_eq && strcmp(job_pod_name(job, t, i, name, sizeof name), req->name_eq) != 0))
                     continue;
-                json_t *pod = pod_render(job, t, i, node_name(c, &job->replicas[job->task_first[t] + i]));
+                json_t *pod = pod_render(job, t, i, bound_node(c, &job->replicas[job->task_first[t] + i]));
                 if (req->nselectors &&
                     !core_labels_match(json_object_get(json_object_get(pod, "metadata"), "labels"), req)) {
                     json_decref(pod);
@@ -152,7 +152,7 @@ static void pod_get(struct core *c, struct core_request *req)
     int task, index;
     struct job *job = find_pod(c, req, &task, &index);
     if (job)
-        core_answer(req, 200, pod_render(job, task, index, node_name(c, job_replica(job, task, index))),
+        core_answer(req, 200, pod_render(job, task, index, bound_node(c, job_replica(job, task, index))),
                     job->resource_version);
 }
 

@@ -250,7 +250,7 @@ static void test_open_refuses_newer_schema_without_writing(void)
     REQUIRE(tmp_db_make(&t));
     sqlite3 *db;
     REQUIRE(sqlite3_open(t.path, &db) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db, "CREATE TABLE future(x); INSERT INTO future VALUES (1); PRAGMA user_version = 7", NULL,
+    REQUIRE(sqlite3_exec(db, "CREATE TABLE future(x); INSERT INTO future VALUES (1); PRAGMA user_version = 9999", NULL,
                          NULL, NULL) == SQLITE_OK);
     sqlite3_close(db);
     char *before, *after;
@@ -261,8 +261,9 @@ static void test_open_refuses_newer_schema_without_writing(void)
     char err[512], want[512];
     CHECK_INT(store_open(t.path, &s, err, sizeof err), -1);
     CHECK(s == NULL);
-    snprintf(want, sizeof want, "database %s has schema version 7 but this jobserver knows up to %d; refusing to start",
-             t.path, schema_latest_version());
+    snprintf(want, sizeof want,
+             "database %s has schema version 9999 but this jobserver knows up to %d; refusing to start", t.path,
+             schema_latest_version());
     CHECK_STR(err, want);
 
     REQUIRE(file_bytes(t.path, &after, &after_len));

@@ -211,7 +211,7 @@ static bool insert_rows_of_version(const char *path, int version)
 
 struct loaded {
     int jobs, attempts;
-    char cgroup[64], outcome[32], phase[32];
+    char cgroup[64], outcome[32], phase[32], gpus[32];
 };
 
 static int count_job(void *ctx, const struct store_job_row *row)
@@ -228,10 +228,11 @@ static int keep_attempt(void *ctx, const struct store_attempt_row *row)
     l->attempts++;
     snprintf(l->cgroup, sizeof l->cgroup, "%s", row->cgroup);
     snprintf(l->outcome, sizeof l->outcome, "%s", row->outcome);
+    snprintf(l->gpus, sizeof l->gpus, "%s", row->gpus ? row->gpus : "(null)");
     return 0;
 }
 
-/* Versions 4 and 5 on a database with rows: every row stays; attempts gain cgroup ""; the tasks of
+/* Versions 4, 5 and 7 on a database with rows: every row stays; attempts gain cgroup "" and gpus ""; the tasks of
  * stored jobs are derived from their specs (minAvailable defaulting to replicas; a spec that is not
  * JSON gives none); nodes and commands start empty; live jobs gain their phase, queue and TTL from
  * their JSON; recovery reads the old attempt with cgroup "" and the job with its phase. */
@@ -255,6 +256,7 @@ static void test_rows_of_every_version_survive(void)
         CHECK_INT(l.jobs, 1); /* the deleted one stays out of recovery */
         CHECK_INT(l.attempts, 1);
         CHECK_STR(l.cgroup, "");
+        CHECK_STR(l.gpus, "");
         CHECK_STR(l.outcome, v >= 3 ? "Restarting" : "");
         check_latest_schema(t.path);
         CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM jobs"), 2);

@@ -1,0 +1,31 @@
+/* Finding this machine's NVIDIA GPUs at start-up: NVML loaded at run time (no build-time
+ * dependency), else the driver's /dev and /proc files. Never fatal: a machine without GPUs has none. */
+#ifndef CALDERA_RUNTIME_GPU_DISCOVER_H
+#define CALDERA_RUNTIME_GPU_DISCOVER_H
+
+#include "model/node.h"
+
+/* Where discovery looks. nvml_library: the NVML shared object to dlopen ("libnvidia-ml.so.1"),
+ * "none" to skip NVML; root: a prefix for /dev, /proc and /sys ("" for the real ones). */
+struct gpu_discovery {
+    const char *nvml_library;
+    const char *root;
+};
+
+/* The defaults, overridden by CALDERA_NVML_LIBRARY and CALDERA_GPU_ROOT (for tests). */
+struct gpu_discovery gpu_discovery_from_env(void);
+
+/* Fills m->gpus (empty first) and m->gpu_product with what NVML reports, or what the driver's files
+ * say when NVML cannot be loaded or fails. Problems are logged; returns the number of devices found. */
+int gpu_discover(const struct gpu_discovery *where, struct machine *m);
+
+/* The two ways, for gpu_discover and tests: each returns the number found, or -1 (with a sentence in
+ * err) when it cannot tell; NVML returns -2 when its library cannot be loaded (no driver). */
+int gpu_discover_nvml(const struct gpu_discovery *where, struct machine *m, char *err, size_t errlen);
+int gpu_discover_driver_files(const struct gpu_discovery *where, struct machine *m, char *err, size_t errlen);
+
+/* The NUMA node of a PCI device ("0000:17:00.0") from <root>/sys/bus/pci/devices/<id>/numa_node,
+ * -1 when unknown (the file says -1 on machines with one NUMA node). */
+int gpu_pci_numa_node(const char *root, const char *bus_id);
+
+#endif
