@@ -68,7 +68,7 @@ static void command_line(struct sbuf *b, const json_t *container)
 
 static const char *const TASK_HEADERS[] = {"NAME", "REPLICAS", "MIN", "IMAGE", "REQUESTS", "COMMAND"};
 
-static void task_row(struct table *t, const json_t *task, int64_t now_ms)
+static void task_row(struct view_row *r, const json_t *task, int64_t now_ms)
 {
     (void)now_ms;
     char replicas[32], min[32], req[CELL_LEN] = "";
@@ -91,7 +91,8 @@ static void task_row(struct table *t, const json_t *task, int64_t now_ms)
                            json_string_value(json_object_get(c, "image")),
                            req,
                            cmd.failed ? "" : sbuf_str(&cmd)};
-    table_add(t, cells);
+    for (int i = 0; i < 6; i++)
+        view_row_set(r, i, cells[i]);
     sbuf_free(&cmd);
 }
 

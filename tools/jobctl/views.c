@@ -12,22 +12,22 @@
 #define MAX_COLS 12
 
 /* Cell buffers of one row. */
-struct row {
+struct view_row {
     char buf[MAX_COLS][CELL_LEN];
     const char *cells[MAX_COLS];
 };
 
-static const char *cell(struct row *r, int col, const json_t *root, const char *path)
+static const char *cell(struct view_row *r, int col, const json_t *root, const char *path)
 {
     return r->cells[col] = json_cell(json_at(root, path), r->buf[col], CELL_LEN);
 }
 
-static const char *count(struct row *r, int col, const json_t *root, const char *path)
+static const char *count(struct view_row *r, int col, const json_t *root, const char *path)
 {
     return r->cells[col] = json_count(json_at(root, path), r->buf[col], CELL_LEN);
 }
 
-static const char *age(struct row *r, int col, const json_t *root, const char *path, int64_t now_ms)
+static const char *age(struct view_row *r, int col, const json_t *root, const char *path, int64_t now_ms)
 {
     return r->cells[col] = age_since(json_at(root, path), now_ms, r->buf[col], CELL_LEN);
 }
@@ -49,7 +49,7 @@ const char *job_reason(const json_t *job)
 }
 
 /* The reason cut to max bytes (at a UTF-8 boundary) with "..." when longer. */
-static const char *short_reason(struct row *r, int col, const char *text, size_t max)
+static const char *short_reason(struct view_row *r, int col, const char *text, size_t max)
 {
     size_t n = strlen(text);
     if (n <= max)
@@ -65,7 +65,7 @@ static const char *short_reason(struct row *r, int col, const char *text, size_t
 static const char *const JOB_HEADERS[] = {"NAME",      "PHASE",  "MIN",     "PENDING", "RUNNING",
                                           "SUCCEEDED", "FAILED", "RETRIES", "AGE",     "REASON"};
 
-static void job_counts(struct row *r, const json_t *job)
+static void job_counts(struct view_row *r, const json_t *job)
 {
     cell(r, 0, job, "metadata.name");
     cell(r, 1, job, "status.state.phase");
@@ -77,27 +77,23 @@ static void job_counts(struct row *r, const json_t *job)
     count(r, 7, job, "status.retryCount");
 }
 
-static void job_row(struct table *t, const json_t *job, int64_t now_ms)
+static void job_row(struct view_row *r, const json_t *job, int64_t now_ms)
 {
-    struct row r;
-    job_counts(&r, job);
-    age(&r, 8, job, "metadata.creationTimestamp", now_ms);
-    short_reason(&r, 9, job_reason(job), JOB_REASON_SHORT);
-    table_add(t, r.cells);
+    job_counts(r, job);
+    age(r, 8, job, "metadata.creationTimestamp", now_ms);
+    short_reason(r, 9, job_reason(job), JOB_REASON_SHORT);
 }
 
 static const char *const JOB_WIDE_HEADERS[] = {"NAME",   "PHASE",   "MIN",   "PENDING", "RUNNING", "SUCCEEDED",
                                                "FAILED", "RETRIES", "QUEUE", "VERSION", "AGE",     "REASON"};
 
-static void job_wide_row(struct table *t, const json_t *job, int64_t now_ms)
+static void job_wide_row(struct view_row *r, const json_t *job, int64_t now_ms)
 {
-    struct row r;
-    job_counts(&r, job);
-    cell(&r, 8, job, "spec.queue");
-    count(&r, 9, job, "status.version");
-    age(&r, 10, job, "metadata.creationTimestamp", now_ms);
-    short_reason(&r, 11, job_reason(job), CELL_LEN - 4);
-    table_add(t, r.cells);
+    job_counts(r, job);
+    cell(r, 8, job, "spec.queue");
+    count(r, 9, job, "status.version");
+    age(r, 10, job, "metadata.creationTimestamp", now_ms);
+    short_reason(r, 11, job_reason(job), CELL_LEN - 4);
 }
 
 const struct view VIEW_JOBS_WIDE = {JOB_WIDE_HEADERS, 12, job_wide_row, "job.batch.volcano.sh", NULL};
@@ -118,18 +114,6 @@ static const char *pod_reason_path(const json_t *pod)
     return "status.reason";
 }
 
-static void pod_row(struct table *t, const json_t *pod, int64_t now_ms)
-{
-    struct row r;
-    cell(&r, 0, pod, "metadata.name");
-    cell(&r, 1, pod, "spec.nodeName");
-    cell(&r, 2, pod, "status.phase");
-    cell(&r, 3, pod, "status.containerStatuses.0.state.terminated.exitCode");
-    cell(&r, 4, pod, pod_reason_path(pod));
-    age(&r, 5, pod, "metadata.creationTimestamp", now_ms);
-    table_add(t, r.cells);
-}
-
 static const char *const POD_WIDE_HEADERS[] = {"POD",      "NODE", "PHASE",   "EXIT", "REASON",
                                                "RESTARTS", "IP",   "STARTED", "AGE",  "MESSAGE"};
 
@@ -144,24 +128,23 @@ static const char *pod_message_path(const json_t *pod)
     return "status.message";
 }
 
-static void pod_wide_row(struct table *t, const json_t *pod, int64_t now_ms)
+static void pod_wide_row(struct view_row *r, const json_t *pod, int64_t now_ms)
 {
-    struct row r;
-    cell(&r, 0, pod, "metadata.name");
-    cell(&r, 1, pod, "spec.nodeName");
-    cell(&r, 2, pod, "status.phase");
-    cell(&r, 3, pod, "status.containerStatuses.0.state.terminated.exitCode");
-    cell(&r, 4, pod, pod_reason_path(pod));
-    count(&r, 5, pod, "status.containerStatuses.0.restartCount");
-    cell(&r, 6, pod, "status.podIP");
-    cell(&r, 7, pod, "status.startTime");
-    age(&r, 8, pod, "metadata.creationTimestamp", now_ms);
-    cell(&r, 9, pod, pod_message_path(pod));
-    table_add(t, r.cells);
+    cell(r, 0, pod, "metadata.name");
+    cell(r, 1, pod, "spec.nodeName");
+    cell(r, 2, pod, "status.phase");
+    cell(r, 3, pod, "status.containerStatuses.0.state.terminated.exitCode");
+    cell(r, 4, pod, pod_reason_path(pod));
+    count(r, 5, pod, "status.containerStatuses.0.restartCount");
+    cell(r, 6, pod, "status.podIP");
+    cell(r, 7, pod, "status.startTime");
+    age(r, 8, pod, "metadata.creationTimestamp", now_ms);
+    cell(r, 9, pod, pod_message_path(pod));
 }
 
 const struct view VIEW_PODS_WIDE = {POD_WIDE_HEADERS, 10, pod_wide_row, "pod", NULL};
-const struct view VIEW_PODS = {POD_HEADERS, 6, pod_row, "pod", &VIEW_PODS_WIDE};
+const struct view VIEW_PODS = {
+    POD_HEADERS, 6, pod_wide_row, "pod", &VIEW_PODS_WIDE, (const unsigned char[]){0, 1, 2, 3, 4, 8}};
 
 /* --- nodes --------------------------------------------------------------------------------- */
 
@@ -187,7 +170,7 @@ static const char *node_status(const json_t *node, char *buf, size_t len)
 }
 
 /* Allocatable (else capacity) of one resource; resource names contain dots, so no dotted path. */
-static const char *node_resource(struct row *r, int col, const json_t *node, const char *res, bool counter)
+static const char *node_resource(struct view_row *r, int col, const json_t *node, const char *res, bool counter)
 {
     json_t *v = json_object_get(json_at(node, "status.allocatable"), res);
     if (!v)
@@ -195,23 +178,11 @@ static const char *node_resource(struct row *r, int col, const json_t *node, con
     return r->cells[col] = counter ? json_count(v, r->buf[col], CELL_LEN) : json_cell(v, r->buf[col], CELL_LEN);
 }
 
-static void node_row(struct table *t, const json_t *node, int64_t now_ms)
-{
-    struct row r;
-    cell(&r, 0, node, "metadata.name");
-    r.cells[1] = node_status(node, r.buf[1], CELL_LEN);
-    node_resource(&r, 2, node, "cpu", false);
-    node_resource(&r, 3, node, "memory", false);
-    node_resource(&r, 4, node, "nvidia.com/gpu", true);
-    age(&r, 5, node, "metadata.creationTimestamp", now_ms);
-    table_add(t, r.cells);
-}
-
 static const char *const NODE_WIDE_HEADERS[] = {"NAME", "STATUS",      "CPU",     "MEMORY", "GPU",
                                                 "PODS", "INTERNAL-IP", "RUNTIME", "AGE"};
 
 /* The node's address of that type (InternalIP). */
-static const char *node_address(struct row *r, int col, const json_t *node, const char *type)
+static const char *node_address(struct view_row *r, int col, const json_t *node, const char *type)
 {
     size_t i;
     json_t *addr;
@@ -226,46 +197,32 @@ static const char *node_address(struct row *r, int col, const json_t *node, cons
     return r->cells[col];
 }
 
-static void node_wide_row(struct table *t, const json_t *node, int64_t now_ms)
+static void node_wide_row(struct view_row *r, const json_t *node, int64_t now_ms)
 {
-    struct row r;
-    cell(&r, 0, node, "metadata.name");
-    r.cells[1] = node_status(node, r.buf[1], CELL_LEN);
-    node_resource(&r, 2, node, "cpu", false);
-    node_resource(&r, 3, node, "memory", false);
-    node_resource(&r, 4, node, "nvidia.com/gpu", true);
-    node_resource(&r, 5, node, "pods", false);
-    node_address(&r, 6, node, "InternalIP");
-    cell(&r, 7, node, "status.nodeInfo.containerRuntimeVersion");
-    age(&r, 8, node, "metadata.creationTimestamp", now_ms);
-    table_add(t, r.cells);
+    cell(r, 0, node, "metadata.name");
+    r->cells[1] = node_status(node, r->buf[1], CELL_LEN);
+    node_resource(r, 2, node, "cpu", false);
+    node_resource(r, 3, node, "memory", false);
+    node_resource(r, 4, node, "nvidia.com/gpu", true);
+    node_resource(r, 5, node, "pods", false);
+    node_address(r, 6, node, "InternalIP");
+    cell(r, 7, node, "status.nodeInfo.containerRuntimeVersion");
+    age(r, 8, node, "metadata.creationTimestamp", now_ms);
 }
 
 const struct view VIEW_NODES_WIDE = {NODE_WIDE_HEADERS, 9, node_wide_row, "node", NULL};
-const struct view VIEW_NODES = {NODE_HEADERS, 6, node_row, "node", &VIEW_NODES_WIDE};
+const struct view VIEW_NODES = {
+    NODE_HEADERS, 6, node_wide_row, "node", &VIEW_NODES_WIDE, (const unsigned char[]){0, 1, 2, 3, 4, 8}};
 
 /* --- queues -------------------------------------------------------------------------------- */
 
 static const char *const QUEUE_HEADERS[] = {"NAME", "STATE", "WEIGHT", "PENDING", "RUNNING", "INQUEUE", "AGE"};
 
-static void queue_row(struct table *t, const json_t *q, int64_t now_ms)
-{
-    struct row r;
-    cell(&r, 0, q, "metadata.name");
-    cell(&r, 1, q, "status.state");
-    cell(&r, 2, q, "spec.weight");
-    count(&r, 3, q, "status.pending");
-    count(&r, 4, q, "status.running");
-    count(&r, 5, q, "status.inqueue");
-    age(&r, 6, q, "metadata.creationTimestamp", now_ms);
-    table_add(t, r.cells);
-}
-
 static const char *const QUEUE_WIDE_HEADERS[] = {"NAME",    "STATE",     "WEIGHT",      "PENDING",    "RUNNING",
                                                  "INQUEUE", "COMPLETED", "RECLAIMABLE", "CAPABILITY", "AGE"};
 
 /* A resource list as one cell: "cpu=4,memory=8Gi" ("" when empty). */
-static const char *resources(struct row *r, int col, const json_t *root, const char *path)
+static const char *resources(struct view_row *r, int col, const json_t *root, const char *path)
 {
     size_t at = 0;
     const char *key;
@@ -281,37 +238,35 @@ static const char *resources(struct row *r, int col, const json_t *root, const c
     return r->cells[col] = r->buf[col];
 }
 
-static void queue_wide_row(struct table *t, const json_t *q, int64_t now_ms)
+static void queue_wide_row(struct view_row *r, const json_t *q, int64_t now_ms)
 {
-    struct row r;
-    cell(&r, 0, q, "metadata.name");
-    cell(&r, 1, q, "status.state");
-    cell(&r, 2, q, "spec.weight");
-    count(&r, 3, q, "status.pending");
-    count(&r, 4, q, "status.running");
-    count(&r, 5, q, "status.inqueue");
-    count(&r, 6, q, "status.completed");
-    cell(&r, 7, q, "spec.reclaimable");
-    resources(&r, 8, q, "spec.capability");
-    age(&r, 9, q, "metadata.creationTimestamp", now_ms);
-    table_add(t, r.cells);
+    cell(r, 0, q, "metadata.name");
+    cell(r, 1, q, "status.state");
+    cell(r, 2, q, "spec.weight");
+    count(r, 3, q, "status.pending");
+    count(r, 4, q, "status.running");
+    count(r, 5, q, "status.inqueue");
+    count(r, 6, q, "status.completed");
+    cell(r, 7, q, "spec.reclaimable");
+    resources(r, 8, q, "spec.capability");
+    age(r, 9, q, "metadata.creationTimestamp", now_ms);
 }
 
 const struct view VIEW_QUEUES_WIDE = {QUEUE_WIDE_HEADERS, 10, queue_wide_row, "queue.scheduling.volcano.sh", NULL};
-const struct view VIEW_QUEUES = {QUEUE_HEADERS, 7, queue_row, "queue.scheduling.volcano.sh", &VIEW_QUEUES_WIDE};
+const struct view VIEW_QUEUES = {QUEUE_HEADERS,     7,
+                                 queue_wide_row,    "queue.scheduling.volcano.sh",
+                                 &VIEW_QUEUES_WIDE, (const unsigned char[]){0, 1, 2, 3, 4, 5, 9}};
 
 /* --- history ------------------------------------------------------------------------------- */
 
 static const char *const TRANSITION_HEADERS[] = {"SEQ", "TIME", "FROM", "TO", "REASON", "MESSAGE"};
 
-static void transition_row(struct table *t, const json_t *tr, int64_t now_ms)
+static void transition_row(struct view_row *r, const json_t *tr, int64_t now_ms)
 {
     static const char *const fields[] = {"seq", "time", "from", "to", "reason", "message"};
-    struct row r;
     (void)now_ms;
     for (int i = 0; i < 6; i++)
-        cell(&r, i, tr, fields[i]);
-    table_add(t, r.cells);
+        cell(r, i, tr, fields[i]);
 }
 
 const struct view VIEW_TRANSITIONS = {TRANSITION_HEADERS, 6, transition_row, NULL, NULL};
@@ -319,60 +274,45 @@ const struct view VIEW_TRANSITIONS = {TRANSITION_HEADERS, 6, transition_row, NUL
 static const char *const ATTEMPT_HEADERS[] = {"POD",   "ATTEMPT", "VERSION", "NODE",   "PID",
                                               "START", "FINISH",  "EXIT",    "REASON", "MESSAGE"};
 
-static void attempt_row(struct table *t, const json_t *at, int64_t now_ms)
+static void attempt_row(struct view_row *r, const json_t *at, int64_t now_ms)
 {
     static const char *const fields[] = {"pod",       "attempt",    "jobVersion", "node",   "pid",
                                          "startTime", "finishTime", "exitCode",   "reason", "message"};
-    struct row r;
     (void)now_ms;
     for (int i = 0; i < 10; i++)
-        cell(&r, i, at, fields[i]);
-    table_add(t, r.cells);
+        cell(r, i, at, fields[i]);
 }
 
 const struct view VIEW_ATTEMPTS = {ATTEMPT_HEADERS, 10, attempt_row, NULL, NULL};
 
 static const char *const HISTORY_HEADERS[] = {"NAME", "PHASE", "ATTEMPTS", "STARTED", "FINISHED", "DELETED", "AGE"};
 
-static void history_row(struct table *t, const json_t *h, int64_t now_ms)
-{
-    struct row r;
-    cell(&r, 0, h, "metadata.name");
-    cell(&r, 1, h, "phase");
-    count(&r, 2, h, "attemptCount");
-    cell(&r, 3, h, "firstStartTime");
-    cell(&r, 4, h, "lastFinishTime");
-    cell(&r, 5, h, "metadata.deletionTimestamp");
-    age(&r, 6, h, "metadata.creationTimestamp", now_ms);
-    table_add(t, r.cells);
-}
-
 static const char *const HISTORY_WIDE_HEADERS[] = {"NAME",     "PHASE",   "ATTEMPTS", "STARTED",
                                                    "FINISHED", "DELETED", "UID",      "AGE"};
 
-static void history_wide_row(struct table *t, const json_t *h, int64_t now_ms)
+static void history_wide_row(struct view_row *r, const json_t *h, int64_t now_ms)
 {
-    struct row r;
-    cell(&r, 0, h, "metadata.name");
-    cell(&r, 1, h, "phase");
-    count(&r, 2, h, "attemptCount");
-    cell(&r, 3, h, "firstStartTime");
-    cell(&r, 4, h, "lastFinishTime");
-    cell(&r, 5, h, "metadata.deletionTimestamp");
-    cell(&r, 6, h, "metadata.uid");
-    age(&r, 7, h, "metadata.creationTimestamp", now_ms);
-    table_add(t, r.cells);
+    cell(r, 0, h, "metadata.name");
+    cell(r, 1, h, "phase");
+    count(r, 2, h, "attemptCount");
+    cell(r, 3, h, "firstStartTime");
+    cell(r, 4, h, "lastFinishTime");
+    cell(r, 5, h, "metadata.deletionTimestamp");
+    cell(r, 6, h, "metadata.uid");
+    age(r, 7, h, "metadata.creationTimestamp", now_ms);
 }
 
 const struct view VIEW_HISTORIES_WIDE = {HISTORY_WIDE_HEADERS, 8, history_wide_row, "jobhistory.caldera.io", NULL};
-const struct view VIEW_HISTORIES = {HISTORY_HEADERS, 7, history_row, "jobhistory.caldera.io", &VIEW_HISTORIES_WIDE};
+const struct view VIEW_HISTORIES = {HISTORY_HEADERS,      7,
+                                    history_wide_row,     "jobhistory.caldera.io",
+                                    &VIEW_HISTORIES_WIDE, (const unsigned char[]){0, 1, 2, 3, 4, 5, 7}};
 
 /* --- tokens -------------------------------------------------------------------------------- */
 
 static const char *const TOKEN_HEADERS[] = {"ID", "USER", "ROLE", "NAMESPACES", "UID", "GID", "AGE"};
 
 /* A list of strings as one cell: "team-a,team-b". */
-static const char *joined(struct row *r, int col, const json_t *root, const char *path)
+static const char *joined(struct view_row *r, int col, const json_t *root, const char *path)
 {
     size_t at = 0, i;
     json_t *item;
@@ -382,17 +322,15 @@ static const char *joined(struct row *r, int col, const json_t *root, const char
     return r->cells[col] = r->buf[col];
 }
 
-static void token_row(struct table *t, const json_t *tok, int64_t now_ms)
+static void token_row(struct view_row *r, const json_t *tok, int64_t now_ms)
 {
-    struct row r;
-    cell(&r, 0, tok, "metadata.name");
-    cell(&r, 1, tok, "spec.user");
-    cell(&r, 2, tok, "spec.role");
-    joined(&r, 3, tok, "spec.namespaces");
-    cell(&r, 4, tok, "spec.uid");
-    cell(&r, 5, tok, "spec.gid");
-    age(&r, 6, tok, "metadata.creationTimestamp", now_ms);
-    table_add(t, r.cells);
+    cell(r, 0, tok, "metadata.name");
+    cell(r, 1, tok, "spec.user");
+    cell(r, 2, tok, "spec.role");
+    joined(r, 3, tok, "spec.namespaces");
+    cell(r, 4, tok, "spec.uid");
+    cell(r, 5, tok, "spec.gid");
+    age(r, 6, tok, "metadata.creationTimestamp", now_ms);
 }
 
 const struct view VIEW_TOKENS = {TOKEN_HEADERS, 7, token_row, "token.caldera.io", NULL};
@@ -402,7 +340,7 @@ const struct view VIEW_TOKENS = {TOKEN_HEADERS, 7, token_row, "token.caldera.io"
 static const char *const EVENT_HEADERS[] = {"LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"};
 
 /* "job/train", "podgroup/train": the involved object as kubectl names it. */
-static const char *event_object(struct row *r, int col, const json_t *ev)
+static const char *event_object(struct view_row *r, int col, const json_t *ev)
 {
     char kind[64];
     snprintf(kind, sizeof kind, "%s", str_or_empty(json_at(ev, "involvedObject.kind")));
@@ -412,45 +350,54 @@ static const char *event_object(struct row *r, int col, const json_t *ev)
     return r->cells[col] = r->buf[col];
 }
 
-static void event_row(struct table *t, const json_t *ev, int64_t now_ms)
-{
-    struct row r;
-    age(&r, 0, ev, json_at(ev, "lastTimestamp") ? "lastTimestamp" : "eventTime", now_ms);
-    cell(&r, 1, ev, "type");
-    cell(&r, 2, ev, "reason");
-    event_object(&r, 3, ev);
-    cell(&r, 4, ev, "message");
-    table_add(t, r.cells);
-}
-
 static const char *const EVENT_WIDE_HEADERS[] = {"LAST SEEN", "TYPE",  "REASON", "OBJECT",
                                                  "COUNT",     "FIRST", "TIME",   "MESSAGE"};
 
-static void event_wide_row(struct table *t, const json_t *ev, int64_t now_ms)
+static void event_wide_row(struct view_row *r, const json_t *ev, int64_t now_ms)
 {
-    struct row r;
-    age(&r, 0, ev, json_at(ev, "lastTimestamp") ? "lastTimestamp" : "eventTime", now_ms);
-    cell(&r, 1, ev, "type");
-    cell(&r, 2, ev, "reason");
-    event_object(&r, 3, ev);
-    count(&r, 4, ev, "count");
-    age(&r, 5, ev, "firstTimestamp", now_ms);
-    cell(&r, 6, ev, "eventTime");
-    cell(&r, 7, ev, "message");
-    table_add(t, r.cells);
+    age(r, 0, ev, json_at(ev, "lastTimestamp") ? "lastTimestamp" : "eventTime", now_ms);
+    cell(r, 1, ev, "type");
+    cell(r, 2, ev, "reason");
+    event_object(r, 3, ev);
+    count(r, 4, ev, "count");
+    age(r, 5, ev, "firstTimestamp", now_ms);
+    cell(r, 6, ev, "eventTime");
+    cell(r, 7, ev, "message");
 }
 
 const struct view VIEW_EVENTS_WIDE = {EVENT_WIDE_HEADERS, 8, event_wide_row, "event", NULL};
-const struct view VIEW_EVENTS = {EVENT_HEADERS, 5, event_row, "event", &VIEW_EVENTS_WIDE};
+const struct view VIEW_EVENTS = {
+    EVENT_HEADERS, 5, event_wide_row, "event", &VIEW_EVENTS_WIDE, (const unsigned char[]){0, 1, 2, 3, 7}};
+
+void view_row_set(struct view_row *r, int col, const char *text)
+{
+    snprintf(r->buf[col], CELL_LEN, "%s", text ? text : "");
+    r->cells[col] = r->buf[col];
+}
+
+/* One item's row, all of the view's row function's columns or the view's selection of them. */
+static void add_row(struct table *t, const struct view *v, const json_t *item, int64_t now_ms)
+{
+    struct view_row r;
+    v->row(&r, item, now_ms);
+    if (!v->columns) {
+        table_add(t, r.cells);
+        return;
+    }
+    const char *shown[MAX_COLS];
+    for (size_t i = 0; i < v->ncols; i++)
+        shown[i] = r.cells[v->columns[i]];
+    table_add(t, shown);
+}
 
 void view_table(struct table *t, const struct view *v, const json_t *items, int64_t now_ms)
 {
     table_init(t, v->ncols, v->headers);
     if (json_is_object(items)) {
-        v->row(t, items, now_ms);
+        add_row(t, v, items, now_ms);
         return;
     }
     size_t i;
     json_t *item;
-    json_array_foreach(items, i, item) v->row(t, item, now_ms);
+    json_array_foreach(items, i, item) add_row(t, v, item, now_ms);
 }

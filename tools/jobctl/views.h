@@ -8,12 +8,17 @@
 
 #include "tools/jobctl/table.h"
 
+/* One row's cells as a view's row function fills them (views.c). */
+struct view_row;
+
 struct view {
     const char *const *headers;
     size_t ncols;
-    void (*row)(struct table *t, const json_t *item, int64_t now_ms);
+    void (*row)(struct view_row *r, const json_t *item, int64_t now_ms);
     const char *kind;        /* -o name prints "<kind>/<name>" ("job.batch.volcano.sh"); NULL: plain names */
     const struct view *wide; /* -o wide: the view with more columns; NULL: this one */
+    /* The row function's columns shown, in order (a narrow view of the wide one's row); NULL: all */
+    const unsigned char *columns;
 };
 
 extern const struct view VIEW_JOBS;        /* NAME PHASE MIN PENDING RUNNING SUCCEEDED FAILED RETRIES AGE REASON */
@@ -36,6 +41,9 @@ extern const struct view VIEW_NODES_WIDE, VIEW_QUEUES_WIDE, VIEW_HISTORIES_WIDE,
 /* Why a job is where it is, for its REASON cell: a Pending job's pending reason (state.message,
  * else state.reason), a failed, aborted or terminated job's reason; "" otherwise. */
 const char *job_reason(const json_t *job);
+
+/* Sets column col of a row to a copy of text (NULL: ""), for row functions outside views.c. */
+void view_row_set(struct view_row *r, int col, const char *text);
 
 /* Initializes t with the view's header and adds one row per element of items (an array; a single
  * object gives one row). */
