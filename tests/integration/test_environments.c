@@ -170,6 +170,16 @@ static void unknown_image_refused_at_submit(void)
     CHECK_STR(field, "spec.tasks[0].template.spec.containers[0].image");
     CHECK_CONTAINS(jv_str(r, "details.causes.0.message"), "ubuntu:22.04");
     json_decref(r);
+    /* another dialect: the cause names the field of its own document */
+    r = server_request(
+        &s, "POST", "/apis/kubeflow.org/v1/namespaces/default/pytorchjobs",
+        "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: pt}\nspec:\n"
+        "  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n      template:\n        spec:\n"
+        "          containers:\n          - {name: pytorch, image: \"ubuntu:22.04\", command: [\"true\"]}\n",
+        "application/yaml", &code);
+    CHECK_INT(code, 422);
+    CHECK_STR(jv_str(r, "details.causes.0.field"), "spec.pytorchReplicaSpecs.Master.template.spec.containers[0].image");
+    json_decref(r);
     REQUIRE(job_submit(&s, "torch", "", PY_TASK("pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime")) == 201);
     CHECK(job_wait(&s, "torch", "status.state.phase", "Completed", WAIT_MS) == 0);
     char *env = pod_annotation(&s, "torch-main-0", "caldera.io/environment");
@@ -177,6 +187,26 @@ static void unknown_image_refused_at_submit(void)
     free(env);
     server_stop(&s);
     server_cleanup(&s);
+}
+
+static void bad_images_file_stops_the_server(void)
+{
+    char file[256], data[128];
+    REQUIRE(tmp_dir()[0]);
+    REQUIRE(write_text(tmp_dir(), "bad.yaml",
+                       "unknownImages: warn\n"
+                       "environments:\n"
+                       "  - name: py\n"
+                       "    images: [\"python:*\"]\n"
+                       "    venv: venvs/py\n",
+                       file, sizeof file));
+    snprintf(data, sizeof data, "%s/bad-data", tmp_dir());
+    const char *const args[] = {"--images", file, NULL};
+    char *err = NULL;
+    CHECK_INT(server_run_to_exit(data, args, 20000, NULL, &err, NULL), 2);
+    CHECK_CONTAINS(err, "environments[0].venv");
+    CHECK_CONTAINS(err, "line 5");
+    free(err);
 }
 
 #define USER_NAME "caldera-envtest"
@@ -278,4 +308,5 @@ static void cleanup(void)
 }
 
 TEST_MAIN(TEST_CASE(venv_environment_and_unknown_image_warned), TEST_CASE(unknown_image_refused_at_submit),
-          TEST_CASE(home_of_a_real_user), TEST_CASE(submit_export_carries_variables), TEST_CASE(cleanup))
+          TEST_CASE(bad_images_file_stops_the_server), TEST_CASE(home_of_a_real_user),
+          TEST_CASE(submit_export_carries_variables), TEST_CASE(cleanup))
