@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "adapters/objects/companion_types.h"
+#include "adapters/objects/images.h"
 #include "adapters/objects/node.h"
 #include "adapters/objects/scheduler_conf.h"
 #include "common/clock.h"
@@ -296,6 +297,27 @@ static int load_companion_types(const char *file, struct companion_types *types)
     return rc;
 }
 
+/* --images FILE into images and in force. Returns 0 (no file: none in force), or -1 after saying why. */
+static int load_images(const char *file, struct images_config *images)
+{
+    char *data = NULL;
+    size_t len = 0;
+    if (!file)
+        return 0;
+    if (read_file(file, CONFIG_FILE_LIMIT, &data, &len) != 0) {
+        fprintf(stderr, "jobserver: cannot read --images %s: %s\n", file, strerror(errno));
+        return -1;
+    }
+    struct api_status st = {0};
+    int rc = images_parse(data, len, images, &st);
+    if (rc != 0)
+        fprintf(stderr, "jobserver: --images %s: %s\n", file, st.message);
+    else
+        images_set_active(images);
+    free(data);
+    return rc;
+}
+
 /* Caldera's own programs (caldera-terminal): the directory of the running jobserver. */
 static char *own_bin_dir(void)
 {
@@ -312,6 +334,7 @@ static char *own_bin_dir(void)
 }
 
 static struct companion_types companion_types;
+static struct images_config images;
 
 static int run(const struct options *given)
 {
@@ -448,7 +471,8 @@ int main(int argc, char **argv)
         cors_origins_free(&o.cors);
         return rc > 0 ? 0 : 2;
     }
-    if (load_companion_types(o.companions_file, &companion_types) != 0) {
+    if (load_companion_types(o.companions_file, &companion_types) != 0 || load_images(o.images_file, &images) != 0) {
+        companion_types_free(&companion_types);
         cors_origins_free(&o.cors);
         return 2;
     }
@@ -461,6 +485,8 @@ int main(int argc, char **argv)
     int status = run(&o);
     cors_origins_free(&o.cors);
     companion_types_free(&companion_types);
+    images_set_active(NULL);
+    images_free(&images);
     curl_global_cleanup();
     return status;
 }

@@ -36,6 +36,7 @@ enum {
     OPT_MAX_TASKS_JOB,
     OPT_MAX_LIST_PAGE,
     OPT_COMPANIONS,
+    OPT_IMAGES,
     OPT_GPU_VISIBLE,
     OPT_GPU_RECHECK,
     OPT_COMPANION_PORTS
@@ -71,6 +72,8 @@ static void usage(FILE *out)
             "  --companions FILE         companion types (YAML) on top of the built-in jupyter, tensorboard,\n"
             "                            code-server and terminal; a bad file stops the server at start\n"
             "  --companion-ports FIRST-LAST  loopback ports companions listen on (default 42000-42999)\n"
+            "  --images FILE             software environments (YAML) the images of containers name: venv,\n"
+            "                            conda, PATH, env; unknown images warned or refused (default: none)\n"
             "  --max-body-bytes BYTES    largest request body accepted; larger ones get 413 (default 8388608;\n"
             "                            --max-body is the same)\n"
             "  --commit-delay DURATION   how long the database writer may wait for more changes before it\n"
@@ -366,6 +369,7 @@ int options_parse(int argc, char **argv, struct options *o)
         {"max-tasks-per-job", required_argument, 0, OPT_MAX_TASKS_JOB},
         {"max-list-page", required_argument, 0, OPT_MAX_LIST_PAGE},
         {"companions", required_argument, 0, OPT_COMPANIONS},
+        {"images", required_argument, 0, OPT_IMAGES},
         {"companion-ports", required_argument, 0, OPT_COMPANION_PORTS},
         {0, 0, 0, 0},
     };
@@ -449,6 +453,7 @@ int options_parse(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case OPT_COMPANIONS: o->companions_file = optarg; break;
+        case OPT_IMAGES: o->images_file = optarg; break;
         case OPT_COMPANION_PORTS:
             if (parse_companion_ports(optarg, &o->companion_port_first, &o->companion_port_last) != 0)
                 return -1;

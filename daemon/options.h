@@ -58,6 +58,7 @@ struct options {
     struct job_limits job_limits;      /* --max-replicas-per-task, --max-replicas-per-job, --max-tasks-per-job */
     int32_t list_page_max;             /* --max-list-page */
     const char *companions_file;       /* --companions FILE, or NULL: the built-in types */
+    const char *images_file;           /* --images FILE, or NULL: every image in the default environment */
     int32_t companion_port_first, companion_port_last; /* --companion-ports; 0: the core's default */
 };
 

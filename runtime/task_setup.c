@@ -12,6 +12,7 @@
 
 #include "common/fs.h"
 #include "common/fs_at.h"
+#include "common/strv.h"
 #include "runtime/spare_files.h"
 
 static const char *env_lookup(char *const *envp, const char *name)
@@ -45,6 +46,21 @@ int task_resolve_command(const char *cmd, char *const *envp, char *out, size_t l
     }
     snprintf(why, why_len, "exec: \"%s\": executable file not found in $PATH", cmd);
     return -1;
+}
+
+int task_user_env(int32_t uid, const char *work_dir, char ***env)
+{
+    uid_t who = uid >= 0 ? (uid_t)uid : geteuid();
+    struct passwd pw, *found = NULL;
+    char buf[4096];
+    int rc = strv_setenvf(env, "HOME=%s", work_dir);
+    if (getpwuid_r(who, &pw, buf, sizeof buf, &found) != 0 || !found || !pw.pw_name || !pw.pw_name[0])
+        return rc;
+    if (who != 0 && pw.pw_dir && pw.pw_dir[0] == '/')
+        rc |= strv_setenvf(env, "HOME=%s", pw.pw_dir);
+    rc |= strv_setenvf(env, "USER=%s", pw.pw_name);
+    rc |= strv_setenvf(env, "LOGNAME=%s", pw.pw_name);
+    return rc;
 }
 
 /* path's last component into name, the rest into dir ("/" for a top-level name). */

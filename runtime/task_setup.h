@@ -22,6 +22,13 @@ struct task_dirs {
 /* argv[0] as execvp would find it, but on the attempt's PATH rather than the server's. Returns 0,
  * or -1 with `exec: "x": executable file not found in $PATH` (or the access error) in why. */
 int task_resolve_command(const char *cmd, char *const *envp, char *out, size_t len, char *why, size_t why_len);
+/* HOME, USER and LOGNAME of a task run as uid (-1: as the server) into env, as Slurm sets them: a
+ * user other than root with a passwd entry gets the home directory the passwd database names (only
+ * read: nothing is made or given there), its name as USER and LOGNAME. Root keeps HOME = work_dir
+ * (every root task of a machine would otherwise share, and could plant files in, /root), with
+ * USER=root; a uid without a passwd entry keeps HOME = work_dir and gets no USER. Returns 0, or -1
+ * out of memory. */
+int task_user_env(int32_t uid, const char *work_dir, char ***env);
 /* Opens the job's directory (the parent of the log's directory; made when missing, the server's, 0711)
  * and its logs/ (the server's, 0700) into dirs, and makes the work directory beside them (0700, given
  * to spec's uid/gid when chown_to_user); no name in them is followed. Whether chdir_to exists is the

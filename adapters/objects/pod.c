@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/objects/images.h"
 #include "adapters/objects/render.h"
 #include "common/clock.h"
 
@@ -104,6 +105,8 @@ static json_t *pod_annotations(const struct job *job, int task, const struct rep
     set_str(ann, "volcano.sh/job-version", num);
     snprintf(num, sizeof num, "%d", job->status.retry_count);
     set_str(ann, "volcano.sh/job-retry-count", num);
+    if (images_active()) /* with --images: the software environment its image names */
+        set_str(ann, "caldera.io/environment", images_environment_name(images_active(), job->tasks[task].image));
     json_t *vols = volumes_annotation(&job->tasks[task]);
     if (vols)
         json_object_set_new(ann, "caldera.io/volumes", vols);

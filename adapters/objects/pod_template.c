@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "adapters/objects/constraints.h"
+#include "adapters/objects/images.h"
 #include "adapters/intake/meta_limits.h"
 #include "common/strv.h"
 
@@ -433,6 +434,7 @@ static bool parse_container(struct fields *f, json_t *container, const char *pat
     bool ok = check_accepted_container_fields(f, container, path);
     ok = field_string_in(f, container, "name", path, false, &name) && ok;
     ok = field_string_in(f, container, "image", path, false, &image) && ok;
+    ok = images_check_container(f, container, path, image) && ok;
     ok = field_string_in(f, container, "workingDir", path, false, &workdir) && ok;
     if (workdir && workdir[0] != '/') {
         char p[FIELD_PATH_MAX];

@@ -7,16 +7,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/objects/images.h"
 #include "common/fs.h"
 #include "common/log.h"
 #include "common/strv.h"
 #include "scheduler/controller/internal.h"
 #include "scheduler/controller/job_plugins/job_plugins.h"
 #include "runtime/spare_files.h"
+#include "runtime/task_setup.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-/* A container-like base environment, the container's env on top, then what the job plugins set
+/* The software environment the image names (adapters/objects/images.h): the venv's or conda's bin/,
+ * then its PATH prefix, before the default PATH; VIRTUAL_ENV or CONDA_PREFIX; its variables. */
+static int image_env(const struct image_env *ie, char ***env)
+{
+    char path[16384];
+    size_t at = 0;
+    const char *prefix = ie->venv ? ie->venv : ie->conda;
+    if (prefix)
+        at += (size_t)snprintf(path + at, sizeof path - at, "%s/bin:", strcmp(prefix, "/") == 0 ? "" : prefix);
+    for (size_t i = 0; ie->path_prefix && ie->path_prefix[i] && at < sizeof path; i++)
+        at += (size_t)snprintf(path + at, sizeof path - at, "%s:", ie->path_prefix[i]);
+    if (at < sizeof path)
+        at += (size_t)snprintf(path + at, sizeof path - at, "%s", DEFAULT_PATH);
+    if (at >= sizeof path)
+        return -1;
+    int rc = strv_setenvf(env, "PATH=%s", path);
+    if (ie->venv)
+        rc |= strv_setenvf(env, "VIRTUAL_ENV=%s", ie->venv);
+    if (ie->conda)
+        rc |= strv_setenvf(env, "CONDA_PREFIX=%s", ie->conda);
+    for (size_t i = 0; ie->env && ie->env[i]; i++)
+        rc |= strv_setenv(env, ie->env[i]);
+    return rc;
+}
+
+/* A container-like base environment (HOME, USER and LOGNAME of the task's user: task_user_env), the
+ * image's software environment, the container's env on top, then what the job plugins set
  * (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes' variables and the GPU devices'
  * (replica_gpu_env), which it may not override. */
 static char **attempt_env(const struct controller *ctl, const struct replica *r, const struct task_spec *ts,
@@ -24,8 +52,11 @@ static char **attempt_env(const struct controller *ctl, const struct replica *r,
 {
     char **env = NULL;
     int rc = strv_pushf(&env, "PATH=%s", DEFAULT_PATH);
-    rc |= strv_pushf(&env, "HOME=%s", work_dir);
+    rc |= task_user_env(ts->run_as_uid, work_dir, &env);
     rc |= strv_pushf(&env, "HOSTNAME=%s", pod);
+    const struct image_env *ie = images_match(images_active(), ts->image);
+    if (ie)
+        rc |= image_env(ie, &env);
     for (size_t i = 0; ts->env && ts->env[i]; i++)
         rc |= strv_setenv(&env, ts->env[i]);
     for (size_t i = 0; plugin_env && plugin_env[i]; i++)
@@ -72,6 +103,20 @@ static void start_failed(struct controller *ctl, struct job *job, int flat, cons
     }
 }
 
+/* Each task whose image no entry of the --images file names runs in the default environment: a
+ * Warning Event UnknownImage on the job, each time its pods start anew (a new job version). */
+static void warn_unknown_images(struct controller *ctl, struct job *job)
+{
+    const struct images_config *images = images_active();
+    const char *phase = job_phase_name(job->status.phase);
+    for (int t = 0; t < job->ntasks; t++)
+        if (images_unknown(images, job->tasks[t].image))
+            record_event(ctl, JOURNAL_EVENT, job, "Job", job->name, phase, phase, "UnknownImage",
+                         "task %s: no software environment of this server names the image \"%s\": it runs in the "
+                         "default environment",
+                         job->tasks[t].name, job->tasks[t].image);
+}
+
 /* The runtime's view of the attempt; paths are built into the caller's buffers. */
 struct attempt_paths {
     char pod[320], job_dir[4096], work_dir[4200], log_path[4800], exits_path[4200], cgroup[512];
@@ -92,6 +137,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         if (job_plugins_prepare(job, p->job_dir, why, why_len) != 0)
             return -1;
         job->prepared = true;
+        warn_unknown_images(ctl, job);
     }
     struct plugin_attempt pa = {0};
     if (job_plugins_attempt(job, task, index, p->job_dir, &pa, why, why_len) != 0)
@@ -111,6 +157,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         snprintf(why, why_len, "out of memory building the environment");
         return -1;
     }
+    const struct image_env *ie = images_match(images_active(), ts->image);
     char rel[512];
     controller_log_relpath(job, p->pod, r->attempts, rel, sizeof rel);
     snprintf(p->log_path, sizeof p->log_path, "%s/%s", ctl->data_dir, rel);
@@ -125,7 +172,9 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         .argv = argv,
         .envp = env,
         .work_dir = p->work_dir,
-        .chdir_to = ts->working_dir ? ts->working_dir : p->work_dir,
+        .chdir_to = ts->working_dir         ? ts->working_dir
+                    : ie && ie->working_dir ? ie->working_dir
+                                            : p->work_dir,
         .log_path = p->log_path,
         .cgroup_name = p->cgroup,
         .memory_limit = ts->limit.v[RES_MEMORY],

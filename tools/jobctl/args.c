@@ -48,7 +48,8 @@ enum opt_id {
     OPT_AUTO_MEMORY_SCALE,
     OPT_PER_DAY,
     OPT_ENV,
-    OPT_DRY_RUN
+    OPT_DRY_RUN,
+    OPT_EXPORT
 };
 
 struct opt_spec {
@@ -100,6 +101,7 @@ static const struct opt_spec OPTS[] = {
     {OPT_PER_DAY, 0, "per-day", true},
     {OPT_ENV, 'e', "env", true},
     {OPT_DRY_RUN, 0, "dry-run", false},
+    {OPT_EXPORT, 0, "export", false}, /* --export (ALL) or --export=NONE|VAR,... */
 };
 
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -220,6 +222,7 @@ static int apply(struct jobctl_args *a, const struct opt_spec *o, const char *v,
     case OPT_AUTO_MEMORY_SCALE: a->auto_memory_scale = v; return 0;
     case OPT_PER_DAY: a->per_day = v; return 0;
     case OPT_DRY_RUN: a->dry_run = true; return 0;
+    case OPT_EXPORT: a->export_vars = v ? v : "ALL"; return 0;
     case OPT_ENV:
         if (a->nenv == JOBCTL_MAX_ENV) {
             snprintf(err, errlen, "at most %d --env options", JOBCTL_MAX_ENV);
@@ -256,11 +259,11 @@ static int parse_option(int argc, char *const *argv, int *i, struct jobctl_args 
         return -1;
     }
     if (!o->takes_value) {
-        if (value) {
+        if (value && o->id != OPT_EXPORT) { /* --export's value is optional: only in --export=VALUE */
             snprintf(err, errlen, "option \"%s\" takes no value", arg);
             return -1;
         }
-        return apply(a, o, NULL, err, errlen);
+        return apply(a, o, value, err, errlen); /* NULL but for --export=VALUE */
     }
     if (!value) {
         if (*i + 1 >= argc) {

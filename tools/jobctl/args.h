@@ -65,8 +65,9 @@ struct jobctl_args {
     int nenv;
     char *const *rest; /* the arguments after "--" (run's COMMAND ARGS...); also positional while room */
     int nrest;
-    bool has_rest;                                  /* the line had "--" */
-    bool dry_run;                                   /* run --dry-run: print the Job, send nothing */
+    bool has_rest;           /* the line had "--" */
+    bool dry_run;            /* run --dry-run: print the Job, send nothing */
+    const char *export_vars; /* submit --export: "ALL" (bare --export), "NONE" or "VAR1,VAR2,VAR=value" */
     const char *server_from, *ns_from, *token_from; /* where each came from (main): flag, an env name, file, default */
     const char *config_path;                        /* the settings file main looked at ("" when none) */
     const char *command;                            /* NULL when the line has none */

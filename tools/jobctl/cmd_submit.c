@@ -1,6 +1,8 @@
 /* `jobctl submit FILE`: every document of a YAML or JSON file (or stdin) POSTed to the API of its
  * kind (Job, Queue, or another dialect's job: PyTorchJob, RayJob...), in order, stopping at the first
- * failure. Kinds are checked before anything is sent. */
+ * failure. Kinds are checked before anything is sent. --export adds the submitter's environment
+ * variables to every container's env, as Slurm's sbatch --export. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,8 @@
 #include "tools/jobctl/output.h"
 
 #define MAX_INPUT (64u << 20)
+
+extern char **environ;
 
 struct input {
     const char *name; /* the file as given, or "<stdin>" */
@@ -133,14 +137,175 @@ static int check_kinds(const struct input *in, const struct intake *docs, struct
     return JOBCTL_OK;
 }
 
+/* Variables --export (ALL) leaves out: the shell's and the terminal's own, what the server sets for
+ * the task (its HOME, USER, PATH...), and jobctl's token, which must not land in a stored Job. */
+static bool export_skipped(const char *name, size_t len)
+{
+    static const char *const skipped[] = {"PWD",
+                                          "OLDPWD",
+                                          "SHLVL",
+                                          "_",
+                                          "TERM",
+                                          "TERMCAP",
+                                          "COLORTERM",
+                                          "COLUMNS",
+                                          "LINES",
+                                          "HOME",
+                                          "USER",
+                                          "LOGNAME",
+                                          "PATH",
+                                          "HOSTNAME",
+                                          "SHELL",
+                                          "MAIL",
+                                          "DISPLAY",
+                                          "PS1",
+                                          "PS2",
+                                          "LS_COLORS",
+                                          "TMUX",
+                                          "STY",
+                                          "WINDOWID",
+                                          "SSH_AUTH_SOCK",
+                                          "SSH_TTY",
+                                          "SSH_CLIENT",
+                                          "SSH_CONNECTION",
+                                          "CALDERA_TOKEN",
+                                          "DBUS_SESSION_BUS_ADDRESS",
+                                          "XDG_RUNTIME_DIR",
+                                          "XDG_SESSION_ID",
+                                          NULL};
+    for (size_t i = 0; skipped[i]; i++)
+        if (strlen(skipped[i]) == len && strncmp(skipped[i], name, len) == 0)
+            return true;
+    return len > 9 && strncmp(name, "BASH_FUNC", 9) == 0; /* exported shell functions */
+}
+
+/* A name a container's env takes: letters, digits and '_', not starting with a digit. */
+static bool export_name_ok(const char *name, size_t len)
+{
+    if (len == 0 || isdigit((unsigned char)name[0]))
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+            return false;
+    return true;
+}
+
+/* Adds NAME=value (len: the name's length) to vars unless it is already there. */
+static void export_add(json_t *vars, const char *assignment, size_t len)
+{
+    char name[256];
+    if (len >= sizeof name || !export_name_ok(assignment, len))
+        return;
+    snprintf(name, sizeof name, "%.*s", (int)len, assignment);
+    json_t *value = json_string(assignment + len + 1); /* NULL: not UTF-8, not carried */
+    if (value && !json_object_get(vars, name))
+        json_object_set(vars, name, value);
+    json_decref(value);
+}
+
+/* --export's variables, NAME -> value: ALL (the environment less export_skipped), NONE (none), or a
+ * list of NAME (from the environment, when set) and NAME=value. */
+static json_t *export_vars(const char *spec)
+{
+    json_t *vars = json_object();
+    if (!vars || strcmp(spec, "NONE") == 0)
+        return vars;
+    if (strcmp(spec, "ALL") == 0) {
+        for (char **e = environ; e && *e; e++) {
+            const char *eq = strchr(*e, '=');
+            if (eq && !export_skipped(*e, (size_t)(eq - *e)))
+                export_add(vars, *e, (size_t)(eq - *e));
+        }
+        return vars;
+    }
+    for (const char *item = spec; *item;) {
+        size_t n = strcspn(item, ",");
+        const char *eq = memchr(item, '=', n);
+        if (eq) {
+            char assignment[4096];
+            snprintf(assignment, sizeof assignment, "%.*s", (int)n, item);
+            export_add(vars, assignment, (size_t)(eq - item));
+        } else if (n > 0 && n < 256) {
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)n, item);
+            const char *value = getenv(name);
+            char assignment[8192];
+            if (value && snprintf(assignment, sizeof assignment, "%s=%s", name, value) < (int)sizeof assignment)
+                export_add(vars, assignment, n);
+        }
+        item += n + (item[n] == ',');
+    }
+    return vars;
+}
+
+/* vars into one container's env: appended after its own, never over a name it sets. */
+static void export_into_container(json_t *container, const json_t *vars)
+{
+    json_t *env = json_object_get(container, "env");
+    if (!env) {
+        env = json_array();
+        json_object_set_new(container, "env", env);
+    }
+    if (!json_is_array(env))
+        return; /* the server says what is wrong with it */
+    const char *name;
+    json_t *value;
+    json_object_foreach((json_t *)vars, name, value)
+    {
+        bool set = false;
+        size_t i;
+        json_t *item;
+        json_array_foreach(env, i, item)
+        {
+            const char *have = json_string_value(json_object_get(item, "name"));
+            set = set || (have && strcmp(have, name) == 0);
+        }
+        if (!set)
+            json_array_append_new(env, json_pack("{s:s, s:O}", "name", name, "value", value));
+    }
+}
+
+/* Every pod template's containers in a document (a Job's tasks, a PyTorchJob's replica specs, a
+ * RayJob's head and workers...): any "containers" array of objects, wherever it is. Returns how many
+ * containers got the variables. */
+static int export_into(json_t *node, const json_t *vars)
+{
+    int n = 0;
+    if (json_is_array(node)) {
+        size_t i;
+        json_t *item;
+        json_array_foreach(node, i, item) n += export_into(item, vars);
+        return n;
+    }
+    const char *key;
+    json_t *value;
+    json_object_foreach(node, key, value)
+    {
+        if ((strcmp(key, "containers") == 0 || strcmp(key, "initContainers") == 0) && json_is_array(value)) {
+            size_t i;
+            json_t *c;
+            json_array_foreach(value, i, c)
+            {
+                if (json_is_object(c)) {
+                    export_into_container(c, vars);
+                    n++;
+                }
+            }
+        } else {
+            n += export_into(value, vars);
+        }
+    }
+    return n;
+}
+
 /* The request body of a document: its YAML slice, or (JSON input, or no usable byte range) the
- * document re-encoded as JSON. A YAML slice keeps the file's line numbers (see slice_keeping_lines),
+ * document re-encoded as JSON (also when --export changed it). A YAML slice keeps the file's line numbers (see slice_keeping_lines),
  * so the server's errors ("line 14, column 7") point at lines of the user's file. */
-static char *doc_body(const struct input *in, const struct intake_doc *d, struct api_body *body)
+static char *doc_body(const struct input *in, const struct intake_doc *d, bool changed, struct api_body *body)
 {
     bool has_range = d->start_offset < d->end_offset && d->end_offset <= in->len;
     char *text;
-    if (!in->json && !in->utf16 && has_range) {
+    if (!in->json && !in->utf16 && has_range && !changed) {
         text = slice_keeping_lines(in->data, d->start_offset, d->end_offset, &body->len);
         body->content_type = "application/yaml";
     } else {
@@ -186,7 +351,15 @@ static int submit_doc(const struct jobctl_args *a, const struct input *in, const
                       const struct doc_type *kind, char **job_name)
 {
     struct api_body body;
-    char *text = doc_body(in, d, &body), *path = doc_path(a, d->root, kind);
+    bool changed = false;
+    if (a->export_vars && kind->kind != DOC_QUEUE) {
+        json_t *vars = export_vars(a->export_vars);
+        if (!vars)
+            return report_oom();
+        changed = json_object_size(vars) > 0 && export_into(d->root, vars) > 0;
+        json_decref(vars);
+    }
+    char *text = doc_body(in, d, changed, &body), *path = doc_path(a, d->root, kind);
     struct http_response resp;
     *job_name = NULL;
     int rc = text && path ? api_call(a, "POST", path, &body, &resp) : report_oom();

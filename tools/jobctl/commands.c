@@ -17,7 +17,10 @@ static const struct jobctl_command COMMANDS[] = {
      "Errors in a document point at lines of FILE itself.\n"
      "  -w, --wait         then follow the jobs until they finish, printing each phase they enter;\n"
      "                     exit 0 only if every one Completed (see `jobctl wait`)\n"
-     "  --timeout DURATION with --wait: give up after this long (90s, 2h)\n",
+     "  --timeout DURATION with --wait: give up after this long (90s, 2h)\n"
+     "  --export[=NONE|VAR,VAR=value,...]  add this shell's variables (all but PWD, TERM, HOME, PATH,\n"
+     "                     CALDERA_TOKEN and the like; or those named) to every container's env,\n"
+     "                     never over a variable the document sets, as Slurm's sbatch --export\n",
      1, 1, false, cmd_submit},
     {"get", "[JOB] [--limit N] [--continue TOKEN]", "list the jobs of the namespace, or show one job and its pods",
      "Without JOB: one row per job (NAME PHASE MIN PENDING RUNNING SUCCEEDED FAILED RETRIES AGE\n"
