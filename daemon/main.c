@@ -453,7 +453,8 @@ static int run(const struct options *given)
     }
     gpu_watch_stop(gpu_watch); /* before the core it posts to */
     core_stop(core);
-    store_close(cfg.store);
+    store_close(cfg.store); /* drains the writer, which may hold watch objects sharing the core's state */
+    core_free(core);
     hub_free(hub);
     auth_free(gw.auth);
     rate_limiter_free(gw.rate_limiter);

@@ -561,8 +561,10 @@ static int open_fds(struct core *c, char *err, size_t errlen)
     return 0;
 }
 
-static void core_free(struct core *c)
+void core_free(struct core *c)
 {
+    if (!c)
+        return;
     for (struct core_request *req = c->head, *next; req; req = next) { /* what came after the last drain */
         next = req->next;
         answer_stopping(req);
@@ -678,5 +680,4 @@ void core_stop(struct core *c)
     }
     if (process_runtime_flush(5000) != 0)
         log_warn("some tasks' cgroups are still being removed as the server stops");
-    core_free(c);
 }

@@ -58,8 +58,11 @@ int core_post_event(struct core *core, const char *kind, const char *ns, const c
  * core_post_event's when the mailbox is full). Any thread. Returns 0 or -1. */
 int core_post_touch(struct core *core, const char *ns, const char *name, int64_t now_ms);
 /* Stops every task (SIGTERM, their grace, SIGKILL) and records their ends, or, with keep_tasks,
- * leaves them running (recorded as running, for the next start to adopt); stops the thread and
- * frees the state. The store stays open for the caller to close. */
+ * leaves them running (recorded as running, for the next start to adopt), and stops the thread. The
+ * state stays until core_free(): the store's writer may still hold watch objects that share parts of
+ * it, so the caller closes the store (which drains the writer) first. */
 void core_stop(struct core *core);
+/* Frees what core_stop() left, once the store is closed. NULL is fine. */
+void core_free(struct core *core);
 
 #endif

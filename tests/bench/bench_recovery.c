@@ -278,7 +278,8 @@ static double time_start(const char *dir, const char *path, double *open_s, doub
     double took = bench_now() - t0;
     json_decref(req.body);
     core_stop(core);
-    store_close(cfg.store);
+    store_close(cfg.store); /* drains the writer, which may hold watch objects sharing the core's state */
+    core_free(core);
     return rc == 0 ? took : -1;
 }
 
