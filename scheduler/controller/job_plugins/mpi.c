@@ -16,7 +16,6 @@
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins/internal.h"
 
-#define MPI_DEFAULT_PORT 22
 #define MPI_CONFIG_SUBDIR "etc/mpi"
 #define MPI_HOSTFILE "hostfile"
 
@@ -24,16 +23,6 @@ static int32_t mpi_ports_needed(const struct job *job, const struct plugin_confi
 {
     int worker = plugin_task_index(job, plugin_mpi_worker(cfg));
     return cfg->mpi.port || worker < 0 ? 0 : job->tasks[worker].replicas;
-}
-
-int32_t plugin_mpi_ssh_port(const struct job *job, const struct plugin_config *cfg, int task, int index)
-{
-    if (!cfg->on[PLUGIN_MPI] || strcmp(job->tasks[task].name, plugin_mpi_worker(cfg)) != 0)
-        return 0;
-    if (cfg->mpi.port)
-        return cfg->mpi.port;
-    int32_t first = plugin_first_port(job, cfg, PLUGIN_MPI);
-    return first ? first + index : MPI_DEFAULT_PORT;
 }
 
 /* "<worker FQDN> slots=1" per worker: Open MPI's hostfile, one slot each as MPI_HOST lists them. */
@@ -70,10 +59,10 @@ static int mpi_prepare(const struct job *job, const struct plugin_config *cfg, c
 static int mpi_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index, const char *job_dir,
                        int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
 {
-    (void)first_port, (void)why, (void)why_len;
+    (void)why, (void)why_len;
     int worker = plugin_task_index(job, plugin_mpi_worker(cfg));
     if (task == worker)
-        return strv_setenvf(&out->env, "MPI_SSH_PORT=%d", plugin_mpi_ssh_port(job, cfg, task, index));
+        return strv_setenvf(&out->env, "MPI_SSH_PORT=%d", plugin_mpi_ssh_port(job, cfg, task, index, first_port));
     if (strcmp(job->tasks[task].name, plugin_mpi_master(cfg)) != 0 || worker < 0)
         return 0;
     struct sbuf hosts = {0};

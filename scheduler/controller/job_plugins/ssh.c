@@ -149,7 +149,7 @@ static char *ssh_config_text(const struct job *job, const struct plugin_config *
     for (int t = 0; t < job->ntasks; t++) {
         for (int i = 0; i < job->tasks[t].replicas; i++) {
             job_pod_name(job, t, i, pod, (int)sizeof pod);
-            int32_t port = plugin_mpi_ssh_port(job, cfg, t, i);
+            int32_t port = plugin_mpi_ssh_port(job, cfg, t, i, plugin_first_port(job, cfg, PLUGIN_MPI));
             if (port && port != 22)
                 sbuf_printf(&b, "Host %s %s.%s\n  HostName %s.%s\n  Port %d\n", pod, pod, job->name, pod, job->name,
                             (int)port);
