@@ -5,13 +5,17 @@ set -eu
 dir="$HOME/sshd-worker-$VC_TASK_INDEX"
 mkdir -p "$dir"
 [ -f "$dir/host_ed25519" ] || ssh-keygen -q -t ed25519 -N "" -f "$dir/host_ed25519"
-[ "$(id -u)" = 0 ] && mkdir -p /run/sshd # privilege separation's directory, as root only
+# As root: privilege separation's directory. As the task's own user (under --auth): sshd logs in only
+# that user, and only through PAM when its password is locked, as service accounts' are.
+pam=no
+if [ "$(id -u)" = 0 ]; then mkdir -p /run/sshd; else pam=yes; fi
 cat >"$dir/sshd_config" <<CONF
 Port $MPI_SSH_PORT
 ListenAddress 127.0.0.1
 HostKey $dir/host_ed25519
 PidFile none
-UsePAM no
+UsePAM $pam
+PrintMotd no
 PermitRootLogin prohibit-password
 PasswordAuthentication no
 KbdInteractiveAuthentication no
