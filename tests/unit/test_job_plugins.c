@@ -607,19 +607,69 @@ static void mpi_host_on_the_master_only(void)
     struct api_status st;
     struct job *job = make_job("mj", "{mpi: []}", "master:1 worker:3", &st);
     REQUIRE(job);
-    CHECK_INT(job_plugins_ports_needed(job), 0);
+    CHECK_INT(job_plugins_ports_needed(job), 3); /* one machine: a port per worker's sshd */
     struct plugin_attempt pa;
     REQUIRE(attempt_of(job, "master", 0, "/data/jobs/u", &pa) == 0);
     CHECK_STR(env_get(pa.env, "MPI_HOST"), "mj-worker-0.mj,mj-worker-1.mj,mj-worker-2.mj");
+    CHECK_STR(env_get(pa.env, "OMPI_MCA_orte_default_hostfile"), "/data/jobs/u/etc/mpi/hostfile");
+    CHECK_STR(env_get(pa.env, "OMPI_MCA_orte_keep_fqdn_hostnames"), "true");
+    CHECK_STR(env_get(pa.env, "OMPI_MCA_if_base_do_not_resolve"), "true");
+    CHECK(env_get(pa.env, "MPI_SSH_PORT") == NULL);
     CHECK_STR(pa.ssh_dir, "/data/jobs/u/ssh");
     CHECK_STR(pa.hosts_file, "/data/jobs/u/etc/hosts");
     plugin_attempt_free(&pa);
     for (int i = 0; i < 3; i++) {
         REQUIRE(attempt_of(job, "worker", i, "/data/jobs/u", &pa) == 0);
         CHECK(env_get(pa.env, "MPI_HOST") == NULL);
+        CHECK(env_get(pa.env, "OMPI_MCA_orte_default_hostfile") == NULL);
+        CHECK_STR(env_get(pa.env, "MPI_SSH_PORT"), "22"); /* no block allocated: Volcano's port */
         CHECK_STR(pa.ssh_dir, "/data/jobs/u/ssh");
         plugin_attempt_free(&pa);
     }
+    job_free(job);
+}
+
+/* On one machine each worker's sshd gets a port of its own from the job's block (after the plugins
+ * before mpi in registry order), the ssh config names it for both of the worker's names, and the
+ * launcher's hostfile lists every worker with one slot. --port gives every worker that port. */
+static void mpi_workers_get_ports_hostfile_and_ssh_config(void)
+{
+    struct api_status st;
+    struct job *job = make_job("mj", "{mpi: [\"--master=launcher\"]}", "launcher:1 worker:2", &st);
+    REQUIRE(job);
+    job->port_base = 41000;
+    char *dir = make_tmpdir(), why[256];
+    REQUIRE(dir);
+    REQUIRE(job_plugins_prepare(job, dir, why, sizeof why) == 0);
+    char ssh[1100], mpi[1100];
+    snprintf(ssh, sizeof ssh, "%s/ssh", dir);
+    snprintf(mpi, sizeof mpi, "%s/etc/mpi", dir);
+    char *config = read_text(ssh, "config"), *hostfile = read_text(mpi, "hostfile");
+    CHECK_STR(config,
+              "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n"
+              "Host mj-launcher-0\n  HostName mj-launcher-0.mj\n"
+              "Host mj-worker-0 mj-worker-0.mj\n  HostName mj-worker-0.mj\n  Port 41000\n"
+              "Host mj-worker-1 mj-worker-1.mj\n  HostName mj-worker-1.mj\n  Port 41001\n");
+    CHECK_STR(hostfile, "mj-worker-0.mj slots=1\nmj-worker-1.mj slots=1\n");
+    free(config);
+    free(hostfile);
+    struct plugin_attempt pa;
+    for (int i = 0; i < 2; i++) {
+        REQUIRE(attempt_of(job, "worker", i, dir, &pa) == 0);
+        char want[16];
+        snprintf(want, sizeof want, "%d", 41000 + i);
+        CHECK_STR(env_get(pa.env, "MPI_SSH_PORT"), want);
+        plugin_attempt_free(&pa);
+    }
+    drop_tmpdir(dir);
+    job_free(job);
+
+    job = make_job("mj", "{mpi: [\"--port=2022\"]}", "master:1 worker:2", &st);
+    REQUIRE(job);
+    CHECK_INT(job_plugins_ports_needed(job), 0);
+    REQUIRE(attempt_of(job, "worker", 1, "/data/jobs/u", &pa) == 0);
+    CHECK_STR(env_get(pa.env, "MPI_SSH_PORT"), "2022");
+    plugin_attempt_free(&pa);
     job_free(job);
 }
 
@@ -701,5 +751,5 @@ TEST_MAIN(TEST_CASE(unknown_plugin_is_refused_with_the_supported_list), TEST_CAS
           TEST_CASE(svc_files_list_the_hosts), TEST_CASE(ssh_key_pair_and_config_as_volcano_lays_them_out),
           TEST_CASE(ssh_user_keys_are_written_as_given), TEST_CASE(prepare_is_idempotent),
           TEST_CASE(pytorch_variables_per_replica), TEST_CASE(tensorflow_config_per_replica),
-          TEST_CASE(mpi_host_on_the_master_only), TEST_CASE(ray_commands_for_head_and_workers),
-          TEST_CASE(frameworks_share_the_block_without_overlap))
+          TEST_CASE(mpi_host_on_the_master_only), TEST_CASE(mpi_workers_get_ports_hostfile_and_ssh_config),
+          TEST_CASE(ray_commands_for_head_and_workers), TEST_CASE(frameworks_share_the_block_without_overlap))

@@ -20,6 +20,14 @@
 void plugin_domain_name(const struct job *job, int task, int index, char *buf, size_t len);
 /* The index of the task named name, or -1. */
 int plugin_task_index(const struct job *job, const char *name);
+/* The first port of plugin id's part of the job's block (plugins in registry order), 0 when the
+ * controller allocated none. */
+int32_t plugin_first_port(const struct job *job, const struct plugin_config *cfg, enum plugin_id id);
+/* The port the sshd of the mpi plugin's worker pod (task, index) listens on: --port when given, else on
+ * one machine a port of its own from the job's block (first_port: mpi's first, 0 when there is no
+ * block), else 22; 0 when the pod is no mpi worker. */
+int32_t plugin_mpi_ssh_port(const struct job *job, const struct plugin_config *cfg, int task, int index,
+                            int32_t first_port);
 /* Writes a file under dir through common/fs.h; returns 0 or -1 with why. */
 int plugin_write_file(const char *dir, const char *name, const char *data, size_t len, mode_t mode, char *why,
                       size_t why_len);

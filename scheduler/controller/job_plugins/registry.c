@@ -16,6 +16,16 @@ static int32_t ports_of(const struct plugin_def *def, const struct job *job, con
     return cfg->on[def->id] && def->ports_needed ? def->ports_needed(job, cfg) : 0;
 }
 
+int32_t plugin_first_port(const struct job *job, const struct plugin_config *cfg, enum plugin_id id)
+{
+    if (job->port_base <= 0)
+        return 0;
+    int32_t offset = 0;
+    for (int i = 0; i < PLUGIN_COUNT && plugin_defs[i]->id != id; i++)
+        offset += ports_of(plugin_defs[i], job, cfg);
+    return job->port_base + offset;
+}
+
 int32_t job_plugins_ports_needed(const struct job *job)
 {
     struct plugin_config cfg;

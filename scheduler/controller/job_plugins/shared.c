@@ -1,5 +1,5 @@
 /* What the job plugins' runtime side shares: pod domain names as Volcano makes them, finding a task
- * of the job by name, writing a plugin's files. */
+ * of the job by name, an mpi worker's sshd port (mpi and ssh both need it), writing a plugin's files. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,11 +10,23 @@
 #include "common/strv.h"
 #include "scheduler/controller/job_plugins/internal.h"
 
+#define MPI_DEFAULT_SSH_PORT 22 /* Volcano's mpi plugin's --port */
+
 void plugin_domain_name(const struct job *job, int task, int index, char *buf, size_t len)
 {
     char pod[256];
     job_pod_name(job, task, index, pod, (int)sizeof pod);
     snprintf(buf, len, "%s.%s", pod, job->name);
+}
+
+int32_t plugin_mpi_ssh_port(const struct job *job, const struct plugin_config *cfg, int task, int index,
+                            int32_t first_port)
+{
+    if (!cfg->on[PLUGIN_MPI] || strcmp(job->tasks[task].name, plugin_mpi_worker(cfg)) != 0)
+        return 0;
+    if (cfg->mpi.port)
+        return cfg->mpi.port;
+    return first_port ? first_port + index : MPI_DEFAULT_SSH_PORT;
 }
 
 int plugin_task_index(const struct job *job, const char *name)

@@ -138,8 +138,10 @@ static int public_line_of_pem(const char *pem, size_t len, char **public_line, c
     return rc;
 }
 
-/* StrictHostKeyChecking off, then "Host <pod>" / "  HostName <pod>.<job>" for every replica. */
-static char *ssh_config_text(const struct job *job)
+/* StrictHostKeyChecking off, then "Host <pod>" / "  HostName <pod>.<job>" for every replica. An mpi
+ * worker whose sshd listens on a port other than 22 (one machine: a port of its own) is matched by both
+ * its names and gets "  Port <port>", so `ssh <pod>.<job>` and mpirun reach it. */
+static char *ssh_config_text(const struct job *job, const struct plugin_config *cfg)
 {
     struct sbuf b = {0};
     sbuf_puts(&b, "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n");
@@ -147,7 +149,12 @@ static char *ssh_config_text(const struct job *job)
     for (int t = 0; t < job->ntasks; t++) {
         for (int i = 0; i < job->tasks[t].replicas; i++) {
             job_pod_name(job, t, i, pod, (int)sizeof pod);
-            sbuf_printf(&b, "Host %s\n  HostName %s.%s\n", pod, pod, job->name);
+            int32_t port = plugin_mpi_ssh_port(job, cfg, t, i, plugin_first_port(job, cfg, PLUGIN_MPI));
+            if (port && port != 22)
+                sbuf_printf(&b, "Host %s %s.%s\n  HostName %s.%s\n  Port %d\n", pod, pod, job->name, pod, job->name,
+                            (int)port);
+            else
+                sbuf_printf(&b, "Host %s\n  HostName %s.%s\n", pod, pod, job->name);
         }
     }
     if (b.failed) {
@@ -234,7 +241,7 @@ static int ssh_prepare(const struct job *job, const struct plugin_config *cfg, c
     char *public_line = NULL;
     if (ensure_key_pair(cfg, dir, &public_line, why, why_len) != 0)
         return -1;
-    char *config = ssh_config_text(job);
+    char *config = ssh_config_text(job, cfg);
     size_t public_len = strlen(public_line);
     int rc = -1;
     if (!config)
