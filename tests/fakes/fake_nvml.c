@@ -2,7 +2,8 @@
  * the GPU tests: two H100s with fixed UUIDs, memory and PCI addresses (buses 0x17 and 0x65).
  * FAKE_NVML_INIT_ERROR=N makes nvmlInit_v2 fail with NVML error N, as a broken driver does.
  * FAKE_NVML_UTIL="37,80" and FAKE_NVML_USED_MIB="1024,2048" set each device's utilisation (percent)
- * and memory used (MiB), read at every call so a test can change them (default 0). */
+ * and memory used (MiB), read at every call (default 0); "@FILE" reads the list from FILE instead, so
+ * a test can change what a running server's sampling sees. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +42,20 @@ int nvmlDeviceGetUtilizationRates(nvml_device device, struct nvml_utilization *r
 
 static int which(nvml_device device) { return (int)((int *)device - devices); }
 
-/* The device's entry of a comma-separated list in environment variable `name`, 0 when absent. */
+/* The device's entry of a comma-separated list in environment variable `name` (or in the file it
+ * names after '@'), 0 when absent. */
 static unsigned long long setting(const char *name, int device)
 {
     const char *s = getenv(name);
+    char text[256];
+    if (s && s[0] == '@') {
+        FILE *f = fopen(s + 1, "r");
+        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f)
+            fclose(f);
+        text[n] = '\0';
+        s = text;
+    }
     for (int i = 0; s && i < device; i++) {
         s = strchr(s, ',');
         if (s)
