@@ -3,7 +3,7 @@
  * on a node listing the two devices, /metrics shows them under the DCGM exporter's names with the
  * pod, namespace and container holding them (promtool accepts it); once it ends, its attempt records
  * the peak and mean utilisation and the peak memory the samples showed, the history's usage sets
- * requested against used CPU, memory and GPU, and /metrics shows the finished job's requested and
+ * requested against used CPU, memory and GPU (and `jobctl history` prints them), and /metrics shows the finished job's requested and
  * used by resource. */
 #include <limits.h>
 #include <math.h>
@@ -168,6 +168,14 @@ static void gpu_usage_is_sampled_recorded_and_shown(void)
     CHECK(gpu_req > 0);
     CHECK(fabs(gpu_used - gpu_req * mean / 100.0) < 0.01);
     json_decref(h);
+    static const char *const history_args[] = {"history", "usage", NULL};
+    char *out = NULL, *err = NULL;
+    CHECK_INT(server_jobctl(&s, history_args, &out, &err), 0);
+    CHECK_CONTAINS(out, "Usage (requested against used, 1 ended attempt):\n");
+    CHECK_CONTAINS(out, "  memory  64 MiB requested, ");
+    CHECK_CONTAINS(out, "  gpu     ");
+    free(out);
+    free(err);
 
     /* the finished job's requested and used by resource */
     static const char *const mem[] = {"caldera_job_requested{", "name=\"usage\"", "resource=\"memory\"", NULL};
