@@ -11,7 +11,7 @@
 struct gpu_sampler;
 
 /* Loads and initialises NVML (where->nvml_library). Returns NULL with a sentence in err when it
- * cannot (no driver, "none", a library without the functions used). */
+ * cannot (no driver, a library without the functions used) or is told not to ("none"). */
 struct gpu_sampler *gpu_sampler_open(const struct gpu_discovery *where, char *err, size_t errlen);
 /* Reads up to max devices into out: each one's index, UUID, model, utilisation and memory (a value
  * NVML refuses is -1). Returns how many, or -1 with a sentence in err when the device count fails. */

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/gpu/gpu_sampler.h"
 
@@ -32,6 +33,10 @@ struct gpu_sampler {
 
 struct gpu_sampler *gpu_sampler_open(const struct gpu_discovery *where, char *err, size_t errlen)
 {
+    if (strcmp(where->nvml_library, "none") == 0) {
+        snprintf(err, errlen, "NVML is turned off (CALDERA_NVML_LIBRARY=none)");
+        return NULL;
+    }
     struct gpu_sampler *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of memory");
