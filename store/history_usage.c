@@ -14,10 +14,11 @@ static const char *const sql_usage =
     " FROM attempts WHERE job_uid = ?1 AND end_ms IS NOT NULL AND end_ms >= start_ms"
     " AND cpu_request + memory_request + gpu_request > 0";
 
-/* used / requested, or null when nothing was requested. */
+/* used / requested, or null when nothing was requested or nothing was measured (the cgroup's
+ * figures are 0 when unknown: a machine without cgroups). */
 static json_t *fraction_json(double used, double requested)
 {
-    return requested > 0 ? json_real(used / requested) : json_null();
+    return requested > 0 && used > 0 ? json_real(used / requested) : json_null();
 }
 
 static json_t *usage_json(sqlite3_stmt *q)
