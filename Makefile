@@ -164,13 +164,17 @@ build/rel/tests/bench/bench_ui: tests/bench/bench_ui.mjs
 	@mkdir -p $(@D)
 	$(Q)install -m 755 $< $@
 
-# A stand-in for the driver's libnvidia-ml.so.1 with fixed answers, which the GPU discovery test loads.
+# A stand-in for the driver's libnvidia-ml.so.1 (fixed devices; utilisation and memory set through its
+# environment), which the GPU discovery and usage tests load.
 FAKE_NVML := build/fake/libnvidia-ml.so.1
 $(FAKE_NVML): tests/fakes/fake_nvml.c
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
 	$(Q)$(CC) -std=c11 $(WARN) -O1 -shared -fPIC -o $@ $<
 build/asan/tests/unit/test_gpu_discovery build/tsan/tests/unit/test_gpu_discovery: | $(FAKE_NVML)
+build/asan/tests/unit/test_gpu_usage build/tsan/tests/unit/test_gpu_usage: | $(FAKE_NVML)
+# The GPU usage test's servers sample it.
+build/asan/tests/integration/test_gpu_usage build/tsan/tests/integration/test_gpu_usage: | $(FAKE_NVML)
 
 build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 	@mkdir -p $(@D)

@@ -39,6 +39,7 @@ enum {
     OPT_IMAGES,
     OPT_GPU_VISIBLE,
     OPT_GPU_RECHECK,
+    OPT_GPU_SAMPLE,
     OPT_COMPANION_PORTS
 };
 #define DEFAULT_LIST_PAGE 1000
@@ -65,6 +66,8 @@ static void usage(FILE *out)
             "                            name its GPU devices (default index)\n"
             "  --gpu-recheck DURATION    how often this machine's GPUs are looked for again, a Node Event\n"
             "                            saying which went or came back (default 60s; 0: never)\n"
+            "  --gpu-sample DURATION     how often NVML is asked for the GPUs' utilisation and memory, kept per\n"
+            "                            attempt and shown in /metrics (default 5s; 0: never)\n"
             "  --restart-backoff MS      first wait before a container restarts in place (restartPolicy OnFailure\n"
             "                            or Always); doubles each time up to 300 s (default 10000, as kubelet)\n"
             "  --job-ports FIRST-LAST    ports handed to jobs whose plugins listen (pytorch, tensorflow, ray)\n"
@@ -346,6 +349,7 @@ int options_parse(int argc, char **argv, struct options *o)
         {"keep-tasks", no_argument, 0, 'K'},
         {"gpu-visible-devices", required_argument, 0, OPT_GPU_VISIBLE},
         {"gpu-recheck", required_argument, 0, OPT_GPU_RECHECK},
+        {"gpu-sample", required_argument, 0, OPT_GPU_SAMPLE},
         {"help", no_argument, 0, 'h'},
         {"max-body-bytes", required_argument, 0, 'b'},
         {"client-timeout", required_argument, 0, OPT_CLIENT_TIMEOUT},
@@ -393,7 +397,8 @@ int options_parse(int argc, char **argv, struct options *o)
                           .task_limits = {PROCESS_DEFAULT_MAX_LOG_BYTES, PROCESS_DEFAULT_PIDS_MAX},
                           .job_limits = JOB_LIMITS_DEFAULT,
                           .list_page_max = DEFAULT_LIST_PAGE,
-                          .gpu_recheck_ms = 60000};
+                          .gpu_recheck_ms = 60000,
+                          .gpu_sample_ms = 5000};
     int c;
     long v;
     opterr = 0;
@@ -450,6 +455,10 @@ int options_parse(int argc, char **argv, struct options *o)
             break;
         case OPT_GPU_RECHECK:
             if (parse_duration_option("--gpu-recheck", optarg, 24 * 3600 * 1000, &o->gpu_recheck_ms) != 0)
+                return -1;
+            break;
+        case OPT_GPU_SAMPLE:
+            if (parse_duration_option("--gpu-sample", optarg, 3600 * 1000, &o->gpu_sample_ms) != 0)
                 return -1;
             break;
         case OPT_COMPANIONS: o->companions_file = optarg; break;

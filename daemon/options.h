@@ -39,6 +39,7 @@ struct options {
     bool keep_tasks;
     bool gpu_uuids;               /* --gpu-visible-devices uuid */
     int64_t gpu_recheck_ms;       /* --gpu-recheck: the default node's GPUs looked for again, 0: never */
+    int64_t gpu_sample_ms;        /* --gpu-sample: NVML asked for utilisation and memory, 0: never */
     int64_t commit_delay_ms;      /* 0: commit as soon as the writer is free */
     int64_t history_retention_ms; /* 0: keep deleted jobs' history for ever */
     int64_t watch_window_ms;      /* how far back a watch may resume by resourceVersion */

@@ -180,6 +180,15 @@ void job_dormant_free(struct job_dormant *d);
 
 struct journal_entry;
 
+/* Requested against used over the attempts that ended while this server ran (GET /metrics shows it
+ * for finished jobs; the history has the whole record). */
+struct job_usage {
+    int32_t attempts;
+    double cpu_requested_s, cpu_used_s;    /* core-seconds: the request times run time; the cgroup's CPU time */
+    int64_t memory_requested, memory_peak; /* bytes: the largest request; the highest peak */
+    double gpu_requested_s, gpu_used_s;    /* GPU-seconds: devices times run time; times the sampled mean */
+};
+
 struct job {
     char *ns;
     char *name;
@@ -226,6 +235,7 @@ struct job {
     struct journal_entry *watch_entry;     /* while touched: the last entry of this iteration about it */
     struct job_dormant *dormant;           /* not parsed yet (see above); only ns, name, key, uid, created_ms,
                                     resource_version, queue, status.phase and pg.phase are set */
+    struct job_usage usage;                /* GET /metrics' requested against used of a finished job */
 };
 
 /* Lays the replicas out again for new per-task counts (a scale): each task keeps its first

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/gpu_usage.h"
+
 /* What a started attempt is: the command, its environment, where it runs and logs, its cgroup
  * limits, whom it runs as, and the files bound into its view of the machine. */
 #define ATTEMPT_VOLUMES_MAX 32 /* the Job's TASK_VOLUMES_MAX (model/job.h) */
@@ -46,10 +48,11 @@ struct replica_exit {
     int signal;        /* the signal that ended it, 0 when it exited */
     bool oom;          /* the cgroup's OOM killer killed a process of it */
     int64_t end_ms;
-    int64_t peak_memory; /* bytes, from the cgroup; 0 when unknown */
-    int64_t cpu_usec;    /* CPU time used, from the cgroup; 0 when unknown */
-    bool unknown;        /* an adopted attempt ended and nothing says how (exit_code -1) */
-    int exec_errno;      /* the supervisor could not execute the task (exit_code 127): why */
+    int64_t peak_memory;  /* bytes, from the cgroup; 0 when unknown */
+    int64_t cpu_usec;     /* CPU time used, from the cgroup; 0 when unknown */
+    struct gpu_usage gpu; /* what its GPUs showed while it ran (the core's sampling; rounds 0: none) */
+    bool unknown;         /* an adopted attempt ended and nothing says how (exit_code -1) */
+    int exec_errno;       /* the supervisor could not execute the task (exit_code 127): why */
 };
 
 #endif

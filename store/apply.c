@@ -31,7 +31,8 @@ static const char *const sql_attempt_start =
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, NULL, '', '', ?11, ?12, ?13)";
 static const char *const sql_attempt_end =
     "UPDATE attempts SET end_ms = ?4, exit_code = ?5, reason = ?6, message = ?7, outcome = ?8, peak_memory = ?9,"
-    " cpu_usec = ?10 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
+    " cpu_usec = ?10, cpu_request = ?11, memory_request = ?12, gpu_request = ?13, gpu_util_mean = ?14,"
+    " gpu_util_peak = ?15, gpu_memory_peak = ?16 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
 static const char
     *const sql_attempt_carry = "UPDATE attempts SET kept_version = ?4 WHERE job_uid = ?1 AND pod = ?2 AND attempt = ?3";
 static const char *const sql_job_spec =
@@ -198,6 +199,18 @@ static int end_attempt(sqlite3_stmt *stmt, const struct journal_attempt *a)
     bind_text(stmt, 8, a->outcome);
     sqlite3_bind_int64(stmt, 9, a->peak_memory);
     sqlite3_bind_int64(stmt, 10, a->cpu_usec);
+    sqlite3_bind_int64(stmt, 11, a->cpu_request_milli);
+    sqlite3_bind_int64(stmt, 12, a->memory_request);
+    sqlite3_bind_int64(stmt, 13, a->gpu_request);
+    if (a->gpu_sampled) {
+        sqlite3_bind_double(stmt, 14, a->gpu_util_mean);
+        sqlite3_bind_int(stmt, 15, a->gpu_util_peak);
+        sqlite3_bind_int64(stmt, 16, a->gpu_memory_peak);
+    } else {
+        sqlite3_bind_null(stmt, 14);
+        sqlite3_bind_null(stmt, 15);
+        sqlite3_bind_null(stmt, 16);
+    }
     return store_stmt_run(stmt);
 }
 

@@ -179,7 +179,8 @@ static int build_history(struct store_reader *r, const char *ns, const char *nam
     if (rc == 0 && (add_rows(r, h, "tasks", r->tasks, job_uid, task_summary_json, st) != 0 ||
                     add_rows(r, h, "transitions", r->transitions, job_uid, transition_json, st) != 0 ||
                     add_rows(r, h, "commands", r->commands, job_uid, command_json, st) != 0 ||
-                    add_rows(r, h, "attempts", r->attempts, job_uid, history_attempt_json, st) != 0))
+                    add_rows(r, h, "attempts", r->attempts, job_uid, history_attempt_json, st) != 0 ||
+                    history_usage_add(r, job_uid, h, st) != 0))
         rc = -1;
     sqlite3_reset(job);
     if (rc != 0) {

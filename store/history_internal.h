@@ -17,7 +17,7 @@ struct store_reader {
 /* The columns history_attempt_json() reads, in its order. */
 #define HISTORY_ATTEMPT_COLUMNS                                                                                 \
     "pod, task, idx, attempt, job_version, node, pid, start_ms, end_ms, exit_code, reason, message, log_path, " \
-    "outcome, peak_memory, cpu_usec, cgroup, gpus"
+    "outcome, peak_memory, cpu_usec, cgroup, gpus, gpu_util_mean, gpu_util_peak, gpu_memory_peak"
 /* The columns history_job_fields() reads, in its order. */
 #define HISTORY_JOB_COLUMNS "uid, namespace, name, created_ms, deleted_ms, status_json"
 
@@ -44,5 +44,9 @@ json_t *history_time_or_null_json(sqlite3_stmt *stmt, int col);
 json_t *history_job_object(const char *kind, sqlite3_stmt *job, int first);
 /* One attempt from a row of HISTORY_ATTEMPT_COLUMNS. */
 json_t *history_attempt_json(sqlite3_stmt *stmt);
+
+/* history_usage.c: the job's requested against used CPU, memory and GPU over its ended attempts, set
+ * as "usage" in out (nothing when no attempt recorded its requests). Returns 0 or -1 (500 in st). */
+int history_usage_add(struct store_reader *r, const char *job_uid, json_t *out, struct api_status *st);
 
 #endif

@@ -103,5 +103,10 @@ json_t *history_attempt_json(sqlite3_stmt *stmt)
         json_object_set_new(a, "peakMemoryBytes", json_integer(sqlite3_column_int64(stmt, 14)));
     if (sqlite3_column_int64(stmt, 15) > 0)
         json_object_set_new(a, "cpuSeconds", json_real((double)sqlite3_column_int64(stmt, 15) / 1e6));
+    if (sqlite3_column_type(stmt, 18) != SQLITE_NULL) { /* its GPUs were sampled (schema 8) */
+        json_object_set_new(a, "gpuUtilizationMeanPercent", json_real(sqlite3_column_double(stmt, 18)));
+        json_object_set_new(a, "gpuUtilizationPeakPercent", json_integer(sqlite3_column_int(stmt, 19)));
+        json_object_set_new(a, "gpuMemoryPeakBytes", json_integer(sqlite3_column_int64(stmt, 20) * 1048576));
+    }
     return a;
 }

@@ -62,6 +62,12 @@ struct journal_attempt {
     char *outcome;       /* what became of the pod: "", "Requeued", "Restarting", "Deleted" */
     int64_t peak_memory; /* bytes, 0 when unknown */
     int64_t cpu_usec;
+    /* ATTEMPT_END: what it asked for (one replica's requests) and what its GPUs showed */
+    int64_t cpu_request_milli, memory_request, gpu_request;
+    bool gpu_sampled;        /* its GPUs were sampled while it ran: the three below are set */
+    double gpu_util_mean;    /* percent over the samples */
+    int32_t gpu_util_peak;   /* percent */
+    int64_t gpu_memory_peak; /* MiB used on its devices together */
 };
 
 /* What a Kubernetes watch shows of one object after a change: rendered by the core at the end of

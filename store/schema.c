@@ -154,8 +154,19 @@ static const char migration_6[] = "ALTER TABLE jobs ADD COLUMN source_json TEXT;
  * none), so the history shows them and a task adopted after a restart keeps its own. */
 static const char migration_7[] = "ALTER TABLE attempts ADD COLUMN gpus TEXT NOT NULL DEFAULT '';";
 
+/* Version 8: what each attempt asked for (one replica's CPU in millicores, memory in bytes, GPUs) and
+ * what its GPUs showed while it ran (mean and peak utilisation in percent, peak memory used in MiB;
+ * NULL when never sampled), so the history can set requested against used. */
+static const char migration_8[] =
+    "ALTER TABLE attempts ADD COLUMN cpu_request INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE attempts ADD COLUMN memory_request INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE attempts ADD COLUMN gpu_request INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE attempts ADD COLUMN gpu_util_mean REAL;"
+    "ALTER TABLE attempts ADD COLUMN gpu_util_peak INTEGER;"
+    "ALTER TABLE attempts ADD COLUMN gpu_memory_peak INTEGER;";
+
 static const char *const migrations[] = {
-    migration_1, migration_2, migration_3, migration_4, migration_5, migration_6, migration_7,
+    migration_1, migration_2, migration_3, migration_4, migration_5, migration_6, migration_7, migration_8,
 };
 
 int schema_latest_version(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

@@ -8,6 +8,7 @@
 
 #include "adapters/dialects/volcano/job.h"
 #include "common/memory.h"
+#include "model/gpu_usage.h"
 #include "model/quantity.h"
 #include "scheduler/controller/internal.h"
 
@@ -107,6 +108,22 @@ static void check_disk_full(struct controller *ctl, struct job *job, int flat)
     r->message = strdup(msg);
 }
 
+/* One ended attempt of run_ms into the job's requested and used sums. */
+static void job_usage_add(struct job_usage *u, const struct resvec *req, int64_t run_ms, const struct replica_exit *ex)
+{
+    double run_s = run_ms > 0 ? (double)run_ms / 1000.0 : 0.0;
+    u->attempts++;
+    u->cpu_requested_s += (double)req->v[RES_CPU] / 1000.0 * run_s;
+    u->cpu_used_s += (double)ex->cpu_usec / 1e6;
+    if (req->v[RES_MEMORY] > u->memory_requested)
+        u->memory_requested = req->v[RES_MEMORY];
+    if (ex->peak_memory > u->memory_peak)
+        u->memory_peak = ex->peak_memory;
+    u->gpu_requested_s += (double)req->v[RES_GPU] * run_s;
+    if (ex->gpu.rounds > 0)
+        u->gpu_used_s += (double)req->v[RES_GPU] * run_s * gpu_usage_mean(&ex->gpu) / 100.0;
+}
+
 void controller_replica_exited(struct controller *ctl, struct job *job, int flat, const struct replica_exit *ex)
 {
     cluster_assert_owner(ctl->cluster);
@@ -204,6 +221,17 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
         fill_attempt_end(e, r, outcome);
         e->attempt.peak_memory = ex->peak_memory;
         e->attempt.cpu_usec = ex->cpu_usec;
+        const struct resvec *req = &job->tasks[task].request;
+        e->attempt.cpu_request_milli = req->v[RES_CPU];
+        e->attempt.memory_request = req->v[RES_MEMORY];
+        e->attempt.gpu_request = req->v[RES_GPU];
+        job_usage_add(&job->usage, req, r->end_ms - r->start_ms, ex);
+        if (ex->gpu.rounds > 0) {
+            e->attempt.gpu_sampled = true;
+            e->attempt.gpu_util_mean = gpu_usage_mean(&ex->gpu);
+            e->attempt.gpu_util_peak = ex->gpu.util_peak;
+            e->attempt.gpu_memory_peak = ex->gpu.memory_peak;
+        }
     }
     if (job->deleted) {
         job_release_if_done(ctl, job);

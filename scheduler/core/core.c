@@ -181,6 +181,7 @@ static void reap_slot(struct core *c, int i)
     struct replica_exit ex;
     if (!s->job || (s->proc.adopted ? process_reap_adopted(&s->proc, &ex) : process_reap(&s->proc, &ex)) != 0)
         return;
+    ex.gpu = s->gpu;
     struct job *job = s->job;
     int flat = s->flat;
     slot_release(c, i);
@@ -250,6 +251,7 @@ static void flush_journal(struct core *c)
 struct posted_request {
     struct core_request req;
     char *kind, *ns, *name, *reason, *message;
+    struct gpu_sample *samples;
 };
 
 static void free_posted(struct core_request *req)
@@ -261,6 +263,7 @@ static void free_posted(struct core_request *req)
     free(p->name);
     free(p->reason);
     free(p->message);
+    free(p->samples);
     free(p);
 }
 
@@ -404,6 +407,25 @@ int core_post_touch(struct core *c, const char *ns, const char *name, int64_t no
     }
     *req = (struct core_request){
         .op = CORE_COMPANION_TOUCH, .ns = p->ns, .name = p->name, .posted = true, .companion = {.touch_ms = now_ms}};
+    if (enqueue(c, req))
+        return 0;
+    free_posted(req);
+    return -1;
+}
+
+int core_post_gpu_samples(struct core *c, const struct gpu_sample *samples, int n)
+{
+    struct posted_request *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    struct core_request *req = &p->req;
+    if (n > 0 && !(p->samples = malloc((size_t)n * sizeof *p->samples))) {
+        free_posted(req);
+        return -1;
+    }
+    if (n > 0)
+        memcpy(p->samples, samples, (size_t)n * sizeof *p->samples);
+    *req = (struct core_request){.op = CORE_GPU_SAMPLES, .posted = true, .gpu_samples = p->samples, .ngpu_samples = n};
     if (enqueue(c, req))
         return 0;
     free_posted(req);
@@ -586,6 +608,7 @@ void core_free(struct core *c)
     cluster_free(&c->cluster);
     sched_conf_free(&c->conf);
     free(c->slots);
+    free(c->gpu_last);
     free(c->data_dir);
     pthread_mutex_destroy(&c->lock);
     free(c);

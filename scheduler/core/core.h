@@ -57,6 +57,10 @@ int core_post_event(struct core *core, const char *kind, const char *ns, const c
 /* Posts CORE_COMPANION_TOUCH for companion ns/name at now_ms and returns at once (dropped like
  * core_post_event's when the mailbox is full). Any thread. Returns 0 or -1. */
 int core_post_touch(struct core *core, const char *ns, const char *name, int64_t now_ms);
+/* Posts CORE_GPU_SAMPLES: n samples of this machine's GPUs (copied), which the core adds to the
+ * attempts holding those devices and keeps for /metrics. Returns at once (dropped like
+ * core_post_event's when the mailbox is full). Any thread. Returns 0 or -1. */
+int core_post_gpu_samples(struct core *core, const struct gpu_sample *samples, int n);
 /* Stops every task (SIGTERM, their grace, SIGKILL) and records their ends, or, with keep_tasks,
  * leaves them running (recorded as running, for the next start to adopt), and stops the thread. The
  * state stays until core_free(): the store's writer may still hold watch objects that share parts of

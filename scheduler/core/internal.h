@@ -16,7 +16,8 @@ struct proc_slot {
     struct job *job; /* NULL when the slot is free */
     int flat;        /* the replica */
     struct process proc;
-    int64_t kill_at_ms; /* monotonic time to send SIGKILL, 0 when no stop is pending */
+    int64_t kill_at_ms;   /* monotonic time to send SIGKILL, 0 when no stop is pending */
+    struct gpu_usage gpu; /* its GPUs' samples so far (gpu_usage.c) */
     int next_free;
 };
 
@@ -46,6 +47,8 @@ struct core {
     int adopted;                       /* tasks of the last run watched again at start-up */
     struct proc_slot *slots;
     int nslots, free_slot, live_slots, pending_kills;
+    struct gpu_sample *gpu_last; /* this machine's GPUs as last sampled (gpu_usage.c), for /metrics */
+    int ngpu_last;
     struct metrics_histogram cycle_seconds; /* schedule_cycle() durations (observed and read here only) */
 };
 
@@ -65,6 +68,11 @@ void core_not_found(struct core_request *req, const char *resource, const char *
 void core_handle_companion_request(struct core *c, struct core_request *req);
 /* metrics.c: CORE_METRICS, the live part of GET /metrics in O(queues + active jobs). */
 void core_handle_metrics(struct core *c, struct core_request *req);
+
+/* gpu_usage.c: CORE_GPU_SAMPLES, one round into every live attempt holding GPUs and the samples kept;
+ * core_render_gpu_metrics the DCGM exporter's families for them (with the pod holding each). */
+void core_handle_gpu_samples(struct core *c, struct core_request *req);
+void core_render_gpu_metrics(struct core *c, struct sbuf *out);
 
 /* Answers the requests about queues, priority classes and quotas (objects.c). */
 void core_handle_object_request(struct core *c, struct core_request *req);

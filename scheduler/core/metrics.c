@@ -23,6 +23,7 @@ struct metrics_walk {
     int32_t (*jobs)[JOB_PHASE_COUNT]; /* per queue */
     struct hmap pods_by_key;          /* "queue\x1fns" -> struct pod_tally */
     struct sbuf start, finish;        /* the per-job samples, each its own family */
+    struct sbuf requested, used;      /* finished jobs' requested and used, by resource */
     bool failed;
 };
 
@@ -128,12 +129,42 @@ static void job_sample(struct sbuf *out, const char *name, const struct job *job
     sbuf_printf(out, "\"} %.3f\n", (double)ms / 1000.0);
 }
 
+static void usage_sample(struct sbuf *out, const char *name, const struct job *job, const char *resource, double v)
+{
+    sbuf_printf(out, "%s{namespace=\"", name);
+    metrics_label_value(out, job->ns);
+    sbuf_puts(out, "\",name=\"");
+    metrics_label_value(out, job->name);
+    sbuf_puts(out, "\",queue=\"");
+    metrics_label_value(out, job->queue);
+    sbuf_printf(out, "\",resource=\"%s\"} %.3f\n", resource, v);
+}
+
+/* A finished job's requested and used CPU (core-seconds), memory (bytes) and GPUs (GPU-seconds, when
+ * it asked for any) over the attempts that ended while this server ran. */
+static void job_usage(struct metrics_walk *w, const struct job *job)
+{
+    const struct job_usage *u = &job->usage;
+    if (u->attempts == 0)
+        return;
+    usage_sample(&w->requested, "caldera_job_requested", job, "cpu", u->cpu_requested_s);
+    usage_sample(&w->used, "caldera_job_used", job, "cpu", u->cpu_used_s);
+    usage_sample(&w->requested, "caldera_job_requested", job, "memory", (double)u->memory_requested);
+    usage_sample(&w->used, "caldera_job_used", job, "memory", (double)u->memory_peak);
+    if (u->gpu_requested_s > 0) {
+        usage_sample(&w->requested, "caldera_job_requested", job, "nvidia.com/gpu", u->gpu_requested_s);
+        usage_sample(&w->used, "caldera_job_used", job, "nvidia.com/gpu", u->gpu_used_s);
+    }
+}
+
 static void job_times(struct metrics_walk *w, const struct job *job)
 {
     if (job->status.running_since_ms > 0)
         job_sample(&w->start, "caldera_job_start_timestamp_seconds", job, job->status.running_since_ms);
-    if (job_phase_final(job->status.phase))
+    if (job_phase_final(job->status.phase)) {
         job_sample(&w->finish, "caldera_job_finish_timestamp_seconds", job, job->status.transition_ms);
+        job_usage(w, job);
+    }
 }
 
 /* One active job into the tallies and the per-job families. */
@@ -216,6 +247,8 @@ static void walk_free(struct metrics_walk *w)
     free(w->jobs);
     sbuf_free(&w->start);
     sbuf_free(&w->finish);
+    sbuf_free(&w->requested);
+    sbuf_free(&w->used);
 }
 
 static void render(struct core *c, struct sbuf *out, struct metrics_walk *w)
@@ -251,10 +284,21 @@ static void render(struct core *c, struct sbuf *out, struct metrics_walk *w)
                    "When the job finished (Completed, Failed or Terminated), in seconds since the epoch; the last 1000 "
                    "jobs to finish.");
     sbuf_puts(out, sbuf_str(&w->finish));
+    metrics_family(out, "caldera_job_requested", "gauge",
+                   "What a finished job asked for over its attempts that ended while this server ran, by resource: "
+                   "cpu in core-seconds (request times run time), memory in bytes (the largest request), "
+                   "nvidia.com/gpu in GPU-seconds; the last 1000 jobs to finish.");
+    sbuf_puts(out, sbuf_str(&w->requested));
+    metrics_family(out, "caldera_job_used", "gauge",
+                   "What a finished job used of what caldera_job_requested shows: cpu in core-seconds (CPU time), "
+                   "memory in bytes (the highest peak), nvidia.com/gpu in GPU-seconds (times the sampled mean "
+                   "utilisation); the last 1000 jobs to finish.");
+    sbuf_puts(out, sbuf_str(&w->used));
+    core_render_gpu_metrics(c, out);
     metrics_family(out, "caldera_scheduler_cycle_duration_seconds", "histogram",
                    "Duration of one scheduling cycle over every zone.");
     metrics_histogram_samples(out, "caldera_scheduler_cycle_duration_seconds", "", &c->cycle_seconds);
-    if (w->start.failed || w->finish.failed)
+    if (w->start.failed || w->finish.failed || w->requested.failed || w->used.failed)
         w->failed = true;
 }
 

@@ -11,6 +11,7 @@
 #include "common/api_status.h"
 #include "common/namespace_set.h"
 #include "model/cluster.h"
+#include "model/gpu_usage.h"
 #include "model/sched_conf.h"
 #include "common/watch_demand.h"
 #include "store/store.h"
@@ -63,6 +64,7 @@ enum core_op {
     CORE_COMPANION_DELETE, /* stopped, Cleaned, then gone */
     CORE_COMPANION_TARGET, /* the proxy's: req->companion_target (200), or 404 */
     CORE_COMPANION_TOUCH,  /* the proxy carried traffic at req->companion.touch_ms: core_post_touch */
+    CORE_GPU_SAMPLES,      /* req->gpu_samples: this machine's GPUs now (core_post_gpu_samples) */
 };
 
 /* What CORE_COMPANION_* take. */
@@ -114,8 +116,10 @@ struct core_request {
     const struct namespace_set *visible;
     struct core_record record;            /* CORE_RECORD_* */
     struct core_companion_args companion; /* CORE_COMPANION_* */
-    struct job *job;                      /* CORE_JOB_CREATE: taken by the core when the answer is 201 */
-    void *object;                         /* queue, priority class or quota to create/update: taken on success */
+    const struct gpu_sample *gpu_samples; /* CORE_GPU_SAMPLES: ngpu_samples of them */
+    int ngpu_samples;
+    struct job *job; /* CORE_JOB_CREATE: taken by the core when the answer is 201 */
+    void *object;    /* queue, priority class or quota to create/update: taken on success */
     /* labelSelector "k=v,k2=v2" already split (equality only) */
     int nselectors;
     const char *selector_key[CORE_MAX_SELECTORS];

@@ -1,6 +1,9 @@
 /* A stand-in for the NVIDIA driver's libnvidia-ml.so.1, built by the Makefile as a shared object for
- * the GPU discovery test: two H100s with fixed UUIDs, memory and PCI addresses (buses 0x17 and 0x65).
- * FAKE_NVML_INIT_ERROR=N makes nvmlInit_v2 fail with NVML error N, as a broken driver does. */
+ * the GPU tests: two H100s with fixed UUIDs, memory and PCI addresses (buses 0x17 and 0x65).
+ * FAKE_NVML_INIT_ERROR=N makes nvmlInit_v2 fail with NVML error N, as a broken driver does.
+ * FAKE_NVML_UTIL="37,80" and FAKE_NVML_USED_MIB="1024,2048" set each device's utilisation (percent)
+ * and memory used (MiB), read at every call (default 0); "@FILE" reads the list from FILE instead, so
+ * a test can change what a running server's sampling sees. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,10 @@ struct nvml_pci_info {
     char bus_id[32];
 };
 
+struct nvml_utilization {
+    unsigned int gpu, memory;
+};
+
 #define DEVICES 2
 static int devices[DEVICES];
 static const char *const uuids[DEVICES] = {"GPU-11111111-2222-3333-4444-555555555555",
@@ -31,8 +38,31 @@ int nvmlDeviceGetName(nvml_device device, char *name, unsigned int length);
 int nvmlDeviceGetUUID(nvml_device device, char *uuid, unsigned int length);
 int nvmlDeviceGetMemoryInfo(nvml_device device, struct nvml_memory *memory);
 int nvmlDeviceGetPciInfo_v3(nvml_device device, struct nvml_pci_info *pci);
+int nvmlDeviceGetUtilizationRates(nvml_device device, struct nvml_utilization *rates);
 
 static int which(nvml_device device) { return (int)((int *)device - devices); }
+
+/* The device's entry of a comma-separated list in environment variable `name` (or in the file it
+ * names after '@'), 0 when absent. */
+static unsigned long long setting(const char *name, int device)
+{
+    const char *s = getenv(name);
+    char text[256];
+    if (s && s[0] == '@') {
+        FILE *f = fopen(s + 1, "r");
+        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f)
+            fclose(f);
+        text[n] = '\0';
+        s = text;
+    }
+    for (int i = 0; s && i < device; i++) {
+        s = strchr(s, ',');
+        if (s)
+            s++;
+    }
+    return s ? strtoull(s, NULL, 10) : 0;
+}
 
 int nvmlInit_v2(void)
 {
@@ -71,10 +101,11 @@ int nvmlDeviceGetUUID(nvml_device device, char *uuid, unsigned int length)
 
 int nvmlDeviceGetMemoryInfo(nvml_device device, struct nvml_memory *memory)
 {
-    (void)device;
     memory->total = 81559ULL << 20;
-    memory->free = memory->total;
-    memory->used = 0;
+    memory->used = setting("FAKE_NVML_USED_MIB", which(device)) << 20;
+    if (memory->used > memory->total)
+        memory->used = memory->total;
+    memory->free = memory->total - memory->used;
     return 0;
 }
 
@@ -83,5 +114,12 @@ int nvmlDeviceGetPciInfo_v3(nvml_device device, struct nvml_pci_info *pci)
     memset(pci, 0, sizeof *pci);
     pci->bus = buses[which(device)];
     snprintf(pci->bus_id, sizeof pci->bus_id, "00000000:%02X:00.0", pci->bus);
+    return 0;
+}
+
+int nvmlDeviceGetUtilizationRates(nvml_device device, struct nvml_utilization *rates)
+{
+    rates->gpu = (unsigned int)setting("FAKE_NVML_UTIL", which(device));
+    rates->memory = 0;
     return 0;
 }

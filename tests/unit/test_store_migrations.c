@@ -197,6 +197,7 @@ static bool insert_rows_of_version(const char *path, int version)
         "INSERT INTO tasks VALUES ('u-1', 'worker', 3, 3, '{}');";
     static const char v5_rows[] = /* what a version-5 server kept beside the JSON */
         "UPDATE jobs SET phase = 'Failed' WHERE uid = 'u-1';";
+    static const char v7_rows[] = "UPDATE attempts SET gpus = '';";
     sqlite3 *db;
     if (sqlite3_open(path, &db) != SQLITE_OK)
         return false;
@@ -204,7 +205,8 @@ static bool insert_rows_of_version(const char *path, int version)
               (version < 2 || sqlite3_exec(db, v2_rows, NULL, NULL, NULL) == SQLITE_OK) &&
               (version < 3 || sqlite3_exec(db, v3_rows, NULL, NULL, NULL) == SQLITE_OK) &&
               (version < 4 || sqlite3_exec(db, v4_rows, NULL, NULL, NULL) == SQLITE_OK) &&
-              (version < 5 || sqlite3_exec(db, v5_rows, NULL, NULL, NULL) == SQLITE_OK);
+              (version < 5 || sqlite3_exec(db, v5_rows, NULL, NULL, NULL) == SQLITE_OK) &&
+              (version < 7 || sqlite3_exec(db, v7_rows, NULL, NULL, NULL) == SQLITE_OK);
     sqlite3_close(db);
     return ok;
 }
@@ -232,7 +234,8 @@ static int keep_attempt(void *ctx, const struct store_attempt_row *row)
     return 0;
 }
 
-/* Versions 4, 5 and 7 on a database with rows: every row stays; attempts gain cgroup "" and gpus ""; the tasks of
+/* Versions 4, 5, 7 and 8 on a database with rows: every row stays; attempts gain cgroup "" and gpus "",
+ * requests of 0 and GPU samples NULL (schema 8: never sampled); the tasks of
  * stored jobs are derived from their specs (minAvailable defaulting to replicas; a spec that is not
  * JSON gives none); nodes and commands start empty; live jobs gain their phase, queue and TTL from
  * their JSON; recovery reads the old attempt with cgroup "" and the job with its phase. */
@@ -282,6 +285,11 @@ static void test_rows_of_every_version_survive(void)
                                    " WHERE uid = 'u-1'"),
                   1);
         CHECK_STR(l.phase, "Failed");
+        /* version 8: an old attempt asked for nothing it recorded, and its GPUs were never sampled */
+        CHECK_INT(tmp_db_query_int(t.path,
+                                   "SELECT cpu_request = 0 AND memory_request = 0 AND gpu_request = 0 AND gpu_util_mean"
+                                   " IS NULL AND gpu_util_peak IS NULL AND gpu_memory_peak IS NULL FROM attempts"),
+                  1);
         tmp_db_remove(&t);
     }
 }
