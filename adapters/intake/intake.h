@@ -61,6 +61,11 @@ struct intake {
  * (JSON has no such numbers), a scalar document, an empty body ("the request body is empty"). */
 int intake_parse(const char *data, size_t len, enum intake_format fmt, struct intake *out, struct api_status *err);
 void intake_free(struct intake *in);
+/* A configuration file (config_file.c): 1 with *in holding one document whose root is a mapping (the
+ * caller frees it); 0 when the file says nothing (blank lines and comments only, or no document); -1
+ * with a 400 in st, whose message is `shape` when the file is not one mapping ("a companions file is
+ * one YAML mapping with `companions:`"), else intake_parse's. */
+int intake_parse_config(const char *data, size_t len, const char *shape, struct intake *in, struct api_status *st);
 
 /* Position of the value under `key` in `object`, of element `index` in `array`, or of a
  * container node itself. Return false when unknown (JSON input, or a node made later).

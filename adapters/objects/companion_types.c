@@ -387,36 +387,12 @@ static int copy_set(struct companion_types *out, const struct companion_types *s
     return 0;
 }
 
-/* Blank lines and comments: a file that says nothing (which intake refuses as an empty body). */
-static bool only_comments(const char *data, size_t len)
-{
-    bool comment = false;
-    for (size_t i = 0; i < len; i++) {
-        if (data[i] == '\n')
-            comment = false;
-        else if (data[i] == '#')
-            comment = true;
-        else if (!comment && !isspace((unsigned char)data[i]))
-            return false;
-    }
-    return true;
-}
-
 int companion_types_parse(const char *data, size_t len, struct companion_types *set, struct api_status *st)
 {
     struct intake in;
-    if (only_comments(data, len))
-        return 0;
-    if (intake_parse(data, len, INTAKE_YAML, &in, st) != 0)
-        return -1;
-    if (in.ndocs == 0) {
-        intake_free(&in);
-        return 0;
-    }
-    if (in.ndocs != 1 || !json_is_object(in.docs[0].root)) {
-        intake_free(&in);
-        return api_fail(st, 400, "BadRequest", "a companions file is one YAML mapping with `companions:`");
-    }
+    int found = intake_parse_config(data, len, "a companions file is one YAML mapping with `companions:`", &in, st);
+    if (found <= 0)
+        return found;
     struct fields f = {&in.docs[0], st, false};
     json_t *root = in.docs[0].root, *companions = NULL;
     static const char *const root_keys[] = {"companions", NULL};

@@ -204,38 +204,14 @@ static void read_environments(struct fields *f, const json_t *list, struct image
     }
 }
 
-/* Blank lines and comments: a file that says nothing (which intake refuses as an empty body). */
-static bool only_comments(const char *data, size_t len)
-{
-    bool comment = false;
-    for (size_t i = 0; i < len; i++) {
-        if (data[i] == '\n')
-            comment = false;
-        else if (data[i] == '#')
-            comment = true;
-        else if (!comment && !isspace((unsigned char)data[i]))
-            return false;
-    }
-    return true;
-}
-
 int images_parse(const char *data, size_t len, struct images_config *out, struct api_status *st)
 {
     memset(out, 0, sizeof *out);
     out->configured = true;
-    if (only_comments(data, len))
-        return 0;
     struct intake in;
-    if (intake_parse(data, len, INTAKE_YAML, &in, st) != 0)
-        return -1;
-    if (in.ndocs == 0) {
-        intake_free(&in);
-        return 0;
-    }
-    if (in.ndocs != 1 || !json_is_object(in.docs[0].root)) {
-        intake_free(&in);
-        return api_fail(st, 400, "BadRequest", "an images file is one YAML mapping with `environments:`");
-    }
+    int found = intake_parse_config(data, len, "an images file is one YAML mapping with `environments:`", &in, st);
+    if (found <= 0)
+        return found;
     static const char *const root_keys[] = {"unknownImages", "environments", NULL};
     struct fields f = {&in.docs[0], st, false};
     json_t *root = in.docs[0].root, *list = NULL;
