@@ -1,5 +1,6 @@
 /* Kubernetes' validation of object metadata (k8s.io/apimachinery/pkg/util/validation and
- * ValidateObjectMeta), with its messages word for word, so a client sees what a cluster would say. */
+ * ValidateObjectMeta), with its messages word for word, so a client sees what a cluster would say; and
+ * the C identifiers configuration files name environment variables with. */
 #include "adapters/intake/meta_limits.h"
 
 #include <ctype.h>
@@ -267,4 +268,14 @@ bool meta_annotations(struct fields *f, const json_t *meta, const char *path, js
         ok = false;
     }
     return ok;
+}
+
+bool meta_c_identifier(const char *s)
+{
+    if (!*s || isdigit((unsigned char)*s))
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_')
+            return false;
+    return true;
 }

@@ -22,6 +22,9 @@ int meta_dns1123_label_problems(const char *s, const char *why[4], char *buf, si
 int meta_dns1123_subdomain_problems(const char *s, const char *why[4], char *buf, size_t len);
 int meta_qualified_name_problems(const char *s, const char *why[4], char *buf, size_t len);
 int meta_label_value_problems(const char *s, const char *why[4], char *buf, size_t len);
+/* A C identifier ([A-Za-z_][A-Za-z0-9_]*): what a configuration file may name as an environment
+ * variable. */
+bool meta_c_identifier(const char *s);
 
 /* A cause `Invalid value: "<name>": <problem>` at obj[key] (path) for each problem of name as a
  * DNS-1123 label (subdomain). Nothing when f->admitted. Return false when they added a cause. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "adapters/intake/fields.h"
+#include "adapters/intake/meta_limits.h"
 #include "adapters/intake/intake.h"
 #include "common/duration.h"
 #include "common/strv.h"
@@ -104,16 +105,6 @@ static bool read_command(struct fields *f, const json_t *entry, const char *pare
     return true;
 }
 
-static bool env_name(const char *s)
-{
-    if (!*s || isdigit((unsigned char)*s))
-        return false;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_')
-            return false;
-    return true;
-}
-
 /* RFC 9110's token. */
 static bool header_name(const char *s)
 {
@@ -144,7 +135,7 @@ static bool read_map(struct fields *f, const json_t *entry, const char *key, con
     {
         const char *s = json_string_value(value);
         snprintf(item, sizeof item, "%s[%s]", path, name);
-        if (env ? !env_name(name) : !header_name(name)) {
+        if (env ? !meta_c_identifier(name) : !header_name(name)) {
             field_error(f, map, name, item, "FieldValueInvalid", "Invalid value: \"%s\": %s", name,
                         env ? "an environment variable's name is letters, digits and '_', not starting with a digit"
                             : "a header's name is an HTTP token");

@@ -2,13 +2,13 @@
  * its path and line, and image names matched against the entries' glob patterns, first match wins. */
 #include "adapters/objects/images.h"
 
-#include <ctype.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adapters/intake/intake.h"
+#include "adapters/intake/meta_limits.h"
 #include "common/strv.h"
 
 static const struct images_config *active; /* set before any thread starts, then only read */
@@ -40,16 +40,6 @@ void images_free(struct images_config *c)
         env_clear(&c->envs[i]);
     free(c->envs);
     memset(c, 0, sizeof *c);
-}
-
-static bool env_name_ok(const char *s)
-{
-    if (!*s || isdigit((unsigned char)*s))
-        return false;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_')
-            return false;
-    return true;
 }
 
 /* An absolute directory that can sit in PATH: no ':' and no line breaks. */
@@ -130,7 +120,7 @@ static bool read_env(struct fields *f, const json_t *entry, const char *parent, 
     json_object_foreach(map, name, value)
     {
         snprintf(item, sizeof item, "%s[%s]", path, name);
-        if (!env_name_ok(name)) {
+        if (!meta_c_identifier(name)) {
             field_error(f, map, name, item, "FieldValueInvalid",
                         "Invalid value: \"%s\": an environment variable's name is letters, digits and '_', not "
                         "starting with a digit",
