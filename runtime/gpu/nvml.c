@@ -1,50 +1,13 @@
-/* GPU discovery through NVML, loaded with dlopen so the server builds and runs without the driver.
- * Only the few entry points used are declared here, with NVML's own signatures and structures. */
-#include <dlfcn.h>
+/* GPU discovery through NVML (nvml_api.h: loaded with dlopen, so the server builds and runs without
+ * the driver): each device's index, UUID, memory and NUMA node, and the product's name. */
 #include <stdio.h>
 #include <string.h>
 
 #include "runtime/gpu/gpu_discover.h"
+#include "runtime/gpu/nvml_api.h"
 
-typedef int nvml_return;   /* nvmlReturn_t: NVML_SUCCESS is 0 */
-typedef void *nvml_device; /* nvmlDevice_t: an opaque handle */
-#define NVML_SUCCESS 0
-#define NVML_NAME_BUFFER 96 /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
-#define NVML_UUID_BUFFER 96 /* NVML_DEVICE_UUID_V2_BUFFER_SIZE */
-
-struct nvml_memory { /* nvmlMemory_t */
-    unsigned long long total, free, used;
-};
-
-struct nvml_pci_info { /* nvmlPciInfo_t as nvmlDeviceGetPciInfo_v3 fills it */
-    char bus_id_legacy[16];
-    unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
-    char bus_id[32];
-};
-
-struct nvml_api {
-    nvml_return (*init)(void);
-    nvml_return (*shutdown)(void);
-    nvml_return (*count)(unsigned int *);
-    nvml_return (*handle)(unsigned int, nvml_device *);
-    nvml_return (*name)(nvml_device, char *, unsigned int);
-    nvml_return (*uuid)(nvml_device, char *, unsigned int);
-    nvml_return (*memory)(nvml_device, struct nvml_memory *);
-    nvml_return (*pci)(nvml_device, struct nvml_pci_info *);
-};
-
-static int load_api(void *lib, struct nvml_api *api)
-{
-    *(void **)&api->init = dlsym(lib, "nvmlInit_v2");
-    *(void **)&api->shutdown = dlsym(lib, "nvmlShutdown");
-    *(void **)&api->count = dlsym(lib, "nvmlDeviceGetCount_v2");
-    *(void **)&api->handle = dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
-    *(void **)&api->name = dlsym(lib, "nvmlDeviceGetName");
-    *(void **)&api->uuid = dlsym(lib, "nvmlDeviceGetUUID");
-    *(void **)&api->memory = dlsym(lib, "nvmlDeviceGetMemoryInfo");
-    *(void **)&api->pci = dlsym(lib, "nvmlDeviceGetPciInfo_v3");
-    return api->init && api->shutdown && api->count && api->handle && api->name && api->uuid ? 0 : -1;
-}
+/* Discovery needs each device's name and UUID; memory and PCI place are read when NVML has them. */
+static int discovery_needs(const struct nvml_api *api) { return api->name && api->uuid; }
 
 /* sysfs spells a PCI address with a 4-digit domain in lower case; NVML's busId has 8 digits. */
 static int pci_numa(const char *root, const struct nvml_pci_info *pci)
@@ -93,26 +56,12 @@ int gpu_discover_nvml(const struct gpu_discovery *where, struct machine *m, char
 {
     gpu_set_clear(&m->gpus);
     m->gpu_product[0] = '\0';
-    void *lib = dlopen(where->nvml_library, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *why = dlerror();
-        snprintf(err, errlen, "cannot load %s: %s", where->nvml_library, why ? why : "unknown error");
-        return -2;
-    }
     struct nvml_api api;
-    int found = -1;
-    if (load_api(lib, &api) != 0) {
-        snprintf(err, errlen, "%s lacks the NVML functions Caldera uses", where->nvml_library);
-    } else {
-        nvml_return rc = api.init();
-        if (rc != NVML_SUCCESS) {
-            snprintf(err, errlen, "nvmlInit_v2 failed with NVML error %d", rc);
-        } else {
-            found = read_devices(&api, where, m, err, errlen);
-            api.shutdown();
-        }
+    int found = nvml_api_open(where->nvml_library, "Caldera", discovery_needs, &api, err, errlen);
+    if (found == 0) {
+        found = read_devices(&api, where, m, err, errlen);
+        nvml_api_close(&api);
     }
-    dlclose(lib);
     if (found < 0) {
         gpu_set_clear(&m->gpus);
         m->gpu_product[0] = '\0';
