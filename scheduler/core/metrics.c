@@ -118,7 +118,8 @@ static struct pod_tally *pod_tally_for(struct metrics_walk *w, const struct job 
     return t;
 }
 
-static void job_sample(struct sbuf *out, const char *name, const struct job *job, int64_t ms)
+/* `name{namespace="...",name="...",queue="..."`: a job's series up to its closing quote. */
+static void job_labels(struct sbuf *out, const char *name, const struct job *job)
 {
     sbuf_printf(out, "%s{namespace=\"", name);
     metrics_label_value(out, job->ns);
@@ -126,17 +127,17 @@ static void job_sample(struct sbuf *out, const char *name, const struct job *job
     metrics_label_value(out, job->name);
     sbuf_puts(out, "\",queue=\"");
     metrics_label_value(out, job->queue);
+}
+
+static void job_sample(struct sbuf *out, const char *name, const struct job *job, int64_t ms)
+{
+    job_labels(out, name, job);
     sbuf_printf(out, "\"} %.3f\n", (double)ms / 1000.0);
 }
 
 static void usage_sample(struct sbuf *out, const char *name, const struct job *job, const char *resource, double v)
 {
-    sbuf_printf(out, "%s{namespace=\"", name);
-    metrics_label_value(out, job->ns);
-    sbuf_puts(out, "\",name=\"");
-    metrics_label_value(out, job->name);
-    sbuf_puts(out, "\",queue=\"");
-    metrics_label_value(out, job->queue);
+    job_labels(out, name, job);
     sbuf_printf(out, "\",resource=\"%s\"} %.3f\n", resource, v);
 }
 
