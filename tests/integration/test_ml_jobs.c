@@ -131,6 +131,16 @@ static char *pod_log(const struct test_server *s, const char *pod)
     return text;
 }
 
+/* The n pods' logs (NULL where there is none), each shown when the job did not complete or it lacks. */
+static void pod_logs(const struct test_server *s, const char *const *pods, int n, bool done, char **logs)
+{
+    for (int i = 0; i < n; i++) {
+        logs[i] = pod_log(s, pods[i]);
+        if (!done || !logs[i])
+            fprintf(stderr, "--- %s log:\n%s\n", pods[i], logs[i] ? logs[i] : "(none)");
+    }
+}
+
 /* --- reading what the ranks printed ------------------------------------------------------------------ */
 
 /* The number after "rank <rank> <what>: " anywhere in log (torchrun prefixes "[default0]:"); NAN when
@@ -184,11 +194,7 @@ static void pytorchjob_trains_with_ddp_over_gloo(void)
     bool done = wait_completed(s, "ddp");
     static const char *const pods[] = {"ddp-master-0", "ddp-worker-0", "ddp-worker-1"};
     char *logs[3];
-    for (int i = 0; i < 3; i++) {
-        logs[i] = pod_log(s, pods[i]);
-        if (!done || !logs[i])
-            fprintf(stderr, "--- %s log:\n%s\n", pods[i], logs[i] ? logs[i] : "(none)");
-    }
+    pod_logs(s, pods, 3, done, logs);
     CHECK(done);
     for (int i = 0; i < 3; i++)
         CHECK_CONTAINS(logs[i], "of 3: torch"); /* WORLD_SIZE 3; RANK: the master 0, worker i i + 1 */
@@ -254,11 +260,7 @@ static void mpijob_runs_mpirun_over_ssh_on_the_workers(void)
     bool done = wait_completed(s, "allreduce");
     static const char *const pods[] = {"allreduce-launcher-0", "allreduce-worker-0", "allreduce-worker-1"};
     char *logs[3];
-    for (int i = 0; i < 3; i++) {
-        logs[i] = pod_log(s, pods[i]);
-        if (!done || !logs[i])
-            fprintf(stderr, "--- %s log:\n%s\n", pods[i], logs[i] ? logs[i] : "(none)");
-    }
+    pod_logs(s, pods, 3, done, logs);
     CHECK(done);
     CHECK_CONTAINS(logs[0], "allreduce-worker-0.allreduce slots=1\nallreduce-worker-1.allreduce slots=1\n");
     CHECK_CONTAINS(logs[0], "rank 0 of 2: sum 3, ssh 127.0.0.1 ");
