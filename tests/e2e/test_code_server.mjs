@@ -5,30 +5,11 @@
 // $CALDERA_CODE_SERVER or PATH.
 import path from 'node:path';
 
-import {api, findExecutable, launchBrowser, NPM_PREFIX, runTests, screenshot, Skip, startServer, waitFor} from './lib/harness.mjs';
+import {api, companionJob, findExecutable, launchBrowser, NPM_PREFIX, runTests, screenshot, Skip, startServer, waitFor} from './lib/harness.mjs';
 
 export const CODE_SERVER_VERSION = '4.100.3'; // the Makefile's CODE_SERVER_VERSION: the last for Node 20
 const READY_MS = 90000; // code-server's first start writes its settings; ~3 s here
 const marker = `e2e-${process.pid}-${Math.floor(Math.random() * 1e6)}`;
-
-const jobYaml = `apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata:
-  name: vs
-  annotations: {caldera.io/companions: code-server}
-spec:
-  minAvailable: 1
-  tasks:
-  - name: main
-    replicas: 1
-    template:
-      spec:
-        restartPolicy: Never
-        containers:
-        - name: c
-          image: x
-          command: [sh, -c, 'echo from the task > ${marker}.txt; sleep 600']
-`;
 
 async function the_workbench_loads_through_the_proxy() {
     const program = findExecutable(process.env.CALDERA_CODE_SERVER || path.join(NPM_PREFIX, 'node_modules/.bin/code-server')) ||
@@ -38,7 +19,7 @@ async function the_workbench_loads_through_the_proxy() {
             `npm install --unsafe-perm --prefix build/npm code-server@${CODE_SERVER_VERSION})`);
     const browser = await launchBrowser();
     const server = await startServer({programs: {'code-server': program}});
-    const r = await api(server, 'POST', '/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs', jobYaml);
+    const r = await api(server, 'POST', '/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs', companionJob('vs', 'code-server', marker));
     if (r.status !== 201)
         throw new Error(`submitting the job: HTTP ${r.status}: ${r.text}`);
     const companion = await waitFor(async () => {

@@ -5,32 +5,11 @@
 import {readdirSync} from 'node:fs';
 import path from 'node:path';
 
-import {api, createToken, launchBrowser, runTests, screenshot, startServer, waitFor} from './lib/harness.mjs';
+import {api, companionJob, createToken, launchBrowser, runTests, screenshot, startServer, waitFor} from './lib/harness.mjs';
 
 const READY_MS = 60000; // the ASan-built terminal on a loaded 2-core machine; ~1 s otherwise
 const marker = `e2e-${process.pid}-${Math.floor(Math.random() * 1e6)}`;
 let server, alice, bob;
-
-function jobYaml(name) {
-    return `apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata:
-  name: ${name}
-  annotations: {caldera.io/companions: terminal}
-spec:
-  minAvailable: 1
-  tasks:
-  - name: main
-    replicas: 1
-    template:
-      spec:
-        restartPolicy: Never
-        containers:
-        - name: c
-          image: x
-          command: [sh, -c, 'echo from the task > ${marker}.txt; sleep 600']
-`;
-}
 
 /** Whether a file named name exists anywhere under dir (a few levels deep). */
 function fileUnder(dir, name, depth = 4) {
@@ -53,7 +32,7 @@ async function setup() {
     server = await startServer({auth: true});
     alice = await createToken(server, {user: 'alice', namespaces: ['team-a']});
     bob = await createToken(server, {user: 'bob', namespaces: ['team-b']});
-    const r = await api(server, 'POST', '/apis/batch.volcano.sh/v1alpha1/namespaces/team-a/jobs', jobYaml('sh'), {token: alice});
+    const r = await api(server, 'POST', '/apis/batch.volcano.sh/v1alpha1/namespaces/team-a/jobs', companionJob('sh', 'terminal', marker), {token: alice});
     if (r.status !== 201)
         throw new Error(`submitting the job: HTTP ${r.status}: ${r.text}`);
     await waitFor(async () => {

@@ -196,6 +196,29 @@ process.on('exit', () => {
  * token is `token` when given (null: none), else server.token. Returns {status, json, text}
  * (json null when the answer is not JSON).
  */
+/** A Volcano Job of one task that writes `<marker>.txt` in its working directory and sleeps, with
+ * the companion of type `companion` (annotation caldera.io/companions), as YAML. */
+export function companionJob(name, companion, marker) {
+    return `apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: ${name}
+  annotations: {caldera.io/companions: ${companion}}
+spec:
+  minAvailable: 1
+  tasks:
+  - name: main
+    replicas: 1
+    template:
+      spec:
+        restartPolicy: Never
+        containers:
+        - name: c
+          image: x
+          command: [sh, -c, 'echo from the task > ${marker}.txt; sleep 600']
+`;
+}
+
 export async function api(server, method, urlPath, body, {token} = {}) {
     const headers = {};
     const bearer = token === undefined ? server.token : token;
