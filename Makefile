@@ -233,10 +233,13 @@ run: all
 test-build: $(UNIT_BINS) $(INTEGRATION_BINS) $(ASAN_BINARIES) all $(FUZZ_SUITE)
 
 ## make test: every unit and integration test, built with ASan+UBSan, each fuzzer for FUZZ_SECONDS
-## (default 20), the browser and README tests (tests/e2e) and the house's plan (tests/structure); prints
-## "N passed, N failed"
+## (default 20), the browser, README and container tests (tests/e2e) and the house's plan (tests/structure),
+## TEST_JOBS at a time (default: cores + 1); prints "N passed, N failed"
+# tests/e2e goes first: its container stack's first build (minutes, mostly downloads) then runs beside
+# the rest. Alone, after the others (TEST_SERIAL): ml_jobs, whose PyTorch and Open MPI ranks load every core.
+TEST_SERIAL := test_ml_jobs
 test: test-build e2e-deps
-	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20) ./tests/run-tests build/asan/tests/unit build/asan/tests/integration build/fuzz/suite tests/e2e tests/structure
+	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20) TEST_SERIAL="$(TEST_SERIAL)" ./tests/run-tests tests/e2e build/asan/tests/unit build/asan/tests/integration build/fuzz/suite tests/structure
 
 ## make e2e: the browser tests only (tests/e2e: Node, playwright-core, headless Chromium)
 e2e: $(ASAN_BINARIES) e2e-deps
@@ -291,10 +294,10 @@ soak: $(BENCH_BINS) all $(ASAN_BINARIES)
 bench: $(BENCH_BINS) all
 	@./tests/bench/run-benches build/rel/tests/bench "$(ONLY)"
 
-## make compose-test: tests/e2e/test_compose with the container stack built and brought up even without its cache
-## (a docker daemon of its own, a debootstrap base image: 3-4 minutes the first time)
+## make compose-test: tests/e2e/test_compose alone (a docker daemon of its own builds the stack from a
+## debootstrap base image and brings it up: 3-4 minutes the first time)
 compose-test: all
-	@CALDERA_E2E_COMPOSE=1 ./tests/e2e/test_compose
+	@./tests/e2e/test_compose
 
 ## make fuzz [FUZZ_SECONDS=600]: each libFuzzer target for FUZZ_SECONDS; crashes kept in build/fuzz/crashes/
 fuzz: $(FUZZ_SUITE)
