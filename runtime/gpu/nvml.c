@@ -63,6 +63,10 @@ static int read_mig_devices(const struct nvml_api *api, nvml_device dev, const s
         max = 0;
     int found = 0;
     for (unsigned int j = 0; j < max; j++) {
+        if (m->gpus.count >= GPU_DEVICES_MAX) {
+            log_warn("GPU %d: MIG devices past the node's %d are left out", (int)parent->index, GPU_DEVICES_MAX);
+            break;
+        }
         nvml_device mig;
         nvml_return rc = api->mig_handle(dev, j, &mig);
         if (rc == NVML_ERROR_NOT_FOUND)
