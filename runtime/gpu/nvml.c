@@ -1,6 +1,7 @@
 /* GPU discovery through NVML (nvml_api.h: loaded with dlopen, so the server builds and runs without
  * the driver): each device's index, UUID, memory and NUMA node, and the product's name. A GPU in MIG
  * mode gives its MIG devices instead (the device plugin's `single` strategy). */
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +45,10 @@ struct mig_survey {
     char profile[32];
     bool mixed_profiles, empty_mig;
 };
+
+/* The MIG notes are warnings the first time and debug lines at each recheck after (gpu_watch.c runs
+ * discovery again every --gpu-recheck). */
+static atomic_bool mig_noted;
 
 static bool mig_enabled(const struct nvml_api *api, nvml_device dev)
 {
@@ -144,8 +149,9 @@ static int read_devices(const struct nvml_api *api, const struct gpu_discovery *
             survey.mig_gpus++;
             survey.empty_mig = survey.empty_mig || found == 0;
             if (found == 0)
-                log_warn("GPU %u (%s) has MIG enabled but no MIG devices: it gives the node no GPU", i,
-                         d.uuid[0] ? d.uuid : "no UUID");
+                log_msg(atomic_load(&mig_noted) ? LOG_DEBUG : LOG_WARN,
+                        "GPU %u (%s) has MIG enabled but no MIG devices: it gives the node no GPU", i,
+                        d.uuid[0] ? d.uuid : "no UUID");
             continue;
         }
         survey.full_gpus++;
@@ -157,13 +163,15 @@ static int read_devices(const struct nvml_api *api, const struct gpu_discovery *
     if (survey.mig_gpus == 0 || !product[0])
         snprintf(m->gpu_product, sizeof m->gpu_product, "%s", product);
     else if (survey.full_gpus > 0 || survey.mixed_profiles || survey.empty_mig || !survey.profile[0]) {
-        log_warn(
-            "GPUs with and without MIG, a GPU in MIG mode with no MIG device, or MIG devices of more than "
-            "one profile: the node's product label says MIG-INVALID, as GPU feature discovery's single "
-            "strategy does");
+        log_msg(atomic_load(&mig_noted) ? LOG_DEBUG : LOG_WARN,
+                "GPUs with and without MIG, a GPU in MIG mode with no MIG device, or MIG devices of more than one "
+                "profile: the node's product label says MIG-INVALID, as GPU feature discovery's single strategy "
+                "does");
         snprintf(m->gpu_product, sizeof m->gpu_product, "%s MIG INVALID", product);
     } else
         snprintf(m->gpu_product, sizeof m->gpu_product, "%s MIG %s", product, survey.profile);
+    if (survey.mig_gpus > 0)
+        atomic_store(&mig_noted, true);
     return m->gpus.count;
 }
 

@@ -161,6 +161,24 @@ static void mig_devices_are_the_nodes_gpus(void)
     CHECK(strcmp(a, b) != 0);
     CHECK_INT(server_stop(&s), 0);
     server_cleanup(&s);
+    /* a GPU in MIG mode with no instance gives nothing, says so, and the product label is invalid */
+    setenv("CALDERA_NVML_LIBRARY", lib, 1);
+    setenv("FAKE_NVML_MIG", "0,2", 1);
+    started = server_start(&s, NULL, args);
+    unsetenv("CALDERA_NVML_LIBRARY");
+    unsetenv("FAKE_NVML_MIG");
+    REQUIRE(started == 0);
+    node = the_node(&s, name, sizeof name);
+    CHECK_STR(json_string_value(json_object_get(jv_at(node, "status.allocatable"), "nvidia.com/gpu")), "2");
+    CHECK_STR(label(node, "nvidia.com/gpu.product"), "NVIDIA-H100-80GB-HBM3-MIG-INVALID");
+    json_decref(node);
+    char *log = NULL;
+    size_t len = 0;
+    REQUIRE(read_file(s.log_path, 1 << 20, &log, &len) == 0);
+    CHECK_CONTAINS(log, "GPU 0 (" UUID_A ") has MIG enabled but no MIG devices");
+    free(log);
+    CHECK_INT(server_stop(&s), 0);
+    server_cleanup(&s);
 }
 
 static void a_failing_gpu_leaves_the_node(void)
