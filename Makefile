@@ -175,6 +175,8 @@ build/asan/tests/unit/test_gpu_discovery build/tsan/tests/unit/test_gpu_discover
 build/asan/tests/unit/test_gpu_usage build/tsan/tests/unit/test_gpu_usage: | $(FAKE_NVML)
 # The GPU usage test's servers sample it.
 build/asan/tests/integration/test_gpu_usage build/tsan/tests/integration/test_gpu_usage: | $(FAKE_NVML)
+# The GPU health test's servers load it for MIG devices, Xid events and GPUs that go.
+build/asan/tests/integration/test_gpu_health build/tsan/tests/integration/test_gpu_health: | $(FAKE_NVML)
 
 build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 	@mkdir -p $(@D)

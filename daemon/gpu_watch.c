@@ -1,6 +1,7 @@
 /* The GPU watch thread: a periodic discovery compared with the devices the default node was made
  * with. A device is matched by its UUID (by its index when it has none); a driver that stops
- * answering loses every device at once. Discovery runs on this thread, never on the core's. */
+ * answering loses every device at once. Discovery runs on this thread, never on the core's; a device
+ * gone or back is posted to the core as its health (the path Xid errors take), which records it. */
 #include "daemon/gpu_watch.h"
 
 #include <pthread.h>
@@ -50,16 +51,17 @@ static void check_once(struct gpu_watch *w)
             continue;
         char message[512];
         snprintf(message, sizeof message,
-                 gone ? "GPU %d (%s) is no longer visible: discovery finds %d of the node's %d GPUs; tasks holding "
-                        "it may fail"
+                 gone ? "GPU %d (%s) is no longer visible: discovery finds %d of the node's %d GPUs"
                       : "GPU %d (%s) is visible again: discovery finds %d of the node's %d GPUs",
                  (int)d->index, d->uuid[0] ? d->uuid : "no UUID", found, w->known.count);
-        if (gone)
-            log_warn("node %s: %s", w->node, message);
-        else
-            log_info("node %s: %s", w->node, message);
-        if (core_post_event(w->core, "Node", "", w->node, gone ? "GPUUnavailable" : "GPUAvailable", message) == 0)
-            w->missing[i] = gone; /* a dropped Event is posted again at the next check */
+        /* the core takes it out of the node's allocatable, or gives it back, and records the Event */
+        struct gpu_health_change change = {.index = d->index, .healthy = !gone};
+        snprintf(change.node, sizeof change.node, "%s", w->node);
+        snprintf(change.uuid, sizeof change.uuid, "%s", d->uuid);
+        snprintf(change.reason, sizeof change.reason, "%s", gone ? "GPUUnavailable" : "GPUAvailable");
+        snprintf(change.message, sizeof change.message, "%s", message);
+        if (core_post_gpu_health(w->core, &change) == 0)
+            w->missing[i] = gone; /* a dropped change is posted again at the next check */
     }
     gpu_set_clear(&m.gpus);
 }

@@ -10,9 +10,10 @@
 
 struct gpu_watch;
 
-/* Starts a thread that re-discovers the GPUs every period_ms and posts an Event about node
- * `node_name` (reason GPUUnavailable, or GPUAvailable once it is back) for each GPU of `known`
- * (copied) that goes or comes back. Nothing is started (NULL) for a period of 0 or no GPU. */
+/* Starts a thread that re-discovers the GPUs every period_ms and posts to the core the health of each
+ * device of `known` (copied: node `node_name`'s) that goes (reason GPUUnavailable: out of the node's
+ * allocatable, a Warning Event) or comes back (GPUAvailable). Nothing is started (NULL) for a period
+ * of 0 or no GPU. */
 struct gpu_watch *gpu_watch_start(struct core *core, const char *node_name, const struct gpu_set *known,
                                   int64_t period_ms);
 /* Stops and frees it (NULL: nothing). */

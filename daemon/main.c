@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "daemon/gpu_sampling.h"
 #include "daemon/gpu_watch.h"
+#include "daemon/gpu_xid.h"
 #include "daemon/options.h"
 #include "gateway/auth/auth.h"
 #include "gateway/hooks.h"
@@ -400,6 +401,7 @@ static int run(const struct options *given)
         return 1;
     }
     struct gpu_watch *gpu_watch = gpu_watch_start(core, node_name, &gpus, o->gpu_recheck_ms);
+    struct gpu_xid_watch *gpu_xid = gpu_xid_start(core, node_name, &gpus);
     struct gpu_sampling *gpu_sampling = gpu_sampling_start(core, o->gpu_sample_ms);
     gpu_set_clear(&gpus);
     char url_file[4200];
@@ -454,6 +456,7 @@ static int run(const struct options *given)
         http_stop(&gw);
     }
     gpu_watch_stop(gpu_watch); /* before the core it posts to */
+    gpu_xid_stop(gpu_xid);
     gpu_sampling_stop(gpu_sampling);
     core_stop(core);
     store_close(cfg.store); /* drains the writer, which may hold watch objects sharing the core's state */

@@ -35,6 +35,7 @@ int gpu_set_copy(struct gpu_set *out, const struct gpu_set *s)
     memcpy(out->devices, s->devices, (size_t)s->count * sizeof *out->devices);
     out->count = s->count;
     out->busy = s->busy;
+    out->unhealthy = s->unhealthy;
     return 0;
 }
 
@@ -51,9 +52,27 @@ static uint64_t all_devices(const struct gpu_set *s)
     return s->count >= GPU_DEVICES_MAX ? ~0ULL : (1ULL << s->count) - 1;
 }
 
-static uint64_t free_devices(const struct gpu_set *s) { return all_devices(s) & ~s->busy; }
+static uint64_t free_devices(const struct gpu_set *s) { return all_devices(s) & ~s->busy & ~s->unhealthy; }
 
 int gpu_set_free_count(const struct gpu_set *s) { return gpu_mask_count(free_devices(s)); }
+
+int gpu_set_healthy_count(const struct gpu_set *s) { return gpu_mask_count(all_devices(s) & ~s->unhealthy); }
+
+int gpu_set_find_uuid(const struct gpu_set *s, const char *uuid)
+{
+    for (int i = 0; uuid[0] && i < s->count; i++)
+        if (strcmp(s->devices[i].uuid, uuid) == 0)
+            return i;
+    return -1;
+}
+
+bool gpu_set_needs_uuids(const struct gpu_set *s)
+{
+    for (int i = 0; i < s->count; i++)
+        if (s->devices[i].mig)
+            return true;
+    return false;
+}
 
 /* The lowest `want` devices of mask. */
 static uint64_t lowest(uint64_t mask, int want)
@@ -124,7 +143,7 @@ int gpu_take(struct gpu_set *s, uint64_t mask)
 
 int gpu_give(struct gpu_set *s, uint64_t mask)
 {
-    if ((mask & ~s->busy) != 0)
+    if ((mask & ~s->busy) != 0) /* an unhealthy device is given back too; it stays out of the choice */
         return -1;
     s->busy &= ~mask;
     return 0;

@@ -100,7 +100,8 @@ static json_t *render_gpu_list(const struct gpu_set *s)
 }
 
 /* GPU feature discovery's labels for the machine's GPUs: the product (spaces as dashes, as GFD
- * writes it), one device's memory in MiB, and the count. */
+ * writes it; "<model>-MIG-<profile>" for MIG devices), one device's memory in MiB, and the count;
+ * MIG devices add the device plugin's strategy, `single` (each MIG device one nvidia.com/gpu). */
 static void add_gpu_labels(json_t *labels, const struct machine *m)
 {
     char product[sizeof m->gpu_product], num[32];
@@ -116,6 +117,8 @@ static void add_gpu_labels(json_t *labels, const struct machine *m)
         snprintf(num, sizeof num, "%lld", (long long)m->gpus.devices[0].memory_mib);
         json_object_set_new(labels, "nvidia.com/gpu.memory", json_string(num));
     }
+    if (gpu_set_needs_uuids(&m->gpus))
+        json_object_set_new(labels, "nvidia.com/mig.strategy", json_string("single"));
 }
 
 /* The labels every node gets: its name, and this machine's OS and architecture, since every node's
@@ -395,9 +398,13 @@ json_t *node_render(const struct node *n)
     if (n->gpus.count > 0) {
         char held[GPU_DEVICES_MAX * 12];
         gpu_format(&n->gpus, n->gpus.busy, false, held, sizeof held);
-        json_object_set_new(
-            meta, "annotations",
-            json_pack("{s:o, s:s}", GPUS_ANNOTATION, render_gpu_list(&n->gpus), "caldera.io/gpus-allocated", held));
+        json_t *ann = json_pack("{s:o, s:s}", GPUS_ANNOTATION, render_gpu_list(&n->gpus), "caldera.io/gpus-allocated",
+                                held);
+        if (ann && n->gpus.unhealthy) { /* out of allocatable: a critical Xid, or gone from the driver */
+            gpu_format(&n->gpus, n->gpus.unhealthy, false, held, sizeof held);
+            json_object_set_new(ann, "caldera.io/gpus-unhealthy", json_string(held));
+        }
+        json_object_set_new(meta, "annotations", ann);
     }
     json_t *spec = json_deep_copy(json_object_get(n->manifest, "spec"));
     if (!json_is_object(spec)) {

@@ -1,5 +1,5 @@
-/* NVML loaded with dlopen (nvml_api.h): the entry points looked up once for discovery and for
- * sampling, and NVML initialised and shut down. */
+/* NVML loaded with dlopen (nvml_api.h): the entry points looked up once for discovery, sampling
+ * and the Xid event watch, and NVML initialised and shut down. */
 #include "runtime/gpu/nvml_api.h"
 
 #include <dlfcn.h>
@@ -17,6 +17,17 @@ static void find_entry_points(struct nvml_api *api)
     *(void **)&api->memory = dlsym(api->lib, "nvmlDeviceGetMemoryInfo");
     *(void **)&api->pci = dlsym(api->lib, "nvmlDeviceGetPciInfo_v3");
     *(void **)&api->utilization = dlsym(api->lib, "nvmlDeviceGetUtilizationRates");
+    *(void **)&api->mig_mode = dlsym(api->lib, "nvmlDeviceGetMigMode");
+    *(void **)&api->mig_count = dlsym(api->lib, "nvmlDeviceGetMaxMigDeviceCount");
+    *(void **)&api->mig_handle = dlsym(api->lib, "nvmlDeviceGetMigDeviceHandleByIndex");
+    *(void **)&api->gpu_instance_id = dlsym(api->lib, "nvmlDeviceGetGpuInstanceId");
+    *(void **)&api->compute_instance_id = dlsym(api->lib, "nvmlDeviceGetComputeInstanceId");
+    *(void **)&api->attributes = dlsym(api->lib, "nvmlDeviceGetAttributes_v2");
+    *(void **)&api->event_set_create = dlsym(api->lib, "nvmlEventSetCreate");
+    *(void **)&api->event_set_free = dlsym(api->lib, "nvmlEventSetFree");
+    *(void **)&api->supported_events = dlsym(api->lib, "nvmlDeviceGetSupportedEventTypes");
+    *(void **)&api->register_events = dlsym(api->lib, "nvmlDeviceRegisterEvents");
+    *(void **)&api->event_wait = dlsym(api->lib, "nvmlEventSetWait_v2");
 }
 
 int nvml_api_open(const char *library, const char *user, int (*needs)(const struct nvml_api *api), struct nvml_api *api,

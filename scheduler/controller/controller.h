@@ -174,6 +174,13 @@ uint64_t controller_record_object(struct controller *ctl, const char *kind, cons
 uint64_t controller_record_event(struct controller *ctl, const char *kind, const char *ns, const char *name,
                                  const char *reason, const char *message);
 
+/* A GPU device's health changed (scheduler/controller/gpu_health.c): its bit in the node's unhealthy
+ * mask, the node's allocatable nvidia.com/gpu (its healthy devices), a Node Event (Warning when
+ * unhealthy) and, when it turns unhealthy, a Pod Event for each running task holding it, which keeps
+ * running (as the device plugin leaves it). An Xid on a device already unhealthy is recorded again.
+ * Returns 0, or -1 when no node or device matches (logged). */
+int controller_gpu_health(struct controller *ctl, const struct gpu_health_change *change);
+
 /* Timers: the earliest due time (controller clock, ms), or -1 when none; running the due ones
  * (call with now_ms set). Returns how many ran. controller_free_timers() at shutdown. */
 int64_t controller_next_timer(const struct controller *ctl);

@@ -89,7 +89,7 @@ int replica_gpu_env(const struct controller *ctl, const struct replica *r, char 
         return 0;
     const struct gpu_set *gpus = &ctl->cluster->nodes[r->node].gpus;
     uint64_t mask = r->gpus;
-    bool uuids = ctl->gpu_uuids;
+    bool uuids = ctl->gpu_uuids || gpu_set_needs_uuids(gpus); /* MIG devices have no index CUDA takes */
     char list[GPU_DEVICES_MAX * (GPU_UUID_MAX + 1)];
     gpu_format(gpus, mask, uuids, list, sizeof list);
     int rc = strv_setenvf(env, "CUDA_VISIBLE_DEVICES=%s", list);

@@ -252,6 +252,7 @@ struct posted_request {
     struct core_request req;
     char *kind, *ns, *name, *reason, *message;
     struct gpu_sample *samples;
+    struct gpu_health_change *health;
 };
 
 static void free_posted(struct core_request *req)
@@ -264,6 +265,7 @@ static void free_posted(struct core_request *req)
     free(p->reason);
     free(p->message);
     free(p->samples);
+    free(p->health);
     free(p);
 }
 
@@ -426,6 +428,24 @@ int core_post_gpu_samples(struct core *c, const struct gpu_sample *samples, int 
     if (n > 0)
         memcpy(p->samples, samples, (size_t)n * sizeof *p->samples);
     *req = (struct core_request){.op = CORE_GPU_SAMPLES, .posted = true, .gpu_samples = p->samples, .ngpu_samples = n};
+    if (enqueue(c, req))
+        return 0;
+    free_posted(req);
+    return -1;
+}
+
+int core_post_gpu_health(struct core *c, const struct gpu_health_change *change)
+{
+    struct posted_request *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    struct core_request *req = &p->req;
+    if (!(p->health = malloc(sizeof *p->health))) {
+        free_posted(req);
+        return -1;
+    }
+    *p->health = *change;
+    *req = (struct core_request){.op = CORE_GPU_HEALTH, .posted = true, .gpu_health = p->health};
     if (enqueue(c, req))
         return 0;
     free_posted(req);

@@ -61,6 +61,10 @@ int core_post_touch(struct core *core, const char *ns, const char *name, int64_t
  * attempts holding those devices and keeps for /metrics. Returns at once (dropped like
  * core_post_event's when the mailbox is full). Any thread. Returns 0 or -1. */
 int core_post_gpu_samples(struct core *core, const struct gpu_sample *samples, int n);
+/* Posts CORE_GPU_HEALTH: a GPU device turned unhealthy or healthy again (copied), which the core
+ * applies with controller_gpu_health(). Returns at once (dropped like core_post_event's when the
+ * mailbox is full). Any thread. Returns 0 or -1. */
+int core_post_gpu_health(struct core *core, const struct gpu_health_change *change);
 /* Stops every task (SIGTERM, their grace, SIGKILL) and records their ends, or, with keep_tasks,
  * leaves them running (recorded as running, for the next start to adopt), and stops the thread. The
  * state stays until core_free(): the store's writer may still hold watch objects that share parts of

@@ -73,6 +73,10 @@ void core_handle_metrics(struct core *c, struct core_request *req);
  * core_render_gpu_metrics the DCGM exporter's families for them (with the pod holding each). */
 void core_handle_gpu_samples(struct core *c, struct core_request *req);
 void core_render_gpu_metrics(struct core *c, struct sbuf *out);
+/* gpu_health.c: CORE_GPU_HEALTH into the controller; core_render_gpu_health_metrics each node
+ * device's last Xid (the DCGM exporter's DCGM_FI_DEV_XID_ERRORS) and whether it is healthy. */
+void core_handle_gpu_health(struct core *c, struct core_request *req);
+void core_render_gpu_health_metrics(struct core *c, struct sbuf *out);
 
 /* Answers the requests about queues, priority classes and quotas (objects.c). */
 void core_handle_object_request(struct core *c, struct core_request *req);

@@ -296,6 +296,7 @@ static void render(struct core *c, struct sbuf *out, struct metrics_walk *w)
                    "utilisation); the last 1000 jobs to finish.");
     sbuf_puts(out, sbuf_str(&w->used));
     core_render_gpu_metrics(c, out);
+    core_render_gpu_health_metrics(c, out);
     metrics_family(out, "caldera_scheduler_cycle_duration_seconds", "histogram",
                    "Duration of one scheduling cycle over every zone.");
     metrics_histogram_samples(out, "caldera_scheduler_cycle_duration_seconds", "", &c->cycle_seconds);

@@ -65,6 +65,7 @@ enum core_op {
     CORE_COMPANION_TARGET, /* the proxy's: req->companion_target (200), or 404 */
     CORE_COMPANION_TOUCH,  /* the proxy carried traffic at req->companion.touch_ms: core_post_touch */
     CORE_GPU_SAMPLES,      /* req->gpu_samples: this machine's GPUs now (core_post_gpu_samples) */
+    CORE_GPU_HEALTH,       /* req->gpu_health: a device unhealthy or back (core_post_gpu_health) */
 };
 
 /* What CORE_COMPANION_* take. */
@@ -118,8 +119,9 @@ struct core_request {
     struct core_companion_args companion; /* CORE_COMPANION_* */
     const struct gpu_sample *gpu_samples; /* CORE_GPU_SAMPLES: ngpu_samples of them */
     int ngpu_samples;
-    struct job *job; /* CORE_JOB_CREATE: taken by the core when the answer is 201 */
-    void *object;    /* queue, priority class or quota to create/update: taken on success */
+    const struct gpu_health_change *gpu_health; /* CORE_GPU_HEALTH */
+    struct job *job;                            /* CORE_JOB_CREATE: taken by the core when the answer is 201 */
+    void *object;                               /* queue, priority class or quota to create/update: taken on success */
     /* labelSelector "k=v,k2=v2" already split (equality only) */
     int nselectors;
     const char *selector_key[CORE_MAX_SELECTORS];

@@ -284,6 +284,7 @@ void core_handle_request(struct core *c, struct core_request *req)
     case CORE_COMPANION_TARGET:
     case CORE_COMPANION_TOUCH: core_handle_companion_request(c, req); break;
     case CORE_GPU_SAMPLES: core_handle_gpu_samples(c, req); break;
+    case CORE_GPU_HEALTH: core_handle_gpu_health(c, req); break;
     default: core_handle_object_request(c, req); break;
     }
 }

@@ -60,6 +60,8 @@ static int snapshot_nodes(struct session *ssn, const struct session_zone *zone)
         ni->index = idx;
         ni->idle = ni->node->allocatable;
         resvec_sub(&ni->idle, &ni->node->used);
+        if (ni->idle.v[RES_GPU] < 0) /* a held GPU turned unhealthy: none free, and no other resource short */
+            ni->idle.v[RES_GPU] = 0;
         resvec_add(&ssn->total, &ni->node->allocatable);
     }
     return 0;

@@ -1,6 +1,8 @@
-/* GPU devices: the pure choice (free devices only, one NUMA node when one has enough, fewest NUMA
- * nodes otherwise), a nodes file's device lists, and the controller giving each replica devices of
- * its own while it runs and freeing them when it ends (tests/lib/ctl_fixture: no processes). */
+/* GPU devices: the pure choice (free healthy devices only, one NUMA node when one has enough, fewest
+ * NUMA nodes otherwise), a nodes file's device lists, the controller giving each replica devices of
+ * its own while it runs and freeing them when it ends (tests/lib/ctl_fixture: no processes), and a
+ * device turning unhealthy: out of the node's allocatable and the choice, its holders told, MIG
+ * devices named by UUID. */
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +41,32 @@ static void choice_takes_only_free_devices(void)
     REQUIRE(gpu_choose(&s, 1, &c) == 0);
     CHECK_INT(c, 0x1);
     CHECK_INT(gpu_set_free_count(&s), 2);
+    gpu_set_clear(&s);
+}
+
+static void unhealthy_devices_are_never_chosen(void)
+{
+    struct gpu_set s;
+    make_set(&s, 4, true);
+    s.unhealthy = 0x1; /* device 0, on NUMA node 0 */
+    CHECK_INT(gpu_set_free_count(&s), 3);
+    CHECK_INT(gpu_set_healthy_count(&s), 3);
+    uint64_t m;
+    REQUIRE(gpu_choose(&s, 2, &m) == 0);
+    CHECK_INT(m, 0xc); /* NUMA node 1 has two healthy devices; node 0 only one */
+    CHECK(gpu_choose(&s, 4, &m) != 0);
+    CHECK(gpu_take(&s, 0x1) != 0);
+    REQUIRE(gpu_take(&s, 0x2) == 0);
+    s.unhealthy |= 0x2; /* a held device turns unhealthy: given back, it stays out */
+    REQUIRE(gpu_give(&s, 0x2) == 0);
+    CHECK_INT(gpu_set_free_count(&s), 2);
+    CHECK_INT(gpu_set_find_uuid(&s, "GPU-3"), 3);
+    CHECK_INT(gpu_set_find_uuid(&s, ""), -1);
+    CHECK(!gpu_set_needs_uuids(&s));
+    struct gpu_device mig = {.index = 100, .numa = 0, .mig = true};
+    snprintf(mig.uuid, sizeof mig.uuid, "MIG-x");
+    REQUIRE(gpu_set_add(&s, &mig) == 0);
+    CHECK(gpu_set_needs_uuids(&s));
     gpu_set_clear(&s);
 }
 
@@ -241,6 +269,134 @@ static void replica_without_gpus_holds_none(void)
     ctlfx_free(&fx);
 }
 
-TEST_MAIN(TEST_CASE(choice_takes_only_free_devices), TEST_CASE(choice_prefers_one_numa_node),
-          TEST_CASE(lists_format_and_parse), TEST_CASE(nodes_file_lists_devices), TEST_CASE(nodes_file_device_errors),
-          TEST_CASE(replicas_get_devices_of_their_own), TEST_CASE(replica_without_gpus_holds_none))
+/* The journal's events of this reason: how many, and the last one's kind, name and message. */
+static int events_of(const struct ctl_fixture *fx, const char *reason, const char *kind, char *name, size_t len,
+                     char *message, size_t mlen)
+{
+    int n = 0;
+    for (const struct journal_entry *e = fx->ctl.journal.head; e; e = e->next)
+        if (strcmp(e->ev.reason, reason) == 0 && strcmp(e->ev.kind, kind) == 0) {
+            n++;
+            snprintf(name, len, "%s", e->ev.name);
+            snprintf(message, mlen, "%s", e->ev.message);
+        }
+    return n;
+}
+
+static struct gpu_health_change health(int index, bool healthy, int xid, const char *reason)
+{
+    struct gpu_health_change c = {.index = index, .healthy = healthy, .xid = xid};
+    snprintf(c.node, sizeof c.node, "node-0");
+    snprintf(c.reason, sizeof c.reason, "%s", reason);
+    snprintf(c.message, sizeof c.message, "GPU %d: %s", index, healthy ? "back" : "critical Xid");
+    return c;
+}
+
+static void unhealthy_device_leaves_the_node(void)
+{
+    struct ctl_fixture fx;
+    gpu_node(&fx);
+    struct node *n = &fx.cluster.nodes[0];
+    struct job *one = ctlfx_submit(&fx, gpu_job("one", 1, 1));
+    REQUIRE(one);
+    ctlfx_cycle(&fx);
+    REQUIRE(one->status.running == 1);
+    int held = __builtin_ctzll(one->replicas[0].gpus);
+    ctlfx_drain(&fx);
+    /* the device the running task holds gets a critical Xid */
+    struct gpu_health_change c = health(held, false, 79, "GPUUnhealthy");
+    REQUIRE(controller_gpu_health(&fx.ctl, &c) == 0);
+    CHECK_INT(n->allocatable.v[RES_GPU], 3);
+    CHECK_INT(n->capacity.v[RES_GPU], 4);
+    CHECK_INT(n->gpus.devices[held].last_xid, 79);
+    char name[320], message[1024];
+    CHECK_INT(events_of(&fx, "GPUUnhealthy", "Node", name, sizeof name, message, sizeof message), 1);
+    CHECK_STR(name, "node-0");
+    CHECK_CONTAINS(message, "allocatable nvidia.com/gpu is 3 of the node's 4");
+    CHECK_INT(events_of(&fx, "GPUUnhealthy", "Pod", name, sizeof name, message, sizeof message), 1);
+    CHECK_STR(name, "one-w-0");
+    CHECK_CONTAINS(message, "keeps running");
+    CHECK_INT(one->status.running, 1); /* not stopped */
+    CHECK(ctlfx_proc(&fx, one, 0) && !ctlfx_proc(&fx, one, 0)->stop_sent);
+    /* as in Kubernetes, the node offers its allocatable (3) less what its pods request (1): a job asking
+     * for three waits, one for two runs, on devices other than the bad one */
+    struct job *three = ctlfx_submit(&fx, gpu_job("three", 1, 3));
+    struct job *two = ctlfx_submit(&fx, gpu_job("two", 1, 2));
+    REQUIRE(three && two);
+    ctlfx_cycle(&fx);
+    CHECK_INT(three->status.running, 0);
+    CHECK_INT(two->status.running, 1);
+    CHECK_INT(two->replicas[0].gpus & (UINT64_C(1) << held), 0);
+    /* a task needing no GPU still fits although the node's GPUs are all taken or bad */
+    struct job *cpu = ctlfx_submit(&fx, gpu_job("cpu", 1, 0));
+    REQUIRE(cpu);
+    ctlfx_cycle(&fx);
+    CHECK_INT(cpu->status.running, 1);
+    /* the task on the bad device ends: its device is not handed out again, the last good one is free */
+    REQUIRE(ctlfx_exit(&fx, one, 0, 0, false));
+    CHECK_INT(gpu_set_free_count(&n->gpus), 1);
+    CHECK(!(n->gpus.busy & (UINT64_C(1) << held)));
+    struct job *last = ctlfx_submit(&fx, gpu_job("last", 1, 1));
+    REQUIRE(last);
+    ctlfx_cycle(&fx);
+    CHECK_INT(last->status.running, 1);
+    CHECK_INT(last->replicas[0].gpus & (UINT64_C(1) << held), 0);
+    CHECK_INT(three->status.running, 0);
+    /* the device comes back (seen again by discovery): counted and chosen again */
+    ctlfx_drain(&fx);
+    c = health(held, true, 0, "GPUAvailable");
+    REQUIRE(controller_gpu_health(&fx.ctl, &c) == 0);
+    CHECK_INT(n->allocatable.v[RES_GPU], 4);
+    CHECK_INT(events_of(&fx, "GPUAvailable", "Node", name, sizeof name, message, sizeof message), 1);
+    CHECK_INT(events_of(&fx, "GPUAvailable", "Pod", name, sizeof name, message, sizeof message), 0);
+    /* healthy news of a healthy device, and a device the node lacks, change nothing */
+    ctlfx_drain(&fx);
+    REQUIRE(controller_gpu_health(&fx.ctl, &c) == 0);
+    CHECK_INT(ctlfx_drain(&fx), 0);
+    c = health(9, false, 79, "GPUUnhealthy");
+    CHECK_INT(controller_gpu_health(&fx.ctl, &c), -1);
+    CHECK_INT(n->allocatable.v[RES_GPU], 4);
+    ctlfx_free(&fx);
+}
+
+static void mig_device_health_by_uuid(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct node *n = &fx.cluster.nodes[0];
+    for (int j = 0; j < 2; j++) {
+        struct gpu_device d = {.index = 100 + j, .numa = 0, .mig = true, .gpu_instance = 7 + j};
+        snprintf(d.uuid, sizeof d.uuid, "MIG-%d", j);
+        snprintf(d.parent_uuid, sizeof d.parent_uuid, "GPU-0");
+        gpu_set_add(&n->gpus, &d);
+    }
+    n->allocatable.v[RES_GPU] = n->capacity.v[RES_GPU] = 2;
+    struct job *job = ctlfx_submit(&fx, gpu_job("mig", 1, 1));
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    REQUIRE(job->status.running == 1);
+    struct job *other = ctlfx_submit(&fx, gpu_job("other", 1, 1));
+    REQUIRE(other);
+    ctlfx_cycle(&fx);
+    REQUIRE(other->status.running == 1);
+    /* an Xid on an instance held, by UUID: the node holds more than it now offers */
+    int held = job->replicas[0].gpus == 0x1 ? 0 : 1;
+    struct gpu_health_change c = health(0, false, 48, "GPUUnhealthy");
+    snprintf(c.uuid, sizeof c.uuid, "MIG-%d", held);
+    REQUIRE(controller_gpu_health(&fx.ctl, &c) == 0);
+    CHECK_INT(n->gpus.unhealthy, UINT64_C(1) << held);
+    CHECK_INT(n->allocatable.v[RES_GPU], 1);
+    CHECK_INT(n->gpus.devices[held].last_xid, 48);
+    /* which stops no task needing no GPU from being placed there */
+    struct job *cpu = ctlfx_submit(&fx, gpu_job("cpu", 1, 0));
+    REQUIRE(cpu);
+    ctlfx_cycle(&fx);
+    CHECK_INT(cpu->status.running, 1);
+    ctlfx_free(&fx);
+}
+
+TEST_MAIN(TEST_CASE(choice_takes_only_free_devices), TEST_CASE(unhealthy_devices_are_never_chosen),
+          TEST_CASE(choice_prefers_one_numa_node), TEST_CASE(lists_format_and_parse),
+          TEST_CASE(nodes_file_lists_devices), TEST_CASE(nodes_file_device_errors),
+          TEST_CASE(replicas_get_devices_of_their_own), TEST_CASE(replica_without_gpus_holds_none),
+          TEST_CASE(unhealthy_device_leaves_the_node), TEST_CASE(mig_device_health_by_uuid))
