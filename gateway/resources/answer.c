@@ -6,7 +6,9 @@
 
 #include "gateway/auth/auth.h"
 #include "gateway/limits/gates.h"
+#include "common/clock.h"
 #include "gateway/resources/answer.h"
+#include "gateway/resources/table.h"
 #include "gateway/resources/unrecorded.h"
 #include "store/store.h"
 
@@ -54,6 +56,13 @@ static void answer(struct http_req *req, struct core_request *creq, gateway_rest
 {
     if (!creq->visible) /* a list across namespaces shows only the caller's */
         creq->visible = gateway_visible(req);
+    struct table_view view = {0}; /* kubectl get asks for a Table (table.h) */
+    struct api_status bad = {0};
+    if (strcmp(req->method, "GET") == 0 &&
+        table_view_read(http_header(req, "Accept"), http_query(req, "includeObject"), &view, &bad) != 0) {
+        http_respond_status(req, &bad);
+        return;
+    }
     if (core_call(req->gw->core, creq) != 0) {
         if (restate)
             restate(ctx, &creq->status);
@@ -62,6 +71,11 @@ static void answer(struct http_req *req, struct core_request *creq, gateway_rest
     }
     if (filter)
         filter(ctx, creq->body);
+    json_t *table = view.wanted ? table_render(creq->body, &view, clock_wall_ms()) : NULL;
+    if (table) {
+        json_decref(creq->body);
+        creq->body = table;
+    }
     char why[512];
     enum store_failure kind = STORE_FAILURE_NONE;
     if (creq->durable_seq && !wait_durable(req, creq->durable_seq, &kind, why, sizeof why)) {
