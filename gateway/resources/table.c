@@ -2,6 +2,7 @@
  * and the Table itself, built from the objects the core rendered (their metadata shared, not
  * copied), so what goes on the wire is a few cells per object instead of its spec. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -118,7 +119,23 @@ static json_t *row(const struct table_kind *k, const json_t *obj, const struct t
     return r;
 }
 
-json_t *table_render(const json_t *body, const struct table_view *view, int64_t now_ms)
+/* The Table's kind, apiVersion and metadata (the list's resourceVersion and continue). */
+static json_t *table_head(const json_t *body, const struct table_view *view, const struct table_kind *k, bool list)
+{
+    json_t *list_meta = json_object_get(body, "metadata");
+    json_t *meta = json_object();
+    json_t *rv = json_object_get(list_meta, "resourceVersion"), *cont = json_object_get(list_meta, "continue");
+    if (rv)
+        json_object_set(meta, "resourceVersion", rv);
+    if (cont && list)
+        json_object_set(meta, "continue", cont);
+    return json_pack("{s:s, s:s, s:o, s:o}", "kind", "Table", "apiVersion", view->api_version, "metadata", meta,
+                     "columnDefinitions", column_definitions(k));
+}
+
+/* The columns of a list's items ("JobList" of "batch.volcano.sh/v1alpha1": Job's), or of an
+ * object's kind; NULL when none. */
+static const struct table_kind *kind_of(const json_t *body)
 {
     const json_t *items = json_object_get(body, "items");
     const char *kind = json_string_value(json_object_get(body, "kind"));
@@ -131,24 +148,38 @@ json_t *table_render(const json_t *body, const struct table_view *view, int64_t 
         snprintf(item_kind, sizeof item_kind, "%s", kind);
     else
         return NULL;
-    const struct table_kind *k = table_kind_find(api_version, item_kind);
+    return table_kind_find(api_version, item_kind);
+}
+
+char *table_text_with_rows(const json_t *list, const struct table_view *view, const char *rows)
+{
+    const struct table_kind *k = kind_of(list);
+    json_t *head = k ? table_head(list, view, k, true) : NULL;
+    char *text = head ? json_dumps(head, JSON_COMPACT) : NULL;
+    json_decref(head);
+    size_t len = text ? strlen(text) : 0, rows_len = strlen(rows);
+    char *out = len > 1 ? malloc(len + rows_len + 16) : NULL;
+    if (out) /* {...,"columnDefinitions":[...]} -> {...,"columnDefinitions":[...],"rows":ROWS} */
+        snprintf(out, len + rows_len + 16, "%.*s,\"rows\":%s}", (int)(len - 1), text, rows);
+    free(text);
+    return out;
+}
+
+json_t *table_render(const json_t *body, const struct table_view *view, int64_t now_ms)
+{
+    const json_t *items = json_object_get(body, "items");
+    const struct table_kind *k = kind_of(body);
     if (!k)
         return NULL;
     json_t *rows = json_array();
     if (items) {
         size_t i;
         const json_t *obj;
-        json_array_foreach(items, i, obj) json_array_append_new(rows, row(k, obj, view, now_ms));
+        json_array_foreach(items, i, obj) { json_array_append_new(rows, row(k, obj, view, now_ms)); }
     } else {
         json_array_append_new(rows, row(k, body, view, now_ms));
     }
-    json_t *list_meta = json_object_get(body, "metadata");
-    json_t *meta = json_object();
-    json_t *rv = json_object_get(list_meta, "resourceVersion"), *cont = json_object_get(list_meta, "continue");
-    if (rv)
-        json_object_set(meta, "resourceVersion", rv);
-    if (cont && items)
-        json_object_set(meta, "continue", cont);
-    return json_pack("{s:s, s:s, s:o, s:o, s:o}", "kind", "Table", "apiVersion", view->api_version, "metadata", meta,
-                     "columnDefinitions", column_definitions(k), "rows", rows);
+    json_t *table = table_head(body, view, k, items != NULL);
+    json_object_set_new(table, "rows", rows);
+    return table;
 }

@@ -51,6 +51,11 @@ int table_view_read(const char *accept, const char *include_object, struct table
  * has no columns here (the caller answers the plain JSON then). Takes nothing from body. */
 json_t *table_render(const json_t *body, const struct table_view *view, int64_t now_ms);
 
+/* The Table of a list whose rows the core wrote (its text, a JSON array: core request's as_table):
+ * list gives the kind and metadata (resourceVersion, continue). A new string, or NULL when the
+ * kind has no columns here or memory ran out. */
+char *table_text_with_rows(const json_t *list, const struct table_view *view, const char *rows);
+
 /* table_cells.c: what many columns share. The value at obj.a.b.c (b, c NULL to stop early), or
  * NULL; a string or number as a cell (null when missing); metadata.name; the age of
  * metadata.creationTimestamp as kubectl prints it ("5m", "<unknown>"). */
