@@ -90,7 +90,7 @@ static void answer(struct http_req *req, struct core_request *creq, gateway_rest
     }
     if (filter)
         filter(ctx, creq->body);
-    json_t *table = view.wanted && !creq->as_table ? table_render(creq->body, &view, clock_wall_ms()) : NULL;
+    json_t *table = view.wanted && !creq->as_table ? table_from_objects(creq->body, &view, clock_wall_ms()) : NULL;
     if (table) {
         json_decref(creq->body);
         creq->body = table;

@@ -165,7 +165,7 @@ char *table_text_with_rows(const json_t *list, const struct table_view *view, co
     return out;
 }
 
-json_t *table_render(const json_t *body, const struct table_view *view, int64_t now_ms)
+json_t *table_from_objects(const json_t *body, const struct table_view *view, int64_t now_ms)
 {
     const json_t *items = json_object_get(body, "items");
     const struct table_kind *k = kind_of(body);

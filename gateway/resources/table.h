@@ -49,7 +49,7 @@ struct table_view {
 int table_view_read(const char *accept, const char *include_object, struct table_view *view, struct api_status *st);
 /* The Table of body (a list whose items are of one kind, or one object), or NULL when its kind
  * has no columns here (the caller answers the plain JSON then). Takes nothing from body. */
-json_t *table_render(const json_t *body, const struct table_view *view, int64_t now_ms);
+json_t *table_from_objects(const json_t *body, const struct table_view *view, int64_t now_ms);
 
 /* The Table of a list whose rows the core wrote (its text, a JSON array: core request's as_table):
  * list gives the kind and metadata (resourceVersion, continue). A new string, or NULL when the

@@ -2,9 +2,11 @@
  * READINESS GATES) and Nodes (NAME STATUS ROLES AGE VERSION; wide: INTERNAL-IP EXTERNAL-IP OS-IMAGE
  * KERNEL-VERSION CONTAINER-RUNTIME), with their cells computed the way kubectl's printers do. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/sbuf.h"
+#include "common/strv.h"
 #include "gateway/resources/table.h"
 
 #define NAME_DESCRIPTION                                  \
@@ -141,12 +143,14 @@ static json_t *node_status(const json_t *o, int64_t now_ms)
     return json_string(text);
 }
 
-/* node-role.kubernetes.io/<role> labels, and kubernetes.io/role, joined by commas. */
+static int compare_strings(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* node-role.kubernetes.io/<role> labels, and kubernetes.io/role, sorted and joined by commas. */
 static json_t *node_roles(const json_t *o, int64_t now_ms)
 {
     (void)now_ms;
     static const char prefix[] = "node-role.kubernetes.io/";
-    struct sbuf roles = {0};
+    char **roles = NULL;
     const char *key;
     const json_t *v;
     json_object_foreach((json_t *)table_field(o, "metadata", "labels", NULL), key, v)
@@ -155,10 +159,17 @@ static json_t *node_roles(const json_t *o, int64_t now_ms)
                            : strcmp(key, "kubernetes.io/role") == 0     ? json_string_value(v)
                                                                         : NULL;
         if (role && *role)
-            sbuf_printf(&roles, "%s%s", roles.len ? "," : "", role);
+            strv_push(&roles, role);
     }
-    json_t *cell = json_string(roles.len ? roles.data : "<none>");
-    sbuf_free(&roles);
+    size_t n = strv_len(roles);
+    if (n > 1)
+        qsort(roles, n, sizeof *roles, compare_strings);
+    struct sbuf text = {0};
+    for (size_t i = 0; i < n; i++)
+        sbuf_printf(&text, "%s%s", i ? "," : "", roles[i]);
+    json_t *cell = json_string(n ? sbuf_str(&text) : "<none>");
+    sbuf_free(&text);
+    strv_free(roles);
     return cell;
 }
 
