@@ -9,7 +9,7 @@
 #include "gateway/limits/gates.h"
 #include "common/clock.h"
 #include "gateway/resources/answer.h"
-#include "gateway/resources/table.h"
+#include "gateway/table/table.h"
 #include "gateway/resources/unrecorded.h"
 #include "store/store.h"
 

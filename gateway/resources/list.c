@@ -6,7 +6,7 @@
 
 #include "common/memory.h"
 #include "gateway/resources/answer.h"
-#include "gateway/resources/table.h"
+#include "gateway/table/table.h"
 #include "gateway/watch/selector.h"
 #include "gateway/watch/watch.h"
 

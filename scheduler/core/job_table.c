@@ -1,5 +1,5 @@
-/* A Volcano Job as a row of Kubernetes' Table (gateway/resources/table.h), written as text
- * straight from the live job on the core thread: the cells of the Job columns (table_columns.c,
+/* A Volcano Job as a row of Kubernetes' Table (gateway/table/table.h), written as text
+ * straight from the live job on the core thread: the cells of the Job columns (gateway/table/columns.c,
  * in their order) and the job's PartialObjectMetadata, with no JSON tree made or freed, so that a
  * page of 1,000 rows costs a fraction of a page of 1,000 Jobs. */
 #include <stdio.h>

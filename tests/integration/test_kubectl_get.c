@@ -1,6 +1,6 @@
 /* Kubernetes' Table view against a real jobserver: the Table of Jobs over HTTP (columns, paging
  * with limit and continue, resourceVersion, includeObject, a bad includeObject, the rows the core
- * writes equal to those made from whole Jobs), and Debian's kubectl get, narrow and -o wide, showing
+ * writes equal to those made from whole Jobs, a watch of Tables), and Debian's kubectl get, narrow and -o wide, showing
  * the columns and values of Volcano Jobs, PodGroups, Queues, Pods and Nodes. The kubectl cases skip,
  * saying so, where kubectl is not installed. */
 #include <stdio.h>
@@ -193,6 +193,35 @@ static void jobs_table_pages_and_include_object(void)
     json_decref(first);
 }
 
+/* A watch asked for as a Table (kubectl get -w) shows each object as a Table of one row. */
+static void watch_shows_tables_of_one_row(void)
+{
+    struct test_server *s = started();
+    REQUIRE(s);
+    char url[512];
+    snprintf(url, sizeof url, "%s" JOBS "?watch=true&timeoutSeconds=1", s->url);
+    static const char *const headers[] = {TABLE_ACCEPT, NULL};
+    struct http_answer a = http_fetch("GET", url, headers, NULL);
+    CHECK_INT(a.code, 200);
+    int events = 0;
+    for (const char *line = sbuf_str(&a.body); line && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        const char *end = strchr(line, '\n');
+        json_t *ev = json_loadb(line, end ? (size_t)(end - line) : strlen(line), 0, NULL);
+        if (!ev)
+            continue; /* a keep-alive newline */
+        CHECK_STR(jv_str(ev, "type"), "ADDED");
+        CHECK_STR(jv_str(ev, "object.kind"), "Table");
+        CHECK_INT((long)json_array_size(jv_at(ev, "object.rows")), 1);
+        CHECK_STR(jv_str(ev, "object.columnDefinitions.1.name"), "STATUS");
+        CHECK_STR(jv_str(ev, "object.rows.0.object.kind"), "PartialObjectMetadata");
+        events++;
+        json_decref(ev);
+    }
+    CHECK_INT(events, 2); /* done and waits */
+    http_answer_free(&a);
+}
+
 static bool have_kubectl(void) { return system("command -v kubectl >/dev/null 2>&1") == 0; }
 
 /* `kubectl --server URL get args` (stderr too), or NULL when it failed (said on stderr). */
@@ -336,5 +365,5 @@ static void stop_server(void)
 }
 
 TEST_MAIN(TEST_CASE(jobs_table_has_the_crd_columns), TEST_CASE(jobs_table_pages_and_include_object),
-          TEST_CASE(kubectl_gets_jobs), TEST_CASE(kubectl_gets_podgroups_and_queues),
-          TEST_CASE(kubectl_gets_pods_and_nodes), TEST_CASE(stop_server))
+          TEST_CASE(watch_shows_tables_of_one_row), TEST_CASE(kubectl_gets_jobs),
+          TEST_CASE(kubectl_gets_podgroups_and_queues), TEST_CASE(kubectl_gets_pods_and_nodes), TEST_CASE(stop_server))

@@ -1,4 +1,4 @@
-/* Unit tests of Kubernetes' Table view (gateway/resources/table*.c): which Accept headers ask for a
+/* Unit tests of Kubernetes' Table view (gateway/table/): which Accept headers ask for a
  * Table and ?includeObject, the Table a list or one object becomes (columns, rows, metadata, what a
  * row carries), and the cells kubectl's printers compute: a Pod's READY, STATUS and RESTARTS, a
  * Node's STATUS and ROLES, a Job's replicas and pending reason, and ages. */
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "gateway/resources/table.h"
+#include "gateway/table/table.h"
 #include "tests/lib/job_client.h"
 #include "tests/lib/test.h"
 

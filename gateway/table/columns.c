@@ -4,7 +4,7 @@
  * a Job's pod counts and why it is pending, a Queue's state and weight. Finds any kind's columns. */
 #include <string.h>
 
-#include "gateway/resources/table.h"
+#include "gateway/table/table.h"
 
 #define NAME_DESCRIPTION                                  \
     "Name must be unique within a namespace. More info: " \

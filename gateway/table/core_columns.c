@@ -7,7 +7,7 @@
 
 #include "common/sbuf.h"
 #include "common/strv.h"
-#include "gateway/resources/table.h"
+#include "gateway/table/table.h"
 
 #define NAME_DESCRIPTION                                  \
     "Name must be unique within a namespace. More info: " \

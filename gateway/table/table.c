@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "gateway/resources/table.h"
+#include "gateway/table/table.h"
 
 #define TABLE_GROUP "meta.k8s.io"
 

@@ -1,7 +1,7 @@
 /* Table cells many kinds share: a field's value, a string or number as a cell, the name, and the
  * age kubectl prints from metadata.creationTimestamp. */
 #include "common/age.h"
-#include "gateway/resources/table.h"
+#include "gateway/table/table.h"
 
 const json_t *table_field(const json_t *obj, const char *a, const char *b, const char *c)
 {

@@ -1,6 +1,6 @@
 /* Kubernetes' Table view (meta.k8s.io/v1 Table) of the lists and objects the API answers, as
  * kubectl get asks for it (Accept: application/json;as=Table;v=v1;g=meta.k8s.io): the kind's columns
- * (table_columns.c, the Volcano CRDs' additionalPrinterColumns and kubectl's Pod and Node columns),
+ * (columns.c, the Volcano CRDs' additionalPrinterColumns and kubectl's Pod and Node columns),
  * one row of cells per object, and the object itself as ?includeObject= says. */
 #ifndef CALDERA_TABLE_H
 #define CALDERA_TABLE_H
@@ -56,7 +56,7 @@ json_t *table_from_objects(const json_t *body, const struct table_view *view, in
  * kind has no columns here or memory ran out. */
 char *table_text_with_rows(const json_t *list, const struct table_view *view, const char *rows);
 
-/* table_cells.c: what many columns share. The value at obj.a.b.c (b, c NULL to stop early), or
+/* cells.c: what many columns share. The value at obj.a.b.c (b, c NULL to stop early), or
  * NULL; a string or number as a cell (null when missing); metadata.name; the age of
  * metadata.creationTimestamp as kubectl prints it ("5m", "<unknown>"). */
 const json_t *table_field(const json_t *obj, const char *a, const char *b, const char *c);
@@ -65,10 +65,10 @@ json_t *table_cell_integer(const json_t *v);
 json_t *table_cell_name(const json_t *obj, int64_t now_ms);
 json_t *table_cell_age(const json_t *obj, int64_t now_ms);
 
-/* table_core_columns.c: kubectl's Pod and Node columns. */
+/* core_columns.c: kubectl's Pod and Node columns. */
 extern const struct table_kind table_kind_pod, table_kind_node;
 
-/* table_columns.c: the kind's columns, or NULL. api_version is the object's ("v1",
+/* columns.c: the kind's columns, or NULL. api_version is the object's ("v1",
  * "batch.volcano.sh/v1alpha1"). */
 const struct table_kind *table_kind_find(const char *api_version, const char *kind);
 
