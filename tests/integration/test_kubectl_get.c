@@ -170,8 +170,15 @@ static void jobs_table_pages_and_include_object(void)
     json_t *rows = get_table(s, JOBS, &code);
     for (size_t i = 0; i < 2; i++) {
         json_t *a = json_object_get(json_array_get(json_object_get(rows, "rows"), i), "cells");
-        CHECK(json_equal(a, json_object_get(json_array_get(json_object_get(whole, "rows"), i), "cells")));
-        CHECK(json_equal(a, json_object_get(json_array_get(json_object_get(filtered, "rows"), i), "cells")));
+        json_t *b = json_object_get(json_array_get(json_object_get(whole, "rows"), i), "cells");
+        json_t *c = json_object_get(json_array_get(json_object_get(filtered, "rows"), i), "cells");
+        CHECK_INT((long)json_array_size(a), 11);
+        for (size_t k = 0; k < json_array_size(a); k++) {
+            if (k == 4) /* AGE: the requests may fall either side of a second */
+                continue;
+            CHECK(json_equal(json_array_get(a, k), json_array_get(b, k)));
+            CHECK(json_equal(json_array_get(a, k), json_array_get(c, k)));
+        }
         CHECK(json_equal(json_object_get(json_array_get(json_object_get(rows, "rows"), i), "object"),
                          json_object_get(json_array_get(json_object_get(filtered, "rows"), i), "object")));
     }
