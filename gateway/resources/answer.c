@@ -1,6 +1,7 @@
 /* Asking the core and answering the client. The durability rule lives here: nothing is shown to a
  * client (not even a read) before the store has committed it, so what anyone saw survives a crash;
- * only while the database fails do reads show more, with a warning. */
+ * only while the database fails do reads show more, with a warning. A GET asking for Kubernetes'
+ * Table (kubectl get) is answered with one (gateway/table/). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

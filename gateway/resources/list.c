@@ -1,6 +1,7 @@
 /* Every list endpoint's answer: a watch when ?watch=true, else the core's list narrowed by the
  * labelSelector's key=value terms (the core skips what they exclude), in pages for the big lists
- * (list_page.c), and filtered by the full label and field selectors here. */
+ * (list_page.c), and filtered by the full label and field selectors here. A Table of Volcano Jobs
+ * is written by the core, row by row (ask_rows). */
 #include <stdio.h>
 #include <stdlib.h>
 

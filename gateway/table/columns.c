@@ -6,11 +6,6 @@
 
 #include "gateway/table/table.h"
 
-#define NAME_DESCRIPTION                                  \
-    "Name must be unique within a namespace. More info: " \
-    "http://kubernetes.io/docs/user-guide/identifiers#names"
-#define AGE_DESCRIPTION "CreationTimestamp is a timestamp representing the server time when this object was created."
-
 static json_t *job_phase(const json_t *o, int64_t now_ms)
 {
     (void)now_ms;
@@ -63,12 +58,12 @@ static json_t *job_pending_reason(const json_t *o, int64_t now_ms)
 }
 
 static const struct table_column job_columns[] = {
-    {"Name", "string", "name", 0, NAME_DESCRIPTION, table_cell_name},
+    {"Name", "string", "name", 0, TABLE_NAME_DESCRIPTION, table_cell_name},
     {"STATUS", "string", NULL, 0, "The job's phase (.status.state.phase).", job_phase},
     {"minAvailable", "integer", NULL, 0, "Pods the job needs running at once (.status.minAvailable).",
      job_min_available},
     {"RUNNINGS", "integer", NULL, 0, "Running pods (.status.running).", status_running},
-    {"AGE", "date", NULL, 0, AGE_DESCRIPTION, table_cell_age},
+    {"AGE", "date", NULL, 0, TABLE_AGE_DESCRIPTION, table_cell_age},
     {"QUEUE", "string", NULL, 1, "The queue the job is in (.spec.queue).", spec_queue},
     {"PENDING", "integer", NULL, 1, "Pending pods (.status.pending).", status_pending},
     {"SUCCEEDED", "integer", NULL, 1, "Succeeded pods (.status.succeeded).", status_succeeded},
@@ -92,11 +87,11 @@ static json_t *podgroup_min_member(const json_t *o, int64_t now_ms)
 }
 
 static const struct table_column podgroup_columns[] = {
-    {"Name", "string", "name", 0, NAME_DESCRIPTION, table_cell_name},
+    {"Name", "string", "name", 0, TABLE_NAME_DESCRIPTION, table_cell_name},
     {"STATUS", "string", NULL, 0, "The PodGroup's phase (.status.phase).", podgroup_phase},
     {"minMember", "integer", NULL, 0, "Pods the gang needs at once (.spec.minMember).", podgroup_min_member},
     {"RUNNINGS", "integer", NULL, 0, "Running pods (.status.running).", status_running},
-    {"AGE", "date", NULL, 0, AGE_DESCRIPTION, table_cell_age},
+    {"AGE", "date", NULL, 0, TABLE_AGE_DESCRIPTION, table_cell_age},
     {"QUEUE", "string", NULL, 1, "The queue of the PodGroup (.spec.queue).", spec_queue},
 };
 
@@ -113,8 +108,8 @@ static json_t *queue_weight(const json_t *o, int64_t now_ms)
 }
 
 static const struct table_column queue_columns[] = {
-    {"Name", "string", "name", 0, NAME_DESCRIPTION, table_cell_name},
-    {"Age", "date", NULL, 0, AGE_DESCRIPTION, table_cell_age},
+    {"Name", "string", "name", 0, TABLE_NAME_DESCRIPTION, table_cell_name},
+    {"Age", "date", NULL, 0, TABLE_AGE_DESCRIPTION, table_cell_age},
     {"State", "string", NULL, 1, "Open, Closing or Closed (.status.state).", queue_state},
     {"Weight", "integer", NULL, 1, "The queue's share of the cluster against its siblings (.spec.weight).",
      queue_weight},

@@ -9,11 +9,6 @@
 #include "common/strv.h"
 #include "gateway/table/table.h"
 
-#define NAME_DESCRIPTION                                  \
-    "Name must be unique within a namespace. More info: " \
-    "http://kubernetes.io/docs/user-guide/identifiers#names"
-#define AGE_DESCRIPTION "CreationTimestamp is a timestamp representing the server time when this object was created."
-
 static json_t *none_if_empty(const json_t *v)
 {
     const char *s = json_string_value(v);
@@ -109,12 +104,12 @@ static json_t *pod_readiness_gates(const json_t *o, int64_t now_ms)
 }
 
 static const struct table_column pod_columns[] = {
-    {"Name", "string", "name", 0, NAME_DESCRIPTION, table_cell_name},
+    {"Name", "string", "name", 0, TABLE_NAME_DESCRIPTION, table_cell_name},
     {"Ready", "string", NULL, 0, "The aggregate readiness state of this pod for accepting traffic.", pod_ready},
     {"Status", "string", NULL, 0, "The aggregate status of the containers in this pod.", pod_status},
     {"Restarts", "integer", NULL, 0, "The number of times the containers in this pod have been restarted.",
      pod_restarts},
-    {"Age", "string", NULL, 0, AGE_DESCRIPTION, table_cell_age},
+    {"Age", "string", NULL, 0, TABLE_AGE_DESCRIPTION, table_cell_age},
     {"IP", "string", NULL, 1, "IP address allocated to the pod. Routable at least within the cluster.", pod_ip},
     {"Node", "string", NULL, 1, "NodeName is a request to schedule this pod onto a specific node.", pod_node},
     {"Nominated Node", "string", NULL, 1, "nominatedNodeName is set when this pod preempts other pods on the node.",
@@ -211,10 +206,10 @@ NODE_INFO(node_kernel, "kernelVersion")
 NODE_INFO(node_runtime, "containerRuntimeVersion")
 
 static const struct table_column node_columns[] = {
-    {"Name", "string", "name", 0, NAME_DESCRIPTION, table_cell_name},
+    {"Name", "string", "name", 0, TABLE_NAME_DESCRIPTION, table_cell_name},
     {"Status", "string", NULL, 0, "The status of the node", node_status},
     {"Roles", "string", NULL, 0, "The roles of the node", node_roles},
-    {"Age", "string", NULL, 0, AGE_DESCRIPTION, table_cell_age},
+    {"Age", "string", NULL, 0, TABLE_AGE_DESCRIPTION, table_cell_age},
     {"Version", "string", NULL, 0, "Kubelet Version reported by the node.", node_version},
     {"Internal-IP", "string", NULL, 1, "List of internal IPs attached to the node.", node_internal_ip},
     {"External-IP", "string", NULL, 1, "List of external IPs attached to the node.", node_external_ip},

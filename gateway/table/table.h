@@ -12,6 +12,12 @@
 
 #include "common/api_status.h"
 
+/* What Kubernetes says of the name and age columns every kind has. */
+#define TABLE_NAME_DESCRIPTION \
+    "Name must be unique within a namespace. More info: http://kubernetes.io/docs/user-guide/identifiers#names"
+#define TABLE_AGE_DESCRIPTION \
+    "CreationTimestamp is a timestamp representing the server time when this object was created."
+
 /* A cell from an object at now_ms: a new JSON string, integer or null (never NULL). */
 typedef json_t *(*table_cell_fn)(const json_t *obj, int64_t now_ms);
 

@@ -1,5 +1,6 @@
 /* Jobs through the API, on the core thread: create, get, list, update and delete, each in the view
- * the request asks for: the Volcano Job, or the dialect the job was posted in (a PyTorchJob). */
+ * the request asks for: the Volcano Job, or the dialect the job was posted in (a PyTorchJob); a list
+ * for a Table is its rows, written by job_table.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
