@@ -58,7 +58,8 @@ void core_job_table_row(struct sbuf *b, const struct job *job, const struct core
     sbuf_puts(b, ",");
     put_string(b, job_phase_name(s->phase));
     sbuf_printf(b, ",%d,%d,", (int)job->min_available, (int)s->running);
-    put_string(b, human_age(now_ms - job->created_ms, age, sizeof age));
+    /* from the creationTimestamp shown, whole seconds, as a Table made from the Job reads it */
+    put_string(b, human_age(now_ms - job->created_ms / 1000 * 1000, age, sizeof age));
     sbuf_puts(b, ",");
     put_string(b, job->queue);
     sbuf_printf(b, ",%d,%d,%d,%lld,", (int)s->pending, (int)s->succeeded, (int)s->failed, (long long)replicas);
