@@ -1,7 +1,7 @@
 /* Every list endpoint's answer: a watch when ?watch=true, else the core's list narrowed by the
  * labelSelector's key=value terms (the core skips what they exclude), in pages for the big lists
  * (list_page.c), and filtered by the full label and field selectors here. A Table of Volcano Jobs
- * is written by the core, row by row (ask_rows). */
+ * or PodGroups is written by the core, row by row (ask_rows). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,15 +35,16 @@ static void filter_items(void *ctx, json_t *body)
             json_array_remove(items, i);
 }
 
-/* A Table of Volcano Jobs whose items need no filtering here: the core writes its rows as text
+/* A Table of Volcano Jobs or PodGroups whose items need no filtering here: the core writes its rows as text
  * (request.h: as_table) instead of rendering every Job, and a page may hold TABLE_PAGE_FACTOR times
  * --max-list-page of them when ?limit asks for more. With includeObject=Object the rows carry
- * whole Jobs, made the ordinary way and turned into a Table by answer.c. */
+ * whole objects, made the ordinary way and turned into a Table by answer.c. */
 static void ask_rows(struct http_req *req, struct core_request *creq, bool filtered)
 {
     struct table_view view;
     struct api_status bad = {0};
-    if (filtered || creq->op != CORE_JOB_LIST || creq->dialect ||
+    bool rows_kind = (creq->op == CORE_JOB_LIST && !creq->dialect) || creq->op == CORE_PODGROUP_LIST;
+    if (filtered || !rows_kind ||
         table_view_read(http_header(req, "Accept"), http_query(req, "includeObject"), &view, &bad) != 0 ||
         !view.wanted || view.include == TABLE_INCLUDE_OBJECT)
         return;

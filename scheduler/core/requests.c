@@ -10,6 +10,7 @@
 #include "adapters/objects/podgroup.h"
 #include "adapters/dialects/volcano/job.h"
 #include "scheduler/controller/objects.h"
+#include "common/clock.h"
 #include "scheduler/core/internal.h"
 
 /* A job action: Caldera's convenience route, or a Command about a Job. The answer is the job as the
@@ -216,6 +217,8 @@ static void podgroup_list(struct core *c, struct core_request *req)
 {
     json_t *items = json_array();
     size_t count = 0;
+    struct sbuf rows = {0}; /* as_table: the rows instead of the items */
+    int64_t now_ms = clock_wall_ms();
     for (struct job *job = c->cluster.first; job; job = job->next) {
         if (core_page_before(req, job, false) || core_name_excludes(req, job, false) || !core_in_namespace(job, req))
             continue;
@@ -223,9 +226,18 @@ static void podgroup_list(struct core *c, struct core_request *req)
             break;
         if (!cluster_wake(&c->cluster, job))
             continue;
-        json_array_append_new(items, podgroup_render(job));
+        if (req->as_table) {
+            sbuf_puts(&rows, count ? "," : "[");
+            core_podgroup_table_row(&rows, job, req, now_ms);
+        } else {
+            json_array_append_new(items, podgroup_render(job));
+        }
         core_page_last(req, job, -1, -1);
         count++;
+    }
+    if (req->as_table) {
+        sbuf_puts(&rows, count ? "]" : "[]");
+        req->text = sbuf_take(&rows); /* NULL when memory ran out: the gateway says so */
     }
     core_answer_list(c, req, PODGROUP_API_VERSION, "PodGroupList", items);
 }
