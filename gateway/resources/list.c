@@ -1,7 +1,7 @@
 /* Every list endpoint's answer: a watch when ?watch=true, else the core's list narrowed by the
  * labelSelector's key=value terms (the core skips what they exclude), in pages for the big lists
- * (list_page.c), and filtered by the full label and field selectors here. A Table of Volcano Jobs
- * or PodGroups is written by the core, row by row (ask_rows). */
+ * (list_page.c), and filtered by the full label and field selectors here. A Table of Volcano Jobs,
+ * PodGroups or Pods is written by the core, row by row (ask_rows). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -11,8 +11,10 @@
 #include "gateway/watch/selector.h"
 #include "gateway/watch/watch.h"
 
-#define BIG_PAGE 1000        /* items: a page this long may have cost megabytes */
-#define TABLE_PAGE_FACTOR 10 /* a row the core writes costs a tenth of an object or less */
+#define BIG_PAGE 1000 /* items: a page this long may have cost megabytes */
+/* How many list pages a Table page may hold: a row of a Job or PodGroup the core writes costs a
+ * tenth of the object or less, a Pod's (its labels and annotations are most of it) about half. */
+#define TABLE_PAGE_FACTOR(op) ((op) == CORE_POD_LIST ? 2 : 10)
 
 struct list_filter {
     const char *kind;
@@ -35,15 +37,16 @@ static void filter_items(void *ctx, json_t *body)
             json_array_remove(items, i);
 }
 
-/* A Table of Volcano Jobs or PodGroups whose items need no filtering here: the core writes its rows as text
- * (request.h: as_table) instead of rendering every Job, and a page may hold TABLE_PAGE_FACTOR times
- * --max-list-page of them when ?limit asks for more. With includeObject=Object the rows carry
+/* A Table of Volcano Jobs, PodGroups or Pods whose items need no filtering here: the core writes
+ * its rows as text (request.h: as_table) instead of rendering every object, and a page may hold
+ * TABLE_PAGE_FACTOR times --max-list-page of them when ?limit asks for more. With includeObject=Object the rows carry
  * whole objects, made the ordinary way and turned into a Table by answer.c. */
 static void ask_rows(struct http_req *req, struct core_request *creq, bool filtered)
 {
     struct table_view view;
     struct api_status bad = {0};
-    bool rows_kind = (creq->op == CORE_JOB_LIST && !creq->dialect) || creq->op == CORE_PODGROUP_LIST;
+    bool rows_kind = (creq->op == CORE_JOB_LIST && !creq->dialect) || creq->op == CORE_PODGROUP_LIST ||
+                     creq->op == CORE_POD_LIST;
     if (filtered || !rows_kind ||
         table_view_read(http_header(req, "Accept"), http_query(req, "includeObject"), &view, &bad) != 0 ||
         !view.wanted || view.include == TABLE_INCLUDE_OBJECT)
@@ -52,7 +55,8 @@ static void ask_rows(struct http_req *req, struct core_request *creq, bool filte
     creq->table_no_object = view.include == TABLE_INCLUDE_NONE;
     creq->table_api_version = view.api_version;
     const char *l = http_query(req, "limit");
-    long long asked = l ? strtoll(l, NULL, 10) : 0, cap = (long long)req->gw->list_page_max * TABLE_PAGE_FACTOR;
+    long long asked = l ? strtoll(l, NULL, 10) : 0,
+              cap = (long long)req->gw->list_page_max * TABLE_PAGE_FACTOR(creq->op);
     if (asked > req->gw->list_page_max) /* a valid limit: list_page.c read it */
         creq->limit = (int32_t)(asked < cap ? asked : cap);
 }

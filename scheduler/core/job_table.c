@@ -1,7 +1,8 @@
-/* A Volcano Job, or its PodGroup, as a row of Kubernetes' Table (gateway/table/table.h), written as
- * text straight from the live job on the core thread: the cells of the kind's columns
- * (gateway/table/columns.c, in their order) and its PartialObjectMetadata, with no tree of the
- * object made or freed, so that a page of 1,000 rows costs a fraction of a page of 1,000 objects. */
+/* A Volcano Job, its PodGroup or one of its pods as a row of Kubernetes' Table
+ * (gateway/table/table.h), written as text straight from the live job on the core thread: the cells
+ * of the kind's columns (gateway/table/columns.c and core_columns.c, in their order) and its
+ * PartialObjectMetadata, with no tree of the whole object made or freed, so that a page of rows
+ * costs a fraction of a page of objects. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -108,6 +109,51 @@ void core_podgroup_table_row(struct sbuf *b, const struct job *job, const struct
         put_json(b, meta, JSON_COMPACT);
         sbuf_puts(b, "}");
         json_decref(meta);
+    }
+    sbuf_puts(b, "}");
+}
+
+/* kubectl's STATUS of a pod rendered by adapters/objects/pod.c: its phase, or the reason its
+ * container ended (the pod's own when it has one and its container none), or ContainerCreating. */
+static const char *pod_status_cell(const struct replica *r, char *buf, size_t len)
+{
+    const char *reason = pod_phase_name(r->phase);
+    if (r->node < 0)
+        return reason;
+    if (r->phase == POD_SUCCEEDED || r->phase == POD_FAILED) {
+        const char *why = term_reason_name(r->reason);
+        if (why && *why)
+            return why;
+        snprintf(buf, len, "ExitCode:%d", r->exit_code);
+        return buf;
+    }
+    return r->phase == POD_RUNNING ? reason : "ContainerCreating";
+}
+
+/* Pod columns: Name, Ready, Status, Restarts, Age, IP, Node, Nominated Node, Readiness Gates. */
+void core_pod_table_row(struct sbuf *b, const struct job *job, int task, int index, const struct node *node,
+                        const json_t *meta, const struct core_request *req, int64_t now_ms)
+{
+    const struct replica *r = &job->replicas[job->task_first[task] + index];
+    const json_t *spec = json_object_get(job->tasks[task].template, "spec");
+    size_t containers = json_array_size(json_object_get(spec, "containers"));
+    bool placed = r->node >= 0;
+    char name[320], status[32];
+    sbuf_puts(b, "{\"cells\":[");
+    put_string(b, job_pod_name(job, task, index, name, sizeof name));
+    sbuf_printf(b, ",\"%d/%zu\",", placed && r->phase == POD_RUNNING, containers ? containers : (size_t)placed);
+    put_string(b, pod_status_cell(r, status, sizeof status));
+    sbuf_printf(b, ",%d,", placed ? (int)r->restarts : 0);
+    put_age(b, job, now_ms);
+    sbuf_puts(b, placed ? ",\"127.0.0.1\"," : ",\"<none>\",");
+    put_string(b, node ? node->name : "<none>");
+    sbuf_puts(b, ",\"<none>\",");
+    put_string(b, json_array_size(json_object_get(spec, "readinessGates")) ? "0/1" : "<none>");
+    sbuf_puts(b, "]");
+    if (!req->table_no_object) {
+        put_object_start(b, req->table_api_version);
+        put_json(b, meta, JSON_COMPACT);
+        sbuf_puts(b, "}");
     }
     sbuf_puts(b, "}");
 }

@@ -144,7 +144,7 @@ struct core_request {
     const char *name_eq; /* the same lists: only objects of this name (fieldSelector metadata.name=) */
     bool has_after;
     struct core_list_cursor after;
-    /* CORE_JOB_LIST of Volcano Jobs, CORE_PODGROUP_LIST, for Kubernetes' Table (gateway/table/table.h):
+    /* CORE_JOB_LIST of Volcano Jobs, CORE_PODGROUP_LIST, CORE_POD_LIST, for Kubernetes' Table (gateway/table/table.h):
      * the answer's items stay empty and text gets the rows' JSON array, each row the kind's cells and,
      * unless table_no_object, the object's PartialObjectMetadata of table_api_version. */
     bool as_table;

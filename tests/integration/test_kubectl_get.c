@@ -1,8 +1,8 @@
 /* Kubernetes' Table view against a real jobserver: the Table of Jobs over HTTP (columns, paging
  * with limit and continue, resourceVersion, includeObject, a bad includeObject, the rows the core
- * writes equal to those made from whole Jobs, a watch of Tables), the PodGroups' rows alike, and
- * Debian's kubectl get, narrow and -o wide, showing the columns and values of Volcano Jobs,
- * PodGroups, Queues, Pods and Nodes. The kubectl cases skip, saying so, where kubectl is not
+ * writes equal to those made from whole Jobs, a watch of Tables), the PodGroups' and Pods' rows
+ * alike, and Debian's kubectl get, narrow and -o wide, showing the columns and values of Volcano
+ * Jobs, PodGroups, Queues, Pods and Nodes. The kubectl cases skip, saying so, where kubectl is not
  * installed. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,7 @@
     "Accept: "       \
     "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
 #define PODGROUPS "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups"
+#define PODS "/api/v1/namespaces/default/pods"
 #define MAX_COLUMNS 16
 #define COLUMN_LEN 256
 
@@ -266,6 +267,45 @@ static void podgroup_rows_match_the_podgroups(void)
     json_decref(rows);
 }
 
+/* The same for Pods: finished ones, one on no node and a running one. */
+static void pod_rows_match_the_pods(void)
+{
+    struct test_server *s = started();
+    REQUIRE(s);
+    CHECK_INT(job_submit(s, "runs", "", TASK("w", 1, "", "'sleep 600'", "")), 201);
+    REQUIRE(job_wait(s, "runs", "status.state.phase", "Running", 30000) == 0);
+    long code = 0;
+    json_t *rows = get_table(s, PODS, &code);
+    CHECK_INT(code, 200);
+    json_t *filtered = get_table(s, PODS "?labelSelector=!nothere", &code);
+    json_t *whole = get_table(s, PODS "?includeObject=Object", &code);
+    REQUIRE(rows && filtered && whole);
+    CHECK_INT((long)json_array_size(json_object_get(rows, "rows")), 4);
+    CHECK_STR(json_string_value(cell(rows, "runs-w-0", "Status")), "Running");
+    CHECK_STR(json_string_value(cell(rows, "runs-w-0", "Ready")), "1/1");
+    CHECK_STR(json_string_value(cell(rows, "done-w-0", "Status")), "Completed");
+    CHECK_STR(json_string_value(cell(rows, "done-w-0", "Ready")), "0/1");
+    CHECK_STR(json_string_value(cell(rows, "waits-w-0", "Status")), "Pending");
+    CHECK_STR(json_string_value(cell(rows, "waits-w-0", "Node")), "<none>");
+    for (size_t i = 0; i < 4; i++) {
+        json_t *a = json_array_get(json_object_get(rows, "rows"), i);
+        json_t *c = json_array_get(json_object_get(filtered, "rows"), i);
+        json_t *w = json_array_get(json_object_get(whole, "rows"), i);
+        CHECK_INT((long)json_array_size(json_object_get(a, "cells")), 9);
+        for (size_t k = 0; k < 9; k++) {
+            if (k == 4) /* Age: the requests may fall either side of a second */
+                continue;
+            CHECK(json_equal(json_array_get(json_object_get(a, "cells"), k),
+                             json_array_get(json_object_get(c, "cells"), k)));
+        }
+        CHECK(json_equal(json_object_get(a, "object"), json_object_get(c, "object")));
+        CHECK(json_equal(jv_at(a, "object.metadata"), jv_at(w, "object.metadata")));
+    }
+    json_decref(whole);
+    json_decref(filtered);
+    json_decref(rows);
+}
+
 static bool have_kubectl(void) { return system("command -v kubectl >/dev/null 2>&1") == 0; }
 
 /* `kubectl --server URL get args` (stderr too), or NULL when it failed (said on stderr). */
@@ -410,5 +450,5 @@ static void stop_server(void)
 
 TEST_MAIN(TEST_CASE(jobs_table_has_the_crd_columns), TEST_CASE(jobs_table_pages_and_include_object),
           TEST_CASE(watch_shows_tables_of_one_row), TEST_CASE(podgroup_rows_match_the_podgroups),
-          TEST_CASE(kubectl_gets_jobs), TEST_CASE(kubectl_gets_podgroups_and_queues),
-          TEST_CASE(kubectl_gets_pods_and_nodes), TEST_CASE(stop_server))
+          TEST_CASE(pod_rows_match_the_pods), TEST_CASE(kubectl_gets_jobs),
+          TEST_CASE(kubectl_gets_podgroups_and_queues), TEST_CASE(kubectl_gets_pods_and_nodes), TEST_CASE(stop_server))
