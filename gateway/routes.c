@@ -12,7 +12,7 @@
 #define DIALECT "/apis/{group}/{version}"
 
 /* The query parameters and errors of the usual kinds of operation. */
-#define Q_LIST (OQ_PRETTY | OQ_LABEL_SELECTOR | OQ_FIELD_SELECTOR | Q_WATCH)
+#define Q_LIST (OQ_PRETTY | OQ_LABEL_SELECTOR | OQ_FIELD_SELECTOR | OQ_INCLUDE_OBJECT | Q_WATCH)
 #define Q_WATCH \
     (OQ_WATCH | OQ_RESOURCE_VERSION | OQ_TIMEOUT_SECONDS | OQ_ALLOW_WATCH_BOOKMARKS | OQ_SEND_INITIAL_EVENTS)
 #define Q_PAGED (Q_LIST | OQ_LIMIT | OQ_CONTINUE) /* the lists answered in pages (gateway/resources/list_page.c) */

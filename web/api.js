@@ -25,8 +25,9 @@ export function authHeaders() {
 }
 
 /** fetch with the token; resolves to the parsed JSON (or text), throws ApiError on any non-2xx. */
-export async function request(method, path, {body, contentType, text, signal} = {}) {
+export async function request(method, path, {body, contentType, text, signal, accept} = {}) {
     const headers = {...authHeaders()};
+    if (accept) headers.Accept = accept;
     if (body !== undefined) headers['Content-Type'] = contentType || 'application/json';
     const answer = await fetch(path, {method, headers, signal,
         body: body === undefined || typeof body === 'string' ? body : JSON.stringify(body)});
@@ -58,22 +59,28 @@ export const paths = {
     streamInfo: () => '/apis/caldera.io/v1/stream',
 };
 
+/** Kubernetes' Table of a list (kubectl's Accept): a few cells and the metadata of each object. */
+export const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
+
 /**
  * Every page of a list (following metadata.continue); `onPage(items, list)` sees each as it comes,
  * while the next page is already being fetched. The first page is small (`first` items) so the
- * screen fills at once; the rest come `limit` at a time.
+ * screen fills at once; the rest come `limit` at a time. With `table`, pages are Tables and
+ * `items` their rows (list.columnDefinitions says what each cell is).
  */
-export async function listAll(path, onPage, {first = 250, limit = 1000, signal} = {}) {
+export async function listAll(path, onPage, {first = 250, limit = 1000, signal, table = false} = {}) {
     const sep = path.includes('?') ? '&' : '?';
-    const page = (size, token) => get(`${path}${sep}limit=${size}${token ? `&continue=${enc(token)}` : ''}`, {signal});
+    const accept = table ? TABLE : undefined;
+    const page = (size, token) => get(`${path}${sep}limit=${size}${token ? `&continue=${enc(token)}` : ''}`, {signal, accept});
     let list = await page(first, '');
     const resourceVersion = list.metadata?.resourceVersion;
     let count = 0;
     for (;;) {
         const token = list.metadata?.continue || '';
         const next = token ? page(limit, token) : null;
-        count += list.items.length;
-        if (onPage) onPage(list.items, list);
+        const items = (list.kind === 'Table' ? list.rows : list.items) || [];
+        count += items.length;
+        if (onPage) onPage(items, list);
         if (!next) break;
         list = await next;
     }

@@ -29,6 +29,24 @@ function summary(job) {
     };
 }
 
+/** The same from a row of the Jobs Table (the server's columns, found by name in `at`). */
+function rowSummary(row, at) {
+    const c = row.cells, meta = row.object.metadata;
+    const cell = (name) => c[at[name]];
+    const phase = cell('STATUS') || 'Pending';
+    return {
+        name: meta.name, uid: meta.uid, created: Date.parse(meta.creationTimestamp),
+        createdText: meta.creationTimestamp, rv: +meta.resourceVersion || 0,
+        phase, queue: cell('QUEUE') || 'default', replicas: cell('REPLICAS') || 0, min: cell('minAvailable') || 0,
+        pending: cell('PENDING') || 0, running: cell('RUNNINGS') || 0, succeeded: cell('SUCCEEDED') || 0,
+        failed: cell('FAILED') || 0, terminating: 0, unknown: 0,
+        reason: phase === 'Pending' ? cell('PENDING REASON') || '' : '',
+    };
+}
+
+/** Where each column of a Table is: {name: index}. */
+const columnsOf = (table) => Object.fromEntries(table.columnDefinitions.map((d, i) => [d.name, i]));
+
 export function jobsView(root, namespace) {
     const jobs = new Map(); // name -> summary
     let order = [];         // every job, newest first
@@ -126,8 +144,8 @@ export function jobsView(root, namespace) {
         queueSelect.append(el('option', {value: q}, q));
     }
 
-    function put(job) {
-        const s = summary(job);
+    function put(job, at) {
+        const s = at ? rowSummary(job, at) : summary(job);
         const old = jobs.get(s.name);
         if (old && old.rv > s.rv) return;
         s.arrival = old ? old.arrival : arrivals++; // the server lists by creation (ms) then uid: keep its order
@@ -186,13 +204,14 @@ export function jobsView(root, namespace) {
 
     async function load() {
         try {
-            const {resourceVersion} = await listAll(paths.jobs(namespace), (items) => {
+            const {resourceVersion} = await listAll(paths.jobs(namespace), (items, list) => {
                 const began = performance.now();
-                for (const job of items) put(job);
+                const at = list.kind === 'Table' ? columnsOf(list) : null;
+                for (const job of items) put(job, at);
                 render();
                 stats.scriptMs += performance.now() - began;
                 if (stats.firstPaint === null) { stats.firstPaint = performance.now(); performance.mark('caldera-jobs-first-paint'); }
-            });
+            }, {table: true, limit: 10000});
             stats.loaded = true;
             filterDirty = true;
             render();

@@ -179,7 +179,7 @@ static json_t *pod_status(const struct job *job, int task, const struct replica 
     return status;
 }
 
-json_t *pod_render(const struct job *job, int task, int index, const struct node *node)
+json_t *pod_render_metadata(const struct job *job, int task, int index, const struct node *node)
 {
     const struct replica *r = &job->replicas[job->task_first[task] + index];
     char name[320], uid[UUID_STR_LEN];
@@ -189,10 +189,18 @@ json_t *pod_render(const struct job *job, int task, int index, const struct node
                               "Job", "name", job->name, "uid", job->uid, "controller", 1, "blockOwnerDeletion", 1);
     char rv[24]; /* a pod changes with its job: the job's is the last change that could have touched it */
     snprintf(rv, sizeof rv, "%llu", (unsigned long long)job->resource_version);
-    json_t *meta = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:[o]}", "name", name, "namespace", job->ns, "uid",
-                             uid, "resourceVersion", rv, "creationTimestamp", render_time(job->created_ms), "labels",
-                             pod_labels(job, task, index), "annotations", pod_annotations(job, task, r, node),
-                             "ownerReferences", owner);
+    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:[o]}", "name", name, "namespace", job->ns, "uid", uid,
+                     "resourceVersion", rv, "creationTimestamp", render_time(job->created_ms), "labels",
+                     pod_labels(job, task, index), "annotations", pod_annotations(job, task, r, node),
+                     "ownerReferences", owner);
+}
+
+json_t *pod_render(const struct job *job, int task, int index, const struct node *node)
+{
+    const struct replica *r = &job->replicas[job->task_first[task] + index];
+    char name[320];
+    job_pod_name(job, task, index, name, sizeof name);
+    json_t *meta = pod_render_metadata(job, task, index, node);
     json_t *spec = json_copy(json_object_get(job->tasks[task].template, "spec"));
     if (!json_is_object(spec)) {
         json_decref(spec);

@@ -11,6 +11,8 @@
 /* node is the bound node, or NULL. A pod given GPU devices of its node names them in the
  * caldera.io/gpu-devices annotation ("2,3": the devices' indexes), as Volcano's GPU plugins annotate. */
 json_t *pod_render(const struct job *job, int task, int index, const struct node *node);
+/* Its metadata alone (what a Table row carries of it). */
+json_t *pod_render_metadata(const struct job *job, int task, int index, const struct node *node);
 /* Does the pod carry this label with this value (for labelSelector=k=v)? */
 int pod_label_matches(const struct job *job, int task, int index, const char *key, const char *value);
 

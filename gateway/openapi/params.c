@@ -44,6 +44,11 @@ static const struct query_param query_params[] = {
      "absent."},
     {OQ_CONTINUE, "continue", "string", NULL, NULL, -1,
      "metadata.continue of the previous page, to read the next one (with the same filters)."},
+    {OQ_INCLUDE_OBJECT, "includeObject", "string", NULL, "Metadata Object None", -1,
+     "With Accept: application/json;as=Table;v=v1;g=meta.k8s.io (kubectl get), the answer is a meta.k8s.io/v1 "
+     "Table of the kind's columns (Jobs, PodGroups, Queues, Pods, Nodes), and each row carries its object's "
+     "PartialObjectMetadata (Metadata, the default), the whole object (Object) or nothing (None). Other kinds "
+     "answer plain JSON."},
     {OQ_AS, "as", "string", NULL, "volcano", -1,
      "as=volcano: the batch.volcano.sh/v1alpha1 Job (or JobList) behind the object instead of the object in its "
      "own shape."},

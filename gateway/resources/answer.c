@@ -1,12 +1,16 @@
 /* Asking the core and answering the client. The durability rule lives here: nothing is shown to a
  * client (not even a read) before the store has committed it, so what anyone saw survives a crash;
- * only while the database fails do reads show more, with a warning. */
+ * only while the database fails do reads show more, with a warning. A GET asking for Kubernetes'
+ * Table (kubectl get) is answered with one (gateway/table/). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gateway/auth/auth.h"
 #include "gateway/limits/gates.h"
+#include "common/clock.h"
 #include "gateway/resources/answer.h"
+#include "gateway/table/table.h"
 #include "gateway/resources/unrecorded.h"
 #include "store/store.h"
 
@@ -22,18 +26,36 @@ static bool wait_durable(struct http_req *req, uint64_t seq, enum store_failure 
     return false;
 }
 
+/* The answer's body: a Table whose rows the core wrote (creq->as_table), else the JSON body. */
+static void respond(struct http_req *req, struct core_request *creq, const struct table_view *view)
+{
+    if (!creq->as_table) {
+        http_respond_json(req, creq->http_code, creq->body);
+        creq->body = NULL;
+        return;
+    }
+    char *text = creq->text ? table_text_with_rows(creq->body, view, creq->text) : NULL;
+    if (text) {
+        http_respond_text(req, creq->http_code, "application/json", text);
+    } else {
+        struct api_status st = {0};
+        api_fail(&st, 500, "InternalError", "cannot encode the answer");
+        http_respond_status(req, &st);
+    }
+    free(text);
+}
+
 /* What the client learns when its answer is not durable in time. A read while the database fails
  * is answered anyway, with a warning (state is what an operator needs most then); a change is
  * answered by unrecorded.c with what is true of it. */
-static void answer_not_durable(struct http_req *req, struct core_request *creq, enum store_failure kind,
-                               const char *why)
+static void answer_not_durable(struct http_req *req, struct core_request *creq, const struct table_view *view,
+                               enum store_failure kind, const char *why)
 {
     if (gateway_is_read(req) && kind != STORE_FAILURE_NONE) {
         char warning[700];
         snprintf(warning, sizeof warning, "this answer shows changes the job database has not recorded yet: %s", why);
         http_set_warning(req, warning);
-        http_respond_json(req, creq->http_code, creq->body);
-        creq->body = NULL;
+        respond(req, creq, view);
         return;
     }
     gateway_answer_unrecorded(req, creq, kind, why);
@@ -54,6 +76,13 @@ static void answer(struct http_req *req, struct core_request *creq, gateway_rest
 {
     if (!creq->visible) /* a list across namespaces shows only the caller's */
         creq->visible = gateway_visible(req);
+    struct table_view view = {0}; /* kubectl get asks for a Table (table.h) */
+    struct api_status bad = {0};
+    if (strcmp(req->method, "GET") == 0 &&
+        table_view_read(http_header(req, "Accept"), http_query(req, "includeObject"), &view, &bad) != 0) {
+        http_respond_status(req, &bad);
+        return;
+    }
     if (core_call(req->gw->core, creq) != 0) {
         if (restate)
             restate(ctx, &creq->status);
@@ -62,13 +91,20 @@ static void answer(struct http_req *req, struct core_request *creq, gateway_rest
     }
     if (filter)
         filter(ctx, creq->body);
+    json_t *table = view.wanted && !creq->as_table ? table_from_objects(creq->body, &view, clock_wall_ms()) : NULL;
+    if (table) {
+        json_decref(creq->body);
+        creq->body = table;
+    }
     char why[512];
     enum store_failure kind = STORE_FAILURE_NONE;
-    if (creq->durable_seq && !wait_durable(req, creq->durable_seq, &kind, why, sizeof why)) {
-        answer_not_durable(req, creq, kind, why);
-        return;
-    }
-    http_respond_json(req, creq->http_code, creq->body);
+    if (creq->durable_seq && !wait_durable(req, creq->durable_seq, &kind, why, sizeof why))
+        answer_not_durable(req, creq, &view, kind, why);
+    else
+        respond(req, creq, &view);
+    free(creq->text);
+    creq->text = NULL;
+    json_decref(creq->body);
     creq->body = NULL;
 }
 

@@ -1,14 +1,20 @@
 /* Every list endpoint's answer: a watch when ?watch=true, else the core's list narrowed by the
  * labelSelector's key=value terms (the core skips what they exclude), in pages for the big lists
- * (list_page.c), and filtered by the full label and field selectors here. */
+ * (list_page.c), and filtered by the full label and field selectors here. A Table of Volcano Jobs,
+ * PodGroups or Pods is written by the core, row by row (ask_rows). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "common/memory.h"
 #include "gateway/resources/answer.h"
+#include "gateway/table/table.h"
 #include "gateway/watch/selector.h"
 #include "gateway/watch/watch.h"
 
 #define BIG_PAGE 1000 /* items: a page this long may have cost megabytes */
+/* How many list pages a Table page may hold: a row of a Job or PodGroup the core writes costs a
+ * tenth of the object or less, a Pod's (its labels and annotations are most of it) about half. */
+#define TABLE_PAGE_FACTOR(op) ((op) == CORE_POD_LIST ? 2 : 10)
 
 struct list_filter {
     const char *kind;
@@ -29,6 +35,30 @@ static void filter_items(void *ctx, json_t *body)
     for (size_t i = json_array_size(items); i-- > 0;)
         if (!selector_match_object(&f->labels, &f->fields, f->kind, json_array_get(items, i)))
             json_array_remove(items, i);
+}
+
+/* A Table of Volcano Jobs, PodGroups or Pods whose items need no filtering here: the core writes
+ * its rows as text (request.h: as_table) instead of rendering every object, and a page may hold
+ * TABLE_PAGE_FACTOR times --max-list-page of them when ?limit asks for more. With includeObject=Object the rows carry
+ * whole objects, made the ordinary way and turned into a Table by answer.c. */
+static void ask_rows(struct http_req *req, struct core_request *creq, bool filtered)
+{
+    struct table_view view;
+    struct api_status bad = {0};
+    bool rows_kind = (creq->op == CORE_JOB_LIST && !creq->dialect) || creq->op == CORE_PODGROUP_LIST ||
+                     creq->op == CORE_POD_LIST;
+    if (filtered || !rows_kind ||
+        table_view_read(http_header(req, "Accept"), http_query(req, "includeObject"), &view, &bad) != 0 ||
+        !view.wanted || view.include == TABLE_INCLUDE_OBJECT)
+        return;
+    creq->as_table = true;
+    creq->table_no_object = view.include == TABLE_INCLUDE_NONE;
+    creq->table_api_version = view.api_version;
+    const char *l = http_query(req, "limit");
+    long long asked = l ? strtoll(l, NULL, 10) : 0,
+              cap = (long long)req->gw->list_page_max * TABLE_PAGE_FACTOR(creq->op);
+    if (asked > req->gw->list_page_max) /* a valid limit: list_page.c read it */
+        creq->limit = (int32_t)(asked < cap ? asked : cap);
 }
 
 void gateway_answer_list(struct http_req *req, struct core_request *creq, const struct list_kind *kind)
@@ -59,6 +89,7 @@ void gateway_answer_list(struct http_req *req, struct core_request *creq, const 
     } else {
         gateway_narrow_list(creq, &f.labels, &f.fields);
         f.filter = !selector_empty(&f.labels) || !selector_empty(&f.fields);
+        ask_rows(req, creq, f.filter);
         gateway_answer_core_filtered(req, creq, filter_items, &f);
         if (f.items >= BIG_PAGE) /* its tree is freed now: its pages go back soon */
             memory_return_soon();

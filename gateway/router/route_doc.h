@@ -25,6 +25,7 @@ enum openapi_query {
     OQ_SEND_INITIAL_EVENTS = 1 << 16,
     OQ_FOLLOW = 1 << 17,
     OQ_OWNER_UID = 1 << 18,
+    OQ_INCLUDE_OBJECT = 1 << 19,
 };
 
 /* Error answers an operation documents besides "default"; each is components.responses[<code>],

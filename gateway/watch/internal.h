@@ -9,6 +9,7 @@
 #include "common/namespace_set.h"
 #include "common/sbuf.h"
 #include "gateway/http/http.h"
+#include "gateway/table/table.h"
 #include "gateway/watch/hub.h"
 #include "gateway/watch/selector.h"
 #include "scheduler/core/core.h"
@@ -32,6 +33,7 @@ struct watch_stream {
     struct core_request list;               /* the list it watches (op, ns, dialect, view), for catching up */
     bool has_list;
     struct selector labels, fields;
+    struct table_view table; /* kubectl get -w: each object shown as a Table of one row */
     /* where it is */
     uint64_t cursor; /* the last sequence number the client has been brought past */
     struct sbuf out; /* lines not yet handed to the connection */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "gateway/watch/internal.h"
 
@@ -39,7 +40,10 @@ bool watch_shows_object(const struct watch_stream *w, const struct hub_item *it,
 
 void watch_append(struct watch_stream *w, const char *type, const json_t *object)
 {
-    json_t *line = json_pack("{s:s, s:O}", "type", type, "object", (json_t *)object);
+    bool change = strcmp(type, "ADDED") == 0 || strcmp(type, "MODIFIED") == 0 || strcmp(type, "DELETED") == 0;
+    json_t *table = w->table.wanted && change ? table_from_objects(object, &w->table, clock_wall_ms()) : NULL;
+    json_t *line = json_pack("{s:s, s:O}", "type", type, "object", table ? table : (json_t *)object);
+    json_decref(table);
     char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
     json_decref(line);
     if (!text) {

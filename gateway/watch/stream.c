@@ -56,6 +56,16 @@ static void append_event(struct watch_stream *w, const struct hub_item *it)
     json_decref(event);
 }
 
+/* A hub line ({"type","object"}) for a watch of Tables: its object as a Table of one row. */
+static void append_as_table(struct watch_stream *w, const char *line, size_t len)
+{
+    json_t *event = json_loadb(line, len, 0, NULL);
+    const char *type = json_string_value(json_object_get(event, "type"));
+    if (type)
+        watch_append(w, type, json_object_get(event, "object"));
+    json_decref(event);
+}
+
 /* What the hub holds past the cursor. Returns false when the stream cannot go on from the hub. */
 static bool take_from_hub(struct watch_stream *w)
 {
@@ -85,7 +95,9 @@ static bool take_from_hub(struct watch_stream *w)
             for (const struct watch_object *o = it->objects; o; o = o->next) {
                 size_t len;
                 const char *line = watch_shows_object(w, it, o) ? hub_object_line(it, o, &len) : NULL;
-                if (line)
+                if (line && w->table.wanted)
+                    append_as_table(w, line, len);
+                else if (line)
                     sbuf_append(&w->out, line, len);
             }
         }

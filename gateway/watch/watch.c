@@ -76,6 +76,8 @@ static int read_params(struct http_req *req, struct watch_stream *w, struct api_
     if (selector_parse(http_query(req, "labelSelector"), false, &w->labels, why, sizeof why) != 0 ||
         selector_parse(http_query(req, "fieldSelector"), true, &w->fields, why, sizeof why) != 0)
         return api_fail(st, 400, "BadRequest", "%s", why);
+    if (table_view_read(http_header(req, "Accept"), http_query(req, "includeObject"), &w->table, st) != 0)
+        return -1;
     /* A watch of one object lists one. Not by labels: a catch-up says DELETED of what its list lacks. */
     gateway_narrow_list(&w->list, &w->labels, &w->fields);
     w->list.nselectors = 0;

@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "common/metrics.h"
+#include "common/sbuf.h"
 #include "scheduler/controller/controller.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/request.h"
@@ -108,5 +109,11 @@ bool core_page_room(struct core_request *req, size_t count);
 /* The item just added is the page's last so far (task and index -1 for a job). */
 void core_page_last(struct core_request *req, const struct job *job, int32_t task, int32_t index);
 bool core_labels_match(const json_t *labels, const struct core_request *req);
+/* job_table.c: the job, its PodGroup or a pod as one row of a Table (request.h: as_table), appended to b. */
+void core_job_table_row(struct sbuf *b, const struct job *job, const struct core_request *req, int64_t now_ms);
+void core_podgroup_table_row(struct sbuf *b, const struct job *job, const struct core_request *req, int64_t now_ms);
+/* A pod on node (NULL: none) with meta its metadata (adapters/objects/pod.h). */
+void core_pod_table_row(struct sbuf *b, const struct job *job, int task, int index, const struct node *node,
+                        const json_t *meta, const struct core_request *req, int64_t now_ms);
 
 #endif

@@ -1,5 +1,6 @@
 /* Jobs through the API, on the core thread: create, get, list, update and delete, each in the view
- * the request asks for: the Volcano Job, or the dialect the job was posted in (a PyTorchJob). */
+ * the request asks for: the Volcano Job, or the dialect the job was posted in (a PyTorchJob); a list
+ * for a Table is its rows, written by job_table.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "adapters/dialects/volcano/companion_manifest.h"
 #include "adapters/dialects/volcano/manifest.h"
 #include "adapters/dialects/volcano/job.h"
+#include "common/clock.h"
 #include "scheduler/controller/companions.h"
 #include "scheduler/core/internal.h"
 
@@ -92,6 +94,9 @@ static void job_list(struct core *c, struct core_request *req)
 {
     json_t *items = json_array();
     size_t count = 0;
+    bool rows = req->as_table && (!req->dialect || req->as_volcano);
+    struct sbuf table = {0};
+    int64_t now_ms = clock_wall_ms();
     for (struct job *job = c->cluster.first; job; job = job->next) {
         if (core_page_before(req, job, false) || core_name_excludes(req, job, false) || !core_in_namespace(job, req) ||
             !cluster_wake(&c->cluster, job) || !in_view(req, job))
@@ -102,9 +107,18 @@ static void job_list(struct core *c, struct core_request *req)
             continue;
         if (!core_page_room(req, count))
             break;
-        json_array_append_new(items, render(c, req, job));
+        if (rows) {
+            sbuf_puts(&table, count ? "," : "[");
+            core_job_table_row(&table, job, req, now_ms);
+        } else {
+            json_array_append_new(items, render(c, req, job));
+        }
         core_page_last(req, job, -1, -1);
         count++;
+    }
+    if (rows) {
+        sbuf_puts(&table, count ? "]" : "[]");
+        req->text = sbuf_take(&table); /* NULL when memory ran out: the gateway says so */
     }
     if (!req->dialect || req->as_volcano)
         return core_answer_list(c, req, VOLCANO_JOB_API_VERSION, "JobList", items);

@@ -146,16 +146,22 @@ struct core_request {
     const char *name_eq; /* the same lists: only objects of this name (fieldSelector metadata.name=) */
     bool has_after;
     struct core_list_cursor after;
+    /* CORE_JOB_LIST of Volcano Jobs, CORE_PODGROUP_LIST, CORE_POD_LIST, for Kubernetes' Table (gateway/table/table.h):
+     * the answer's items stay empty and text gets the rows' JSON array, each row the kind's cells and,
+     * unless table_no_object, the object's PartialObjectMetadata of table_api_version. */
+    bool as_table;
+    bool table_no_object;
+    const char *table_api_version;
     const char *uid; /* CORE_JOB_WITHDRAW: the job's uid and its creation's sequence number */
     uint64_t created_seq;
 
     /* The answer. */
     int http_code; /* 200 or 201 on success; 0 when status says what failed */
     struct api_status status;
-    json_t *body;                                  /* the caller owns it */
-    char *log_path;                                /* CORE_POD_LOG: absolute path of the log file (caller frees) */
-    char *text;                                    /* CORE_METRICS: Prometheus text exposition lines (caller frees) */
-    uint64_t durable_seq;                          /* answer only once the store has committed up to this */
+    json_t *body;         /* the caller owns it */
+    char *log_path;       /* CORE_POD_LOG: absolute path of the log file (caller frees) */
+    char *text;           /* CORE_METRICS: Prometheus text exposition lines; as_table: the rows (caller frees) */
+    uint64_t durable_seq; /* answer only once the store has committed up to this */
     struct core_companion_target companion_target; /* CORE_COMPANION_TARGET */
     bool more;                                     /* a list page: items follow `page_end` */
     struct core_list_cursor page_end;              /* the page's last item, when more */

@@ -10,6 +10,7 @@
 #include "adapters/objects/podgroup.h"
 #include "adapters/dialects/volcano/job.h"
 #include "scheduler/controller/objects.h"
+#include "common/clock.h"
 #include "scheduler/core/internal.h"
 
 /* A job action: Caldera's convenience route, or a Command about a Job. The answer is the job as the
@@ -108,6 +109,8 @@ static void pod_list(struct core *c, struct core_request *req)
     json_t *items = json_array();
     size_t count = 0;
     bool full = false;
+    struct sbuf rows = {0}; /* as_table: the rows instead of the items */
+    int64_t now_ms = clock_wall_ms();
     for (struct job *job = c->cluster.first; job && !full; job = job->next) {
         if (core_page_before(req, job, true) || core_name_excludes(req, job, true) || !core_in_namespace(job, req) ||
             !cluster_wake(&c->cluster, job))
@@ -118,9 +121,10 @@ static void pod_list(struct core *c, struct core_request *req)
                 if (!job_pod_exists(job, job->task_first[t] + i) ||
                     (req->name_eq && strcmp(job_pod_name(job, t, i, name, sizeof name), req->name_eq) != 0))
                     continue;
-                json_t *pod = pod_render(job, t, i, bound_node(c, &job->replicas[job->task_first[t] + i]));
-                if (req->nselectors &&
-                    !core_labels_match(json_object_get(json_object_get(pod, "metadata"), "labels"), req)) {
+                const struct node *node = bound_node(c, &job->replicas[job->task_first[t] + i]);
+                json_t *pod = req->as_table ? pod_render_metadata(job, t, i, node) : pod_render(job, t, i, node);
+                json_t *meta = req->as_table ? pod : json_object_get(pod, "metadata");
+                if (req->nselectors && !core_labels_match(json_object_get(meta, "labels"), req)) {
                     json_decref(pod);
                     continue;
                 }
@@ -128,11 +132,21 @@ static void pod_list(struct core *c, struct core_request *req)
                     json_decref(pod);
                     break;
                 }
-                json_array_append_new(items, pod);
+                if (req->as_table) {
+                    sbuf_puts(&rows, count ? "," : "[");
+                    core_pod_table_row(&rows, job, t, i, node, meta, req, now_ms);
+                    json_decref(pod);
+                } else {
+                    json_array_append_new(items, pod);
+                }
                 core_page_last(req, job, t, i);
                 count++;
             }
         }
+    }
+    if (req->as_table) {
+        sbuf_puts(&rows, count ? "]" : "[]");
+        req->text = sbuf_take(&rows); /* NULL when memory ran out: the gateway says so */
     }
     core_answer_list(c, req, "v1", "PodList", items);
 }
@@ -216,6 +230,8 @@ static void podgroup_list(struct core *c, struct core_request *req)
 {
     json_t *items = json_array();
     size_t count = 0;
+    struct sbuf rows = {0}; /* as_table: the rows instead of the items */
+    int64_t now_ms = clock_wall_ms();
     for (struct job *job = c->cluster.first; job; job = job->next) {
         if (core_page_before(req, job, false) || core_name_excludes(req, job, false) || !core_in_namespace(job, req))
             continue;
@@ -223,9 +239,18 @@ static void podgroup_list(struct core *c, struct core_request *req)
             break;
         if (!cluster_wake(&c->cluster, job))
             continue;
-        json_array_append_new(items, podgroup_render(job));
+        if (req->as_table) {
+            sbuf_puts(&rows, count ? "," : "[");
+            core_podgroup_table_row(&rows, job, req, now_ms);
+        } else {
+            json_array_append_new(items, podgroup_render(job));
+        }
         core_page_last(req, job, -1, -1);
         count++;
+    }
+    if (req->as_table) {
+        sbuf_puts(&rows, count ? "]" : "[]");
+        req->text = sbuf_take(&rows); /* NULL when memory ran out: the gateway says so */
     }
     core_answer_list(c, req, PODGROUP_API_VERSION, "PodGroupList", items);
 }

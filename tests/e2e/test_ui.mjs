@@ -2,7 +2,8 @@
 // The browser UI (web/) in headless Chromium against an --auth server: signing in with a token, a
 // job submitted from the editor followed live to Completed, a pod's log, a pending job's reason,
 // the server's field error at its line, suspend and resume from the job page, the timeline's
-// hover, and the queue and node boards, at laptop (1280 px) and phone (390 px) widths.
+// hover, the queue and node boards, at laptop (1280 px) and phone (390 px) widths, and a list of
+// hundreds of jobs read as a Kubernetes Table, drawn lazily and filtered on its data.
 import {readdirSync} from 'node:fs';
 import path from 'node:path';
 
@@ -317,6 +318,46 @@ await runTests([
             if (!/nvidia\.com\/gpu/.test(node) || !/0 \/ 4/.test(node))
                 throw new Error(`node-c's card: ${node}`);
             await bothWidths('nodes');
+        },
+    },
+    {
+        name: 'filter_over_many_jobs_finds_one_out_of_view',
+        fn: async () => {
+            // Enough jobs that most rows are out of view, listed afresh: read as a Kubernetes Table in
+            // two pages (the first screen, then the rest), drawn lazily, filtered on the data.
+            const BULK = 300;
+            let next = 0;
+            await Promise.all(Array.from({length: 8}, async () => {
+                while (next < BULK) await submitByApi(`bulk-${String(next++).padStart(3, '0')}`, 'true', '64');
+            }));
+            const lists = [];
+            const onRequest = (r) => { if (/\/jobs\?limit=/.test(r.url())) lists.push({url: r.url(), accept: r.headers().accept || ''}); };
+            page.on('request', onRequest);
+            await page.evaluate(() => { location.hash = '#/queues'; });
+            await page.evaluate(() => { location.hash = '#/jobs'; });
+            await page.waitForFunction((n) => window.calderaJobs?.loaded && window.calderaJobs.jobs.size >= n, BULK,
+                {timeout: SLOW});
+            page.off('request', onRequest);
+            if (lists.length !== 2 || !lists.every((l) => l.accept.includes('as=Table')) || !lists[1].url.includes('continue='))
+                throw new Error(`the list was read as ${JSON.stringify(lists)}`);
+            const inDom = await page.evaluate(() => document.querySelectorAll('.vlist .jobrow:not([hidden])').length);
+            const total = await page.evaluate(() => window.calderaJobs.jobs.size);
+            if (!(inDom > 0 && inDom < total / 2))
+                throw new Error(`${inDom} rows in the page for ${total} jobs: not drawn lazily`);
+            if (await row('bulk-000'))
+                throw new Error('the oldest job is drawn though it is out of view');
+            await page.fill('.jobs input[type=search]', 'bulk-000');
+            await waitFor(async () => (await page.locator('.jobs .count').textContent()).startsWith('1 of'),
+                {what: 'the text filter to keep one job of many'});
+            const found = await row('bulk-000');
+            if (found?.phase !== 'Pending' || !/cpu/.test(found.reason))
+                throw new Error(`the filtered row says ${JSON.stringify(found)}`);
+            const href = await page.locator('.vlist .jobrow:not([hidden]) .c0 a').first().getAttribute('href');
+            if (href !== `#/jobs/${NS}/bulk-000`)
+                throw new Error(`the row links to ${href}`);
+            await page.fill('.jobs input[type=search]', '');
+            await waitFor(async () => !(await page.locator('.jobs .count').textContent()).includes(' of '),
+                {what: 'the filter to be cleared'});
         },
     },
     {

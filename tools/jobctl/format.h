@@ -1,4 +1,4 @@
-/* Pure text helpers for jobctl's output: kubectl-style ages, JSON values as table cells, dotted
+/* Pure text helpers for jobctl's output: ages (common/age.h), JSON values as table cells, dotted
  * field lookup, URL escaping and line-preserving slices. No I/O. */
 #ifndef CALDERA_JOBCTL_FORMAT_H
 #define CALDERA_JOBCTL_FORMAT_H
@@ -7,15 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/age.h"
 #include "common/sbuf.h"
 
 #define CELL_LEN 512
-
-/* A duration as kubectl prints it (HumanDuration): "45s", "2m5s", "12m", "3h20m", "12h", "2d",
- * "3y". Small negative skews read "0s"; below -1 s it is "<invalid>". */
-const char *human_age(int64_t ms, char *buf, size_t len);
-/* The age of an RFC 3339 timestamp at now_ms; "<unknown>" when ts is missing or unparsable. */
-const char *age_since(const json_t *ts, int64_t now_ms, char *buf, size_t len);
 
 /* The value at a dotted path ("status.state.phase", "containerStatuses.0.state"): numeric
  * segments index arrays. NULL when any step is missing. */
