@@ -75,6 +75,21 @@ static char **attempt_env(const struct controller *ctl, const struct replica *r,
     return env;
 }
 
+/* The node's devices bound to the replica (its mask), for a container to be given. Returns how many. */
+static int replica_gpu_devices(const struct controller *ctl, const struct replica *r, int32_t *index, const char **uuid)
+{
+    if (r->node < 0)
+        return 0;
+    const struct gpu_set *gpus = &ctl->cluster->nodes[r->node].gpus;
+    int n = 0;
+    for (int i = 0; i < gpus->count && i < GPU_DEVICES_MAX; i++)
+        if (r->gpus >> i & 1) {
+            index[n] = gpus->devices[i].index;
+            uuid[n++] = gpus->devices[i].uuid;
+        }
+    return n;
+}
+
 /* The attempt ends as it begins. Its pod fails (StartError, exit code 128 like containerd's) and
  * gives its resources back. */
 static void start_failed(struct controller *ctl, struct job *job, int flat, const char *from, const char *why)
@@ -143,7 +158,9 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     if (job_plugins_attempt(job, task, index, p->job_dir, &pa, why, why_len) != 0)
         return -1;
     char *const *argv = pa.argv ? pa.argv : ts->argv;
-    if (!argv) { /* neither the container's own command nor a plugin's (ray gives its head and workers one) */
+    bool oci = ts->runtime_class && strcmp(ts->runtime_class, "oci") == 0;
+    if (!argv && !oci) {
+        /* a container runs its image's own command */ /* neither the container's own command nor a plugin's (ray gives its head and workers one) */
         plugin_attempt_free(&pa);
         snprintf(why, why_len,
                  "the container has no command or args: the process runtime runs the command on the "
@@ -163,6 +180,9 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     snprintf(p->log_path, sizeof p->log_path, "%s/%s", ctl->data_dir, rel);
     controller_cgroup_name(job->uid, p->pod, r->attempts, p->cgroup, sizeof p->cgroup);
     controller_exits_path(ctl, job->uid, p->exits_path, sizeof p->exits_path);
+    int32_t gpu_index[GPU_DEVICES_MAX];
+    const char *gpu_uuid[GPU_DEVICES_MAX];
+    int ngpus = replica_gpu_devices(ctl, r, gpu_index, gpu_uuid);
     const char *vol_dirs[TASK_VOLUMES_MAX], *vol_targets[TASK_VOLUMES_MAX];
     for (int i = 0; i < ts->nvolumes && i < TASK_VOLUMES_MAX; i++) {
         vol_dirs[i] = ts->volumes[i].dir;
@@ -191,6 +211,10 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         .nvolumes = ts->nvolumes < TASK_VOLUMES_MAX ? ts->nvolumes : TASK_VOLUMES_MAX,
         .volume_dirs = vol_dirs,
         .volume_targets = vol_targets,
+        .oci_image = oci ? (ts->image ? ts->image : "") : NULL,
+        .ngpus = ngpus,
+        .gpu_index = gpu_index,
+        .gpu_uuid = gpu_uuid,
     };
     int rc = ctl->ops.start(ctl->ops.ctx, job, flat, &spec, started, why, why_len);
     strv_free(env);
