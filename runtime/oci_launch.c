@@ -85,6 +85,10 @@ int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, stru
         snprintf(why, why_len, "RuntimeClass \"oci\": podman is not installed");
         return -1;
     }
+    if (geteuid() != 0) {
+        snprintf(why, why_len, "RuntimeClass \"oci\" runs rootful podman: the job server is not root");
+        return -1;
+    }
     snprintf(out->program, sizeof out->program, "%s", podman);
     out->envp[0] = PODMAN_PATH;
     oci_container_name(cgroup[0]           ? cgroup

@@ -384,7 +384,8 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
         .log_fd = pp.log_fd,
         .exits_fd = pp.exits_fd,
         .chdir_to = spec->chdir_to,
-        .switch_user = root && (spec->uid >= 0 || spec->gid >= 0),
+        /* podman runs as root (rootful) and gives the container the user itself (--user) */
+        .switch_user = root && (spec->uid >= 0 || spec->gid >= 0) && !pp.oci,
         .uid = spec->uid,
         .gid = spec->gid,
     };

@@ -46,15 +46,19 @@ static int image_env(const struct image_env *ie, char ***env)
 /* A container-like base environment (HOME, USER and LOGNAME of the task's user: task_user_env), the
  * image's software environment, the container's env on top, then what the job plugins set
  * (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes' variables and the GPU devices'
- * (replica_gpu_env), which it may not override. */
+ * (replica_gpu_env), which it may not override. An OCI container (runtimeClassName oci) gets no
+ * base nor software environment: its image's ENV gives PATH and the rest, as in Kubernetes. */
 static char **attempt_env(const struct controller *ctl, const struct replica *r, const struct task_spec *ts,
                           const char *pod, const char *work_dir, char *const *plugin_env)
 {
     char **env = NULL;
-    int rc = strv_pushf(&env, "PATH=%s", DEFAULT_PATH);
-    rc |= task_user_env(ts->run_as_uid, work_dir, &env);
+    int rc = 0;
+    if (!ts->runtime_class) { /* an OCI container's PATH, HOME and the rest are its image's */
+        rc |= strv_pushf(&env, "PATH=%s", DEFAULT_PATH);
+        rc |= task_user_env(ts->run_as_uid, work_dir, &env);
+    }
     rc |= strv_pushf(&env, "HOSTNAME=%s", pod);
-    const struct image_env *ie = images_match(images_active(), ts->image);
+    const struct image_env *ie = ts->runtime_class ? NULL : images_match(images_active(), ts->image);
     if (ie)
         rc |= image_env(ie, &env);
     for (size_t i = 0; ts->env && ts->env[i]; i++)
@@ -125,7 +129,7 @@ static void warn_unknown_images(struct controller *ctl, struct job *job)
     const struct images_config *images = images_active();
     const char *phase = job_phase_name(job->status.phase);
     for (int t = 0; t < job->ntasks; t++)
-        if (images_unknown(images, job->tasks[t].image))
+        if (!job->tasks[t].runtime_class && images_unknown(images, job->tasks[t].image))
             record_event(ctl, JOURNAL_EVENT, job, "Job", job->name, phase, phase, "UnknownImage",
                          "task %s: no software environment of this server names the image \"%s\": it runs in the "
                          "default environment",
@@ -174,7 +178,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         snprintf(why, why_len, "out of memory building the environment");
         return -1;
     }
-    const struct image_env *ie = images_match(images_active(), ts->image);
+    const struct image_env *ie = oci ? NULL : images_match(images_active(), ts->image);
     char rel[512];
     controller_log_relpath(job, p->pod, r->attempts, rel, sizeof rel);
     snprintf(p->log_path, sizeof p->log_path, "%s/%s", ctl->data_dir, rel);

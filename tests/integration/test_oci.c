@@ -179,7 +179,7 @@ static long container_pid(const char *name, int ms)
     "echo cpu=$(cat /sys/fs/cgroup/cpu.max 2>/dev/null || cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us); exit 3"
 
 /* The image's root filesystem, the pod's env and Volcano's, the job's working directory, the limits
- * inside, and the command's own exit code. */
+ * inside, and the command's own exit code; a pod with runAsUser runs as that user. */
 static void runs_in_the_image_with_its_limits(void)
 {
     const char *skip = image_ready();
@@ -192,6 +192,11 @@ static void runs_in_the_image_with_its_limits(void)
                                        "          command: [sh, -c, '" PROBE "']\n"
                                        "          env: [{name: MARK, value: from-the-pod}]\n"
                                        "          resources: {limits: {cpu: 500m, memory: 256Mi}}\n")) == 201);
+    REQUIRE(
+        job_submit(&s, "asuser", "",
+                   OCI_TASK("oci", "          image: " IMAGE "\n"
+                                   "          command: [sh, -c, 'echo id=$(id -u):$(id -g); touch made-here && ls']\n"
+                                   "          securityContext: {runAsUser: 4321, runAsGroup: 4322}\n")) == 201);
     CHECK(job_wait(&s, "inside", "status.state.phase", "Failed", WAIT_MS) == 0);
     CHECK(server_wait_field(&s, PODS "/inside-main-0", "status.containerStatuses.0.state.terminated.exitCode", "3",
                             WAIT_MS) == 0);
@@ -207,6 +212,12 @@ static void runs_in_the_image_with_its_limits(void)
     CHECK_CONTAINS(log, "memory=268435456");
     CHECK_CONTAINS(log, "cpu=50000");
     free(uid);
+    free(log);
+    /* --user: the pod's ids, writing in the job's working directory (the task's own) */
+    CHECK(job_wait(&s, "asuser", "status.state.phase", "Completed", WAIT_MS) == 0);
+    log = pod_log(&s, "asuser-main-0");
+    CHECK_CONTAINS(log, "id=4321:4322");
+    CHECK_CONTAINS(log, "made-here");
     free(log);
     server_stop(&s);
     server_cleanup(&s);
