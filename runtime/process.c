@@ -411,6 +411,7 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
     if (oci) {
         out->oci_name = strdup(oci_name);
         out->oci_log = strdup(spec->log_path);
+        out->oci_memory = spec->memory_limit;
     }
     out->pid = pid;
     out->pidfd = pidfd;
@@ -466,6 +467,11 @@ int process_reap(struct process *p, struct replica_exit *ex)
         struct cgroup_usage usage;
         cgroup_read_usage(p->cgroup_name, &usage);
         ex->oom = usage.oom_kills > 0;
+        /* v1 counts an OOM kill only in the container's own cgroup, which podman --rm has removed: a
+         * container SIGKILLed at its memory limit was the OOM killer's doing (v2 counts it above) */
+        if (p->oci_name && !ex->oom && ex->signal == 0 && ex->exit_code == 128 + SIGKILL && p->oci_memory > 0 &&
+            usage.peak_memory >= p->oci_memory)
+            ex->oom = true;
         ex->peak_memory = usage.peak_memory;
         ex->cpu_usec = usage.cpu_usec;
         /* The attempt ends with its main process: whatever it left running goes with it now; the

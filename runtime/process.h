@@ -21,6 +21,7 @@ struct process {
     bool adopted;          /* started by an earlier run: not this server's child, no wait status */
     char *oci_name;        /* an OCI attempt (runtime/oci_launch.h): its container, removed at the end */
     char *oci_log;         /* and its log, where podman's start errors are read */
+    int64_t oci_memory;    /* and its memory limit (bytes, 0: none), to tell an OOM kill on cgroup v1 */
 };
 
 /* The process the runtime starts is the task's supervisor, caldera-shim (tools/shim): it leads the

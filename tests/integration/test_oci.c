@@ -179,7 +179,8 @@ static long container_pid(const char *name, int ms)
     "echo cpu=$(cat /sys/fs/cgroup/cpu.max 2>/dev/null || cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us); exit 3"
 
 /* The image's root filesystem, the pod's env and Volcano's, the job's working directory, the limits
- * inside, and the command's own exit code; a pod with runAsUser runs as that user. */
+ * inside, and the command's own exit code; a pod with runAsUser runs as that user; one over its
+ * memory limit is OOMKilled. */
 static void runs_in_the_image_with_its_limits(void)
 {
     const char *skip = image_ready();
@@ -197,6 +198,10 @@ static void runs_in_the_image_with_its_limits(void)
                    OCI_TASK("oci", "          image: " IMAGE "\n"
                                    "          command: [sh, -c, 'echo id=$(id -u):$(id -g); touch made-here && ls']\n"
                                    "          securityContext: {runAsUser: 4321, runAsGroup: 4322}\n")) == 201);
+    REQUIRE(job_submit(&s, "oom", "",
+                       OCI_TASK("oci", "          image: " IMAGE "\n"
+                                       "          command: [sh, -c, 'head -c 400m /dev/zero | tail >/dev/null']\n"
+                                       "          resources: {limits: {memory: 64Mi}}\n")) == 201);
     CHECK(job_wait(&s, "inside", "status.state.phase", "Failed", WAIT_MS) == 0);
     CHECK(server_wait_field(&s, PODS "/inside-main-0", "status.containerStatuses.0.state.terminated.exitCode", "3",
                             WAIT_MS) == 0);
@@ -219,6 +224,9 @@ static void runs_in_the_image_with_its_limits(void)
     CHECK_CONTAINS(log, "id=4321:4322");
     CHECK_CONTAINS(log, "made-here");
     free(log);
+    /* the container's memory limit reached: the OOM killer's, as kubelet says it */
+    CHECK(server_wait_field(&s, PODS "/oom-main-0", "status.containerStatuses.0.state.terminated.reason", "OOMKilled",
+                            WAIT_MS) == 0);
     server_stop(&s);
     server_cleanup(&s);
 }
