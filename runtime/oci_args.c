@@ -65,6 +65,8 @@ int oci_args_build(const struct oci_run *r, char ***argv)
     if (r->cgroup_parent)
         rc |= strv_pushf(&v, "--cgroup-parent=%s", r->cgroup_parent);
     rc |= push_limits(&v, r);
+    if (r->uid > 0) /* a set-user-id program of the image makes no one root */
+        rc |= strv_push(&v, "--security-opt=no-new-privileges");
     if (r->uid >= 0)
         rc |= r->gid >= 0 ? strv_pushf(&v, "--user=%d:%d", (int)r->uid, (int)r->gid)
                           : strv_pushf(&v, "--user=%d", (int)r->uid);

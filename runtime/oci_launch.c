@@ -129,6 +129,17 @@ int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, stru
         targets[nbinds] = "/etc/hosts";
         read_only[nbinds++] = true;
     }
+    /* podman reads "source:target:options": a ':' in a path would add options (U chowns the source) */
+    for (int i = -1; i < nbinds; i++) {
+        const char *src = i < 0 ? spec->work_dir : sources[i], *dst = i < 0 ? spec->work_dir : targets[i];
+        if ((src && strchr(src, ':')) || (dst && strchr(dst, ':'))) {
+            snprintf(why, why_len, "%s: a path holding ':' cannot be bound into an OCI container",
+                     src && strchr(src, ':') ? src : dst);
+            strv_free(devices);
+            unlink(out->env_file);
+            return -1;
+        }
+    }
     char parent[300];
     snprintf(parent, sizeof parent, "/caldera/%s", cgroup);
     struct oci_run run = {

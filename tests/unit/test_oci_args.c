@@ -85,6 +85,7 @@ static void run_args_carry_the_attempt(void)
     CHECK(index_of(argv, "--ulimit=nofile=1024:20000") > 0);
     CHECK(index_of(argv, "--ulimit=nproc=32768:32768") > 0);
     CHECK(index_of(argv, "--user=1000:100") > 0);
+    CHECK(index_of(argv, "--security-opt=no-new-privileges") > 0);
     CHECK(index_of(argv, "--volume=/var/lib/caldera/jobs/uid/work:/var/lib/caldera/jobs/uid/work") > 0);
     CHECK(index_of(argv, "--volume=/data/claims/ds:/datasets") > 0);
     CHECK(index_of(argv, "--workdir=/var/lib/caldera/jobs/uid/work") > 0);
