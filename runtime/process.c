@@ -339,6 +339,8 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
     }
     if (wrap_in_supervisor(spec, pp->oci ? pp->launch.argv : spec->argv, pp) != 0) {
         snprintf(why, why_len, "out of memory");
+        if (pp->oci)
+            unlink(pp->launch.env_file);
         release_prepared(pp);
         return -1;
     }
@@ -348,8 +350,10 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
         if (cgroup_create(pp->cgroup, &lim, &pp->join, why, why_len) != 0 ||
             (pp->oci && nest_for_container(pp->cgroup, &pp->join, why, why_len) != 0)) {
             cgroup_join_close(&pp->join);
-            if (pp->oci)
+            if (pp->oci) {
                 cgroup_remove(pp->cgroup);
+                unlink(pp->launch.env_file);
+            }
             release_prepared(pp);
             return -1;
         }
