@@ -14,6 +14,7 @@
 
 #include "adapters/objects/companion_types.h"
 #include "adapters/objects/images.h"
+#include "adapters/objects/runtime_class.h"
 #include "adapters/objects/node.h"
 #include "adapters/objects/scheduler_conf.h"
 #include "common/clock.h"
@@ -34,6 +35,7 @@
 #include "scheduler/registry.h"
 #include "runtime/data_dir.h"
 #include "runtime/host.h"
+#include "runtime/oci_runtime.h"
 
 /* bin/../web, found through /proc/self/exe so the server works from any directory. */
 static char *default_web_dir(void)
@@ -361,6 +363,12 @@ static int run(const struct options *given)
     }
     process_runtime_set_limits(&o->task_limits);
     process_runtime_init(); /* logs once when tasks must run without cgroup limits */
+    const char *no_oci = oci_runtime_configure(o->oci_runtime); /* before the first request */
+    runtime_class_set_oci(no_oci);
+    if (no_oci)
+        log_info("runtimeClassName \"oci\" is refused: %s", no_oci);
+    else
+        log_info("runtimeClassName \"oci\" runs containers with %s", oci_runtime_path());
     struct core_config cfg = {.data_dir = o->data_dir,
                               .period_ms = o->period_ms,
                               .shutdown_grace_ms = o->shutdown_grace_s * 1000,

@@ -40,7 +40,8 @@ enum {
     OPT_GPU_VISIBLE,
     OPT_GPU_RECHECK,
     OPT_GPU_SAMPLE,
-    OPT_COMPANION_PORTS
+    OPT_COMPANION_PORTS,
+    OPT_OCI_RUNTIME
 };
 #define DEFAULT_LIST_PAGE 1000
 
@@ -77,6 +78,9 @@ static void usage(FILE *out)
             "  --companion-ports FIRST-LAST  loopback ports companions listen on (default 42000-42999)\n"
             "  --images FILE             software environments (YAML) the images of containers name: venv,\n"
             "                            conda, PATH, env; unknown images warned or refused (default: none)\n"
+            "  --oci-runtime PATH        podman, which runs pods of runtimeClassName \"oci\" as OCI containers of\n"
+            "                            locally present images (default: podman on PATH; none found: such\n"
+            "                            pods are refused)\n"
             "  --max-body-bytes BYTES    largest request body accepted; larger ones get 413 (default 8388608;\n"
             "                            --max-body is the same)\n"
             "  --commit-delay DURATION   how long the database writer may wait for more changes before it\n"
@@ -374,6 +378,7 @@ int options_parse(int argc, char **argv, struct options *o)
         {"max-list-page", required_argument, 0, OPT_MAX_LIST_PAGE},
         {"companions", required_argument, 0, OPT_COMPANIONS},
         {"images", required_argument, 0, OPT_IMAGES},
+        {"oci-runtime", required_argument, 0, OPT_OCI_RUNTIME},
         {"companion-ports", required_argument, 0, OPT_COMPANION_PORTS},
         {0, 0, 0, 0},
     };
@@ -463,6 +468,7 @@ int options_parse(int argc, char **argv, struct options *o)
             break;
         case OPT_COMPANIONS: o->companions_file = optarg; break;
         case OPT_IMAGES: o->images_file = optarg; break;
+        case OPT_OCI_RUNTIME: o->oci_runtime = optarg; break;
         case OPT_COMPANION_PORTS:
             if (parse_companion_ports(optarg, &o->companion_port_first, &o->companion_port_last) != 0)
                 return -1;

@@ -18,7 +18,7 @@ static const char *const pod_phases[POD_PHASE_COUNT] = {"Pending", "Running", "S
 static const char *const pg_phases[PG_PHASE_COUNT] = {"Pending", "Inqueue", "Running", "Unknown", "Completed"};
 static const char *const term_reasons[TERM_REASON_COUNT] = {
     "",        "Completed", "Error",   "OOMKilled",  "StartError",       "Shutdown", "Deleted",
-    "Stopped", "Evicted",   "Unknown", "PodDeleted", "DeadlineExceeded", "DiskFull",
+    "Stopped", "Evicted",   "Unknown", "PodDeleted", "DeadlineExceeded", "DiskFull", "ErrImageNeverPull",
 };
 
 const char *job_phase_name(enum job_phase p) { return p < JOB_PHASE_COUNT ? job_phases[p] : "Unknown"; }
@@ -94,6 +94,7 @@ static void task_spec_free(struct task_spec *t)
     free(t->name);
     free(t->container_name);
     free(t->image);
+    free(t->runtime_class);
     strv_free(t->argv);
     strv_free(t->env);
     free(t->policies);

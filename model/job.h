@@ -46,16 +46,17 @@ enum term_reason {
     TERM_COMPLETED, /* exit 0 */
     TERM_ERROR,     /* non-zero exit or killed by a signal */
     TERM_OOMKILLED,
-    TERM_START_ERROR, /* the command could not be started */
-    TERM_SHUTDOWN,    /* stopped because the server shut down; the replica runs again on restart */
-    TERM_DELETED,     /* stopped because its job was deleted */
-    TERM_STOPPED,     /* stopped by a kill of its job (restart, abort, completion, minSuccess reached) */
-    TERM_EVICTED,     /* evicted by preemption or reclaim; the replica runs again later */
-    TERM_UNKNOWN,     /* the server lost track of it (crash) */
-    TERM_DELETED_POD, /* its pod was deleted (DELETE on the pod); it is created again */
-    TERM_DEADLINE,    /* killed when the pod outlived its activeDeadlineSeconds (DeadlineExceeded) */
-    TERM_DISK_FULL,   /* could not start (ENOSPC, EDQUOT), or exited non-zero with its working directory's
+    TERM_START_ERROR,      /* the command could not be started */
+    TERM_SHUTDOWN,         /* stopped because the server shut down; the replica runs again on restart */
+    TERM_DELETED,          /* stopped because its job was deleted */
+    TERM_STOPPED,          /* stopped by a kill of its job (restart, abort, completion, minSuccess reached) */
+    TERM_EVICTED,          /* evicted by preemption or reclaim; the replica runs again later */
+    TERM_UNKNOWN,          /* the server lost track of it (crash) */
+    TERM_DELETED_POD,      /* its pod was deleted (DELETE on the pod); it is created again */
+    TERM_DEADLINE,         /* killed when the pod outlived its activeDeadlineSeconds (DeadlineExceeded) */
+    TERM_DISK_FULL,        /* could not start (ENOSPC, EDQUOT), or exited non-zero with its working directory's
                         file system full (DiskFull) */
+    TERM_IMAGE_NEVER_PULL, /* an OCI container's image is not present, and is never pulled (ErrImageNeverPull) */
     TERM_REASON_COUNT
 };
 
@@ -87,6 +88,7 @@ struct task_spec {
     struct resvec limit;   /* one replica's limits; 0 where unlimited */
     char *container_name;
     char *image;          /* recorded, never pulled: the process runtime runs the command on the node */
+    char *runtime_class;  /* spec.runtimeClassName: NULL (a process on the node) or "oci" (a container) */
     char **argv;          /* command ++ args; NULL when the container has neither */
     char **env;           /* "NAME=value" from the container's env, in order */
     char *working_dir;    /* container workingDir, or NULL */

@@ -16,6 +16,7 @@
 #include "common/grow.h"
 #include "common/log.h"
 #include "runtime/cgroup/cgroup.h"
+#include "runtime/oci_runtime.h"
 #include "runtime/process.h"
 
 /* What an ended attempt's cgroup still tells (its OOM kills and usage), then whatever is left in it
@@ -37,7 +38,7 @@ static void collect_cgroup(const char *name, struct replica_exit *ex)
     ex->peak_memory = usage.peak_memory;
     ex->cpu_usec = usage.cpu_usec;
     cgroup_signal(name, SIGKILL, 0);
-    cgroup_remove_async(name);
+    oci_or_cgroup_remove_async(name); /* an OCI attempt's container goes with it */
 }
 
 enum process_found process_adopt(const struct process_adoption *a, struct process *out, struct replica_exit *ex)
@@ -112,7 +113,7 @@ int process_sweep_orphans(bool (*keep)(void *ctx, const char *cgroup_name), void
                 continue;
             log_warn("killing the tasks of cgroup %s: the last run started them but never recorded it", de->d_name);
             cgroup_signal(de->d_name, SIGKILL, 0);
-            cgroup_remove_async(de->d_name);
+            oci_or_cgroup_remove_async(de->d_name);
             if (GROW(swept, cap, (size_t)removed + 1, 16) != 0)
                 break;
             if (!(swept[removed] = strdup(de->d_name)))

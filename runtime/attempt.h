@@ -33,6 +33,11 @@ struct attempt_spec {
     int nvolumes;                      /* the Job's spec.volumes: directories made if missing (owned by the task's */
     const char *const *volume_dirs;    /* user when it made them), each bound at its mount path when */
     const char *const *volume_targets; /* that exists on the node and the server can bind, else NULL */
+    const char *oci_image;             /* runtimeClassName oci: run argv in this image through podman
+                                          (runtime/oci_launch.c); NULL: argv runs as a process on the node */
+    int ngpus;                         /* the GPU devices bound to the attempt: their indexes and UUIDs */
+    const int32_t *gpu_index;          /* ("" when unknown), passed into an OCI container */
+    const char *const *gpu_uuid;
 };
 
 struct attempt_started {
@@ -48,11 +53,13 @@ struct replica_exit {
     int signal;        /* the signal that ended it, 0 when it exited */
     bool oom;          /* the cgroup's OOM killer killed a process of it */
     int64_t end_ms;
-    int64_t peak_memory;  /* bytes, from the cgroup; 0 when unknown */
-    int64_t cpu_usec;     /* CPU time used, from the cgroup; 0 when unknown */
-    struct gpu_usage gpu; /* what its GPUs showed while it ran (the core's sampling; rounds 0: none) */
-    bool unknown;         /* an adopted attempt ended and nothing says how (exit_code -1) */
-    int exec_errno;       /* the supervisor could not execute the task (exit_code 127): why */
+    int64_t peak_memory;   /* bytes, from the cgroup; 0 when unknown */
+    int64_t cpu_usec;      /* CPU time used, from the cgroup; 0 when unknown */
+    struct gpu_usage gpu;  /* what its GPUs showed while it ran (the core's sampling; rounds 0: none) */
+    bool unknown;          /* an adopted attempt ended and nothing says how (exit_code -1) */
+    int exec_errno;        /* the supervisor could not execute the task (exit_code 127): why */
+    uint8_t oci_failure;   /* an OCI container podman could not start: enum oci_start_failure, 0: it ran */
+    char oci_message[240]; /* then podman's words ("Error: ...") */
 };
 
 #endif

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "runtime/cgroup/cgroup.h"
+#include "runtime/oci_args.h"
+#include "runtime/oci_runtime.h"
 #include "runtime/process.h"
 #include "runtime/spawn.h"
 
@@ -63,8 +65,15 @@ int companion_spawn(const struct companion_spec *spec, struct companion_proc *ou
     if (log_fd < 0)
         return -1;
     struct cgroup_join join = {.count = 0};
-    if (spec->cgroup_name && spec->cgroup_name[0] && cgroup_layout()->mode != CGROUP_NONE &&
-        cgroup_join_existing(spec->cgroup_name, &join, why, why_len) != 0) {
+    /* beside an OCI container, in its supervisor's cgroup (v2 allows no process beside child cgroups) */
+    char nested[CGROUP_NAME_MAX + 32];
+    const char *cgroup = spec->cgroup_name;
+    if (cgroup && oci_cgroup_is_container(cgroup)) {
+        snprintf(nested, sizeof nested, "%s/" OCI_SUPERVISOR_CGROUP, cgroup);
+        cgroup = nested;
+    }
+    if (cgroup && cgroup[0] && cgroup_layout()->mode != CGROUP_NONE &&
+        cgroup_join_existing(cgroup, &join, why, why_len) != 0) {
         close(log_fd);
         return -1;
     }

@@ -18,6 +18,9 @@
 #include "common/log.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/exits_reserve.h"
+#include "runtime/oci_args.h"
+#include "runtime/oci_launch.h"
+#include "runtime/oci_runtime.h"
 #include "runtime/spawn.h"
 #include "runtime/task_setup.h"
 
@@ -176,7 +179,9 @@ static void describe_failure(const struct spawn_failure *f, const struct spawn_r
     case SPAWN_SETGID: snprintf(why, why_len, "cannot run as gid %d: %s", (int)spec->gid, err); break;
     case SPAWN_SETUID: snprintf(why, why_len, "cannot run as uid %d: %s", (int)spec->uid, err); break;
     case SPAWN_SIGNALS: snprintf(why, why_len, "cannot reset the task's signal handling: %s", err); break;
-    case SPAWN_EXEC: snprintf(why, why_len, "exec: \"%s\": %s", spec->argv[0], err); break;
+    case SPAWN_EXEC:
+        snprintf(why, why_len, "exec: \"%s\": %s", spec->oci_image || !spec->argv ? req->path : spec->argv[0], err);
+        break;
     case SPAWN_CLONE:
     case SPAWN_OK:
     default: snprintf(why, why_len, "cannot start the process: %s", err); break;
@@ -204,6 +209,8 @@ struct prepared {
     int nbinds; /* volumes bound at their mount paths */
     const char *bind_sources[ATTEMPT_VOLUMES_MAX], *bind_targets[ATTEMPT_VOLUMES_MAX];
     char **argv; /* with the supervisor: its argv, the task's after it; else NULL */
+    bool oci;    /* runtimeClassName oci: the task is `podman run ...` (oci_launch.h) */
+    struct oci_launch launch;
     char attempt_text[16];
     char max_log_arg[48]; /* --max-log-bytes=N */
 };
@@ -216,13 +223,16 @@ static void release_prepared(struct prepared *pp)
         close(pp->exits_fd);
     task_dirs_close(&pp->dirs);
     free(pp->argv);
+    if (pp->oci)
+        oci_launch_release(&pp->launch);
+    pp->oci = false;
     pp->log_fd = pp->exits_fd = -1;
     pp->argv = NULL;
 }
 
 /* caldera-shim [--max-log-bytes=N] POD ATTEMPT EXE ARGV0 [ARG...], with the exits file open for it.
  * A file that cannot be opened only costs adoption: the task runs directly. */
-static int wrap_in_supervisor(const struct attempt_spec *spec, struct prepared *pp)
+static int wrap_in_supervisor(const struct attempt_spec *spec, char *const *task_argv, struct prepared *pp)
 {
     if (!shim_path[0] || !spec->exits_path || !spec->pod)
         return 0;
@@ -235,7 +245,7 @@ static int wrap_in_supervisor(const struct attempt_spec *spec, struct prepared *
     /* Best effort: without the room, an exit during a full disk may leave no line. */
     exits_file_reserve(pp->exits_fd, spec->exits_pending);
     size_t n = 0;
-    while (spec->argv[n])
+    while (task_argv[n])
         n++;
     pp->argv = malloc((n + 6) * sizeof *pp->argv);
     if (!pp->argv)
@@ -250,8 +260,33 @@ static int wrap_in_supervisor(const struct attempt_spec *spec, struct prepared *
     *a++ = (char *)spec->pod;
     *a++ = pp->attempt_text;
     *a++ = pp->exe;
-    memcpy(a, spec->argv, (n + 1) * sizeof *pp->argv);
+    memcpy(a, task_argv, (n + 1) * sizeof *pp->argv);
     return 0;
+}
+
+/* An OCI attempt's cgroup holds the container's below it: its supervisor and the podman client go
+ * into a child of their own (cgroup v2 allows no process beside child cgroups), whose cgroup.procs
+ * replace the attempt's in join; on v2 the attempt's controllers are enabled for its children. */
+static int nest_for_container(const char *cgroup, struct cgroup_join *join, char *why, size_t why_len)
+{
+    const struct cgroup_layout *L = cgroup_layout();
+    cgroup_join_close(join);
+    if (L->mode == CGROUP_V2) {
+        char dir[CGROUP_PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/%s", L->h[0].parent, cgroup);
+        if (cgroup_enable_controllers(dir, L->h[0].controllers) != 0) {
+            snprintf(why, why_len, "cannot enable the controllers of cgroup %s for its container: %s", dir,
+                     strerror(errno));
+            return -1;
+        }
+    }
+    char child[CGROUP_NAME_MAX];
+    if (snprintf(child, sizeof child, "%s/" OCI_SUPERVISOR_CGROUP, cgroup) >= (int)sizeof child) {
+        snprintf(why, why_len, "the cgroup name %s is too long for a container", cgroup);
+        return -1;
+    }
+    struct cgroup_limits none = {0, 0, 0};
+    return cgroup_create(child, &none, join, why, why_len);
 }
 
 static int prepare(const struct attempt_spec *spec, bool root, struct prepared *pp, char *why, size_t why_len)
@@ -271,34 +306,54 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
     if (check_identity(spec, root, why, why_len) != 0 ||
         task_prepare_dirs(spec, switch_user, &pp->dirs, why, why_len) != 0)
         return -1;
+    pp->oci = false;
     if (task_prepare_volumes(spec, switch_user, binds, &pp->nbinds, why, why_len) != 0 ||
-        task_resolve_command(spec->argv[0], spec->envp, pp->exe, sizeof pp->exe, why, why_len) != 0) {
+        (!spec->oci_image &&
+         task_resolve_command(spec->argv[0], spec->envp, pp->exe, sizeof pp->exe, why, why_len) != 0)) {
         release_prepared(pp);
         return -1;
     }
-    if (!mount_namespaces)
-        pp->nbinds = 0; /* the variables still name the directories */
+    if (!mount_namespaces || spec->oci_image)
+        pp->nbinds = 0; /* the variables still name the directories; podman binds them in a container */
     for (int i = 0; i < pp->nbinds; i++) {
         pp->bind_sources[i] = spec->volume_dirs[binds[i]];
         pp->bind_targets[i] = spec->volume_targets[binds[i]];
     }
-    pp->isolate = (spec->hosts_file || spec->ssh_dir || pp->nbinds > 0) && mount_namespaces;
+    pp->isolate = (spec->hosts_file || spec->ssh_dir || pp->nbinds > 0) && mount_namespaces && !spec->oci_image;
     if ((pp->isolate && spec->ssh_dir &&
          task_ssh_target(spec->uid, spec->gid, pp->ssh_target, sizeof pp->ssh_target, why, why_len) != 0) ||
         (pp->log_fd = task_open_log(spec, &pp->dirs, why, why_len)) < 0) {
         release_prepared(pp);
         return -1;
     }
-    if (wrap_in_supervisor(spec, pp) != 0) {
+    bool cgroups = cgroup_layout()->mode != CGROUP_NONE;
+    if (cgroups)
+        choose_cgroup_name(spec, pp->cgroup, sizeof pp->cgroup);
+    if (spec->oci_image) {
+        if (oci_launch_prepare(spec, pp->cgroup, &pp->launch, why, why_len) != 0) {
+            release_prepared(pp);
+            return -1;
+        }
+        pp->oci = true;
+        snprintf(pp->exe, sizeof pp->exe, "%s", pp->launch.program);
+    }
+    if (wrap_in_supervisor(spec, pp->oci ? pp->launch.argv : spec->argv, pp) != 0) {
         snprintf(why, why_len, "out of memory");
+        if (pp->oci)
+            unlink(pp->launch.env_file);
         release_prepared(pp);
         return -1;
     }
-    if (cgroup_layout()->mode != CGROUP_NONE) {
-        choose_cgroup_name(spec, pp->cgroup, sizeof pp->cgroup);
+    if (cgroups) {
         struct cgroup_limits lim = {
             .memory = spec->memory_limit, .cpu_milli = spec->cpu_limit_milli, .pids = process_pids_max(spec->pids_max)};
-        if (cgroup_create(pp->cgroup, &lim, &pp->join, why, why_len) != 0) {
+        if (cgroup_create(pp->cgroup, &lim, &pp->join, why, why_len) != 0 ||
+            (pp->oci && nest_for_container(pp->cgroup, &pp->join, why, why_len) != 0)) {
+            cgroup_join_close(&pp->join);
+            if (pp->oci) {
+                cgroup_remove(pp->cgroup);
+                unlink(pp->launch.env_file);
+            }
             release_prepared(pp);
             return -1;
         }
@@ -318,8 +373,10 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
         return -1;
     struct spawn_request req = {
         .path = pp.argv ? pp.argv[0] : pp.exe,
-        .argv = pp.argv ? pp.argv : spec->argv,
-        .envp = spec->envp,
+        .argv = pp.argv  ? pp.argv
+                : pp.oci ? pp.launch.argv
+                         : spec->argv,
+        .envp = pp.oci ? pp.launch.envp : spec->envp,
         .cgroup_procs = pp.join.procs_fd,
         .cgroup_count = pp.join.count,
         .hosts_file = pp.isolate ? spec->hosts_file : NULL,
@@ -331,7 +388,8 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
         .log_fd = pp.log_fd,
         .exits_fd = pp.exits_fd,
         .chdir_to = spec->chdir_to,
-        .switch_user = root && (spec->uid >= 0 || spec->gid >= 0),
+        /* podman runs as root (rootful) and gives the container the user itself (--user) */
+        .switch_user = root && (spec->uid >= 0 || spec->gid >= 0) && !pp.oci,
         .uid = spec->uid,
         .gid = spec->gid,
     };
@@ -340,14 +398,24 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
     int pidfd;
     int rc = spawn_process(&req, &pid, &pidfd, &failure);
     cgroup_join_close(&pp.join);
-    bool supervised = pp.argv != NULL;
+    bool supervised = pp.argv != NULL, oci = pp.oci;
+    char oci_env_file[sizeof pp.launch.env_file], oci_name[sizeof pp.launch.name];
+    snprintf(oci_env_file, sizeof oci_env_file, "%s", oci ? pp.launch.env_file : "");
+    snprintf(oci_name, sizeof oci_name, "%s", oci ? pp.launch.name : "");
     if (rc != 0)
         describe_failure(&failure, &req, pp.cgroup, spec, why, why_len);
     release_prepared(&pp);
     if (rc != 0) {
         if (pp.cgroup[0])
             cgroup_remove(pp.cgroup);
+        if (oci)
+            unlink(oci_env_file);
         return -1;
+    }
+    if (oci) {
+        out->oci_name = strdup(oci_name);
+        out->oci_log = strdup(spec->log_path);
+        out->oci_memory = spec->memory_limit;
     }
     out->pid = pid;
     out->pidfd = pidfd;
@@ -379,7 +447,7 @@ void process_signal(const struct process *p, int sig)
     if (cgroup[0])
         cgroup_signal(cgroup, sig, p->pid);
     if (cgroup == lost && sig == SIGKILL)
-        cgroup_remove_async(lost);
+        oci_or_cgroup_remove_async(lost);
 }
 
 int process_reap(struct process *p, struct replica_exit *ex)
@@ -397,18 +465,31 @@ int process_reap(struct process *p, struct replica_exit *ex)
     }
     ex->end_ms = clock_wall_ms();
     process_read_exec_error(p->exit_record, ex);
+    if (p->oci_log && !ex->signal)
+        oci_read_start_failure(p->oci_log, ex);
     if (p->cgroup_name[0]) {
         struct cgroup_usage usage;
         cgroup_read_usage(p->cgroup_name, &usage);
         ex->oom = usage.oom_kills > 0;
+        /* v1 counts an OOM kill only in the container's own cgroup, which podman --rm has removed: a
+         * container SIGKILLed at its memory limit was the OOM killer's doing (v2 counts it above) */
+        if (p->oci_name && !ex->oom && ex->signal == 0 && ex->exit_code == 128 + SIGKILL && p->oci_memory > 0 &&
+            usage.peak_memory >= p->oci_memory)
+            ex->oom = true;
         ex->peak_memory = usage.peak_memory;
         ex->cpu_usec = usage.cpu_usec;
         /* The attempt ends with its main process: whatever it left running goes with it now; the
          * cgroup's removal (which waits for those to die) on the cleaner thread. */
         cgroup_signal(p->cgroup_name, SIGKILL, 0);
-        cgroup_remove_async(p->cgroup_name);
-        p->cgroup_name[0] = '\0';
+        if (!p->oci_name)
+            cgroup_remove_async(p->cgroup_name);
     }
+    if (p->oci_name) { /* the container goes first, then its cgroup (oci_runtime.c) */
+        char env_file[4200];
+        snprintf(env_file, sizeof env_file, "%s.env", p->oci_log ? p->oci_log : "");
+        oci_remove_async(p->oci_name, p->cgroup_name, p->oci_log ? env_file : NULL);
+    }
+    p->cgroup_name[0] = '\0';
     process_forget(p);
     return 0;
 }
@@ -431,6 +512,13 @@ void process_forget(struct process *p)
     p->pidfd = -1;
     free(p->exit_record);
     p->exit_record = NULL;
+    free(p->oci_name);
+    free(p->oci_log);
+    p->oci_name = p->oci_log = NULL;
 }
 
-int process_runtime_flush(int timeout_ms) { return cgroup_cleaner_flush(timeout_ms); }
+int process_runtime_flush(int timeout_ms)
+{
+    int oci = oci_cleanup_flush(timeout_ms); /* it queues cgroup removals of its own: first */
+    return cgroup_cleaner_flush(timeout_ms) | oci;
+}

@@ -19,6 +19,9 @@ struct process {
     char cgroup_name[200]; /* the attempt's cgroup below caldera/, "" without cgroups */
     char *exit_record;     /* supervised: "<exits file>\n<pod> <attempt> <pid> ", where its status will be */
     bool adopted;          /* started by an earlier run: not this server's child, no wait status */
+    char *oci_name;        /* an OCI attempt (runtime/oci_launch.h): its container, removed at the end */
+    char *oci_log;         /* and its log, where podman's start errors are read */
+    int64_t oci_memory;    /* and its memory limit (bytes, 0: none), to tell an OOM kill on cgroup v1 */
 };
 
 /* The process the runtime starts is the task's supervisor, caldera-shim (tools/shim): it leads the

@@ -105,7 +105,8 @@ static json_t *pod_annotations(const struct job *job, int task, const struct rep
     set_str(ann, "volcano.sh/job-version", num);
     snprintf(num, sizeof num, "%d", job->status.retry_count);
     set_str(ann, "volcano.sh/job-retry-count", num);
-    if (images_active()) /* with --images: the software environment its image names */
+    if (images_active() && !job->tasks[task].runtime_class) /* with --images: the software environment its image
+                                                                 names (a container runs the image itself) */
         set_str(ann, "caldera.io/environment", images_environment_name(images_active(), job->tasks[task].image));
     json_t *vols = volumes_annotation(&job->tasks[task]);
     if (vols)

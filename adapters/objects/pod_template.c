@@ -8,6 +8,7 @@
 
 #include "adapters/objects/constraints.h"
 #include "adapters/objects/images.h"
+#include "adapters/objects/runtime_class.h"
 #include "adapters/intake/meta_limits.h"
 #include "common/strv.h"
 
@@ -64,7 +65,7 @@ static const struct field_rule pod_spec_rules[] = {
     {"priority", "a job's pods share the Job's priority: use spec.priorityClassName of the Job"},
     {"preemptionPolicy", "the Job's PriorityClass decides preemption"},
     {"readinessGates", "the process runtime runs no readiness checks"},
-    {"runtimeClassName", "the process runtime has no container runtime classes"},
+    {"runtimeClassName", NULL}, /* "oci" where podman is (runtime_class.c); others refused */
     {"overhead", "the process runtime adds no pod overhead"},
     {"topologySpreadConstraints", "Caldera's scheduler does not spread pods by topology"},
     {"setHostnameAsFQDN", "tasks run with the node's own host name"},
@@ -434,7 +435,8 @@ static bool parse_container(struct fields *f, json_t *container, const char *pat
     bool ok = check_accepted_container_fields(f, container, path);
     ok = field_string_in(f, container, "name", path, false, &name) && ok;
     ok = field_string_in(f, container, "image", path, false, &image) && ok;
-    ok = images_check_container(f, container, path, image) && ok;
+    if (!ts->runtime_class) /* a container runs the image itself: no software environment to find */
+        ok = images_check_container(f, container, path, image) && ok;
     ok = field_string_in(f, container, "workingDir", path, false, &workdir) && ok;
     if (workdir && workdir[0] != '/') {
         char p[FIELD_PATH_MAX];
@@ -596,6 +598,7 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
     json_t *c0 = field_each_object(f, containers, 0, p, cp, "must be an object");
     if (!c0)
         return false;
+    ok = runtime_class_parse(f, spec, spec_path, &ts->runtime_class) && ok; /* before: it decides the image's use */
     ok = parse_container(f, c0, cp, ts) && ok;
 
     const char *restart = NULL;
@@ -625,5 +628,12 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
     ok = field_int_in(f, spec, "activeDeadlineSeconds", spec_path, false, 1, DEADLINE_MAX_SECONDS, &deadline) && ok;
     ts->active_deadline_seconds = deadline;
     ok = constraints_parse(f, spec, spec_path, &ts->constraints) && ok;
+    if (ts->runtime_class && (!ts->image || !ts->image[0]) && !f->admitted) { /* a container runs an image */
+        char ip[FIELD_PATH_MAX];
+        field_path(ip, cp, "image");
+        field_error(f, c0, "image", ip, "FieldValueRequired",
+                    "Required value: runtimeClassName \"%s\" runs the container's image", ts->runtime_class);
+        ok = false;
+    }
     return ok;
 }

@@ -226,6 +226,10 @@ int cgroup_name_of_pid(pid_t pid, char *name, size_t len)
         if (colon && strncmp(colon, prefix, plen) == 0) {
             const char *start = colon + plen;
             size_t n = strcspn(start, "\n");
+            /* an OCI attempt's supervisor runs in a child of the attempt's cgroup (runtime/oci_args.h) */
+            static const char nested[] = "/oci-supervisor";
+            if (n > sizeof nested - 1 && strncmp(start + n - (sizeof nested - 1), nested, sizeof nested - 1) == 0)
+                n -= sizeof nested - 1;
             if (n == 0 || n >= len)
                 return -1;
             memcpy(name, start, n);

@@ -10,6 +10,7 @@
 #include "common/memory.h"
 #include "model/gpu_usage.h"
 #include "model/quantity.h"
+#include "runtime/oci_args.h"
 #include "scheduler/controller/internal.h"
 
 static const char *format_bytes(int64_t v, char *buf, size_t len)
@@ -165,6 +166,18 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
             char msg[512];
             snprintf(msg, sizeof msg, "exec: \"%s\": %s", ts->argv && ts->argv[0] ? ts->argv[0] : "",
                      strerror(ex->exec_errno));
+            r->message = strdup(msg);
+        } else if (ex->oci_failure) { /* podman could not start the container: its words */
+            bool missing = ex->oci_failure == OCI_IMAGE_NOT_FOUND;
+            r->reason = missing ? TERM_IMAGE_NEVER_PULL : TERM_START_ERROR;
+            r->exit_code = 128;
+            free(r->message);
+            char msg[700];
+            if (missing) /* kubelet's words for imagePullPolicy Never */
+                snprintf(msg, sizeof msg, "Container image \"%s\" is not present with pull policy of Never (%s)",
+                         ts->image ? ts->image : "", ex->oci_message);
+            else
+                snprintf(msg, sizeof msg, "%s", ex->oci_message);
             r->message = strdup(msg);
         } else if (failed && !oom) {
             check_disk_full(ctl, job, flat);

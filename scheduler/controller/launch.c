@@ -46,15 +46,19 @@ static int image_env(const struct image_env *ie, char ***env)
 /* A container-like base environment (HOME, USER and LOGNAME of the task's user: task_user_env), the
  * image's software environment, the container's env on top, then what the job plugins set
  * (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes' variables and the GPU devices'
- * (replica_gpu_env), which it may not override. */
+ * (replica_gpu_env), which it may not override. An OCI container (runtimeClassName oci) gets no
+ * base nor software environment: its image's ENV gives PATH and the rest, as in Kubernetes. */
 static char **attempt_env(const struct controller *ctl, const struct replica *r, const struct task_spec *ts,
                           const char *pod, const char *work_dir, char *const *plugin_env)
 {
     char **env = NULL;
-    int rc = strv_pushf(&env, "PATH=%s", DEFAULT_PATH);
-    rc |= task_user_env(ts->run_as_uid, work_dir, &env);
+    int rc = 0;
+    if (!ts->runtime_class) { /* an OCI container's PATH, HOME and the rest are its image's */
+        rc |= strv_pushf(&env, "PATH=%s", DEFAULT_PATH);
+        rc |= task_user_env(ts->run_as_uid, work_dir, &env);
+    }
     rc |= strv_pushf(&env, "HOSTNAME=%s", pod);
-    const struct image_env *ie = images_match(images_active(), ts->image);
+    const struct image_env *ie = ts->runtime_class ? NULL : images_match(images_active(), ts->image);
     if (ie)
         rc |= image_env(ie, &env);
     for (size_t i = 0; ts->env && ts->env[i]; i++)
@@ -73,6 +77,21 @@ static char **attempt_env(const struct controller *ctl, const struct replica *r,
         return NULL;
     }
     return env;
+}
+
+/* The node's devices bound to the replica (its mask), for a container to be given. Returns how many. */
+static int replica_gpu_devices(const struct controller *ctl, const struct replica *r, int32_t *index, const char **uuid)
+{
+    if (r->node < 0)
+        return 0;
+    const struct gpu_set *gpus = &ctl->cluster->nodes[r->node].gpus;
+    int n = 0;
+    for (int i = 0; i < gpus->count && i < GPU_DEVICES_MAX; i++)
+        if (r->gpus >> i & 1) {
+            index[n] = gpus->devices[i].index;
+            uuid[n++] = gpus->devices[i].uuid;
+        }
+    return n;
 }
 
 /* The attempt ends as it begins. Its pod fails (StartError, exit code 128 like containerd's) and
@@ -110,7 +129,7 @@ static void warn_unknown_images(struct controller *ctl, struct job *job)
     const struct images_config *images = images_active();
     const char *phase = job_phase_name(job->status.phase);
     for (int t = 0; t < job->ntasks; t++)
-        if (images_unknown(images, job->tasks[t].image))
+        if (!job->tasks[t].runtime_class && images_unknown(images, job->tasks[t].image))
             record_event(ctl, JOURNAL_EVENT, job, "Job", job->name, phase, phase, "UnknownImage",
                          "task %s: no software environment of this server names the image \"%s\": it runs in the "
                          "default environment",
@@ -143,7 +162,9 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     if (job_plugins_attempt(job, task, index, p->job_dir, &pa, why, why_len) != 0)
         return -1;
     char *const *argv = pa.argv ? pa.argv : ts->argv;
-    if (!argv) { /* neither the container's own command nor a plugin's (ray gives its head and workers one) */
+    bool oci = ts->runtime_class && strcmp(ts->runtime_class, "oci") == 0;
+    if (!argv && !oci) {
+        /* a container runs its image's own command */ /* neither the container's own command nor a plugin's (ray gives its head and workers one) */
         plugin_attempt_free(&pa);
         snprintf(why, why_len,
                  "the container has no command or args: the process runtime runs the command on the "
@@ -157,12 +178,15 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         snprintf(why, why_len, "out of memory building the environment");
         return -1;
     }
-    const struct image_env *ie = images_match(images_active(), ts->image);
+    const struct image_env *ie = oci ? NULL : images_match(images_active(), ts->image);
     char rel[512];
     controller_log_relpath(job, p->pod, r->attempts, rel, sizeof rel);
     snprintf(p->log_path, sizeof p->log_path, "%s/%s", ctl->data_dir, rel);
     controller_cgroup_name(job->uid, p->pod, r->attempts, p->cgroup, sizeof p->cgroup);
     controller_exits_path(ctl, job->uid, p->exits_path, sizeof p->exits_path);
+    int32_t gpu_index[GPU_DEVICES_MAX];
+    const char *gpu_uuid[GPU_DEVICES_MAX];
+    int ngpus = replica_gpu_devices(ctl, r, gpu_index, gpu_uuid);
     const char *vol_dirs[TASK_VOLUMES_MAX], *vol_targets[TASK_VOLUMES_MAX];
     for (int i = 0; i < ts->nvolumes && i < TASK_VOLUMES_MAX; i++) {
         vol_dirs[i] = ts->volumes[i].dir;
@@ -191,6 +215,10 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         .nvolumes = ts->nvolumes < TASK_VOLUMES_MAX ? ts->nvolumes : TASK_VOLUMES_MAX,
         .volume_dirs = vol_dirs,
         .volume_targets = vol_targets,
+        .oci_image = oci ? (ts->image ? ts->image : "") : NULL,
+        .ngpus = ngpus,
+        .gpu_index = gpu_index,
+        .gpu_uuid = gpu_uuid,
     };
     int rc = ctl->ops.start(ctl->ops.ctx, job, flat, &spec, started, why, why_len);
     strv_free(env);
