@@ -16,9 +16,8 @@
 
 #define EVENTS_PAGE_MAX 100000
 
-static const struct list_kind event_kind = {EVENT_API_VERSION, "Event", NULL};
-
 struct page {
+    const char *api_version; /* v1 or events.k8s.io/v1 */
     json_t *items;
     struct selector fields;
     const struct namespace_set *visible; /* the caller's namespaces (NULL: every one) */
@@ -29,7 +28,7 @@ static int add_event(void *ctx, const struct event_view *row)
     struct page *p = ctx;
     if (!namespace_set_sees_event(p->visible, row->ns))
         return 0;
-    json_t *event = event_render(row);
+    json_t *event = event_render_as(row, p->api_version);
     if (!event)
         return -1;
     if (selector_match_fields(&p->fields, "Event", event))
@@ -62,14 +61,14 @@ static int read_page_params(struct http_req *req, long *limit, uint64_t *after, 
     return 0;
 }
 
-static void events(struct http_req *req, const char *ns)
+static void events(struct http_req *req, const char *api_version, const char *ns)
 {
     if (watch_requested(req)) {
-        watch_serve(req, NULL, &event_kind, ns);
+        watch_serve(req, NULL, &(struct list_kind){api_version, "Event", NULL}, ns);
         return;
     }
     struct api_status st = {0};
-    struct page p = {.visible = gateway_visible(req)};
+    struct page p = {.api_version = api_version, .visible = gateway_visible(req)};
     long limit;
     uint64_t after, last;
     char why[512];
@@ -102,9 +101,11 @@ static void events(struct http_req *req, const char *ns)
         json_object_set_new(meta, "continue", json_string(next));
     }
     http_respond_json(req, 200,
-                      json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", EVENT_API_VERSION, "kind", "EventList",
-                                "metadata", meta, "items", p.items));
+                      json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", api_version, "kind", "EventList", "metadata",
+                                meta, "items", p.items));
 }
 
-void handle_event_list(struct http_req *req) { events(req, req->params[0]); }
-void handle_event_list_all(struct http_req *req) { events(req, NULL); }
+void handle_event_list(struct http_req *req) { events(req, EVENT_API_VERSION, req->params[0]); }
+void handle_event_list_all(struct http_req *req) { events(req, EVENT_API_VERSION, NULL); }
+void handle_events_v1_list(struct http_req *req) { events(req, EVENTS_V1_API_VERSION, req->params[0]); }
+void handle_events_v1_list_all(struct http_req *req) { events(req, EVENTS_V1_API_VERSION, NULL); }

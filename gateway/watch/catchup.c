@@ -167,7 +167,7 @@ static int event_row(void *ctx, const struct event_view *row)
     c->events_read++;
     if (!watch_may_see(c->w, row->ns, true))
         return 0;
-    json_t *event = event_render(row);
+    json_t *event = event_render_as(row, c->w->api_version);
     if (event && selector_match_object(&c->w->labels, &c->w->fields, "Event", event))
         return add(c, row->seq, "ADDED", event);
     json_decref(event);
