@@ -43,6 +43,20 @@ static bool is_warning(const struct event_view *ev)
     return false;
 }
 
+/* A MicroTime as Kubernetes writes and Go's time.Parse(RFC3339Micro) insists on: six digits of
+ * fraction ("2026-11-22T08:15:00.123000Z"); our clock keeps milliseconds. */
+static const char *micro_time(int64_t wall_ms, char *buf)
+{
+    char ms[RFC3339_LEN];
+    rfc3339_ms(wall_ms, ms);
+    size_t n = strlen(ms);
+    if (n > 0 && ms[n - 1] == 'Z')
+        snprintf(buf, RFC3339_LEN, "%.*s000Z", (int)(n - 1), ms);
+    else
+        snprintf(buf, RFC3339_LEN, "%s", ms);
+    return buf;
+}
+
 /* What the event is about, as an ObjectReference: apiVersion, kind, name, namespace (namespaced
  * objects), uid (a Job's and its PodGroup's: the job's; a pod's: its own, when recorded), and the
  * resourceVersion the event made. */
@@ -76,7 +90,7 @@ json_t *event_render(const struct event_view *ev)
     snprintf(name, sizeof name, "%s.%016llx", *ev->name ? ev->name : ev->kind, (unsigned long long)ev->seq);
     snprintf(rv, sizeof rv, "%llu", (unsigned long long)ev->seq);
     rfc3339(ev->time_ms, time);
-    rfc3339_ms(ev->time_ms, micro);
+    micro_time(ev->time_ms, micro);
     json_t *meta = event_meta(ev, name, rv, time), *involved = object_reference(ev, rv);
     if (!meta || !involved) {
         json_decref(meta);
@@ -97,7 +111,7 @@ json_t *event_render_events_v1(const struct event_view *ev)
     snprintf(name, sizeof name, "%s.%016llx", *ev->name ? ev->name : ev->kind, (unsigned long long)ev->seq);
     snprintf(rv, sizeof rv, "%llu", (unsigned long long)ev->seq);
     rfc3339(ev->time_ms, time);
-    rfc3339_ms(ev->time_ms, micro);
+    micro_time(ev->time_ms, micro);
     json_t *meta = event_meta(ev, name, rv, time), *regarding = object_reference(ev, rv);
     if (!meta || !regarding) {
         json_decref(meta);

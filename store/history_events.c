@@ -6,7 +6,7 @@
 
 #define EVENTS                                                                                             \
     "SELECT e.seq, e.time_ms, e.kind, e.namespace, e.name, e.job_uid, coalesce(j.name, ''), e.from_phase," \
-    " e.to_phase, e.reason, e.message FROM events e LEFT JOIN jobs j ON j.uid = e.job_uid"                 \
+    " e.to_phase, e.reason, e.message, e.uid FROM events e LEFT JOIN jobs j ON j.uid = e.job_uid"          \
     " WHERE e.seq > ?1 AND e.seq <= ?2"
 static const char *const sql_events = EVENTS " ORDER BY e.seq";
 static const char *const sql_events_in_namespace = EVENTS " AND e.namespace = ?3 ORDER BY e.seq";
@@ -36,7 +36,8 @@ int store_events_read(struct store_reader *r, uint64_t after, uint64_t upto, con
                                 store_column_text(q, 7),
                                 store_column_text(q, 8),
                                 store_column_text(q, 9),
-                                store_column_text(q, 10)};
+                                store_column_text(q, 10),
+                                store_column_text(q, 11)};
         if (fn(ctx, &ev) != 0 || (limit > 0 && ++given == limit)) {
             *last = ev.seq;
             rc = SQLITE_DONE;

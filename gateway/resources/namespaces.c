@@ -74,12 +74,13 @@ static int collect(struct http_req *req, struct found *f, struct api_status *st)
         return -1;
     }
     store_reader_close(r);
-    add(f, "default", namespace_render("default", NULL, NULL, NULL));
     if (from_core(req, CORE_JOB_LIST, f, st) != 0 || from_core(req, CORE_QUOTA_LIST, f, st) != 0 ||
         from_core(req, CORE_COMPANION_LIST, f, st) != 0) {
         json_decref(f->by_name);
         return -1;
     }
+    if (!json_object_get(f->by_name, "default")) /* always there; created with the first thing in it */
+        add(f, "default", namespace_render("default", NULL, NULL, NULL));
     return 0;
 }
 
