@@ -107,6 +107,13 @@ static void discovery_is_derived_from_the_routes(void)
         /* GET at the collection path says where the WebSocket stream listens: no list, no verbs */
         {"caldera.io", "v1", "stream", "", "StreamInfo", false, "", NULL},
         {"caldera.io", "v1", "tokens", "token", "Token", false, "create delete get list", NULL},
+        {"", "v1", "namespaces", "namespace", "Namespace", false, "create get list", "ns"},
+        {"", "v1", "nodes/status", "", "Node", false, "get", NULL},
+        {"", "v1", "pods/status", "", "Pod", true, "get", NULL},
+        {"batch.volcano.sh", "v1alpha1", "jobs/status", "", "Job", true, "get", NULL},
+        {"scheduling.volcano.sh", "v1beta1", "queues/status", "", "Queue", false, "get", NULL},
+        {"scheduling.volcano.sh", "v1beta1", "podgroups/status", "", "PodGroup", true, "get", NULL},
+        {"events.k8s.io", "v1", "events", "event", "Event", true, "list watch", "ev"},
         {"kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob", true, "create delete get list watch", NULL},
         {"kubeflow.org", "v1", "tfjobs", "tfjob", "TFJob", true, "create delete get list watch", NULL},
         {"kubeflow.org", "v1", "mpijobs", "mpijob", "MPIJob", true, "create delete get list watch", NULL},
