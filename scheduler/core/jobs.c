@@ -100,8 +100,10 @@ static void job_list(struct core *c, struct core_request *req)
                                              "metadata");
         if (req->nselectors && !core_labels_match(json_object_get(meta, "labels"), req))
             continue;
-        if (!core_page_room(req, count))
+        if (!core_page_room(req, count)) {
+            core_page_count_rest(req, job);
             break;
+        }
         json_array_append_new(items, render(c, req, job));
         core_page_last(req, job, -1, -1);
         count++;

@@ -219,8 +219,10 @@ static void podgroup_list(struct core *c, struct core_request *req)
     for (struct job *job = c->cluster.first; job; job = job->next) {
         if (core_page_before(req, job, false) || core_name_excludes(req, job, false) || !core_in_namespace(job, req))
             continue;
-        if (!core_page_room(req, count))
+        if (!core_page_room(req, count)) {
+            core_page_count_rest(req, job);
             break;
+        }
         if (!cluster_wake(&c->cluster, job))
             continue;
         json_array_append_new(items, podgroup_render(job));
