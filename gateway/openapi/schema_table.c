@@ -319,6 +319,8 @@ const struct openapi_field openapi_field_table[] = {
     {"PodStatus", "message", F_STRING, NULL, NULL},
     {"PodStatus", "hostIP", F_STRING, NULL, NULL},
     {"PodStatus", "podIP", F_STRING, NULL, NULL},
+    {"PodStatus", "hostIPs", F_OBJECTS, NULL, "[{ip}]: the node's addresses"},
+    {"PodStatus", "podIPs", F_OBJECTS, NULL, "[{ip}]: the pod's addresses"},
     {"Event", "apiVersion", F_STRING, NULL, "v1"},
     {"Event", "kind", F_STRING, NULL, "Event"},
     {"Event", "metadata", F_REF, "ObjectMeta",
