@@ -62,8 +62,11 @@ static const char *micro_time(int64_t wall_ms, char *buf)
  * resourceVersion the event made. */
 static json_t *object_reference(const struct event_view *ev, const char *rv)
 {
+    char pg[PODGROUP_NAME_MAX]; /* a PodGroup is named after its job's name and uid */
+    const char *name = strcmp(ev->kind, "PodGroup") == 0 && *ev->job_uid ? podgroup_name(ev->name, ev->job_uid, pg)
+                                                                         : ev->name;
     json_t *ref = json_pack("{s:s, s:s, s:s, s:s}", "apiVersion", api_version_of(ev->kind), "kind", ev->kind, "name",
-                            ev->name, "resourceVersion", rv);
+                            name, "resourceVersion", rv);
     if (!ref)
         return NULL;
     if (*ev->ns)

@@ -8,6 +8,7 @@
 
 #include "adapters/objects/images.h"
 #include "adapters/objects/pod_conditions.h"
+#include "adapters/objects/podgroup.h"
 #include "adapters/objects/render.h"
 #include "common/clock.h"
 
@@ -101,7 +102,8 @@ static json_t *pod_annotations(const struct job *job, int task, const struct rep
     set_str(ann, "volcano.sh/job-name", job->name);
     set_str(ann, "volcano.sh/task-spec", job->tasks[task].name);
     set_str(ann, "volcano.sh/queue-name", job->queue);
-    set_str(ann, "scheduling.k8s.io/group-name", job->name);
+    char group[PODGROUP_NAME_MAX];
+    set_str(ann, "scheduling.k8s.io/group-name", podgroup_name(job->name, job->uid, group));
     snprintf(num, sizeof num, "%d", job->status.version);
     set_str(ann, "volcano.sh/job-version", num);
     snprintf(num, sizeof num, "%d", job->status.retry_count);
