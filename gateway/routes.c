@@ -232,6 +232,13 @@ const struct route gateway_routes[] = {
     {"GET", VCSCHED "/namespaces/{ns}/podgroups/{name}/status", handle_podgroup_get,
      {"readSchedulingVolcanoShV1beta1NamespacedPodGroupStatus", "read a pod group's status", OQ_PRETTY, NULL, 200,
      "PodGroup", NULL, OE_404}},
+    {"POST", VCSCHED "/namespaces/{ns}/podgroups", handle_podgroup_create,
+     {"createSchedulingVolcanoShV1beta1NamespacedPodGroup", "create a PodGroup on its own: kept and listed, Pending "
+     "(Caldera's pods all come from Jobs, each with its own PodGroup, so none names it)", OQ_PRETTY, "PodGroup", 201,
+     "PodGroup", NULL, E_CREATE}},
+    {"DELETE", VCSCHED "/namespaces/{ns}/podgroups/{name}", handle_podgroup_delete,
+     {"deleteSchedulingVolcanoShV1beta1NamespacedPodGroup", "delete a PodGroup posted on its own (a Job's: 409, "
+     "delete the Job)", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE}},
     {"GET", EVENTSV1 "/events", handle_events_v1_list_all, {"listEventsV1EventForAllNamespaces",
      "list the events of every namespace as events.k8s.io/v1 Events, or watch them", Q_LIST | OQ_LIMIT | OQ_CONTINUE,
      NULL, 200, "EventList", NULL, E_LIST, "ev"}},

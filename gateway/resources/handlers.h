@@ -58,12 +58,16 @@ void handle_namespace_create(struct http_req *req);
 /* version.c: GET /version */
 void handle_version(struct http_req *req);
 
-/* cluster.c: nodes, podgroups */
+/* cluster.c: nodes */
 void handle_node_list(struct http_req *req);
 void handle_node_get(struct http_req *req);
+
+/* podgroups.c: each job's PodGroup, and those posted on their own */
 void handle_podgroup_list(struct http_req *req);
 void handle_podgroup_list_all(struct http_req *req);
 void handle_podgroup_get(struct http_req *req);
+void handle_podgroup_create(struct http_req *req);
+void handle_podgroup_delete(struct http_req *req);
 
 /* companions.c: Companions (caldera.io/v1) */
 void handle_companion_list_all(struct http_req *req);
