@@ -12,6 +12,7 @@
 #include "common/namespace_set.h"
 #include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
+#include "gateway/watch/watch.h"
 #include "store/history.h"
 #include "store/store.h"
 
@@ -90,6 +91,11 @@ void handle_namespace_list(struct http_req *req)
 {
     struct api_status st = {0};
     struct found f;
+    if (watch_requested(req)) { /* a list made up at each request has no changes to stream */
+        api_fail(&st, 405, "MethodNotAllowed", "namespaces cannot be watched here: list them again instead");
+        http_respond_status(req, &st);
+        return;
+    }
     if (collect(req, &f, &st) != 0) {
         http_respond_status(req, &st);
         return;
