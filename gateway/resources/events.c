@@ -71,6 +71,7 @@ static void events(struct http_req *req, const char *api_version, const char *ns
     struct page p = {.api_version = api_version, .visible = gateway_visible(req)};
     long limit;
     uint64_t after, last;
+    int64_t remaining = 0; /* remainingItemCount: only without a fieldSelector, and where every event counts */
     char why[512];
     if (read_page_params(req, &limit, &after, &st) != 0 ||
         (selector_parse(http_query(req, "fieldSelector"), true, &p.fields, why, sizeof why) != 0 &&
@@ -82,7 +83,9 @@ static void events(struct http_req *req, const char *api_version, const char *ns
     struct store_reader *r = NULL;
     p.items = json_array();
     if (!p.items || store_reader_open(req->gw->db_path, &r, &st) != 0 ||
-        store_events_read(r, after, upto, ns, limit, add_event, &p, &last, &st) != 0) {
+        store_events_read(r, after, upto, ns, limit, add_event, &p, &last, &st) != 0 ||
+        (last < upto && p.fields.nterms == 0 && (ns || namespace_set_all(p.visible)) &&
+         store_events_count(r, last, upto, ns, &remaining, &st) != 0)) {
         if (!st.code)
             api_fail(&st, 500, "InternalError", "out of memory listing events");
         json_decref(p.items);
@@ -99,6 +102,8 @@ static void events(struct http_req *req, const char *api_version, const char *ns
     if (last < upto) { /* the limit stopped it: the next page starts after the last one read */
         snprintf(next, sizeof next, "%llu", (unsigned long long)last);
         json_object_set_new(meta, "continue", json_string(next));
+        if (remaining > 0)
+            json_object_set_new(meta, "remainingItemCount", json_integer((json_int_t)remaining));
     }
     http_respond_json(req, 200,
                       json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", api_version, "kind", "EventList", "metadata",
