@@ -148,6 +148,8 @@ const struct openapi_field openapi_field_table[] = {
     {"ObjectMeta", "ownerReferences", F_ARRAY_REF, "OwnerReference", NULL},
     {"ListMeta", "resourceVersion", F_STRING, NULL, NULL},
     {"ListMeta", "continue", F_STRING, NULL, "set when more items follow: pass it as ?continue= for the next page"},
+    {"ListMeta", "remainingItemCount", F_INT64, NULL,
+     "with continue, on a list without selectors: how many items the next pages hold"},
     {"OwnerReference", "apiVersion", F_STRING, NULL, NULL},
     {"OwnerReference", "kind", F_STRING, NULL, NULL},
     {"OwnerReference", "name", F_STRING, NULL, NULL},
