@@ -247,15 +247,17 @@ test: test-build e2e-deps
 e2e: $(ASAN_BINARIES) e2e-deps
 	@./tests/run-tests tests/e2e
 
-# The browser tests' Chromium (Debian's) and playwright-core (pinned, in build/npm), and Debian's
-# kubectl for test_kubectl_get, fetched when missing; never fails the build: without them the tests
+# The browser tests' Chromium (Debian's) and playwright-core (pinned, in build/npm), and the
+# Kubernetes clients' python3-kubernetes and kubectl (Debian's; test_kubectl_get and
+# tests/e2e/test_k8s_clients), fetched when missing; never fails the build: without them the tests
 # skip, saying what to install. code-server (~70 s and 280 MB, native modules built) only with
 # CALDERA_E2E_CODE_SERVER=1.
 PLAYWRIGHT_VERSION := 1.65.1
 CODE_SERVER_VERSION := 4.100.3
 e2e-deps:
 	@./tools/ensure-deps chromium || echo "caldera: no Chromium; the browser tests (tests/e2e) will skip" >&2
-	@./tools/ensure-deps kubectl || echo "caldera: no kubectl; test_kubectl_get's kubectl get cases will skip" >&2
+	@./tools/ensure-deps python3-kubernetes || echo "caldera: no python3-kubernetes; tests/e2e/test_k8s_clients will skip" >&2
+	@command -v kubectl >/dev/null || ./tools/ensure-deps kubectl || echo "caldera: no kubectl; test_kubectl_get and test_k8s_clients skip their kubectl cases" >&2
 	@grep -qs '"version": "$(PLAYWRIGHT_VERSION)"' build/npm/node_modules/playwright-core/package.json || \
 	  timeout 180 npm install --no-audit --no-fund --silent --save-exact --prefix build/npm playwright-core@$(PLAYWRIGHT_VERSION) >&2 || \
 	  echo "caldera: npm could not install playwright-core; the browser tests (tests/e2e) will skip" >&2

@@ -44,31 +44,95 @@ static bool is_warning(const struct event_view *ev)
     return false;
 }
 
+/* A MicroTime as Kubernetes writes and Go's time.Parse(RFC3339Micro) insists on: six digits of
+ * fraction ("2026-11-22T08:15:00.123000Z"); our clock keeps milliseconds. */
+static const char *micro_time(int64_t wall_ms, char *buf)
+{
+    char ms[RFC3339_LEN];
+    rfc3339_ms(wall_ms, ms);
+    size_t n = strlen(ms);
+    if (n > 0 && ms[n - 1] == 'Z')
+        snprintf(buf, RFC3339_LEN, "%.*s000Z", (int)(n - 1), ms);
+    else
+        snprintf(buf, RFC3339_LEN, "%s", ms);
+    return buf;
+}
+
+/* What the event is about, as an ObjectReference: apiVersion, kind, name, namespace (namespaced
+ * objects), uid (a Job's and its PodGroup's: the job's; a pod's: its own, when recorded), and the
+ * resourceVersion the event made. */
+static json_t *object_reference(const struct event_view *ev, const char *rv)
+{
+    char pg[PODGROUP_NAME_MAX]; /* a PodGroup is named after its job's name and uid */
+    const char *name = strcmp(ev->kind, "PodGroup") == 0 && *ev->job_uid ? podgroup_name(ev->name, ev->job_uid, pg)
+                                                                         : ev->name;
+    json_t *ref = json_pack("{s:s, s:s, s:s, s:s}", "apiVersion", api_version_of(ev->kind), "kind", ev->kind, "name",
+                            name, "resourceVersion", rv);
+    if (!ref)
+        return NULL;
+    if (*ev->ns)
+        json_object_set_new(ref, "namespace", json_string(ev->ns));
+    if (ev->uid && *ev->uid)
+        json_object_set_new(ref, "uid", json_string(ev->uid));
+    else if (*ev->job_uid && (strcmp(ev->kind, "Job") == 0 || strcmp(ev->kind, "PodGroup") == 0))
+        json_object_set_new(ref, "uid", json_string(ev->job_uid));
+    return ref;
+}
+
+static json_t *event_meta(const struct event_view *ev, const char *name, const char *rv, const char *time)
+{
+    json_t *meta = json_pack("{s:s, s:s, s:s, s:{s:s, s:s}}", "name", name, "resourceVersion", rv, "creationTimestamp",
+                             time, "annotations", "caldera.io/from-phase", ev->from, "caldera.io/to-phase", ev->to);
+    if (meta && *ev->ns)
+        json_object_set_new(meta, "namespace", json_string(ev->ns));
+    return meta;
+}
+
 json_t *event_render(const struct event_view *ev)
 {
     char name[400], rv[24], time[RFC3339_LEN], micro[RFC3339_LEN];
     snprintf(name, sizeof name, "%s.%016llx", *ev->name ? ev->name : ev->kind, (unsigned long long)ev->seq);
     snprintf(rv, sizeof rv, "%llu", (unsigned long long)ev->seq);
     rfc3339(ev->time_ms, time);
-    rfc3339_ms(ev->time_ms, micro);
-    json_t *meta = json_pack("{s:s, s:s, s:s, s:{s:s, s:s}}", "name", name, "resourceVersion", rv, "creationTimestamp",
-                             time, "annotations", "caldera.io/from-phase", ev->from, "caldera.io/to-phase", ev->to);
-    json_t *involved = json_pack("{s:s, s:s, s:s}", "apiVersion", api_version_of(ev->kind), "kind", ev->kind, "name",
-                                 ev->name);
+    micro_time(ev->time_ms, micro);
+    json_t *meta = event_meta(ev, name, rv, time), *involved = object_reference(ev, rv);
     if (!meta || !involved) {
         json_decref(meta);
         json_decref(involved);
         return NULL;
     }
-    if (*ev->ns) {
-        json_object_set_new(meta, "namespace", json_string(ev->ns));
-        json_object_set_new(involved, "namespace", json_string(ev->ns));
-    }
-    if (*ev->job_uid && (strcmp(ev->kind, "Job") == 0 || strcmp(ev->kind, "PodGroup") == 0))
-        json_object_set_new(involved, "uid", json_string(ev->job_uid));
-    return json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:{s:s}, s:s, s:s, s:s, s:i, s:s, s:s}", "apiVersion",
+    return json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:i, s:s, s:s}", "apiVersion",
                      EVENT_API_VERSION, "kind", "Event", "metadata", meta, "involvedObject", involved, "reason",
                      ev->reason, "message", ev->message, "type", is_warning(ev) ? "Warning" : "Normal", "source",
-                     "component", "caldera", "firstTimestamp", time, "lastTimestamp", time, "eventTime", micro, "count",
-                     1, "reportingComponent", "caldera", "reportingInstance", "caldera");
+                     "component", EVENT_REPORTING_CONTROLLER, "host", "caldera", "firstTimestamp", time,
+                     "lastTimestamp", time, "eventTime", micro, "count", 1, "reportingComponent",
+                     EVENT_REPORTING_CONTROLLER, "reportingInstance", "caldera");
+}
+
+json_t *event_render_events_v1(const struct event_view *ev)
+{
+    char name[400], rv[24], time[RFC3339_LEN], micro[RFC3339_LEN];
+    snprintf(name, sizeof name, "%s.%016llx", *ev->name ? ev->name : ev->kind, (unsigned long long)ev->seq);
+    snprintf(rv, sizeof rv, "%llu", (unsigned long long)ev->seq);
+    rfc3339(ev->time_ms, time);
+    micro_time(ev->time_ms, micro);
+    json_t *meta = event_meta(ev, name, rv, time), *regarding = object_reference(ev, rv);
+    if (!meta || !regarding) {
+        json_decref(meta);
+        json_decref(regarding);
+        return NULL;
+    }
+    return json_pack("{s:s, s:s, s:o, s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:i}",
+                     "apiVersion", EVENTS_V1_API_VERSION, "kind", "Event", "metadata", meta, "eventTime", micro,
+                     "regarding", regarding, "note", ev->message, "reason", ev->reason, "type",
+                     is_warning(ev) ? "Warning" : "Normal", "action", *ev->to ? ev->to : "Deleted",
+                     "reportingController", EVENT_REPORTING_CONTROLLER, "reportingInstance", "caldera",
+                     "deprecatedSource", "component", EVENT_REPORTING_CONTROLLER, "host", "caldera",
+                     "deprecatedFirstTimestamp", time, "deprecatedLastTimestamp", time, "deprecatedCount", 1);
+}
+
+json_t *event_render_as(const struct event_view *ev, const char *api_version)
+{
+    return api_version && strcmp(api_version, EVENTS_V1_API_VERSION) == 0 ? event_render_events_v1(ev)
+                                                                          : event_render(ev);
 }

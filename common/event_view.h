@@ -13,6 +13,7 @@ struct event_view {
     const char *job_uid, *job_name; /* the job it belongs to, "" when none */
     const char *from, *to;          /* phases: "" when new, "" when gone */
     const char *reason, *message;
+    const char *uid; /* the object's own uid where it was recorded (a pod's); NULL or "" when not */
 };
 
 /* {"seq":N,"time":"RFC 3339 with ms","kind","namespace","name","job","jobUid","from","to","reason",

@@ -8,6 +8,7 @@
 #define VCSCHED "/apis/scheduling.volcano.sh/v1beta1"
 #define K8SSCHED "/apis/scheduling.k8s.io/v1"
 #define VCBUS "/apis/bus.volcano.sh/v1alpha1"
+#define EVENTSV1 "/apis/events.k8s.io/v1"
 #define CALDERA "/apis/caldera.io/v1"
 #define DIALECT "/apis/{group}/{version}"
 
@@ -209,6 +210,41 @@ const struct route gateway_routes[] = {
     {"DELETE", CALDERA "/tokens/{name}", handle_token_delete, {"deleteCalderaIoV1Token",
      "delete a token (admins): requests bearing it are refused at once", OQ_PRETTY, NULL, 200, "Status", NULL,
      OE_404 | OE_503 | OE_507}},
+
+    /* What the Kubernetes clients read besides: the version, namespaces, events.k8s.io, /status. */
+    {"GET", "/version", handle_version, {"getCodeVersion", "the Kubernetes version this server answers as "
+     "(version.Info)", OQ_PRETTY, NULL, 200, "VersionInfo", NULL, 0}},
+    {"GET", "/api/v1/namespaces", handle_namespace_list, {"listCoreV1Namespace", "list the namespaces: those created, "
+     "those something lives in, and default", OQ_PRETTY, NULL, 200, "NamespaceList", NULL, E_LIST, "ns"}},
+    {"POST", "/api/v1/namespaces", handle_namespace_create, {"createCoreV1Namespace", "create a namespace",
+     OQ_PRETTY, "Namespace", 201, "Namespace", NULL, E_CREATE}},
+    {"GET", "/api/v1/namespaces/{name}", handle_namespace_get, {"readCoreV1Namespace", "read a namespace", OQ_PRETTY,
+     NULL, 200, "Namespace", NULL, OE_404}},
+    {"GET", "/api/v1/nodes/{name}/status", handle_node_get, {"readCoreV1NodeStatus", "read a node's status",
+     OQ_PRETTY, NULL, 200, "Node", NULL, OE_404}},
+    {"GET", "/api/v1/namespaces/{ns}/pods/{name}/status", handle_pod_get, {"readCoreV1NamespacedPodStatus",
+     "read a pod's status (Caldera's runtime alone sets it)", OQ_PRETTY, NULL, 200, "Pod", NULL, E_READ}},
+    {"GET", VCJOB "/namespaces/{ns}/jobs/{name}/status", handle_job_get,
+     {"readBatchVolcanoShV1alpha1NamespacedJobStatus", "read a job's status (its controller alone sets it)",
+     OQ_PRETTY, NULL, 200, "Job", NULL, E_READ}},
+    {"GET", VCSCHED "/queues/{name}/status", handle_queue_get, {"readSchedulingVolcanoShV1beta1QueueStatus",
+     "read a queue's status", OQ_PRETTY, NULL, 200, "Queue", NULL, OE_404}},
+    {"GET", VCSCHED "/namespaces/{ns}/podgroups/{name}/status", handle_podgroup_get,
+     {"readSchedulingVolcanoShV1beta1NamespacedPodGroupStatus", "read a pod group's status", OQ_PRETTY, NULL, 200,
+     "PodGroup", NULL, OE_404}},
+    {"POST", VCSCHED "/namespaces/{ns}/podgroups", handle_podgroup_create,
+     {"createSchedulingVolcanoShV1beta1NamespacedPodGroup", "create a PodGroup on its own: kept and listed, Pending "
+     "(Caldera's pods all come from Jobs, each with its own PodGroup, so none names it)", OQ_PRETTY, "PodGroup", 201,
+     "PodGroup", NULL, E_CREATE}},
+    {"DELETE", VCSCHED "/namespaces/{ns}/podgroups/{name}", handle_podgroup_delete,
+     {"deleteSchedulingVolcanoShV1beta1NamespacedPodGroup", "delete a PodGroup posted on its own (a Job's: 409, "
+     "delete the Job)", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE}},
+    {"GET", EVENTSV1 "/events", handle_events_v1_list_all, {"listEventsV1EventForAllNamespaces",
+     "list the events of every namespace as events.k8s.io/v1 Events, or watch them", Q_LIST | OQ_LIMIT | OQ_CONTINUE,
+     NULL, 200, "EventList", NULL, E_LIST, "ev"}},
+    {"GET", EVENTSV1 "/namespaces/{ns}/events", handle_events_v1_list, {"listEventsV1NamespacedEvent",
+     "list the events of a namespace as events.k8s.io/v1 Events, or watch them", Q_LIST | OQ_LIMIT | OQ_CONTINUE,
+     NULL, 200, "EventList", NULL, E_LIST}},
 
     /* Other dialects' jobs (adapters/dialects.c), after every fixed path above. */
     {"GET", DIALECT "/{plural}", handle_dialect_list_all, {"list{kind}ForAllNamespaces",

@@ -11,8 +11,8 @@ static const char *const sql_begin = "BEGIN IMMEDIATE";
 static const char *const sql_commit = "COMMIT";
 static const char *const sql_rollback = "ROLLBACK";
 static const char *const sql_event =
-    "INSERT INTO events(seq, time_ms, kind, namespace, name, job_uid, from_phase, to_phase, reason, message)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+    "INSERT INTO events(seq, time_ms, kind, namespace, name, job_uid, from_phase, to_phase, reason, message, uid)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 /* phase, queue and ttl_s restate parts of the JSON for start-up (schema 5); SQLite's JSON functions
  * read them here, and a value that is not JSON leaves them empty rather than failing the commit. */
 #define PHASE_OF(p) "CASE WHEN json_valid(" p ") THEN coalesce(json_extract(" p ", '$.state.phase'), '') ELSE '' END"
@@ -128,6 +128,7 @@ static int insert_event(sqlite3_stmt *stmt, const struct journal_event *ev)
     bind_text(stmt, 8, ev->to_phase);
     bind_text(stmt, 9, ev->reason);
     bind_text(stmt, 10, ev->message);
+    bind_text(stmt, 11, ev->uid);
     return store_stmt_run(stmt);
 }
 

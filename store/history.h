@@ -90,6 +90,10 @@ int store_pod_log(struct store_reader *r, const char *ns, const char *pod, int a
  * name in the job's row, "" when none), until fn returns non-zero or limit events were given (0: no
  * limit). *last gets the seq of the event it stopped at, or upto when it read them all. Returns 0, or
  * -1 with a 500 in st. */
+/* How many events after < seq <= upto there are (in namespace ns; NULL: every one) into *count: a
+ * page's remainingItemCount. Returns 0, or -1 with a 500 in st. */
+int store_events_count(struct store_reader *r, uint64_t after, uint64_t upto, const char *ns, int64_t *count,
+                       struct api_status *st);
 int store_events_read(struct store_reader *r, uint64_t after, uint64_t upto, const char *ns, long limit,
                       int (*fn)(void *ctx, const struct event_view *ev), void *ctx, uint64_t *last,
                       struct api_status *st);

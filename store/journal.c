@@ -20,6 +20,7 @@ static void free_event_strings(struct journal_event *ev)
     free(ev->ns);
     free(ev->name);
     free(ev->job_uid);
+    free(ev->uid);
     free(ev->job_name);
     free(ev->from_phase);
     free(ev->to_phase);

@@ -38,6 +38,7 @@ struct journal_event {
     char *to_phase;   /* "" when the object is gone */
     char *reason;     /* short CamelCase, may be "" */
     char *message;    /* a sentence, may be "" */
+    char *uid;        /* the object's own uid where it has one apart from its job's (a pod's), else NULL */
 };
 
 struct journal_attempt {

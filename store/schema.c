@@ -165,8 +165,13 @@ static const char migration_8[] =
     "ALTER TABLE attempts ADD COLUMN gpu_util_peak INTEGER;"
     "ALTER TABLE attempts ADD COLUMN gpu_memory_peak INTEGER;";
 
+/* Version 9: the uid of the object an event is about where it has one of its own (a pod's: "" for
+ * older rows and for objects whose uid is their job's), so an Event's involvedObject.uid names the
+ * very pod, as `kubectl describe pod` selects its events by it. */
+static const char migration_9[] = "ALTER TABLE events ADD COLUMN uid TEXT NOT NULL DEFAULT '';";
+
 static const char *const migrations[] = {
-    migration_1, migration_2, migration_3, migration_4, migration_5, migration_6, migration_7, migration_8,
+    migration_1, migration_2, migration_3, migration_4, migration_5, migration_6, migration_7, migration_8, migration_9,
 };
 
 int schema_latest_version(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

@@ -11,6 +11,8 @@
 #include "adapters/intake/intake.h"
 #include "adapters/objects/pod_template.h"
 #include "adapters/objects/render.h"
+#include "adapters/objects/version_info.h"
+#include "common/system_info.h"
 
 #define DEFAULT_MAX_PODS 110
 /* A node's GPU devices, as a nodes file declares them and a Node shows them. */
@@ -414,12 +416,19 @@ json_t *node_render(const struct node *n)
     json_object_set_new(spec, "taints", json_deep_copy(n->taints));
     if (n->unschedulable)
         json_object_set_new(spec, "unschedulable", json_true());
+    const struct system_info *sys = system_info_get();
+    const char *arch = json_string_value(json_object_get(n->labels, "kubernetes.io/arch"));
+    json_t *info = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "architecture",
+                             arch ? arch : "amd64", "bootID", sys->boot_id, "containerRuntimeVersion",
+                             CONTAINER_RUNTIME_VERSION, "kernelVersion", sys->kernel_version, "kubeProxyVersion",
+                             KUBE_GIT_VERSION, "kubeletVersion", KUBE_GIT_VERSION, "machineID", sys->machine_id,
+                             "operatingSystem", "linux", "osImage", sys->os_image, "systemUUID", sys->system_uuid);
     json_t *status = json_pack(
-        "{s:o, s:o, s:[{s:s, s:s, s:s, s:s}], s:[{s:s, s:s}, {s:s, s:s}], s:{s:s, s:s, s:s}}", "capacity",
+        "{s:o, s:o, s:[{s:s, s:s, s:s, s:s, s:o, s:o}], s:[{s:s, s:s}, {s:s, s:s}], s:o}", "capacity",
         render_resources(&n->capacity, false), "allocatable", render_resources(&n->allocatable, false), "conditions",
         "type", "Ready", "status", "True", "reason", "KubeletReady", "message", "caldera process runtime is ready",
-        "addresses", "type", "InternalIP", "address", n->address, "type", "Hostname", "address", n->name, "nodeInfo",
-        "operatingSystem", "linux", "architecture", "amd64", "containerRuntimeVersion", "caldera-process://1");
+        "lastHeartbeatTime", render_time(n->created_ms), "lastTransitionTime", render_time(n->created_ms), "addresses",
+        "type", "InternalIP", "address", n->address, "type", "Hostname", "address", n->name, "nodeInfo", info);
     json_t *allocated = render_resources(&n->used, false);
     json_object_set_new(status, "allocated", allocated); /* Caldera's addition: requests bound here */
     return json_pack("{s:s, s:s, s:o, s:o, s:o}", "apiVersion", "v1", "kind", "Node", "metadata", meta, "spec", spec,

@@ -1,5 +1,6 @@
 /* Nodes in and out: this machine as the default node, Kubernetes v1 Node objects from a nodes file
- * (several documents, or one v1 List) as virtual nodes, and a node rendered as a v1 Node. Pure. */
+ * (several documents, or one v1 List) as virtual nodes, and a node rendered as a v1 Node (its
+ * nodeInfo: this machine's identity, read once by common/system_info). */
 #ifndef CALDERA_NODE_ADAPTER_H
 #define CALDERA_NODE_ADAPTER_H
 
@@ -25,7 +26,8 @@ void node_from_machine(struct node *out, const struct machine *m, int64_t now_ms
 int nodes_from_yaml(const char *data, size_t len, const char *arch, int64_t now_ms, struct node **nodes, int *count,
                     struct api_status *st);
 
-/* A v1 Node; one with GPU devices carries them in the caldera.io/gpus annotation and the indexes of
+/* A v1 Node, its nodeInfo with every field kubelet fills (this machine's kernel, OS image, machine
+ * and boot ids; kubeletVersion KUBE_GIT_VERSION); one with GPU devices carries them in the caldera.io/gpus annotation and the indexes of
  * those replicas hold in caldera.io/gpus-allocated. */
 json_t *node_render(const struct node *n);
 

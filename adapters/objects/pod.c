@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "adapters/objects/images.h"
+#include "adapters/objects/pod_conditions.h"
+#include "adapters/objects/podgroup.h"
 #include "adapters/objects/render.h"
 #include "common/clock.h"
 
@@ -100,7 +102,8 @@ static json_t *pod_annotations(const struct job *job, int task, const struct rep
     set_str(ann, "volcano.sh/job-name", job->name);
     set_str(ann, "volcano.sh/task-spec", job->tasks[task].name);
     set_str(ann, "volcano.sh/queue-name", job->queue);
-    set_str(ann, "scheduling.k8s.io/group-name", job->name);
+    char group[PODGROUP_NAME_MAX];
+    set_str(ann, "scheduling.k8s.io/group-name", podgroup_name(job->name, job->uid, group));
     snprintf(num, sizeof num, "%d", job->status.version);
     set_str(ann, "volcano.sh/job-version", num);
     snprintf(num, sizeof num, "%d", job->status.retry_count);
@@ -151,25 +154,51 @@ static json_t *container_state(const struct replica *r)
     return json_pack("{s:{s:s}}", "waiting", "reason", r->node >= 0 ? "ContainerCreating" : "PodScheduling");
 }
 
+/* kubelet's imageID: the image the container ran. The process runtime pulls none: with --images,
+ * the software environment the image stands for; else the image's name as given. */
+static const char *image_id(const struct task_spec *ts, char *buf, size_t len)
+{
+    const char *image = ts->image ? ts->image : "";
+    if (images_active())
+        snprintf(buf, len, "caldera-environment://%s", images_environment_name(images_active(), ts->image));
+    else
+        snprintf(buf, len, "%s", image);
+    return buf;
+}
+
 static json_t *pod_status(const struct job *job, int task, const struct replica *r)
 {
-    json_t *status = json_pack("{s:s}", "phase", pod_phase_name(r->phase));
-    if (r->node < 0) {
-        json_t *cond = json_pack("{s:s, s:s, s:s}", "type", "PodScheduled", "status", "False", "reason",
-                                 "Unschedulable");
-        if (job->pg.unschedulable)
-            set_str(cond, "message", job->pg.unschedulable);
-        json_object_set_new(status, "conditions", json_pack("[o]", cond));
+    const struct task_spec *ts = &job->tasks[task];
+    bool ready = r->phase == POD_RUNNING && !r->backoff && !r->starting;
+    struct pod_condition_facts facts = {.phase = (enum pod_phase)r->phase,
+                                        .bound = r->node >= 0,
+                                        .container_ready = ready,
+                                        .container = ts->container_name,
+                                        .unschedulable = job->pg.unschedulable,
+                                        .created_ms = job->created_ms,
+                                        .unschedulable_ms = job->pg.unschedulable_ms,
+                                        .started_ms = r->start_ms,
+                                        .ended_ms = r->end_ms};
+    json_t *status = json_pack("{s:s, s:o}", "phase", pod_phase_name(r->phase), "conditions",
+                               pod_conditions_render(&facts));
+    if (r->node < 0)
         return status;
-    }
     set_str(status, "hostIP", "127.0.0.1");
     set_str(status, "podIP", "127.0.0.1");
-    json_object_set_new(status, "startTime", render_time(r->start_ms));
-    json_object_set_new(status, "conditions", json_pack("[{s:s, s:s}]", "type", "PodScheduled", "status", "True"));
-    const struct task_spec *ts = &job->tasks[task];
-    json_t *cs = json_pack("{s:s, s:s, s:b, s:b, s:i, s:o}", "name", ts->container_name, "image",
-                           ts->image ? ts->image : "", "ready", r->phase == POD_RUNNING, "started",
-                           r->phase == POD_RUNNING, "restartCount", (int)r->restarts, "state", container_state(r));
+    json_object_set_new(status, "hostIPs", json_pack("[{s:s}]", "ip", "127.0.0.1"));
+    json_object_set_new(status, "podIPs", json_pack("[{s:s}]", "ip", "127.0.0.1"));
+    json_object_set_new(status, "startTime", render_time(r->start_ms ? r->start_ms : job->created_ms));
+    char id[300];
+    json_t *cs = json_pack("{s:s, s:s, s:s, s:b, s:b, s:i, s:o}", "name", ts->container_name, "image",
+                           ts->image ? ts->image : "", "imageID", image_id(ts, id, sizeof id), "ready", ready,
+                           "started", r->phase == POD_RUNNING && !r->starting, "restartCount", (int)r->restarts,
+                           "state", container_state(r));
+    if (r->attempts > 0) {
+        char pod_uid_text[UUID_STR_LEN], container_id[UUID_STR_LEN + 48];
+        pod_uid(job, (int)(r - job->replicas), pod_uid_text);
+        snprintf(container_id, sizeof container_id, "caldera-process://%s-%u", pod_uid_text, r->attempts);
+        set_str(cs, "containerID", container_id);
+    }
     json_object_set_new(status, "containerStatuses", json_pack("[o]", cs));
     if (r->phase == POD_FAILED &&
         (r->reason == TERM_DEADLINE || r->reason == TERM_DISK_FULL)) { /* as kubelet words it */

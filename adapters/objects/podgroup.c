@@ -3,8 +3,34 @@
 #include "adapters/objects/podgroup.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include "common/uuid.h"
 
 #include "adapters/objects/render.h"
+
+const char *podgroup_name(const char *job_name, const char *job_uid, char *buf)
+{
+    snprintf(buf, PODGROUP_NAME_MAX, "%s-%s", job_name, job_uid);
+    return buf;
+}
+
+bool podgroup_name_matches(const char *name, const char *job_name, const char *job_uid)
+{
+    char pg[PODGROUP_NAME_MAX];
+    return strcmp(name, job_name) == 0 || strcmp(name, podgroup_name(job_name, job_uid, pg)) == 0;
+}
+
+const char *podgroup_job_name(const char *name, char *buf)
+{
+    size_t n = strlen(name), uid = UUID_STR_LEN - 1;
+    if (n > uid + 1 && n < PODGROUP_NAME_MAX && name[n - uid - 1] == '-' && name[n - uid + 8] == '-' &&
+        name[n - uid + 13] == '-' && name[n - uid + 18] == '-' && name[n - uid + 23] == '-') {
+        snprintf(buf, PODGROUP_NAME_MAX, "%.*s", (int)(n - uid - 1), name);
+        return buf;
+    }
+    return name;
+}
 
 static json_t *conditions(const struct job *job)
 {
@@ -29,8 +55,10 @@ json_t *podgroup_render(const struct job *job)
     snprintf(rv, sizeof rv, "%llu", (unsigned long long)job->resource_version);
     json_t *owner = json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "batch.volcano.sh/v1alpha1", "kind",
                               "Job", "name", job->name, "uid", job->uid, "controller", 1, "blockOwnerDeletion", 1);
-    json_t *meta = json_pack("{s:s, s:s, s:s, s:o, s:[o]}", "name", job->name, "namespace", job->ns, "resourceVersion",
-                             rv, "creationTimestamp", render_time(job->created_ms), "ownerReferences", owner);
+    char name[PODGROUP_NAME_MAX];
+    json_t *meta = json_pack("{s:s, s:s, s:s, s:o, s:[o]}", "name", podgroup_name(job->name, job->uid, name),
+                             "namespace", job->ns, "resourceVersion", rv, "creationTimestamp",
+                             render_time(job->created_ms), "ownerReferences", owner);
     json_t *spec = json_pack("{s:i, s:o, s:s, s:o}", "minMember", job->min_available, "minTaskMember", min_task,
                              "queue", job->queue, "minResources", render_resources(&job->pg.min_resources, false));
     if (job->priority_class)

@@ -21,6 +21,7 @@
 #include "gateway/http/conns.h"
 #include "gateway/http/listen.h"
 #include "gateway/http/metrics.h"
+#include "gateway/http/query_params.h"
 #include "gateway/http/status.h"
 #include "gateway/http/uri.h"
 
@@ -121,8 +122,7 @@ static void respond_bytes(struct http_req *req, int code, const char *content_ty
 
 void http_respond_json(struct http_req *req, int code, json_t *body)
 {
-    const char *pretty = http_query(req, "pretty");
-    size_t flags = pretty && strcmp(pretty, "true") == 0 ? JSON_INDENT(2) : JSON_COMPACT;
+    size_t flags = query_flag(req, "pretty") ? JSON_INDENT(2) : JSON_COMPACT;
     char *text = body ? json_dumps(body, flags | JSON_ENCODE_ANY) : NULL;
     json_decref(body);
     if (!text) {

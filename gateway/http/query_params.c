@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/parse_bool.h"
+#include "gateway/http/http.h"
 
 int query_bad_param(struct api_status *st, const char *param, const char *value, const char *why)
 {
@@ -38,13 +40,30 @@ int query_time(const char *param, const char *value, int64_t *ms, struct api_sta
 
 int query_bool(const char *param, const char *value, bool *out, struct api_status *st)
 {
-    if (!value)
-        return 0;
-    if (strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
-        *out = true;
-    else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0)
-        *out = false;
-    else
-        return query_bad_param(st, param, value, "must be true or false");
+    if (value && parse_bool(value, out) != 0)
+        return query_bad_param(st, param, value,
+                               "must be a boolean: 1, t, T, TRUE, true, True, 0, f, F, FALSE, false or False");
     return 0;
+}
+
+/* The boolean parameters of ListOptions, PodLogOptions, DeleteOptions and every request (pretty). */
+static const char *const flag_params[] = {
+    "watch",      "allowWatchBookmarks", "sendInitialEvents",           "pretty", "follow", "previous",
+    "timestamps", "orphanDependents",    "insecureSkipTLSVerifyBackend"};
+
+int query_check_flags(const struct http_req *req, struct api_status *st)
+{
+    for (size_t i = 0; i < sizeof flag_params / sizeof flag_params[0]; i++) {
+        bool ignored;
+        if (query_bool(flag_params[i], http_query(req, flag_params[i]), &ignored, st) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+bool query_flag(const struct http_req *req, const char *param)
+{
+    bool value = false;
+    const char *text = http_query(req, param);
+    return text && parse_bool(text, &value) == 0 && value;
 }

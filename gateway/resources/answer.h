@@ -29,6 +29,10 @@ const struct namespace_set *gateway_visible(const struct http_req *req);
  * by its key=value terms first) and fieldSelector. creq NULL: a list that is always empty. */
 struct list_kind;
 void gateway_answer_list(struct http_req *req, struct core_request *creq, const struct list_kind *kind);
+/* The same, with extra items (borrowed; NULL: none) the core does not keep after its last page,
+ * filtered by the selectors like its own (a watch does not show them). */
+void gateway_answer_list_with(struct http_req *req, struct core_request *creq, const struct list_kind *kind,
+                              json_t *extra);
 /* The plain list a handler asks: op in ns (NULL: every namespace), its items of api_version and
  * kind, answered as gateway_answer_list does. */
 void gateway_ask_list(struct http_req *req, enum core_op op, const char *ns, const char *api_version, const char *kind);

@@ -16,9 +16,8 @@
 
 #define EVENTS_PAGE_MAX 100000
 
-static const struct list_kind event_kind = {EVENT_API_VERSION, "Event", NULL};
-
 struct page {
+    const char *api_version; /* v1 or events.k8s.io/v1 */
     json_t *items;
     struct selector fields;
     const struct namespace_set *visible; /* the caller's namespaces (NULL: every one) */
@@ -29,7 +28,7 @@ static int add_event(void *ctx, const struct event_view *row)
     struct page *p = ctx;
     if (!namespace_set_sees_event(p->visible, row->ns))
         return 0;
-    json_t *event = event_render(row);
+    json_t *event = event_render_as(row, p->api_version);
     if (!event)
         return -1;
     if (selector_match_fields(&p->fields, "Event", event))
@@ -62,16 +61,17 @@ static int read_page_params(struct http_req *req, long *limit, uint64_t *after, 
     return 0;
 }
 
-static void events(struct http_req *req, const char *ns)
+static void events(struct http_req *req, const char *api_version, const char *ns)
 {
     if (watch_requested(req)) {
-        watch_serve(req, NULL, &event_kind, ns);
+        watch_serve(req, NULL, &(struct list_kind){api_version, "Event", NULL}, ns);
         return;
     }
     struct api_status st = {0};
-    struct page p = {.visible = gateway_visible(req)};
+    struct page p = {.api_version = api_version, .visible = gateway_visible(req)};
     long limit;
     uint64_t after, last;
+    int64_t remaining = 0; /* remainingItemCount: only without a fieldSelector, and where every event counts */
     char why[512];
     if (read_page_params(req, &limit, &after, &st) != 0 ||
         (selector_parse(http_query(req, "fieldSelector"), true, &p.fields, why, sizeof why) != 0 &&
@@ -83,7 +83,9 @@ static void events(struct http_req *req, const char *ns)
     struct store_reader *r = NULL;
     p.items = json_array();
     if (!p.items || store_reader_open(req->gw->db_path, &r, &st) != 0 ||
-        store_events_read(r, after, upto, ns, limit, add_event, &p, &last, &st) != 0) {
+        store_events_read(r, after, upto, ns, limit, add_event, &p, &last, &st) != 0 ||
+        (last < upto && p.fields.nterms == 0 && (ns || namespace_set_all(p.visible)) &&
+         store_events_count(r, last, upto, ns, &remaining, &st) != 0)) {
         if (!st.code)
             api_fail(&st, 500, "InternalError", "out of memory listing events");
         json_decref(p.items);
@@ -100,11 +102,15 @@ static void events(struct http_req *req, const char *ns)
     if (last < upto) { /* the limit stopped it: the next page starts after the last one read */
         snprintf(next, sizeof next, "%llu", (unsigned long long)last);
         json_object_set_new(meta, "continue", json_string(next));
+        if (remaining > 0)
+            json_object_set_new(meta, "remainingItemCount", json_integer((json_int_t)remaining));
     }
     http_respond_json(req, 200,
-                      json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", EVENT_API_VERSION, "kind", "EventList",
-                                "metadata", meta, "items", p.items));
+                      json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", api_version, "kind", "EventList", "metadata",
+                                meta, "items", p.items));
 }
 
-void handle_event_list(struct http_req *req) { events(req, req->params[0]); }
-void handle_event_list_all(struct http_req *req) { events(req, NULL); }
+void handle_event_list(struct http_req *req) { events(req, EVENT_API_VERSION, req->params[0]); }
+void handle_event_list_all(struct http_req *req) { events(req, EVENT_API_VERSION, NULL); }
+void handle_events_v1_list(struct http_req *req) { events(req, EVENTS_V1_API_VERSION, req->params[0]); }
+void handle_events_v1_list_all(struct http_req *req) { events(req, EVENTS_V1_API_VERSION, NULL); }

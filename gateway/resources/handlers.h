@@ -46,13 +46,28 @@ void handle_pod_log(struct http_req *req);
 /* events.c: core/v1 Events from the record of every change */
 void handle_event_list(struct http_req *req);
 void handle_event_list_all(struct http_req *req);
+/* the same events as events.k8s.io/v1 Events */
+void handle_events_v1_list(struct http_req *req);
+void handle_events_v1_list_all(struct http_req *req);
 
-/* cluster.c: nodes, podgroups */
+/* namespaces.c: core/v1 Namespaces (created ones, and those something lives in) */
+void handle_namespace_list(struct http_req *req);
+void handle_namespace_get(struct http_req *req);
+void handle_namespace_create(struct http_req *req);
+
+/* version.c: GET /version */
+void handle_version(struct http_req *req);
+
+/* cluster.c: nodes */
 void handle_node_list(struct http_req *req);
 void handle_node_get(struct http_req *req);
+
+/* podgroups.c: each job's PodGroup, and those posted on their own */
 void handle_podgroup_list(struct http_req *req);
 void handle_podgroup_list_all(struct http_req *req);
 void handle_podgroup_get(struct http_req *req);
+void handle_podgroup_create(struct http_req *req);
+void handle_podgroup_delete(struct http_req *req);
 
 /* companions.c: Companions (caldera.io/v1) */
 void handle_companion_list_all(struct http_req *req);

@@ -22,6 +22,7 @@ struct list_filter {
     bool filter;                     /* some selector term is left to filter_items */
     const struct core_request *creq; /* its answer says where the page ended */
     size_t items;                    /* how many the core answered */
+    json_t *extra;                   /* items the core does not keep, after its last page (borrowed) */
 };
 
 static void filter_items(void *ctx, json_t *body)
@@ -30,6 +31,8 @@ static void filter_items(void *ctx, json_t *body)
     json_t *items = json_object_get(body, "items");
     f->items = json_array_size(items);
     gateway_list_page_finish(f->creq, f->kind, body);
+    if (f->extra && !json_object_get(json_object_get(body, "metadata"), "continue"))
+        json_array_extend(items, f->extra);
     if (!f->filter)
         return;
     for (size_t i = json_array_size(items); i-- > 0;)
@@ -63,11 +66,17 @@ static void ask_rows(struct http_req *req, struct core_request *creq, bool filte
 
 void gateway_answer_list(struct http_req *req, struct core_request *creq, const struct list_kind *kind)
 {
+    gateway_answer_list_with(req, creq, kind, NULL);
+}
+
+void gateway_answer_list_with(struct http_req *req, struct core_request *creq, const struct list_kind *kind,
+                              json_t *extra)
+{
     if (watch_requested(req)) {
         watch_serve(req, creq, kind, NULL);
         return;
     }
-    struct list_filter f = {.kind = kind->kind, .creq = creq};
+    struct list_filter f = {.kind = kind->kind, .creq = creq, .extra = extra};
     char why[512];
     struct api_status st = {0};
     if (selector_parse(http_query(req, "labelSelector"), false, &f.labels, why, sizeof why) != 0 ||

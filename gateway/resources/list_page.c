@@ -56,6 +56,9 @@ int gateway_list_page_read(struct http_req *req, const char *kind, struct core_r
     int32_t page_max = req->gw->list_page_max;
     const char *l = http_query(req, "limit"), *c = http_query(req, "continue");
     creq->limit = page_max;
+    /* remainingItemCount, as Kubernetes gives it: only for a list without selectors */
+    const char *labels = http_query(req, "labelSelector"), *fields = http_query(req, "fieldSelector");
+    creq->count_rest = (!labels || !*labels) && (!fields || !*fields);
     if (l && *l) {
         char *end;
         long long n = strtoll(l, &end, 10);
@@ -82,6 +85,9 @@ void gateway_list_page_finish(const struct core_request *creq, const char *kind,
     char *token = text ? base64url_encode(text, strlen(text)) : NULL;
     if (token)
         json_object_set_new(json_object_get(body, "metadata"), "continue", json_string(token));
+    if (creq->count_rest && creq->remaining > 0)
+        json_object_set_new(json_object_get(body, "metadata"), "remainingItemCount",
+                            json_integer((json_int_t)creq->remaining));
     free(token);
     free(text);
     json_decref(j);

@@ -109,11 +109,8 @@ static void no_log_status(struct http_req *req, const struct pod_log_live *live,
 
 static int follow_param(struct http_req *req, bool *follow, struct api_status *st)
 {
-    const char *v = http_query(req, "follow");
-    *follow = v && strcmp(v, "true") == 0;
-    if (v && !*follow && strcmp(v, "false") != 0)
-        return query_bad_param(st, "follow", v, "must be true or false");
-    return 0;
+    *follow = false;
+    return query_bool("follow", http_query(req, "follow"), follow, st);
 }
 
 void pod_log_respond_live(struct http_req *req, const struct pod_log_live *live)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway/http/query_params.h"
 #include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
 #include "gateway/resources/pod_log.h"
@@ -37,8 +38,8 @@ static int find_pod_log(struct http_req *req, struct store_reader *r, const void
 void handle_pod_log(struct http_req *req)
 {
     struct core_request creq = {.op = CORE_POD_LOG, .ns = req->params[0], .name = req->params[1]};
-    const char *previous = http_query(req, "previous"), *attempt = http_query(req, "attempt");
-    creq.previous = previous && strcmp(previous, "true") == 0;
+    const char *attempt = http_query(req, "attempt");
+    creq.previous = query_flag(req, "previous");
     if (attempt) {
         char *end;
         long n = strtol(attempt, &end, 10);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gateway/http/query_params.h"
 #include "gateway/limits/gates.h"
 
 bool route_is_dialect(const char *pattern) { return strstr(pattern, "{plural}") != NULL; }
@@ -85,6 +86,10 @@ void route_dispatch(struct http_req *req)
     route_match(req);
     switch ((enum route_match)req->match) {
     case ROUTE_FOUND:
+        if (query_check_flags(req, &st) != 0) { /* a boolean ParseBool refuses: 400 before any handler */
+            http_respond_status(req, &st);
+            return;
+        }
         if (gateway_refuse_write_while_failing(req) ||
             gateway_refuse_bad_namespace(req, req->route->pattern)) /* before the handler */
             return;

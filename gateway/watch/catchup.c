@@ -9,6 +9,7 @@
 
 #include "adapters/event.h"
 #include "adapters/objects/command.h"
+#include "adapters/objects/podgroup.h"
 #include "common/clock.h"
 #include "common/grow.h"
 #include "common/hashmap.h"
@@ -118,6 +119,11 @@ static int gone(void *ctx, const struct store_gone_row *row)
 {
     struct catch_up *c = ctx;
     struct watch_stream *w = c->w;
+    char pg[PODGROUP_NAME_MAX];
+    struct store_gone_row named = *row; /* a job gone: its PodGroup's name */
+    if (strcmp(w->kind, "PodGroup") == 0 && *row->uid)
+        named.name = podgroup_name(row->name, row->uid, pg);
+    row = &named;
     if (!job_watched(w, row->source_kind) || !watch_may_see(w, row->ns, false) || !mark_present(c, row->ns, row->name))
         return 0;
     json_t *object = tombstone(w, row);
@@ -167,7 +173,7 @@ static int event_row(void *ctx, const struct event_view *row)
     c->events_read++;
     if (!watch_may_see(c->w, row->ns, true))
         return 0;
-    json_t *event = event_render(row);
+    json_t *event = event_render_as(row, c->w->api_version);
     if (event && selector_match_object(&c->w->labels, &c->w->fields, "Event", event))
         return add(c, row->seq, "ADDED", event);
     json_decref(event);

@@ -221,7 +221,8 @@ static struct item *item_from_entry(struct hub *h, struct journal_entry *e)
     const struct journal_event *ev = &e->ev;
     const char *fields[] = {or_empty(ev->kind),     or_empty(ev->ns),       or_empty(ev->name),
                             or_empty(ev->job_uid),  or_empty(ev->job_name), or_empty(ev->from_phase),
-                            or_empty(ev->to_phase), or_empty(ev->reason),   or_empty(ev->message)};
+                            or_empty(ev->to_phase), or_empty(ev->reason),   or_empty(ev->message),
+                            or_empty(ev->uid)};
     enum { NFIELDS = sizeof fields / sizeof fields[0] };
     size_t lens[NFIELDS], total = 0;
     for (int i = 0; i < NFIELDS; i++)
@@ -246,7 +247,8 @@ static struct item *item_from_entry(struct hub *h, struct journal_entry *e)
                                 .from = copies[5],
                                 .to = copies[6],
                                 .reason = copies[7],
-                                .message = copies[8]};
+                                .message = copies[8],
+                                .uid = copies[9]};
     atomic_init(&it->refs, 1);
     it->hub = h;
     atomic_init(&it->event_json, NULL);
@@ -389,8 +391,8 @@ bool hub_wait(struct hub *h, uint64_t after, int timeout_ms)
 
 struct event_view hub_item_view(const struct hub_item *it)
 {
-    return (struct event_view){it->seq,      it->time_ms, it->kind, it->ns,     it->name,   it->job_uid,
-                               it->job_name, it->from,    it->to,   it->reason, it->message};
+    return (struct event_view){it->seq,      it->time_ms, it->kind, it->ns,     it->name,    it->job_uid,
+                               it->job_name, it->from,    it->to,   it->reason, it->message, it->uid};
 }
 
 const char *hub_item_event_json(const struct hub_item *pub, size_t *len)

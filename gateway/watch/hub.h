@@ -25,6 +25,7 @@ struct hub_item {
     const char *job_name;  /* "" when no job */
     const char *from, *to; /* phases; "" when new / when gone */
     const char *reason, *message;
+    const char *uid;                    /* the object's own uid ("" when it has none apart from its job's) */
     const struct watch_object *objects; /* a list (->next), may be NULL */
     bool rendered;                      /* false: the core did not render objects for it (nobody watched them) */
 };

@@ -50,7 +50,7 @@ static void append_event(struct watch_stream *w, const struct hub_item *it)
     if ((w->ns && strcmp(it->ns, w->ns) != 0) || !watch_may_see(w, it->ns, true))
         return;
     struct event_view ev = hub_item_view(it);
-    json_t *event = event_render(&ev);
+    json_t *event = event_render_as(&ev, w->api_version);
     if (event && selector_match_object(&w->labels, &w->fields, "Event", event))
         watch_append(w, "ADDED", event);
     json_decref(event);

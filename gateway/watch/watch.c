@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "gateway/auth/auth.h"
+#include "gateway/http/query_params.h"
 #include "gateway/watch/selector.h"
 #include "gateway/watch/internal.h"
 #include "gateway/watch/watch.h"
@@ -14,13 +15,9 @@
 
 #define TOO_NEW_WAIT_MS 3000 /* a resourceVersion ahead of the hub may be committing: wait this long */
 
-static bool flag(const struct http_req *req, const char *name)
-{
-    const char *v = http_query(req, name);
-    return v && (strcmp(v, "true") == 0 || strcmp(v, "1") == 0);
-}
+static bool flag(const struct http_req *req, const char *name) { return query_flag(req, name); }
 
-bool watch_requested(const struct http_req *req) { return flag(req, "watch"); }
+bool watch_requested(const struct http_req *req) { return query_flag(req, "watch"); }
 
 /* A non-negative integer parameter; absent leaves *out. Returns 0, or -1 with a 400 in st. */
 static int uint_param(const struct http_req *req, const char *name, uint64_t max, uint64_t *out, struct api_status *st)

@@ -90,6 +90,14 @@ struct controller {
     int ntimers, timers_cap;
     struct recovered_attempt *recovered; /* during recovery only */
     int nrecovered, recovered_cap;
+    /* While attempt rows are restored (by pod, in attempt order): the pod whose last row restarted
+     * in place, and how many times in a row, so the attempt after it keeps the pod and counts them. */
+    struct restore_chain {
+        const struct job *job;
+        int32_t flat;
+        int32_t next_attempt;
+        uint16_t restarts;
+    } restore_chain;
     /* Watch objects (watch.c): whether this iteration renders them (someone watches), and the jobs
      * its journal touched, gathered at the end of the iteration. */
     bool watch_render;

@@ -577,7 +577,8 @@ static int restore_quota(struct controller *ctl, const struct store_object_row *
 
 int controller_restore_object(struct controller *ctl, const struct store_object_row *row)
 {
-    if (strcmp(row->kind, CONTROLLER_GATEWAY_KIND_TOKEN) == 0)
+    if (strcmp(row->kind, CONTROLLER_GATEWAY_KIND_TOKEN) == 0 || strcmp(row->kind, "Namespace") == 0 ||
+        strcmp(row->kind, "PodGroup") == 0)
         return 0; /* the gateway's: it reads them itself */
     if (strcmp(row->kind, "PriorityClass") == 0)
         return restore_priority_class(ctl, row);

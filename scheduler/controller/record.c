@@ -7,8 +7,20 @@
 #include <string.h>
 
 #include "adapters/dialects/volcano/job.h"
+#include "adapters/objects/pod.h"
 #include "common/log.h"
 #include "scheduler/controller/internal.h"
+
+/* The uid of the job's pod of that name as it is now (pods are told apart by it), NULL when none. */
+static char *pod_uid_of(const struct job *job, const char *name)
+{
+    int task, index;
+    char uid[UUID_STR_LEN];
+    if (job_parse_pod_name(job, name, &task, &index) != 0)
+        return NULL;
+    pod_uid(job, job->task_first[task] + index, uid);
+    return strdup(uid);
+}
 
 struct journal_entry *record_event(struct controller *ctl, enum journal_op op, struct job *job, const char *kind,
                                    const char *name, const char *from, const char *to, const char *reason,
@@ -41,6 +53,7 @@ struct journal_entry *record_event(struct controller *ctl, enum journal_op op, s
     ev->to_phase = strdup(to ? to : "");
     ev->reason = strdup(reason ? reason : "");
     ev->message = strdup(message);
+    ev->uid = strcmp(kind, "Pod") == 0 ? pod_uid_of(job, name) : NULL;
     journal_list_push(&ctl->journal, e);
     return e;
 }

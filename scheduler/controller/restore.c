@@ -252,6 +252,15 @@ static uint64_t recorded_gpus(const struct controller *ctl, int node, const stru
 
 /* An attempt recorded as running: the pod runs (as far as anyone knows) until recovery has asked the
  * runtime whether its process is still there (adopt_recovered). */
+/* How many times in a row the pod of this row restarted in place just before it (its restartCount),
+ * from the chain the rows before it left; 0 for the first attempt of a pod. */
+static uint16_t restarts_before(const struct controller *ctl, const struct job *job, int flat,
+                                const struct store_attempt_row *row)
+{
+    const struct restore_chain *c = &ctl->restore_chain;
+    return c->job == job && c->flat == flat && c->next_attempt == row->attempt ? c->restarts : 0;
+}
+
 static int remember_running(struct controller *ctl, struct job *job, int flat, const struct store_attempt_row *row)
 {
     struct replica *r = &job->replicas[flat];
@@ -266,7 +275,8 @@ static int remember_running(struct controller *ctl, struct job *job, int flat, c
     ra->node = cluster_find_node(ctl->cluster, row->node ? row->node : "");
     ra->gpus = recorded_gpus(ctl, ra->node, row);
     r->start_ms = row->start_ms;
-    r->born = (uint32_t)row->attempt - 1;
+    r->restarts = restarts_before(ctl, job, flat, row);
+    r->born = (uint32_t)row->attempt - 1 - r->restarts;
     job_set_replica_phase(job, flat, POD_RUNNING);
     return 0;
 }
@@ -316,7 +326,12 @@ static int restore_attempt_row(struct controller *ctl, struct job *job, const st
     else
         phase = r->reason == TERM_COMPLETED ? POD_SUCCEEDED : POD_FAILED;
     job_set_replica_phase(job, flat, phase);
-    r->born = (uint32_t)row->attempt - 1; /* as near as the rows tell: in-place restarts are not kept */
+    uint16_t restarts = restarts_before(ctl, job, flat, row);
+    r->restarts = restarts; /* the attempts that restarted in place just before this one were this pod's */
+    r->born = (uint32_t)row->attempt - 1 - restarts;
+    ctl->restore_chain.job = NULL;
+    if (strcmp(outcome, "Restarting") == 0 && restarts < UINT16_MAX) /* its next attempt, if any, is this pod's */
+        ctl->restore_chain = (struct restore_chain){job, flat, row->attempt + 1, (uint16_t)(restarts + 1)};
     if (phase != POD_SUCCEEDED && phase != POD_FAILED) {
         r->node = -1;
         replica_reborn(r);

@@ -73,7 +73,9 @@ static void attach_job(struct journal_entry *e, const struct job *job, enum watc
     if (w && d)
         w->source_kind = strdup(d->kind);
     journal_entry_add_watch(e, w);
-    attach(e, type, PODGROUP_API_VERSION, "PodGroup", job->ns, job->name, podgroup_render(job));
+    char pg[PODGROUP_NAME_MAX];
+    attach(e, type, PODGROUP_API_VERSION, "PodGroup", job->ns, podgroup_name(job->name, job->uid, pg),
+           podgroup_render(job));
 }
 
 /* Compares every pod of a touched job with what watches saw, and the job itself. */

@@ -99,6 +99,15 @@ bool core_page_room(struct core_request *req, size_t count)
     return false;
 }
 
+void core_page_count_rest(struct core_request *req, struct job *job)
+{
+    if (!req->count_rest || req->dialect || req->name_eq || req->nselectors)
+        return;
+    for (; job; job = job->next)
+        if (core_in_namespace(job, req))
+            req->remaining++;
+}
+
 void core_page_last(struct core_request *req, const struct job *job, int32_t task, int32_t index)
 {
     req->page_end.created_ms = job->created_ms;

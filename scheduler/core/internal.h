@@ -108,6 +108,9 @@ int32_t core_page_first_index(const struct core_request *req, const struct job *
 bool core_page_room(struct core_request *req, size_t count);
 /* The item just added is the page's last so far (task and index -1 for a job). */
 void core_page_last(struct core_request *req, const struct job *job, int32_t task, int32_t index);
+/* A page of Jobs or PodGroups is full before job: with req->count_rest, req->remaining = how many
+ * of job and those after it the list would still show (counted without waking dormant jobs). */
+void core_page_count_rest(struct core_request *req, struct job *job);
 bool core_labels_match(const json_t *labels, const struct core_request *req);
 /* job_table.c: the job, its PodGroup or a pod as one row of a Table (request.h: as_table), appended to b. */
 void core_job_table_row(struct sbuf *b, const struct job *job, const struct core_request *req, int64_t now_ms);

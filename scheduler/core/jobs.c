@@ -105,8 +105,10 @@ static void job_list(struct core *c, struct core_request *req)
                                              "metadata");
         if (req->nselectors && !core_labels_match(json_object_get(meta, "labels"), req))
             continue;
-        if (!core_page_room(req, count))
+        if (!core_page_room(req, count)) {
+            core_page_count_rest(req, job);
             break;
+        }
         if (rows) {
             sbuf_puts(&table, count ? "," : "[");
             core_job_table_row(&table, job, req, now_ms);

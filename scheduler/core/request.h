@@ -144,6 +144,8 @@ struct core_request {
      * when has_after. The answer sets more, and page_end (its last item) when more follow. */
     int32_t limit;
     const char *name_eq; /* the same lists: only objects of this name (fieldSelector metadata.name=) */
+    bool count_rest;     /* CORE_JOB_LIST (Volcano's path) and CORE_PODGROUP_LIST without selectors: count
+                            what follows a full page into `remaining` (Kubernetes' remainingItemCount) */
     bool has_after;
     struct core_list_cursor after;
     /* CORE_JOB_LIST of Volcano Jobs, CORE_PODGROUP_LIST, CORE_POD_LIST, for Kubernetes' Table (gateway/table/table.h):
@@ -165,6 +167,7 @@ struct core_request {
     struct core_companion_target companion_target; /* CORE_COMPANION_TARGET */
     bool more;                                     /* a list page: items follow `page_end` */
     struct core_list_cursor page_end;              /* the page's last item, when more */
+    int64_t remaining;                             /* with count_rest and more: the items after the page */
 
     /* Private to the mailbox. */
     bool posted; /* core_post_event's: freed by the core, nobody waits */

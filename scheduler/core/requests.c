@@ -233,10 +233,13 @@ static void podgroup_list(struct core *c, struct core_request *req)
     struct sbuf rows = {0}; /* as_table: the rows instead of the items */
     int64_t now_ms = clock_wall_ms();
     for (struct job *job = c->cluster.first; job; job = job->next) {
-        if (core_page_before(req, job, false) || core_name_excludes(req, job, false) || !core_in_namespace(job, req))
+        if (core_page_before(req, job, false) ||
+            (req->name_eq && !podgroup_name_matches(req->name_eq, job->name, job->uid)) || !core_in_namespace(job, req))
             continue;
-        if (!core_page_room(req, count))
+        if (!core_page_room(req, count)) {
+            core_page_count_rest(req, job);
             break;
+        }
         if (!cluster_wake(&c->cluster, job))
             continue;
         if (req->as_table) {
@@ -257,7 +260,10 @@ static void podgroup_list(struct core *c, struct core_request *req)
 
 static void podgroup_get(struct core *c, struct core_request *req)
 {
-    struct job *job = cluster_find_job(&c->cluster, req->ns, req->name);
+    char buf[PODGROUP_NAME_MAX]; /* "<job>-<uid>" as Volcano names it, or the job's name as Caldera did */
+    struct job *job = cluster_find_job(&c->cluster, req->ns, podgroup_job_name(req->name, buf));
+    if (!job || !podgroup_name_matches(req->name, job->name, job->uid))
+        job = cluster_find_job(&c->cluster, req->ns, req->name);
     if (!job)
         return core_not_found(req, "podgroups", "scheduling.volcano.sh", req->name);
     core_answer(req, 200, podgroup_render(job), job->resource_version);

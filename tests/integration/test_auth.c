@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/fs.h"
 #include "common/sbuf.h"
+#include "common/uuid.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
 #include "tests/lib/tmpdb.h"
@@ -89,14 +90,19 @@ static bool read_admin_token(const struct test_server *s, char out[TOKEN_MAX], m
 }
 
 /* Whether a list's items hold an object of that name. */
+/* Whether the list at path shows the object name (a job's PodGroup: "<name>-<job uid>"). */
 static bool lists(const struct test_server *s, const char *token, const char *path, const char *name)
 {
     json_t *list = call(s, token, "GET", path, NULL, NULL);
     bool found = false;
-    size_t i;
+    size_t i, n = strlen(name);
     json_t *item;
     json_array_foreach(json_object_get(list, "items"), i, item)
-        found = found || strcmp(str_at(item, "metadata.name") ? str_at(item, "metadata.name") : "", name) == 0;
+    {
+        const char *have = str_at(item, "metadata.name") ? str_at(item, "metadata.name") : "";
+        found = found || (strncmp(have, name, n) == 0 &&
+                          (have[n] == '\0' || (have[n] == '-' && strlen(have + n + 1) == UUID_STR_LEN - 1)));
+    }
     json_decref(list);
     return found;
 }

@@ -183,7 +183,7 @@ static void pending_reason_in_get_and_describe(void)
     CHECK_CONTAINS(out, "cpu=1000");
     CHECK_CONTAINS(out, "sleep 100");
     CHECK_CONTAINS(out, "Attempts:       <none>\n");
-    CHECK_CONTAINS(out, "Unschedulable   podgroup/huge");
+    CHECK_CONTAINS(out, "Unschedulable   podgroup/huge-"); /* <job>-<uid>, as Volcano names it */
     free(out);
     free(err);
     CHECK_INT(CTL(&out, &err, "delete", "huge"), 0);

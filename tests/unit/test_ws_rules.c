@@ -160,7 +160,8 @@ static void database_rows_read_as_hub_items(void)
                              "Running",
                              "Succeeded",
                              "Completed",
-                             "exit code 0, \"done\" \xc3\xa9"};
+                             "exit code 0, \"done\" \xc3\xa9",
+                             ""};
     char *from_db = event_view_json(&row);
     CHECK_STR(from_db, hub_item_event_json(it, NULL));
     free(from_db);

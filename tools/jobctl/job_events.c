@@ -22,8 +22,13 @@ int job_event_matches(const json_t *ev, const json_t *job, const json_t *pods)
 {
     const char *kind = str(ev, "involvedObject.kind"), *name = str(ev, "involvedObject.name");
     if (same(kind, "Job") || same(kind, "PodGroup")) {
-        const char *uid = str(ev, "involvedObject.uid");
-        return same(name, str(job, "metadata.name")) && (!uid || same(uid, str(job, "metadata.uid")));
+        const char *uid = str(ev, "involvedObject.uid"), *job_name = str(job, "metadata.name");
+        const char *job_uid = str(job, "metadata.uid");
+        size_t n = job_name ? strlen(job_name) : 0;
+        bool named = same(name, job_name) || /* a PodGroup: "<job>-<uid>", as Volcano names it */
+                     (same(kind, "PodGroup") && name && n && strncmp(name, job_name, n) == 0 && name[n] == '-' &&
+                      same(name + n + 1, job_uid));
+        return named && (!uid || same(uid, job_uid));
     }
     if (!same(kind, "Pod"))
         return 0;

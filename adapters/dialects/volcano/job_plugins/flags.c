@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "adapters/dialects/volcano/job_plugins/internal.h"
+#include "common/parse_bool.h"
 
 #define ARG_QUOTE_MAX 64 /* how much of an offending argument a message quotes */
 
@@ -41,24 +42,6 @@ static void list_flags(const struct plugin_flag *flags, size_t nflags, char *buf
         used += (size_t)snprintf(buf + used, len - used, "%s--%s", i ? ", " : "", flags[i].name);
     if (nflags == 0)
         snprintf(buf, len, "none");
-}
-
-/* strconv.ParseBool's spellings. */
-static int parse_bool(const char *s, bool *out)
-{
-    static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True"};
-    static const char *const no[] = {"0", "f", "F", "false", "FALSE", "False"};
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
-        if (strcmp(s, yes[i]) == 0) {
-            *out = true;
-            return 0;
-        }
-        if (strcmp(s, no[i]) == 0) {
-            *out = false;
-            return 0;
-        }
-    }
-    return -1;
 }
 
 static int parse_port(const char *s, int32_t *out)
