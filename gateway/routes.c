@@ -17,6 +17,7 @@
     (OQ_WATCH | OQ_RESOURCE_VERSION | OQ_TIMEOUT_SECONDS | OQ_ALLOW_WATCH_BOOKMARKS | OQ_SEND_INITIAL_EVENTS)
 #define Q_PAGED (Q_LIST | OQ_LIMIT | OQ_CONTINUE) /* the lists answered in pages (gateway/resources/list_page.c) */
 #define Q_HISTORY (OQ_PRETTY | OQ_PHASE | OQ_SINCE | OQ_UNTIL | OQ_LIMIT | OQ_CONTINUE | Q_WATCH)
+#define Q_PATCH OQ_PRETTY
 #define E_READ (OE_400 | OE_404)
 #define E_LIST (OE_400 | OE_410 | OE_504)
 #define E_CREATE (OE_400 | OE_409 | OE_413 | OE_415 | OE_422 | OE_503 | OE_507)
@@ -87,6 +88,10 @@ const struct route gateway_routes[] = {
     {"PUT", "/api/v1/namespaces/{ns}/resourcequotas/{name}", handle_quota_update,
      {"replaceCoreV1NamespacedResourceQuota", "replace a resource quota", OQ_PRETTY, "ResourceQuota", 200,
      "ResourceQuota", NULL, E_UPDATE}},
+    {"PATCH", "/api/v1/namespaces/{ns}/resourcequotas/{name}", handle_quota_patch,
+     {"patchCoreV1NamespacedResourceQuota",
+     "patch a resource quota (merge, JSON or strategic merge patch, or server-side apply)", Q_PATCH,
+     "ResourceQuota", 200, "ResourceQuota", NULL, E_UPDATE}},
     {"DELETE", "/api/v1/namespaces/{ns}/resourcequotas/{name}", handle_quota_delete,
      {"deleteCoreV1NamespacedResourceQuota", "delete a resource quota", OQ_PRETTY, NULL, 200, "Status", NULL,
      E_DELETE}},
@@ -104,6 +109,9 @@ const struct route gateway_routes[] = {
      "replace a job: what Volcano lets change (a scale: minAvailable, priorityClassName, the tasks' replicas and "
      "minAvailable)",
      OQ_PRETTY, "Job", 200, "Job", NULL, E_UPDATE}},
+    {"PATCH", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_patch, {"patchBatchVolcanoShV1alpha1NamespacedJob",
+     "patch a job (merge, JSON or strategic merge patch, or server-side apply): what Volcano lets change, as a PUT",
+     Q_PATCH, "Job", 200, "Job", NULL, E_UPDATE}},
     {"DELETE", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_delete, {"deleteBatchVolcanoShV1alpha1NamespacedJob",
      "delete a job", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE}},
 
@@ -123,6 +131,9 @@ const struct route gateway_routes[] = {
      OQ_PRETTY, NULL, 200, "Queue", NULL, OE_404}},
     {"PUT", VCSCHED "/queues/{name}", handle_queue_update, {"replaceSchedulingVolcanoShV1beta1Queue", "replace a queue",
      OQ_PRETTY, "Queue", 200, "Queue", NULL, E_UPDATE}},
+    {"PATCH", VCSCHED "/queues/{name}", handle_queue_patch, {"patchSchedulingVolcanoShV1beta1Queue",
+     "patch a queue (merge, JSON or strategic merge patch, or server-side apply)", Q_PATCH, "Queue", 200, "Queue",
+     NULL, E_UPDATE}},
     {"DELETE", VCSCHED "/queues/{name}", handle_queue_delete, {"deleteSchedulingVolcanoShV1beta1Queue",
      "delete a queue (only a Closed one, never default)", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE}},
     {"GET", VCSCHED "/podgroups", handle_podgroup_list_all, {"listSchedulingVolcanoShV1beta1PodGroupForAllNamespaces",
@@ -143,6 +154,9 @@ const struct route gateway_routes[] = {
      "read a priority class", OQ_PRETTY, NULL, 200, "PriorityClass", NULL, OE_404}},
     {"PUT", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_update, {"replaceSchedulingV1PriorityClass",
      "replace a priority class", OQ_PRETTY, "PriorityClass", 200, "PriorityClass", NULL, E_UPDATE}},
+    {"PATCH", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_patch, {"patchSchedulingV1PriorityClass",
+     "patch a priority class (merge, JSON or strategic merge patch, or server-side apply)", Q_PATCH,
+     "PriorityClass", 200, "PriorityClass", NULL, E_UPDATE}},
     {"DELETE", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_delete, {"deleteSchedulingV1PriorityClass",
      "delete a priority class", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE}},
 

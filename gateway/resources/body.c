@@ -8,7 +8,10 @@
 static int body_format(struct http_req *req, enum intake_format *fmt, struct api_status *st)
 {
     const char *ct = http_header(req, "Content-Type");
-    if (!ct || !*ct || strncmp(ct, "application/x-www-form-urlencoded", 33) == 0 || strncmp(ct, "text/plain", 10) == 0)
+    if (strcmp(req->method, "PATCH") == 0) /* patch.c put the patched object here: JSON (or an apply's YAML) */
+        *fmt = INTAKE_SNIFF;
+    else if (!ct || !*ct || strncmp(ct, "application/x-www-form-urlencoded", 33) == 0 ||
+             strncmp(ct, "text/plain", 10) == 0)
         *fmt = INTAKE_SNIFF; /* curl --data-binary sends form-urlencoded by default */
     else if (strncmp(ct, "application/json", 16) == 0)
         *fmt = INTAKE_JSON;
