@@ -17,7 +17,8 @@
     (OQ_WATCH | OQ_RESOURCE_VERSION | OQ_TIMEOUT_SECONDS | OQ_ALLOW_WATCH_BOOKMARKS | OQ_SEND_INITIAL_EVENTS)
 #define Q_PAGED (Q_LIST | OQ_LIMIT | OQ_CONTINUE) /* the lists answered in pages (gateway/resources/list_page.c) */
 #define Q_HISTORY (OQ_PRETTY | OQ_PHASE | OQ_SINCE | OQ_UNTIL | OQ_LIMIT | OQ_CONTINUE | Q_WATCH)
-#define Q_PATCH OQ_PRETTY
+#define Q_PATCH (OQ_PRETTY | OQ_FIELD_VALIDATION | OQ_FIELD_MANAGER | OQ_FORCE)
+#define Q_WRITE (OQ_PRETTY | OQ_FIELD_VALIDATION) /* a POST or PUT with a body */
 #define E_READ (OE_400 | OE_404)
 #define E_LIST (OE_400 | OE_410 | OE_504)
 #define E_CREATE (OE_400 | OE_409 | OE_413 | OE_415 | OE_422 | OE_503 | OE_507)
@@ -39,8 +40,19 @@ const struct route gateway_routes[] = {
     {"GET", "/", handle_root, {"getRoot", "redirects to the browser UI at /ui/", 0, NULL, 302, NULL, NULL, 0}},
     {"GET", "/ui", handle_ui, {"getUI", "the browser UI", 0, NULL, 200, NULL, "text/html", OE_404}},
     {"GET", "/ui/{file}", handle_ui_file, {"getUIFile", "a file of the browser UI", 0, NULL, 200, NULL, "*/*", OE_404}},
-    {"GET", "/openapi/v3", handle_openapi_v3, {"getOpenAPIV3", "this document", OQ_PRETTY, NULL, 200, "OpenAPIDocument",
-     NULL, 0}},
+    {"GET", "/openapi/v3", handle_openapi_v3, {"getOpenAPIV3", "the index of the OpenAPI documents, one per API group "
+     "version, as Kubernetes serves it (kubectl explain and kubectl's field validation read it)", 0, NULL, 200,
+     "OpenAPIIndex", NULL, 0}},
+    {"GET", "/openapi/v3/all", handle_openapi_v3_all, {"getOpenAPIV3All", "this document: every path", OQ_PRETTY,
+     NULL, 200, "OpenAPIDocument", NULL, 0}},
+    {"GET", "/openapi/v3/api/{version}", handle_openapi_v3_core, {"getOpenAPIV3Core",
+     "the OpenAPI document of the core API's paths (api/v1)", OQ_PRETTY, NULL, 200, "OpenAPIDocument", NULL,
+     OE_404}},
+    {"GET", "/openapi/v3/apis/{group}/{version}", handle_openapi_v3_group, {"getOpenAPIV3Group",
+     "the OpenAPI document of one API group version's paths", OQ_PRETTY, NULL, 200, "OpenAPIDocument", NULL,
+     OE_404}},
+    {"GET", "/openapi/v2", handle_openapi_v2, {"getOpenAPIV2", "the schemas as a Swagger 2.0 document (JSON only: "
+     "a client asking only for protobuf gets 406)", OQ_PRETTY, NULL, 200, "OpenAPIDocument", NULL, 0}},
     {"GET", "/metrics", handle_metrics, {"getMetrics", "Prometheus metrics (text format 0.0.4)", 0, NULL, 200, NULL,
      "text/plain", 0}},
 
@@ -82,11 +94,11 @@ const struct route gateway_routes[] = {
     {"GET", "/api/v1/namespaces/{ns}/resourcequotas", handle_quota_list, {"listCoreV1NamespacedResourceQuota",
      "list the resource quotas of a namespace", Q_LIST, NULL, 200, "ResourceQuotaList", NULL, E_LIST}},
     {"POST", "/api/v1/namespaces/{ns}/resourcequotas", handle_quota_create, {"createCoreV1NamespacedResourceQuota",
-     "create a resource quota", OQ_PRETTY, "ResourceQuota", 201, "ResourceQuota", NULL, E_CREATE}},
+     "create a resource quota", Q_WRITE, "ResourceQuota", 201, "ResourceQuota", NULL, E_CREATE}},
     {"GET", "/api/v1/namespaces/{ns}/resourcequotas/{name}", handle_quota_get, {"readCoreV1NamespacedResourceQuota",
      "read a resource quota", OQ_PRETTY, NULL, 200, "ResourceQuota", NULL, OE_404}},
     {"PUT", "/api/v1/namespaces/{ns}/resourcequotas/{name}", handle_quota_update,
-     {"replaceCoreV1NamespacedResourceQuota", "replace a resource quota", OQ_PRETTY, "ResourceQuota", 200,
+     {"replaceCoreV1NamespacedResourceQuota", "replace a resource quota", Q_WRITE, "ResourceQuota", 200,
      "ResourceQuota", NULL, E_UPDATE}},
     {"PATCH", "/api/v1/namespaces/{ns}/resourcequotas/{name}", handle_quota_patch,
      {"patchCoreV1NamespacedResourceQuota",
@@ -101,14 +113,14 @@ const struct route gateway_routes[] = {
     {"GET", VCJOB "/namespaces/{ns}/jobs", handle_job_list, {"listBatchVolcanoShV1alpha1NamespacedJob",
      "list the jobs of a namespace", Q_PAGED, NULL, 200, "JobList", NULL, E_LIST}},
     {"POST", VCJOB "/namespaces/{ns}/jobs", handle_job_create, {"createBatchVolcanoShV1alpha1NamespacedJob",
-     "submit a job", OQ_PRETTY, "Job", 201, "Job", NULL, E_CREATE}},
+     "submit a job", Q_WRITE, "Job", 201, "Job", NULL, E_CREATE}},
     {"GET", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_get, {"readBatchVolcanoShV1alpha1NamespacedJob",
      "read a job", OQ_PRETTY, NULL, 200, "Job", NULL, E_READ}},
     {"PUT", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_update,
      {"replaceBatchVolcanoShV1alpha1NamespacedJob",
      "replace a job: what Volcano lets change (a scale: minAvailable, priorityClassName, the tasks' replicas and "
      "minAvailable)",
-     OQ_PRETTY, "Job", 200, "Job", NULL, E_UPDATE}},
+     Q_WRITE, "Job", 200, "Job", NULL, E_UPDATE}},
     {"PATCH", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_patch, {"patchBatchVolcanoShV1alpha1NamespacedJob",
      "patch a job (merge, JSON or strategic merge patch, or server-side apply): what Volcano lets change, as a PUT",
      Q_PATCH, "Job", 200, "Job", NULL, E_UPDATE}},
@@ -121,16 +133,16 @@ const struct route gateway_routes[] = {
      "run)",
      Q_LIST, NULL, 200, "CommandList", NULL, E_LIST}},
     {"POST", VCBUS "/namespaces/{ns}/commands", handle_command_create, {"createBusVolcanoShV1alpha1NamespacedCommand",
-     "run a command on a job or a queue", OQ_PRETTY, "Command", 201, "Command", NULL, E_CREATE | OE_404}},
+     "run a command on a job or a queue", Q_WRITE, "Command", 201, "Command", NULL, E_CREATE | OE_404}},
 
     {"GET", VCSCHED "/queues", handle_queue_list, {"listSchedulingVolcanoShV1beta1Queue", "list the queues", Q_LIST,
      NULL, 200, "QueueList", NULL, E_LIST, "q queue-v1beta1"}},
     {"POST", VCSCHED "/queues", handle_queue_create, {"createSchedulingVolcanoShV1beta1Queue", "create a queue",
-     OQ_PRETTY, "Queue", 201, "Queue", NULL, E_CREATE}},
+     Q_WRITE, "Queue", 201, "Queue", NULL, E_CREATE}},
     {"GET", VCSCHED "/queues/{name}", handle_queue_get, {"readSchedulingVolcanoShV1beta1Queue", "read a queue",
      OQ_PRETTY, NULL, 200, "Queue", NULL, OE_404}},
     {"PUT", VCSCHED "/queues/{name}", handle_queue_update, {"replaceSchedulingVolcanoShV1beta1Queue", "replace a queue",
-     OQ_PRETTY, "Queue", 200, "Queue", NULL, E_UPDATE}},
+     Q_WRITE, "Queue", 200, "Queue", NULL, E_UPDATE}},
     {"PATCH", VCSCHED "/queues/{name}", handle_queue_patch, {"patchSchedulingVolcanoShV1beta1Queue",
      "patch a queue (merge, JSON or strategic merge patch, or server-side apply)", Q_PATCH, "Queue", 200, "Queue",
      NULL, E_UPDATE}},
@@ -149,11 +161,11 @@ const struct route gateway_routes[] = {
     {"GET", K8SSCHED "/priorityclasses", handle_priorityclass_list, {"listSchedulingV1PriorityClass",
      "list the priority classes", Q_LIST, NULL, 200, "PriorityClassList", NULL, E_LIST, "pc"}},
     {"POST", K8SSCHED "/priorityclasses", handle_priorityclass_create, {"createSchedulingV1PriorityClass",
-     "create a priority class", OQ_PRETTY, "PriorityClass", 201, "PriorityClass", NULL, E_CREATE}},
+     "create a priority class", Q_WRITE, "PriorityClass", 201, "PriorityClass", NULL, E_CREATE}},
     {"GET", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_get, {"readSchedulingV1PriorityClass",
      "read a priority class", OQ_PRETTY, NULL, 200, "PriorityClass", NULL, OE_404}},
     {"PUT", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_update, {"replaceSchedulingV1PriorityClass",
-     "replace a priority class", OQ_PRETTY, "PriorityClass", 200, "PriorityClass", NULL, E_UPDATE}},
+     "replace a priority class", Q_WRITE, "PriorityClass", 200, "PriorityClass", NULL, E_UPDATE}},
     {"PATCH", K8SSCHED "/priorityclasses/{name}", handle_priorityclass_patch, {"patchSchedulingV1PriorityClass",
      "patch a priority class (merge, JSON or strategic merge patch, or server-side apply)", Q_PATCH,
      "PriorityClass", 200, "PriorityClass", NULL, E_UPDATE}},
@@ -167,7 +179,7 @@ const struct route gateway_routes[] = {
      "list or watch the companions of a namespace", Q_LIST, NULL, 200, "CompanionList", NULL, E_LIST}},
     {"POST", CALDERA "/namespaces/{ns}/companions", handle_companion_create, {"createCalderaIoV1NamespacedCompanion",
      "start a companion beside a job's task (spec.jobName, spec.type; spec.task and spec.index: the first task's "
-     "first replica by default)", OQ_PRETTY, "Companion", 201, "Companion", NULL, E_CREATE | OE_404}},
+     "first replica by default)", Q_WRITE, "Companion", 201, "Companion", NULL, E_CREATE | OE_404}},
     {"GET", CALDERA "/namespaces/{ns}/companions/{name}", handle_companion_get, {"readCalderaIoV1NamespacedCompanion",
      "read a companion: its phase, URL (/proxy/{ns}/{name}/), port and last activity", OQ_PRETTY, NULL, 200,
      "Companion", NULL, OE_404}},
@@ -230,18 +242,18 @@ const struct route gateway_routes[] = {
     {"GET", DIALECT "/namespaces/{ns}/{plural}", handle_dialect_list, {"listNamespaced{kind}",
      "list the {kind} objects of a namespace", Q_PAGED | OQ_AS, NULL, 200, "{kind}List", NULL, E_LIST}},
     {"POST", DIALECT "/namespaces/{ns}/{plural}", handle_dialect_create, {"createNamespaced{kind}",
-     "submit a {kind}: it runs as a Volcano Job of the same name", OQ_PRETTY | OQ_AS, "{kind}", 201, "{kind}", NULL,
+     "submit a {kind}: it runs as a Volcano Job of the same name", Q_WRITE | OQ_AS, "{kind}", 201, "{kind}", NULL,
      E_CREATE}},
     {"GET", DIALECT "/namespaces/{ns}/{plural}/{name}", handle_dialect_get, {"readNamespaced{kind}", "read a {kind}",
      OQ_PRETTY | OQ_AS, NULL, 200, "{kind}", NULL, E_READ}},
     {"PUT", DIALECT "/namespaces/{ns}/{plural}/{name}", handle_dialect_update, {"replaceNamespaced{kind}",
      "replace a {kind}: only what its kind lets change (a DebugSession's spec.duration or "
      "spec.activeDeadlineSeconds: its deadline moves, counted from its start); anything else is 422",
-     OQ_PRETTY | OQ_AS, "{kind}", 200, "{kind}", NULL, E_UPDATE}},
+     Q_WRITE | OQ_AS, "{kind}", 200, "{kind}", NULL, E_UPDATE}},
     {"PATCH", DIALECT "/namespaces/{ns}/{plural}/{name}", handle_dialect_patch, {"patchNamespaced{kind}",
      "change a {kind} by a JSON merge patch (application/merge-patch+json): only what its kind lets change (a "
      "DebugSession's spec.duration or spec.activeDeadlineSeconds); anything else is 422",
-     OQ_PRETTY | OQ_AS, "{kind}", 200, "{kind}", NULL, E_UPDATE}},
+     Q_WRITE | OQ_AS, "{kind}", 200, "{kind}", NULL, E_UPDATE}},
     {"DELETE", DIALECT "/namespaces/{ns}/{plural}/{name}", handle_dialect_delete, {"deleteNamespaced{kind}",
      "delete a {kind}", OQ_PRETTY | OQ_AS, NULL, 200, "Status", NULL, E_DELETE}},
     {NULL, NULL, NULL, {NULL}},

@@ -99,7 +99,7 @@ static const json_t *step(const json_t *v, const char *name)
 /* Adds to conflicts the paths applied (mine) also owned by another (theirs) whose applied value
  * differs from the stored one; with force, takes them out of theirs. */
 static void find_conflicts(const json_t *mine, json_t *theirs, const json_t *applied, const json_t *stored,
-                           const char *path, bool force, json_t *conflicts)
+                           const char *path, const char *who, bool force, json_t *conflicts)
 {
     const char *name;
     json_t *sub;
@@ -114,7 +114,7 @@ static void find_conflicts(const json_t *mine, json_t *theirs, const json_t *app
         const json_t *a = step(applied, name), *s = step(stored, name);
         bool leaf = json_object_size(sub) == 0 || json_object_size(their) == 0;
         if (!leaf) {
-            find_conflicts(sub, their, a, s, here, force, conflicts);
+            find_conflicts(sub, their, a, s, here, who, force, conflicts);
             continue;
         }
         if (a && s && json_equal(a, s))
@@ -122,7 +122,7 @@ static void find_conflicts(const json_t *mine, json_t *theirs, const json_t *app
         if (force)
             json_object_del(theirs, name);
         else
-            json_array_append_new(conflicts, json_string(here));
+            json_array_append_new(conflicts, json_pack("{s:s, s:s}", "manager", who, "field", here));
     }
 }
 
@@ -144,6 +144,8 @@ static json_t *owned_fields(const json_t *applied)
     json_object_del(meta, "f:name");
     json_object_del(meta, "f:namespace");
     json_object_del(meta, "f:resourceVersion");
+    if (meta && json_object_size(meta) == 0)
+        json_object_del(fields, "f:metadata");
     return fields;
 }
 
@@ -167,21 +169,21 @@ json_t *patch_apply_merge(struct http_req *req, const json_t *stored, struct api
     {
         const char *who = json_string_value(json_object_get(e, "manager"));
         if (who && strcmp(who, manager) != 0)
-            find_conflicts(mine, json_object_get(e, "fieldsV1"), applied, stored, "", force && !strcmp(force, "true"),
-                           conflicts);
+            find_conflicts(mine, json_object_get(e, "fieldsV1"), applied, stored, "", who,
+                           force && !strcmp(force, "true"), conflicts);
     }
     if (json_array_size(conflicts) > 0) {
         char list[1024] = "";
         json_array_foreach(conflicts, i, e)
         {
             size_t at = strlen(list);
-            snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", json_string_value(e));
-            api_add_cause(st, json_string_value(e), "FieldManagerConflict", 0, 0, "conflict with another manager");
+            const char *who = json_string_value(json_object_get(e, "manager"));
+            const char *field = json_string_value(json_object_get(e, "field"));
+            snprintf(list + at, sizeof list - at, "%sconflict with \"%s\": %s", i ? "\n" : "", who, field);
+            api_add_cause(st, field, "FieldManagerConflict", 0, 0, "conflict with \"%s\"", who);
         }
-        api_fail(st, 409, "Conflict",
-                 "Apply failed with %zu conflict%s: conflict with another field manager: %s (use force=true, "
-                 "kubectl's --force-conflicts, to take them over)",
-                 json_array_size(conflicts), json_array_size(conflicts) == 1 ? "" : "s", list);
+        api_fail(st, 409, "Conflict", "Apply failed with %zu conflict%s: %s", json_array_size(conflicts),
+                 json_array_size(conflicts) == 1 ? "" : "s", list);
         json_decref(conflicts);
         json_decref(mine);
         json_decref(managed);

@@ -25,6 +25,9 @@ enum openapi_query {
     OQ_SEND_INITIAL_EVENTS = 1 << 16,
     OQ_FOLLOW = 1 << 17,
     OQ_OWNER_UID = 1 << 18,
+    OQ_FIELD_VALIDATION = 1 << 19,
+    OQ_FIELD_MANAGER = 1 << 20,
+    OQ_FORCE = 1 << 21,
 };
 
 /* Error answers an operation documents besides "default"; each is components.responses[<code>],
