@@ -249,6 +249,7 @@ PLAYWRIGHT_VERSION := 1.65.1
 CODE_SERVER_VERSION := 4.100.3
 e2e-deps:
 	@./tools/ensure-deps chromium || echo "caldera: no Chromium; the browser tests (tests/e2e) will skip" >&2
+	@./tools/ensure-deps python3-kubernetes || echo "caldera: no python3-kubernetes; test_kubectl_write skips its client case" >&2
 	@grep -qs '"version": "$(PLAYWRIGHT_VERSION)"' build/npm/node_modules/playwright-core/package.json || \
 	  timeout 180 npm install --no-audit --no-fund --silent --save-exact --prefix build/npm playwright-core@$(PLAYWRIGHT_VERSION) >&2 || \
 	  echo "caldera: npm could not install playwright-core; the browser tests (tests/e2e) will skip" >&2

@@ -67,6 +67,17 @@ static json_t *patched(struct http_req *req, enum patch_type type, const json_t 
         return NULL;
     }
     json_t *out = NULL;
+    /* The Python client (kubernetes 22, Debian's) sends every patch_*_custom_object body as
+     * application/merge-patch+json, a list of operations too. No merge patch of an object is a list,
+     * nor a JSON patch an object, so the body's shape decides, with a warning; the API server
+     * refuses both. */
+    if (type == PATCH_JSON && json_is_object(patch)) {
+        http_add_warning(req, "a JSON object sent as a JSON patch was applied as a JSON merge patch");
+        type = PATCH_MERGE;
+    } else if ((type == PATCH_MERGE || type == PATCH_STRATEGIC) && json_is_array(patch)) {
+        http_add_warning(req, "a list sent as a merge patch was applied as a JSON patch (application/json-patch+json)");
+        type = PATCH_JSON;
+    }
     if (type == PATCH_JSON) {
         out = json_patch_apply(stored, patch, st);
     } else if (!json_is_object(patch)) {
