@@ -96,14 +96,19 @@ static json_t *patched(struct http_req *req, enum patch_type type, const json_t 
     return out;
 }
 
-static void patch_object(struct http_req *req, const struct patch_kind *k)
+/* How often a patch without a resourceVersion of its own is tried again when the object moved
+ * between reading and writing (a running job's version moves with each of its pods' changes). */
+#define PATCH_TRIES 5
+
+/* One try: read, patch, write through the kind's PUT. Returns 1 when the write met a newer version
+ * and the patch set none (nothing answered: try again), else 0 (answered). */
+static int patch_once(struct http_req *req, const struct patch_kind *k, enum patch_type type, const struct sbuf *patch,
+                      bool last)
 {
     struct api_status st = {0};
-    enum patch_type type = PATCH_MERGE;
-    if (patch_type_of(req, &type, &st) != 0 || (type == PATCH_APPLY && patch_apply_check(req, &st) != 0)) {
-        http_respond_status(req, &st);
-        return;
-    }
+    req->warning[0] = '\0'; /* a try's warnings are its own */
+    sbuf_free(&req->body);
+    sbuf_append(&req->body, patch->data ? patch->data : "", patch->len); /* each try starts from the patch */
     json_t *stored = stored_object(req, k, &st);
     if (!stored && type == PATCH_APPLY && st.code == 404) {
         st = (struct api_status){0};
@@ -111,7 +116,7 @@ static void patch_object(struct http_req *req, const struct patch_kind *k)
             http_respond_status(req, &st);
         else
             k->post(req);
-        return;
+        return 0;
     }
     json_t *now = NULL;
     if (stored && type == PATCH_APPLY)
@@ -121,28 +126,49 @@ static void patch_object(struct http_req *req, const struct patch_kind *k)
     if (!now) {
         json_decref(stored);
         http_respond_status(req, &st);
-        return;
+        return 0;
     }
     /* Server-set fields are not the client's to patch: the update keeps its own. A resourceVersion
      * the patch set stays, as a precondition; else the stored one is, so a change made meanwhile is
-     * a 409 rather than lost. */
+     * seen (and the patch tried again) rather than lost. */
     json_object_del(now, "status");
     json_t *meta = json_object_get(now, "metadata");
-    if (json_is_object(meta) && !json_object_get(meta, "resourceVersion"))
-        json_object_set(meta, "resourceVersion",
-                        json_object_get(json_object_get(stored, "metadata"), "resourceVersion"));
+    json_t *stored_rv = json_object_get(json_object_get(stored, "metadata"), "resourceVersion");
+    json_t *rv = json_object_get(meta, "resourceVersion");
+    bool ours = json_is_object(meta) && (!rv || json_equal(rv, stored_rv));
+    if (json_is_object(meta) && !rv)
+        json_object_set(meta, "resourceVersion", stored_rv);
     json_decref(stored);
     char *text = json_dumps(now, JSON_COMPACT);
     json_decref(now);
     if (!text) {
         api_fail(&st, 500, "InternalError", "out of memory");
         http_respond_status(req, &st);
-        return;
+        return 0;
     }
     sbuf_free(&req->body);
     sbuf_puts(&req->body, text);
     free(text);
+    gateway_hold_stale_conflicts(ours && !last);
     k->put(req); /* the body is the whole object now: PUT's checks, storage and answer */
+    bool again = gateway_stale_conflict_held();
+    gateway_hold_stale_conflicts(false);
+    return again ? 1 : 0;
+}
+
+static void patch_object(struct http_req *req, const struct patch_kind *k)
+{
+    struct api_status st = {0};
+    enum patch_type type = PATCH_MERGE;
+    if (patch_type_of(req, &type, &st) != 0 || (type == PATCH_APPLY && patch_apply_check(req, &st) != 0)) {
+        http_respond_status(req, &st);
+        return;
+    }
+    struct sbuf patch = {0};
+    sbuf_append(&patch, req->body.data ? req->body.data : "", req->body.len);
+    for (int i = 0; i < PATCH_TRIES && patch_once(req, k, type, &patch, i + 1 == PATCH_TRIES) == 1; i++)
+        ;
+    sbuf_free(&patch);
 }
 
 static const struct patch_kind job_kind = {CORE_JOB_GET, handle_job_update, handle_job_create, 0, 1};
