@@ -234,10 +234,13 @@ static int add_operation(json_t *paths, const struct route *r, const struct dial
     return json_object_set_new(item, method, operation(r, d));
 }
 
-/* A dialect's PUT and PATCH rows serve only a dialect with an update rule (a DebugSession's). */
+/* A dialect's PUT row serves only a dialect with an update rule (a DebugSession's). Its PATCH row is
+ * documented for every dialect, answering 405 where nothing may change: kubectl looks for a PATCH
+ * operation of the kind to learn that the server validates fields, and without one falls back to
+ * the protobuf /openapi/v2, which Caldera does not serve. */
 static bool dialect_route_serves(const struct route *r, const struct dialect *d)
 {
-    return d->update || (strcmp(r->method, "PUT") != 0 && strcmp(r->method, "PATCH") != 0);
+    return d->update || strcmp(r->method, "PUT") != 0;
 }
 
 static json_t *paths(const struct route *routes)
