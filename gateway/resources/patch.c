@@ -112,7 +112,7 @@ static int patch_once(struct http_req *req, const struct patch_kind *k, enum pat
     json_t *stored = stored_object(req, k, &st);
     if (!stored && type == PATCH_APPLY && st.code == 404) {
         st = (struct api_status){0};
-        if (patch_apply_body(req, &st) != 0)
+        if (patch_apply_body(req, req->params[k->name_param], &st) != 0)
             http_respond_status(req, &st);
         else
             k->post(req);

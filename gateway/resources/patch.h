@@ -14,7 +14,7 @@ int patch_apply_check(struct http_req *req, struct api_status *st);
  * up to date, or NULL with the Status in st (409 for conflicts without force). */
 json_t *patch_apply_merge(struct http_req *req, const json_t *stored, struct api_status *st);
 /* For an object that does not exist yet: the body becomes the applied object with its managedFields,
- * for the kind's create. 0, or -1 with the Status in st. */
-int patch_apply_body(struct http_req *req, struct api_status *st);
+ * for the kind's create. 0, or -1 with the Status in st (400 when it does not name url_name). */
+int patch_apply_body(struct http_req *req, const char *url_name, struct api_status *st);
 
 #endif

@@ -208,15 +208,18 @@ json_t *patch_apply_merge(struct http_req *req, const json_t *stored, struct api
     return out;
 }
 
-int patch_apply_body(struct http_req *req, struct api_status *st)
+int patch_apply_body(struct http_req *req, const char *url_name, struct api_status *st)
 {
     json_t *applied = applied_config(req, st);
     if (!applied)
         return -1;
     json_t *meta = json_object_get(applied, "metadata");
-    if (!json_is_object(meta)) {
-        json_decref(applied);
-        return api_fail(st, 400, "BadRequest", "the applied object has no metadata");
+    const char *name = json_string_value(json_object_get(meta, "name"));
+    if (!name || strcmp(name, url_name) != 0) {
+        api_fail(st, 400, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)",
+                 name ? name : "", url_name);
+        json_decref(applied); /* after the message: name is its */
+        return -1;
     }
     json_object_set_new(meta, "managedFields",
                         json_pack("[o]", managed_entry(http_query(req, "fieldManager"),

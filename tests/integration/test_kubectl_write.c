@@ -193,6 +193,12 @@ static void patch_answers(void)
     CHECK_INT(code, 400);
     CHECK_CONTAINS(jv_str(r, "message"), "fieldManager is required");
     json_decref(r);
+    /* An apply that creates must name the object of its URL. */
+    r = server_request(&server, "PATCH", JOBS "/other?fieldManager=me", job_manifest("raw2", 1, "", "name: c"),
+                       "application/apply-patch+yaml", &code);
+    CHECK_INT(code, 400);
+    CHECK_CONTAINS(jv_str(r, "message"), "does not match the name on the URL");
+    json_decref(r);
 }
 
 static void server_side_apply_conflicts(void)
