@@ -49,6 +49,8 @@ int gateway_read_document(struct http_req *req, const char *kind, struct intake 
 {
     enum intake_format fmt = INTAKE_SNIFF;
     enum field_validation mode;
+    if (http_query(req, "dryRun")) /* never write what a client asked only to try */
+        return api_fail(st, 400, "BadRequest", "dryRun is not supported: the request would change the object");
     if (field_validation(req, &mode, st) != 0 || body_format(req, &fmt, st) != 0 ||
         intake_parse(req->body.data ? req->body.data : "", req->body.len, fmt, in, st) != 0)
         return -1;

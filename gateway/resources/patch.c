@@ -160,7 +160,9 @@ static void patch_object(struct http_req *req, const struct patch_kind *k)
 {
     struct api_status st = {0};
     enum patch_type type = PATCH_MERGE;
-    if (patch_type_of(req, &type, &st) != 0 || (type == PATCH_APPLY && patch_apply_check(req, &st) != 0)) {
+    if (http_query(req, "dryRun")) /* never write what a client asked only to try */
+        api_fail(&st, 400, "BadRequest", "dryRun is not supported: the request would change the object");
+    if (st.code || patch_type_of(req, &type, &st) != 0 || (type == PATCH_APPLY && patch_apply_check(req, &st) != 0)) {
         http_respond_status(req, &st);
         return;
     }

@@ -167,7 +167,9 @@ static void patch_types(void)
 /* The HTTP answers kubectl hides: 415 for a body of another type, 409 for a stale resourceVersion. */
 static void patch_answers(void)
 {
+    SKIP_IF(!have("kubectl"), "kubectl is not installed");
     REQUIRE(started());
+    const char *out_unused;
     long code = 0;
     json_t *r = server_request(&server, "POST", JOBS, job_manifest("raw", 1, "", "name: c"), "application/yaml", &code);
     CHECK_INT(code, 201);
@@ -192,6 +194,11 @@ static void patch_answers(void)
     r = server_request(&server, "PATCH", JOBS "/raw", "{\"spec\":{}}", "application/apply-patch+yaml", &code);
     CHECK_INT(code, 400);
     CHECK_CONTAINS(jv_str(r, "message"), "fieldManager is required");
+    json_decref(r);
+    /* A dry run is refused rather than written. */
+    CHECK(kubectl("label vcjob raw --dry-run=server x=y", NULL, &out_unused) != 0);
+    r = server_request(&server, "GET", JOBS "/raw", NULL, NULL, &code);
+    CHECK(jv_at(r, "metadata.labels.x") == NULL);
     json_decref(r);
     /* An apply that creates must name the object of its URL. */
     r = server_request(&server, "PATCH", JOBS "/other?fieldManager=me", job_manifest("raw2", 1, "", "name: c"),
