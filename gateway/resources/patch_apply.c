@@ -112,7 +112,8 @@ static void find_conflicts(const json_t *mine, json_t *theirs, const json_t *app
         char here[512];
         snprintf(here, sizeof here, "%s.%s", path, name + 2);
         const json_t *a = step(applied, name), *s = step(stored, name);
-        bool leaf = json_object_size(sub) == 0 || json_object_size(their) == 0;
+        /* a map is never a leaf: its members are (an empty one owns nothing to conflict on) */
+        bool leaf = !json_is_object(a) && (json_object_size(sub) == 0 || json_object_size(their) == 0);
         if (!leaf) {
             find_conflicts(sub, their, a, s, here, who, force, conflicts);
             continue;
@@ -123,6 +124,43 @@ static void find_conflicts(const json_t *mine, json_t *theirs, const json_t *app
             json_object_del(theirs, name);
         else
             json_array_append_new(conflicts, json_pack("{s:s, s:s}", "manager", who, "field", here));
+    }
+}
+
+/* Takes out of v the member or keyed item a FieldsV1 name designates. */
+static void remove_step(json_t *v, const char *name)
+{
+    if (strncmp(name, "f:", 2) == 0) {
+        json_object_del(v, name + 2);
+        return;
+    }
+    const json_t *item = step(v, name);
+    for (size_t i = 0; item && i < json_array_size(v); i++)
+        if (json_array_get(v, i) == item) {
+            json_array_remove(v, i);
+            return;
+        }
+}
+
+/* What a manager applied before and no longer applies (in before, not in now) is removed from v,
+ * as server-side apply does, unless another manager (others: their sets at this level) has it. */
+static void drop_unapplied(json_t *v, const json_t *before, const json_t *now, const json_t *others)
+{
+    const char *name;
+    json_t *sub;
+    json_object_foreach((json_t *)before, name, sub)
+    {
+        json_t *theirs = json_array();
+        size_t i;
+        json_t *o;
+        json_array_foreach(others, i, o) if (json_object_get(o, name))
+            json_array_append(theirs, json_object_get(o, name));
+        json_t *still = json_object_get(now, name);
+        if (!still && json_array_size(theirs) == 0)
+            remove_step(v, name);
+        else if (still && json_object_size(sub) > 0)
+            drop_unapplied((json_t *)step(v, name), sub, still, theirs);
+        json_decref(theirs);
     }
 }
 
@@ -191,15 +229,26 @@ json_t *patch_apply_merge(struct http_req *req, const json_t *stored, struct api
         return NULL;
     }
     json_decref(conflicts);
+    json_t *before = NULL, *others = json_array(); /* this manager's last set; everyone else's */
     for (size_t j = json_array_size(managed); j-- > 0;) {
-        const char *who = json_string_value(json_object_get(json_array_get(managed, j), "manager"));
-        if (who && strcmp(who, manager) == 0)
+        json_t *entry = json_array_get(managed, j);
+        const char *who = json_string_value(json_object_get(entry, "manager"));
+        if (who && strcmp(who, manager) == 0) {
+            json_decref(before);
+            before = json_incref(json_object_get(entry, "fieldsV1"));
             json_array_remove(managed, j);
+        } else {
+            json_array_append(others, json_object_get(entry, "fieldsV1"));
+        }
     }
+    json_t *out = strategic_merge_patch(stored, applied, st);
+    if (out && before)
+        drop_unapplied(out, before, mine, others);
     json_array_append_new(managed,
                           managed_entry(manager, json_string_value(json_object_get(applied, "apiVersion")), mine));
-    json_t *out = strategic_merge_patch(stored, applied, st);
     json_decref(applied);
+    json_decref(before);
+    json_decref(others);
     if (out) {
         json_t *meta = json_object_get(out, "metadata");
         json_object_set(meta, "managedFields", managed);

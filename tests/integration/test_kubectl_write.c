@@ -235,6 +235,34 @@ static void server_side_apply_conflicts(void)
     CHECK_INT(kubectl("apply --server-side -f -", changed, &out), 0);
 }
 
+static const char *queue_manifest(const char *labels, int weight)
+{
+    static char buf[512];
+    snprintf(buf, sizeof buf,
+             "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: applied\n  labels: {%s}\n"
+             "spec: {weight: %d}\n",
+             labels, weight);
+    return buf;
+}
+
+/* What a manager stops applying goes, unless another manager applied it too. */
+static void server_side_apply_removes_what_is_no_longer_applied(void)
+{
+    SKIP_IF(!have("kubectl"), "kubectl is not installed");
+    REQUIRE(started());
+    const char *out;
+    CHECK_INT(kubectl("apply --server-side -f -", queue_manifest("a: \"1\", b: \"2\"", 2), &out), 0);
+    CHECK_INT(kubectl("apply --server-side --field-manager=two -f -", queue_manifest("a: \"1\"", 2), &out), 0);
+    CHECK_INT(kubectl("apply --server-side -f -", queue_manifest("", 2), &out), 0);
+    long code = 0;
+    json_t *q = api_get(&server, QUEUES "/%s", "applied", &code);
+    CHECK_STR(jv_str(q, "metadata.labels.a"), "1"); /* "two" applies it still */
+    CHECK(jv_at(q, "metadata.labels.b") == NULL);
+    json_decref(q);
+    CHECK(kubectl("apply --server-side -f -", queue_manifest("", 7), &out) != 0);
+    CHECK_CONTAINS(out, "conflict with \"two\": .spec.weight");
+}
+
 static void explain_prints_the_fields(void)
 {
     SKIP_IF(!have("kubectl"), "kubectl is not installed");
@@ -351,6 +379,7 @@ static void stop_server(void)
 }
 
 TEST_MAIN(TEST_CASE(apply_creates_then_changes), TEST_CASE(label_and_annotate), TEST_CASE(patch_types),
-          TEST_CASE(patch_answers), TEST_CASE(server_side_apply_conflicts), TEST_CASE(explain_prints_the_fields),
+          TEST_CASE(patch_answers), TEST_CASE(server_side_apply_conflicts),
+          TEST_CASE(server_side_apply_removes_what_is_no_longer_applied), TEST_CASE(explain_prints_the_fields),
           TEST_CASE(unknown_fields_warned_or_refused), TEST_CASE(container_needs_a_name),
           TEST_CASE(python_client_patches), TEST_CASE(stop_server))
