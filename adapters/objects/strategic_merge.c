@@ -74,13 +74,20 @@ static long find_keyed(const json_t *list, const char *key, const json_t *value)
 
 /* A list with a merge key: patch elements merged into the target's by key, `$patch: delete`
  * removing one, `{"$patch": "replace"}` replacing the whole list with the patch's other elements. */
-static json_t *merge_keyed_list(const json_t *target, const json_t *patch, const char *key, struct api_status *st)
+static json_t *merge_keyed_list(const char *field, const json_t *target, const json_t *patch, const char *key,
+                                struct api_status *st)
 {
     size_t i;
     json_t *e;
     json_array_foreach(patch, i, e)
     {
         const char *d = directive(e);
+        if (!json_is_object(e) || (!json_object_get(e, key) && !(d && strcmp(d, "replace") == 0))) {
+            /* as Kubernetes: "does not contain declared merge key" */
+            api_fail(st, 400, "BadRequest", "the strategic merge patch's %s[%zu] has no merge key \"%s\"", field, i,
+                     key);
+            return NULL;
+        }
         if (d && strcmp(d, "replace") == 0) {
             json_t *out = json_array();
             size_t j;
@@ -91,20 +98,19 @@ static json_t *merge_keyed_list(const json_t *target, const json_t *patch, const
         }
     }
     json_t *out = json_is_array(target) ? json_deep_copy(target) : json_array();
+    json_array_foreach(patch, i, e) /* deletions first, as Kubernetes applies them */
+    {
+        const char *d = directive(e);
+        long at = d && strcmp(d, "delete") == 0 ? find_keyed(out, key, json_object_get(e, key)) : -1;
+        if (at >= 0)
+            json_array_remove(out, (size_t)at);
+    }
     json_array_foreach(patch, i, e)
     {
-        if (!json_is_object(e)) {
-            json_array_append_new(out, json_deep_copy(e));
-            continue;
-        }
-        const json_t *kv = json_object_get(e, key);
         const char *d = directive(e);
-        long at = kv ? find_keyed(out, key, kv) : -1;
-        if (d && strcmp(d, "delete") == 0) {
-            if (at >= 0)
-                json_array_remove(out, (size_t)at);
+        if (d && strcmp(d, "delete") == 0)
             continue;
-        }
+        long at = find_keyed(out, key, json_object_get(e, key));
         if (at < 0) {
             json_array_append_new(out, without_directives(e));
             continue;
@@ -157,7 +163,7 @@ static json_t *merge_value(const char *field, const json_t *target, const json_t
         return json_deep_copy(patch);
     const char *key = strategic_merge_key(field);
     if (key)
-        return merge_keyed_list(target, patch, key, st);
+        return merge_keyed_list(field, target, patch, key, st);
     if (primitive_set(field))
         return merge_set(target, patch);
     return without_directives(patch);
@@ -217,11 +223,40 @@ static json_t *merge_map(const json_t *target, const json_t *patch, struct api_s
     return out;
 }
 
+/* Every directive in the patch is one Kubernetes defines, wherever it is (an element added to a
+ * list is checked too, so a patch applied again fails or succeeds the same). */
+static bool known_directives(const json_t *v, struct api_status *st)
+{
+    size_t i;
+    json_t *e;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, e) if (!known_directives(e, st)) return false;
+        return true;
+    }
+    const char *key;
+    json_object_foreach((json_t *)v, key, e)
+    {
+        const char *d = json_string_value(e);
+        bool ok = key[0] != '$' || strncmp(key, "$setElementOrder/", 17) == 0 ||
+                  (strncmp(key, "$deleteFromPrimitiveList/", 25) == 0 && json_is_array(e)) ||
+                  (strcmp(key, "$retainKeys") == 0 && json_is_array(e)) ||
+                  (strcmp(key, "$patch") == 0 && d &&
+                   (strcmp(d, "replace") == 0 || strcmp(d, "merge") == 0 || strcmp(d, "delete") == 0));
+        if (!ok) {
+            api_fail(st, 400, "BadRequest", "the strategic merge patch has an unknown directive %s", key);
+            return false;
+        }
+        if (!known_directives(e, st))
+            return false;
+    }
+    return true;
+}
+
 json_t *strategic_merge_patch(const json_t *target, const json_t *patch, struct api_status *st)
 {
     if (!json_is_object(patch)) {
         api_fail(st, 400, "BadRequest", "a strategic merge patch is a JSON object");
         return NULL;
     }
-    return merge_map(target, patch, st);
+    return known_directives(patch, st) ? merge_map(target, patch, st) : NULL;
 }

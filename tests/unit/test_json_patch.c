@@ -209,6 +209,10 @@ static void strategic_merge_directives(void)
     CHECK_INT(st.code, 400);
     CHECK(smp("{}", "{\"a\":{\"$patch\":\"explode\"}}", &st) == NULL);
     CHECK(smp("{}", "[1]", &st) == NULL);
+    /* a keyed list's element must carry its key, as Kubernetes requires */
+    CHECK(smp("{\"containers\":[]}", "{\"containers\":[{\"image\":\"x\"}]}", &st) == NULL);
+    CHECK_CONTAINS(st.message, "containers[0] has no merge key \"name\"");
+    CHECK(smp("{\"containers\":[]}", "{\"containers\":[1]}", &st) == NULL);
 }
 
 TEST_MAIN(TEST_CASE(merge_patch_follows_the_rfc), TEST_CASE(json_patch_operations),
