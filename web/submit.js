@@ -86,7 +86,7 @@ export function submitView(root) {
         errors.replaceChildren();
         marks = [];
         try {
-            const created = await request('POST', endpointOf(text.value, namespace), {body: text.value, contentType: 'application/yaml'});
+            const created = await request('POST', `${endpointOf(text.value, namespace)}?fieldValidation=Strict`, {body: text.value, contentType: 'application/yaml'});
             localStorage.removeItem(DRAFT_KEY);
             const ns = created.metadata?.namespace || namespace;
             location.hash = `#/jobs/${encodeURIComponent(ns)}/${encodeURIComponent(created.metadata.name)}`;

@@ -19,6 +19,8 @@ void dialect_refuse_fields(struct fields *f, const json_t *obj, const char *path
 {
     const char *key;
     json_t *v;
+    char *unknown[32];
+    size_t nunknown = 0;
     json_object_foreach((json_t *)obj, key, v)
     {
         (void)v;
@@ -32,9 +34,12 @@ void dialect_refuse_fields(struct fields *f, const json_t *obj, const char *path
         field_path(sub, path, key);
         if (reason)
             field_forbidden(f, obj, key, sub, reason); /* a field of the format that Caldera does not run */
-        else
-            field_unknown(f, obj, key, path);
+        else if (field_unknown(f, obj, key, path) && nunknown < sizeof unknown / sizeof unknown[0])
+            unknown[nunknown++] = strdup(key); /* dropped after the loop: its key dies with it */
     }
+    field_prune(f, obj, (const char *const *)unknown, nunknown);
+    for (size_t i = 0; i < nunknown; i++)
+        free(unknown[i]);
 }
 
 json_t *dialect_volcano_metadata(struct fields *f, json_t *source, const char *without_name, const char **name)

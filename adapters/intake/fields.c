@@ -386,8 +386,43 @@ bool field_unknown(struct fields *f, const json_t *obj, const char *key, const c
 {
     char sub[FIELD_PATH_MAX];
     field_path(sub, path, key);
-    field_error(f, obj, key, sub, "FieldValueNotSupported", "unknown field \"%s\"", sub);
-    return false;
+    enum field_validation mode = f->doc ? f->doc->validation : FIELD_VALIDATION_STRICT;
+    if (mode == FIELD_VALIDATION_STRICT) {
+        field_error(f, obj, key, sub, "FieldValueNotSupported", "unknown field \"%s\"", sub);
+        return false;
+    }
+    if (mode == FIELD_VALIDATION_WARN && f->doc->warn) {
+        char text[FIELD_PATH_MAX + 32];
+        snprintf(text, sizeof text, "unknown field \"%s\"", sub);
+        f->doc->warn(f->doc->warn_ctx, text);
+    }
+    return true;
+}
+
+void field_prune(struct fields *f, const json_t *obj, const char *const *keys, size_t n)
+{
+    if (!f->doc || f->doc->validation == FIELD_VALIDATION_STRICT)
+        return;
+    for (size_t i = 0; i < n; i++)
+        json_object_del((json_t *)obj, keys[i]);
+}
+
+/* Unknown members are dropped after the loop over obj that found them (never during it); the keys
+ * are copied, since a member's key dies with it. */
+#define PRUNE_MAX 32
+
+static void prune_later(char keys[][FIELD_PATH_MAX], size_t *n, const char *key)
+{
+    if (*n < PRUNE_MAX)
+        snprintf(keys[(*n)++], FIELD_PATH_MAX, "%s", key);
+}
+
+static void prune_now(struct fields *f, const json_t *obj, char keys[][FIELD_PATH_MAX], size_t n)
+{
+    const char *list[PRUNE_MAX];
+    for (size_t i = 0; i < n; i++)
+        list[i] = keys[i];
+    field_prune(f, obj, list, n);
 }
 
 bool field_check_known(struct fields *f, const json_t *obj, const char *path, const char *const *known)
@@ -397,14 +432,19 @@ bool field_check_known(struct fields *f, const json_t *obj, const char *path, co
     bool ok = true;
     const char *key;
     json_t *v;
+    char unknown[PRUNE_MAX][FIELD_PATH_MAX];
+    size_t nunknown = 0;
     json_object_foreach((json_t *)obj, key, v)
     {
         const char *const *k = known;
         while (*k && strcmp(*k, key) != 0)
             k++;
-        if (!*k)
-            ok = field_unknown(f, obj, key, path);
+        if (!*k && field_unknown(f, obj, key, path))
+            prune_later(unknown, &nunknown, key);
+        else if (!*k)
+            ok = false;
     }
+    prune_now(f, obj, unknown, nunknown);
     return ok;
 }
 
@@ -422,13 +462,18 @@ bool field_check_rules(struct fields *f, const json_t *obj, const char *path, co
     bool ok = true;
     const char *key;
     json_t *v;
+    char unknown[PRUNE_MAX][FIELD_PATH_MAX];
+    size_t nunknown = 0;
     json_object_foreach((json_t *)obj, key, v)
     {
         const struct field_rule *r = rules;
         while (r->name && strcmp(r->name, key) != 0)
             r++;
         if (!r->name) {
-            ok = field_unknown(f, obj, key, path);
+            if (field_unknown(f, obj, key, path))
+                prune_later(unknown, &nunknown, key);
+            else
+                ok = false;
         } else if (r->refused && !empty_value(v)) {
             char sub[FIELD_PATH_MAX];
             field_path(sub, path, key);
@@ -436,6 +481,7 @@ bool field_check_rules(struct fields *f, const json_t *obj, const char *path, co
             ok = false;
         }
     }
+    prune_now(f, obj, unknown, nunknown);
     return ok;
 }
 

@@ -79,12 +79,17 @@ struct field_rule {
     const char *refused; /* NULL: honoured or accepted; else why it is refused ("the process runtime ...") */
 };
 
-/* Strict field validation, as Kubernetes' (`kubectl apply --validate=strict`): a cause
+/* Field validation, as Kubernetes' (`kubectl apply --validate=strict`): a cause
  * `unknown field "spec.foo"` (FieldValueNotSupported) for each member of obj that known (NULL-ended)
- * does not name. Returns false when it added a cause. */
+ * does not name (under warn or ignore, field_unknown's warning, and the member dropped). Returns false
+ * when it added a cause. */
 bool field_check_known(struct fields *f, const json_t *obj, const char *path, const char *const *known);
-/* The cause field_check_known adds for one member: `unknown field "<path>.<key>"`. Returns false. */
+/* The cause field_check_known adds for one member: `unknown field "<path>.<key>"`, returning false;
+ * unless the document's validation is warn (the same words as a warning) or ignore, which return
+ * true: the caller then drops the member with field_prune once it no longer iterates obj. */
 bool field_unknown(struct fields *f, const json_t *obj, const char *key, const char *path);
+/* Drops keys (n of them) from obj when the document's validation drops unknown fields. */
+void field_prune(struct fields *f, const json_t *obj, const char *const *keys, size_t n);
 /* The same with a table (ended by a NULL name): unknown members are refused as above, and a member
  * whose rule has a reason is refused with `Forbidden: <reason>` unless its value is empty (null, "",
  * [] or {}: what Kubernetes' omitempty treats as unset). Returns false when it added a cause. */

@@ -15,6 +15,15 @@ enum intake_format {
     INTAKE_SNIFF, /* no usable Content-Type: JSON when the first non-blank byte is '{' or '[', else YAML */
 };
 
+/* What becomes of a field the kind does not have (Kubernetes' ?fieldValidation=): refused with a
+ * cause (strict, the default of everything read outside the API), or dropped, with a warning or
+ * without. */
+enum field_validation {
+    FIELD_VALIDATION_STRICT,
+    FIELD_VALIDATION_WARN,
+    FIELD_VALIDATION_IGNORE,
+};
+
 struct intake_pos {
     int line, column; /* 1-based, as editors count */
 };
@@ -40,6 +49,11 @@ struct intake_doc {
     size_t start_offset; /* bytes into the body */
     size_t end_offset;
     struct intake_positions positions; /* private: empty for JSON input */
+    /* Set by the reader before validation: what unknown fields get, and where a warning goes
+     * (warn(warn_ctx, "unknown field \"spec.foo\"")). */
+    enum field_validation validation;
+    void (*warn)(void *ctx, const char *text);
+    void *warn_ctx;
 };
 
 struct intake {

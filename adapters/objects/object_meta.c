@@ -81,6 +81,9 @@ bool object_meta_parse(struct fields *f, json_t *root, const char *url_ns, json_
         json_object_set_new(*meta, "namespace", json_string(url_ns));
     render_set(*meta, "labels", json_incref(labels));
     render_set(*meta, "annotations", json_incref(annotations));
+    json_t *managed = json_object_get(m, "managedFields"); /* server-side apply's record, kept as given */
+    if (json_is_array(managed) && json_array_size(managed) > 0)
+        json_object_set(*meta, "managedFields", managed);
     return true;
 }
 

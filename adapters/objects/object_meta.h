@@ -27,7 +27,8 @@ int object_check_type(const json_t *root, const struct object_type *t, struct ap
  * resourceVersion (what an update expects to replace; 0 when absent). url_ns is the namespace of
  * the request path for namespaced kinds (metadata.namespace must then match it: 400 otherwise),
  * NULL for cluster-scoped ones (whose metadata.namespace is ignored, as the API server does).
- * *meta gets a new object with name, namespace (namespaced only), labels and annotations: the
+ * *meta gets a new object with name, namespace (namespaced only), labels, annotations and
+ * managedFields (what server-side apply recorded, kept as the client gave it): the
  * server's fields (uid, creationTimestamp, resourceVersion) are stamped at rendering. Returns false
  * when it added causes or failed the status. */
 bool object_meta_parse(struct fields *f, json_t *root, const char *url_ns, json_t **meta, uint64_t *resource_version);

@@ -433,7 +433,18 @@ static bool parse_container(struct fields *f, json_t *container, const char *pat
 {
     const char *name = NULL, *image = NULL, *workdir = NULL;
     bool ok = check_accepted_container_fields(f, container, path);
-    ok = field_string_in(f, container, "name", path, false, &name) && ok;
+    /* Kubernetes requires a container's name, a DNS-1123 label; one admitted before may lack it. */
+    if (field_string_in(f, container, "name", path, !f->admitted, &name) && name && !f->admitted &&
+        !dns1123_label(name)) {
+        char p[FIELD_PATH_MAX];
+        field_path(p, path, "name");
+        field_invalid(f, container, "name", p,
+                      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+                      "must start and end with an alphanumeric character");
+        ok = false;
+    } else if (!f->admitted && !name) {
+        ok = false;
+    }
     ok = field_string_in(f, container, "image", path, false, &image) && ok;
     if (!ts->runtime_class) /* a container runs the image itself: no software environment to find */
         ok = images_check_container(f, container, path, image) && ok;

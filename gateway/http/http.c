@@ -83,11 +83,35 @@ const struct sockaddr *http_client_address(const struct http_req *req)
 
 void http_set_warning(struct http_req *req, const char *text)
 {
-    /* A header value is one line, and the text sits between double quotes. */
+    /* A header value is one line; its quotes are escaped when it is sent. */
     size_t n = 0;
     for (const char *p = text; *p && n + 1 < sizeof req->warning; p++)
-        req->warning[n++] = *p == '"' ? '\'' : *p == '\r' || *p == '\n' ? ' ' : *p;
+        req->warning[n++] = *p == '\r' || *p == '\n' ? ' ' : *p; /* quotes are escaped when sent */
     req->warning[n] = '\0';
+}
+
+void http_add_warning(struct http_req *req, const char *text)
+{
+    size_t n = strlen(req->warning);
+    if (n > 0 && n + 2 < sizeof req->warning)
+        req->warning[n++] = '\n'; /* one Warning header per line */
+    else if (n > 0)
+        return; /* full: the first warnings are kept */
+    for (const char *p = text; *p && n + 1 < sizeof req->warning; p++)
+        req->warning[n++] = *p == '\r' || *p == '\n' ? ' ' : *p; /* quotes are escaped when sent */
+    req->warning[n] = '\0';
+}
+
+/* A warning as the header's quoted text: '"' and '\\' escaped (RFC 7230), as kubectl reads it. */
+static void quote_warning(char *out, size_t size, const char *w, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len && n + 2 < size; i++) {
+        if (w[i] == '"' || w[i] == '\\')
+            out[n++] = '\\';
+        out[n++] = w[i];
+    }
+    out[n] = '\0';
 }
 
 static void queue(struct http_req *req, int code, struct MHD_Response *resp, const char *content_type)
@@ -98,10 +122,13 @@ static void queue(struct http_req *req, int code, struct MHD_Response *resp, con
     }
     if (content_type)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-    if (req->warning[0]) {
-        char value[sizeof req->warning + 16];
-        snprintf(value, sizeof value, "299 - \"%s\"", req->warning);
+    for (const char *w = req->warning; *w;) { /* one header per warning */
+        size_t len = strcspn(w, "\n");
+        char quoted[2 * sizeof req->warning], value[2 * sizeof req->warning + 16];
+        quote_warning(quoted, sizeof quoted, w, len);
+        snprintf(value, sizeof value, "299 - \"%s\"", quoted);
         MHD_add_response_header(resp, "Warning", value);
+        w += len + (w[len] == '\n');
     }
     if (req->gw->hooks && req->gw->hooks->decorate)
         req->gw->hooks->decorate(req, resp, code);

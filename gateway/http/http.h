@@ -116,7 +116,7 @@ struct http_req {
     const char *cors_origin;   /* the request's Origin when configured, else NULL */
     bool cors_preflight;       /* answered as a CORS preflight */
     int retry_after_s;         /* 0: Retry-After is 1 on a 429 or 503; else this */
-    char warning[512];         /* "": none; else sent as `Warning: 299 - "<text>"` with the answer */
+    char warning[512];         /* "": none; else each line sent as `Warning: 299 - "<line>"` */
     int64_t started_ns;        /* monotonic, when its request line was in: for the latency histogram */
     bool headers_in;           /* the access handler has seen the request's headers */
     int uri_refusal;           /* 0, or the code its raw URI is refused with (uri.h) */
@@ -145,6 +145,8 @@ const struct sockaddr *http_client_address(const struct http_req *req);
 
 /* Adds a Kubernetes-style warning (`Warning: 299 - "text"`) to the answer still to come. */
 void http_set_warning(struct http_req *req, const char *text);
+/* Adds one more warning (its own Warning header) after those already set. */
+void http_add_warning(struct http_req *req, const char *text);
 /* Answers. Each queues exactly one response; the first answer wins. */
 void http_respond_json(struct http_req *req, int code, json_t *body); /* steals body */
 void http_respond_status(struct http_req *req, const struct api_status *st);

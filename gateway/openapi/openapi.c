@@ -114,8 +114,12 @@ static json_t *path_parameters(const char *path)
 
 static json_t *body_content(const struct route *r, const char *schema)
 {
-    if (strcmp(r->method, "PATCH") == 0) /* a JSON merge patch of the object */
+    if (strcmp(r->method, "PATCH") == 0 && route_is_dialect(r->pattern)) /* a JSON merge patch of the object */
         return json_pack("{s:{s:o}}", "application/merge-patch+json", "schema", openapi_ref("schemas", schema));
+    if (strcmp(r->method, "PATCH") == 0) /* strategic merge is taken but not said: kubectl apply merges as for CRDs */
+        return json_pack("{s:{s:o}, s:{s:{s:s}}, s:{s:o}}", "application/merge-patch+json", "schema",
+                         openapi_ref("schemas", schema), "application/json-patch+json", "schema", "type", "array",
+                         "application/apply-patch+yaml", "schema", openapi_ref("schemas", schema));
     return json_pack("{s:{s:o}, s:{s:o}}", "application/json", "schema", openapi_ref("schemas", schema),
                      "application/yaml", "schema", openapi_ref("schemas", schema));
 }
@@ -230,10 +234,13 @@ static int add_operation(json_t *paths, const struct route *r, const struct dial
     return json_object_set_new(item, method, operation(r, d));
 }
 
-/* A dialect's PUT and PATCH rows serve only a dialect with an update rule (a DebugSession's). */
+/* A dialect's PUT row serves only a dialect with an update rule (a DebugSession's). Its PATCH row is
+ * documented for every dialect, answering 405 where nothing may change: kubectl looks for a PATCH
+ * operation of the kind to learn that the server validates fields, and without one falls back to
+ * the protobuf /openapi/v2, which Caldera does not serve. */
 static bool dialect_route_serves(const struct route *r, const struct dialect *d)
 {
-    return d->update || (strcmp(r->method, "PUT") != 0 && strcmp(r->method, "PATCH") != 0);
+    return d->update || strcmp(r->method, "PUT") != 0;
 }
 
 static json_t *paths(const struct route *routes)
@@ -267,7 +274,7 @@ json_t *openapi_document(const struct route *routes)
                      "a token of caldera.io/v1 tokens (<id>.<secret>), or one the --auth-webhook resolves");
 }
 
-void handle_openapi_v3(struct http_req *req)
+void handle_openapi_v3_all(struct http_req *req)
 {
     json_t *doc = openapi_document(req->gw->routes);
     if (!doc) {

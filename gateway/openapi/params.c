@@ -62,6 +62,14 @@ static const struct query_param query_params[] = {
      "Only jobs whose status.state.phase is this (Pending, Running, ...)."},
     {OQ_SINCE, "since", "string", "date-time", NULL, -1, "Only jobs created at or after this time (RFC 3339)."},
     {OQ_UNTIL, "until", "string", "date-time", NULL, -1, "Only jobs created before this time (RFC 3339)."},
+    {OQ_FIELD_VALIDATION, "fieldValidation", "string", NULL, "Ignore Warn Strict", -1,
+     "What becomes of fields the kind does not have: Warn (the default) drops each with a Warning header "
+     "(`unknown field \"spec.foo\"`), Ignore drops them silently, Strict refuses the object (422 naming each)."},
+    {OQ_FIELD_MANAGER, "fieldManager", "string", NULL, NULL, -1,
+     "Who makes the change; required for server-side apply (application/apply-patch+yaml), whose fields are "
+     "recorded under it in metadata.managedFields."},
+    {OQ_FORCE, "force", "boolean", NULL, NULL, -1,
+     "Server-side apply only: take over fields another manager applied instead of answering 409 Conflict."},
     {OQ_UID, "uid", "string", NULL, NULL, -1,
      "The job of this uid: an earlier job of the same name (default: the newest)."},
 };

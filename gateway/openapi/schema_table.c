@@ -112,6 +112,10 @@ const struct openapi_schema openapi_schema_table[] = {
     {"APIResourceList", "The resources of a group's version, with their verbs.", CORE, "APIResourceList", ""},
     {"APIResource", "A resource and the verbs it takes.", PART, ""},
     {"OpenAPIDocument", "An OpenAPI 3 document (this one).", PART, ""},
+    {"OpenAPIIndex",
+     "Where each API group version's OpenAPI document is: paths maps \"apis/<group>/<version>\" (\"api/v1\") to "
+     "{\"serverRelativeURL\": \"/openapi/v3/...?hash=...\"}, as Kubernetes' /openapi/v3.",
+     PART, "paths"},
     {NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -525,6 +529,7 @@ const struct openapi_field openapi_field_table[] = {
     {"OpenAPIDocument", "info", F_OBJECT, NULL, NULL},
     {"OpenAPIDocument", "paths", F_OBJECT, NULL, NULL},
     {"OpenAPIDocument", "components", F_OBJECT, NULL, NULL},
+    {"OpenAPIIndex", "paths", F_OBJECT, NULL, NULL},
     {NULL, NULL, F_STRING, NULL, NULL},
 };
 

@@ -71,6 +71,23 @@ const struct namespace_set *gateway_visible(const struct http_req *req)
     return req->gw->auth ? principal_visible(req->who) : NULL;
 }
 
+/* Set by a PATCH on its own thread while it may try again (gateway_hold_stale_conflicts). */
+static _Thread_local bool hold_stale, held_stale;
+
+void gateway_hold_stale_conflicts(bool hold)
+{
+    hold_stale = hold;
+    held_stale = false;
+}
+
+bool gateway_stale_conflict_held(void) { return held_stale; }
+
+/* A 409 for a resourceVersion that moved meanwhile (not one for the object's state). */
+static bool stale_version(const struct api_status *st)
+{
+    return st->code == 409 && strstr(st->message, "the object has been modified") != NULL;
+}
+
 static void answer(struct http_req *req, struct core_request *creq, gateway_restate_fn restate,
                    gateway_filter_fn filter, void *ctx)
 {
@@ -84,6 +101,10 @@ static void answer(struct http_req *req, struct core_request *creq, gateway_rest
         return;
     }
     if (core_call(req->gw->core, creq) != 0) {
+        if (hold_stale && stale_version(&creq->status)) {
+            held_stale = true; /* the PATCH reads the object again and tries once more */
+            return;
+        }
         if (restate)
             restate(ctx, &creq->status);
         http_respond_status(req, &creq->status);

@@ -21,6 +21,11 @@ void gateway_answer_core_filtered(struct http_req *req, struct core_request *cre
 /* The plain request a handler asks: op on the object ns/name (either NULL where not used), answered
  * as gateway_answer_core does. */
 void gateway_ask(struct http_req *req, enum core_op op, const char *ns, const char *name);
+/* While hold is true on this thread, a 409 for a stale resourceVersion is not answered but noted
+ * (gateway_stale_conflict_held): a PATCH that set the version itself reads the object again and
+ * retries, as the API server does for a patch without a precondition. */
+void gateway_hold_stale_conflicts(bool hold);
+bool gateway_stale_conflict_held(void);
 /* The namespaces the caller sees (NULL: every one; always NULL when nobody is asked who they are). */
 const struct namespace_set *gateway_visible(const struct http_req *req);
 

@@ -12,6 +12,8 @@ void handle_job_list(struct http_req *req);
 void handle_job_list_all(struct http_req *req);
 void handle_job_delete(struct http_req *req);
 void handle_job_update(struct http_req *req);
+/* patch.c: PATCH (merge, JSON, strategic merge, server-side apply), then the PUT. */
+void handle_job_patch(struct http_req *req);
 void handle_job_manifest(struct http_req *req);
 
 /* dialects.c: jobs posted as PyTorchJob, RayJob, SparkApplication, training request... */
@@ -81,6 +83,8 @@ void handle_queue_list(struct http_req *req);
 void handle_queue_get(struct http_req *req);
 void handle_queue_create(struct http_req *req);
 void handle_queue_update(struct http_req *req);
+/* patch.c: PATCH (merge, JSON, strategic merge, server-side apply), then the PUT. */
+void handle_queue_patch(struct http_req *req);
 void handle_queue_delete(struct http_req *req);
 void handle_queue_open(struct http_req *req);
 void handle_queue_close(struct http_req *req);
@@ -88,12 +92,16 @@ void handle_priorityclass_list(struct http_req *req);
 void handle_priorityclass_get(struct http_req *req);
 void handle_priorityclass_create(struct http_req *req);
 void handle_priorityclass_update(struct http_req *req);
+/* patch.c: PATCH (merge, JSON, strategic merge, server-side apply), then the PUT. */
+void handle_priorityclass_patch(struct http_req *req);
 void handle_priorityclass_delete(struct http_req *req);
 void handle_quota_list_all(struct http_req *req);
 void handle_quota_list(struct http_req *req);
 void handle_quota_get(struct http_req *req);
 void handle_quota_create(struct http_req *req);
 void handle_quota_update(struct http_req *req);
+/* patch.c: PATCH (merge, JSON, strategic merge, server-side apply), then the PUT. */
+void handle_quota_patch(struct http_req *req);
 void handle_quota_delete(struct http_req *req);
 
 /* tokens.c: caldera.io/v1 tokens */

@@ -26,6 +26,9 @@ enum openapi_query {
     OQ_FOLLOW = 1 << 17,
     OQ_OWNER_UID = 1 << 18,
     OQ_INCLUDE_OBJECT = 1 << 19,
+    OQ_FIELD_VALIDATION = 1 << 20,
+    OQ_FIELD_MANAGER = 1 << 21,
+    OQ_FORCE = 1 << 22,
 };
 
 /* Error answers an operation documents besides "default"; each is components.responses[<code>],

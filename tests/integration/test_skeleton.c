@@ -265,8 +265,11 @@ static void bad_input_gets_a_status(void)
     expect_status(r, code, 404, "NotFound", "could not find");
     json_decref(r);
 
-    r = server_request(&s, "PATCH", JOBS "/distcc", "{}", NULL, &code);
+    r = server_request(&s, "PATCH", "/api/v1/nodes/node-a", "{}", NULL, &code);
     expect_status(r, code, 405, "MethodNotAllowed", "method");
+    json_decref(r);
+    r = server_request(&s, "PATCH", JOBS "/distcc", "{}", NULL, &code); /* a patch says its type */
+    expect_status(r, code, 415, "UnsupportedMediaType", "application/merge-patch+json");
     json_decref(r);
     r = server_request(&s, "PUT", JOBS "/distcc", "{}", NULL, &code); /* an update needs a whole Job */
     expect_status(r, code, 422, "Invalid", "spec: Required value");

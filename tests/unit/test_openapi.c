@@ -456,7 +456,49 @@ static void schemas_describe_the_objects(void)
     CHECK_INT(json_array_size(one_of), 2);
 }
 
+/* A group version's document, as kubectl reads it: only that group version's paths, the PATCH of a
+ * Job marked with its group, version and kind and carrying fieldValidation written out (kubectl's
+ * check for server-side field validation reads exactly that), the schemas kubectl explain walks. */
+static void group_documents_serve_kubectl(void)
+{
+    json_t *doc = openapi_group_document(document(), "/apis/batch.volcano.sh/v1alpha1/");
+    REQUIRE(doc);
+    const char *path;
+    json_t *item;
+    json_object_foreach(json_object_get(doc, "paths"), path, item)
+    {
+        if (strncmp(path, "/apis/batch.volcano.sh/v1alpha1/", 32) != 0)
+            test_fail(__FILE__, __LINE__, "path %s is not of the group version", path);
+    }
+    json_t *patch = json_object_get(
+        json_object_get(json_object_get(doc, "paths"),
+                        "/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs/{name}"),
+        "patch");
+    REQUIRE(patch);
+    json_t *gvk = json_object_get(patch, "x-kubernetes-group-version-kind");
+    CHECK_STR(json_string_value(json_object_get(gvk, "group")), "batch.volcano.sh");
+    CHECK_STR(json_string_value(json_object_get(gvk, "version")), "v1alpha1");
+    CHECK_STR(json_string_value(json_object_get(gvk, "kind")), "Job");
+    bool field_validation = false;
+    size_t i;
+    json_t *param;
+    json_array_foreach(json_object_get(patch, "parameters"), i, param)
+    {
+        CHECK(json_object_get(param, "$ref") == NULL); /* written out */
+        const char *name = json_string_value(json_object_get(param, "name"));
+        field_validation = field_validation || (name && strcmp(name, "fieldValidation") == 0 &&
+                                                strcmp(json_string_value(json_object_get(param, "in")), "query") == 0);
+    }
+    CHECK(field_validation);
+    CHECK(json_object_get(json_object_get(json_object_get(patch, "requestBody"), "content"),
+                          "application/apply-patch+yaml"));
+    CHECK(json_object_get(json_object_get(json_object_get(doc, "components"), "schemas"), "TaskSpec"));
+    json_decref(doc);
+    CHECK(openapi_group_document(document(), "/apis/nothing.example/v1/") == NULL);
+}
+
 TEST_MAIN(TEST_CASE(every_route_is_documented), TEST_CASE(paths_read_like_kubernetes),
           TEST_CASE(every_operation_is_a_route), TEST_CASE(every_ref_resolves), TEST_CASE(path_params_are_declared),
           TEST_CASE(query_params_are_documented), TEST_CASE(operations_are_complete),
-          TEST_CASE(answers_name_their_objects), TEST_CASE(schemas_describe_the_objects))
+          TEST_CASE(answers_name_their_objects), TEST_CASE(schemas_describe_the_objects),
+          TEST_CASE(group_documents_serve_kubectl))

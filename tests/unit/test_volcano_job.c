@@ -499,7 +499,9 @@ static void server_metadata_on_create(void)
     const json_t *meta = json_object_get(job->manifest, "metadata");
     CHECK(json_object_get(meta, "deletionTimestamp") == NULL);
     CHECK(json_object_get(meta, "selfLink") == NULL);
-    CHECK(json_object_get(meta, "managedFields") == NULL);
+    /* managedFields stay, as Kubernetes keeps what a client sets: server-side apply records them there */
+    CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(meta, "managedFields"), 0), "manager")),
+              "kubectl");
     job_free(job);
     CHECK(parse("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n"
                 "metadata:\n  name: j\n  finalizers: [example.com/keep]\n" /* 3-5 */

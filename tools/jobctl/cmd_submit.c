@@ -359,7 +359,9 @@ static int submit_doc(const struct jobctl_args *a, const struct input *in, const
         changed = json_object_size(vars) > 0 && export_into(d->root, vars) > 0;
         json_decref(vars);
     }
-    char *text = doc_body(in, d, changed, &body), *path = doc_path(a, d->root, kind);
+    /* Strict, as jobctl always was: a misspelt field is refused, never dropped with a warning. */
+    static const char *const keys[] = {"fieldValidation"}, *const values[] = {"Strict"};
+    char *text = doc_body(in, d, changed, &body), *path = api_with_query(doc_path(a, d->root, kind), keys, values, 1);
     struct http_response resp;
     *job_name = NULL;
     int rc = text && path ? api_call(a, "POST", path, &body, &resp) : report_oom();

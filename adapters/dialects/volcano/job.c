@@ -99,9 +99,10 @@ static void parse_metadata(struct fields *f, json_t *root, const char *url_ns, s
     const char *name = NULL, *gen = NULL, *ns = NULL;
     field_check_rules(f, meta, "metadata", kube_object_meta_rules);
     /* What the API server clears on create; uid, creationTimestamp and generation it replaces
-     * (volcano_job_stamp_metadata), resourceVersion an update compares. */
-    static const char *const cleared[] = {"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink",
-                                          "managedFields"};
+     * (volcano_job_stamp_metadata), resourceVersion an update compares. managedFields stay: server-side
+     * apply keeps them there (gateway/resources/patch_apply.c), and a client may set them, as in
+     * Kubernetes. */
+    static const char *const cleared[] = {"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"};
     for (size_t i = 0; i < sizeof cleared / sizeof cleared[0]; i++)
         json_object_del(meta, cleared[i]);
     field_string(f, meta, "name", "metadata.name", false, &name);
