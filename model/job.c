@@ -96,6 +96,9 @@ static void task_spec_free(struct task_spec *t)
     free(t->image);
     strv_free(t->argv);
     strv_free(t->env);
+    for (int e = 0; e < t->nenv_refs; e++)
+        free(t->env_refs[e].name), free(t->env_refs[e].field_path);
+    free(t->env_refs);
     free(t->policies);
     free(t->depends);
     free(t->working_dir);

@@ -79,6 +79,15 @@ struct task_volume {
     char *dir;        /* the directory, absolute; set by the controller at the job's first start */
 };
 
+/* An env variable whose value is the pod's, known when it starts (valueFrom): a field of the pod
+ * (fieldRef) or of the container's resources (resourceFieldRef), resolved as the kubelet does. */
+struct task_env_ref {
+    char *name;
+    char *field_path; /* fieldRef.fieldPath ("metadata.labels['x']"), or resourceFieldRef.resource */
+    bool resource;    /* resourceFieldRef: field_path is "limits.cpu", "requests.memory"... */
+    int64_t divisor;  /* resourceFieldRef.divisor in the resource's units (millicores, bytes) */
+};
+
 struct task_spec {
     char *name;
     int32_t replicas;
@@ -86,11 +95,13 @@ struct task_spec {
     struct resvec request; /* one replica's requests (sum over containers), pods = 1 */
     struct resvec limit;   /* one replica's limits; 0 where unlimited */
     char *container_name;
-    char *image;          /* recorded, never pulled: the process runtime runs the command on the node */
-    char **argv;          /* command ++ args; NULL when the container has neither */
-    char **env;           /* "NAME=value" from the container's env, in order */
-    char *working_dir;    /* container workingDir, or NULL */
-    char *restart_policy; /* "Never", "OnFailure", "Always" (default Never: see ARCHITECTURE.md) */
+    char *image; /* recorded, never pulled: the process runtime runs the command on the node */
+    char **argv; /* command ++ args; NULL when the container has neither */
+    char **env;  /* "NAME=value" from the container's env, in order */
+    int nenv_refs;
+    struct task_env_ref *env_refs; /* the container's env with valueFrom, in order, set after env */
+    char *working_dir;             /* container workingDir, or NULL */
+    char *restart_policy;          /* "Never", "OnFailure", "Always" (default Never: see ARCHITECTURE.md) */
     enum restart_policy restart;
     int32_t run_as_uid; /* securityContext.runAsUser (container over pod), -1 when unset */
     int32_t run_as_gid; /* securityContext.runAsGroup, -1 when unset */

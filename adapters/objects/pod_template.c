@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "adapters/objects/constraints.h"
+#include "adapters/objects/env_source.h"
 #include "adapters/objects/images.h"
 #include "adapters/intake/meta_limits.h"
 #include "common/strv.h"
@@ -75,7 +76,8 @@ static const struct field_rule pod_spec_rules[] = {
 };
 
 /* Container. Honoured: name, image (recorded and shown: the task runs its command on the node),
- * command, args, workingDir, env, resources, securityContext (runAsUser, runAsGroup, runAsNonRoot).
+ * command, args, workingDir, env (valueFrom fieldRef and resourceFieldRef too), resources,
+ * securityContext (runAsUser, runAsGroup, runAsNonRoot).
  * Accepted: imagePullPolicy (nothing is pulled), ports (declarations only, as in Kubernetes: the
  * task listens on the node's network), resizePolicy (nothing is resized in place),
  * terminationMessagePath/Policy at their defaults. Refused: the rest. */
@@ -96,7 +98,7 @@ static const struct field_rule container_rules[] = {
     {"stdin", NULL}, /* refused below when true, like tty and stdinOnce */
     {"stdinOnce", NULL},
     {"tty", NULL},
-    {"envFrom", "the process runtime has no ConfigMaps or Secrets: give literal env values"},
+    {"envFrom", "Caldera serves no ConfigMaps or Secrets yet: give literal env values"},
     {"volumeMounts", NO_POD_VOLUMES},
     {"volumeDevices", "the process runtime attaches no block devices"},
     {"livenessProbe", "the process runtime runs no probes"},
@@ -293,7 +295,9 @@ static bool parse_resources(struct fields *f, json_t *container, const char *pat
     return true;
 }
 
-static bool parse_env(struct fields *f, json_t *container, const char *path, struct task_spec *ts)
+/* env: literal values in order; valueFrom (fieldRef, resourceFieldRef) resolved when the pod starts. */
+static bool parse_env(struct fields *f, json_t *container, const char *path, const char *container_name,
+                      struct task_spec *ts)
 {
     json_t *env;
     char sub[FIELD_PATH_MAX];
@@ -328,10 +332,7 @@ static bool parse_env(struct fields *f, json_t *container, const char *path, str
             continue;
         }
         if (json_object_get(item, "valueFrom")) {
-            char fp[FIELD_PATH_MAX];
-            field_path(fp, p, "valueFrom");
-            field_unsupported(f, item, "valueFrom", fp, "the process runtime takes literal values only");
-            ok = false;
+            ok = env_source_parse(f, item, p, name, container_name, ts) && ok;
             continue;
         }
         if (strv_pushf(&ts->env, "%s=%s", name, value ? value : "") != 0) {
@@ -459,7 +460,7 @@ static bool parse_container(struct fields *f, json_t *container, const char *pat
     ts->argv = argv;
     if (command)
         strv_free(args);
-    ok = parse_env(f, container, path, ts) && ok;
+    ok = parse_env(f, container, path, name ? name : "main", ts) && ok;
     ok = parse_resources(f, container, path, ts) && ok;
     ts->container_name = strdup(name ? name : "main");
     ts->image = image ? strdup(image) : NULL;

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/objects/env_source.h"
 #include "adapters/objects/images.h"
+#include "adapters/objects/pod.h"
 #include "common/fs.h"
 #include "common/log.h"
 #include "common/strv.h"
@@ -43,13 +45,36 @@ static int image_env(const struct image_env *ie, char ***env)
     return rc;
 }
 
-/* A container-like base environment (HOME, USER and LOGNAME of the task's user: task_user_env), the
- * image's software environment, the container's env on top, then what the job plugins set
- * (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes' variables and the GPU devices'
- * (replica_gpu_env), which it may not override. */
-static char **attempt_env(const struct controller *ctl, const struct replica *r, const struct task_spec *ts,
-                          const char *pod, const char *work_dir, char *const *plugin_env)
+/* The container's env valueFrom (fieldRef, resourceFieldRef), resolved for the pod as it starts. */
+static int env_refs_set(const struct controller *ctl, const struct job *job, int flat, char ***env)
 {
+    int task = job_task_of(job, flat);
+    const struct task_spec *ts = &job->tasks[task];
+    if (ts->nenv_refs == 0)
+        return 0;
+    const struct replica *r = &job->replicas[flat];
+    const struct node *node = r->node >= 0 ? &ctl->cluster->nodes[r->node] : NULL;
+    json_t *pod = pod_render(job, task, flat - job->task_first[task], node);
+    int rc = pod ? 0 : -1;
+    for (int i = 0; i < ts->nenv_refs && rc == 0; i++) {
+        char value[4096];
+        rc = env_source_resolve(&ts->env_refs[i], ts, pod, node, value, sizeof value);
+        if (rc == 0)
+            rc = strv_setenvf(env, "%s=%s", ts->env_refs[i].name, value);
+    }
+    json_decref(pod);
+    return rc;
+}
+
+/* A container-like base environment (HOME, USER and LOGNAME of the task's user: task_user_env), the
+ * image's software environment, the container's env on top (its valueFrom after its values), then
+ * what the job plugins set (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes' variables and the GPU
+ * devices' (replica_gpu_env), which it may not override. */
+static char **attempt_env(const struct controller *ctl, const struct job *job, int flat, const char *pod,
+                          const char *work_dir, char *const *plugin_env)
+{
+    const struct replica *r = &job->replicas[flat];
+    const struct task_spec *ts = &job->tasks[job_task_of(job, flat)];
     char **env = NULL;
     int rc = strv_pushf(&env, "PATH=%s", DEFAULT_PATH);
     rc |= task_user_env(ts->run_as_uid, work_dir, &env);
@@ -59,6 +84,7 @@ static char **attempt_env(const struct controller *ctl, const struct replica *r,
         rc |= image_env(ie, &env);
     for (size_t i = 0; ts->env && ts->env[i]; i++)
         rc |= strv_setenv(&env, ts->env[i]);
+    rc |= env_refs_set(ctl, job, flat, &env);
     for (size_t i = 0; plugin_env && plugin_env[i]; i++)
         rc |= strv_setenv(&env, plugin_env[i]);
     for (int i = 0; i < ts->nvolumes; i++) {
@@ -151,7 +177,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
                  ts->image ? ts->image : "");
         return -1;
     }
-    char **env = attempt_env(ctl, r, ts, p->pod, p->work_dir, pa.env);
+    char **env = attempt_env(ctl, job, flat, p->pod, p->work_dir, pa.env);
     if (!env) {
         plugin_attempt_free(&pa);
         snprintf(why, why_len, "out of memory building the environment");
