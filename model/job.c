@@ -103,6 +103,7 @@ static void task_spec_free(struct task_spec *t)
     free(t->depends);
     free(t->working_dir);
     free(t->restart_policy);
+    free(t->priority_class);
     json_decref(t->template);
     constraints_free(&t->constraints);
     for (int v = 0; v < t->nvolumes; v++) {

@@ -119,6 +119,8 @@ struct task_spec {
     int64_t active_deadline_seconds;          /* PodSpec activeDeadlineSeconds: a pod running longer fails, 0: none */
     int nvolumes;
     struct task_volume *volumes; /* the Job's spec.volumes: every pod mounts every one, as Volcano does */
+    char *priority_class;        /* the template's priorityClassName, or NULL: the Job's */
+    int32_t priority;            /* its pods' priority (the class's, else the Job's); set at admission */
 };
 
 /* What the watch streams were last shown of a pod or job (controller/watch.c): not known yet (restored

@@ -61,8 +61,8 @@ static const struct field_rule pod_spec_rules[] = {
     {"subdomain", "the job's svc plugin sets the subdomain to the job's name"},
     {"hostAliases", "the job's hosts file is the svc plugin's; Caldera adds no host aliases"},
     {"dnsConfig", "tasks use the node's resolver; Caldera cannot give one task its own DNS settings"},
-    {"priorityClassName", "a job's pods share the Job's priority: use spec.priorityClassName of the Job"},
-    {"priority", "a job's pods share the Job's priority: use spec.priorityClassName of the Job"},
+    {"priorityClassName", NULL}, /* the task's priority within its job, checked at admission */
+    {"priority", "the priority comes from the PriorityClass: set priorityClassName"},
     {"preemptionPolicy", "the Job's PriorityClass decides preemption"},
     {"readinessGates", "the process runtime runs no readiness checks"},
     {"runtimeClassName", "the process runtime has no container runtime classes"},
@@ -625,6 +625,12 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
     int64_t deadline = 0;
     ok = field_int_in(f, spec, "activeDeadlineSeconds", spec_path, false, 1, DEADLINE_MAX_SECONDS, &deadline) && ok;
     ts->active_deadline_seconds = deadline;
+    const char *pclass = NULL;
+    if (field_string_in(f, spec, "priorityClassName", spec_path, false, &pclass) && pclass && *pclass) {
+        field_path(p, spec_path, "priorityClassName");
+        ok = meta_check_subdomain_name(f, spec, "priorityClassName", p, pclass) && ok;
+        ts->priority_class = strdup(pclass);
+    }
     ok = constraints_parse(f, spec, spec_path, &ts->constraints) && ok;
     return ok;
 }

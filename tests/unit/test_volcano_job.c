@@ -466,6 +466,7 @@ static void accepted_fields_parse(void)
         "        automountServiceAccountToken: false\n"
         "        volumes: []\n"
         "        activeDeadlineSeconds: 600\n"
+        "        priorityClassName: high-priority\n"
         "        containers:\n"
         "        - name: c\n"
         "          image: pytorch/pytorch:2.3\n"
@@ -481,6 +482,7 @@ static void accepted_fields_parse(void)
     CHECK_STR(job->tasks[0].image, "pytorch/pytorch:2.3");
     CHECK_INT(job->tasks[0].active_deadline_seconds, 600);
     CHECK_INT(job->tasks[0].run_as_uid, 1000);
+    CHECK_STR(job->tasks[0].priority_class, "high-priority"); /* the task's priority, found at admission */
     job_free(job);
 }
 
