@@ -104,6 +104,9 @@ static void task_spec_free(struct task_spec *t)
     free(t->working_dir);
     free(t->restart_policy);
     free(t->priority_class);
+    for (int m = 0; m < t->nmounts; m++)
+        free(t->mounts[m].volume), free(t->mounts[m].mount_path), free(t->mounts[m].host_path);
+    free(t->mounts);
     json_decref(t->template);
     constraints_free(&t->constraints);
     for (int v = 0; v < t->nvolumes; v++) {

@@ -88,6 +88,31 @@ struct task_env_ref {
     int64_t divisor;  /* resourceFieldRef.divisor in the resource's units (millicores, bytes) */
 };
 
+/* One volumeMounts entry of the container with the pod volume it names: a hostPath (a privilege:
+ * the gateway lets only admins give one) or an emptyDir (a directory of the pod's, or a tmpfs). */
+enum pod_volume_kind { POD_VOLUME_HOST_PATH, POD_VOLUME_EMPTY_DIR };
+/* hostPath.type, as Kubernetes checks it before mounting ("": no check). */
+enum host_path_type {
+    HOST_PATH_UNSET,
+    HOST_PATH_DIRECTORY_OR_CREATE,
+    HOST_PATH_DIRECTORY,
+    HOST_PATH_FILE_OR_CREATE,
+    HOST_PATH_FILE,
+    HOST_PATH_SOCKET,
+    HOST_PATH_CHAR_DEVICE,
+    HOST_PATH_BLOCK_DEVICE,
+};
+struct pod_mount {
+    char *volume;     /* the volume's name */
+    char *mount_path; /* absolute, no ".." */
+    bool read_only;
+    uint8_t kind;       /* enum pod_volume_kind */
+    uint8_t host_type;  /* enum host_path_type */
+    char *host_path;    /* hostPath.path */
+    bool memory;        /* emptyDir medium Memory: a tmpfs */
+    int64_t size_limit; /* emptyDir sizeLimit in bytes, 0: none */
+};
+
 struct task_spec {
     char *name;
     int32_t replicas;
@@ -119,8 +144,10 @@ struct task_spec {
     int64_t active_deadline_seconds;          /* PodSpec activeDeadlineSeconds: a pod running longer fails, 0: none */
     int nvolumes;
     struct task_volume *volumes; /* the Job's spec.volumes: every pod mounts every one, as Volcano does */
-    char *priority_class;        /* the template's priorityClassName, or NULL: the Job's */
-    int32_t priority;            /* its pods' priority (the class's, else the Job's); set at admission */
+    int nmounts;
+    struct pod_mount *mounts; /* the container's volumeMounts of hostPath and emptyDir volumes */
+    char *priority_class;     /* the template's priorityClassName, or NULL: the Job's */
+    int32_t priority;         /* its pods' priority (the class's, else the Job's); set at admission */
 };
 
 /* What the watch streams were last shown of a pod or job (controller/watch.c): not known yet (restored

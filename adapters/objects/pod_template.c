@@ -9,6 +9,7 @@
 #include "adapters/objects/constraints.h"
 #include "adapters/objects/env_source.h"
 #include "adapters/objects/images.h"
+#include "adapters/objects/pod_volumes.h"
 #include "adapters/intake/meta_limits.h"
 #include "common/strv.h"
 
@@ -19,11 +20,10 @@
 
 static const struct field_rule template_rules[] = {{"metadata", NULL}, {"spec", NULL}, {NULL, NULL}};
 
-#define NO_POD_VOLUMES "the process runtime provides the Job's spec.volumes (a directory per volume), not pod volumes"
-
 /* PodSpec. Honoured: containers (one), restartPolicy, terminationGracePeriodSeconds,
  * activeDeadlineSeconds, securityContext (runAsUser, runAsGroup, runAsNonRoot), nodeSelector,
- * affinity (node affinity), tolerations. Accepted because they are true of a process runtime or
+ * affinity (node affinity), tolerations, priorityClassName (the task's priority within its job),
+ * volumes (hostPath and emptyDir, mounted by volumeMounts: pod_volumes.c). Accepted because they are true of a process runtime or
  * ask nothing of it: hostNetwork, hostPID, hostIPC (a task always shares the host's network, PIDs
  * and IPC), dnsPolicy (it uses the host's resolver), shareProcessNamespace (one container),
  * imagePullSecrets (nothing is pulled), serviceAccountName/serviceAccount (recorded; no token is
@@ -52,7 +52,7 @@ static const struct field_rule pod_spec_rules[] = {
     {"schedulerName", NULL},
     {"os", NULL},
     {"hostUsers", NULL},
-    {"volumes", NULL},                      /* refused below per volume, naming its type */
+    {"volumes", NULL},                      /* hostPath and emptyDir (pod_volumes.c), the rest refused */
     {"automountServiceAccountToken", NULL}, /* refused below when true */
     {"ephemeralContainers",
      "ephemeral containers are added to running pods by kubectl debug, which Caldera does not offer"},
@@ -77,7 +77,7 @@ static const struct field_rule pod_spec_rules[] = {
 
 /* Container. Honoured: name, image (recorded and shown: the task runs its command on the node),
  * command, args, workingDir, env (valueFrom fieldRef and resourceFieldRef too), resources,
- * securityContext (runAsUser, runAsGroup, runAsNonRoot).
+ * volumeMounts, securityContext (runAsUser, runAsGroup, runAsNonRoot).
  * Accepted: imagePullPolicy (nothing is pulled), ports (declarations only, as in Kubernetes: the
  * task listens on the node's network), resizePolicy (nothing is resized in place),
  * terminationMessagePath/Policy at their defaults. Refused: the rest. */
@@ -99,7 +99,7 @@ static const struct field_rule container_rules[] = {
     {"stdinOnce", NULL},
     {"tty", NULL},
     {"envFrom", "Caldera serves no ConfigMaps or Secrets yet: give literal env values"},
-    {"volumeMounts", NO_POD_VOLUMES},
+    {"volumeMounts", NULL}, /* hostPath and emptyDir volumes: pod_volumes.c */
     {"volumeDevices", "the process runtime attaches no block devices"},
     {"livenessProbe", "the process runtime runs no probes"},
     {"readinessProbe", "the process runtime runs no probes"},
@@ -468,33 +468,6 @@ static bool parse_container(struct fields *f, json_t *container, const char *pat
     return ok;
 }
 
-/* Pod volumes: each refused naming its type (hostPath, emptyDir, persistentVolumeClaim...). */
-static bool refuse_pod_volumes(struct fields *f, json_t *spec, const char *spec_path)
-{
-    json_t *vols;
-    char p[FIELD_PATH_MAX];
-    if (!field_array_in(f, spec, "volumes", spec_path, false, &vols) || !vols)
-        return vols == NULL;
-    field_path(p, spec_path, "volumes");
-    size_t i;
-    json_t *vol;
-    json_array_foreach(vols, i, vol)
-    {
-        char ip[FIELD_PATH_MAX];
-        field_path_index(ip, p, i);
-        const char *type = NULL, *key;
-        json_t *v;
-        json_object_foreach(vol, key, v)
-        {
-            if (strcmp(key, "name") != 0)
-                type = key;
-        }
-        field_error_at_index(f, vols, i, ip, "FieldValueForbidden", "Forbidden: %s%s%s", type ? type : "",
-                             type ? " volumes are not supported: " : "", NO_POD_VOLUMES);
-    }
-    return json_array_size(vols) == 0;
-}
-
 /* The PodSpec fields accepted with conditions: automountServiceAccountToken only false (no token
  * is given), hostUsers only true (no user namespaces), os only linux, dnsPolicy one of Kubernetes'. */
 static bool check_accepted_pod_fields(struct fields *f, json_t *spec, const char *spec_path)
@@ -503,10 +476,8 @@ static bool check_accepted_pod_fields(struct fields *f, json_t *spec, const char
     static const char *const os_fields[] = {"name", NULL};
     static const char *const os_names[] = {"linux", NULL};
     char p[FIELD_PATH_MAX];
-    bool ok = refuse_pod_volumes(f, spec, spec_path);
-    ok = refuse_true(f, spec, "automountServiceAccountToken", spec_path,
-                     "the process runtime gives tasks no service account token") &&
-         ok;
+    bool ok = refuse_true(f, spec, "automountServiceAccountToken", spec_path,
+                          "the process runtime gives tasks no service account token");
     bool host_users = true;
     if (field_bool_in(f, spec, "hostUsers", spec_path, &host_users) && !host_users) {
         field_path(p, spec_path, "hostUsers");
@@ -598,6 +569,7 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
     if (!c0)
         return false;
     ok = parse_container(f, c0, cp, ts) && ok;
+    ok = pod_volumes_parse(f, spec, spec_path, c0, cp, ts) && ok;
 
     const char *restart = NULL;
     if (field_string_in(f, spec, "restartPolicy", spec_path, false, &restart) && restart &&

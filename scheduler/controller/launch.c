@@ -194,6 +194,26 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         vol_dirs[i] = ts->volumes[i].dir;
         vol_targets[i] = ts->volumes[i].mount_path;
     }
+    /* The pod's hostPath and emptyDir volumes; an emptyDir's directory is jobs/<uid>/pods/<pod>/<volume>
+     * (a tmpfs for medium Memory, sized by sizeLimit, else by the container's memory limit). */
+    struct attempt_mount mounts[ATTEMPT_MOUNTS_MAX];
+    char empty_dirs[ATTEMPT_MOUNTS_MAX][600];
+    int nmounts = ts->nmounts < ATTEMPT_MOUNTS_MAX ? ts->nmounts : ATTEMPT_MOUNTS_MAX;
+    for (int i = 0; i < nmounts; i++) {
+        const struct pod_mount *m = &ts->mounts[i];
+        bool empty = m->kind == POD_VOLUME_EMPTY_DIR;
+        snprintf(empty_dirs[i], sizeof empty_dirs[i], "%s/pods/%s/%s", p->job_dir, p->pod, m->volume);
+        mounts[i] = (struct attempt_mount){
+            .source = !empty      ? m->host_path
+                      : m->memory ? NULL
+                                  : empty_dirs[i],
+            .target = m->mount_path,
+            .read_only = m->read_only,
+            .empty_dir = empty,
+            .host_type = m->host_type,
+            .tmpfs_size = m->size_limit > 0 ? m->size_limit : ts->limit.v[RES_MEMORY],
+        };
+    }
     struct attempt_spec spec = {
         .argv = argv,
         .envp = env,
@@ -217,6 +237,8 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         .nvolumes = ts->nvolumes < TASK_VOLUMES_MAX ? ts->nvolumes : TASK_VOLUMES_MAX,
         .volume_dirs = vol_dirs,
         .volume_targets = vol_targets,
+        .nmounts = nmounts,
+        .mounts = mounts,
     };
     int rc = ctl->ops.start(ctl->ops.ctx, job, flat, &spec, started, why, why_len);
     strv_free(env);
