@@ -231,7 +231,8 @@ bool pod_volumes_parse(struct fields *f, json_t *spec, const char *spec_path, js
     }
     field_path(vp, spec_path, "volumes");
     field_path(mp, container_path, "volumeMounts");
-    ok = !vols || parse_volumes(f, vols, vp, parsed);
+    bool vols_ok = !vols || parse_volumes(f, vols, vp, parsed);
+    ok = vols_ok;
     size_t i;
     json_t *mnt;
     json_array_foreach(mounts, i, mnt)
@@ -239,8 +240,8 @@ bool pod_volumes_parse(struct fields *f, json_t *spec, const char *spec_path, js
         char ip[FIELD_PATH_MAX];
         if (!field_each_object(f, mounts, i, mp, ip, "must be an object"))
             ok = false;
-        else if (ok)
-            ok = parse_mount(f, mnt, ip, parsed, nvols, ts);
+        else if (vols_ok) /* a mount of a wrong volume says nothing more */
+            ok = parse_mount(f, mnt, ip, parsed, nvols, ts) && ok;
     }
     for (size_t v = 0; v < nvols; v++)
         free(parsed[v].volume), free(parsed[v].host_path);
