@@ -242,8 +242,7 @@ CHILD_CODE static int child_main(void *arg)
         child_switch_user(f, r);
     /* A task whose mounts differ from the node's (a volume bound where it chose, over /etc say) must
      * not run a set-user-id program against them. */
-    if (r->switch_user && isolate &&
-        syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    if (r->switch_user && isolate && syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         child_fail(f, SPAWN_NO_NEW_PRIVS, 0);
     /* As the task's user: it cannot start in a directory it may not enter. */
     if (syscall(SYS_chdir, r->chdir_to) != 0)
