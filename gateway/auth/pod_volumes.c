@@ -1,7 +1,9 @@
 /* The gateway's side of pod volumes: a hostPath is a privilege (Kubernetes' Pod Security "baseline"
- * level forbids it), so with --auth only an admin's token may mount one; and where the server cannot
+ * level forbids it), so with --auth only an admin's token may mount one, or a user's in a namespace
+ * of --host-path-namespaces; and where the server cannot
  * give tasks mount namespaces (no CAP_SYS_ADMIN) no pod volume can be honoured, so none is accepted. */
 #include <stdio.h>
+#include <string.h>
 
 #include "adapters/objects/pod_volumes.h"
 #include "gateway/auth/auth.h"
@@ -16,11 +18,26 @@ static void volume_cause(struct api_status *st, int task, int mount, const char 
     api_add_cause(st, field, "FieldValueForbidden", 0, 0, "%s", message);
 }
 
+/* Whether ns is one of the comma-separated list ("*": every namespace). */
+static bool listed(const char *list, const char *ns)
+{
+    size_t n = strlen(ns);
+    for (const char *p = list; p && *p;) {
+        size_t l = strcspn(p, ",");
+        if ((l == 1 && p[0] == '*') || (l == n && strncmp(p, ns, n) == 0))
+            return true;
+        p += l + (p[l] == ',');
+    }
+    return false;
+}
+
 int gateway_pod_volumes(const struct http_req *req, struct fields *f, struct job *job, const char *resource,
                         const char *group)
 {
     const struct principal *who = req->who;
-    bool privileged = !req->gw->auth || (who && principal_is_admin(who));
+    bool privileged = !req->gw->auth || (who && principal_is_admin(who)) ||
+                      (who && job->ns && listed(req->gw->host_path_namespaces, job->ns) &&
+                       principal_writes_namespace(who, job->ns));
     bool can_mount = process_can_mount();
     int code = 0;
     for (int t = 0; t < job->ntasks; t++)

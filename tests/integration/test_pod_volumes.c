@@ -163,11 +163,12 @@ static void without_mount_namespaces_pod_volumes_are_refused(void)
     json_decref(st);
 }
 
-/* With --auth a user's token may not mount the node's files; an emptyDir is fine. */
+/* With --auth a user's token may not mount the node's files, but in a namespace the server's
+ * --host-path-namespaces names it may. */
 static void host_path_is_refused_for_a_user_token(void)
 {
     struct test_server s;
-    static const char *const args[] = {"--auth", "--shutdown-grace", "2", NULL};
+    static const char *const args[] = {"--auth", "--host-path-namespaces", "granted", "--shutdown-grace", "2", NULL};
     REQUIRE(server_start(&s, NULL, args) == 0);
     char path[400], *admin = NULL;
     snprintf(path, sizeof path, "%s/admin.token", s.data_dir);
@@ -195,6 +196,20 @@ static void host_path_is_refused_for_a_user_token(void)
     } else {
         CHECK_INT(code, 422); /* no mount namespaces: refused before the privilege is asked */
     }
+    json_decref(st);
+    json_decref(made);
+    made = server_request_as(&s, admin, "POST", TOKENS,
+                             "{\"user\": \"bob\", \"namespaces\": [\"granted\"], \"uid\": 1001, \"gid\": 1001}",
+                             "application/json", &code);
+    CHECK_INT(code, 201);
+    const char *granted = jv_str(made, "status.token");
+    REQUIRE(granted);
+    st = server_request_as(&s, granted, "POST", "/apis/batch.volcano.sh/v1alpha1/namespaces/granted/jobs",
+                           job_yaml("peek", "",
+                                    volume_task("        - {name: tmp, hostPath: {path: /tmp}}\n", "true",
+                                                "          - {name: tmp, mountPath: /tmp, readOnly: true}\n")),
+                           "application/yaml", &code);
+    CHECK_INT(code, geteuid() == 0 ? 201 : 422);
     json_decref(st);
     json_decref(made);
     free(admin);
