@@ -18,6 +18,7 @@ struct attempt_mount {
     const char *target; /* mountPath: reached without following a symbolic link */
     bool read_only;
     bool empty_dir;     /* source is the pod's own directory, made for the task's user */
+    bool fresh;         /* the pod's first attempt: an earlier pod's emptyDir of the same name is removed */
     int host_type;      /* enum host_path_type, checked (and made: ...OrCreate) as Kubernetes does */
     int64_t tmpfs_size; /* bytes, 0: the kernel's default */
 };

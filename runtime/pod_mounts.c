@@ -1,7 +1,8 @@
 /* Pod volumes before the spawn, in the server: hostPath types as the kubelet's hostPath checker reads
  * them ("" and DirectoryOrCreate make a missing directory 0755, FileOrCreate an empty file 0644; the
  * rest must find their kind), emptyDir directories at jobs/<uid>/pods/<pod>/<volume> (0700, the
- * task's), and a hostPath's missing mount point made one name at a time through fs_at (a symbolic
+ * task's; emptied when a new pod of that name starts, kept across its container's restarts, removed
+ * with the job), and a hostPath's missing mount point made one name at a time through fs_at (a symbolic
  * link is refused, never followed). An emptyDir is mounted over a directory that exists. */
 #include "runtime/pod_mounts.h"
 
@@ -81,6 +82,11 @@ static int make_empty_dir(const struct attempt_mount *m, const struct attempt_sp
     const char *slash = strrchr(m->source, '/');
     snprintf(pod_dir, sizeof pod_dir, "%.*s", (int)(slash - m->source), m->source);
     int pod_fd = dir_open_own(pod_dir, TASK_TRAVERSE_MODE, TASK_TRAVERSE_MODE);
+    if (pod_fd >= 0 && m->fresh && remove_tree(m->source) != 0) { /* a new pod starts with it empty */
+        snprintf(why, why_len, "cannot empty the emptyDir directory %s: %s", m->source, strerror(errno));
+        close(pod_fd);
+        return -1;
+    }
     bool made = false;
     int fd = pod_fd < 0 ? -1 : dir_open_at(pod_fd, slash + 1, TASK_PRIVATE_MODE, &made);
     int rc = fd < 0 ? -1 : 0;

@@ -210,6 +210,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
             .target = m->mount_path,
             .read_only = m->read_only,
             .empty_dir = empty,
+            .fresh = r->restarts == 0,
             .host_type = m->host_type,
             .tmpfs_size = m->size_limit > 0 ? m->size_limit : ts->limit.v[RES_MEMORY],
         };
