@@ -76,9 +76,10 @@ static void host_path_and_empty_dir_are_mounted(void)
              "if echo no > %s/in/ro/denied 2>/dev/null; then exit 3; fi; echo mine > %s/inside; "
              "test -d %s/in/made",
              host, host, host, scratch, host);
-    REQUIRE(job_submit(&server, "mounts", "", volume_task(volumes, cmd, mounts)) == 201);
+    REQUIRE(job_submit(&server, "mounts", "  volumes:\n  - {mountPath: /data/joined, volumeClaimName: joined}\n",
+                       volume_task(volumes, cmd, mounts)) == 201);
     if (job_wait(&server, "mounts", "status.state.phase", "Completed", WAIT_MS) != 0) {
-        long code;
+        long code = 0;
         json_t *pod = api_get(&server, PODS "/%s", "mounts-w-0", &code);
         const char *why = jv_str(pod, "status.containerStatuses.0.state.terminated.message");
         CHECK_STR(why, "(completed)");
@@ -99,6 +100,13 @@ static void host_path_and_empty_dir_are_mounted(void)
     CHECK(exists(path)); /* DirectoryOrCreate made it */
     snprintf(path, sizeof path, "%s/inside", scratch);
     CHECK(!exists(path)); /* the emptyDir covered the node's directory in the task's namespace only */
+    long code;
+    json_t *pod = api_get(&server, PODS "/%s", "mounts-w-0", &code);
+    CHECK_STR(jv_str(pod, "spec.volumes.2.name"), "scratch"); /* the template's, then the Job's */
+    CHECK_STR(jv_str(pod, "spec.volumes.3.persistentVolumeClaim.claimName"), "joined");
+    CHECK_STR(jv_str(pod, "spec.containers.0.volumeMounts.3.mountPath"), scratch);
+    CHECK_STR(jv_str(pod, "spec.containers.0.volumeMounts.4.mountPath"), "/data/joined");
+    json_decref(pod);
     json_t *job = job_get(&server, "mounts");
     snprintf(path, sizeof path, "%s/jobs/%s/pods/mounts-w-0/scratch/inside", server.data_dir,
              jv_str(job, "metadata.uid") ? jv_str(job, "metadata.uid") : "?");
