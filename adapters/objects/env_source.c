@@ -186,16 +186,15 @@ bool env_source_parse(struct fields *f, json_t *item, const char *path, const ch
         return false;
     }
     struct task_env_ref *grown = realloc(ts->env_refs, (size_t)(ts->nenv_refs + 1) * sizeof *grown);
+    if (grown)
+        ts->env_refs = grown;
     ref.name = strdup(name);
     if (!grown || !ref.name) {
-        free(grown ? NULL : ref.name);
-        if (grown)
-            ts->env_refs = grown;
+        free(ref.name);
         free(ref.field_path);
         api_fail(f->st, 500, "InternalError", "out of memory");
         return false;
     }
-    ts->env_refs = grown;
     ts->env_refs[ts->nenv_refs++] = ref;
     return true;
 }
