@@ -430,6 +430,7 @@ static int run(const struct options *given)
                          .db_path = db_path,
                          .data_dir = o->data_dir,
                          .web_dir = web,
+                         .host_path_namespaces = o->host_path_namespaces,
                          .body_limit = o->body_limit,
                          .durable_timeout_ms = 10000,
                          .list_page_max = o->list_page_max,

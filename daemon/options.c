@@ -25,6 +25,7 @@ enum {
     OPT_WATCH_BOOKMARK,
     OPT_AUTH,
     OPT_AUTH_WEBHOOK,
+    OPT_HOST_PATH_NAMESPACES,
     OPT_HEADER_TIMEOUT,
     OPT_MAX_PER_CLIENT,
     OPT_WS_MAX_SUBSCRIBERS,
@@ -128,6 +129,8 @@ static void usage(FILE *out)
             "                            at the first start, in DIR/admin.token (mode 0600)\n"
             "  --auth-webhook URL        ask this service (a Kubernetes TokenReview, as kube-apiserver's\n"
             "                            webhook token authentication) about tokens the server does not know\n"
+            "  --host-path-namespaces NS,...  with --auth, the namespaces whose users may mount hostPath volumes\n"
+            "                            (the node's files: a privilege); \"*\" every one (default: admins only)\n"
             "  --max-log-bytes BYTES     the largest log of one attempt (default 67108864, 64 MiB; 0: unbounded;\n"
             "                            else at least 4096); past it the head stays, a marker says how much\n"
             "                            was dropped and the last 64 KiB (a quarter of BYTES when less) follow\n"
@@ -366,6 +369,7 @@ int options_parse(int argc, char **argv, struct options *o)
         {"watch-bookmark-interval", required_argument, 0, OPT_WATCH_BOOKMARK},
         {"auth", no_argument, 0, OPT_AUTH},
         {"auth-webhook", required_argument, 0, OPT_AUTH_WEBHOOK},
+        {"host-path-namespaces", required_argument, 0, OPT_HOST_PATH_NAMESPACES},
         {"header-timeout", required_argument, 0, OPT_HEADER_TIMEOUT},
         {"max-connections-per-client", required_argument, 0, OPT_MAX_PER_CLIENT},
         {"ws-max-subscribers", required_argument, 0, OPT_WS_MAX_SUBSCRIBERS},
@@ -527,6 +531,7 @@ int options_parse(int argc, char **argv, struct options *o)
             }
             o->auth_webhook = optarg;
             break;
+        case OPT_HOST_PATH_NAMESPACES: o->host_path_namespaces = optarg; break;
         case OPT_MAX_LOG_BYTES:
         case OPT_TASK_PIDS_MAX:
             if (parse_task_limit(c, optarg, &o->task_limits) != 0)

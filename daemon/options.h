@@ -55,6 +55,7 @@ struct options {
     long hub_items;                    /* --watch-cache-size */
     bool auth;                         /* --auth: every request needs a token */
     const char *auth_webhook;          /* --auth-webhook URL, or NULL */
+    const char *host_path_namespaces;  /* --host-path-namespaces: where users may mount hostPath volumes */
     struct process_limits task_limits; /* --max-log-bytes, --task-pids-max */
     struct job_limits job_limits;      /* --max-replicas-per-task, --max-replicas-per-job, --max-tasks-per-job */
     int32_t list_page_max;             /* --max-list-page */

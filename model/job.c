@@ -97,10 +97,17 @@ static void task_spec_free(struct task_spec *t)
     free(t->runtime_class);
     strv_free(t->argv);
     strv_free(t->env);
+    for (int e = 0; e < t->nenv_refs; e++)
+        free(t->env_refs[e].name), free(t->env_refs[e].field_path);
+    free(t->env_refs);
     free(t->policies);
     free(t->depends);
     free(t->working_dir);
     free(t->restart_policy);
+    free(t->priority_class);
+    for (int m = 0; m < t->nmounts; m++)
+        free(t->mounts[m].volume), free(t->mounts[m].mount_path), free(t->mounts[m].host_path);
+    free(t->mounts);
     json_decref(t->template);
     constraints_free(&t->constraints);
     for (int v = 0; v < t->nvolumes; v++) {

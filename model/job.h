@@ -80,6 +80,40 @@ struct task_volume {
     char *dir;        /* the directory, absolute; set by the controller at the job's first start */
 };
 
+/* An env variable whose value is the pod's, known when it starts (valueFrom): a field of the pod
+ * (fieldRef) or of the container's resources (resourceFieldRef), resolved as the kubelet does. */
+struct task_env_ref {
+    char *name;
+    char *field_path; /* fieldRef.fieldPath ("metadata.labels['x']"), or resourceFieldRef.resource */
+    bool resource;    /* resourceFieldRef: field_path is "limits.cpu", "requests.memory"... */
+    int64_t divisor;  /* resourceFieldRef.divisor in the resource's units (millicores, bytes) */
+};
+
+/* One volumeMounts entry of the container with the pod volume it names: a hostPath (a privilege:
+ * the gateway lets only admins give one) or an emptyDir (a directory of the pod's, or a tmpfs). */
+enum pod_volume_kind { POD_VOLUME_HOST_PATH, POD_VOLUME_EMPTY_DIR };
+/* hostPath.type, as Kubernetes checks it before mounting ("": no check). */
+enum host_path_type {
+    HOST_PATH_UNSET,
+    HOST_PATH_DIRECTORY_OR_CREATE,
+    HOST_PATH_DIRECTORY,
+    HOST_PATH_FILE_OR_CREATE,
+    HOST_PATH_FILE,
+    HOST_PATH_SOCKET,
+    HOST_PATH_CHAR_DEVICE,
+    HOST_PATH_BLOCK_DEVICE,
+};
+struct pod_mount {
+    char *volume;     /* the volume's name */
+    char *mount_path; /* absolute, no ".." */
+    bool read_only;
+    uint8_t kind;       /* enum pod_volume_kind */
+    uint8_t host_type;  /* enum host_path_type */
+    char *host_path;    /* hostPath.path */
+    bool memory;        /* emptyDir medium Memory: a tmpfs */
+    int64_t size_limit; /* emptyDir sizeLimit in bytes, 0: none */
+};
+
 struct task_spec {
     char *name;
     int32_t replicas;
@@ -87,12 +121,14 @@ struct task_spec {
     struct resvec request; /* one replica's requests (sum over containers), pods = 1 */
     struct resvec limit;   /* one replica's limits; 0 where unlimited */
     char *container_name;
-    char *image;          /* recorded, never pulled: the process runtime runs the command on the node */
-    char *runtime_class;  /* spec.runtimeClassName: NULL (a process on the node) or "oci" (a container) */
-    char **argv;          /* command ++ args; NULL when the container has neither */
-    char **env;           /* "NAME=value" from the container's env, in order */
-    char *working_dir;    /* container workingDir, or NULL */
-    char *restart_policy; /* "Never", "OnFailure", "Always" (default Never: see ARCHITECTURE.md) */
+    char *image; /* recorded, never pulled: the process runtime runs the command on the node */
+    char *runtime_class; /* spec.runtimeClassName: NULL (a process on the node) or "oci" (a container) */
+    char **argv; /* command ++ args; NULL when the container has neither */
+    char **env;  /* "NAME=value" from the container's env, in order */
+    int nenv_refs;
+    struct task_env_ref *env_refs; /* the container's env with valueFrom, in order, set after env */
+    char *working_dir;             /* container workingDir, or NULL */
+    char *restart_policy;          /* "Never", "OnFailure", "Always" (default Never: see ARCHITECTURE.md) */
     enum restart_policy restart;
     int32_t run_as_uid; /* securityContext.runAsUser (container over pod), -1 when unset */
     int32_t run_as_gid; /* securityContext.runAsGroup, -1 when unset */
@@ -110,6 +146,10 @@ struct task_spec {
     int64_t active_deadline_seconds;          /* PodSpec activeDeadlineSeconds: a pod running longer fails, 0: none */
     int nvolumes;
     struct task_volume *volumes; /* the Job's spec.volumes: every pod mounts every one, as Volcano does */
+    int nmounts;
+    struct pod_mount *mounts; /* the container's volumeMounts of hostPath and emptyDir volumes */
+    char *priority_class;     /* the template's priorityClassName, or NULL: the Job's */
+    int32_t priority;         /* its pods' priority (the class's, else the Job's); set at admission */
 };
 
 /* What the watch streams were last shown of a pod or job (controller/watch.c): not known yet (restored

@@ -11,6 +11,18 @@
 /* What a started attempt is: the command, its environment, where it runs and logs, its cgroup
  * limits, whom it runs as, and the files bound into its view of the machine. */
 #define ATTEMPT_VOLUMES_MAX 32 /* the Job's TASK_VOLUMES_MAX (model/job.h) */
+/* A pod volume (model/job.h pod_mount) as the runtime mounts it in the task's own mount namespace. */
+#define ATTEMPT_MOUNTS_MAX 32
+struct attempt_mount {
+    const char *source; /* hostPath's path, or the emptyDir's directory (made by the runtime); NULL: a tmpfs */
+    const char *target; /* mountPath: reached without following a symbolic link */
+    bool read_only;
+    bool empty_dir;     /* source is the pod's own directory, made for the task's user */
+    bool fresh;         /* the pod's first attempt: an earlier pod's emptyDir of the same name is removed */
+    int host_type;      /* enum host_path_type, checked (and made: ...OrCreate) as Kubernetes does */
+    int64_t tmpfs_size; /* bytes, 0: the kernel's default */
+};
+
 struct attempt_spec {
     char *const *argv;
     char *const *envp;
@@ -28,11 +40,13 @@ struct attempt_spec {
                                  supervisor (the process runs directly) */
     const char *pod;         /* with attempt, how the supervisor names its line in exits_path */
     uint32_t attempt;
-    int32_t exits_pending;             /* lines that may still come into exits_path (the job's attempts running, this
+    int32_t exits_pending;              /* lines that may still come into exits_path (the job's attempts running, this
                                  one included): room is kept for them (runtime/exits_reserve.h) */
-    int nvolumes;                      /* the Job's spec.volumes: directories made if missing (owned by the task's */
-    const char *const *volume_dirs;    /* user when it made them), each bound at its mount path when */
-    const char *const *volume_targets; /* that exists on the node and the server can bind, else NULL */
+    int nvolumes;                       /* the Job's spec.volumes: directories made if missing (owned by the task's */
+    const char *const *volume_dirs;     /* user when it made them), each bound at its mount path when */
+    const char *const *volume_targets;  /* that exists on the node and the server can bind, else NULL */
+    int nmounts;                        /* the pod's hostPath and emptyDir volumes: mounted, or the attempt */
+    const struct attempt_mount *mounts; /* fails (the gateway refuses them where mounts cannot be made) */
     const char *oci_image;             /* runtimeClassName oci: run argv in this image through podman
                                           (runtime/oci_launch.c); NULL: argv runs as a process on the node */
     int ngpus;                         /* the GPU devices bound to the attempt: their indexes and UUIDs */

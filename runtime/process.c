@@ -21,6 +21,7 @@
 #include "runtime/oci_args.h"
 #include "runtime/oci_launch.h"
 #include "runtime/oci_runtime.h"
+#include "runtime/pod_mounts.h"
 #include "runtime/spawn.h"
 #include "runtime/task_setup.h"
 
@@ -83,6 +84,12 @@ static void init_runtime(void)
 }
 
 void process_runtime_init(void) { pthread_once(&runtime_once, init_runtime); }
+
+bool process_can_mount(void)
+{
+    process_runtime_init();
+    return mount_namespaces;
+}
 
 void process_runtime_set_limits(const struct process_limits *limits) { task_limits = *limits; }
 
@@ -161,6 +168,18 @@ static void describe_failure(const struct spawn_failure *f, const struct spawn_r
         snprintf(why, why_len, "cannot bind the volume directory %s at %s: %s", req->bind_sources[f->index],
                  req->bind_targets[f->index], err);
         break;
+    case SPAWN_MOUNT_TARGET:
+        snprintf(why, why_len, "cannot mount a volume at %s: %s", spec->mounts[f->index].target,
+                 f->err == ELOOP || f->err == ENOTDIR ? "it passes through a symbolic link or a file: not followed"
+                 : f->err == ENOENT                   ? "no such directory on the node (an emptyDir is mounted over "
+                                                        "one that exists)"
+                                                      : err);
+        break;
+    case SPAWN_MOUNT_VOLUME:
+        snprintf(why, why_len, "cannot mount the volume %s at %s: %s",
+                 spec->mounts[f->index].source ? spec->mounts[f->index].source : "(tmpfs)",
+                 spec->mounts[f->index].target, err);
+        break;
     case SPAWN_STDIN: snprintf(why, why_len, "cannot open /dev/null as stdin: %s", err); break;
     case SPAWN_STDOUT: snprintf(why, why_len, "cannot send stdout and stderr to %s: %s", spec->log_path, err); break;
     case SPAWN_EXITS_FD:
@@ -206,7 +225,8 @@ struct prepared {
     struct task_dirs dirs;
     struct cgroup_join join;
     bool isolate;
-    int nbinds; /* volumes bound at their mount paths */
+    int nbinds;               /* volumes bound at their mount paths */
+    struct pod_mounts mounts; /* the pod's hostPath and emptyDir volumes */
     const char *bind_sources[ATTEMPT_VOLUMES_MAX], *bind_targets[ATTEMPT_VOLUMES_MAX];
     char **argv; /* with the supervisor: its argv, the task's after it; else NULL */
     bool oci;    /* runtimeClassName oci: the task is `podman run ...` (oci_launch.h) */
@@ -299,6 +319,7 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
     pp->cgroup[0] = '\0';
     int binds[ATTEMPT_VOLUMES_MAX];
     pp->nbinds = 0;
+    pp->mounts.count = 0;
     if (spec->nvolumes > ATTEMPT_VOLUMES_MAX) {
         snprintf(why, why_len, "a pod may have at most %d volumes", ATTEMPT_VOLUMES_MAX);
         return -1;
@@ -313,13 +334,22 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
         release_prepared(pp);
         return -1;
     }
+    if (spec->nmounts > 0 &&
+        (!mount_namespaces || pod_mounts_prepare(spec, switch_user, &pp->mounts, why, why_len) != 0)) {
+        if (!mount_namespaces) /* the gateway refuses such pods: one of an earlier server's, restored */
+            snprintf(why, why_len,
+                     "the server cannot give tasks a mount namespace (no CAP_SYS_ADMIN) for the pod's volumes");
+        release_prepared(pp);
+        return -1;
+    }
     if (!mount_namespaces || spec->oci_image)
         pp->nbinds = 0; /* the variables still name the directories; podman binds them in a container */
     for (int i = 0; i < pp->nbinds; i++) {
         pp->bind_sources[i] = spec->volume_dirs[binds[i]];
         pp->bind_targets[i] = spec->volume_targets[binds[i]];
     }
-    pp->isolate = (spec->hosts_file || spec->ssh_dir || pp->nbinds > 0) && mount_namespaces && !spec->oci_image;
+    pp->isolate = (spec->hosts_file || spec->ssh_dir || pp->nbinds > 0 || pp->mounts.count > 0) && mount_namespaces &&
+                  !spec->oci_image;
     if ((pp->isolate && spec->ssh_dir &&
          task_ssh_target(spec->uid, spec->gid, pp->ssh_target, sizeof pp->ssh_target, why, why_len) != 0) ||
         (pp->log_fd = task_open_log(spec, &pp->dirs, why, why_len)) < 0) {
@@ -385,6 +415,8 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
         .bind_sources = pp.bind_sources,
         .bind_targets = pp.bind_targets,
         .bind_count = pp.nbinds,
+        .mounts = pp.mounts.mounts,
+        .mount_count = pp.isolate ? pp.mounts.count : 0,
         .log_fd = pp.log_fd,
         .exits_fd = pp.exits_fd,
         .chdir_to = spec->chdir_to,

@@ -48,6 +48,8 @@ int64_t process_pids_max(int64_t pod_pids_max);
  * mount namespaces (root). Logs one warning when limits cannot be enforced. Safe to call again, from
  * any thread. $CALDERA_CGROUP2_ROOT names a cgroup2 mount to use instead of /sys/fs/cgroup. */
 void process_runtime_init(void);
+/* Whether tasks can get mount namespaces of their own (CAP_SYS_ADMIN): pod volumes need them. */
+bool process_can_mount(void);
 /* NULL when cgroups and the supervisor work, else a sentence for /healthz ("cgroups not writable:
  * tasks run without limits"; the cgroup sentence first when both fail). */
 const char *process_runtime_warning(void);

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -90,6 +91,71 @@ CHILD_CODE static long bind_read_only(const char *source, const char *target)
     return syscall(SYS_mount, 0, target, 0, MS_BIND | MS_REMOUNT | MS_RDONLY, 0);
 }
 
+/* The mount point, one name at a time from the child's own root, never through a symbolic link
+ * (O_NOFOLLOW; the last name is checked, since O_PATH opens a link itself). -1 with errno. */
+CHILD_CODE static long child_open_target(const struct spawn_mount *m)
+{
+    long fd = syscall(SYS_openat, AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    const char *name = m->target_names;
+    for (int i = 0; i < m->ntarget_names && fd >= 0; i++) {
+        int flags = O_PATH | O_NOFOLLOW | O_CLOEXEC | (i + 1 < m->ntarget_names ? O_DIRECTORY : 0);
+        long next = syscall(SYS_openat, fd, name, flags);
+        syscall(SYS_close, fd);
+        fd = next;
+        while (*name)
+            name++;
+        name++;
+    }
+    struct stat st;
+    if (fd >= 0 && (syscall(SYS_fstat, fd, &st) != 0 || S_ISLNK(st.st_mode))) {
+        syscall(SYS_close, fd);
+        errno = ELOOP;
+        return -1;
+    }
+    return fd;
+}
+
+/* A detached mount: a clone of the source's tree, or a new tmpfs (nosuid, nodev). -1 with errno. */
+CHILD_CODE static long child_new_mount(const struct spawn_mount *m)
+{
+    if (m->source)
+        return syscall(SYS_open_tree, AT_FDCWD, m->source,
+                       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+                           (m->source_nofollow ? AT_SYMLINK_NOFOLLOW : 0));
+    long fs = syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+    if (fs < 0)
+        return -1;
+    long mnt = -1;
+    if ((!m->tmpfs_size || syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", m->tmpfs_size, 0) == 0) &&
+        syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0700", 0) == 0 &&
+        (!m->tmpfs_uid || syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "uid", m->tmpfs_uid, 0) == 0) &&
+        (!m->tmpfs_gid || syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "gid", m->tmpfs_gid, 0) == 0) &&
+        syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, 0, 0, 0) == 0)
+        mnt = syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+    syscall(SYS_close, fs);
+    return mnt;
+}
+
+static const struct mount_attr read_only_attr = {.attr_set = MOUNT_ATTR_RDONLY};
+
+CHILD_CODE static void child_mount_volumes(struct child_frame *f, const struct spawn_request *r)
+{
+    for (int i = 0; i < r->mount_count; i++) {
+        const struct spawn_mount *m = &r->mounts[i];
+        long target = child_open_target(m);
+        if (target < 0)
+            child_fail(f, SPAWN_MOUNT_TARGET, i);
+        long mnt = child_new_mount(m);
+        if (mnt < 0 ||
+            (m->read_only && syscall(SYS_mount_setattr, mnt, "", AT_EMPTY_PATH | AT_RECURSIVE, &read_only_attr,
+                                     sizeof read_only_attr) != 0) ||
+            syscall(SYS_move_mount, mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+            child_fail(f, SPAWN_MOUNT_VOLUME, i);
+        syscall(SYS_close, mnt);
+        syscall(SYS_close, target);
+    }
+}
+
 CHILD_CODE static void child_isolate(struct child_frame *f, const struct spawn_request *r)
 {
     if (syscall(SYS_unshare, CLONE_NEWNS) != 0)
@@ -104,6 +170,7 @@ CHILD_CODE static void child_isolate(struct child_frame *f, const struct spawn_r
     for (int i = 0; i < r->bind_count; i++)
         if (syscall(SYS_mount, r->bind_sources[i], r->bind_targets[i], 0, MS_BIND | MS_REC, 0) != 0)
             child_fail(f, SPAWN_BIND_VOLUME, i);
+    child_mount_volumes(f, r);
 }
 
 CHILD_CODE static void child_redirect(struct child_frame *f, const struct spawn_request *r)
@@ -167,15 +234,15 @@ CHILD_CODE static int child_main(void *arg)
     for (int i = 0; i < r->cgroup_count; i++)
         if (syscall(SYS_write, r->cgroup_procs[i], "0", 1) != 1)
             child_fail(f, SPAWN_JOIN_CGROUP, i);
-    if (r->hosts_file || r->ssh_dir || r->bind_count > 0)
+    bool isolate = r->hosts_file || r->ssh_dir || r->bind_count > 0 || r->mount_count > 0;
+    if (isolate)
         child_isolate(f, r);
     child_redirect(f, r);
     if (r->switch_user)
         child_switch_user(f, r);
     /* A task whose mounts differ from the node's (a volume bound where it chose, over /etc say) must
      * not run a set-user-id program against them. */
-    if (r->switch_user && (r->hosts_file || r->ssh_dir || r->bind_count > 0) &&
-        syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    if (r->switch_user && isolate && syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         child_fail(f, SPAWN_NO_NEW_PRIVS, 0);
     /* As the task's user: it cannot start in a directory it may not enter. */
     if (syscall(SYS_chdir, r->chdir_to) != 0)

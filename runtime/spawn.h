@@ -18,6 +18,8 @@ enum spawn_step {
     SPAWN_BIND_HOSTS,
     SPAWN_BIND_SSH,
     SPAWN_BIND_VOLUME,
+    SPAWN_MOUNT_TARGET, /* a pod volume's mountPath could not be reached (a symbolic link: ELOOP) */
+    SPAWN_MOUNT_VOLUME, /* a pod volume could not be mounted */
     SPAWN_STDIN,
     SPAWN_STDOUT,
     SPAWN_EXITS_FD,
@@ -28,6 +30,19 @@ enum spawn_step {
     SPAWN_CHDIR,
     SPAWN_SIGNALS,
     SPAWN_EXEC,
+};
+
+/* A pod volume mounted in the child's namespace (runtime/pod_mounts.c prepares it): a clone of the
+ * source's mount tree or a new tmpfs, made read-only when asked, moved onto the target reached one
+ * name at a time from / without following a symbolic link. */
+struct spawn_mount {
+    const char *source;     /* NULL: a tmpfs */
+    bool source_nofollow;   /* the source's last name may not be a symbolic link (an emptyDir) */
+    const char *tmpfs_size; /* tmpfs options as text, or NULL */
+    const char *tmpfs_uid, *tmpfs_gid;
+    const char *target_names; /* the target's names, each NUL-terminated */
+    int ntarget_names;
+    bool read_only;
 };
 
 /* Everything the child needs, prepared by the parent: the child only reads it. */
@@ -43,6 +58,8 @@ struct spawn_request {
     const char *const *bind_sources; /* bound read-write over bind_targets (the Job's volumes) */
     const char *const *bind_targets;
     int bind_count;
+    const struct spawn_mount *mounts; /* the pod's volumes, after the binds */
+    int mount_count;
     int log_fd;   /* >= 3, close-on-exec: becomes stdout and stderr */
     int exits_fd; /* close-on-exec, becomes descriptor 3 (the supervisor's exits file); -1: none */
     const char *chdir_to;
@@ -52,7 +69,7 @@ struct spawn_request {
 
 struct spawn_failure {
     enum spawn_step step;
-    int index; /* SPAWN_JOIN_CGROUP: which of cgroup_procs; SPAWN_BIND_VOLUME: which bind */
+    int index; /* SPAWN_JOIN_CGROUP: which of cgroup_procs; SPAWN_BIND_VOLUME: which bind; SPAWN_MOUNT_*: which mount */
     int err;   /* errno of the failed step */
 };
 

@@ -63,12 +63,24 @@ static json_t *volumes_annotation(const struct task_spec *ts)
 }
 
 /* As Volcano's controller adds them: a pod volume per Job volume (a claim) and a mount of each in
- * the container. The template stays as accepted: containers are copied before they change. */
+ * the container, after the template's own. The template stays as accepted: containers are copied
+ * before they change. */
 static void add_volumes(json_t *spec, const struct job *job, const struct task_spec *ts)
 {
     if (ts->nvolumes == 0)
         return;
-    json_t *vols = json_array(), *mounts = json_array();
+    json_t *vols = json_deep_copy(json_object_get(spec, "volumes"));
+    json_t *containers = json_deep_copy(json_object_get(spec, "containers"));
+    json_t *c0 = json_array_get(containers, 0);
+    json_t *mounts = json_deep_copy(json_object_get(c0, "volumeMounts"));
+    if (!json_is_array(vols)) {
+        json_decref(vols);
+        vols = json_array();
+    }
+    if (!json_is_array(mounts)) {
+        json_decref(mounts);
+        mounts = json_array();
+    }
     for (int i = 0; i < ts->nvolumes; i++) {
         const struct task_volume *v = &ts->volumes[i];
         char name[320];
@@ -81,8 +93,6 @@ static void add_volumes(json_t *spec, const struct job *job, const struct task_s
         json_array_append_new(mounts, json_pack("{s:s, s:s}", "name", name, "mountPath", v->mount_path));
     }
     json_object_set_new(spec, "volumes", vols);
-    json_t *containers = json_deep_copy(json_object_get(spec, "containers"));
-    json_t *c0 = json_array_get(containers, 0);
     if (json_is_object(c0))
         json_object_set(c0, "volumeMounts", mounts);
     json_decref(mounts);

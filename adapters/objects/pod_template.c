@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "adapters/objects/constraints.h"
+#include "adapters/objects/env_source.h"
 #include "adapters/objects/images.h"
+#include "adapters/objects/pod_volumes.h"
 #include "adapters/objects/runtime_class.h"
 #include "adapters/intake/meta_limits.h"
 #include "common/strv.h"
@@ -19,11 +21,10 @@
 
 static const struct field_rule template_rules[] = {{"metadata", NULL}, {"spec", NULL}, {NULL, NULL}};
 
-#define NO_POD_VOLUMES "the process runtime provides the Job's spec.volumes (a directory per volume), not pod volumes"
-
 /* PodSpec. Honoured: containers (one), restartPolicy, terminationGracePeriodSeconds,
  * activeDeadlineSeconds, securityContext (runAsUser, runAsGroup, runAsNonRoot), nodeSelector,
- * affinity (node affinity), tolerations. Accepted because they are true of a process runtime or
+ * affinity (node affinity), tolerations, priorityClassName (the task's priority within its job),
+ * volumes (hostPath and emptyDir, mounted by volumeMounts: pod_volumes.c). Accepted because they are true of a process runtime or
  * ask nothing of it: hostNetwork, hostPID, hostIPC (a task always shares the host's network, PIDs
  * and IPC), dnsPolicy (it uses the host's resolver), shareProcessNamespace (one container),
  * imagePullSecrets (nothing is pulled), serviceAccountName/serviceAccount (recorded; no token is
@@ -52,7 +53,7 @@ static const struct field_rule pod_spec_rules[] = {
     {"schedulerName", NULL},
     {"os", NULL},
     {"hostUsers", NULL},
-    {"volumes", NULL},                      /* refused below per volume, naming its type */
+    {"volumes", NULL},                      /* hostPath and emptyDir (pod_volumes.c), the rest refused */
     {"automountServiceAccountToken", NULL}, /* refused below when true */
     {"ephemeralContainers",
      "ephemeral containers are added to running pods by kubectl debug, which Caldera does not offer"},
@@ -61,8 +62,8 @@ static const struct field_rule pod_spec_rules[] = {
     {"subdomain", "the job's svc plugin sets the subdomain to the job's name"},
     {"hostAliases", "the job's hosts file is the svc plugin's; Caldera adds no host aliases"},
     {"dnsConfig", "tasks use the node's resolver; Caldera cannot give one task its own DNS settings"},
-    {"priorityClassName", "a job's pods share the Job's priority: use spec.priorityClassName of the Job"},
-    {"priority", "a job's pods share the Job's priority: use spec.priorityClassName of the Job"},
+    {"priorityClassName", NULL}, /* the task's priority within its job, checked at admission */
+    {"priority", "the priority comes from the PriorityClass: set priorityClassName"},
     {"preemptionPolicy", "the Job's PriorityClass decides preemption"},
     {"readinessGates", "the process runtime runs no readiness checks"},
     {"runtimeClassName", NULL}, /* "oci" where podman is (runtime_class.c); others refused */
@@ -76,7 +77,8 @@ static const struct field_rule pod_spec_rules[] = {
 };
 
 /* Container. Honoured: name, image (recorded and shown: the task runs its command on the node),
- * command, args, workingDir, env, resources, securityContext (runAsUser, runAsGroup, runAsNonRoot).
+ * command, args, workingDir, env (valueFrom fieldRef and resourceFieldRef too), resources,
+ * volumeMounts, securityContext (runAsUser, runAsGroup, runAsNonRoot).
  * Accepted: imagePullPolicy (nothing is pulled), ports (declarations only, as in Kubernetes: the
  * task listens on the node's network), resizePolicy (nothing is resized in place),
  * terminationMessagePath/Policy at their defaults. Refused: the rest. */
@@ -97,8 +99,8 @@ static const struct field_rule container_rules[] = {
     {"stdin", NULL}, /* refused below when true, like tty and stdinOnce */
     {"stdinOnce", NULL},
     {"tty", NULL},
-    {"envFrom", "the process runtime has no ConfigMaps or Secrets: give literal env values"},
-    {"volumeMounts", NO_POD_VOLUMES},
+    {"envFrom", "Caldera serves no ConfigMaps or Secrets yet: give literal env values"},
+    {"volumeMounts", NULL}, /* hostPath and emptyDir volumes: pod_volumes.c */
     {"volumeDevices", "the process runtime attaches no block devices"},
     {"livenessProbe", "the process runtime runs no probes"},
     {"readinessProbe", "the process runtime runs no probes"},
@@ -294,7 +296,9 @@ static bool parse_resources(struct fields *f, json_t *container, const char *pat
     return true;
 }
 
-static bool parse_env(struct fields *f, json_t *container, const char *path, struct task_spec *ts)
+/* env: literal values in order; valueFrom (fieldRef, resourceFieldRef) resolved when the pod starts. */
+static bool parse_env(struct fields *f, json_t *container, const char *path, const char *container_name,
+                      struct task_spec *ts)
 {
     json_t *env;
     char sub[FIELD_PATH_MAX];
@@ -329,10 +333,7 @@ static bool parse_env(struct fields *f, json_t *container, const char *path, str
             continue;
         }
         if (json_object_get(item, "valueFrom")) {
-            char fp[FIELD_PATH_MAX];
-            field_path(fp, p, "valueFrom");
-            field_unsupported(f, item, "valueFrom", fp, "the process runtime takes literal values only");
-            ok = false;
+            ok = env_source_parse(f, item, p, name, container_name, ts) && ok;
             continue;
         }
         if (strv_pushf(&ts->env, "%s=%s", name, value ? value : "") != 0) {
@@ -472,39 +473,12 @@ static bool parse_container(struct fields *f, json_t *container, const char *pat
     ts->argv = argv;
     if (command)
         strv_free(args);
-    ok = parse_env(f, container, path, ts) && ok;
+    ok = parse_env(f, container, path, name ? name : "main", ts) && ok;
     ok = parse_resources(f, container, path, ts) && ok;
     ts->container_name = strdup(name ? name : "main");
     ts->image = image ? strdup(image) : NULL;
     ts->working_dir = workdir ? strdup(workdir) : NULL;
     return ok;
-}
-
-/* Pod volumes: each refused naming its type (hostPath, emptyDir, persistentVolumeClaim...). */
-static bool refuse_pod_volumes(struct fields *f, json_t *spec, const char *spec_path)
-{
-    json_t *vols;
-    char p[FIELD_PATH_MAX];
-    if (!field_array_in(f, spec, "volumes", spec_path, false, &vols) || !vols)
-        return vols == NULL;
-    field_path(p, spec_path, "volumes");
-    size_t i;
-    json_t *vol;
-    json_array_foreach(vols, i, vol)
-    {
-        char ip[FIELD_PATH_MAX];
-        field_path_index(ip, p, i);
-        const char *type = NULL, *key;
-        json_t *v;
-        json_object_foreach(vol, key, v)
-        {
-            if (strcmp(key, "name") != 0)
-                type = key;
-        }
-        field_error_at_index(f, vols, i, ip, "FieldValueForbidden", "Forbidden: %s%s%s", type ? type : "",
-                             type ? " volumes are not supported: " : "", NO_POD_VOLUMES);
-    }
-    return json_array_size(vols) == 0;
 }
 
 /* The PodSpec fields accepted with conditions: automountServiceAccountToken only false (no token
@@ -515,10 +489,8 @@ static bool check_accepted_pod_fields(struct fields *f, json_t *spec, const char
     static const char *const os_fields[] = {"name", NULL};
     static const char *const os_names[] = {"linux", NULL};
     char p[FIELD_PATH_MAX];
-    bool ok = refuse_pod_volumes(f, spec, spec_path);
-    ok = refuse_true(f, spec, "automountServiceAccountToken", spec_path,
-                     "the process runtime gives tasks no service account token") &&
-         ok;
+    bool ok = refuse_true(f, spec, "automountServiceAccountToken", spec_path,
+                          "the process runtime gives tasks no service account token");
     bool host_users = true;
     if (field_bool_in(f, spec, "hostUsers", spec_path, &host_users) && !host_users) {
         field_path(p, spec_path, "hostUsers");
@@ -611,6 +583,7 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
         return false;
     ok = runtime_class_parse(f, spec, spec_path, &ts->runtime_class) && ok; /* before: it decides the image's use */
     ok = parse_container(f, c0, cp, ts) && ok;
+    ok = pod_volumes_parse(f, spec, spec_path, c0, cp, ts) && ok;
 
     const char *restart = NULL;
     if (field_string_in(f, spec, "restartPolicy", spec_path, false, &restart) && restart &&
@@ -638,6 +611,12 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
     int64_t deadline = 0;
     ok = field_int_in(f, spec, "activeDeadlineSeconds", spec_path, false, 1, DEADLINE_MAX_SECONDS, &deadline) && ok;
     ts->active_deadline_seconds = deadline;
+    const char *pclass = NULL;
+    if (field_string_in(f, spec, "priorityClassName", spec_path, false, &pclass) && pclass && *pclass) {
+        field_path(p, spec_path, "priorityClassName");
+        ok = meta_check_subdomain_name(f, spec, "priorityClassName", p, pclass) && ok;
+        ts->priority_class = strdup(pclass);
+    }
     ok = constraints_parse(f, spec, spec_path, &ts->constraints) && ok;
     if (ts->runtime_class && (!ts->image || !ts->image[0]) && !f->admitted) { /* a container runs an image */
         char ip[FIELD_PATH_MAX];

@@ -30,5 +30,11 @@ struct fields;
 struct job;
 int gateway_run_as(const struct http_req *req, struct fields *f, struct job *job, const char *resource,
                    const char *group);
+/* pod_volumes.c, called by gateway_run_as first: hostPath volumes for admins (with --auth) and users
+ * writing in a namespace of --host-path-namespaces alone, else a 403
+ * naming each volumeMounts entry; no pod volume where tasks cannot get mount namespaces, a 422.
+ * Returns 0, or -1 with the Status in f->st. */
+int gateway_pod_volumes(const struct http_req *req, struct fields *f, struct job *job, const char *resource,
+                        const char *group);
 
 #endif

@@ -10,6 +10,8 @@
 int gateway_run_as(const struct http_req *req, struct fields *f, struct job *job, const char *resource,
                    const char *group)
 {
+    if (gateway_pod_volumes(req, f, job, resource, group) != 0)
+        return -1;
     const struct principal *who = req->who;
     if (!req->gw->auth || !who || (who->uid < 0 && principal_is_admin(who)))
         return 0;

@@ -89,6 +89,7 @@ struct gateway {
     char url[64];                       /* http://127.0.0.1:8080 once listening */
     atomic_bool stopping;               /* http_stop has begun: upgraded connections and long answers end */
     atomic_int upgraded;                /* upgraded connections whose handler runs (http_respond_upgrade) */
+    const char *host_path_namespaces;   /* "a,b" or "*": users there may mount hostPath volumes; NULL: none */
 };
 
 struct http_req {

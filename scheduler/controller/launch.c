@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/objects/env_source.h"
 #include "adapters/objects/images.h"
+#include "adapters/objects/pod.h"
 #include "common/fs.h"
 #include "common/log.h"
 #include "common/strv.h"
@@ -43,14 +45,37 @@ static int image_env(const struct image_env *ie, char ***env)
     return rc;
 }
 
-/* A container-like base environment (HOME, USER and LOGNAME of the task's user: task_user_env), the
- * image's software environment, the container's env on top, then what the job plugins set
- * (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes' variables and the GPU devices'
- * (replica_gpu_env), which it may not override. An OCI container (runtimeClassName oci) gets no
- * base nor software environment: its image's ENV gives PATH and the rest, as in Kubernetes. */
-static char **attempt_env(const struct controller *ctl, const struct replica *r, const struct task_spec *ts,
-                          const char *pod, const char *work_dir, char *const *plugin_env)
+/* The container's env valueFrom (fieldRef, resourceFieldRef), resolved for the pod as it starts. */
+static int env_refs_set(const struct controller *ctl, const struct job *job, int flat, char ***env)
 {
+    int task = job_task_of(job, flat);
+    const struct task_spec *ts = &job->tasks[task];
+    if (ts->nenv_refs == 0)
+        return 0;
+    const struct replica *r = &job->replicas[flat];
+    const struct node *node = r->node >= 0 ? &ctl->cluster->nodes[r->node] : NULL;
+    json_t *pod = pod_render(job, task, flat - job->task_first[task], node);
+    int rc = pod ? 0 : -1;
+    for (int i = 0; i < ts->nenv_refs && rc == 0; i++) {
+        char value[4096];
+        rc = env_source_resolve(&ts->env_refs[i], ts, pod, node, value, sizeof value);
+        if (rc == 0)
+            rc = strv_setenvf(env, "%s=%s", ts->env_refs[i].name, value);
+    }
+    json_decref(pod);
+    return rc;
+}
+
+/* A container-like base environment (HOME, USER and LOGNAME of the task's user: task_user_env), the
+ * image's software environment, the container's env on top (its valueFrom after its values), then
+ * what the job plugins set (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes' variables and the GPU
+ * devices' (replica_gpu_env), which it may not override. An OCI container (runtimeClassName oci)
+ * gets no base nor software environment: its image's ENV gives PATH and the rest, as in Kubernetes. */
+static char **attempt_env(const struct controller *ctl, const struct job *job, int flat, const char *pod,
+                          const char *work_dir, char *const *plugin_env)
+{
+    const struct replica *r = &job->replicas[flat];
+    const struct task_spec *ts = &job->tasks[job_task_of(job, flat)];
     char **env = NULL;
     int rc = 0;
     if (!ts->runtime_class) { /* an OCI container's PATH, HOME and the rest are its image's */
@@ -63,6 +88,7 @@ static char **attempt_env(const struct controller *ctl, const struct replica *r,
         rc |= image_env(ie, &env);
     for (size_t i = 0; ts->env && ts->env[i]; i++)
         rc |= strv_setenv(&env, ts->env[i]);
+    rc |= env_refs_set(ctl, job, flat, &env);
     for (size_t i = 0; plugin_env && plugin_env[i]; i++)
         rc |= strv_setenv(&env, plugin_env[i]);
     for (int i = 0; i < ts->nvolumes; i++) {
@@ -172,7 +198,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
                  ts->image ? ts->image : "");
         return -1;
     }
-    char **env = attempt_env(ctl, r, ts, p->pod, p->work_dir, pa.env);
+    char **env = attempt_env(ctl, job, flat, p->pod, p->work_dir, pa.env);
     if (!env) {
         plugin_attempt_free(&pa);
         snprintf(why, why_len, "out of memory building the environment");
@@ -191,6 +217,27 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     for (int i = 0; i < ts->nvolumes && i < TASK_VOLUMES_MAX; i++) {
         vol_dirs[i] = ts->volumes[i].dir;
         vol_targets[i] = ts->volumes[i].mount_path;
+    }
+    /* The pod's hostPath and emptyDir volumes; an emptyDir's directory is jobs/<uid>/pods/<pod>/<volume>
+     * (a tmpfs for medium Memory, sized by sizeLimit, else by the container's memory limit). */
+    struct attempt_mount mounts[ATTEMPT_MOUNTS_MAX];
+    char empty_dirs[ATTEMPT_MOUNTS_MAX][600];
+    int nmounts = ts->nmounts < ATTEMPT_MOUNTS_MAX ? ts->nmounts : ATTEMPT_MOUNTS_MAX;
+    for (int i = 0; i < nmounts; i++) {
+        const struct pod_mount *m = &ts->mounts[i];
+        bool empty = m->kind == POD_VOLUME_EMPTY_DIR;
+        snprintf(empty_dirs[i], sizeof empty_dirs[i], "%s/pods/%s/%s", p->job_dir, p->pod, m->volume);
+        mounts[i] = (struct attempt_mount){
+            .source = !empty      ? m->host_path
+                      : m->memory ? NULL
+                                  : empty_dirs[i],
+            .target = m->mount_path,
+            .read_only = m->read_only,
+            .empty_dir = empty,
+            .fresh = r->restarts == 0,
+            .host_type = m->host_type,
+            .tmpfs_size = m->size_limit > 0 ? m->size_limit : ts->limit.v[RES_MEMORY],
+        };
     }
     struct attempt_spec spec = {
         .argv = argv,
@@ -219,6 +266,8 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         .ngpus = ngpus,
         .gpu_index = gpu_index,
         .gpu_uuid = gpu_uuid,
+        .nmounts = nmounts,
+        .mounts = mounts,
     };
     int rc = ctl->ops.start(ctl->ops.ctx, job, flat, &spec, started, why, why_len);
     strv_free(env);

@@ -444,18 +444,42 @@ static int32_t priority_for(const struct cluster *c, const char *class_name, boo
     return pc ? pc->value : 0;
 }
 
+/* Each task's pods' priority: its template's class's, else the Job's (Volcano's task priority).
+ * Returns how many tasks name a class that does not exist (each a cause when st). */
+static int task_priorities(const struct cluster *c, struct job *job, struct api_status *st)
+{
+    int missing = 0;
+    for (int t = 0; t < job->ntasks; t++) {
+        struct task_spec *ts = &job->tasks[t];
+        bool found = false;
+        ts->priority = ts->priority_class ? priority_for(c, ts->priority_class, &found) : job->priority;
+        if (ts->priority_class && !found) {
+            ts->priority = job->priority; /* a class deleted since: the Job's */
+            missing++;
+            if (st) {
+                char path[160];
+                snprintf(path, sizeof path, "spec.tasks[%d].template.spec.priorityClassName", t);
+                api_add_cause(st, path, "FieldValueNotFound", 0, 0,
+                              "Not found: \"%s\": no PriorityClass with this name", ts->priority_class);
+            }
+        }
+    }
+    return missing;
+}
+
 int controller_admit_priority(struct controller *ctl, struct job *job, struct api_status *st)
 {
     cluster_assert_owner(ctl->cluster);
     bool found;
     int32_t priority = priority_for(ctl->cluster, job->priority_class, &found);
-    if (job->priority_class && *job->priority_class && !found) {
+    if (job->priority_class && *job->priority_class && !found)
         api_add_cause(st, "spec.priorityClassName", "FieldValueNotFound", 0, 0,
                       "Not found: \"%s\": no PriorityClass with this name", job->priority_class);
+    job->priority = priority;
+    if (task_priorities(ctl->cluster, job, st) > 0 || (job->priority_class && *job->priority_class && !found)) {
         fail_invalid(st, "Job", "batch.volcano.sh", job->name);
         return -1;
     }
-    job->priority = priority;
     return 0;
 }
 
@@ -618,6 +642,7 @@ int controller_finish_objects(struct controller *ctl)
     for (struct job *job = ctl->cluster->first; job; job = job->next) {
         bool found;
         job->priority = priority_for(ctl->cluster, job->priority_class, &found);
+        task_priorities(ctl->cluster, job, NULL);
     }
     return 0;
 }

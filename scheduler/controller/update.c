@@ -75,6 +75,8 @@ int controller_update_job(struct controller *ctl, struct job *job, struct job *u
         free(job->priority_class);
         job->priority_class = strdup(upd->priority_class);
         job->priority = upd->priority;
+        for (int t = 0; t < job->ntasks && t < upd->ntasks; t++) /* the tasks without a class of their own */
+            job->tasks[t].priority = upd->tasks[t].priority;
     }
     if (scale(ctl, job, upd) != 0)
         return api_fail(st, 500, "InternalError", "out of memory");

@@ -21,6 +21,7 @@ static void add_hook(struct hook_list *l, int tier, union hook_fn fn, void *stat
 
 REGISTER(job_order, job_order, SW_JOB_ORDER, job_order_fn)
 REGISTER(queue_order, queue_order, SW_QUEUE_ORDER, queue_order_fn)
+REGISTER(task_order, task_order, SW_TASK_ORDER, task_order_fn)
 REGISTER(namespace_order, namespace_order, SW_NAMESPACE_ORDER, namespace_order_fn)
 REGISTER(predicate, predicate, SW_PREDICATE, predicate_fn)
 REGISTER(node_filter, node_filter, SW_PREDICATE, node_filter_fn)
@@ -65,6 +66,18 @@ int session_job_order(const struct session *ssn, const struct job_info *a, const
     if (a->job->created_ms != b->job->created_ms)
         return a->job->created_ms < b->job->created_ms ? -1 : 1;
     return strcmp(a->job->uid, b->job->uid);
+}
+
+int session_task_order(const struct session *ssn, const struct job_info *job, const struct task_info *a,
+                       const struct task_info *b)
+{
+    const struct hook_list *l = &ssn->hooks->task_order;
+    for (int i = 0; i < l->n; i++) {
+        int r = l->items[i].fn.task_order(l->items[i].state, job, a, b);
+        if (r != 0)
+            return r;
+    }
+    return a->task < b->task ? -1 : a->task > b->task;
 }
 
 int session_queue_order(const struct session *ssn, const struct queue_info *a, const struct queue_info *b)

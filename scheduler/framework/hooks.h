@@ -11,6 +11,7 @@
 union hook_fn {
     job_order_fn job_order;
     queue_order_fn queue_order;
+    task_order_fn task_order;
     namespace_order_fn namespace_order;
     predicate_fn predicate;
     node_filter_fn node_filter;
@@ -37,8 +38,8 @@ struct hook_list {
 };
 
 struct session_hooks {
-    struct hook_list job_order, queue_order, namespace_order, predicate, node_filter, node_order, job_ready, job_valid,
-        job_starving, job_enqueueable, allocatable, overused, preemptable, reclaimable, allocate_event;
+    struct hook_list job_order, queue_order, task_order, namespace_order, predicate, node_filter, node_order, job_ready,
+        job_valid, job_starving, job_enqueueable, allocatable, overused, preemptable, reclaimable, allocate_event;
     struct plugin_conf implicit; /* conf of a plugin opened without being configured (quota) */
     int nopen;
     const struct plugin_def *open_plugins[MAX_HOOKS];

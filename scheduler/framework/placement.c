@@ -306,13 +306,27 @@ bool session_place_job(struct session *ssn, struct job_info *ji, bool best_effor
     ji->tried = true;
     ji->fit_error[0] = '\0';
     ji->reason[0] = '\0';
+    /* The job's tasks in task order: a stable insertion sort, a job having few tasks. */
+    struct task_info **order = malloc((size_t)(ji->ntasks > 0 ? ji->ntasks : 1) * sizeof *order);
+    if (!order) {
+        ssn->out_of_memory = true;
+        return false;
+    }
+    int n = 0;
+    for (int i = 0; i < ji->ntasks; i++) {
+        int at = n++;
+        for (; at > 0 && session_task_order(ssn, ji, &ji->tasks[i], order[at - 1]) < 0; at--)
+            order[at] = order[at - 1];
+        order[at] = &ji->tasks[i];
+    }
     for (int pass = best_effort_only ? 1 : 0; pass < 2; pass++) {
-        for (int i = 0; i < ji->ntasks; i++) {
-            struct task_info *ti = &ji->tasks[i];
+        for (int i = 0; i < n; i++) {
+            struct task_info *ti = order[i];
             if (ti->best_effort == (pass == 1))
                 place_task(ssn, mark, ji, ti);
         }
     }
+    free(order);
     if (ssn->nbinds > mark && !ssn->out_of_memory && session_job_ready(ssn, ji)) {
         ji->placed_now = true;
         return true;

@@ -98,6 +98,9 @@ struct evict_decision {
  * functions return <0 when a goes first, >0 when b does, 0 when they do not decide. */
 typedef int (*job_order_fn)(void *state, const struct job_info *a, const struct job_info *b);
 typedef int (*queue_order_fn)(void *state, const struct queue_info *a, const struct queue_info *b);
+/* Which of a job's tasks has its replicas placed first (Volcano's TaskOrderFn). */
+typedef int (*task_order_fn)(void *state, const struct job_info *job, const struct task_info *a,
+                             const struct task_info *b);
 /* Dynamic predicate: may one more replica go to this node now (resources, pod count)? */
 typedef bool (*predicate_fn)(void *state, const struct job_info *job, const struct task_info *task,
                              const struct node_info *node, char *reason, int reason_len);
@@ -179,6 +182,7 @@ void session_free(struct session *ssn);
 void session_add_job_order(struct session *ssn, const struct plugin_conf *pc, int tier, job_order_fn fn, void *state);
 void session_add_queue_order(struct session *ssn, const struct plugin_conf *pc, int tier, queue_order_fn fn,
                              void *state);
+void session_add_task_order(struct session *ssn, const struct plugin_conf *pc, int tier, task_order_fn fn, void *state);
 void session_add_predicate(struct session *ssn, const struct plugin_conf *pc, int tier, predicate_fn fn, void *state);
 void session_add_node_filter(struct session *ssn, const struct plugin_conf *pc, int tier, node_filter_fn fn,
                              void *state);
@@ -202,6 +206,9 @@ void session_add_allocate_event(struct session *ssn, allocate_event_fn fn, void 
  * order to the queue's creation time, then name. */
 int session_job_order(const struct session *ssn, const struct job_info *a, const struct job_info *b);
 int session_queue_order(const struct session *ssn, const struct queue_info *a, const struct queue_info *b);
+/* Task order within a job falls back to the tasks' order in the Job. */
+int session_task_order(const struct session *ssn, const struct job_info *job, const struct task_info *a,
+                       const struct task_info *b);
 int session_namespace_order(const struct session *ssn, const char *a, const char *b);
 bool session_predicate(const struct session *ssn, const struct job_info *job, const struct task_info *task,
                        const struct node_info *node, char *reason, int reason_len);

@@ -1,5 +1,6 @@
 /* A real jobserver running the Job's spec.volumes (a directory per volume, named by a variable and
- * bound at mountPath when it exists) and PodSpec activeDeadlineSeconds (DeadlineExceeded). */
+ * bound at mountPath when it exists), PodSpec activeDeadlineSeconds (DeadlineExceeded) and env
+ * valueFrom (the pod's fields and its container's resources, as the kubelet gives them). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,41 @@ static void active_deadline_kills_the_pod(void)
     json_decref(h);
 }
 
+/* env valueFrom: the task sees its pod's name, namespace, labels and uid and its limits divided up,
+ * and writes them to a shared claim; the values are the pod's as the API shows it. */
+static void env_value_from_gives_the_pods_fields(void)
+{
+    REQUIRE(ensure_server());
+    const char *task =
+        "  - name: w\n    replicas: 1\n    template:\n      metadata: {labels: {team: vision}}\n      spec:\n"
+        "        containers:\n        - name: c\n"
+        "          command: [sh, -c, 'printf \"%s|%s|%s|%s|%s|%s|%s\" \"$POD\" \"$NS\" \"$TEAM\" \"$JOBNAME\" "
+        "\"$MEM_MI\" \"$CPU_M\" \"$POD_UID\" > \"$CALDERA_VOLUME_OUT/env\"']\n"
+        "          resources: {limits: {cpu: 500m, memory: 96Mi}}\n"
+        "          env:\n"
+        "          - {name: POD, valueFrom: {fieldRef: {fieldPath: metadata.name}}}\n"
+        "          - {name: NS, valueFrom: {fieldRef: {fieldPath: metadata.namespace}}}\n"
+        "          - {name: TEAM, valueFrom: {fieldRef: {fieldPath: \"metadata.labels['team']\"}}}\n"
+        "          - {name: JOBNAME, valueFrom: {fieldRef: {fieldPath: \"metadata.labels['volcano.sh/job-name']\"}}}\n"
+        "          - {name: MEM_MI, valueFrom: {resourceFieldRef: {resource: limits.memory, divisor: 1Mi}}}\n"
+        "          - {name: CPU_M, valueFrom: {resourceFieldRef: {resource: requests.cpu, divisor: 1m}}}\n"
+        "          - {name: POD_UID, valueFrom: {fieldRef: {fieldPath: metadata.uid}}}\n";
+    REQUIRE(job_submit(&server, "downward", "  volumes:\n  - {mountPath: /out, volumeClaimName: downward-out}\n",
+                       task) == 201);
+    REQUIRE(job_wait(&server, "downward", "status.state.phase", "Completed", WAIT_MS) == 0);
+    long code;
+    json_t *pod = api_get(&server, PODS "/%s", "downward-w-0", &code);
+    CHECK_INT(code, 200);
+    char want[512], dir[512];
+    snprintf(want, sizeof want, "downward-w-0|default|vision|downward|96|500|%s",
+             jv_str(pod, "metadata.uid") ? jv_str(pod, "metadata.uid") : "?");
+    json_decref(pod);
+    snprintf(dir, sizeof dir, "%s/volumes/default/downward-out", server.data_dir);
+    char *text = file_text(dir, "env");
+    CHECK_STR(text, want);
+    free(text);
+}
+
 static void server_stops_cleanly(void)
 {
     if (!up)
@@ -151,4 +187,4 @@ static void server_stops_cleanly(void)
 }
 
 TEST_MAIN(TEST_CASE(a_claim_is_shared_between_jobs), TEST_CASE(active_deadline_kills_the_pod),
-          TEST_CASE(server_stops_cleanly))
+          TEST_CASE(env_value_from_gives_the_pods_fields), TEST_CASE(server_stops_cleanly))

@@ -157,6 +157,25 @@ static void priority_admission(void)
     CHECK_INT(st.code, 422);
     CHECK_STR(st.causes[0].field, "spec.priorityClassName");
 
+    /* A task's own class gives its pods' priority; without one they have the Job's. */
+    free(job->priority_class);
+    job->priority_class = NULL;
+    job->tasks[0].priority_class = strdup("system-node-critical");
+    memset(&st, 0, sizeof st);
+    CHECK_INT(controller_admit_priority(&ctl, job, &st), 0);
+    CHECK_INT(job->priority, 1000); /* the globalDefault */
+    CHECK_INT(job->tasks[0].priority, 2000001000);
+    free(job->tasks[0].priority_class);
+    job->tasks[0].priority_class = strdup("missing");
+    CHECK_INT(controller_admit_priority(&ctl, job, &st), -1);
+    CHECK_INT(st.code, 422);
+    CHECK_STR(st.causes[0].field, "spec.tasks[0].template.spec.priorityClassName");
+    CHECK_CONTAINS(st.causes[0].message, "\"missing\"");
+    free(job->tasks[0].priority_class);
+    job->tasks[0].priority_class = NULL;
+    CHECK_INT(controller_admit_priority(&ctl, job, &(struct api_status){0}), 0);
+    CHECK_INT(job->tasks[0].priority, 1000);
+
     memset(&st, 0, sizeof st);
     struct priority_class *second = new_class("second", 5, true);
     CHECK(controller_create_priority_class(&ctl, second, &st) == NULL);

@@ -1,7 +1,7 @@
 /* Volcano's placement rules, one case each: proportion's deserved shares (weight, capability,
  * borrowing, hierarchy), Volcano's four queue scenarios exactly as its overview writes them, DRF order,
  * preemption by priority with elastic jobs shrinking before gangs break, overcommit, namespace
- * quota, node zones, SLA and the fifo dequeue strategy. */
+ * quota, node zones, SLA, the fifo dequeue strategy and task priority within a job. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,6 +389,37 @@ static void fifo_dequeue_strategy_blocks_behind_the_head(void)
     fixture_free(&fx);
 }
 
+/* Volcano's priority plugin orders a job's tasks (TaskOrderFn): the task whose pods have the higher
+ * priority is placed first, though it comes second in the Job. Equal priorities keep the Job's order. */
+static void task_priority_orders_a_jobs_tasks(void)
+{
+    struct sched_fixture fx;
+    fixture_init(&fx, "enqueue, allocate");
+    fixture_node(&fx, "n1", CPU(2), 8 * GiB);
+    struct job *job = fixture_job(&fx, "mixed", "default", 2, 2, CPU(1));
+    struct task_spec *tasks = realloc(job->tasks, 2 * sizeof *tasks);
+    REQUIRE(tasks);
+    job->tasks = tasks;
+    job->ntasks = 2;
+    tasks[1] = tasks[0];
+    tasks[1].name = strdup("ps");
+    tasks[1].argv = NULL, tasks[1].env = NULL;
+    REQUIRE(job_alloc_replicas(job) == 0);
+    tasks[1].priority = 100; /* worker first in the Job, ps first by priority */
+    struct session ssn = fixture_cycle(&fx);
+    REQUIRE(ssn.nbinds == 1);
+    CHECK_INT(ssn.binds[0].task, 1);
+    CHECK_INT(ssn.binds[0].count, 2);
+    session_free(&ssn);
+
+    tasks[1].priority = 0;
+    ssn = fixture_cycle(&fx);
+    REQUIRE(ssn.nbinds == 1);
+    CHECK_INT(ssn.binds[0].task, 0);
+    session_free(&ssn);
+    fixture_free(&fx);
+}
+
 TEST_MAIN(TEST_CASE(deserved_by_weight_and_borrowing), TEST_CASE(capability_caps_deserved_and_guarantee_floors_it),
           TEST_CASE(hierarchical_queues_share_level_by_level), TEST_CASE(queues_weighted_1_to_3_both_run),
           TEST_CASE(queue_reclaim_evicts_job2), TEST_CASE(queue_capability_keeps_job2_pending),
@@ -396,4 +427,5 @@ TEST_MAIN(TEST_CASE(deserved_by_weight_and_borrowing), TEST_CASE(capability_caps
           TEST_CASE(preemption_by_priority_shrinks_elastic_jobs_first),
           TEST_CASE(elastic_job_grows_when_room_comes_free), TEST_CASE(overcommit_factor_guards_enqueue),
           TEST_CASE(namespace_quota_keeps_jobs_queued), TEST_CASE(zones_partition_nodes_and_jobs),
-          TEST_CASE(sla_deadline_goes_first), TEST_CASE(fifo_dequeue_strategy_blocks_behind_the_head))
+          TEST_CASE(sla_deadline_goes_first), TEST_CASE(fifo_dequeue_strategy_blocks_behind_the_head),
+          TEST_CASE(task_priority_orders_a_jobs_tasks))

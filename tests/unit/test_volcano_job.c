@@ -407,7 +407,7 @@ static void refused_fields_say_why(void)
         "      spec:\n"                                                 /* 12 */
         "        schedulerName: default-scheduler\n"                    /* 13 */
         "        hostUsers: false\n"                                    /* 14 */
-        "        volumes: [{name: v, hostPath: {path: /srv}}]\n"        /* 15 */
+        "        volumes: [{name: v, nfs: {server: s, path: /srv}}]\n"  /* 15 */
         "        containers:\n"                                         /* 16 */
         "        - name: c\n"                                           /* 17 */
         "          command: [x]\n"                                      /* 18 */
@@ -428,8 +428,8 @@ static void refused_fields_say_why(void)
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.schedulerName", "FieldValueForbidden", 13, 24,
                    "must be the Job's spec.schedulerName");
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.hostUsers", "FieldValueForbidden", 14, 20, "user namespace");
-    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.volumes[0]", "FieldValueForbidden", 15, 19,
-                   "Forbidden: hostPath volumes are not supported");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.volumes[0].nfs", "FieldValueForbidden", 15, 34,
+                   "Forbidden: nfs volumes are not supported");
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].livenessProbe", "FieldValueForbidden", 19, 26,
                    "runs no probes");
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].envFrom", "FieldValueForbidden", 20, 20,
@@ -466,6 +466,7 @@ static void accepted_fields_parse(void)
         "        automountServiceAccountToken: false\n"
         "        volumes: []\n"
         "        activeDeadlineSeconds: 600\n"
+        "        priorityClassName: high-priority\n"
         "        containers:\n"
         "        - name: c\n"
         "          image: pytorch/pytorch:2.3\n"
@@ -481,6 +482,7 @@ static void accepted_fields_parse(void)
     CHECK_STR(job->tasks[0].image, "pytorch/pytorch:2.3");
     CHECK_INT(job->tasks[0].active_deadline_seconds, 600);
     CHECK_INT(job->tasks[0].run_as_uid, 1000);
+    CHECK_STR(job->tasks[0].priority_class, "high-priority"); /* the task's priority, found at admission */
     job_free(job);
 }
 
