@@ -284,3 +284,8 @@ int64_t cron_most_recent(const struct cron_schedule *c, const struct tz_zone *zo
     }
     return recent;
 }
+
+int64_t cron_name_unit_ms(const struct cron_schedule *c)
+{
+    return c->every_ms > 0 && c->every_ms % 60000 != 0 ? 1000 : 60000;
+}

@@ -30,6 +30,10 @@ int cron_parse(const char *text, bool allow_every, struct cron_schedule *out, ch
  * (after + the interval for @every). -1 when none comes within nine years (Feb 30). */
 int64_t cron_next(const struct cron_schedule *c, const struct tz_zone *zone, int64_t after_ms);
 
+/* The unit of the scheduled time in a job's name: a minute, as Kubernetes names them; a second for
+ * an @every schedule under a minute (a test server's), whose runs would share a minute. */
+int64_t cron_name_unit_ms(const struct cron_schedule *c);
+
 /* Kubernetes' CronJob controller's view of missed schedules: the most recent scheduled time in
  * (earliest_ms, now_ms], or -1 when none; *missed says how many there were, counted up to
  * CRON_MISSED_COUNT_MAX + 1 (more than the maximum is "too many missed start times"). */

@@ -35,6 +35,7 @@ struct cron_job {
     /* status (the core's) */
     int64_t last_schedule_ms;   /* 0: never */
     int64_t last_successful_ms; /* 0: never */
+    int64_t next_sync_ms;       /* the core's: when to look at it again (0: at once, -1: never) */
 };
 
 void cron_job_free(struct cron_job *cj);

@@ -25,6 +25,11 @@ static const char *const template_fields[] = {"metadata", "spec", NULL};
 static const char *const concurrency_names[] = {
     [CRON_ALLOW] = "Allow", [CRON_FORBID] = "Forbid", [CRON_REPLACE] = "Replace"};
 
+static struct cronjob_rules current_rules;
+
+void cronjob_set_rules(const struct cronjob_rules *rules) { current_rules = *rules; }
+const struct cronjob_rules *cronjob_current_rules(void) { return &current_rules; }
+
 static void parse_schedule(struct fields *f, json_t *spec, const struct cronjob_rules *rules, struct cron_job *cj)
 {
     const char *schedule = NULL;
@@ -202,7 +207,7 @@ struct cron_job *cronjob_from_store_json(const char *json, const struct cronjob_
 
 void cronjob_job_name(const struct cron_job *cj, int64_t scheduled_ms, char *out, size_t len)
 {
-    snprintf(out, len, "%s-%lld", cj->name, (long long)(scheduled_ms / 60000));
+    snprintf(out, len, "%s-%lld", cj->name, (long long)(scheduled_ms / cron_name_unit_ms(&cj->schedule)));
 }
 
 json_t *cronjob_job_document(const struct cron_job *cj, int64_t scheduled_ms)

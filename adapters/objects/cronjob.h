@@ -23,6 +23,10 @@ struct cronjob_rules {
     const char *zoneinfo_dir;
 };
 
+/* The rules every reader uses, set once from the options before any thread reads them. */
+void cronjob_set_rules(const struct cronjob_rules *rules);
+const struct cronjob_rules *cronjob_current_rules(void);
+
 /* Parses a CronJob POSTed or PUT to namespace url_ns: 400 for another kind or namespace, 422 with
  * causes (spec.schedule: Invalid value, spec.timeZone: Invalid value, ...). metadata.resourceVersion
  * lands in resource_version; uid, times and status are the core's. */
@@ -35,7 +39,8 @@ json_t *cronjob_render(const struct cron_job *cj, const json_t *active);
 char *cronjob_to_store_json(const struct cron_job *cj);
 struct cron_job *cronjob_from_store_json(const char *json, const struct cronjob_rules *rules);
 
-/* "<cron>-<scheduled unix time in minutes>", as Kubernetes names a CronJob's jobs. */
+/* "<cron>-<scheduled unix time in minutes>", as Kubernetes names a CronJob's jobs (in seconds for a
+ * test server's @every under a minute). */
 void cronjob_job_name(const struct cron_job *cj, int64_t scheduled_ms, char *out, size_t len);
 /* The Volcano Job for the scheduled time: the template's metadata (labels, annotations) and spec,
  * the name above and the scheduled-timestamp annotation. */

@@ -37,10 +37,11 @@ static void past_limit(const struct cron_owned *owned, int n, uint8_t state, int
     }
 }
 
-static bool exists_for(const struct cron_owned *owned, int n, int64_t scheduled_ms)
+static bool exists_for(const struct cron_job *cj, const struct cron_owned *owned, int n, int64_t scheduled_ms)
 {
+    int64_t unit = cron_name_unit_ms(&cj->schedule); /* what the name says: the minute */
     for (int i = 0; i < n; i++)
-        if (owned[i].scheduled_ms / 60000 == scheduled_ms / 60000) /* the name says the minute */
+        if (owned[i].scheduled_ms / unit == scheduled_ms / unit)
             return true;
     return false;
 }
@@ -65,7 +66,7 @@ static void schedule(const struct cron_job *cj, const struct cron_owned *owned, 
         event(plan, true, "MissSchedule", "Missed scheduled time to start a job: %s", rfc3339(scheduled, when));
         return;
     }
-    if (exists_for(owned, n, scheduled))
+    if (exists_for(cj, owned, n, scheduled))
         return;
     int active = 0;
     for (int i = 0; i < n; i++)

@@ -22,6 +22,7 @@
 #include "runtime/companion_probe.h"
 #include "runtime/spare_files.h"
 #include "scheduler/controller/companions.h"
+#include "scheduler/controller/cron.h"
 
 #define TAG_MAILBOX 0
 #define TAG_TIMER 1
@@ -503,6 +504,8 @@ static void *core_main(void *arg)
             c->kick = true;
         if (!c->stopping)
             controller_companions_tick(&c->ctl);
+        if (!c->stopping && controller_cron_tick(&c->ctl) > 0) /* each period's wake-up at most late */
+            c->kick = true;
         mono = clock_mono_ms();
         send_due_kills(c, mono);
         if (c->kick && !c->stopping) {
