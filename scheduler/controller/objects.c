@@ -13,7 +13,6 @@
 
 #include "adapters/objects/priority_class.h"
 #include "adapters/objects/resource_quota.h"
-#include "scheduler/controller/cron.h"
 #include "common/log.h"
 
 #define QUEUE_GROUP "scheduling.volcano.sh"
@@ -586,8 +585,6 @@ int controller_restore_object(struct controller *ctl, const struct store_object_
         return restore_quota(ctl, row);
     if (strcmp(row->kind, COMPANION_KIND) == 0)
         return controller_restore_companion(ctl, row);
-    if (strcmp(row->kind, CRONJOB_KIND) == 0)
-        return controller_restore_cronjob(ctl, row->json, row->ns, row->name);
     log_warn("the database holds a %s %s%s%s this server does not know; it is left as it is", row->kind, row->ns,
              *row->ns ? "/" : "", row->name);
     return 0;

@@ -535,7 +535,12 @@ static void *core_main(void *arg)
 /* --- start and stop ----------------------------------------------------- */
 
 static int restore_queue(void *ctx, const struct store_queue_row *row) { return controller_restore_queue(ctx, row); }
-static int restore_object(void *ctx, const struct store_object_row *row) { return controller_restore_object(ctx, row); }
+static int restore_object(void *ctx, const struct store_object_row *row)
+{
+    if (strcmp(row->kind, CRONJOB_KIND) == 0)
+        return controller_restore_cronjob(ctx, row->json, row->ns, row->name);
+    return controller_restore_object(ctx, row);
+}
 static int restore_job(void *ctx, const struct store_job_row *row) { return controller_restore_job(ctx, row); }
 static int restore_attempt(void *ctx, const struct store_attempt_row *row)
 {
