@@ -108,9 +108,9 @@ const struct route gateway_routes[] = {
      "delete a job", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE}},
 
     {"GET", VCJOB "/cronjobs", handle_cronjob_list_all, {"listBatchVolcanoShV1alpha1CronJobForAllNamespaces",
-     "list the cron jobs of every namespace", OQ_PRETTY | OQ_LABEL_SELECTOR | OQ_FIELD_SELECTOR, NULL, 200, "CronJobList", NULL, E_LIST, "cronvcjob cronvj"}},
+     "list the cron jobs of every namespace", Q_LIST, NULL, 200, "CronJobList", NULL, E_LIST, "cronvcjob cronvj"}},
     {"GET", VCJOB "/namespaces/{ns}/cronjobs", handle_cronjob_list, {"listBatchVolcanoShV1alpha1NamespacedCronJob",
-     "list the cron jobs of a namespace", OQ_PRETTY | OQ_LABEL_SELECTOR | OQ_FIELD_SELECTOR, NULL, 200, "CronJobList", NULL, E_LIST}},
+     "list the cron jobs of a namespace", Q_LIST, NULL, 200, "CronJobList", NULL, E_LIST}},
     {"POST", VCJOB "/namespaces/{ns}/cronjobs", handle_cronjob_create,
      {"createBatchVolcanoShV1alpha1NamespacedCronJob", "create a cron job", OQ_PRETTY, "CronJob", 201, "CronJob",
      NULL, E_CREATE}},

@@ -14,23 +14,10 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "scheduler/controller/cron_sync.h"
+#include "scheduler/controller/cron_view.h"
 #include "scheduler/controller/internal.h"
 
 #define ACTIVE "Active"
-
-static int cronjob_index(const struct cluster *c, const char *ns, const char *name)
-{
-    for (int i = 0; i < c->ncronjobs; i++)
-        if (strcmp(c->cronjobs[i]->ns, ns) == 0 && strcmp(c->cronjobs[i]->name, name) == 0)
-            return i;
-    return -1;
-}
-
-struct cron_job *controller_find_cronjob(const struct cluster *c, const char *ns, const char *name)
-{
-    int i = cronjob_index(c, ns, name);
-    return i < 0 ? NULL : c->cronjobs[i];
-}
 
 static int add_cronjob(struct cluster *c, struct cron_job *cj)
 {
@@ -50,33 +37,6 @@ static void record_cronjob(struct controller *ctl, struct cron_job *cj, enum jou
     struct journal_entry *e = record_object_event(ctl, op, CRONJOB_KIND, cj->ns, cj->name, &cj->resource_version, from,
                                                   put ? ACTIVE : "", reason, "%s", message);
     record_object_row(e, CRONJOB_KIND, cj->ns, cj->name, put ? cronjob_to_store_json(cj) : NULL);
-}
-
-/* The scheduled time a job's name gives (in cron_name_unit_ms) when the job is one of cj's, else -1. */
-static int64_t owned_minute(const struct cron_job *cj, const struct job *job)
-{
-    size_t n = strlen(cj->name);
-    if (job->deleted || strcmp(job->ns, cj->ns) != 0 || strncmp(job->name, cj->name, n) != 0 || job->name[n] != '-' ||
-        !job->name[n + 1])
-        return -1;
-    int64_t minute = 0;
-    for (const char *p = job->name + n + 1; *p; p++) {
-        if (!isdigit((unsigned char)*p) || minute > INT64_MAX / 600)
-            return -1;
-        minute = minute * 10 + (*p - '0');
-    }
-    return minute;
-}
-
-json_t *controller_cronjob_active(const struct controller *ctl, const struct cron_job *cj)
-{
-    json_t *active = json_array();
-    for (struct job *job = ctl->cluster->first; job && active; job = job->next)
-        if (owned_minute(cj, job) >= 0 && !job_phase_final(job->status.phase))
-            json_array_append_new(active,
-                                  json_pack("{s:s, s:s, s:s, s:s, s:s}", "apiVersion", VOLCANO_JOB_API_VERSION, "kind",
-                                            "Job", "namespace", job->ns, "name", job->name, "uid", job->uid));
-    return active;
 }
 
 struct cron_job *controller_create_cronjob(struct controller *ctl, struct cron_job *cj, struct api_status *st)
@@ -101,7 +61,7 @@ struct cron_job *controller_create_cronjob(struct controller *ctl, struct cron_j
 struct cron_job *controller_update_cronjob(struct controller *ctl, struct cron_job *cj, struct api_status *st)
 {
     cluster_assert_owner(ctl->cluster);
-    int i = cronjob_index(ctl->cluster, cj->ns, cj->name);
+    int i = controller_cronjob_index(ctl->cluster, cj->ns, cj->name);
     if (i < 0) {
         api_set_details(st, "cronjobs", "batch.volcano.sh", cj->name);
         api_fail(st, 404, "NotFound", "cronjobs.batch.volcano.sh \"%s\" not found", cj->name);
@@ -131,7 +91,7 @@ int controller_delete_cronjob(struct controller *ctl, const char *ns, const char
                               struct api_status *st)
 {
     cluster_assert_owner(ctl->cluster);
-    int i = cronjob_index(ctl->cluster, ns, name);
+    int i = controller_cronjob_index(ctl->cluster, ns, name);
     if (i < 0) {
         api_set_details(st, "cronjobs", "batch.volcano.sh", name);
         return api_fail(st, 404, "NotFound", "cronjobs.batch.volcano.sh \"%s\" not found", name);
@@ -139,7 +99,7 @@ int controller_delete_cronjob(struct controller *ctl, const char *ns, const char
     struct cron_job *cj = ctl->cluster->cronjobs[i];
     for (struct job *job = ctl->cluster->first, *next; job; job = next) {
         next = job->next; /* a deleted job may be freed at once */
-        if (owned_minute(cj, job) >= 0)
+        if (controller_cronjob_owns(cj, job) >= 0)
             controller_delete_job(ctl, job);
     }
     struct cluster *c = ctl->cluster;
@@ -168,7 +128,7 @@ static int gather(struct controller *ctl, const struct cron_job *cj, struct cron
     *owned = NULL;
     *jobs = NULL;
     for (struct job *job = ctl->cluster->first; job; job = job->next) {
-        int64_t minute = owned_minute(cj, job);
+        int64_t minute = controller_cronjob_owns(cj, job);
         if (minute < 0)
             continue;
         if (n == cap) {

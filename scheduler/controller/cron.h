@@ -9,10 +9,10 @@
 
 #include "common/api_status.h"
 #include "scheduler/controller/controller.h"
+#include "scheduler/controller/cron_view.h"
 
 #define CRONJOB_KIND "CronJob"
 
-struct cron_job *controller_find_cronjob(const struct cluster *c, const char *ns, const char *name);
 /* Create: name free in its namespace (409). Update: exists (404), resourceVersion matches when
  * given (409); uid, creation time and status carry over. Delete also deletes the jobs it owns, as
  * Kubernetes' garbage collector does. On success the cluster owns cj. */
@@ -20,8 +20,6 @@ struct cron_job *controller_create_cronjob(struct controller *ctl, struct cron_j
 struct cron_job *controller_update_cronjob(struct controller *ctl, struct cron_job *cj, struct api_status *st);
 int controller_delete_cronjob(struct controller *ctl, const char *ns, const char *name, uint64_t *seq,
                               struct api_status *st);
-/* status.active: references to the jobs it owns that have not finished (a new array). */
-json_t *controller_cronjob_active(const struct controller *ctl, const struct cron_job *cj);
 /* Syncs every due CronJob. Returns how many jobs it created or deleted (the core then runs a cycle). */
 int controller_cron_tick(struct controller *ctl);
 /* Recovery of a stored CronJob row. */

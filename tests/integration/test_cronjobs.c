@@ -72,8 +72,23 @@ static void refusals_name_the_field(void)
     CHECK_INT(post(&s, cronjob("bad", "  schedule: \"@daily\"\n", "7"), &r), 422); /* the template's command */
     CHECK_CONTAINS(json_string_value(server_json_at(r, "message")), "spec.jobTemplate");
     json_decref(r);
+    json_t *list = server_request(&s, "GET", CRONJOBS, NULL, NULL, NULL);
+    char from[64];
+    snprintf(from, sizeof from, "%s", json_string_value(server_json_at(list, "metadata.resourceVersion")));
+    json_decref(list);
     CHECK_INT(post(&s, cronjob("good", "  schedule: \"0 3 * * *\"\n  timeZone: Europe/Berlin\n", "[\"true\"]"), NULL),
               201);
+    /* watched like any object: a stream from before the creation shows it (ADDED, or MODIFIED when the
+     * stream catches up from the database because nobody watched when it was made) */
+    char path[256];
+    snprintf(path, sizeof path, CRONJOBS "?watch=true&timeoutSeconds=1&resourceVersion=%s", from);
+    long code = 0;
+    char *stream = server_request_text(&s, "GET", path, &code);
+    CHECK_INT(code, 200);
+    CHECK(stream && (strstr(stream, "\"type\":\"ADDED\"") || strstr(stream, "\"type\":\"MODIFIED\"")));
+    CHECK_CONTAINS(stream, "\"name\":\"good\"");
+    CHECK_CONTAINS(stream, "\"kind\":\"CronJob\"");
+    free(stream);
     CHECK_INT(post(&s, cronjob("good", "  schedule: \"0 3 * * *\"\n", "[\"true\"]"), NULL), 409);
     server_stop(&s);
     server_cleanup(&s);
