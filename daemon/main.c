@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adapters/objects/cronjob.h"
 #include "adapters/objects/companion_types.h"
 #include "adapters/objects/images.h"
 #include "adapters/objects/runtime_class.h"
@@ -494,6 +495,7 @@ int main(int argc, char **argv)
     }
     umask(077);                           /* the server's files are its own; tasks get 022 back (spawn.c) */
     volcano_job_set_limits(o.job_limits); /* before any thread reads them */
+    cronjob_set_rules(&(struct cronjob_rules){o.cron_every, NULL});
     block_signals();
     fit_open_file_limit(&o);
     json_object_seed(0); /* seed Jansson's hashing once, before any thread uses it */

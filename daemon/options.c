@@ -32,6 +32,7 @@ enum {
     OPT_WS_MAX_PER_CLIENT,
     OPT_MAX_LOG_BYTES,
     OPT_TASK_PIDS_MAX,
+    OPT_CRON_EVERY,
     OPT_MAX_REPLICAS_TASK,
     OPT_MAX_REPLICAS_JOB,
     OPT_MAX_TASKS_JOB,
@@ -86,6 +87,7 @@ static void usage(FILE *out)
             "                            --max-body is the same)\n"
             "  --commit-delay DURATION   how long the database writer may wait for more changes before it\n"
             "                            commits a small batch (e.g. 2ms; default 0: commit at once; at most 1s)\n"
+            "  --test-cron-every         for tests: CronJob schedules may be \"@every <duration>\" (at least 1s)\n"
             "  --history-retention DURATION\n"
             "                            how long a deleted job's history (rows and logs) is kept after its\n"
             "                            deletion (e.g. 720h; default 0: for ever); live jobs are never pruned\n"
@@ -354,6 +356,7 @@ int options_parse(int argc, char **argv, struct options *o)
         {"commit-delay", required_argument, 0, 'C'},
         {"history-retention", required_argument, 0, 'R'},
         {"keep-tasks", no_argument, 0, 'K'},
+        {"test-cron-every", no_argument, 0, OPT_CRON_EVERY},
         {"gpu-visible-devices", required_argument, 0, OPT_GPU_VISIBLE},
         {"gpu-recheck", required_argument, 0, OPT_GPU_RECHECK},
         {"gpu-sample", required_argument, 0, OPT_GPU_SAMPLE},
@@ -455,6 +458,7 @@ int options_parse(int argc, char **argv, struct options *o)
                 return -1;
             break;
         case 'K': o->keep_tasks = true; break;
+        case OPT_CRON_EVERY: o->cron_every = true; break;
         case OPT_GPU_VISIBLE:
             if (strcmp(optarg, "index") != 0 && strcmp(optarg, "uuid") != 0) {
                 fprintf(stderr, "jobserver: --gpu-visible-devices is index or uuid, not \"%s\"\n", optarg);

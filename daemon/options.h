@@ -37,6 +37,7 @@ struct options {
     int restart_backoff_ms;
     int32_t port_first, port_last;
     bool keep_tasks;
+    bool cron_every;              /* --test-cron-every: CronJobs may use @every (tests' fast schedules) */
     bool gpu_uuids;               /* --gpu-visible-devices uuid */
     int64_t gpu_recheck_ms;       /* --gpu-recheck: the default node's GPUs looked for again, 0: never */
     int64_t gpu_sample_ms;        /* --gpu-sample: NVML asked for utilisation and memory, 0: never */

@@ -128,6 +128,23 @@ const struct route gateway_routes[] = {
     {"DELETE", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_delete, {"deleteBatchVolcanoShV1alpha1NamespacedJob",
      "delete a job", OQ_PRETTY, NULL, 200, "Status", NULL, E_DELETE}},
 
+    {"GET", VCJOB "/cronjobs", handle_cronjob_list_all, {"listBatchVolcanoShV1alpha1CronJobForAllNamespaces",
+     "list the cron jobs of every namespace", Q_LIST, NULL, 200, "CronJobList", NULL, E_LIST, "cronvcjob cronvj"}},
+    {"GET", VCJOB "/namespaces/{ns}/cronjobs", handle_cronjob_list, {"listBatchVolcanoShV1alpha1NamespacedCronJob",
+     "list the cron jobs of a namespace", Q_LIST, NULL, 200, "CronJobList", NULL, E_LIST}},
+    {"POST", VCJOB "/namespaces/{ns}/cronjobs", handle_cronjob_create,
+     {"createBatchVolcanoShV1alpha1NamespacedCronJob", "create a cron job", OQ_PRETTY, "CronJob", 201, "CronJob",
+     NULL, E_CREATE}},
+    {"GET", VCJOB "/namespaces/{ns}/cronjobs/{name}", handle_cronjob_get,
+     {"readBatchVolcanoShV1alpha1NamespacedCronJob", "read a cron job", OQ_PRETTY, NULL, 200, "CronJob", NULL,
+     OE_404}},
+    {"PUT", VCJOB "/namespaces/{ns}/cronjobs/{name}", handle_cronjob_update,
+     {"replaceBatchVolcanoShV1alpha1NamespacedCronJob", "replace a cron job", OQ_PRETTY, "CronJob", 200, "CronJob",
+     NULL, E_UPDATE}},
+    {"DELETE", VCJOB "/namespaces/{ns}/cronjobs/{name}", handle_cronjob_delete,
+     {"deleteBatchVolcanoShV1alpha1NamespacedCronJob", "delete a cron job and its jobs", OQ_PRETTY, NULL, 200,
+     "Status", NULL, E_DELETE}},
+
     {"GET", VCBUS "/namespaces/{ns}/commands", handle_command_list,
      {"listBusVolcanoShV1alpha1NamespacedCommand",
      "list the commands of a namespace (always empty: a command is run at once, never kept; a watch sees each one "

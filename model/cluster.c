@@ -227,5 +227,8 @@ void cluster_free(struct cluster *c)
     for (int i = 0; i < c->nquotas; i++)
         resource_quota_free(c->quotas[i]);
     free(c->quotas);
+    for (int i = 0; i < c->ncronjobs; i++)
+        cron_job_free(c->cronjobs[i]);
+    free(c->cronjobs);
     memset(c, 0, sizeof *c);
 }

@@ -13,6 +13,7 @@
 #include "model/node.h"
 #include "model/priority.h"
 #include "model/queue.h"
+#include "model/cronjob.h"
 #include "model/quota.h"
 
 struct cluster {
@@ -26,6 +27,8 @@ struct cluster {
     int npriority_classes;
     struct resource_quota **quotas; /* every namespace's ResourceQuotas */
     int nquotas;
+    struct cron_job **cronjobs; /* every namespace's CronJobs */
+    int ncronjobs;
     struct job *first, *last; /* every job, in creation order */
     int njobs;
     /* The jobs placement must look at: all but the finished ones holding nothing (creation order).

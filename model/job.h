@@ -231,6 +231,12 @@ struct job_usage {
     double gpu_requested_s, gpu_used_s;    /* GPU-seconds: devices times run time; times the sampled mean */
 };
 
+/* What a job's own end (a policy's CompleteJob, AbortJob or TerminateJob) does to its pods: the
+ * annotation caldera.io/clean-pod-policy, Kubeflow's runPolicy.cleanPodPolicy. RUNNING is Volcano's
+ * own behaviour (running and pending pods go, finished ones stay); NONE leaves running pods to
+ * finish, listed with their phase; ALL removes finished pods too. */
+enum clean_pods { CLEAN_PODS_RUNNING, CLEAN_PODS_NONE, CLEAN_PODS_ALL };
+
 struct job {
     char *ns;
     char *name;
@@ -245,6 +251,7 @@ struct job {
     int32_t min_available;
     int32_t max_retry;
     int32_t min_success;      /* 0 when unset */
+    uint8_t clean_pods;       /* enum clean_pods */
     int32_t port_base;        /* first of the ports its replicas use (job_plugins_ports_needed), 0: none */
     int32_t ttl_seconds;      /* ttlSecondsAfterFinished, -1 when unset */
     double memory_scale_rate; /* autoMemoryScale.rate, 0 when unset */

@@ -1,6 +1,7 @@
 /* History retention on the writer's connection: deleted jobs whose deletion is older than the
  * retention lose their rows (jobs, tasks, attempts, events, commands) and their directory
- * (<data>/jobs/<uid>: work files and logs), a bounded batch per transaction. Live jobs never. */
+ * (<data>/jobs/<uid>: work files and logs), a bounded batch per transaction. Live jobs never, nor a
+ * deleted job whose pods are still stopping (an attempt without an end). */
 #include "store/store_internal.h"
 
 #include <errno.h>
@@ -17,8 +18,19 @@
 #define PRUNE_INTERVAL_MAX_MS 60000
 #define PRUNE_INTERVAL_MIN_MS 1000
 
+/* A deleted job's pods stop with their grace period (up to the shutdown's when the server stops):
+ * until the last attempt has ended, its processes still run in <data>/jobs/<uid> and their ends
+ * are still to be recorded, so the job is not expired however old its deletion. */
 static const char *const sql_expired =
-    "SELECT uid FROM jobs WHERE deleted_ms IS NOT NULL AND deleted_ms <= ?1 ORDER BY deleted_ms LIMIT ?2";
+    "SELECT uid FROM jobs WHERE deleted_ms IS NOT NULL AND deleted_ms <= ?1"
+    " AND NOT EXISTS (SELECT 1 FROM attempts WHERE attempts.job_uid = jobs.uid AND attempts.end_ms IS NULL)"
+    " ORDER BY deleted_ms LIMIT ?2";
+/* At start, before anything runs: attempts of deleted jobs an earlier server left without an end
+ * (it stopped or crashed while they stopped). No server will record their end: start-up adopts only
+ * live jobs' tasks and kills the rest; they end at their job's deletion, so retention can prune. */
+static const char *const sql_end_orphans =
+    "UPDATE attempts SET end_ms = MAX(start_ms, (SELECT deleted_ms FROM jobs WHERE jobs.uid = attempts.job_uid))"
+    " WHERE end_ms IS NULL AND job_uid IN (SELECT uid FROM jobs WHERE deleted_ms IS NOT NULL)";
 /* A job's rows, child tables first; each ?1 is the job's uid. The newest event of all stays even
  * when it is the job's: start-up continues the sequence after MAX(events.seq), and a sequence
  * number (a resourceVersion clients saw) must never be handed out twice. */
@@ -57,6 +69,9 @@ int store_set_history_retention(struct store *s, int64_t retention_ms, const cha
         r->interval_ms = PRUNE_INTERVAL_MAX_MS;
     if (r->interval_ms < PRUNE_INTERVAL_MIN_MS)
         r->interval_ms = PRUNE_INTERVAL_MIN_MS;
+    if (sqlite3_exec(s->db, sql_end_orphans, NULL, NULL, NULL) != SQLITE_OK)
+        log_warn("store: history retention: cannot end the attempts of deleted jobs an earlier run left: %s",
+                 sqlite3_errmsg(s->db));
     store_retention_free(s->retention);
     s->retention = r;
     return 0;

@@ -88,7 +88,10 @@ void store_set_commit_delay(struct store *s, int delay_ms);
 /* History retention: the writer prunes deleted jobs whose deletion is older than retention_ms (their
  * jobs, tasks, attempts, events and commands rows, and <data_dir>/jobs/<uid>), at its start and then
  * every minute (every half retention when shorter, at least a second apart), at most 500 jobs per
- * transaction. Live jobs are never pruned. 0 keeps everything. Call before store_start_writer().
+ * transaction. Live jobs are never pruned, nor deleted ones with an attempt not ended (pods still
+ * in their grace period). Attempts of deleted jobs that an earlier run left without an end are
+ * ended here, so call it before anything starts tasks. 0 keeps everything. Call before
+ * store_start_writer().
  * Returns 0, or -1 when memory ran out. */
 int store_set_history_retention(struct store *s, int64_t retention_ms, const char *data_dir);
 

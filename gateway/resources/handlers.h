@@ -103,6 +103,13 @@ void handle_quota_update(struct http_req *req);
 /* patch.c: PATCH (merge, JSON, strategic merge, server-side apply), then the PUT. */
 void handle_quota_patch(struct http_req *req);
 void handle_quota_delete(struct http_req *req);
+/* cronjobs.c: Volcano's CronJobs. */
+void handle_cronjob_list_all(struct http_req *req);
+void handle_cronjob_list(struct http_req *req);
+void handle_cronjob_get(struct http_req *req);
+void handle_cronjob_create(struct http_req *req);
+void handle_cronjob_update(struct http_req *req);
+void handle_cronjob_delete(struct http_req *req);
 
 /* tokens.c: caldera.io/v1 tokens */
 void handle_token_list(struct http_req *req);

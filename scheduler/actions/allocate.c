@@ -1,7 +1,9 @@
 /* The allocate action: queue by queue (lowest share first, overused queues skipped), job by job,
  * place each inqueue job's pending replicas, gang by gang. Best-effort-only jobs are left to
- * backfill, as in Volcano. A queue with dequeueStrategy fifo stops at its first job that waits. */
+ * backfill, as in Volcano. A queue with dequeueStrategy fifo stops at its first job that waits.
+ * Without an enqueue action in the conf, allocate admits Pending PodGroups itself, as Volcano's. */
 #include <stdio.h>
+#include <string.h>
 
 #include "scheduler/framework/plugin.h"
 
@@ -42,8 +44,32 @@ static void explain_overused_queues(struct session *ssn)
     }
 }
 
+static bool conf_runs_enqueue(const struct sched_conf *conf)
+{
+    for (int a = 0; a < conf->nactions; a++)
+        if (strcmp(conf->actions[a], "enqueue") == 0)
+            return true;
+    return false;
+}
+
+/* Volcano's allocate: "If not config enqueue action, change Pending pg into Inqueue status to avoid
+ * blocking job scheduling", for every job of the session, before any queue or validity check. */
+static void admit_pending_jobs(struct session *ssn)
+{
+    if (conf_runs_enqueue(ssn->conf))
+        return;
+    for (int j = 0; j < ssn->njobs; j++) {
+        struct job_info *ji = &ssn->jobs[j];
+        if (ji->inqueue)
+            continue;
+        ji->inqueue = true;
+        ji->enqueued_now = true;
+    }
+}
+
 static void allocate_execute(struct session *ssn)
 {
+    admit_pending_jobs(ssn);
     session_each_job(ssn, true, allocate_job);
     explain_overused_queues(ssn);
 }

@@ -175,6 +175,6 @@ int controller_command(struct controller *ctl, struct job *job, enum job_action 
         e->command_reason = strdup(reason ? reason : "");
         e->command_json = strdup(command_json ? command_json : "{}");
     }
-    job_execute(ctl, job, action, -1, -1, why);
+    job_execute_command(ctl, job, action, why);
     return 0;
 }

@@ -123,6 +123,8 @@ void job_arm_ttl(struct controller *ctl, struct job *job);
 /* Runs an action in the job's current phase (Volcano's state package), then syncs. task/flat name
  * the target of RestartTask/RestartPod (-1: none); why goes into events and the status message. */
 void job_execute(struct controller *ctl, struct job *job, enum job_action action, int task, int flat, const char *why);
+/* The same for a user's command: pods a job's own end left running (clean-pod-policy None) are stopped. */
+void job_execute_command(struct controller *ctl, struct job *job, enum job_action action, const char *why);
 
 /* Ends a Pending or Running job early by AbortJob, CompleteJob or TerminateJob (Volcano's kill), with a
  * reason and message of its own ("SessionIdle") that the final phase keeps too; else nothing. */

@@ -107,10 +107,12 @@ static enum job_phase running_next(const struct job *job, const char **why)
     return JOB_FAILED;
 }
 
-/* Nothing of the job pending, running or being stopped. */
-static bool all_stopped(const struct job_status *s)
+/* Nothing of the job pending, running or being stopped; under clean-pod-policy None (Kubeflow's
+ * operator: the job has finished, its pods are left alone) nothing pending or being stopped. */
+static bool all_stopped(const struct job *job)
 {
-    return s->pending == 0 && s->running == 0 && s->terminating == 0;
+    const struct job_status *s = &job->status;
+    return s->pending == 0 && s->terminating == 0 && (s->running == 0 || job->clean_pods == CLEAN_PODS_NONE);
 }
 
 static enum job_phase next_phase(const struct job *job, const char **why)
@@ -135,9 +137,9 @@ static enum job_phase next_phase(const struct job *job, const char **why)
             return JOB_PENDING;
         }
         return JOB_RESTARTING;
-    case JOB_ABORTING: *why = "every pod stopped"; return all_stopped(s) ? JOB_ABORTED : JOB_ABORTING;
-    case JOB_COMPLETING: *why = "every pod stopped"; return all_stopped(s) ? JOB_COMPLETED : JOB_COMPLETING;
-    case JOB_TERMINATING: *why = "every pod stopped"; return all_stopped(s) ? JOB_TERMINATED : JOB_TERMINATING;
+    case JOB_ABORTING: *why = "every pod stopped"; return all_stopped(job) ? JOB_ABORTED : JOB_ABORTING;
+    case JOB_COMPLETING: *why = "every pod stopped"; return all_stopped(job) ? JOB_COMPLETED : JOB_COMPLETING;
+    case JOB_TERMINATING: *why = "every pod stopped"; return all_stopped(job) ? JOB_TERMINATED : JOB_TERMINATING;
     default: return s->phase;
     }
 }
@@ -189,6 +191,8 @@ static int create_missing(struct controller *ctl, struct job *job)
 /* A finished job keeps nothing running or waiting: the rest is killed softly (minSuccess reached). */
 static void stop_leftovers(struct controller *ctl, struct job *job)
 {
+    if (job->clean_pods == CLEAN_PODS_NONE) /* left to finish by themselves */
+        return;
     bool any = false;
     for (int t = 0; t < job->ntasks && !any; t++)
         any = job->task_counts[t].pending + job->task_counts[t].running - job->task_counts[t].stopping > 0;
@@ -374,6 +378,37 @@ static void kill_target(struct controller *ctl, struct job *job, enum job_action
                  why, target, n.stopped, n.removed);
 }
 
+/* A job's own end under clean-pod-policy None: pods not started go, running ones are left to finish
+ * (the job ends at once, as the operator's does), finished ones stay. Nothing is killed, so the
+ * version stays. */
+static void leave_running(struct controller *ctl, struct job *job, const char *why)
+{
+    struct kill_counts n = {0};
+    for (int32_t i = 0; i < job->total_replicas; i++) {
+        enum pod_phase p = (enum pod_phase)job->replicas[i].phase;
+        if (p == POD_RUNNING)
+            n.stopped++; /* counted as left running */
+        else if (p == POD_SUCCEEDED || p == POD_FAILED)
+            n.kept++;
+        else if (p != POD_ABSENT)
+            kill_replica(ctl, job, i, true, &n);
+    }
+    const char *phase = job_phase_name(job->status.phase);
+    record_event(ctl, JOURNAL_EVENT, job, "Job", job->name, phase, phase, "PodsLeftRunning",
+                 "%s: cleanPodPolicy None: %d running pod%s left to finish, %d removed, %d kept", why, n.stopped,
+                 n.stopped == 1 ? "" : "s", n.removed, n.kept);
+}
+
+/* What a policy's CompleteJob, AbortJob or TerminateJob does to the pods, by the job's
+ * clean-pod-policy; a command (a user's) always stops what runs. */
+static void end_job(struct controller *ctl, struct job *job, bool commanded, const char *why)
+{
+    if (!commanded && job->clean_pods == CLEAN_PODS_NONE)
+        leave_running(ctl, job, why);
+    else
+        kill_job(ctl, job, !commanded && job->clean_pods == CLEAN_PODS_ALL ? RETAIN_NONE : RETAIN_SOFT, why);
+}
+
 static void to_phase(struct controller *ctl, struct job *job, enum job_phase to, enum job_action action,
                      const char *why, bool retry)
 {
@@ -383,7 +418,7 @@ static void to_phase(struct controller *ctl, struct job *job, enum job_phase to,
 }
 
 static void execute_pending_running(struct controller *ctl, struct job *job, enum job_action action, int task, int flat,
-                                    const char *why)
+                                    bool commanded, const char *why)
 {
     switch (action) {
     case ACT_RESTART_JOB:
@@ -396,28 +431,36 @@ static void execute_pending_running(struct controller *ctl, struct job *job, enu
         to_phase(ctl, job, JOB_RESTARTING, action, why, true);
         break;
     case ACT_ABORT_JOB:
-        kill_job(ctl, job, RETAIN_SOFT, why);
+        end_job(ctl, job, commanded, why);
         to_phase(ctl, job, JOB_ABORTING, action, why, false);
         break;
     case ACT_COMPLETE_JOB:
-        kill_job(ctl, job, RETAIN_SOFT, why);
+        end_job(ctl, job, commanded, why);
         to_phase(ctl, job, JOB_COMPLETING, action, why, false);
         break;
     case ACT_TERMINATE_JOB:
-        kill_job(ctl, job, RETAIN_SOFT, why);
+        end_job(ctl, job, commanded, why);
         to_phase(ctl, job, JOB_TERMINATING, action, why, false);
         break;
     default: /* SyncJob, ResumeJob: the phase's own rule, below */ break;
     }
 }
 
-void job_execute(struct controller *ctl, struct job *job, enum job_action action, int task, int flat, const char *why)
+/* Pods a job's own end left running (clean-pod-policy None) finish by themselves: only a command
+ * stops them. */
+static bool leaves_running(const struct job *job, bool commanded)
+{
+    return !commanded && job->clean_pods == CLEAN_PODS_NONE;
+}
+
+static void execute(struct controller *ctl, struct job *job, enum job_action action, int task, int flat, bool commanded,
+                    const char *why)
 {
     if (job->deleted)
         return;
     switch (job->status.phase) {
     case JOB_PENDING:
-    case JOB_RUNNING: execute_pending_running(ctl, job, action, task, flat, why); break;
+    case JOB_RUNNING: execute_pending_running(ctl, job, action, task, flat, commanded, why); break;
     case JOB_RESTARTING: /* already restarting: a task or pod is killed, anything else kills what came back */
         if (action == ACT_RESTART_TASK || action == ACT_RESTART_POD)
             kill_target(ctl, job, action, task, flat, why);
@@ -429,16 +472,26 @@ void job_execute(struct controller *ctl, struct job *job, enum job_action action
         if (action == ACT_RESUME_JOB) {
             kill_job(ctl, job, RETAIN_SOFT, why);
             to_phase(ctl, job, JOB_RESTARTING, action, why, true);
-        } else if (alive(job)) {
+        } else if (alive(job) && !leaves_running(job, commanded)) {
             kill_job(ctl, job, RETAIN_SOFT, why);
         }
         break;
     default: /* Completing, Terminating and the final phases keep killing what is left */
-        if (alive(job))
+        if (alive(job) && !leaves_running(job, commanded))
             kill_job(ctl, job, RETAIN_SOFT, why);
         break;
     }
     job_sync(ctl, job);
+}
+
+void job_execute(struct controller *ctl, struct job *job, enum job_action action, int task, int flat, const char *why)
+{
+    execute(ctl, job, action, task, flat, false, why);
+}
+
+void job_execute_command(struct controller *ctl, struct job *job, enum job_action action, const char *why)
+{
+    execute(ctl, job, action, -1, -1, true, why);
 }
 
 void job_end_early(struct controller *ctl, struct job *job, enum job_action action, const char *reason,

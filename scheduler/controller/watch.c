@@ -13,12 +13,14 @@
 #include "adapters/objects/podgroup.h"
 #include "adapters/objects/priority_class.h"
 #include "adapters/objects/queue.h"
+#include "adapters/objects/cronjob.h"
 #include "adapters/objects/resource_quota.h"
 #include "adapters/dialects/volcano/job.h"
 #include "common/grow.h"
 #include "common/log.h"
 #include "scheduler/controller/companions.h"
 #include "scheduler/controller/internal.h"
+#include "scheduler/controller/cron_view.h"
 #include "scheduler/controller/objects.h"
 
 #define POD_API "v1"
@@ -173,6 +175,13 @@ static void attach_object(struct controller *ctl, struct journal_entry *e)
         const struct resource_quota *q = type == WATCH_DELETED ? NULL
                                                                : controller_find_quota(ctl->cluster, ev->ns, ev->name);
         attach(e, type, POD_API, kind, ev->ns, ev->name, q ? render_quota(ctl, q) : tombstone(POD_API, kind, ev));
+    } else if (strcmp(kind, "CronJob") == 0) {
+        const struct cron_job *cj = type == WATCH_DELETED ? NULL
+                                                          : controller_find_cronjob(ctl->cluster, ev->ns, ev->name);
+        json_t *active = cj ? controller_cronjob_active(ctl, cj) : NULL;
+        attach(e, type, CRONJOB_API_VERSION, kind, ev->ns, ev->name,
+               cj ? cronjob_render(cj, active) : tombstone(CRONJOB_API_VERSION, kind, ev));
+        json_decref(active);
     } else if (strcmp(kind, "Node") == 0) {
         int i = cluster_find_node(ctl->cluster, ev->name);
         if (i >= 0)

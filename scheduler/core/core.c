@@ -22,6 +22,7 @@
 #include "runtime/companion_probe.h"
 #include "runtime/spare_files.h"
 #include "scheduler/controller/companions.h"
+#include "scheduler/controller/cron.h"
 
 #define TAG_MAILBOX 0
 #define TAG_TIMER 1
@@ -523,6 +524,8 @@ static void *core_main(void *arg)
             c->kick = true;
         if (!c->stopping)
             controller_companions_tick(&c->ctl);
+        if (!c->stopping && controller_cron_tick(&c->ctl) > 0) /* each period's wake-up at most late */
+            c->kick = true;
         mono = clock_mono_ms();
         send_due_kills(c, mono);
         if (c->kick && !c->stopping) {
@@ -552,7 +555,12 @@ static void *core_main(void *arg)
 /* --- start and stop ----------------------------------------------------- */
 
 static int restore_queue(void *ctx, const struct store_queue_row *row) { return controller_restore_queue(ctx, row); }
-static int restore_object(void *ctx, const struct store_object_row *row) { return controller_restore_object(ctx, row); }
+static int restore_object(void *ctx, const struct store_object_row *row)
+{
+    if (strcmp(row->kind, CRONJOB_KIND) == 0)
+        return controller_restore_cronjob(ctx, row->json, row->ns, row->name);
+    return controller_restore_object(ctx, row);
+}
 static int restore_job(void *ctx, const struct store_job_row *row) { return controller_restore_job(ctx, row); }
 static int restore_attempt(void *ctx, const struct store_attempt_row *row)
 {

@@ -208,6 +208,6 @@ void core_handle_object_request(struct core *c, struct core_request *req)
     case CORE_QUOTA_CREATE: quota_create(c, req); break;
     case CORE_QUOTA_UPDATE: quota_update(c, req); break;
     case CORE_QUOTA_DELETE: quota_delete(c, req); break;
-    default: api_fail(&req->status, 500, "InternalError", "the core has no answer to request %d", (int)req->op); break;
+    default: core_handle_cronjob_request(c, req); break;
     }
 }

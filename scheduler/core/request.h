@@ -52,6 +52,11 @@ enum core_op {
     CORE_QUOTA_CREATE, /* req->object: struct resource_quota */
     CORE_QUOTA_UPDATE,
     CORE_QUOTA_DELETE,
+    CORE_CRONJOB_GET,
+    CORE_CRONJOB_LIST,
+    CORE_CRONJOB_CREATE, /* req->object: struct cron_job */
+    CORE_CRONJOB_UPDATE,
+    CORE_CRONJOB_DELETE,
     CORE_METRICS, /* the live part of GET /metrics, rendered into req->text */
     /* Objects the core records but does not keep (the gateway's Tokens): req->record names them. */
     CORE_RECORD_PUT,    /* an objects row (kind, "" namespace or ns, name, json) and its event */

@@ -518,9 +518,49 @@ static void every_view_survives_a_restart(void)
     json_decref(after);
 }
 
-TEST_MAIN(TEST_CASE(pytorchjob_runs_with_the_pytorch_wiring), TEST_CASE(tfjob_gets_tf_config),
-          TEST_CASE(mpijob_launcher_gets_the_worker_hosts), TEST_CASE(each_path_sees_its_own_objects),
-          TEST_CASE(jobctl_submits_a_queue_and_a_pytorchjob_from_one_file),
+/* A PyTorchJob whose master ends first: by the operator's default (cleanPodPolicy None) the job
+ * Succeeds and its running worker is left to finish, listed Running; with Running it is stopped. */
+static void clean_pod_policy_decides_the_workers_fate(void)
+{
+    static const char fmt[] =
+        "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: %s\nspec:\n%s"
+        "  pytorchReplicaSpecs:\n"
+        "    Master:\n      restartPolicy: Never\n      template:\n        spec:\n"
+        "          containers:\n          - name: pytorch\n            command: [\"true\"]\n"
+        "    Worker:\n      replicas: 1\n      restartPolicy: Never\n      template:\n"
+        "        spec:\n          terminationGracePeriodSeconds: 1\n"
+        "          containers:\n          - name: pytorch\n"
+        "            command: [sleep, \"60\"]\n";
+    REQUIRE(start());
+    char doc[2048];
+    snprintf(doc, sizeof doc, fmt, "keep", "");
+    json_decref(create(PYTORCHJOBS, doc));
+    REQUIRE(wait_volcano_phase("keep", "Completed") == 0);
+    long code = 0;
+    json_t *pod = server_request(&server, "GET", "/api/v1/namespaces/default/pods/keep-worker-0", NULL, NULL, &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(jv_str(pod, "status.phase"), "Running");
+    json_decref(pod);
+    snprintf(doc, sizeof doc, fmt, "stop", "  runPolicy:\n    cleanPodPolicy: Running\n");
+    json_decref(create(PYTORCHJOBS, doc));
+    REQUIRE(wait_volcano_phase("stop", "Completed") == 0);
+    pod = server_request(&server, "GET", "/api/v1/namespaces/default/pods/stop-worker-0", NULL, NULL, &code);
+    CHECK_INT(code, 404); /* stopped and gone, as the operator deletes it */
+    json_decref(pod);
+    pod = server_request(&server, "GET", "/api/v1/namespaces/default/pods/stop-master-0", NULL, NULL, &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(jv_str(pod, "status.phase"), "Succeeded");
+    json_decref(pod);
+    /* gone again, so the later cases count only their own objects */
+    json_decref(server_request(&server, "DELETE", PYTORCHJOBS "/keep", NULL, NULL, &code));
+    CHECK_INT(code, 200);
+    json_decref(server_request(&server, "DELETE", PYTORCHJOBS "/stop", NULL, NULL, &code));
+    CHECK_INT(code, 200);
+}
+
+TEST_MAIN(TEST_CASE(pytorchjob_runs_with_the_pytorch_wiring), TEST_CASE(clean_pod_policy_decides_the_workers_fate),
+          TEST_CASE(tfjob_gets_tf_config), TEST_CASE(mpijob_launcher_gets_the_worker_hosts),
+          TEST_CASE(each_path_sees_its_own_objects), TEST_CASE(jobctl_submits_a_queue_and_a_pytorchjob_from_one_file),
           TEST_CASE(rayjob_runs_head_workers_and_the_submitter),
           TEST_CASE(sparkapplication_runs_a_driver_and_its_executors), TEST_CASE(training_requests_become_volcano_jobs),
           TEST_CASE(training_frameworks_get_their_wiring), TEST_CASE(errors_name_the_users_field_and_line),

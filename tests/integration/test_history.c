@@ -452,6 +452,49 @@ static void retention_prunes_deleted_jobs(void)
     server_cleanup(&s);
 }
 
+/* A deleted job whose pod takes its grace period to stop (its TERM trap runs 8 s) is not pruned
+ * while it stops, however short the retention: its task still runs in its directory and its end is
+ * still to be recorded. Once the pod has ended, the next round prunes it. */
+static void retention_waits_for_a_stopping_pod(void)
+{
+    static const char *const args[] = {"--history-retention", "1s", "--shutdown-grace", "30", NULL};
+    struct test_server s;
+    REQUIRE(server_start(&s, NULL, args) == 0);
+    long code;
+    json_decref(server_request(&s, "POST", pathf(VCJOBS, "default"),
+                               "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: slow}\nspec:\n"
+                               "  tasks:\n  - name: t\n    replicas: 1\n    template:\n      spec:\n"
+                               "        terminationGracePeriodSeconds: 20\n        containers:\n        - name: c\n"
+                               "          command: [sh, -c, 'trap \"sleep 8; exit 0\" TERM; echo up; "
+                               "while :; do sleep 1; done']\n",
+                               "application/yaml", &code));
+    REQUIRE(code == 201);
+    REQUIRE(server_wait_field(&s, "/api/v1/namespaces/default/pods/slow-t-0", "status.phase", "Running", WAIT_MS) == 0);
+    bool trapped = false; /* the trap is set before "up" is written */
+    for (int i = 0; i < WAIT_MS / 50 && !trapped; i++) {
+        char *log = server_request_text(&s, "GET", "/api/v1/namespaces/default/pods/slow-t-0/log", &code);
+        trapped = log && strstr(log, "up\n");
+        free(log);
+        if (!trapped)
+            sleep_ms(50);
+    }
+    REQUIRE(trapped);
+    json_t *job = get_json(&s, pathf(VCJOBS "/slow", "default"), &code);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/jobs/%s", s.data_dir, dig_str(job, "metadata.uid"));
+    json_decref(job);
+    json_decref(server_request(&s, "DELETE", pathf(VCJOBS "/slow", "default"), NULL, NULL, &code));
+    CHECK_INT(code, 200);
+    sleep_ms(2500); /* two pruning rounds past the retention, while the trap still runs */
+    json_decref(get_expect(&s, CALDERA "/namespaces/default/jobs/slow/history", 200));
+    CHECK(dir_exists(dir));
+    CHECK(server_wait_field(&s, CALDERA "/namespaces/default/jobs/slow/history", "code", "404", WAIT_MS) == 0);
+    for (int i = 0; i < 100 && dir_exists(dir); i++)
+        sleep_ms(50);
+    CHECK(!dir_exists(dir));
+    server_cleanup(&s);
+}
+
 static void stop_shared(void)
 {
     if (shared_up)
@@ -460,4 +503,5 @@ static void stop_shared(void)
 }
 
 TEST_MAIN(TEST_CASE(retried_job_history), TEST_CASE(list_pages_and_filters), TEST_CASE(commands_and_nodes_recorded),
-          TEST_CASE(jobctl_history_and_logs), TEST_CASE(retention_prunes_deleted_jobs), TEST_CASE(stop_shared))
+          TEST_CASE(jobctl_history_and_logs), TEST_CASE(retention_prunes_deleted_jobs),
+          TEST_CASE(retention_waits_for_a_stopping_pod), TEST_CASE(stop_shared))

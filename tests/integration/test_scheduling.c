@@ -129,5 +129,21 @@ static void priority_preemption_evicts_a_real_task(void)
     server_cleanup(&s);
 }
 
+/* actions "allocate, backfill" (no enqueue): the PodGroup goes Inqueue through allocate and the job
+ * runs to its end, as in Volcano, instead of staying Pending. */
+static void allocate_runs_jobs_without_enqueue(void)
+{
+    static const char *const conf_args[] = {"--nodes", "tests/integration/data/zones-nodes.yaml", "--scheduler-conf",
+                                            "tests/integration/data/no-enqueue.conf", NULL};
+    struct test_server s;
+    REQUIRE(server_start(&s, NULL, conf_args) == 0);
+    CHECK_INT(submit(&s, "plain", "", "1", "true"), 201);
+    CHECK(server_wait_field(&s, JOBS "/plain", "status.state.phase", "Completed", 20000) == 0);
+    CHECK(server_wait_field(&s, "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/plain",
+                            "status.phase", "Completed", 20000) == 0);
+    CHECK_INT(server_stop(&s), 0);
+    server_cleanup(&s);
+}
+
 TEST_MAIN(TEST_CASE(zones_are_chosen_by_scheduler_name), TEST_CASE(pending_reason_names_the_predicate),
-          TEST_CASE(priority_preemption_evicts_a_real_task))
+          TEST_CASE(priority_preemption_evicts_a_real_task), TEST_CASE(allocate_runs_jobs_without_enqueue))

@@ -96,6 +96,100 @@ static void task_completed_completes_job(void)
     ctlfx_free(&fx);
 }
 
+/* The distcc shape under caldera.io/clean-pod-policy (Kubeflow's cleanPodPolicy). */
+static struct job *submit_with_clean_policy(struct ctl_fixture *fx, const char *name, const char *policy)
+{
+    char yaml[8192];
+    snprintf(yaml, sizeof yaml,
+             "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: %s\n  annotations:\n"
+             "    caldera.io/clean-pod-policy: %s\nspec:\n  tasks:\n%s",
+             name, policy,
+             TASK("master", 1,
+                  "    policies:\n    - event: TaskCompleted\n      action: CompleteJob\n"
+                  "    - event: PodFailed\n      action: TerminateJob\n")
+                 TASK("worker", 3, "    policies:\n    - event: PodFailed\n      action: TerminateJob\n"));
+    return ctlfx_submit(fx, yaml);
+}
+
+/* None: the master's success completes the job at once and leaves the workers running and listed
+ * until they end by themselves (a failing one stops nobody); no pod was stopped. */
+static void clean_pod_policy_none_leaves_workers_running(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = submit_with_clean_policy(&fx, "keep", "None");
+    REQUIRE(job);
+    CHECK_INT(job->clean_pods, CLEAN_PODS_NONE);
+    ctlfx_cycle(&fx);
+    CHECK_INT(job->status.running, 4);
+    ctlfx_exit(&fx, job, 0, 0, false);
+    CHECK_STR(phase(job), "Completed");
+    CHECK_INT(fx.stops, 0);
+    CHECK_INT(job->status.running, 3);
+    CHECK_INT(job->status.terminating, 0);
+    CHECK_INT(ctlfx_count(job, POD_RUNNING), 3);
+    ctlfx_exit(&fx, job, 1, 1, false); /* a worker fails: its TerminateJob stops no one */
+    CHECK_INT(fx.stops, 0);
+    CHECK_INT(ctlfx_count(job, POD_RUNNING), 2);
+    CHECK_INT(ctlfx_count(job, POD_FAILED), 1);
+    ctlfx_exit(&fx, job, 2, 0, false);
+    ctlfx_cycle(&fx); /* nothing is placed again */
+    CHECK_INT(fx.starts, 4);
+    ctlfx_exit(&fx, job, 3, 0, false);
+    CHECK_STR(phase(job), "Completed");
+    CHECK_INT(job->status.succeeded, 3);
+    CHECK_INT(job->status.failed, 1);
+    CHECK_INT(ctlfx_count(job, POD_ABSENT), 0);
+    CHECK_INT(job->status.version, 0);
+    ctlfx_free(&fx);
+
+    /* a user's command still stops what was left running */
+    ctlfx_init(&fx, 1);
+    job = submit_with_clean_policy(&fx, "keep2", "None");
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    ctlfx_exit(&fx, job, 0, 0, false);
+    struct api_status st = {0};
+    CHECK_INT(controller_command(&fx.ctl, job, ACT_TERMINATE_JOB, NULL, NULL, &st), 0);
+    CHECK_INT(fx.stops, 3);
+    CHECK_INT(ctlfx_settle(&fx), 3);
+    CHECK(job_phase_final(job->status.phase));
+    ctlfx_free(&fx);
+}
+
+/* Running stops running pods and keeps finished ones (Volcano's own CompleteJob); All removes the
+ * finished ones too. */
+static void clean_pod_policy_running_and_all(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    struct job *job = submit_with_clean_policy(&fx, "running", "Running");
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    ctlfx_exit(&fx, job, 0, 0, false);
+    CHECK_INT(fx.stops, 3);
+    CHECK_INT(ctlfx_settle(&fx), 3);
+    CHECK_STR(phase(job), "Completed");
+    CHECK_INT(ctlfx_count(job, POD_SUCCEEDED), 1);
+    CHECK_INT(ctlfx_count(job, POD_ABSENT), 3);
+    ctlfx_free(&fx);
+
+    ctlfx_init(&fx, 1);
+    job = submit_with_clean_policy(&fx, "all", "All");
+    REQUIRE(job);
+    ctlfx_cycle(&fx);
+    ctlfx_exit(&fx, job, 0, 0, false);
+    CHECK_INT(fx.stops, 3);
+    CHECK_INT(ctlfx_settle(&fx), 3);
+    CHECK_STR(phase(job), "Completed");
+    CHECK_INT(ctlfx_count(job, POD_ABSENT), 4);
+    ctlfx_free(&fx);
+
+    ctlfx_init(&fx, 1);
+    CHECK(submit_with_clean_policy(&fx, "bad", "Sometimes") == NULL);
+    ctlfx_free(&fx);
+}
+
 /* minSuccess 2 of 5: Completed at the second success, whatever minAvailable says; the rest stop. */
 static void min_success_completes_early(void)
 {
@@ -494,7 +588,8 @@ static void unknown_when_a_running_gang_cannot_be_completed(void)
 }
 
 TEST_MAIN(TEST_CASE(runs_to_completed), TEST_CASE(pod_failed_restarts_job_until_max_retry),
-          TEST_CASE(task_completed_completes_job), TEST_CASE(min_success_completes_early),
+          TEST_CASE(task_completed_completes_job), TEST_CASE(clean_pod_policy_none_leaves_workers_running),
+          TEST_CASE(clean_pod_policy_running_and_all), TEST_CASE(min_success_completes_early),
           TEST_CASE(exit_code_policy_and_resume), TEST_CASE(abort_stops_then_resume_runs_again),
           TEST_CASE(depends_on_orders_tasks), TEST_CASE(pod_pending_timeout),
           TEST_CASE(restart_in_place_then_task_failed), TEST_CASE(oom_scales_memory_up_to_the_maximum),

@@ -106,6 +106,29 @@ static void pytorch_tasks_share_the_templates_master_first(void)
     release(&a);
 }
 
+/* The operator's cleanPodPolicy reaches the Volcano Job as caldera.io/clean-pod-policy, None when
+ * unset (the operator's default for every kind), the kind's own field or runPolicy's when set. */
+static void clean_pod_policy_defaults_to_none(void)
+{
+    struct adapted a;
+    adapt(&a, pytorch_job);
+    REQUIRE(a.rc == 0);
+    json_t *annotations = json_object_get(json_object_get(a.job->manifest, "metadata"), "annotations");
+    CHECK_STR(json_string_value(json_object_get(annotations, "caldera.io/clean-pod-policy")), "None");
+    CHECK_INT(a.job->clean_pods, CLEAN_PODS_NONE);
+    release(&a);
+
+    char doc[2048];
+    snprintf(doc, sizeof doc, "%s", pytorch_job);
+    char *spec = strstr(doc, "spec:\n") + strlen("spec:\n");
+    memmove(spec + strlen("  runPolicy: {cleanPodPolicy: All}\n"), spec, strlen(spec) + 1);
+    memcpy(spec, "  runPolicy: {cleanPodPolicy: All}\n", strlen("  runPolicy: {cleanPodPolicy: All}\n"));
+    adapt(&a, doc);
+    REQUIRE(a.rc == 0);
+    CHECK_INT(a.job->clean_pods, CLEAN_PODS_ALL);
+    release(&a);
+}
+
 static void pytorch_declared_port_is_master_port(void)
 {
     char yaml[2048];
@@ -312,9 +335,9 @@ static void refusals_name_the_field(void)
         const char *spec;
         const char *expected;
     } cases[] = {
-        {"  runPolicy: {cleanPodPolicy: None}\n",
-         "spec.runPolicy.cleanPodPolicy: Unsupported value: \"None\": the "
-         "process runtime stops the running pods of a finished job"},
+        {"  runPolicy: {cleanPodPolicy: Sometimes}\n",
+         "spec.runPolicy.cleanPodPolicy: Unsupported value: \"Sometimes\": supported values: \"All\", "
+         "\"Running\", \"None\""},
         {"  runPolicy: {suspend: true}\n", "spec.runPolicy.suspend: Unsupported value: true"},
         {"  runPolicy: {backoffLimit: -2}\n",
          "spec.runPolicy.backoffLimit: Invalid value: -2: must be greater than or equal to 0"},
@@ -600,10 +623,11 @@ static void dialects_at_their_paths(void)
     CHECK(dialect_by_kind("kubeflow.org/v2beta1", "MPIJob") == NULL);
 }
 
-TEST_MAIN(TEST_CASE(pytorch_tasks_share_the_templates_master_first), TEST_CASE(pytorch_declared_port_is_master_port),
-          TEST_CASE(exit_code_policies_split_permanent_and_retryable), TEST_CASE(run_policy_becomes_volcano_fields),
-          TEST_CASE(tensorflow_roles_and_ports), TEST_CASE(mpi_launcher_and_workers),
-          TEST_CASE(causes_name_the_users_fields), TEST_CASE(refusals_name_the_field), TEST_CASE(replica_spec_refusals),
+TEST_MAIN(TEST_CASE(pytorch_tasks_share_the_templates_master_first), TEST_CASE(clean_pod_policy_defaults_to_none),
+          TEST_CASE(pytorch_declared_port_is_master_port), TEST_CASE(exit_code_policies_split_permanent_and_retryable),
+          TEST_CASE(run_policy_becomes_volcano_fields), TEST_CASE(tensorflow_roles_and_ports),
+          TEST_CASE(mpi_launcher_and_workers), TEST_CASE(causes_name_the_users_fields),
+          TEST_CASE(refusals_name_the_field), TEST_CASE(replica_spec_refusals),
           TEST_CASE(lower_case_types_are_kubeflows_too), TEST_CASE(framework_environment),
           TEST_CASE(status_follows_the_volcano_phase), TEST_CASE(status_in_each_kinds_words),
           TEST_CASE(dialects_at_their_paths))

@@ -94,6 +94,8 @@ static void discovery_is_derived_from_the_routes(void)
          "create delete get list watch update patch", "quota"},
         {"batch.volcano.sh", "v1alpha1", "jobs", "job", "Job", true, "create delete get list watch update patch",
          "vcjob vj"},
+        {"batch.volcano.sh", "v1alpha1", "cronjobs", "cronjob", "CronJob", true, "create delete get list watch update",
+         "cronvcjob cronvj"},
         {"bus.volcano.sh", "v1alpha1", "commands", "command", "Command", true, "create list watch", NULL},
         {"scheduling.volcano.sh", "v1beta1", "queues", "queue", "Queue", false,
          "create delete get list watch update patch", "q queue-v1beta1"},

@@ -420,7 +420,46 @@ static void task_priority_orders_a_jobs_tasks(void)
     fixture_free(&fx);
 }
 
-TEST_MAIN(TEST_CASE(deserved_by_weight_and_borrowing), TEST_CASE(capability_caps_deserved_and_guarantee_floors_it),
+/* Volcano's allocate, when the conf has no enqueue action, moves Pending PodGroups to Inqueue
+ * itself and places them in the same cycle; with enqueue configured it leaves them to enqueue. */
+static void allocate_admits_pending_jobs_without_enqueue(void)
+{
+    struct sched_fixture fx;
+    fixture_init(&fx, "allocate, backfill");
+    fixture_node(&fx, "n1", CPU(4), 8 * GiB);
+    struct job *waiting = fixture_job(&fx, "waiting", "default", 2, 2, CPU(1));
+    waiting->pg.phase = PG_PENDING;
+    struct session ssn = fixture_cycle(&fx);
+    const struct job_info *ji = fixture_info(&ssn, waiting);
+    REQUIRE(ji);
+    CHECK(ji->enqueued_now);
+    CHECK_INT(fixture_bound(&ssn, waiting), 2);
+    session_free(&ssn);
+    fixture_free(&fx);
+
+    fixture_init(&fx, "backfill, allocate");
+    fixture_node(&fx, "n1", CPU(1), 8 * GiB);
+    struct job *big = fixture_job(&fx, "big", "default", 1, 1, CPU(3)); /* fits nowhere: admitted, not bound */
+    big->pg.phase = PG_PENDING;
+    ssn = fixture_cycle(&fx);
+    CHECK(fixture_info(&ssn, big)->enqueued_now);
+    CHECK_INT(fixture_bound(&ssn, big), 0);
+    session_free(&ssn);
+    fixture_free(&fx);
+
+    fixture_init(&fx, "allocate, enqueue"); /* enqueue configured, even after allocate: allocate waits for it */
+    fixture_node(&fx, "n1", CPU(4), 8 * GiB);
+    struct job *later = fixture_job(&fx, "later", "default", 1, 1, CPU(1));
+    later->pg.phase = PG_PENDING;
+    ssn = fixture_cycle(&fx);
+    CHECK_INT(fixture_bound(&ssn, later), 0);
+    CHECK(fixture_info(&ssn, later)->enqueued_now);
+    session_free(&ssn);
+    fixture_free(&fx);
+}
+
+TEST_MAIN(TEST_CASE(deserved_by_weight_and_borrowing), TEST_CASE(allocate_admits_pending_jobs_without_enqueue),
+          TEST_CASE(capability_caps_deserved_and_guarantee_floors_it),
           TEST_CASE(hierarchical_queues_share_level_by_level), TEST_CASE(queues_weighted_1_to_3_both_run),
           TEST_CASE(queue_reclaim_evicts_job2), TEST_CASE(queue_capability_keeps_job2_pending),
           TEST_CASE(unreclaimable_queue_keeps_job2_pending), TEST_CASE(drf_serves_the_smaller_share_first),

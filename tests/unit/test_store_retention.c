@@ -145,4 +145,87 @@ static void test_no_retention_keeps_everything(void)
     tmp_db_remove(&t);
 }
 
-TEST_MAIN(TEST_CASE(test_retention_prunes_only_old_deleted_jobs), TEST_CASE(test_no_retention_keeps_everything))
+static bool exec_sql(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    bool ok = sqlite3_open(path, &db) == SQLITE_OK && sqlite3_busy_timeout(db, 5000) == SQLITE_OK &&
+              sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+    sqlite3_close(db);
+    return ok;
+}
+
+/* Waits until the job's row is gone (its newest event may stay: the newest of all is kept). */
+static bool wait_until_gone(const char *path, const char *uid, int timeout_ms)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM jobs WHERE uid = '%s'", uid);
+    for (int waited = 0; waited < timeout_ms; waited += 50) {
+        if (tmp_db_query_int(path, sql) == 0)
+            return true;
+        nanosleep(&(struct timespec){0, 50000000L}, NULL);
+    }
+    return false;
+}
+
+/* A job deleted while its pods stop (their grace, the shutdown's grace): its attempt has no end
+ * yet, its task still runs in its directory. Retention leaves rows and directory alone, however old
+ * the deletion, until the end is recorded; then prunes it. */
+static void test_retention_waits_for_stopping_pods(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    sqlite3 *db = tmp_db_open_schema(&t);
+    REQUIRE(db);
+    sqlite3_close(db);
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_set_history_retention(s, 1000, t.dir) == 0);
+    /* deleted by this run, two hours ago by the clock, after retention was set up */
+    db = tmp_db_open_schema(&t);
+    REQUIRE(db);
+    int64_t now = clock_wall_ms();
+    CHECK(add_job(db, t.dir, "stopping", now - 2 * HOUR_MS, true));
+    CHECK(add_job(db, t.dir, "ended", now - 2 * HOUR_MS, true));
+    CHECK(sqlite3_exec(db, "UPDATE attempts SET end_ms = 2000 WHERE job_uid = 'ended'", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    REQUIRE(store_start_writer(s) == 0);
+    CHECK(wait_until_gone(t.path, "ended", 20000));
+    CHECK_INT(rows_of(t.path, "stopping"), 5);
+    CHECK(job_dir_exists(t.dir, "stopping"));
+    /* the pod's end is recorded: the next step prunes it */
+    CHECK(exec_sql(t.path, "UPDATE attempts SET end_ms = 3000 WHERE job_uid = 'stopping'"));
+    CHECK(wait_until_gone(t.path, "stopping", 20000));
+    store_close(s);
+    CHECK(!job_dir_exists(t.dir, "stopping"));
+    tmp_db_remove(&t);
+}
+
+/* An earlier run stopped (or crashed) while a deleted job's pods stopped: nothing will record their
+ * end, so the next start ends them at the deletion and retention prunes the job. */
+static void test_attempts_left_by_an_earlier_run_end_at_start(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    sqlite3 *db = tmp_db_open_schema(&t);
+    REQUIRE(db);
+    int64_t deleted = clock_wall_ms() - 2 * HOUR_MS;
+    CHECK(add_job(db, t.dir, "orphan", deleted, true));
+    CHECK(add_job(db, t.dir, "live", 0, true));
+    sqlite3_close(db);
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_set_history_retention(s, 1000, t.dir) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+    CHECK(wait_until_gone(t.path, "orphan", 20000));
+    store_close(s);
+    CHECK(!job_dir_exists(t.dir, "orphan"));
+    CHECK_INT(rows_of(t.path, "live"), 5); /* a live job's running attempt is the next start's to adopt */
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM attempts WHERE end_ms IS NULL"), 1);
+    tmp_db_remove(&t);
+}
+
+TEST_MAIN(TEST_CASE(test_retention_prunes_only_old_deleted_jobs), TEST_CASE(test_no_retention_keeps_everything),
+          TEST_CASE(test_retention_waits_for_stopping_pods),
+          TEST_CASE(test_attempts_left_by_an_earlier_run_end_at_start))

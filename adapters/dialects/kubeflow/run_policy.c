@@ -1,10 +1,11 @@
 /* Kubeflow's runPolicy on a Volcano Job: backoffLimit as maxRetry, the TTL, the deadline on every pod,
- * cleanPodPolicy as the process runtime's own behaviour, schedulingPolicy as the PodGroup's fields. */
+ * cleanPodPolicy as the Volcano Job's caldera.io/clean-pod-policy, schedulingPolicy as the PodGroup's fields. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adapters/dialects/kubeflow/kubeflow.h"
+#include "adapters/dialects/volcano/job.h"
 #include "adapters/objects/object_meta.h"
 #include "adapters/objects/pod_template.h"
 
@@ -23,21 +24,31 @@ static const char *const run_policy_fields[] = {"cleanPodPolicy",
 static const char *const scheduling_fields[] = {"minAvailable",           "queue", "minResources", "priorityClass",
                                                 "scheduleTimeoutSeconds", NULL};
 
+/* The Volcano Job's annotations, made when missing. */
+static json_t *volcano_annotations(struct kubeflow_job *j)
+{
+    json_t *meta = json_object_get(j->volcano, "metadata");
+    json_t *annotations = json_object_get(meta, "annotations");
+    if (!json_is_object(annotations)) {
+        annotations = json_object();
+        json_object_set_new(meta, "annotations", annotations);
+    }
+    return annotations;
+}
+
+/* The training operator deletes pods when the job has finished: None deletes nothing (the
+ * default of every kind: PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob), Running the running and
+ * pending ones, All every one. The Volcano Job carries it for the controller. */
 void kubeflow_clean_pod_policy(struct kubeflow_job *j, json_t *holder, const char *path)
 {
     const char *policy = NULL;
     if (!field_string(j->f, holder, "cleanPodPolicy", path, false, &policy) || !policy)
         return;
-    /* Running and All are what the process runtime does anyway: a finished job's running pods are
-     * stopped, and a finished pod holds no process or resources to delete. */
-    if (strcmp(policy, "Running") == 0 || strcmp(policy, "All") == 0)
-        return;
-    if (strcmp(policy, "None") == 0)
-        field_unsupported(j->f, holder, "cleanPodPolicy", path,
-                          "the process runtime stops the running pods of a finished job, so they cannot be left "
-                          "running; use \"Running\" or \"All\"");
-    else
+    if (strcmp(policy, "None") != 0 && strcmp(policy, "Running") != 0 && strcmp(policy, "All") != 0) {
         field_unsupported(j->f, holder, "cleanPodPolicy", path, "supported values: \"All\", \"Running\", \"None\"");
+        return;
+    }
+    json_object_set_new(volcano_annotations(j), CLEAN_POD_POLICY_ANNOTATION, json_string(policy));
 }
 
 /* An integer of runPolicy into the Volcano spec under vkey, with the path map. Returns whether it was
@@ -87,14 +98,8 @@ static void min_resources(struct kubeflow_job *j, json_t *sp, const char *parent
     }
     char *dump = json_dumps(text, JSON_COMPACT);
     json_decref(text);
-    json_t *meta = json_object_get(j->volcano, "metadata");
-    json_t *annotations = json_object_get(meta, "annotations");
-    if (!json_is_object(annotations)) {
-        annotations = json_object();
-        json_object_set_new(meta, "annotations", annotations);
-    }
     if (dump)
-        json_object_set_new(annotations, MIN_RESOURCES_ANNOTATION, json_string(dump));
+        json_object_set_new(volcano_annotations(j), MIN_RESOURCES_ANNOTATION, json_string(dump));
     free(dump);
 }
 
@@ -129,6 +134,9 @@ void kubeflow_run_policy(struct kubeflow_job *j)
     json_t *rp;
     const char *parent = "spec.runPolicy";
     char path[FIELD_PATH_MAX];
+    json_t *annotations = volcano_annotations(j);
+    if (!json_object_get(annotations, CLEAN_POD_POLICY_ANNOTATION)) /* the operator's default */
+        json_object_set_new(annotations, CLEAN_POD_POLICY_ANNOTATION, json_string("None"));
     if (!field_object(j->f, j->spec, "runPolicy", parent, false, &rp) || !rp)
         return;
     field_check_known(j->f, rp, parent, run_policy_fields);

@@ -91,6 +91,24 @@ static int check_type(const json_t *root, struct api_status *st)
 }
 
 /* metadata.name (or generateName + 5 random characters, as the API server does), namespace. */
+/* caldera.io/clean-pod-policy: what the job's own end does to its pods (enum clean_pods). */
+static void parse_clean_pod_policy(struct fields *f, json_t *annotations, struct job *job)
+{
+    static const char *const names[] = {
+        [CLEAN_PODS_RUNNING] = "Running", [CLEAN_PODS_NONE] = "None", [CLEAN_PODS_ALL] = "All"};
+    json_t *v = json_is_object(annotations) ? json_object_get(annotations, CLEAN_POD_POLICY_ANNOTATION) : NULL;
+    if (!v)
+        return;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (json_is_string(v) && strcmp(json_string_value(v), names[i]) == 0) {
+            job->clean_pods = (uint8_t)i;
+            return;
+        }
+    field_unsupported(f, annotations, CLEAN_POD_POLICY_ANNOTATION,
+                      "metadata.annotations[" CLEAN_POD_POLICY_ANNOTATION "]",
+                      "supported values: \"All\", \"Running\", \"None\"");
+}
+
 static void parse_metadata(struct fields *f, json_t *root, const char *url_ns, struct job *job)
 {
     json_t *meta;
@@ -125,6 +143,7 @@ static void parse_metadata(struct fields *f, json_t *root, const char *url_ns, s
     json_t *labels, *annotations;
     meta_labels(f, meta, "metadata.labels", &labels);
     meta_annotations(f, meta, "metadata.annotations", &annotations);
+    parse_clean_pod_policy(f, annotations, job);
     if (ns && *ns && strcmp(ns, url_ns) != 0) {
         api_fail(f->st, 400, "BadRequest",
                  "the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", ns,

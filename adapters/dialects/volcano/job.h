@@ -11,6 +11,8 @@
 #include "model/job.h"
 
 #define VOLCANO_JOB_API_VERSION "batch.volcano.sh/v1alpha1"
+/* What the job's own end does to its pods: None, Running (the default) or All (enum clean_pods). */
+#define CLEAN_POD_POLICY_ANNOTATION "caldera.io/clean-pod-policy"
 
 struct fields;
 
