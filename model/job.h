@@ -121,10 +121,10 @@ struct task_spec {
     struct resvec request; /* one replica's requests (sum over containers), pods = 1 */
     struct resvec limit;   /* one replica's limits; 0 where unlimited */
     char *container_name;
-    char *image; /* recorded, never pulled: the process runtime runs the command on the node */
+    char *image;         /* recorded, never pulled: the process runtime runs the command on the node */
     char *runtime_class; /* spec.runtimeClassName: NULL (a process on the node) or "oci" (a container) */
-    char **argv; /* command ++ args; NULL when the container has neither */
-    char **env;  /* "NAME=value" from the container's env, in order */
+    char **argv;         /* command ++ args; NULL when the container has neither */
+    char **env;          /* "NAME=value" from the container's env, in order */
     int nenv_refs;
     struct task_env_ref *env_refs; /* the container's env with valueFrom, in order, set after env */
     char *working_dir;             /* container workingDir, or NULL */

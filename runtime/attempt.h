@@ -47,10 +47,10 @@ struct attempt_spec {
     const char *const *volume_targets;  /* that exists on the node and the server can bind, else NULL */
     int nmounts;                        /* the pod's hostPath and emptyDir volumes: mounted, or the attempt */
     const struct attempt_mount *mounts; /* fails (the gateway refuses them where mounts cannot be made) */
-    const char *oci_image;             /* runtimeClassName oci: run argv in this image through podman
+    const char *oci_image;              /* runtimeClassName oci: run argv in this image through podman
                                           (runtime/oci_launch.c); NULL: argv runs as a process on the node */
-    int ngpus;                         /* the GPU devices bound to the attempt: their indexes and UUIDs */
-    const int32_t *gpu_index;          /* ("" when unknown), passed into an OCI container */
+    int ngpus;                          /* the GPU devices bound to the attempt: their indexes and UUIDs */
+    const int32_t *gpu_index;           /* ("" when unknown), passed into an OCI container */
     const char *const *gpu_uuid;
 };
 

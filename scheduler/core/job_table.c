@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "adapters/objects/podgroup.h"
 #include "adapters/objects/render.h"
 #include "common/age.h"
 #include "scheduler/core/internal.h"
@@ -88,8 +89,10 @@ void core_job_table_row(struct sbuf *b, const struct job *job, const struct core
  * adapters/objects/podgroup.c renders it. */
 void core_podgroup_table_row(struct sbuf *b, const struct job *job, const struct core_request *req, int64_t now_ms)
 {
+    char name[PODGROUP_NAME_MAX];
+    podgroup_name(job->name, job->uid, name);
     sbuf_puts(b, "{\"cells\":[");
-    put_string(b, job->name);
+    put_string(b, name);
     sbuf_puts(b, ",");
     put_string(b, podgroup_phase_name(job->pg.phase));
     sbuf_printf(b, ",%d,%d,", (int)job->min_available, (int)job->status.running);
@@ -100,11 +103,10 @@ void core_podgroup_table_row(struct sbuf *b, const struct job *job, const struct
     if (!req->table_no_object) {
         char rv[24];
         snprintf(rv, sizeof rv, "%llu", (unsigned long long)job->resource_version);
-        json_t *meta = json_pack("{s:s, s:s, s:s, s:o, s:[{s:s, s:s, s:s, s:s, s:b, s:b}]}", "name", job->name,
-                                 "namespace", job->ns, "resourceVersion", rv, "creationTimestamp",
-                                 render_time(job->created_ms), "ownerReferences", "apiVersion",
-                                 "batch.volcano.sh/v1alpha1", "kind", "Job", "name", job->name, "uid", job->uid,
-                                 "controller", 1, "blockOwnerDeletion", 1);
+        json_t *meta = json_pack("{s:s, s:s, s:s, s:o, s:[{s:s, s:s, s:s, s:s, s:b, s:b}]}", "name", name, "namespace",
+                                 job->ns, "resourceVersion", rv, "creationTimestamp", render_time(job->created_ms),
+                                 "ownerReferences", "apiVersion", "batch.volcano.sh/v1alpha1", "kind", "Job", "name",
+                                 job->name, "uid", job->uid, "controller", 1, "blockOwnerDeletion", 1);
         put_object_start(b, req->table_api_version);
         put_json(b, meta, JSON_COMPACT);
         sbuf_puts(b, "}");
