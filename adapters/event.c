@@ -88,47 +88,54 @@ static json_t *event_meta(const struct event_view *ev, const char *name, const c
     return meta;
 }
 
-json_t *event_render(const struct event_view *ev)
+/* What both shapes of an Event share: its metadata and the reference to its object, and its times
+ * (RFC 3339 and MicroTime). false when memory ran out (nothing is left to free). */
+struct event_parts {
+    char time[RFC3339_LEN], micro[RFC3339_LEN];
+    json_t *meta, *ref;
+};
+
+static bool event_parts(const struct event_view *ev, struct event_parts *p)
 {
-    char name[400], rv[24], time[RFC3339_LEN], micro[RFC3339_LEN];
+    char name[400], rv[24];
     snprintf(name, sizeof name, "%s.%016llx", *ev->name ? ev->name : ev->kind, (unsigned long long)ev->seq);
     snprintf(rv, sizeof rv, "%llu", (unsigned long long)ev->seq);
-    rfc3339(ev->time_ms, time);
-    micro_time(ev->time_ms, micro);
-    json_t *meta = event_meta(ev, name, rv, time), *involved = object_reference(ev, rv);
-    if (!meta || !involved) {
-        json_decref(meta);
-        json_decref(involved);
+    rfc3339(ev->time_ms, p->time);
+    micro_time(ev->time_ms, p->micro);
+    p->meta = event_meta(ev, name, rv, p->time);
+    p->ref = object_reference(ev, rv);
+    if (p->meta && p->ref)
+        return true;
+    json_decref(p->meta);
+    json_decref(p->ref);
+    return false;
+}
+
+json_t *event_render(const struct event_view *ev)
+{
+    struct event_parts p;
+    if (!event_parts(ev, &p))
         return NULL;
-    }
     return json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:i, s:s, s:s}", "apiVersion",
-                     EVENT_API_VERSION, "kind", "Event", "metadata", meta, "involvedObject", involved, "reason",
+                     EVENT_API_VERSION, "kind", "Event", "metadata", p.meta, "involvedObject", p.ref, "reason",
                      ev->reason, "message", ev->message, "type", is_warning(ev) ? "Warning" : "Normal", "source",
-                     "component", EVENT_REPORTING_CONTROLLER, "host", "caldera", "firstTimestamp", time,
-                     "lastTimestamp", time, "eventTime", micro, "count", 1, "reportingComponent",
+                     "component", EVENT_REPORTING_CONTROLLER, "host", "caldera", "firstTimestamp", p.time,
+                     "lastTimestamp", p.time, "eventTime", p.micro, "count", 1, "reportingComponent",
                      EVENT_REPORTING_CONTROLLER, "reportingInstance", "caldera");
 }
 
 json_t *event_render_events_v1(const struct event_view *ev)
 {
-    char name[400], rv[24], time[RFC3339_LEN], micro[RFC3339_LEN];
-    snprintf(name, sizeof name, "%s.%016llx", *ev->name ? ev->name : ev->kind, (unsigned long long)ev->seq);
-    snprintf(rv, sizeof rv, "%llu", (unsigned long long)ev->seq);
-    rfc3339(ev->time_ms, time);
-    micro_time(ev->time_ms, micro);
-    json_t *meta = event_meta(ev, name, rv, time), *regarding = object_reference(ev, rv);
-    if (!meta || !regarding) {
-        json_decref(meta);
-        json_decref(regarding);
+    struct event_parts p;
+    if (!event_parts(ev, &p))
         return NULL;
-    }
     return json_pack("{s:s, s:s, s:o, s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:i}",
-                     "apiVersion", EVENTS_V1_API_VERSION, "kind", "Event", "metadata", meta, "eventTime", micro,
-                     "regarding", regarding, "note", ev->message, "reason", ev->reason, "type",
+                     "apiVersion", EVENTS_V1_API_VERSION, "kind", "Event", "metadata", p.meta, "eventTime", p.micro,
+                     "regarding", p.ref, "note", ev->message, "reason", ev->reason, "type",
                      is_warning(ev) ? "Warning" : "Normal", "action", *ev->to ? ev->to : "Deleted",
                      "reportingController", EVENT_REPORTING_CONTROLLER, "reportingInstance", "caldera",
                      "deprecatedSource", "component", EVENT_REPORTING_CONTROLLER, "host", "caldera",
-                     "deprecatedFirstTimestamp", time, "deprecatedLastTimestamp", time, "deprecatedCount", 1);
+                     "deprecatedFirstTimestamp", p.time, "deprecatedLastTimestamp", p.time, "deprecatedCount", 1);
 }
 
 json_t *event_render_as(const struct event_view *ev, const char *api_version)

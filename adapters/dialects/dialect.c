@@ -219,25 +219,3 @@ json_t *dialect_render(const struct dialect *d, const json_t *source, const json
         json_object_set_new(obj, "status", status);
     return obj;
 }
-
-json_t *dialect_merge_patch(const json_t *target, const json_t *patch)
-{
-    if (!json_is_object(patch))
-        return json_deep_copy(patch);
-    json_t *out = json_is_object(target) ? json_deep_copy(target) : json_object();
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)patch, key, v)
-    {
-        if (json_is_null(v)) {
-            json_object_del(out, key);
-            continue;
-        }
-        json_t *merged = dialect_merge_patch(json_object_get(out, key), v);
-        if (!merged || json_object_set_new(out, key, merged) != 0) {
-            json_decref(out);
-            return NULL;
-        }
-    }
-    return out;
-}

@@ -103,10 +103,6 @@ void dialect_restate_status(const struct dialect *d, const struct intake_doc *do
  * resourceVersion, creationTimestamp, namespace) and the dialect's status. A new reference, or NULL. */
 json_t *dialect_render(const struct dialect *d, const json_t *source, const json_t *volcano_job);
 
-/* RFC 7386 JSON merge patch: a new document, target with patch applied (null members remove, objects
- * merge, anything else replaces). NULL when memory runs out. */
-json_t *dialect_merge_patch(const json_t *target, const json_t *patch);
-
 /* For translators: appends a path map (silently ignored past DIALECT_MAX_PATH_MAPS). */
 void dialect_map_path(struct dialect_translation *t, const char *volcano, const char *source);
 

@@ -9,6 +9,7 @@
 #include "adapters/dialects/volcano/companion_manifest.h"
 #include "adapters/dialects/volcano/manifest.h"
 #include "adapters/dialects/volcano/job.h"
+#include "common/json_patch.h"
 #include "common/clock.h"
 #include "scheduler/controller/companions.h"
 #include "scheduler/core/internal.h"
@@ -167,8 +168,7 @@ static void dialect_update(struct core *c, struct core_request *req, struct job 
     }
     if (check_version(req, job) != 0)
         return;
-    json_t *updated = req->merge_patch ? dialect_merge_patch(job->source, req->document)
-                                       : json_deep_copy(req->document);
+    json_t *updated = req->merge_patch ? json_merge_patch(job->source, req->document) : json_deep_copy(req->document);
     struct dialect_change change;
     if (!updated) {
         api_fail(&req->status, 500, "InternalError", "out of memory");

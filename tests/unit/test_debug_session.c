@@ -7,6 +7,7 @@
 
 #include "adapters/dialects/debug/debug.h"
 #include "adapters/dialects/dialect.h"
+#include "common/json_patch.h"
 #include "adapters/intake/intake.h"
 #include "model/resource.h"
 #include "tests/lib/causes.h"
@@ -342,7 +343,7 @@ static int update_with(const char *stored_text, const char *patch_text, struct d
                        struct api_status *st, json_t **out)
 {
     json_t *stored = json_loads(stored_text, 0, NULL), *patch = json_loads(patch_text, 0, NULL);
-    json_t *updated = dialect_merge_patch(stored, patch);
+    json_t *updated = json_merge_patch(stored, patch);
     memset(st, 0, sizeof *st);
     int rc = debug_session_dialect.update(stored, updated, ch, st);
     json_decref(stored);
