@@ -47,10 +47,7 @@ static bool write_text(const char *dir, const char *name, const char *text, char
 /* The pod's log (never NULL; caller frees). */
 static char *pod_log(const struct test_server *s, const char *pod)
 {
-    char path[256];
-    long code;
-    snprintf(path, sizeof path, PODS "/%s/log", pod);
-    char *log = server_request_text(s, "GET", path, &code);
+    char *log = server_pod_log(s, pod);
     return log ? log : strdup("");
 }
 

@@ -118,24 +118,11 @@ static bool wait_completed(const struct test_server *s, const char *job)
     return ok;
 }
 
-static char *pod_log(const struct test_server *s, const char *pod)
-{
-    char path[256];
-    long code;
-    snprintf(path, sizeof path, PODS "/%s/log", pod);
-    char *text = server_request_text(s, "GET", path, &code);
-    if (code != 200) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
 /* The n pods' logs (NULL where there is none), each shown when the job did not complete or it lacks. */
 static void pod_logs(const struct test_server *s, const char *const *pods, int n, bool done, char **logs)
 {
     for (int i = 0; i < n; i++) {
-        logs[i] = pod_log(s, pods[i]);
+        logs[i] = server_pod_log(s, pods[i]);
         if (!done || !logs[i])
             fprintf(stderr, "--- %s log:\n%s\n", pods[i], logs[i] ? logs[i] : "(none)");
     }
@@ -228,7 +215,7 @@ static void torchrun_trains_two_local_ranks_in_one_pod(void)
     REQUIRE(s);
     REQUIRE(submit(s, "pytorchjobs", "pytorchjob-torchrun.yaml") == 201);
     bool done = wait_completed(s, "torchrun");
-    char *log = pod_log(s, "torchrun-master-0");
+    char *log = server_pod_log(s, "torchrun-master-0");
     if (!done || !log)
         fprintf(stderr, "--- torchrun-master-0 log:\n%s\n", log ? log : "(none)");
     CHECK(done);

@@ -476,6 +476,19 @@ char *server_request_text(const struct test_server *s, const char *method, const
     return server_request_text_as(s, NULL, method, path, code);
 }
 
+char *server_pod_log(const struct test_server *s, const char *pod)
+{
+    char path[512];
+    long code = 0;
+    snprintf(path, sizeof path, "/api/v1/namespaces/default/pods/%s/log", pod);
+    char *text = server_request_text(s, "GET", path, &code);
+    if (code != 200) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 /* --- waiting for a field ------------------------------------------------------------------- */
 
 json_t *server_json_at(json_t *v, const char *path)

@@ -54,6 +54,9 @@ json_t *server_request_as(const struct test_server *s, const char *token, const 
                           const char *body, const char *content_type, long *code);
 char *server_request_text_as(const struct test_server *s, const char *token, const char *method, const char *path,
                              long *code);
+/* The log of pod in namespace default (its latest attempt), or NULL when the answer is not 200
+ * (an attempt that never started, no such pod). Caller frees. */
+char *server_pod_log(const struct test_server *s, const char *pod);
 /* Polls GET path every 50 ms until the value at field (dotted, e.g. "status.state.phase"; numeric
  * segments index arrays: "items.0.metadata.name") reads want (strings as they are, numbers in
  * decimal, true/false/null), for at most timeout_ms. Returns 0, or -1 after saying on stderr what
