@@ -13,7 +13,6 @@
 #include "common/strv.h"
 #include "runtime/oci_args.h"
 #include "runtime/oci_runtime.h"
-#include "runtime/process.h"
 
 #define PODMAN_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -76,8 +75,8 @@ static void server_limits(int resource, int64_t cap, int64_t out[2])
         out[0] = out[1];
 }
 
-int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, struct oci_launch *out, char *why,
-                       size_t why_len)
+int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, int64_t pids_max, struct oci_launch *out,
+                       char *why, size_t why_len)
 {
     memset(out, 0, sizeof *out);
     const char *podman = oci_runtime_path();
@@ -156,7 +155,7 @@ int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, stru
         .gid = spec->gid,
         .memory = spec->memory_limit,
         .cpu_milli = spec->cpu_limit_milli,
-        .pids_max = process_pids_max(spec->pids_max),
+        .pids_max = pids_max,
         .devices = (const char *const *)devices,
         .nbinds = nbinds,
         .bind_sources = sources,

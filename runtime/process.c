@@ -360,7 +360,7 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
     if (cgroups)
         choose_cgroup_name(spec, pp->cgroup, sizeof pp->cgroup);
     if (spec->oci_image) {
-        if (oci_launch_prepare(spec, pp->cgroup, &pp->launch, why, why_len) != 0) {
+        if (oci_launch_prepare(spec, pp->cgroup, process_pids_max(spec->pids_max), &pp->launch, why, why_len) != 0) {
             release_prepared(pp);
             return -1;
         }
