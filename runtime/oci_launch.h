@@ -19,8 +19,8 @@ struct oci_launch {
 };
 
 /* Prepares the launch of spec (spec->oci_image set) whose attempt cgroup is cgroup ("" without
- * cgroups), its container held to pids_max processes (0: none). Returns 0, or -1 with a sentence in why ("RuntimeClass \"oci\": podman is not
- * installed", an environment value with a newline). */
+ * cgroups), its container held to pids_max processes (0: none). Returns 0, or -1 with a sentence
+ * in why ("RuntimeClass \"oci\": podman is not installed", an environment value with a newline). */
 int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, int64_t pids_max, struct oci_launch *out,
                        char *why, size_t why_len);
 void oci_launch_release(struct oci_launch *l);
