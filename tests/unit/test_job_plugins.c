@@ -311,6 +311,65 @@ static void svc_files_list_the_hosts(void)
     job_free(job);
 }
 
+/* Volcano's --inject-hosts-env (default true): false leaves VC_<TASK>_HOSTS and VC_<TASK>_NUM out of every
+ * replica's environment, as a job of a thousand pods needs (their list would pass ARG_MAX); the host files,
+ * VC_CONFIG_DIR and the hosts file stay. Each of Go's spellings of a boolean reads the same. */
+static void svc_inject_hosts_env_decides_the_host_variables(void)
+{
+    const char *const off[] = {"{svc: [\"--inject-hosts-env=false\"]}", "{svc: [\"-inject-hosts-env=0\"]}",
+                               "{svc: [\"--inject-hosts-env=F\", \"--publish-not-ready-addresses\"]}",
+                               "{pytorch: [], svc: [\"--inject-hosts-env=false\"]}"};
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+        struct api_status st;
+        struct job *job = make_job("train", off[i], "master:1 worker:2", &st);
+        REQUIRE(job);
+        struct plugin_attempt pa;
+        REQUIRE(attempt_of(job, "worker", 1, "/data/jobs/u1", &pa) == 0);
+        CHECK(env_get(pa.env, "VC_WORKER_HOSTS") == NULL);
+        CHECK(env_get(pa.env, "VC_WORKER_NUM") == NULL);
+        CHECK(env_get(pa.env, "VC_MASTER_HOSTS") == NULL);
+        CHECK_STR(env_get(pa.env, "VC_CONFIG_DIR"), "/data/jobs/u1/etc/volcano");
+        CHECK_STR(env_get(pa.env, "VC_TASK_INDEX"), "1");
+        CHECK_STR(pa.hosts_file, "/data/jobs/u1/etc/hosts");
+        plugin_attempt_free(&pa);
+
+        char *dir = make_tmpdir(), why[256];
+        REQUIRE(dir);
+        CHECK(job_plugins_prepare(job, dir, why, sizeof why) == 0);
+        char config[1100];
+        snprintf(config, sizeof config, "%s/etc/volcano", dir);
+        char *worker = read_text(config, "worker.host");
+        CHECK_STR(worker, "train-worker-0.train\ntrain-worker-1.train");
+        free(worker);
+        drop_tmpdir(dir);
+        job_free(job);
+    }
+
+    const char *const on[] = {"{svc: []}", "{svc: [\"--inject-hosts-env\"]}", "{svc: [\"--inject-hosts-env=true\"]}",
+                              "{svc: [\"--inject-hosts-env=false\", \"--inject-hosts-env=1\"]}"};
+    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+        struct api_status st;
+        struct job *job = make_job("train", on[i], "master:1 worker:2", &st);
+        REQUIRE(job);
+        struct plugin_attempt pa;
+        REQUIRE(attempt_of(job, "master", 0, "/data/jobs/u1", &pa) == 0);
+        CHECK_STR(env_get(pa.env, "VC_WORKER_HOSTS"), "train-worker-0.train,train-worker-1.train");
+        CHECK_STR(env_get(pa.env, "VC_WORKER_NUM"), "2");
+        CHECK_STR(env_get(pa.env, "VC_MASTER_NUM"), "1");
+        plugin_attempt_free(&pa);
+        job_free(job);
+    }
+
+    /* A value Go's ParseBool refuses, or a value given as the next argument (Go reads a boolean alone). */
+    CHECK_REFUSED("{svc: [\"--inject-hosts-env=no\"]}", "a:1", CHECK_STR, "spec.plugins[svc][0]",
+                  "Invalid value: \"--inject-hosts-env=no\": invalid boolean value \"no\" for --inject-hosts-env");
+    CHECK_REFUSED("{svc: [\"--inject-hosts-env\", \"false\"]}", "a:1", CHECK_STR, "spec.plugins[svc][1]",
+                  "Invalid value: \"false\": not a flag: plugin arguments are --name=value");
+    CHECK_REFUSED("{svc: [\"--inject-host-env=false\"]}", "a:1", CHECK_STR, "spec.plugins[svc][0]",
+                  "Unsupported value: \"--inject-host-env=false\": supported arguments: --publish-not-ready-addresses, "
+                  "--disable-network-policy, --inject-hosts-env");
+}
+
 /* --- ssh --------------------------------------------------------------------------------------------------- */
 
 static char *run_ssh_keygen_public(const char *key_path)
@@ -748,8 +807,9 @@ TEST_MAIN(TEST_CASE(unknown_plugin_is_refused_with_the_supported_list), TEST_CAS
           TEST_CASE(bad_arguments_are_refused_with_their_path), TEST_CASE(volcano_argument_forms_are_accepted),
           TEST_CASE(framework_tasks_must_exist), TEST_CASE(frameworks_get_their_default_plugins),
           TEST_CASE(task_index_is_always_set), TEST_CASE(svc_variables_name_every_task),
-          TEST_CASE(svc_files_list_the_hosts), TEST_CASE(ssh_key_pair_and_config_as_volcano_lays_them_out),
-          TEST_CASE(ssh_user_keys_are_written_as_given), TEST_CASE(prepare_is_idempotent),
-          TEST_CASE(pytorch_variables_per_replica), TEST_CASE(tensorflow_config_per_replica),
-          TEST_CASE(mpi_host_on_the_master_only), TEST_CASE(mpi_workers_get_ports_hostfile_and_ssh_config),
-          TEST_CASE(ray_commands_for_head_and_workers), TEST_CASE(frameworks_share_the_block_without_overlap))
+          TEST_CASE(svc_files_list_the_hosts), TEST_CASE(svc_inject_hosts_env_decides_the_host_variables),
+          TEST_CASE(ssh_key_pair_and_config_as_volcano_lays_them_out), TEST_CASE(ssh_user_keys_are_written_as_given),
+          TEST_CASE(prepare_is_idempotent), TEST_CASE(pytorch_variables_per_replica),
+          TEST_CASE(tensorflow_config_per_replica), TEST_CASE(mpi_host_on_the_master_only),
+          TEST_CASE(mpi_workers_get_ports_hostfile_and_ssh_config), TEST_CASE(ray_commands_for_head_and_workers),
+          TEST_CASE(frameworks_share_the_block_without_overlap))

@@ -1,5 +1,6 @@
 /* Volcano's svc plugin for the process runtime: the per-task host lists (<job dir>/etc/volcano/<task>.host,
- * VC_<TASK>_HOSTS, VC_<TASK>_NUM) and, standing in for the headless Service, a hosts file naming every pod. */
+ * VC_<TASK>_HOSTS, VC_<TASK>_NUM unless --inject-hosts-env=false) and, standing in for the headless
+ * Service, a hosts file naming every pod. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -112,8 +113,8 @@ static int svc_prepare(const struct job *job, const struct plugin_config *cfg, c
 static int svc_attempt(const struct job *job, const struct plugin_config *cfg, int task, int index, const char *job_dir,
                        int32_t first_port, struct plugin_attempt *out, char *why, size_t why_len)
 {
-    (void)cfg, (void)task, (void)index, (void)first_port;
-    for (int t = 0; t < job->ntasks; t++) {
+    (void)task, (void)index, (void)first_port;
+    for (int t = 0; cfg->svc.inject_hosts_env && t < job->ntasks; t++) {
         char key[128];
         task_key(job->tasks[t].name, true, key, sizeof key);
         struct sbuf hosts = {0};
@@ -133,7 +134,8 @@ static int svc_attempt(const struct job *job, const struct plugin_config *cfg, i
     return 0;
 }
 
-/* The Service and NetworkPolicy have no counterpart on one machine: svc's two flags change nothing. */
+/* The Service and NetworkPolicy have no counterpart on one machine: --publish-not-ready-addresses and
+ * --disable-network-policy change nothing; --inject-hosts-env=false leaves out the host variables. */
 const struct plugin_def plugin_svc = {
     .id = PLUGIN_SVC,
     .prepare = svc_prepare,

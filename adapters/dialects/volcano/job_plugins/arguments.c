@@ -85,10 +85,15 @@ static const struct plugin_args env_args = {.id = PLUGIN_ENV, .name = "env", .fl
 static const struct plugin_flag svc_flags[] = {
     {"publish-not-ready-addresses", FLAG_BOOL, offsetof(struct plugin_config, svc.publish_not_ready_addresses)},
     {"disable-network-policy", FLAG_BOOL, offsetof(struct plugin_config, svc.disable_network_policy)},
+    {"inject-hosts-env", FLAG_BOOL, offsetof(struct plugin_config, svc.inject_hosts_env)},
 };
 
-/* The Service and NetworkPolicy have no counterpart on one machine, so the two flags are accepted and
- * change nothing. */
+/* Volcano's svc flags (pkg/controllers/job/plugins/svc/svc.go). The Service and NetworkPolicy have no
+ * counterpart on one machine, so --publish-not-ready-addresses and --disable-network-policy are
+ * accepted and change nothing (every replica's name resolves whatever its readiness, and nothing
+ * fences the tasks' network). --inject-hosts-env=false (Volcano #5472: a job of a thousand pods
+ * passes ARG_MAX) leaves VC_<TASK>_HOSTS and VC_<TASK>_NUM out of the tasks' environment; the host
+ * files stay. */
 static const struct plugin_args svc_args = {
     .id = PLUGIN_SVC,
     .name = "svc",

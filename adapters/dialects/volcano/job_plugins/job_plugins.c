@@ -56,7 +56,7 @@ bool job_plugins_admit(struct fields *f, json_t *spec)
         return false;
     }
     struct plugin_config cfg;
-    memset(&cfg, 0, sizeof cfg);
+    plugin_config_init(&cfg);
     bool parsed[PLUGIN_COUNT] = {false};
     const char *name;
     json_t *args;
@@ -92,9 +92,15 @@ bool job_plugins_admit(struct fields *f, json_t *spec)
     return f->st->ncauses == causes_before;
 }
 
-int job_plugins_config(const struct job *job, struct plugin_config *cfg, char *why, size_t why_len)
+void plugin_config_init(struct plugin_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
+    cfg->svc.inject_hosts_env = true;
+}
+
+int job_plugins_config(const struct job *job, struct plugin_config *cfg, char *why, size_t why_len)
+{
+    plugin_config_init(cfg);
     json_t *plugins = json_object_get(json_object_get(job->manifest, "spec"), "plugins");
     const char *name;
     json_t *args;

@@ -25,12 +25,14 @@ enum plugin_id {
 };
 
 /* Every plugin's arguments as parsed. Strings point into the job's manifest (or the admitted spec)
- * and are NULL when not given; ports are 0 when not given. Defaults are each plugin's to apply. */
+ * and are NULL when not given; ports are 0 when not given. Defaults are each plugin's to apply, but
+ * for the booleans Volcano defaults to true, which the parse starts from (plugin_config_init). */
 struct plugin_config {
     bool on[PLUGIN_COUNT];
     struct {
-        bool publish_not_ready_addresses;
-        bool disable_network_policy;
+        bool publish_not_ready_addresses; /* --publish-not-ready-addresses: the Service's; no effect here */
+        bool disable_network_policy;      /* --disable-network-policy: no NetworkPolicy here to leave out */
+        bool inject_hosts_env;            /* --inject-hosts-env (default true): VC_<TASK>_HOSTS and _NUM */
     } svc;
     struct {
         const char *key_file_path;
@@ -60,6 +62,9 @@ struct plugin_config {
  * for tensorflow, mpi, pytorch and ray; ssh for mpi), written back into `plugins`. Returns false
  * after adding causes. */
 bool job_plugins_admit(struct fields *f, json_t *spec);
+
+/* Empties cfg and sets the defaults Volcano's flags start from (svc's --inject-hosts-env: true). */
+void plugin_config_init(struct plugin_config *cfg);
 
 /* The plugins of an admitted job and their arguments (pointing into its manifest). Returns 0, or -1
  * with a sentence in why. */
