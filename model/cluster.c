@@ -230,5 +230,8 @@ void cluster_free(struct cluster *c)
     for (int i = 0; i < c->ncronjobs; i++)
         cron_job_free(c->cronjobs[i]);
     free(c->cronjobs);
+    for (int i = 0; i < c->nconfigs; i++)
+        config_object_free(c->configs[i]);
+    free(c->configs);
     memset(c, 0, sizeof *c);
 }

@@ -13,6 +13,7 @@
 #include "model/node.h"
 #include "model/priority.h"
 #include "model/queue.h"
+#include "model/config_object.h"
 #include "model/cronjob.h"
 #include "model/quota.h"
 
@@ -29,6 +30,8 @@ struct cluster {
     int nquotas;
     struct cron_job **cronjobs; /* every namespace's CronJobs */
     int ncronjobs;
+    struct config_object **configs; /* every namespace's ConfigMaps and Secrets */
+    int nconfigs;
     struct job *first, *last; /* every job, in creation order */
     int njobs;
     /* The jobs placement must look at: all but the finished ones holding nothing (creation order).

@@ -17,8 +17,9 @@ static const char *const job_phases[JOB_PHASE_COUNT] = {
 static const char *const pod_phases[POD_PHASE_COUNT] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
 static const char *const pg_phases[PG_PHASE_COUNT] = {"Pending", "Inqueue", "Running", "Unknown", "Completed"};
 static const char *const term_reasons[TERM_REASON_COUNT] = {
-    "",        "Completed", "Error",   "OOMKilled",  "StartError",       "Shutdown", "Deleted",
-    "Stopped", "Evicted",   "Unknown", "PodDeleted", "DeadlineExceeded", "DiskFull", "ErrImageNeverPull",
+    "",           "Completed",        "Error",    "OOMKilled",         "StartError",
+    "Shutdown",   "Deleted",          "Stopped",  "Evicted",           "Unknown",
+    "PodDeleted", "DeadlineExceeded", "DiskFull", "ErrImageNeverPull", "CreateContainerConfigError",
 };
 
 const char *job_phase_name(enum job_phase p) { return p < JOB_PHASE_COUNT ? job_phases[p] : "Unknown"; }
@@ -89,6 +90,13 @@ int job_alloc_replicas(struct job *job)
     return 0;
 }
 
+void pod_volume_items_free(struct pod_volume_item *items, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(items[i].key), free(items[i].path);
+    free(items);
+}
+
 static void task_spec_free(struct task_spec *t)
 {
     free(t->name);
@@ -98,15 +106,21 @@ static void task_spec_free(struct task_spec *t)
     strv_free(t->argv);
     strv_free(t->env);
     for (int e = 0; e < t->nenv_refs; e++)
-        free(t->env_refs[e].name), free(t->env_refs[e].field_path);
+        free(t->env_refs[e].name), free(t->env_refs[e].field_path), free(t->env_refs[e].object_name),
+            free(t->env_refs[e].key);
     free(t->env_refs);
+    for (int e = 0; e < t->nenv_from; e++)
+        free(t->env_from[e].name), free(t->env_from[e].prefix);
+    free(t->env_from);
     free(t->policies);
     free(t->depends);
     free(t->working_dir);
     free(t->restart_policy);
     free(t->priority_class);
-    for (int m = 0; m < t->nmounts; m++)
+    for (int m = 0; m < t->nmounts; m++) {
         free(t->mounts[m].volume), free(t->mounts[m].mount_path), free(t->mounts[m].host_path);
+        pod_volume_items_free(t->mounts[m].items, t->mounts[m].nitems);
+    }
     free(t->mounts);
     json_decref(t->template);
     constraints_free(&t->constraints);

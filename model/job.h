@@ -57,6 +57,8 @@ enum term_reason {
     TERM_DISK_FULL,        /* could not start (ENOSPC, EDQUOT), or exited non-zero with its working directory's
                         file system full (DiskFull) */
     TERM_IMAGE_NEVER_PULL, /* an OCI container's image is not present, and is never pulled (ErrImageNeverPull) */
+    TERM_CONFIG_ERROR,     /* a ConfigMap, Secret or key its env or volumes name is missing
+                              (CreateContainerConfigError) */
     TERM_REASON_COUNT
 };
 
@@ -87,11 +89,29 @@ struct task_env_ref {
     char *field_path; /* fieldRef.fieldPath ("metadata.labels['x']"), or resourceFieldRef.resource */
     bool resource;    /* resourceFieldRef: field_path is "limits.cpu", "requests.memory"... */
     int64_t divisor;  /* resourceFieldRef.divisor in the resource's units (millicores, bytes) */
+    /* configMapKeyRef or secretKeyRef: config is 1 + enum config_kind (0: neither), object_name and
+     * key what they name (field_path NULL then); optional: a missing object or key leaves it unset. */
+    uint8_t config;
+    bool optional;
+    char *object_name, *key;
+};
+
+/* One envFrom entry: every key of a ConfigMap or Secret as a variable, prefix before its name. */
+struct task_env_from {
+    uint8_t kind; /* enum config_kind (model/config_object.h) */
+    bool optional;
+    char *name, *prefix; /* prefix "" when none */
+};
+
+/* A configMap or secret volume's items[]: key written at path (relative), mode -1: the default. */
+struct pod_volume_item {
+    char *key, *path;
+    int32_t mode;
 };
 
 /* One volumeMounts entry of the container with the pod volume it names: a hostPath (a privilege:
  * the gateway lets only admins give one) or an emptyDir (a directory of the pod's, or a tmpfs). */
-enum pod_volume_kind { POD_VOLUME_HOST_PATH, POD_VOLUME_EMPTY_DIR };
+enum pod_volume_kind { POD_VOLUME_HOST_PATH, POD_VOLUME_EMPTY_DIR, POD_VOLUME_CONFIG_MAP, POD_VOLUME_SECRET };
 /* hostPath.type, as Kubernetes checks it before mounting ("": no check). */
 enum host_path_type {
     HOST_PATH_UNSET,
@@ -112,7 +132,16 @@ struct pod_mount {
     char *host_path;    /* hostPath.path */
     bool memory;        /* emptyDir medium Memory: a tmpfs */
     int64_t size_limit; /* emptyDir sizeLimit in bytes, 0: none */
+    /* configMap and secret volumes: the object (host_path holds its name), its items (none: every
+     * key at its own name), defaultMode, and optional (a missing object mounts an empty directory) */
+    int nitems;
+    struct pod_volume_item *items;
+    int32_t default_mode;
+    bool optional;
 };
+
+/* Frees n items and the array. */
+void pod_volume_items_free(struct pod_volume_item *items, int n);
 
 struct task_spec {
     char *name;
@@ -127,8 +156,10 @@ struct task_spec {
     char **env;          /* "NAME=value" from the container's env, in order */
     int nenv_refs;
     struct task_env_ref *env_refs; /* the container's env with valueFrom, in order, set after env */
-    char *working_dir;             /* container workingDir, or NULL */
-    char *restart_policy;          /* "Never", "OnFailure", "Always" (default Never: see ARCHITECTURE.md) */
+    int nenv_from;
+    struct task_env_from *env_from; /* the container's envFrom, in order, set before env */
+    char *working_dir;              /* container workingDir, or NULL */
+    char *restart_policy;           /* "Never", "OnFailure", "Always" (default Never: see ARCHITECTURE.md) */
     enum restart_policy restart;
     int32_t run_as_uid; /* securityContext.runAsUser (container over pod), -1 when unset */
     int32_t run_as_gid; /* securityContext.runAsGroup, -1 when unset */

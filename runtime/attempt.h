@@ -4,6 +4,7 @@
 #define CALDERA_RUNTIME_ATTEMPT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/gpu_usage.h"
@@ -13,6 +14,14 @@
 #define ATTEMPT_VOLUMES_MAX 32 /* the Job's TASK_VOLUMES_MAX (model/job.h) */
 /* A pod volume (model/job.h pod_mount) as the runtime mounts it in the task's own mount namespace. */
 #define ATTEMPT_MOUNTS_MAX 32
+/* A file of a configMap or secret volume, written by the runtime when the attempt starts. */
+struct attempt_file {
+    char *path; /* relative to the volume's directory, no "..", no leading '/' */
+    char *data;
+    size_t len;
+    int mode;
+};
+
 struct attempt_mount {
     const char *source; /* hostPath's path, or the emptyDir's directory (made by the runtime); NULL: a tmpfs */
     const char *target; /* mountPath: reached without following a symbolic link */
@@ -21,6 +30,11 @@ struct attempt_mount {
     bool fresh;         /* the pod's first attempt: an earlier pod's emptyDir of the same name is removed */
     int host_type;      /* enum host_path_type, checked (and made: ...OrCreate) as Kubernetes does */
     int64_t tmpfs_size; /* bytes, 0: the kernel's default */
+    /* A configMap or secret volume: source is its directory (empty_dir true), made anew at each
+     * attempt with these files, bound read-only. */
+    bool files_volume;
+    int nfiles;
+    const struct attempt_file *files;
 };
 
 struct attempt_spec {

@@ -3,7 +3,9 @@
  * rest must find their kind), emptyDir directories at jobs/<uid>/pods/<pod>/<volume> (0700, the
  * task's; emptied when a new pod of that name starts, kept across its container's restarts, removed
  * with the job), and a hostPath's missing mount point made one name at a time through fs_at (a symbolic
- * link is refused, never followed). An emptyDir is mounted over a directory that exists. */
+ * link is refused, never followed). An emptyDir is mounted over a directory that exists. A configMap
+ * or secret volume is an emptyDir made anew at each attempt with its files written beneath its
+ * descriptor (made exclusively, O_NOFOLLOW), then given to the task's user and bound read-only. */
 #include "runtime/pod_mounts.h"
 
 #include <errno.h>
@@ -90,7 +92,7 @@ static int make_empty_dir(const struct attempt_mount *m, const struct attempt_sp
     bool made = false;
     int fd = pod_fd < 0 ? -1 : dir_open_at(pod_fd, slash + 1, TASK_PRIVATE_MODE, &made);
     int rc = fd < 0 ? -1 : 0;
-    if (fd >= 0 && made && chown_to_user)
+    if (fd >= 0 && made && chown_to_user && !m->files_volume) /* a files volume is given once written */
         rc = fd_give(fd, (uid_t)spec->uid, (gid_t)spec->gid, TASK_PRIVATE_MODE);
     if (rc != 0)
         snprintf(why, why_len, "cannot make the emptyDir directory %s: %s", m->source, strerror(errno));
@@ -122,6 +124,80 @@ static int split_names(const char *target, char *names, size_t len)
         at += l + 1, p += l, n++;
     }
     return n;
+}
+
+/* One file of a configMap or secret volume beneath vol_fd: its directories made one name at a time
+ * (never through a symbolic link), the file made exclusively, written, then given to the task's user
+ * with its mode. */
+static int write_volume_file(int vol_fd, const struct attempt_file *file, const struct attempt_spec *spec,
+                             bool chown_to_user)
+{
+    char names[1024];
+    int n = split_names(file->path, names, sizeof names);
+    if (n <= 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    int dir = dup(vol_fd);
+    const char *name = names;
+    for (int i = 0; i + 1 < n && dir >= 0; i++) {
+        bool made = false;
+        int next = dir_open_at(dir, name, TASK_PRIVATE_MODE, &made);
+        if (next >= 0 && made && chown_to_user &&
+            fd_give(next, (uid_t)spec->uid, (gid_t)spec->gid, TASK_PRIVATE_MODE) != 0) {
+            close(next);
+            next = -1;
+        }
+        int saved = errno;
+        close(dir);
+        errno = saved;
+        dir = next;
+        name += strlen(name) + 1;
+    }
+    if (dir < 0)
+        return -1;
+    int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int saved = errno;
+    close(dir);
+    if (fd < 0) {
+        errno = saved;
+        return -1;
+    }
+    int rc = 0;
+    for (size_t at = 0; at < file->len && rc == 0;) {
+        ssize_t w = write(fd, file->data + at, file->len - at);
+        if (w < 0 && errno != EINTR)
+            rc = -1;
+        at += w > 0 ? (size_t)w : 0;
+    }
+    if (rc == 0)
+        rc = fd_give(fd, chown_to_user ? (uid_t)spec->uid : FS_KEEP_ID, chown_to_user ? (gid_t)spec->gid : FS_KEEP_ID,
+                     (mode_t)file->mode);
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
+/* A configMap or secret volume's files, written into its fresh directory (the server's, 0700, while
+ * they are written), which then becomes the task's user's. */
+static int write_volume_files(const struct attempt_mount *m, const struct attempt_spec *spec, bool chown_to_user,
+                              char *why, size_t why_len)
+{
+    int fd = open(m->source, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int rc = fd < 0 ? -1 : 0;
+    const char *failed = "";
+    for (int i = 0; rc == 0 && i < m->nfiles; i++)
+        if ((rc = write_volume_file(fd, &m->files[i], spec, chown_to_user)) != 0)
+            failed = m->files[i].path;
+    if (rc == 0 && chown_to_user)
+        rc = fd_give(fd, (uid_t)spec->uid, (gid_t)spec->gid, TASK_PRIVATE_MODE);
+    if (rc != 0)
+        snprintf(why, why_len, "cannot write the volume's file %s%s%s: %s", m->source, *failed ? "/" : "", failed,
+                 strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return rc;
 }
 
 /* A hostPath's mount point, made where missing: directories one name at a time (dir_open_at never
@@ -186,7 +262,8 @@ int pod_mounts_prepare(const struct attempt_spec *spec, bool chown_to_user, stru
             if (chown_to_user && spec->gid >= 0)
                 snprintf(out->gid[i], sizeof out->gid[i], "%d", (int)spec->gid), sm->tmpfs_gid = out->gid[i];
         } else if (m->empty_dir
-                       ? make_empty_dir(m, spec, chown_to_user, why, why_len) != 0
+                       ? make_empty_dir(m, spec, chown_to_user, why, why_len) != 0 ||
+                             (m->files_volume && write_volume_files(m, spec, chown_to_user, why, why_len) != 0)
                        : check_host_path(m, &is_dir, why, why_len) != 0 ||
                              make_mount_point(m->target, out->names[i], sm->ntarget_names, is_dir, why, why_len) != 0) {
             return -1;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "adapters/intake/meta_limits.h"
+#include "adapters/objects/config_object.h"
 #include "model/quantity.h"
 #include "model/resource.h"
 
@@ -138,6 +139,34 @@ static bool parse_resource_ref(struct fields *f, json_t *ref, const char *path, 
     return ok;
 }
 
+/* A configMapKeyRef or secretKeyRef (ConfigMapKeySelector, SecretKeySelector): name and key
+ * required, key a config key, optional a bool. */
+static bool parse_key_ref(struct fields *f, json_t *ref, const char *path, char **name, char **key, bool *optional)
+{
+    static const char *const known[] = {"name", "key", "optional", NULL};
+    const char *n = NULL, *k = NULL, *why;
+    char p[FIELD_PATH_MAX];
+    bool ok = field_check_known(f, ref, path, known);
+    if (!field_string_in(f, ref, "name", path, true, &n) || !field_string_in(f, ref, "key", path, true, &k) ||
+        !field_bool_in(f, ref, "optional", path, optional))
+        return false;
+    if (!*n) {
+        field_path(p, path, "name");
+        field_error(f, ref, "name", p, "FieldValueRequired", "Required value");
+        ok = false;
+    }
+    if (!config_key_valid(k, &why)) {
+        field_path(p, path, "key");
+        field_invalid(f, ref, "key", p, why);
+        ok = false;
+    }
+    if (ok && (!(*name = strdup(n)) || !(*key = strdup(k)))) {
+        api_fail(f->st, 500, "InternalError", "out of memory");
+        return false;
+    }
+    return ok;
+}
+
 bool env_source_parse(struct fields *f, json_t *item, const char *path, const char *name, const char *container,
                       struct task_spec *ts)
 {
@@ -162,17 +191,17 @@ bool env_source_parse(struct fields *f, json_t *item, const char *path, const ch
                                 "`secretKeyRef`");
         return false;
     }
-    for (int k = 2; k < 4; k++)
-        if (json_object_get(from, known[k])) {
-            field_error(f, item, "valueFrom", p, "FieldValueForbidden",
-                        "Forbidden: %s: Caldera serves no ConfigMaps or Secrets yet: give the value literally",
-                        known[k]);
-            return false;
-        }
     struct task_env_ref ref = {.name = NULL, .field_path = NULL, .resource = false, .divisor = 1};
     json_t *obj;
     bool ok;
-    if (json_object_get(from, "fieldRef")) {
+    if (json_object_get(from, "configMapKeyRef") || json_object_get(from, "secretKeyRef")) {
+        bool secret = json_object_get(from, "secretKeyRef") != NULL;
+        const char *key = secret ? "secretKeyRef" : "configMapKeyRef";
+        field_path(sub, p, key);
+        ref.config = (uint8_t)(1 + (secret ? CONFIG_SECRET : CONFIG_MAP));
+        ok = field_object_in(f, from, key, p, true, &obj) &&
+             parse_key_ref(f, obj, sub, &ref.object_name, &ref.key, &ref.optional);
+    } else if (json_object_get(from, "fieldRef")) {
         field_path(sub, p, "fieldRef");
         ok = field_object_in(f, from, "fieldRef", p, true, &obj) && parse_field_ref(f, obj, sub, &ref.field_path);
     } else {
@@ -181,8 +210,8 @@ bool env_source_parse(struct fields *f, json_t *item, const char *path, const ch
         ok = field_object_in(f, from, "resourceFieldRef", p, true, &obj) &&
              parse_resource_ref(f, obj, sub, container, &ref.field_path, &ref.divisor);
     }
-    if (!ok || !ref.field_path) {
-        free(ref.field_path);
+    if (!ok || (!ref.field_path && !ref.config)) {
+        free(ref.field_path), free(ref.object_name), free(ref.key);
         return false;
     }
     struct task_env_ref *grown = realloc(ts->env_refs, (size_t)(ts->nenv_refs + 1) * sizeof *grown);
@@ -191,7 +220,7 @@ bool env_source_parse(struct fields *f, json_t *item, const char *path, const ch
     ref.name = strdup(name);
     if (!grown || !ref.name) {
         free(ref.name);
-        free(ref.field_path);
+        free(ref.field_path), free(ref.object_name), free(ref.key);
         api_fail(f->st, 500, "InternalError", "out of memory");
         return false;
     }
@@ -242,4 +271,79 @@ int env_source_resolve(const struct task_env_ref *ref, const struct task_spec *t
     }
     int n = snprintf(out, len, "%s", value ? value : "");
     return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* One envFrom item: prefix, and exactly one of configMapRef and secretRef (name, optional). */
+static bool parse_env_from_item(struct fields *f, json_t *item, const char *path, struct task_env_from *out)
+{
+    static const char *const known[] = {"prefix", "configMapRef", "secretRef", NULL};
+    static const char *const ref_known[] = {"name", "optional", NULL};
+    const char *prefix = NULL, *name = NULL;
+    char p[FIELD_PATH_MAX];
+    if (!field_check_known(f, item, path, known) || !field_string_in(f, item, "prefix", path, false, &prefix))
+        return false;
+    if (prefix && strchr(prefix, '=')) {
+        field_path(p, path, "prefix");
+        field_invalid(f, item, "prefix", p,
+                      "a valid environment variable name must consist only of printable "
+                      "ASCII characters other than '='");
+        return false;
+    }
+    bool cm = json_object_get(item, "configMapRef") != NULL, secret = json_object_get(item, "secretRef") != NULL;
+    if (cm == secret) {
+        field_error(f, item, NULL, path, cm ? "FieldValueForbidden" : "FieldValueRequired",
+                    cm ? "Forbidden: may not have more than one field specified at a time"
+                       : "Required value: must specify one of: `configMapRef` or `secretRef`");
+        return false;
+    }
+    const char *key = cm ? "configMapRef" : "secretRef";
+    json_t *ref;
+    field_path(p, path, key);
+    if (!field_object_in(f, item, key, path, true, &ref) || !field_check_known(f, ref, p, ref_known) ||
+        !field_string_in(f, ref, "name", p, true, &name) || !field_bool_in(f, ref, "optional", p, &out->optional))
+        return false;
+    if (!*name) {
+        char np[FIELD_PATH_MAX];
+        field_path(np, p, "name");
+        field_error(f, ref, "name", np, "FieldValueRequired", "Required value");
+        return false;
+    }
+    out->kind = (uint8_t)(cm ? CONFIG_MAP : CONFIG_SECRET);
+    out->name = strdup(name);
+    out->prefix = strdup(prefix ? prefix : "");
+    if (!out->name || !out->prefix) {
+        api_fail(f->st, 500, "InternalError", "out of memory");
+        return false;
+    }
+    return true;
+}
+
+bool env_from_parse(struct fields *f, json_t *container, const char *path, struct task_spec *ts)
+{
+    json_t *list;
+    char sub[FIELD_PATH_MAX];
+    if (!field_array_in(f, container, "envFrom", path, false, &list))
+        return false;
+    if (!list || json_array_size(list) == 0)
+        return true;
+    field_path(sub, path, "envFrom");
+    ts->env_from = calloc(json_array_size(list), sizeof *ts->env_from);
+    if (!ts->env_from) {
+        api_fail(f->st, 500, "InternalError", "out of memory");
+        return false;
+    }
+    bool ok = true;
+    size_t i;
+    json_t *item;
+    json_array_foreach(list, i, item)
+    {
+        char p[FIELD_PATH_MAX];
+        if (!field_each_object(f, list, i, sub, p, "must be an object")) {
+            ok = false;
+            continue;
+        }
+        struct task_env_from *e = &ts->env_from[ts->nenv_from++];
+        ok = parse_env_from_item(f, item, p, e) && ok;
+    }
+    return ok;
 }

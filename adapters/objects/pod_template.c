@@ -77,7 +77,7 @@ static const struct field_rule pod_spec_rules[] = {
 };
 
 /* Container. Honoured: name, image (recorded and shown: the task runs its command on the node),
- * command, args, workingDir, env (valueFrom fieldRef and resourceFieldRef too), resources,
+ * command, args, workingDir, env (valueFrom too), envFrom, resources,
  * volumeMounts, securityContext (runAsUser, runAsGroup, runAsNonRoot).
  * Accepted: imagePullPolicy (nothing is pulled), ports (declarations only, as in Kubernetes: the
  * task listens on the node's network), resizePolicy (nothing is resized in place),
@@ -99,7 +99,7 @@ static const struct field_rule container_rules[] = {
     {"stdin", NULL}, /* refused below when true, like tty and stdinOnce */
     {"stdinOnce", NULL},
     {"tty", NULL},
-    {"envFrom", "Caldera serves no ConfigMaps or Secrets yet: give literal env values"},
+    {"envFrom", NULL},      /* configMapRef and secretRef: env_source.c */
     {"volumeMounts", NULL}, /* hostPath and emptyDir volumes: pod_volumes.c */
     {"volumeDevices", "the process runtime attaches no block devices"},
     {"livenessProbe", "the process runtime runs no probes"},
@@ -474,6 +474,7 @@ static bool parse_container(struct fields *f, json_t *container, const char *pat
     if (command)
         strv_free(args);
     ok = parse_env(f, container, path, name ? name : "main", ts) && ok;
+    ok = env_from_parse(f, container, path, ts) && ok;
     ok = parse_resources(f, container, path, ts) && ok;
     ts->container_name = strdup(name ? name : "main");
     ts->image = image ? strdup(image) : NULL;

@@ -1,6 +1,6 @@
 /* spec.volumes and volumeMounts as Kubernetes' ValidateVolumes and ValidateVolumeMounts read them,
- * for the two volume types the process runtime mounts itself (hostPath, emptyDir); each mount joined
- * with its volume into the task's pod_mount list, in the container's order. */
+ * for the volume types the process runtime mounts itself (hostPath, emptyDir, configMap, secret);
+ * each mount joined with its volume into the task's pod_mount list, in the container's order. */
 #include "adapters/objects/pod_volumes.h"
 
 #include <stdio.h>
@@ -8,10 +8,13 @@
 #include <string.h>
 
 #include "adapters/intake/meta_limits.h"
+#include "adapters/objects/config_object.h"
 #include "model/quantity.h"
 
-#define OTHER_VOLUMES \
-    "the process runtime mounts hostPath and emptyDir volumes; the Job's spec.volumes give shared directories"
+#define OTHER_VOLUMES                                                                                           \
+    "the process runtime mounts hostPath, emptyDir, configMap and secret volumes; the Job's spec.volumes give " \
+    "shared directories"
+#define MODE_WORDS "must be a number between 0 and 0777 (octal), both inclusive"
 
 static const char *const host_types[] = {
     "", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice", NULL};
@@ -42,6 +45,107 @@ static bool check_path(struct fields *f, json_t *obj, const char *key, const cha
         return false;
     }
     return true;
+}
+
+/* A file mode (defaultMode, items[].mode) between 0 and 0777; *mode keeps -1 when absent. */
+static bool parse_mode(struct fields *f, json_t *obj, const char *key, const char *parent, int32_t *mode)
+{
+    int64_t v = -1;
+    if (!json_object_get(obj, key))
+        return true;
+    if (!field_int_in(f, obj, key, parent, false, INT32_MIN, INT32_MAX, &v))
+        return false;
+    if (v < 0 || v > 0777) {
+        char p[FIELD_PATH_MAX];
+        field_path(p, parent, key);
+        field_invalid(f, obj, key, p, MODE_WORDS);
+        return false;
+    }
+    *mode = (int32_t)v;
+    return true;
+}
+
+/* items[]: key (a config key), path (relative, no '..'), mode. */
+static bool parse_items(struct fields *f, json_t *src, const char *path, struct pod_mount *m)
+{
+    static const char *const known[] = {"key", "path", "mode", NULL};
+    json_t *items;
+    char ip[FIELD_PATH_MAX], p[FIELD_PATH_MAX];
+    if (!field_array_in(f, src, "items", path, false, &items))
+        return false;
+    if (!items || json_array_size(items) == 0)
+        return true;
+    field_path(ip, path, "items");
+    m->items = calloc(json_array_size(items), sizeof *m->items);
+    if (!m->items) {
+        api_fail(f->st, 500, "InternalError", "out of memory");
+        return false;
+    }
+    bool ok = true;
+    size_t i;
+    json_t *item;
+    json_array_foreach(items, i, item)
+    {
+        const char *key = NULL, *target = NULL, *why;
+        int32_t mode = -1;
+        if (!field_each_object(f, items, i, ip, p, "must be an object") || !field_check_known(f, item, p, known) ||
+            !field_string_in(f, item, "key", p, true, &key) || !field_string_in(f, item, "path", p, true, &target) ||
+            !parse_mode(f, item, "mode", p, &mode)) {
+            ok = false;
+            continue;
+        }
+        char kp[FIELD_PATH_MAX];
+        if (!config_key_valid(key, &why)) {
+            field_path(kp, p, "key");
+            field_invalid(f, item, "key", kp, why);
+            ok = false;
+            continue;
+        }
+        if (!*target || target[0] == '/' || !check_path(f, item, "path", p, target, false)) {
+            if (!*target || target[0] == '/') {
+                field_path(kp, p, "path");
+                field_invalid(f, item, "path", kp, *target ? "must be a relative path" : "must not be empty");
+            }
+            ok = false;
+            continue;
+        }
+        struct pod_volume_item *it = &m->items[m->nitems++];
+        it->key = strdup(key);
+        it->path = strdup(target);
+        it->mode = mode;
+        if (!it->key || !it->path) {
+            api_fail(f->st, 500, "InternalError", "out of memory");
+            return false;
+        }
+    }
+    return ok;
+}
+
+/* A configMap (name) or secret (secretName) volume: the object, items, defaultMode, optional. */
+static bool parse_config_source(struct fields *f, json_t *vol, const char *type, const char *path, struct pod_mount *m)
+{
+    bool secret = strcmp(type, "secret") == 0;
+    static const char *const cm_known[] = {"name", "items", "defaultMode", "optional", NULL};
+    static const char *const secret_known[] = {"secretName", "items", "defaultMode", "optional", NULL};
+    const char *name_key = secret ? "secretName" : "name", *name = NULL;
+    json_t *src;
+    if (!field_object_in(f, vol, type, "", true, &src) ||
+        !field_check_known(f, src, path, secret ? secret_known : cm_known) ||
+        !field_string_in(f, src, name_key, path, false, &name) ||
+        !field_bool_in(f, src, "optional", path, &m->optional))
+        return false;
+    m->default_mode = -1;
+    if (!name || !*name) {
+        char np[FIELD_PATH_MAX];
+        field_path(np, path, name_key);
+        field_error(f, src, name_key, np, "FieldValueRequired", "Required value");
+        return false;
+    }
+    if (!parse_mode(f, src, "defaultMode", path, &m->default_mode) || !parse_items(f, src, path, m))
+        return false;
+    m->kind = secret ? POD_VOLUME_SECRET : POD_VOLUME_CONFIG_MAP;
+    m->host_path = strdup(name); /* the object's name */
+    return m->host_path != NULL;
 }
 
 /* One volume's source into m (its kind and settings); false after a cause. */
@@ -121,6 +225,8 @@ static bool parse_source(struct fields *f, json_t *vol, const char *path, struct
         m->memory = medium && strcmp(medium, "Memory") == 0;
         return true;
     }
+    if (strcmp(type, "configMap") == 0 || strcmp(type, "secret") == 0)
+        return parse_config_source(f, vol, type, p, m);
     field_error(f, vol, type, p, "FieldValueForbidden", "Forbidden: %s volumes are not supported: " OTHER_VOLUMES,
                 type);
     return false;
@@ -209,6 +315,15 @@ static bool parse_mount(struct fields *f, json_t *mnt, const char *path, const s
     *m = vols[v];
     m->volume = strdup(vols[v].volume);
     m->host_path = vols[v].host_path ? strdup(vols[v].host_path) : NULL;
+    m->items = NULL;
+    m->nitems = 0;
+    if (vols[v].nitems > 0 && !(m->items = calloc((size_t)vols[v].nitems, sizeof *m->items)))
+        return false;
+    for (int i = 0; i < vols[v].nitems; i++, m->nitems++) {
+        m->items[i] = vols[v].items[i];
+        m->items[i].key = strdup(vols[v].items[i].key);
+        m->items[i].path = strdup(vols[v].items[i].path);
+    }
     m->mount_path = strdup(target);
     m->read_only = read_only;
     return true;
@@ -243,8 +358,10 @@ bool pod_volumes_parse(struct fields *f, json_t *spec, const char *spec_path, js
         else if (vols_ok) /* a mount of a wrong volume says nothing more */
             ok = parse_mount(f, mnt, ip, parsed, nvols, ts) && ok;
     }
-    for (size_t v = 0; v < nvols; v++)
+    for (size_t v = 0; v < nvols; v++) {
         free(parsed[v].volume), free(parsed[v].host_path);
+        pod_volume_items_free(parsed[v].items, parsed[v].nitems);
+    }
     free(parsed);
     return ok;
 }

@@ -1,6 +1,7 @@
-/* A pod template's spec.volumes and its container's volumeMounts: hostPath and emptyDir volumes read
- * and validated as Kubernetes' API server does (names, one source, hostPath type, emptyDir medium and
- * sizeLimit, mounts naming a volume at a unique absolute path); every other volume type refused. */
+/* A pod template's spec.volumes and its container's volumeMounts: hostPath, emptyDir, configMap and
+ * secret volumes read and validated as Kubernetes' API server does (names, one source, hostPath type,
+ * emptyDir medium and sizeLimit, items and modes, mounts naming a volume at a unique absolute path);
+ * every other volume type refused. */
 #ifndef CALDERA_POD_VOLUMES_H
 #define CALDERA_POD_VOLUMES_H
 

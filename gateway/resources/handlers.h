@@ -103,6 +103,21 @@ void handle_quota_update(struct http_req *req);
 /* patch.c: PATCH (merge, JSON, strategic merge, server-side apply), then the PUT. */
 void handle_quota_patch(struct http_req *req);
 void handle_quota_delete(struct http_req *req);
+/* configs.c: configmaps and secrets (patch.c: their PATCH) */
+void handle_configmap_list_all(struct http_req *req);
+void handle_configmap_list(struct http_req *req);
+void handle_configmap_get(struct http_req *req);
+void handle_configmap_create(struct http_req *req);
+void handle_configmap_update(struct http_req *req);
+void handle_configmap_patch(struct http_req *req);
+void handle_configmap_delete(struct http_req *req);
+void handle_secret_list_all(struct http_req *req);
+void handle_secret_list(struct http_req *req);
+void handle_secret_get(struct http_req *req);
+void handle_secret_create(struct http_req *req);
+void handle_secret_update(struct http_req *req);
+void handle_secret_patch(struct http_req *req);
+void handle_secret_delete(struct http_req *req);
 /* cronjobs.c: Volcano's CronJobs. */
 void handle_cronjob_list_all(struct http_req *req);
 void handle_cronjob_list(struct http_req *req);

@@ -1,7 +1,7 @@
-/* PATCH of the objects clients write (Volcano Jobs and Queues, PriorityClasses, ResourceQuotas), as
- * the API server does it: the stored object is read from the core, the patch applied to it (a JSON
- * merge patch, a JSON patch or a strategic merge patch, by Content-Type), and the result goes
- * through the kind's PUT, with the same validation, the same storage and the same answers. */
+/* PATCH of the objects clients write (Volcano Jobs and Queues, PriorityClasses, ResourceQuotas,
+ * ConfigMaps and Secrets), as the API server does it: the stored object is read from the core, the
+ * patch applied to it (a JSON merge patch, a JSON patch or a strategic merge patch, by Content-Type),
+ * and the result goes through the kind's PUT, with the same validation, storage and answers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 #include "gateway/resources/answer.h"
 #include "gateway/resources/handlers.h"
 #include "gateway/resources/patch.h"
+#include "model/config_object.h"
 
 enum patch_type { PATCH_MERGE, PATCH_JSON, PATCH_STRATEGIC, PATCH_APPLY };
 
@@ -20,6 +21,7 @@ struct patch_kind {
     void (*put)(struct http_req *req);
     void (*post)(struct http_req *req); /* an apply of an object that does not exist creates it */
     int ns_param, name_param;           /* -1: cluster-scoped */
+    int config_kind;                    /* CORE_CONFIG_GET: enum config_kind */
 };
 
 static int patch_type_of(struct http_req *req, enum patch_type *type, struct api_status *st)
@@ -46,8 +48,10 @@ static int patch_type_of(struct http_req *req, enum patch_type *type, struct api
 /* The stored object as the core renders it (a new reference), or NULL with the Status in st. */
 static json_t *stored_object(struct http_req *req, const struct patch_kind *k, struct api_status *st)
 {
-    struct core_request creq = {
-        .op = k->get, .ns = k->ns_param >= 0 ? req->params[k->ns_param] : NULL, .name = req->params[k->name_param]};
+    struct core_request creq = {.op = k->get,
+                                .ns = k->ns_param >= 0 ? req->params[k->ns_param] : NULL,
+                                .name = req->params[k->name_param],
+                                .config_kind = k->config_kind};
     creq.visible = gateway_visible(req);
     if (core_call(req->gw->core, &creq) != 0) {
         *st = creq.status;
@@ -183,3 +187,10 @@ void handle_job_patch(struct http_req *req) { patch_object(req, &job_kind); }
 void handle_queue_patch(struct http_req *req) { patch_object(req, &queue_kind); }
 void handle_priorityclass_patch(struct http_req *req) { patch_object(req, &priority_class_kind); }
 void handle_quota_patch(struct http_req *req) { patch_object(req, &quota_kind); }
+
+static const struct patch_kind configmap_kind = {
+    CORE_CONFIG_GET, handle_configmap_update, handle_configmap_create, 0, 1, CONFIG_MAP};
+static const struct patch_kind secret_kind = {CORE_CONFIG_GET, handle_secret_update, handle_secret_create, 0, 1,
+                                              CONFIG_SECRET};
+void handle_configmap_patch(struct http_req *req) { patch_object(req, &configmap_kind); }
+void handle_secret_patch(struct http_req *req) { patch_object(req, &secret_kind); }

@@ -136,6 +136,10 @@ const struct table_kind *table_kind_find(const char *api_version, const char *ki
             return NULL;
         if (strcmp(kind, "Pod") == 0)
             return &table_kind_pod;
+        if (strcmp(kind, "ConfigMap") == 0)
+            return &table_kind_configmap;
+        if (strcmp(kind, "Secret") == 0)
+            return &table_kind_secret;
         return strcmp(kind, "Node") == 0 ? &table_kind_node : NULL;
     }
     for (size_t i = 0; i < sizeof volcano_kinds / sizeof volcano_kinds[0]; i++) {

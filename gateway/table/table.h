@@ -73,6 +73,8 @@ json_t *table_cell_age(const json_t *obj, int64_t now_ms);
 
 /* core_columns.c: kubectl's Pod and Node columns. */
 extern const struct table_kind table_kind_pod, table_kind_node;
+/* config_columns.c: kubectl's ConfigMap and Secret columns. */
+extern const struct table_kind table_kind_configmap, table_kind_secret;
 
 /* columns.c: the kind's columns, or NULL. api_version is the object's ("v1",
  * "batch.volcano.sh/v1alpha1"). */

@@ -1,7 +1,7 @@
 /* Replicas starting: bound to their node (replicas.c), an attempt built (command, environment
  * with the job plugins' variables, cgroup limits, user, bound files, paths) and handed to the
  * runtime. An attempt that cannot start fails its pod with StartError, as a container that cannot
- * be created does. */
+ * be created does; one whose ConfigMap, Secret or key is missing with CreateContainerConfigError. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "common/fs.h"
 #include "common/log.h"
 #include "common/strv.h"
+#include "scheduler/controller/config_refs.h"
 #include "scheduler/controller/internal.h"
 #include "scheduler/controller/job_plugins/job_plugins.h"
 #include "runtime/spare_files.h"
@@ -45,8 +46,10 @@ static int image_env(const struct image_env *ie, char ***env)
     return rc;
 }
 
-/* The container's env valueFrom (fieldRef, resourceFieldRef), resolved for the pod as it starts. */
-static int env_refs_set(const struct controller *ctl, const struct job *job, int flat, char ***env)
+/* The container's env valueFrom (fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef),
+ * resolved for the pod as it starts. 0, or a CONFIG_REFS_* code with why. */
+static int env_refs_set(const struct controller *ctl, const struct job *job, int flat, char ***env, char *why,
+                        size_t why_len)
 {
     int task = job_task_of(job, flat);
     const struct task_spec *ts = &job->tasks[task];
@@ -54,30 +57,39 @@ static int env_refs_set(const struct controller *ctl, const struct job *job, int
         return 0;
     const struct replica *r = &job->replicas[flat];
     const struct node *node = r->node >= 0 ? &ctl->cluster->nodes[r->node] : NULL;
-    json_t *pod = pod_render(job, task, flat - job->task_first[task], node);
-    int rc = pod ? 0 : -1;
+    json_t *pod = NULL;
+    int rc = 0;
     for (int i = 0; i < ts->nenv_refs && rc == 0; i++) {
+        const struct task_env_ref *ref = &ts->env_refs[i];
+        if (ref->config) {
+            rc = config_refs_env(ctl->cluster, job->ns, ref, env, why, why_len);
+            continue;
+        }
         char value[4096];
-        rc = env_source_resolve(&ts->env_refs[i], ts, pod, node, value, sizeof value);
-        if (rc == 0)
-            rc = strv_setenvf(env, "%s=%s", ts->env_refs[i].name, value);
+        if (!pod && !(pod = pod_render(job, task, flat - job->task_first[task], node)))
+            rc = CONFIG_REFS_NO_MEMORY;
+        if (rc == 0 && (env_source_resolve(ref, ts, pod, node, value, sizeof value) != 0 ||
+                        strv_setenvf(env, "%s=%s", ref->name, value) != 0))
+            rc = CONFIG_REFS_NO_MEMORY;
     }
     json_decref(pod);
     return rc;
 }
 
 /* A container-like base environment (HOME, USER and LOGNAME of the task's user: task_user_env), the
- * image's software environment, the container's env on top (its valueFrom after its values), then
- * what the job plugins set (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes' variables and the GPU
- * devices' (replica_gpu_env), which it may not override. An OCI container (runtimeClassName oci)
- * gets no base nor software environment: its image's ENV gives PATH and the rest, as in Kubernetes. */
-static char **attempt_env(const struct controller *ctl, const struct job *job, int flat, const char *pod,
-                          const char *work_dir, char *const *plugin_env)
+ * image's software environment, the container's envFrom, its env on top (its valueFrom after its
+ * values), then what the job plugins set (VK_TASK_INDEX/VC_TASK_INDEX always), the volumes'
+ * variables and the GPU devices' (replica_gpu_env), which it may not override. An OCI container
+ * (runtimeClassName oci) gets no base nor software environment: its image's ENV gives PATH and the
+ * rest, as in Kubernetes. Returns 0 with *out, or a CONFIG_REFS_* code with why. */
+static int attempt_env(const struct controller *ctl, const struct job *job, int flat, const char *pod,
+                       const char *work_dir, char *const *plugin_env, char ***out, char *why, size_t why_len)
 {
     const struct replica *r = &job->replicas[flat];
     const struct task_spec *ts = &job->tasks[job_task_of(job, flat)];
     char **env = NULL;
     int rc = 0;
+    *out = NULL;
     if (!ts->runtime_class) { /* an OCI container's PATH, HOME and the rest are its image's */
         rc |= strv_pushf(&env, "PATH=%s", DEFAULT_PATH);
         rc |= task_user_env(ts->run_as_uid, work_dir, &env);
@@ -86,9 +98,11 @@ static char **attempt_env(const struct controller *ctl, const struct job *job, i
     const struct image_env *ie = ts->runtime_class ? NULL : images_match(images_active(), ts->image);
     if (ie)
         rc |= image_env(ie, &env);
+    int config = config_refs_env_from(ctl->cluster, job->ns, ts, &env, why, why_len);
     for (size_t i = 0; ts->env && ts->env[i]; i++)
         rc |= strv_setenv(&env, ts->env[i]);
-    rc |= env_refs_set(ctl, job, flat, &env);
+    if (config == 0)
+        config = env_refs_set(ctl, job, flat, &env, why, why_len);
     for (size_t i = 0; plugin_env && plugin_env[i]; i++)
         rc |= strv_setenv(&env, plugin_env[i]);
     for (int i = 0; i < ts->nvolumes; i++) {
@@ -98,11 +112,14 @@ static char **attempt_env(const struct controller *ctl, const struct job *job, i
     }
     if (r->node >= 0)
         rc |= replica_gpu_env(ctl, r, &env);
-    if (rc != 0) {
+    if (rc != 0 || config != 0) {
         strv_free(env);
-        return NULL;
+        if (config == 0)
+            snprintf(why, why_len, "out of memory building the environment");
+        return config ? config : CONFIG_REFS_NO_MEMORY;
     }
-    return env;
+    *out = env;
+    return 0;
 }
 
 /* The node's devices bound to the replica (its mask), for a container to be given. Returns how many. */
@@ -122,7 +139,8 @@ static int replica_gpu_devices(const struct controller *ctl, const struct replic
 
 /* The attempt ends as it begins. Its pod fails (StartError, exit code 128 like containerd's) and
  * gives its resources back. */
-static void start_failed(struct controller *ctl, struct job *job, int flat, const char *from, const char *why)
+static void start_failed(struct controller *ctl, struct job *job, int flat, const char *from, const char *why,
+                         enum term_reason reason)
 {
     struct replica *r = &job->replicas[flat];
     int task = job_task_of(job, flat);
@@ -132,7 +150,7 @@ static void start_failed(struct controller *ctl, struct job *job, int flat, cons
     r->backoff = false;
     job_set_replica_phase(job, flat, POD_FAILED);
     bool full = disk_full_in_error(why);
-    r->reason = full ? TERM_DISK_FULL : TERM_START_ERROR;
+    r->reason = full ? TERM_DISK_FULL : reason;
     r->exit_code = 128;
     r->end_ms = ctl->now_ms;
     free(r->message);
@@ -160,6 +178,16 @@ static void warn_unknown_images(struct controller *ctl, struct job *job)
                          "task %s: no software environment of this server names the image \"%s\": it runs in the "
                          "default environment",
                          job->tasks[t].name, job->tasks[t].image);
+}
+
+/* The files of the configMap and secret volumes among mounts (runtime/attempt.h). */
+static void free_mount_files(struct attempt_mount *mounts, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (mounts[i].files_volume) {
+            config_refs_files_free((struct attempt_file *)mounts[i].files, mounts[i].nfiles);
+            mounts[i].files = NULL;
+        }
 }
 
 /* The runtime's view of the attempt; paths are built into the caller's buffers. */
@@ -198,11 +226,11 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
                  ts->image ? ts->image : "");
         return -1;
     }
-    char **env = attempt_env(ctl, job, flat, p->pod, p->work_dir, pa.env);
-    if (!env) {
+    char **env;
+    int env_rc = attempt_env(ctl, job, flat, p->pod, p->work_dir, pa.env, &env, why, why_len);
+    if (env_rc != 0) {
         plugin_attempt_free(&pa);
-        snprintf(why, why_len, "out of memory building the environment");
-        return -1;
+        return env_rc;
     }
     const struct image_env *ie = oci ? NULL : images_match(images_active(), ts->image);
     char rel[512];
@@ -225,19 +253,34 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
     int nmounts = ts->nmounts < ATTEMPT_MOUNTS_MAX ? ts->nmounts : ATTEMPT_MOUNTS_MAX;
     for (int i = 0; i < nmounts; i++) {
         const struct pod_mount *m = &ts->mounts[i];
-        bool empty = m->kind == POD_VOLUME_EMPTY_DIR;
+        bool files = m->kind == POD_VOLUME_CONFIG_MAP || m->kind == POD_VOLUME_SECRET;
+        bool empty = m->kind == POD_VOLUME_EMPTY_DIR || files;
         snprintf(empty_dirs[i], sizeof empty_dirs[i], "%s/pods/%s/%s", p->job_dir, p->pod, m->volume);
         mounts[i] = (struct attempt_mount){
             .source = !empty      ? m->host_path
                       : m->memory ? NULL
                                   : empty_dirs[i],
             .target = m->mount_path,
-            .read_only = m->read_only,
+            .read_only = m->read_only || files,
             .empty_dir = empty,
-            .fresh = r->restarts == 0,
+            .fresh = r->restarts == 0 || files, /* a configMap or secret volume is written anew */
             .host_type = m->host_type,
             .tmpfs_size = m->size_limit > 0 ? m->size_limit : ts->limit.v[RES_MEMORY],
+            .files_volume = files,
         };
+    }
+    int files_rc = 0;
+    for (int i = 0; i < nmounts && files_rc == 0; i++)
+        if (mounts[i].files_volume) {
+            struct attempt_file *list;
+            files_rc = config_refs_files(ctl->cluster, job->ns, &ts->mounts[i], &list, &mounts[i].nfiles, why, why_len);
+            mounts[i].files = list;
+        }
+    if (files_rc != 0) {
+        free_mount_files(mounts, nmounts);
+        strv_free(env);
+        plugin_attempt_free(&pa);
+        return files_rc;
     }
     struct attempt_spec spec = {
         .argv = argv,
@@ -270,6 +313,7 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         .mounts = mounts,
     };
     int rc = ctl->ops.start(ctl->ops.ctx, job, flat, &spec, started, why, why_len);
+    free_mount_files(mounts, nmounts);
     strv_free(env);
     plugin_attempt_free(&pa);
     return rc;
@@ -318,7 +362,7 @@ static void replica_launch(struct controller *ctl, struct job *job, int flat, co
     struct attempt_started started = {0};
     int rc = build_and_start(ctl, job, flat, &p, &started, why, sizeof why);
     if (rc < 0) {
-        start_failed(ctl, job, flat, from, why);
+        start_failed(ctl, job, flat, from, why, rc == CONFIG_REFS_MISSING ? TERM_CONFIG_ERROR : TERM_START_ERROR);
         return;
     }
     r->backoff = false;
@@ -366,7 +410,7 @@ void controller_attempt_failed(struct controller *ctl, struct job *job, int flat
     r->starting = false;
     bool stopping = r->stopping, vanish = r->vanish;
     enum term_reason stop_reason = (enum term_reason)r->reason;
-    start_failed(ctl, job, flat, r->restarts ? "Running" : "Pending", why);
+    start_failed(ctl, job, flat, r->restarts ? "Running" : "Pending", why, TERM_START_ERROR);
     if (job->deleted) {
         job_release_if_done(ctl, job);
         return;

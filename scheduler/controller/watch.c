@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "adapters/objects/command.h"
+#include "adapters/objects/config_object.h"
 #include "adapters/dialects/dialect.h"
 #include "adapters/objects/node.h"
 #include "adapters/objects/pod.h"
@@ -19,6 +20,7 @@
 #include "common/grow.h"
 #include "common/log.h"
 #include "scheduler/controller/companions.h"
+#include "scheduler/controller/configs.h"
 #include "scheduler/controller/internal.h"
 #include "scheduler/controller/cron_view.h"
 #include "scheduler/controller/objects.h"
@@ -182,6 +184,13 @@ static void attach_object(struct controller *ctl, struct journal_entry *e)
         attach(e, type, CRONJOB_API_VERSION, kind, ev->ns, ev->name,
                cj ? cronjob_render(cj, active) : tombstone(CRONJOB_API_VERSION, kind, ev));
         json_decref(active);
+    } else if (strcmp(kind, "ConfigMap") == 0 || strcmp(kind, "Secret") == 0) {
+        enum config_kind ck = strcmp(kind, "Secret") == 0 ? CONFIG_SECRET : CONFIG_MAP;
+        const struct config_object *o = type == WATCH_DELETED
+                                            ? NULL
+                                            : controller_find_config(ctl->cluster, ck, ev->ns, ev->name);
+        attach(e, type, CONFIG_API_VERSION, kind, ev->ns, ev->name,
+               o ? config_object_render(o) : tombstone(CONFIG_API_VERSION, kind, ev));
     } else if (strcmp(kind, "Node") == 0) {
         int i = cluster_find_node(ctl->cluster, ev->name);
         if (i >= 0)

@@ -22,6 +22,7 @@
 #include "runtime/companion_probe.h"
 #include "runtime/spare_files.h"
 #include "scheduler/controller/companions.h"
+#include "scheduler/controller/configs.h"
 #include "scheduler/controller/cron.h"
 
 #define TAG_MAILBOX 0
@@ -559,6 +560,9 @@ static int restore_object(void *ctx, const struct store_object_row *row)
 {
     if (strcmp(row->kind, CRONJOB_KIND) == 0)
         return controller_restore_cronjob(ctx, row->json, row->ns, row->name);
+    if (strcmp(row->kind, "ConfigMap") == 0 || strcmp(row->kind, "Secret") == 0)
+        return controller_restore_config(ctx, strcmp(row->kind, "Secret") == 0 ? CONFIG_SECRET : CONFIG_MAP, row->json,
+                                         row->ns, row->name);
     return controller_restore_object(ctx, row);
 }
 static int restore_job(void *ctx, const struct store_job_row *row) { return controller_restore_job(ctx, row); }

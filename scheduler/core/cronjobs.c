@@ -73,6 +73,11 @@ void core_handle_cronjob_request(struct core *c, struct core_request *req)
     case CORE_CRONJOB_CREATE: cronjob_create(c, req); break;
     case CORE_CRONJOB_UPDATE: cronjob_update(c, req); break;
     case CORE_CRONJOB_DELETE: cronjob_delete(c, req); break;
+    case CORE_CONFIG_GET:
+    case CORE_CONFIG_LIST:
+    case CORE_CONFIG_CREATE:
+    case CORE_CONFIG_UPDATE:
+    case CORE_CONFIG_DELETE: core_handle_config_request(c, req); break;
     default: api_fail(&req->status, 500, "InternalError", "the core has no answer to request %d", (int)req->op); break;
     }
 }

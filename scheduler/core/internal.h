@@ -83,6 +83,8 @@ void core_render_gpu_health_metrics(struct core *c, struct sbuf *out);
 void core_handle_object_request(struct core *c, struct core_request *req);
 /* CronJobs (cronjobs.c); anything else is answered 500. */
 void core_handle_cronjob_request(struct core *c, struct core_request *req);
+/* configs.c: ConfigMaps and Secrets. */
+void core_handle_config_request(struct core *c, struct core_request *req);
 /* records.c: CORE_RECORD_PUT, CORE_RECORD_DELETE and CORE_RECORD_EVENT (record.reason and
  * record.message may be NULL: empty). */
 void core_handle_record(struct core *c, struct core_request *req);

@@ -57,6 +57,11 @@ enum core_op {
     CORE_CRONJOB_CREATE, /* req->object: struct cron_job */
     CORE_CRONJOB_UPDATE,
     CORE_CRONJOB_DELETE,
+    CORE_CONFIG_GET, /* ConfigMaps and Secrets: req->config_kind says which */
+    CORE_CONFIG_LIST,
+    CORE_CONFIG_CREATE, /* req->object: struct config_object */
+    CORE_CONFIG_UPDATE,
+    CORE_CONFIG_DELETE,
     CORE_METRICS, /* the live part of GET /metrics, rendered into req->text */
     /* Objects the core records but does not keep (the gateway's Tokens): req->record names them. */
     CORE_RECORD_PUT,    /* an objects row (kind, "" namespace or ns, name, json) and its event */
@@ -131,9 +136,10 @@ struct core_request {
     int nselectors;
     const char *selector_key[CORE_MAX_SELECTORS];
     const char *selector_value[CORE_MAX_SELECTORS];
-    int attempt;   /* CORE_POD_LOG: 1..n, 0 for the latest */
-    bool previous; /* CORE_POD_LOG: the attempt before the latest */
-    int action;    /* CORE_JOB_ACTION: enum job_action */
+    int attempt;     /* CORE_POD_LOG: 1..n, 0 for the latest */
+    bool previous;   /* CORE_POD_LOG: the attempt before the latest */
+    int action;      /* CORE_JOB_ACTION: enum job_action */
+    int config_kind; /* CORE_CONFIG_*: enum config_kind */
     /* CORE_JOB_*: the dialect whose path was asked (a PyTorchJob's): only jobs posted in it are seen,
      * and they answer in its shape unless as_volcano; NULL: the Volcano Job path, every job. */
     const struct dialect *dialect;

@@ -67,7 +67,7 @@ static void wrong_refs_name_their_fields(void)
         "          - {name: G, valueFrom: {}}\n"
         "          - {name: H, valueFrom: {fieldRef: {fieldPath: metadata.uid}, "
         "resourceFieldRef: {resource: limits.cpu}}}\n"
-        "          - {name: I, valueFrom: {secretKeyRef: {name: s, key: k}}}\n"
+        "          - {name: I, valueFrom: {secretKeyRef: {name: s, key: a/b}}}\n"
         "          - {name: J, valueFrom: {resourceFieldRef: {containerName: other, resource: limits.cpu}}}\n"
         "          - {name: K, valueFrom: {fieldRef: {fieldPath: \"metadata.labels['-bad']\"}}}\n",
         "", &st);
@@ -83,7 +83,7 @@ static void wrong_refs_name_their_fields(void)
     CHECK_CAUSE(&st, ENV "[5].valueFrom", "FieldValueInvalid", 20, "may not be specified when `value` is not empty");
     CHECK_CAUSE(&st, ENV "[6].valueFrom", "FieldValueInvalid", 21, "must specify one of");
     CHECK_CAUSE(&st, ENV "[7].valueFrom", "FieldValueInvalid", 22, "may not have more than one field");
-    CHECK_CAUSE(&st, ENV "[8].valueFrom", "FieldValueForbidden", 23, "no ConfigMaps or Secrets");
+    CHECK_CAUSE(&st, ENV "[8].valueFrom.secretKeyRef.key", "FieldValueInvalid", 23, "a valid config key");
     CHECK_CAUSE(&st, ENV "[9].valueFrom.resourceFieldRef.containerName", "FieldValueInvalid", 24, "container");
     CHECK_CAUSE(&st, ENV "[10].valueFrom.fieldRef.fieldPath", "FieldValueInvalid", 25, "alphanumeric");
 #undef ENV

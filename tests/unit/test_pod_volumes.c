@@ -60,7 +60,7 @@ static void wrong_volumes_are_named(void)
         "        - {name: a, emptyDir: {}}\n"                       /* 14 */
         "        - {name: e}\n"                                     /* 15 */
         "        - {name: f, emptyDir: {}, hostPath: {path: /x}}\n" /* 16 */
-        "        - {name: g, configMap: {name: cm}}\n"              /* 17 */
+        "        - {name: g, configMap: {name: ''}}\n"              /* 17 */
         "        - {name: Bad_Name, emptyDir: {}}\n",               /* 18 */
         "          - {name: a, mountPath: /a}\n", &st);
     CHECK(job == NULL);
@@ -71,7 +71,7 @@ static void wrong_volumes_are_named(void)
     CHECK_CAUSE(&st, VOLS "[3].name", "FieldValueDuplicate", 14, "Duplicate value: \"a\"");
     CHECK_CAUSE(&st, VOLS "[4]", "FieldValueRequired", 15, "must specify a volume type");
     CHECK_CAUSE(&st, VOLS "[5].emptyDir", "FieldValueForbidden", 16, "may not specify more than 1 volume type");
-    CHECK_CAUSE(&st, VOLS "[6].configMap", "FieldValueForbidden", 17, "configMap volumes are not supported");
+    CHECK_CAUSE(&st, VOLS "[6].configMap.name", "FieldValueRequired", 17, "Required value");
     CHECK_CAUSE(&st, VOLS "[7].name", "FieldValueInvalid", 18, "RFC 1123");
 }
 

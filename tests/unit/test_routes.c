@@ -31,7 +31,7 @@ static void unknown_paths_and_methods(void)
 {
     const char *p[HTTP_MAX_PARAMS];
     int n;
-    CHECK_INT(find("GET", "/api/v1/namespaces/x/secrets", p, &n), ROUTE_NO_PATH);
+    CHECK_INT(find("GET", "/api/v1/namespaces/x/serviceaccounts", p, &n), ROUTE_NO_PATH);
     CHECK_INT(find("PATCH", "/api/v1/namespaces/x/pods/y", p, &n), ROUTE_WRONG_METHOD);
     CHECK_INT(find("GET", "/api/v1/namespaces//pods", p, &n), ROUTE_NO_PATH); /* empty segment */
     CHECK_INT(find("HEAD", "/healthz", p, &n), ROUTE_FOUND);
@@ -92,6 +92,8 @@ static void discovery_is_derived_from_the_routes(void)
         {"", "v1", "events", "event", "Event", true, "list watch", "ev"},
         {"", "v1", "resourcequotas", "resourcequota", "ResourceQuota", true,
          "create delete get list watch update patch", "quota"},
+        {"", "v1", "configmaps", "configmap", "ConfigMap", true, "create delete get list watch update patch", "cm"},
+        {"", "v1", "secrets", "secret", "Secret", true, "create delete get list watch update patch", NULL},
         {"batch.volcano.sh", "v1alpha1", "jobs", "job", "Job", true, "create delete get list watch update patch",
          "vcjob vj"},
         {"batch.volcano.sh", "v1alpha1", "cronjobs", "cronjob", "CronJob", true, "create delete get list watch update",

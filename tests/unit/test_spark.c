@@ -285,10 +285,10 @@ static void causes_in_the_applications_terms(void)
     char *secret = dialect_case_edit(pi, "    - {name: A, value: \"1\"}\n",
                                      "    - {name: A, valueFrom: {secretKeyRef: {name: s}}}\n");
     CHECK(dialect_case_adapt(&dialect_spark, secret, &p) != 0);
-    c = dialect_case_cause(&p.st, "spec.driver.env[0].valueFrom");
+    c = dialect_case_cause(&p.st, "spec.driver.env[0].valueFrom.secretKeyRef.key");
     REQUIRE(c);
     CHECK_INT(c->line, 17);
-    CHECK_INT(c->column, 28); /* the valueFrom mapping itself */
+    CHECK_INT(c->column, 43); /* the secretKeyRef mapping, which lacks its key */
     CHECK_CONTAINS(p.st.message, "SparkApplication.sparkoperator.k8s.io \"sp\" is invalid");
     dialect_case_done(&p);
     free(a);

@@ -412,7 +412,7 @@ static void refused_fields_say_why(void)
         "        - name: c\n"                                           /* 17 */
         "          command: [x]\n"                                      /* 18 */
         "          livenessProbe: {exec: {command: [true]}}\n"          /* 19 */
-        "          envFrom: [{configMapRef: {name: cm}}]\n"             /* 20 */
+        "          lifecycle: {postStart: {}}\n"                        /* 20 */
         "          tty: true\n"                                         /* 21 */
         "          securityContext: {privileged: true}\n"               /* 22 */
         "          resources: {claims: [{name: gpu}]}\n"                /* 23 */
@@ -432,8 +432,8 @@ static void refused_fields_say_why(void)
                    "Forbidden: nfs volumes are not supported");
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].livenessProbe", "FieldValueForbidden", 19, 26,
                    "runs no probes");
-    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].envFrom", "FieldValueForbidden", 20, 20,
-                   "no ConfigMaps or Secrets");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].lifecycle", "FieldValueForbidden", 20, 22,
+                   "no postStart or preStop hooks");
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].tty", "FieldValueForbidden", 21, 16, "stdin");
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.spec.containers[0].securityContext.privileged", "FieldValueForbidden",
                    22, 41, "does not confine");
