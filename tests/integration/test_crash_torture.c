@@ -104,7 +104,8 @@ static void check_attempts(const struct test_server *s, const struct acked *job,
         else if (job->kind == RESTARTING)
             ok = code == 0 || code == 1 || !strcmp(reason, "Shutdown");
         if (!ok)
-            test_fail(__FILE__, __LINE__, "%s attempt %lld: exit code %lld, reason %s", pod, n, code, reason);
+            test_fail(__FILE__, __LINE__, "%s attempt %lld: exit code %lld, reason %s (%s)", pod, n, code, reason,
+                      jv_str(a, "message") ? jv_str(a, "message") : "no message");
         if (*npids < MAX_JOBS * 8)
             pids[(*npids)++] = jv_num(a, "pid");
     }
