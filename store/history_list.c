@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/base64url.h"
+#include "common/base64.h"
 
 #define TOKEN_MAX 512
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/base64url.h"
+#include "common/base64.h"
 #include "gateway/resources/answer.h"
 
 #define TOKEN_MAX 512

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "common/base64url.h"
+#include "common/base64.h"
 
 void ws_offer_parse(const char *header, const char *protocol, struct ws_offer *out)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/base64url.h"
+#include "common/base64.h"
 #include "gateway/watch/hub.h"
 #include "gateway/ws/internal.h"
 #include "gateway/ws/query.h"
