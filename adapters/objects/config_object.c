@@ -303,16 +303,7 @@ int config_object_check_update(const struct config_object *old, const struct con
 
 json_t *config_object_render(const struct config_object *o)
 {
-    json_t *obj = json_deep_copy(o->manifest);
-    json_t *meta = object_meta_render(json_object_get(o->manifest, "metadata"), o->uid, o->created_ms,
-                                      o->resource_version);
-    if (!obj || !meta) {
-        json_decref(obj);
-        json_decref(meta);
-        return NULL;
-    }
-    json_object_set_new(obj, "metadata", meta);
-    return obj;
+    return object_manifest_render(o->manifest, o->uid, o->created_ms, o->resource_version);
 }
 
 char *config_object_to_store_json(const struct config_object *o)

@@ -118,6 +118,19 @@ json_t *object_meta_render(const json_t *meta, const char *uid, int64_t created_
     return out;
 }
 
+json_t *object_manifest_render(const json_t *manifest, const char *uid, int64_t created_ms, uint64_t resource_version)
+{
+    json_t *obj = json_deep_copy(manifest);
+    json_t *meta = object_meta_render(json_object_get(manifest, "metadata"), uid, created_ms, resource_version);
+    if (!obj || !meta) {
+        json_decref(obj);
+        json_decref(meta);
+        return NULL;
+    }
+    json_object_set_new(obj, "metadata", meta);
+    return obj;
+}
+
 void object_meta_restore(const json_t *root, char uid[UUID_STR_LEN], int64_t *created_ms)
 {
     const json_t *meta = json_object_get(root, "metadata");

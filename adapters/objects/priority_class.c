@@ -156,16 +156,7 @@ struct priority_class *priority_class_new_builtin(const char *name, int64_t now_
 
 json_t *priority_class_render(const struct priority_class *pc)
 {
-    json_t *obj = json_deep_copy(pc->manifest);
-    json_t *meta = object_meta_render(json_object_get(pc->manifest, "metadata"), pc->uid, pc->created_ms,
-                                      pc->resource_version);
-    if (!obj || !meta) {
-        json_decref(obj);
-        json_decref(meta);
-        return NULL;
-    }
-    json_object_set_new(obj, "metadata", meta);
-    return obj;
+    return object_manifest_render(pc->manifest, pc->uid, pc->created_ms, pc->resource_version);
 }
 
 char *priority_class_to_store_json(const struct priority_class *pc)
