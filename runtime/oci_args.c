@@ -81,6 +81,8 @@ int oci_args_build(const struct oci_run *r, char ***argv)
         rc |= strv_pushf(&v, "--env-file=%s", r->env_file);
     for (size_t i = 0; r->devices && r->devices[i]; i++)
         rc |= strv_pushf(&v, "--device=%s", r->devices[i]);
+    for (size_t i = 0; r->tmpfs && r->tmpfs[i]; i++)
+        rc |= strv_pushf(&v, "--tmpfs=%s", r->tmpfs[i]);
     bool command = r->argv && r->argv[0];
     if (command) {
         char *entry = json_one_string(r->argv[0]);

@@ -36,7 +36,8 @@ struct oci_run {
     int nbinds;                  /* directories bound into the container: source:target[:ro] */
     const char *const *bind_sources, *const *bind_targets;
     const bool *bind_read_only;
-    char *const *argv; /* command ++ args; NULL or empty: the image's own entrypoint and command */
+    const char *const *tmpfs; /* --tmpfs values ("target:options"), NULL-ended; NULL: none */
+    char *const *argv;        /* command ++ args; NULL or empty: the image's own entrypoint and command */
 };
 
 /* The argv of `podman run` for r (the strings are copies), NULL-terminated. Returns 0, or -1 when

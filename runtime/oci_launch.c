@@ -75,8 +75,8 @@ static void server_limits(int resource, int64_t cap, int64_t out[2])
         out[0] = out[1];
 }
 
-int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, int64_t pids_max, struct oci_launch *out,
-                       char *why, size_t why_len)
+int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, int64_t pids_max,
+                       const struct pod_mounts *mounts, struct oci_launch *out, char *why, size_t why_len)
 {
     memset(out, 0, sizeof *out);
     const char *podman = oci_runtime_path();
@@ -114,9 +114,12 @@ int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, int6
         unlink(out->env_file);
         return -1;
     }
-    const char *sources[ATTEMPT_VOLUMES_MAX + 1], *targets[ATTEMPT_VOLUMES_MAX + 1];
-    bool read_only[ATTEMPT_VOLUMES_MAX + 1];
-    int nbinds = 0;
+    const char *sources[ATTEMPT_VOLUMES_MAX + ATTEMPT_MOUNTS_MAX + 1],
+        *targets[ATTEMPT_VOLUMES_MAX + ATTEMPT_MOUNTS_MAX + 1];
+    bool read_only[ATTEMPT_VOLUMES_MAX + ATTEMPT_MOUNTS_MAX + 1];
+    char tmpfs_text[ATTEMPT_MOUNTS_MAX][4200];
+    const char *tmpfs[ATTEMPT_MOUNTS_MAX + 1];
+    int nbinds = 0, ntmpfs = 0;
     for (int i = 0; i < spec->nvolumes && i < ATTEMPT_VOLUMES_MAX; i++)
         if (spec->volume_dirs && spec->volume_targets && spec->volume_dirs[i] && spec->volume_targets[i]) {
             sources[nbinds] = spec->volume_dirs[i];
@@ -128,6 +131,29 @@ int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, int6
         targets[nbinds] = "/etc/hosts";
         read_only[nbinds++] = true;
     }
+    for (int i = 0; mounts && i < mounts->count && i < spec->nmounts; i++) { /* the pod's own volumes */
+        const struct spawn_mount *m = &mounts->mounts[i];
+        if (m->source) {
+            sources[nbinds] = m->source;
+            targets[nbinds] = spec->mounts[i].target;
+            read_only[nbinds++] = m->read_only;
+        } else { /* emptyDir medium Memory */
+            snprintf(tmpfs_text[ntmpfs], sizeof tmpfs_text[ntmpfs], "%s:rw,nosuid,nodev%s%s%s%s%s%s",
+                     spec->mounts[i].target, m->tmpfs_size ? ",size=" : "", m->tmpfs_size ? m->tmpfs_size : "",
+                     m->tmpfs_uid ? ",uid=" : "", m->tmpfs_uid ? m->tmpfs_uid : "", m->tmpfs_gid ? ",gid=" : "",
+                     m->tmpfs_gid ? m->tmpfs_gid : "");
+            if (strchr(spec->mounts[i].target, ':') || strchr(spec->mounts[i].target, ',')) {
+                snprintf(why, why_len, "%s: a path holding ':' or ',' cannot be a tmpfs in an OCI container",
+                         spec->mounts[i].target);
+                strv_free(devices);
+                unlink(out->env_file);
+                return -1;
+            }
+            tmpfs[ntmpfs] = tmpfs_text[ntmpfs];
+            ntmpfs++;
+        }
+    }
+    tmpfs[ntmpfs] = NULL;
     /* podman reads "source:target:options": a ':' in a path would add options (U chowns the source) */
     for (int i = -1; i < nbinds; i++) {
         const char *src = i < 0 ? spec->work_dir : sources[i], *dst = i < 0 ? spec->work_dir : targets[i];
@@ -161,6 +187,7 @@ int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, int6
         .bind_sources = sources,
         .bind_targets = targets,
         .bind_read_only = read_only,
+        .tmpfs = tmpfs,
         .argv = spec->argv,
     };
     server_limits(RLIMIT_NOFILE, 0, run.nofile);

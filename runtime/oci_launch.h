@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "runtime/attempt.h"
+#include "runtime/pod_mounts.h"
 
 struct oci_launch {
     char program[4096];  /* podman */
@@ -19,10 +20,11 @@ struct oci_launch {
 };
 
 /* Prepares the launch of spec (spec->oci_image set) whose attempt cgroup is cgroup ("" without
- * cgroups), its container held to pids_max processes (0: none). Returns 0, or -1 with a sentence
+ * cgroups), its container held to pids_max processes (0: none), with the pod's volumes as prepared
+ * (pod_mounts_prepare for a container: bound, or a tmpfs). Returns 0, or -1 with a sentence
  * in why ("RuntimeClass \"oci\": podman is not installed", an environment value with a newline). */
-int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, int64_t pids_max, struct oci_launch *out,
-                       char *why, size_t why_len);
+int oci_launch_prepare(const struct attempt_spec *spec, const char *cgroup, int64_t pids_max,
+                       const struct pod_mounts *mounts, struct oci_launch *out, char *why, size_t why_len);
 void oci_launch_release(struct oci_launch *l);
 
 /* An OCI attempt that exited 125, 126 or 127: whether podman could not start its container, from

@@ -234,8 +234,8 @@ static int make_mount_point(const char *target, const char *names, int n, bool d
     return 0;
 }
 
-int pod_mounts_prepare(const struct attempt_spec *spec, bool chown_to_user, struct pod_mounts *out, char *why,
-                       size_t why_len)
+int pod_mounts_prepare(const struct attempt_spec *spec, bool chown_to_user, bool for_container, struct pod_mounts *out,
+                       char *why, size_t why_len)
 {
     out->count = 0;
     if (spec->nmounts > ATTEMPT_MOUNTS_MAX) {
@@ -261,11 +261,11 @@ int pod_mounts_prepare(const struct attempt_spec *spec, bool chown_to_user, stru
                 snprintf(out->uid[i], sizeof out->uid[i], "%d", (int)spec->uid), sm->tmpfs_uid = out->uid[i];
             if (chown_to_user && spec->gid >= 0)
                 snprintf(out->gid[i], sizeof out->gid[i], "%d", (int)spec->gid), sm->tmpfs_gid = out->gid[i];
-        } else if (m->empty_dir
-                       ? make_empty_dir(m, spec, chown_to_user, why, why_len) != 0 ||
-                             (m->files_volume && write_volume_files(m, spec, chown_to_user, why, why_len) != 0)
-                       : check_host_path(m, &is_dir, why, why_len) != 0 ||
-                             make_mount_point(m->target, out->names[i], sm->ntarget_names, is_dir, why, why_len) != 0) {
+        } else if (m->empty_dir ? make_empty_dir(m, spec, chown_to_user, why, why_len) != 0 ||
+                                      (m->files_volume && write_volume_files(m, spec, chown_to_user, why, why_len) != 0)
+                                : check_host_path(m, &is_dir, why, why_len) != 0 ||
+                                      (!for_container && make_mount_point(m->target, out->names[i], sm->ntarget_names,
+                                                                          is_dir, why, why_len) != 0)) {
             return -1;
         }
         out->count++;

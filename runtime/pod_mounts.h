@@ -18,9 +18,10 @@ struct pod_mounts {
 };
 
 /* Prepares spec's mounts into out; the emptyDir directories are given to the task's user when
- * chown_to_user. Returns 0, or -1 with why ("hostPath type check failed: /x is not a directory",
+ * chown_to_user. For a container (for_container) no mount point is made on the node: podman makes
+ * them in the container's own root. Returns 0, or -1 with why ("hostPath type check failed: /x is not a directory",
  * "the mountPath /a/b passes through a symbolic link: not followed"). */
-int pod_mounts_prepare(const struct attempt_spec *spec, bool chown_to_user, struct pod_mounts *out, char *why,
-                       size_t why_len);
+int pod_mounts_prepare(const struct attempt_spec *spec, bool chown_to_user, bool for_container, struct pod_mounts *out,
+                       char *why, size_t why_len);
 
 #endif

@@ -334,9 +334,11 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
         release_prepared(pp);
         return -1;
     }
+    /* a container's volumes are podman's to mount: the server only makes and checks their sources */
     if (spec->nmounts > 0 &&
-        (!mount_namespaces || pod_mounts_prepare(spec, switch_user, &pp->mounts, why, why_len) != 0)) {
-        if (!mount_namespaces) /* the gateway refuses such pods: one of an earlier server's, restored */
+        ((!mount_namespaces && !spec->oci_image) ||
+         pod_mounts_prepare(spec, switch_user, spec->oci_image != NULL, &pp->mounts, why, why_len) != 0)) {
+        if (!mount_namespaces && !spec->oci_image) /* the gateway refuses such pods: an earlier server's */
             snprintf(why, why_len,
                      "the server cannot give tasks a mount namespace (no CAP_SYS_ADMIN) for the pod's volumes");
         release_prepared(pp);
@@ -360,7 +362,8 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
     if (cgroups)
         choose_cgroup_name(spec, pp->cgroup, sizeof pp->cgroup);
     if (spec->oci_image) {
-        if (oci_launch_prepare(spec, pp->cgroup, process_pids_max(spec->pids_max), &pp->launch, why, why_len) != 0) {
+        if (oci_launch_prepare(spec, pp->cgroup, process_pids_max(spec->pids_max), &pp->mounts, &pp->launch, why,
+                               why_len) != 0) {
             release_prepared(pp);
             return -1;
         }

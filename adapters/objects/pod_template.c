@@ -626,14 +626,5 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
                     "Required value: runtimeClassName \"%s\" runs the container's image", ts->runtime_class);
         ok = false;
     }
-    if (ts->runtime_class && ts->nmounts > 0 && !f->admitted) { /* podman would need them as --volume */
-        char vp[FIELD_PATH_MAX];
-        field_path(vp, spec_path, "volumes");
-        field_error(f, spec, "volumes", vp, "FieldValueNotSupported",
-                    "Unsupported value: hostPath and emptyDir volumes are mounted for process tasks only, not "
-                    "into runtimeClassName \"%s\" containers; use the Job's spec.volumes there",
-                    ts->runtime_class);
-        ok = false;
-    }
     return ok;
 }

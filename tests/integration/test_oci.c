@@ -2,7 +2,8 @@
  * from the debootstrap bookworm base (tests/lib/debootstrap-base) plus a marker file the host lacks,
  * with its exit code exact, its limits visible inside and its container's cgroup below the attempt's;
  * terminating the job, or deleting it after a restart of the server, leaves no container; a missing
- * image and a missing command get their reasons (ErrImageNeverPull, StartError); without podman, and
+ * image and a missing command get their reasons (ErrImageNeverPull, StartError); a pod's hostPath,
+ * emptyDir (on disk and in memory) and configMap volumes are mounted by podman; without podman, and
  * for an unknown class, the Job is refused naming the field. Skipped where podman cannot run. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,6 +362,67 @@ static void refused_without_podman_or_unknown(void)
     server_cleanup(&s);
 }
 
+/* The pod's own volumes, mounted by podman at paths the image lacks: a hostPath read-only (the
+ * node's file read, a write refused), an emptyDir on disk (written), one in memory (a tmpfs) and
+ * a ConfigMap's key as a file. */
+static void pod_volumes_are_mounted_by_podman(void)
+{
+    const char *skip = image_ready();
+    SKIP_IF(skip, "%s", skip);
+    char host_dir[] = "/tmp/caldera-oci-host-XXXXXX";
+    REQUIRE(mkdtemp(host_dir));
+    char file[128];
+    snprintf(file, sizeof file, "%s/in.txt", host_dir);
+    FILE *fp = fopen(file, "w");
+    REQUIRE(fp);
+    fputs("from-the-node\n", fp);
+    fclose(fp);
+    chmod(host_dir, 0755);
+    chmod(file, 0644);
+    struct test_server s;
+    REQUIRE(server_start(&s, NULL, NULL) == 0);
+    long code = 0;
+    json_decref(server_request(&s, "POST", "/api/v1/namespaces/default/configmaps",
+                               "{\"metadata\":{\"name\":\"app\"},\"data\":{\"key\":\"from-the-configmap\"}}", NULL,
+                               &code));
+    CHECK_INT(code, 201);
+    char tasks[2048];
+    snprintf(tasks, sizeof tasks,
+             "  - name: main\n    replicas: 1\n    template:\n      spec:\n        runtimeClassName: oci\n"
+             "        terminationGracePeriodSeconds: 2\n"
+             "        volumes:\n"
+             "        - {name: data, hostPath: {path: %s, type: Directory}}\n"
+             "        - {name: scratch, emptyDir: {}}\n"
+             "        - {name: shm, emptyDir: {medium: Memory, sizeLimit: 16Mi}}\n"
+             "        - {name: cfg, configMap: {name: app}}\n"
+             "        containers:\n        - name: c\n          image: " IMAGE
+             "\n"
+             "          command: [sh, -c, 'cat /in-data/in.txt; touch /in-data/x 2>/dev/null || echo ro=yes; "
+             "echo w > /in-scratch/f && echo scratch=$(cat /in-scratch/f); "
+             "grep \" /in-shm \" /proc/mounts | cut -d\" \" -f3; cat /in-cfg/key; echo']\n"
+             "          volumeMounts:\n"
+             "          - {name: data, mountPath: /in-data, readOnly: true}\n"
+             "          - {name: scratch, mountPath: /in-scratch}\n"
+             "          - {name: shm, mountPath: /in-shm}\n"
+             "          - {name: cfg, mountPath: /in-cfg, readOnly: true}\n",
+             host_dir);
+    CHECK_INT(job_submit(&s, "vols", "", tasks), 201);
+    CHECK(job_wait(&s, "vols", "status.state.phase", "Completed", WAIT_MS) == 0);
+    char *log = pod_log(&s, "vols-main-0");
+    CHECK_CONTAINS(log, "from-the-node");
+    CHECK_CONTAINS(log, "ro=yes");
+    CHECK_CONTAINS(log, "scratch=w");
+    CHECK_CONTAINS(log, "tmpfs");
+    CHECK_CONTAINS(log, "from-the-configmap");
+    free(log);
+    CHECK(access("/in-data", F_OK) != 0 && access("/in-scratch", F_OK) != 0); /* nothing made on the node */
+    server_stop(&s);
+    server_cleanup(&s);
+    unlink(file);
+    rmdir(host_dir);
+}
+
 TEST_MAIN(TEST_CASE(refused_without_podman_or_unknown), TEST_CASE(runs_in_the_image_with_its_limits),
           TEST_CASE(in_the_task_cgroup_and_terminate_leaves_no_container),
-          TEST_CASE(a_restarted_server_adopts_and_removes_the_container), TEST_CASE(start_errors_have_their_reasons))
+          TEST_CASE(a_restarted_server_adopts_and_removes_the_container), TEST_CASE(start_errors_have_their_reasons),
+          TEST_CASE(pod_volumes_are_mounted_by_podman))
