@@ -111,8 +111,13 @@ static json_t *merge_keyed_list(const char *field, const json_t *target, const j
         if (d && strcmp(d, "delete") == 0)
             continue;
         long at = find_keyed(out, key, json_object_get(e, key));
-        if (at < 0) {
-            json_array_append_new(out, without_directives(e));
+        if (at < 0) { /* merged into nothing, so that its own lists are checked as a second patch will */
+            json_t *added = merge_map(NULL, e, st);
+            if (!added) {
+                json_decref(out);
+                return NULL;
+            }
+            json_array_append_new(out, added);
             continue;
         }
         json_t *merged = merge_map(json_array_get(out, (size_t)at), e, st);

@@ -213,6 +213,10 @@ static void strategic_merge_directives(void)
     CHECK(smp("{\"containers\":[]}", "{\"containers\":[{\"image\":\"x\"}]}", &st) == NULL);
     CHECK_CONTAINS(st.message, "containers[0] has no merge key \"name\"");
     CHECK(smp("{\"containers\":[]}", "{\"containers\":[1]}", &st) == NULL);
+    /* also within an element the list did not have yet, since a second patch would merge into it */
+    CHECK(smp("{}", "{\"tasks\":[{\"name\":\"a\",\"template\":{\"spec\":{\"containers\":[{\"image\":\"x\"}]}}}]}",
+              &st) == NULL);
+    CHECK_CONTAINS(st.message, "containers[0] has no merge key \"name\"");
 }
 
 TEST_MAIN(TEST_CASE(merge_patch_follows_the_rfc), TEST_CASE(json_patch_operations),
