@@ -177,6 +177,8 @@ build/asan/tests/unit/test_gpu_usage build/tsan/tests/unit/test_gpu_usage: | $(F
 build/asan/tests/integration/test_gpu_usage build/tsan/tests/integration/test_gpu_usage: | $(FAKE_NVML)
 # The GPU health test's servers load it for MIG devices, Xid events and GPUs that go.
 build/asan/tests/integration/test_gpu_health build/tsan/tests/integration/test_gpu_health: | $(FAKE_NVML)
+# The WatchDog test's servers lose and regain GPUs through it.
+build/asan/tests/integration/test_watchdog build/tsan/tests/integration/test_watchdog: | $(FAKE_NVML)
 
 build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 	@mkdir -p $(@D)

@@ -25,7 +25,7 @@ static json_t *time_or_null(int64_t ms)
     if (ms <= 0)
         return json_null();
     char t[RFC3339_LEN];
-    rfc3339_ms(ms, t);
+    rfc3339(ms, t);
     return json_string(t);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/http_client.h"
 #include "common/log.h"
 #include "common/metrics.h"
@@ -41,13 +42,6 @@ struct notifier {
     bool stopping;
     int64_t drain_until_ms; /* once stopping: one try each until then */
 };
-
-static int64_t mono_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 static void count_dropped(struct notifier *n, int w, const char *why)
 {
@@ -115,14 +109,7 @@ static bool post_once(const struct notifier *n, const struct pending *p, char *e
 /* Waits ms, or less when stopping; false when the wait ended because the notifier stops. */
 static bool wait_backoff(struct notifier *n, int64_t ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = clock_deadline(CLOCK_MONOTONIC, ms);
     pthread_mutex_lock(&n->lock);
     while (!n->stopping && pthread_cond_timedwait(&n->wake, &n->lock, &until) == 0) {
     }
@@ -164,7 +151,7 @@ static void *sender_loop(void *arg)
         while (!n->head && !n->stopping)
             pthread_cond_wait(&n->wake, &n->lock);
         struct pending *p = n->head;
-        bool late = n->stopping && mono_ms() >= n->drain_until_ms;
+        bool late = n->stopping && clock_mono_ms() >= n->drain_until_ms;
         if (p && !late) {
             n->head = p->next;
             if (!n->head)
@@ -250,7 +237,7 @@ void notifier_stop(struct notifier *n)
         return;
     pthread_mutex_lock(&n->lock);
     n->stopping = true;
-    n->drain_until_ms = mono_ms() + STOP_DRAIN_MS;
+    n->drain_until_ms = clock_mono_ms() + STOP_DRAIN_MS;
     pthread_cond_signal(&n->wake);
     pthread_mutex_unlock(&n->lock);
     pthread_join(n->thread, NULL);
