@@ -1,4 +1,5 @@
-/* `promtool check metrics` on an exposition, for the tests that lint /metrics. */
+/* `promtool check metrics` on an exposition, for the tests that lint /metrics (test_metrics,
+ * test_watchdog) where Debian's prometheus package is installed. */
 #ifndef CALDERA_TEST_PROMTOOL_H
 #define CALDERA_TEST_PROMTOOL_H
 
