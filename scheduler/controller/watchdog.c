@@ -147,13 +147,14 @@ void controller_watchdog_tick(struct controller *ctl)
         return;
     ctl->watchdog_checked_ms = ctl->now_ms;
     for (struct job *job = ctl->cluster->active_first; job; job = job->active_next) {
+        int64_t since = job->status.transition_ms > 0 ? job->status.transition_ms : job->created_ms;
         if (job->deleted || job->watchdog.pending_noticed || job->status.phase != JOB_PENDING ||
-            ctl->now_ms - job->created_ms < ctl->watchdog->pending_ms)
+            ctl->now_ms - since < ctl->watchdog->pending_ms)
             continue;
-        job->watchdog.pending_noticed = true;
+        job->watchdog.pending_noticed = true; /* since it entered Pending (a restart makes it Pending again) */
         char message[1200], waited[32];
         snprintf(message, sizeof message, "pending for %s%s%s",
-                 duration_text(ctl->now_ms - job->created_ms, waited, sizeof waited), job->pg.unschedulable ? ": " : "",
+                 duration_text(ctl->now_ms - since, waited, sizeof waited), job->pg.unschedulable ? ": " : "",
                  job->pg.unschedulable ? job->pg.unschedulable : "");
         controller_notify(ctl, job, NOTICE_PENDING, "PendingTooLong", NULL, NULL, message);
     }
