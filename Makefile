@@ -177,6 +177,8 @@ build/asan/tests/unit/test_gpu_usage build/tsan/tests/unit/test_gpu_usage: | $(F
 build/asan/tests/integration/test_gpu_usage build/tsan/tests/integration/test_gpu_usage: | $(FAKE_NVML)
 # The GPU health test's servers load it for MIG devices, Xid events and GPUs that go.
 build/asan/tests/integration/test_gpu_health build/tsan/tests/integration/test_gpu_health: | $(FAKE_NVML)
+# The WatchDog test's servers lose and regain GPUs through it.
+build/asan/tests/integration/test_watchdog build/tsan/tests/integration/test_watchdog: | $(FAKE_NVML)
 
 build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 	@mkdir -p $(@D)
@@ -271,7 +273,7 @@ layers: test-build
 ## make tsan: the integration tests and the unit tests of the threaded parts (hub, store writer, spare
 ## files, WebSocket rules) built with ThreadSanitizer, against TSan-built servers; any report fails the
 ## test that caused it; prints "N passed, N failed"
-TSAN_UNIT := hub store store_history_list store_migrations store_retention spare_files ws_rules
+TSAN_UNIT := hub store store_history_list store_migrations store_retention spare_files ws_rules notifier
 # Integration tests left out under TSan (make test runs them), each with its reason:
 #   ml_jobs: its work is PyTorch and Open MPI in the tasks; the server's threads do nothing there that
 #            the other tests do not (12 s under TSan, and the suite's time is kept under 15 minutes).

@@ -33,9 +33,9 @@ static const char *api_version_of(const char *kind)
 static bool is_warning(const struct event_view *ev)
 {
     static const char *const reasons[] = {
-        "Error",   "OOMKilled",    "StartError",   "Unschedulable", "DeadlineExceeded",
-        "Evicted", "Unknown",      "Forbidden",    "Unauthorized",  "BackOff",
-        "Lost",    "UnknownImage", "GPUUnhealthy", "GPUUnavailable"};
+        "Error",   "OOMKilled",    "StartError",   "Unschedulable",  "DeadlineExceeded",
+        "Evicted", "Unknown",      "Forbidden",    "Unauthorized",   "BackOff",
+        "Lost",    "UnknownImage", "GPUUnhealthy", "GPUUnavailable", "ResourceWaste"};
     if (strcmp(ev->to, "Failed") == 0)
         return true;
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)

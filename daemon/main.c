@@ -18,6 +18,7 @@
 #include "adapters/objects/runtime_class.h"
 #include "adapters/objects/node.h"
 #include "adapters/objects/scheduler_conf.h"
+#include "adapters/objects/watchdog_conf.h"
 #include "common/clock.h"
 #include "common/fs.h"
 #include "common/log.h"
@@ -33,6 +34,7 @@
 #include "gateway/watch/hub.h"
 #include "gateway/ws/ws.h"
 #include "scheduler/core/core.h"
+#include "scheduler/watchdog/notifier.h"
 #include "scheduler/registry.h"
 #include "runtime/data_dir.h"
 #include "runtime/host.h"
@@ -323,6 +325,44 @@ static int load_images(const char *file, struct images_config *images)
     return rc;
 }
 
+static struct watchdog_conf watchdog; /* read in run(), after the nodes; the core and notifier read it */
+
+/* --watchdog FILE into conf (after the nodes file registered its resources). Returns 0 (no file:
+ * conf stays empty), or -1 after saying why. */
+static int load_watchdog(const char *file, struct watchdog_conf *conf)
+{
+    char *data = NULL;
+    size_t len = 0;
+    if (!file)
+        return 0;
+    if (read_file(file, CONFIG_FILE_LIMIT, &data, &len) != 0) {
+        log_error("cannot read --watchdog %s: %s", file, strerror(errno));
+        return -1;
+    }
+    struct api_status st = {0};
+    int rc = watchdog_conf_parse(data, len, conf, &st);
+    free(data);
+    if (rc != 0) {
+        log_error("--watchdog %s: %s", file, st.message);
+        return -1;
+    }
+    log_info("watchdog: %d webhook%s, %d route%s, %d queue%s with capability percentages%s%s", conf->nwebhooks,
+             conf->nwebhooks == 1 ? "" : "s", conf->nroutes, conf->nroutes == 1 ? "" : "s", conf->nqueues,
+             conf->nqueues == 1 ? "" : "s", conf->pending_ms > 0 ? ", pending notices" : "",
+             conf->waste_fraction > 0 ? ", waste notices" : "");
+    return 0;
+}
+
+/* The WatchDog of --watchdog for the core: its configuration and its sender (none without webhooks). */
+static int start_watchdog(const char *file, struct core_config *cfg)
+{
+    if (load_watchdog(file, &watchdog) != 0)
+        return -1;
+    cfg->watchdog = &watchdog;
+    cfg->notifier = notifier_start(&watchdog);
+    return 0;
+}
+
 /* Caldera's own programs (caldera-terminal): the directory of the running jobserver. */
 static char *own_bin_dir(void)
 {
@@ -396,14 +436,15 @@ static int run(const struct options *given)
     }
     struct gpu_set gpus = {0}; /* the default node's, for the GPU watch (the core takes the nodes) */
     char node_name[256] = "";
-    if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || load_sched_conf(o, &cfg.conf) != 0 ||
-        open_store(o, db_path, hub, &cfg.store, err, sizeof err) != 0 ||
+    if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || start_watchdog(o->watchdog_file, &cfg) != 0 ||
+        load_sched_conf(o, &cfg.conf) != 0 || open_store(o, db_path, hub, &cfg.store, err, sizeof err) != 0 ||
         (!o->nodes_file && gpu_set_copy(&gpus, &cfg.nodes[0].gpus) != 0) ||
         snprintf(node_name, sizeof node_name, "%s", cfg.nodes[0].name) < 0 ||
         core_start(&cfg, &core, err, sizeof err) != 0) {
         if (err[0])
             log_error("%s", err);
         free_config(&cfg); /* whatever core_start did not take over */
+        notifier_stop(cfg.notifier);
         gpu_set_clear(&gpus);
         hub_free(hub);
         free(bin_dir);
@@ -424,6 +465,7 @@ static int run(const struct options *given)
                          .routes = gateway_routes,
                          .core = core,
                          .store = cfg.store,
+                         .notifier = cfg.notifier,
                          .hub = hub,
                          .watch_demand = &demand,
                          .watch_window_ms = o->watch_window_ms,
@@ -469,7 +511,8 @@ static int run(const struct options *given)
     gpu_xid_stop(gpu_xid);
     gpu_sampling_stop(gpu_sampling);
     core_stop(core);
-    store_close(cfg.store); /* drains the writer, which may hold watch objects sharing the core's state */
+    notifier_stop(cfg.notifier); /* after the core, its only poster: what is queued gets two seconds */
+    store_close(cfg.store);      /* drains the writer, which may hold watch objects sharing the core's state */
     core_free(core);
     hub_free(hub);
     auth_free(gw.auth);
@@ -505,6 +548,7 @@ int main(int argc, char **argv)
     companion_types_free(&companion_types);
     images_set_active(NULL);
     images_free(&images);
+    watchdog_conf_free(&watchdog);
     curl_global_cleanup();
     return status;
 }

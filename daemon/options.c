@@ -39,6 +39,7 @@ enum {
     OPT_MAX_LIST_PAGE,
     OPT_COMPANIONS,
     OPT_IMAGES,
+    OPT_WATCHDOG,
     OPT_GPU_VISIBLE,
     OPT_GPU_RECHECK,
     OPT_GPU_SAMPLE,
@@ -80,6 +81,8 @@ static void usage(FILE *out)
             "  --companion-ports FIRST-LAST  loopback ports companions listen on (default 42000-42999)\n"
             "  --images FILE             software environments (YAML) the images of containers name: venv,\n"
             "                            conda, PATH, env; unknown images warned or refused (default: none)\n"
+            "  --watchdog FILE           the WatchDog (YAML): notices to webhooks, queue capability as a\n"
+            "                            percentage of the cluster, waste notices (default: none)\n"
             "  --oci-runtime PATH        podman, which runs pods of runtimeClassName \"oci\" as OCI containers of\n"
             "                            locally present images (default: podman on PATH; none found: such\n"
             "                            pods are refused)\n"
@@ -385,6 +388,7 @@ int options_parse(int argc, char **argv, struct options *o)
         {"max-list-page", required_argument, 0, OPT_MAX_LIST_PAGE},
         {"companions", required_argument, 0, OPT_COMPANIONS},
         {"images", required_argument, 0, OPT_IMAGES},
+        {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"oci-runtime", required_argument, 0, OPT_OCI_RUNTIME},
         {"companion-ports", required_argument, 0, OPT_COMPANION_PORTS},
         {0, 0, 0, 0},
@@ -476,6 +480,7 @@ int options_parse(int argc, char **argv, struct options *o)
             break;
         case OPT_COMPANIONS: o->companions_file = optarg; break;
         case OPT_IMAGES: o->images_file = optarg; break;
+        case OPT_WATCHDOG: o->watchdog_file = optarg; break;
         case OPT_OCI_RUNTIME: o->oci_runtime = optarg; break;
         case OPT_COMPANION_PORTS:
             if (parse_companion_ports(optarg, &o->companion_port_first, &o->companion_port_last) != 0)

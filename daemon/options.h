@@ -62,6 +62,7 @@ struct options {
     int32_t list_page_max;             /* --max-list-page */
     const char *companions_file;       /* --companions FILE, or NULL: the built-in types */
     const char *images_file;           /* --images FILE, or NULL: every image in the default environment */
+    const char *watchdog_file;         /* --watchdog FILE, or NULL: no WatchDog */
     const char *oci_runtime;           /* --oci-runtime PATH, or NULL: podman on PATH */
     int32_t companion_port_first, companion_port_last; /* --companion-ports; 0: the core's default */
 };

@@ -262,6 +262,16 @@ struct job_usage {
     double gpu_requested_s, gpu_used_s;    /* GPU-seconds: devices times run time; times the sampled mean */
 };
 
+/* What the WatchDog keeps of a job: whether it told of its long wait or its waste, and where the
+ * current waste period started (the running attempts' CPU time and GPU rounds then). */
+struct job_watchdog {
+    bool pending_noticed, waste_noticed;
+    int64_t waste_since_ms; /* 0: no period started */
+    int64_t cpu_usec;
+    double gpu_util_sum;
+    int64_t gpu_rounds;
+};
+
 /* What a job's own end (a policy's CompleteJob, AbortJob or TerminateJob) does to its pods: the
  * annotation caldera.io/clean-pod-policy, Kubeflow's runPolicy.cleanPodPolicy. RUNNING is Volcano's
  * own behaviour (running and pending pods go, finished ones stay); NONE leaves running pods to
@@ -316,6 +326,7 @@ struct job {
     struct job_dormant *dormant;           /* not parsed yet (see above); only ns, name, key, uid, created_ms,
                                     resource_version, queue, status.phase and pg.phase are set */
     struct job_usage usage;                /* GET /metrics' requested against used of a finished job */
+    struct job_watchdog watchdog;          /* the WatchDog's marks (not stored: a restart may tell again) */
 };
 
 /* Lays the replicas out again for new per-task counts (a scale): each task keeps its first

@@ -65,6 +65,7 @@ struct gateway {
     const struct route *routes;     /* the route table, NULL-pattern terminated (gateway/routes.h) */
     struct core *core;
     struct store *store;
+    struct notifier *notifier;         /* the WatchDog's sender, for /metrics; NULL: none */
     struct hub *hub;                   /* committed changes, for watch streams */
     struct watch_demand *watch_demand; /* object watches count themselves here (the core renders for them) */
     int64_t watch_window_ms;           /* how far back (by the first missed change's time) a watch may resume */

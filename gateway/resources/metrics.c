@@ -12,6 +12,7 @@
 #include "gateway/resources/handlers.h"
 #include "model/resource.h"
 #include "scheduler/core/core.h"
+#include "scheduler/watchdog/notifier.h"
 #include "store/store.h"
 
 #define EXPOSITION_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -101,6 +102,7 @@ void handle_metrics(struct http_req *req)
     metrics_family(&out, "caldera_watch_cache_bytes", "gauge", "What those changes cost in memory (their text).");
     sbuf_printf(&out, "caldera_watch_cache_bytes %zu\n", bytes);
     metrics_render_gateway(&out);
+    notifier_metrics(req->gw->notifier, &out);
     metrics_family(&out, "caldera_audit_events_dropped_total", "counter",
                    "Audit events (refused requests) dropped because too many were waiting for the core.");
     sbuf_printf(&out, "caldera_audit_events_dropped_total %llu\n", (unsigned long long)auth_dropped_audits());

@@ -10,6 +10,7 @@
 
 #include "common/api_status.h"
 #include "model/cluster.h"
+#include "model/watchdog.h"
 #include "runtime/attempt.h"
 #include "scheduler/framework/session.h"
 #include "store/journal.h"
@@ -45,6 +46,7 @@ struct controller_ops {
 
 struct zone_table;
 struct companion_set;
+struct notifier;
 
 /* At recovery: an attempt recorded as running, until the runtime has been asked about it. */
 struct recovered_attempt {
@@ -108,12 +110,36 @@ struct controller {
      * as their pending reason, and restarts in place wait too. */
     const char *starts_held;
     struct companion_set *companions; /* companions.h; NULL: none configured (unit tests, the simulator) */
+    /* The WatchDog (watchdog.c, capability.c): its configuration and sender (NULL: none), whether the
+     * queues' capability percentages must be computed again (nodes or queues changed), and when the
+     * pending check last ran. */
+    const struct watchdog_conf *watchdog;
+    struct notifier *notifier;
+    bool capability_dirty;
+    int64_t watchdog_checked_ms;
 };
 
 /* What pods wait with while the data directory's disk is full (see starts_held). */
 #define STARTS_HELD_DISK_FULL                                                                           \
     "waiting for the database: no space left on device (the data directory's disk is full; pods start " \
     "once it has room again)"
+
+/* The WatchDog (watchdog.c). Notices for what this iteration's journal says (a job Completed or
+ * Failed, a memory scale-up, an eviction), handed to the sender; called before the journal goes to
+ * the store. */
+void controller_watchdog_scan(struct controller *ctl);
+/* Once a second at most: jobs Pending longer than pendingTimeout, noticed once each. */
+void controller_watchdog_tick(struct controller *ctl);
+/* Sends a notice of kind about job to its webhooks (the job's annotation, else the routes); pod and
+ * exit_code (NULL: none) name the pod it is about. */
+void controller_notify(struct controller *ctl, const struct job *job, enum notice_kind kind, const char *reason,
+                       const char *pod, const int32_t *exit_code, const char *message);
+/* An event about the job itself (kind Job, its phase unchanged) with reason and message. */
+void controller_record_job_event(struct controller *ctl, struct job *job, const char *reason, const char *message);
+/* capability.c: every queue the WatchDog names gets its percentages of the cluster's allocatable as
+ * its capability, with a Normal Event CapabilityUpdated (old -> new) when that changes; runs when
+ * capability_dirty is set (start, a GPU's health, a queue created or updated). */
+void controller_capability_sync(struct controller *ctl);
 
 /* Admission: name free (409), queue exists and is Open (422). On success the cluster owns the job,
  * *seq is its creation event. On failure the caller still owns it. */

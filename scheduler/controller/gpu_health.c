@@ -69,6 +69,7 @@ int controller_gpu_health(struct controller *ctl, const struct gpu_health_change
     else
         log_warn("node %s: %s", node->name, message);
     controller_record_event(ctl, "Node", "", node->name, change->reason, message);
+    ctl->capability_dirty = true; /* the WatchDog's queue percentages follow the allocatable */
     if (!change->healthy)
         tell_holders(ctl, n, pos, d, change);
     return 0;

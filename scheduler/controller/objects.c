@@ -36,6 +36,12 @@ static void record_queue(struct controller *ctl, struct queue *q, enum journal_o
         e->queue_json = queue_to_store_json(q);
 }
 
+void controller_queue_changed(struct controller *ctl, struct queue *q, const char *reason, const char *message)
+{
+    cluster_assert_owner(ctl->cluster);
+    record_queue(ctl, q, JOURNAL_QUEUE_PUT, queue_state_name(q->state), reason, message);
+}
+
 static void record_priority_class(struct controller *ctl, struct priority_class *pc, enum journal_op op,
                                   const char *reason, const char *message)
 {
@@ -180,6 +186,7 @@ struct queue *controller_create_queue(struct controller *ctl, struct queue *q, s
         return NULL;
     }
     record_queue(ctl, q, JOURNAL_QUEUE_PUT, "", "Created", "queue created");
+    ctl->capability_dirty = true; /* the WatchDog may give it its share of the cluster */
     return q;
 }
 
@@ -204,6 +211,7 @@ struct queue *controller_update_queue(struct controller *ctl, struct queue *q, s
     c->queues[i] = q;
     queue_free(old);
     record_queue(ctl, q, JOURNAL_QUEUE_PUT, queue_state_name(q->state), "Updated", "queue spec updated");
+    ctl->capability_dirty = true;
     return q;
 }
 

@@ -22,6 +22,9 @@ struct queue_counts controller_count_podgroups(const struct cluster *c, const st
 struct queue *controller_create_queue(struct controller *ctl, struct queue *q, struct api_status *st);
 struct queue *controller_update_queue(struct controller *ctl, struct queue *q, struct api_status *st);
 int controller_delete_queue(struct controller *ctl, const char *name, uint64_t *seq, struct api_status *st);
+/* Records a change the server made to a queue itself (the WatchDog's capability): its stored row
+ * and an event with reason and message; the queue keeps its state. */
+void controller_queue_changed(struct controller *ctl, struct queue *q, const char *reason, const char *message);
 /* Close: Open -> Closing while the queue still has Pending, Inqueue or Running PodGroups, else
  * Closed. Open: Closing or Closed -> Open. Either is a no-op in the state it leads to. */
 struct queue *controller_close_queue(struct controller *ctl, const char *name, struct api_status *st);

@@ -244,6 +244,7 @@ static void flush_journal(struct core *c)
     if (c->ctl.journal.count == 0)
         return;
     controller_watch_flush(&c->ctl); /* what watches are shown of this iteration's changes */
+    controller_watchdog_scan(&c->ctl);
     store_append(c->store, &c->ctl.journal);
 }
 
@@ -527,6 +528,11 @@ static void *core_main(void *arg)
             controller_companions_tick(&c->ctl);
         if (!c->stopping && controller_cron_tick(&c->ctl) > 0) /* each period's wake-up at most late */
             c->kick = true;
+        if (!c->stopping) {
+            controller_capability_sync(&c->ctl); /* nodes or queues changed: the WatchDog's percentages */
+            controller_watchdog_tick(&c->ctl);
+            core_waste_tick(c);
+        }
         mono = clock_mono_ms();
         send_due_kills(c, mono);
         if (c->kick && !c->stopping) {
@@ -678,6 +684,9 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         .port_first = cfg->port_first,
         .port_last = cfg->port_last,
         .gpu_uuids = cfg->gpu_uuids,
+        .watchdog = cfg->watchdog,
+        .notifier = cfg->notifier,
+        .capability_dirty = true,
     };
     if (cfg->companion_types && controller_companions_init(&c->ctl, cfg->companion_types, cfg->companion_port_first,
                                                            cfg->companion_port_last, cfg->bin_dir) != 0) {

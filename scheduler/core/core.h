@@ -38,6 +38,8 @@ struct core_config {
     const struct companion_types *companion_types;     /* the caller's, for the core's life; NULL: none */
     int32_t companion_port_first, companion_port_last; /* 0: 42000-42999 */
     const char *bin_dir;                               /* Caldera's programs (caldera-terminal), or NULL */
+    const struct watchdog_conf *watchdog;              /* --watchdog: the caller's, for the core's life; NULL: none */
+    struct notifier *notifier;                         /* its sender (scheduler/watchdog/notifier.h), or NULL */
 };
 
 /* Loads the store into the cluster, starts the writer and the core thread. Returns 0 or -1 with a

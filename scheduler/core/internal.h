@@ -50,6 +50,7 @@ struct core {
     int nslots, free_slot, live_slots, pending_kills;
     struct gpu_sample *gpu_last; /* this machine's GPUs as last sampled (gpu_usage.c), for /metrics */
     int ngpu_last;
+    int64_t waste_checked_ms;               /* the WatchDog's waste check last ran (waste.c) */
     struct metrics_histogram cycle_seconds; /* schedule_cycle() durations (observed and read here only) */
 };
 
@@ -78,6 +79,10 @@ void core_render_gpu_metrics(struct core *c, struct sbuf *out);
  * device's last Xid (the DCGM exporter's DCGM_FI_DEV_XID_ERRORS) and whether it is healthy. */
 void core_handle_gpu_health(struct core *c, struct core_request *req);
 void core_render_gpu_health_metrics(struct core *c, struct sbuf *out);
+
+/* waste.c: once a second at most, running jobs whose waste period ended are read and told of when
+ * they used under the WatchDog's fraction of their request. */
+void core_waste_tick(struct core *c);
 
 /* Answers the requests about queues, priority classes and quotas (objects.c). */
 void core_handle_object_request(struct core *c, struct core_request *req);

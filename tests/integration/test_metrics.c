@@ -11,6 +11,7 @@
 
 #include "common/http_client.h"
 #include "tests/lib/job_client.h"
+#include "tests/lib/promtool.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
 
@@ -100,26 +101,6 @@ static int samples_without_headers(const char *text)
         line += len + (end ? 1 : 0);
     }
     return missing;
-}
-
-/* Runs `promtool check metrics` on the text when promtool is installed: its exit status, or -1 when
- * it is not (the caller skips). */
-static int promtool_check(const char *text)
-{
-    if (system("command -v promtool >/dev/null 2>&1") != 0)
-        return -1;
-    char path[] = "/tmp/caldera-metrics-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f)
-        return 127;
-    fputs(text, f);
-    fclose(f);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "promtool check metrics < %s", path);
-    int rc = system(cmd);
-    unlink(path);
-    return rc == -1 ? 127 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
 }
 
 /* A job whose task `done` (2 replicas) succeeds at once while task `hold` (1 replica, 250m cpu,
