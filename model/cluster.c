@@ -230,5 +230,11 @@ void cluster_free(struct cluster *c)
     for (int i = 0; i < c->ncronjobs; i++)
         cron_job_free(c->cronjobs[i]);
     free(c->cronjobs);
+    for (int i = 0; i < c->njobtemplates; i++)
+        job_template_free(c->jobtemplates[i]);
+    free(c->jobtemplates);
+    for (int i = 0; i < c->njobflows; i++)
+        job_flow_free(c->jobflows[i]);
+    free(c->jobflows);
     memset(c, 0, sizeof *c);
 }

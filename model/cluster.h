@@ -14,6 +14,7 @@
 #include "model/priority.h"
 #include "model/queue.h"
 #include "model/cronjob.h"
+#include "model/jobflow.h"
 #include "model/quota.h"
 
 struct cluster {
@@ -29,6 +30,10 @@ struct cluster {
     int nquotas;
     struct cron_job **cronjobs; /* every namespace's CronJobs */
     int ncronjobs;
+    struct job_template **jobtemplates; /* every namespace's JobTemplates */
+    int njobtemplates;
+    struct job_flow **jobflows; /* every namespace's JobFlows */
+    int njobflows;
     struct job *first, *last; /* every job, in creation order */
     int njobs;
     /* The jobs placement must look at: all but the finished ones holding nothing (creation order).

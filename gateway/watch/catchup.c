@@ -99,7 +99,8 @@ static json_t *tombstone(const struct watch_stream *w, const struct store_gone_r
 static const char *deleted_kind(const struct watch_stream *w)
 {
     if (strcmp(w->kind, "Queue") == 0 || strcmp(w->kind, "PriorityClass") == 0 ||
-        strcmp(w->kind, "ResourceQuota") == 0 || strcmp(w->kind, "Companion") == 0 || strcmp(w->kind, "CronJob") == 0)
+        strcmp(w->kind, "ResourceQuota") == 0 || strcmp(w->kind, "Companion") == 0 || strcmp(w->kind, "CronJob") == 0 ||
+        strcmp(w->kind, "JobFlow") == 0 || strcmp(w->kind, "JobTemplate") == 0)
         return w->kind;
     return strcmp(w->kind, "Node") == 0 || strcmp(w->kind, "Pod") == 0 ? NULL : "Job"; /* jobs, dialects, PodGroups */
 }

@@ -23,6 +23,7 @@
 #include "runtime/spare_files.h"
 #include "scheduler/controller/companions.h"
 #include "scheduler/controller/cron.h"
+#include "scheduler/controller/flow.h"
 
 #define TAG_MAILBOX 0
 #define TAG_TIMER 1
@@ -526,6 +527,8 @@ static void *core_main(void *arg)
             controller_companions_tick(&c->ctl);
         if (!c->stopping && controller_cron_tick(&c->ctl) > 0) /* each period's wake-up at most late */
             c->kick = true;
+        if (!c->stopping && controller_flow_tick(&c->ctl) > 0) /* after the exits: a step's end starts the next */
+            c->kick = true;
         mono = clock_mono_ms();
         send_due_kills(c, mono);
         if (c->kick && !c->stopping) {
@@ -559,6 +562,10 @@ static int restore_object(void *ctx, const struct store_object_row *row)
 {
     if (strcmp(row->kind, CRONJOB_KIND) == 0)
         return controller_restore_cronjob(ctx, row->json, row->ns, row->name);
+    if (strcmp(row->kind, JOBFLOW_KIND) == 0)
+        return controller_restore_jobflow(ctx, row->json, row->ns, row->name);
+    if (strcmp(row->kind, JOBTEMPLATE_KIND) == 0)
+        return controller_restore_jobtemplate(ctx, row->json, row->ns, row->name);
     return controller_restore_object(ctx, row);
 }
 static int restore_job(void *ctx, const struct store_job_row *row) { return controller_restore_job(ctx, row); }

@@ -73,6 +73,6 @@ void core_handle_cronjob_request(struct core *c, struct core_request *req)
     case CORE_CRONJOB_CREATE: cronjob_create(c, req); break;
     case CORE_CRONJOB_UPDATE: cronjob_update(c, req); break;
     case CORE_CRONJOB_DELETE: cronjob_delete(c, req); break;
-    default: api_fail(&req->status, 500, "InternalError", "the core has no answer to request %d", (int)req->op); break;
+    default: core_handle_jobflow_request(c, req); break;
     }
 }

@@ -81,8 +81,10 @@ void core_render_gpu_health_metrics(struct core *c, struct sbuf *out);
 
 /* Answers the requests about queues, priority classes and quotas (objects.c). */
 void core_handle_object_request(struct core *c, struct core_request *req);
-/* CronJobs (cronjobs.c); anything else is answered 500. */
+/* CronJobs (cronjobs.c); anything else goes to core_handle_jobflow_request. */
 void core_handle_cronjob_request(struct core *c, struct core_request *req);
+/* JobTemplates and JobFlows (jobflows.c); anything else is answered 500. */
+void core_handle_jobflow_request(struct core *c, struct core_request *req);
 /* records.c: CORE_RECORD_PUT, CORE_RECORD_DELETE and CORE_RECORD_EVENT (record.reason and
  * record.message may be NULL: empty). */
 void core_handle_record(struct core *c, struct core_request *req);
