@@ -300,7 +300,7 @@ static json_t *render_status(const struct job_flow *f)
         json_t *js = json_pack("{s:s, s:s, s:i}", "name", name, "state", s->phase, "restartCount", s->restart_count);
         set_time(js, "startTimestamp", s->start_ms);
         set_time(js, "endTimestamp", s->end_ms);
-        json_object_set(js, "runningHistories", s->histories ? s->histories : json_array());
+        json_object_set_new(js, "runningHistories", s->histories ? json_incref(s->histories) : json_array());
         if (s->values && json_object_size(s->values) > 0)
             json_object_set(js, "outputs", s->values);
         json_array_append_new(list, js);
