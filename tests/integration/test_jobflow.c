@@ -73,22 +73,22 @@ static void diamond_runs_in_order_and_passes_outputs(void)
     CHECK_INT(post_template(&s, "c", "sleep 0.3"), 201);
     CHECK_INT(post_template(&s, "d", "sleep 0.3"), 201);
     CHECK_INT(post_template(&s, "e", "sleep 0.3"), 201);
-    const char *flow = "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: dia\nspec:\n"
-                       "  jobRetainPolicy: retain\n  flows:\n"
-                       "  - name: a\n    outputs:\n    - name: msg\n      path: msg.txt\n"
-                       "  - name: b\n    dependsOn:\n      targets: [a]\n"
-                       "  - name: c\n    dependsOn:\n      targets: [a]\n"
-                       "  - name: d\n    dependsOn:\n      targets: [b, c]\n"
-                       "  - name: e\n    dependsOn:\n      targets: [d]\n";
+    const char *flow =
+        "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: dia\nspec:\n"
+        "  jobRetainPolicy: retain\n  flows:\n"
+        "  - name: a\n    outputs:\n    - name: msg\n      path: msg.txt\n"
+        "  - name: b\n    dependsOn:\n      targets: [a]\n"
+        "  - name: c\n    dependsOn:\n      targets: [a]\n"
+        "  - name: d\n    dependsOn:\n      targets: [b, c]\n"
+        "  - name: e\n    dependsOn:\n      targets: [d]\n";
     CHECK_INT(post(&s, FLOWS, flow, NULL), 201);
     /* every moment: jobs exist only for steps whose targets completed; the counts add up */
     int most = 0;
     for (int waited = 0; waited < WAIT_MS; waited += 100) {
         json_t *f = server_request(&s, "GET", FLOWS "/dia", NULL, NULL, NULL);
         int made = (int)json_array_size(server_json_at(f, "status.jobStatusList"));
-        int sum = count(f, "status.pendingJobs") + count(f, "status.runningJobs") +
-                  count(f, "status.completedJobs") + count(f, "status.failedJobs") +
-                  count(f, "status.terminatedJobs") + count(f, "status.unKnowJobs");
+        int sum = count(f, "status.pendingJobs") + count(f, "status.runningJobs") + count(f, "status.completedJobs") +
+                  count(f, "status.failedJobs") + count(f, "status.terminatedJobs") + count(f, "status.unKnowJobs");
         CHECK(sum <= made);
         CHECK_INT(count(f, "status.failedJobs"), 0);
         if (made > most)
@@ -148,10 +148,11 @@ static void failed_step_stops_dependents_and_retry_keeps_completed(void)
     CHECK_INT(post_template(&s, "a", "true"), 201);
     CHECK_INT(post_template(&s, "x", script), 201);
     CHECK_INT(post_template(&s, "e", "true"), 201);
-    const char *flow = "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: bad\nspec:\n  flows:\n"
-                       "  - name: a\n"
-                       "  - name: x\n    dependsOn:\n      targets: [a]\n"
-                       "  - name: e\n    dependsOn:\n      targets: [x]\n";
+    const char *flow =
+        "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: bad\nspec:\n  flows:\n"
+        "  - name: a\n"
+        "  - name: x\n    dependsOn:\n      targets: [a]\n"
+        "  - name: e\n    dependsOn:\n      targets: [x]\n";
     CHECK_INT(post(&s, FLOWS, flow, NULL), 201);
     CHECK_INT(server_wait_field(&s, FLOWS "/bad", "status.state.phase", "Failed", WAIT_MS), 0);
     json_t *f = server_request(&s, "GET", FLOWS "/bad", NULL, NULL, NULL);
@@ -171,10 +172,14 @@ static void failed_step_stops_dependents_and_retry_keeps_completed(void)
     FILE *fp = fopen(fix, "w");
     REQUIRE(fp);
     fclose(fp);
-    json_t *r = server_request(&s, "POST", "/apis/caldera.io/v1/namespaces/default/jobflows/bad/retry", NULL, NULL,
-                               &code);
-    CHECK_INT(code, 200);
-    json_decref(r);
+    char *out = NULL;
+    CHECK_INT(server_jobctl(&s, (const char *const[]){"flow", "get", "bad", NULL}, &out, NULL), 0);
+    CHECK_CONTAINS(out, "flow x failed");
+    CHECK_CONTAINS(out, "bad-e");
+    free(out);
+    CHECK_INT(server_jobctl(&s, (const char *const[]){"flow", "retry", "bad", NULL}, &out, NULL), 0);
+    CHECK_CONTAINS(out, "retried");
+    free(out);
     CHECK_INT(server_wait_field(&s, FLOWS "/bad", "status.state.phase", "Succeed", WAIT_MS), 0);
     f = server_request(&s, "GET", FLOWS "/bad", NULL, NULL, NULL);
     CHECK_INT((int)jv_num(f, "status.retryCount"), 1);
@@ -183,7 +188,8 @@ static void failed_step_stops_dependents_and_retry_keeps_completed(void)
     a = job_get(&s, "bad-a");
     CHECK_STR(jv_str(a, "metadata.uid"), a_uid); /* not run again */
     json_decref(a);
-    r = server_request(&s, "POST", "/apis/caldera.io/v1/namespaces/default/jobflows/bad/retry", NULL, NULL, &code);
+    json_t *r = server_request(&s, "POST", "/apis/caldera.io/v1/namespaces/default/jobflows/bad/retry", NULL, NULL,
+                               &code);
     CHECK_INT(code, 409);
     json_decref(r);
     unlink(fix);
@@ -198,26 +204,62 @@ static void refusals_name_the_field(void)
     CHECK_INT(post_template(&s, "a", "true"), 201);
     CHECK_INT(post_template(&s, "b", "true"), 201);
     json_t *r;
-    const char *cycle = "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: cyc\nspec:\n  flows:\n"
-                        "  - name: a\n    dependsOn:\n      targets: [b]\n"
-                        "  - name: b\n    dependsOn:\n      targets: [a]\n";
+    const char *cycle =
+        "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: cyc\nspec:\n  flows:\n"
+        "  - name: a\n    dependsOn:\n      targets: [b]\n"
+        "  - name: b\n    dependsOn:\n      targets: [a]\n";
     CHECK_INT(post(&s, FLOWS, cycle, &r), 422);
     CHECK_CONTAINS(jv_str(r, "details.causes.0.field"), "dependsOn.targets[0]");
     CHECK_CONTAINS(jv_str(r, "details.causes.0.message"), "cycle");
     json_decref(r);
-    const char *missing = "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: mis\nspec:\n"
-                          "  flows:\n  - name: a\n    dependsOn:\n      targets: [zz]\n";
+    const char *missing =
+        "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: mis\nspec:\n"
+        "  flows:\n  - name: a\n    dependsOn:\n      targets: [zz]\n";
     CHECK_INT(post(&s, FLOWS, missing, &r), 422);
     CHECK_STR(jv_str(r, "details.causes.0.field"), "spec.flows[0].dependsOn.targets[0]");
     json_decref(r);
-    const char *no_template = "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: nt\nspec:\n"
-                              "  flows:\n  - name: a\n  - name: nope\n";
+    const char *no_template =
+        "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: nt\nspec:\n"
+        "  flows:\n  - name: a\n  - name: nope\n";
     CHECK_INT(post(&s, FLOWS, no_template, &r), 422);
     CHECK_STR(jv_str(r, "details.causes.0.field"), "spec.flows[1].name");
     json_decref(r);
     long code = 0;
     json_decref(api_get(&s, FLOWS "/%s", "cyc", &code));
     CHECK_INT(code, 404);
+    /* jobctl flow submit: a template and a flow from one file; delete stops and deletes its jobs */
+    char file[128];
+    snprintf(file, sizeof file, "/tmp/caldera-flow-%d.yaml", (int)getpid());
+    FILE *fp = fopen(file, "w");
+    REQUIRE(fp);
+    fputs(
+        "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobTemplate\nmetadata:\n  name: slow\nspec:\n  tasks:\n"
+        "  - name: t\n    replicas: 1\n    template:\n      spec:\n        containers:\n        - name: c\n"
+        "          command: [sleep, \"600\"]\n---\n"
+        "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: long\nspec:\n"
+        "  jobRetainPolicy: delete\n  flows:\n  - name: slow\n",
+        fp);
+    fclose(fp);
+    char *out = NULL;
+    CHECK_INT(server_jobctl(&s, (const char *const[]){"flow", "submit", file, NULL}, &out, NULL), 0);
+    CHECK_CONTAINS(out, "jobflow.flow.volcano.sh/long created");
+    free(out);
+    unlink(file);
+    CHECK_INT(job_wait(&s, "long-slow", "status.state.phase", "Running", WAIT_MS), 0);
+    CHECK_INT(server_jobctl(&s, (const char *const[]){"flow", "get", NULL}, &out, NULL), 0);
+    CHECK_CONTAINS(out, "long");
+    free(out);
+    CHECK_INT(server_jobctl(&s, (const char *const[]){"flow", "delete", "long", NULL}, NULL, NULL), 0);
+    json_decref(api_get(&s, JOBS "/%s", "long-slow", &code));
+    CHECK_INT(code, 404);
+    bool ended = false; /* stopped: its attempt ends within the grace period */
+    for (int waited = 0; waited < 20000 && !ended; waited += 100) {
+        json_t *h = job_history(&s, "long-slow");
+        ended = jv_str(h, "attempts.0.finishTime") != NULL;
+        json_decref(h);
+        usleep(100000);
+    }
+    CHECK(ended);
     /* discovery lists both kinds */
     json_t *d = server_request(&s, "GET", "/apis/flow.volcano.sh/v1alpha1", NULL, NULL, &code);
     CHECK_INT(code, 200);

@@ -13,7 +13,8 @@ static int parse(const char *flows, struct job_flow **f, struct api_status *st)
 {
     char yaml[4096];
     snprintf(yaml, sizeof yaml,
-             "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: pipe\nspec:\n  flows:\n%s", flows);
+             "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: pipe\nspec:\n  flows:\n%s",
+             flows);
     struct intake in;
     memset(st, 0, sizeof *st);
     if (intake_parse(yaml, strlen(yaml), INTAKE_YAML, &in, st) != 0)
@@ -23,11 +24,12 @@ static int parse(const char *flows, struct job_flow **f, struct api_status *st)
     return rc;
 }
 
-static const char *diamond = "  - name: a\n"
-                             "  - name: b\n    dependsOn:\n      targets: [a]\n"
-                             "  - name: c\n    dependsOn:\n      targets: [a]\n"
-                             "  - name: d\n    dependsOn:\n      targets: [b, c]\n"
-                             "  - name: e\n    dependsOn:\n      targets: [d]\n";
+static const char *diamond =
+    "  - name: a\n"
+    "  - name: b\n    dependsOn:\n      targets: [a]\n"
+    "  - name: c\n    dependsOn:\n      targets: [a]\n"
+    "  - name: d\n    dependsOn:\n      targets: [b, c]\n"
+    "  - name: e\n    dependsOn:\n      targets: [d]\n";
 
 static void refusals_name_the_field(void)
 {
@@ -125,9 +127,10 @@ static void a_step_job_and_the_stored_form(void)
                   &f, &st) == 0);
     snprintf(f->uid, sizeof f->uid, "flow-uid");
     struct job_template t = {.ns = "team-a", .name = "train"};
-    t.manifest = json_loads("{\"metadata\":{\"name\":\"train\"},\"spec\":{\"tasks\":[{\"name\":\"t\",\"replicas\":1,"
-                            "\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"command\":[\"true\"]}]}}}]}}",
-                            0, NULL);
+    t.manifest = json_loads(
+        "{\"metadata\":{\"name\":\"train\"},\"spec\":{\"tasks\":[{\"name\":\"t\",\"replicas\":1,"
+        "\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\",\"command\":[\"true\"]}]}}}]}}",
+        0, NULL);
     f->steps[0].state = STEP_COMPLETED;
     snprintf(f->steps[0].phase, sizeof f->steps[0].phase, "Completed");
     f->steps[0].values = json_pack("{s:s}", "data-path", "/data/x");
@@ -137,10 +140,10 @@ static void a_step_job_and_the_stored_form(void)
     json_t *task = json_array_get(json_object_get(json_object_get(doc, "spec"), "tasks"), 0);
     CHECK_INT((int)json_integer_value(json_object_get(task, "replicas")), 2);
     json_t *env = json_array_get(
-        json_object_get(json_array_get(json_object_get(json_object_get(json_object_get(task, "template"), "spec"),
-                                                       "containers"),
-                                       0),
-                        "env"),
+        json_object_get(
+            json_array_get(json_object_get(json_object_get(json_object_get(task, "template"), "spec"), "containers"),
+                           0),
+            "env"),
         0);
     CHECK_STR(json_string_value(json_object_get(env, "name")), "CALDERA_INPUT_PREP_DATA_PATH");
     CHECK_STR(json_string_value(json_object_get(env, "value")), "/data/x");
