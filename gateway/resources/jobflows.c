@@ -1,7 +1,7 @@
 /* Volcano's JobTemplates and JobFlows over HTTP, and a flow's retry. A template's spec is checked
- * here as the Volcano Job it will make and made to run as the caller, as a POSTed Job's; a flow
- * step's patch likewise, on its template as the core has it, so what a step runs is decided at
- * submit: a step never runs as anyone but whoever posted its template and its patch. */
+ * here as the Volcano Job it will make and made to run as the caller, as a POSTed Job's; each flow
+ * step likewise, its patch merged into its template as the core has it, so what a step runs is
+ * decided at submit and never runs as anyone but whoever posted the flow. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,27 +46,29 @@ static struct job_template *read_template(struct http_req *req, const char *ns, 
     return t;
 }
 
-/* Each patched step's job, made now from its template: checked and run as the caller, its spec
- * then kept as the step's patch.spec. A missing template is the core's to refuse. */
-static int check_patches(struct http_req *req, struct job_flow *f, struct api_status *st)
+/* Each step's job, made now from its template as the core has it: checked as a Volcano Job and as
+ * run by the caller (a template another user's ids were written into is refused), and for a step
+ * with a patch, the merged spec kept as its patch.spec. A missing template is the core's to refuse. */
+static int check_steps(struct http_req *req, struct job_flow *f, struct api_status *st)
 {
     json_t *flows = json_object_get(json_object_get(f->manifest, "spec"), "flows");
     for (int i = 0; i < f->nsteps; i++) {
         json_t *patch = json_object_get(json_array_get(flows, (size_t)i), "patch");
-        if (!json_object_get(patch, "spec"))
-            continue;
         struct job_template *t = read_template(req, f->ns, f->steps[i].name);
         if (!t)
             continue;
         char where[64];
-        snprintf(where, sizeof where, "spec.flows[%d].patch", i);
+        snprintf(where, sizeof where, "spec.flows[%d]%s", i, json_object_get(patch, "spec") ? ".patch" : ".name");
         json_t *doc = jobflow_job_document(f, &f->steps[i], t, st), *spec = NULL;
         int rc = doc ? check_job(req, doc, f->ns, "JobFlow", f->name, where, &spec, st) : -1;
         json_decref(doc);
         job_template_free(t);
         if (rc != 0)
             return -1;
-        json_object_set_new(patch, "spec", spec);
+        if (json_object_get(patch, "spec"))
+            json_object_set_new(patch, "spec", spec);
+        else
+            json_decref(spec);
     }
     return 0;
 }
@@ -111,7 +113,7 @@ static void submit_flow(struct http_req *req)
         jobflow_from_doc(&in.docs[0], ns, &f, &st);
         intake_free(&in);
     }
-    if (f && check_patches(req, f, &st) != 0) {
+    if (f && check_steps(req, f, &st) != 0) {
         job_flow_free(f);
         f = NULL;
     }
