@@ -68,11 +68,19 @@ static void diamond_runs_in_order_and_passes_outputs(void)
 {
     struct test_server s;
     REQUIRE(server_start(&s, NULL, args) == 0);
-    CHECK_INT(post_template(&s, "a", "sleep 0.3; echo hello > msg.txt"), 201);
-    CHECK_INT(post_template(&s, "b", "test \\\"$CALDERA_INPUT_A_MSG\\\" = hello && sleep 0.3"), 201);
-    CHECK_INT(post_template(&s, "c", "sleep 0.3"), 201);
-    CHECK_INT(post_template(&s, "d", "sleep 0.3"), 201);
-    CHECK_INT(post_template(&s, "e", "sleep 0.3"), 201);
+    /* each step notes when its process began and ended, in a file of the test's */
+    char log[128], script[512];
+    snprintf(log, sizeof log, "/tmp/caldera-flow-order-%d", (int)getpid());
+    unlink(log);
+    static const char *const steps[] = {"a", "b", "c", "d", "e"};
+    static const char *const work[] = {"echo hello > msg.txt;", "test \\\"$CALDERA_INPUT_A_MSG\\\" = hello &&", "", "",
+                                       ""};
+    for (int i = 0; i < 5; i++) {
+        snprintf(script, sizeof script,
+                 "echo %s start $(date +%%s%%N) >> %s; %s sleep 0.3; echo %s end $(date +%%s%%N) >> %s", steps[i], log,
+                 work[i], steps[i], log);
+        CHECK_INT(post_template(&s, steps[i], script), 201);
+    }
     const char *flow =
         "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: dia\nspec:\n"
         "  jobRetainPolicy: retain\n  flows:\n"
@@ -107,7 +115,8 @@ static void diamond_runs_in_order_and_passes_outputs(void)
     json_t *f = server_request(&s, "GET", FLOWS "/dia", NULL, NULL, NULL);
     CHECK_STR(jv_str(f, "status.jobStatusList.0.outputs.msg"), "hello");
     json_decref(f);
-    /* the order, from the jobs' history */
+    /* the order: from the jobs' history, each attempt starts after its targets' attempts started and
+     * ran their 0.3 s; from the processes' own notes, after its targets' processes ended */
     long long as, ae, bs, be, cs, ce, ds, de, es, ee;
     step_times(&s, "dia-a", &as, &ae);
     step_times(&s, "dia-b", &bs, &be);
@@ -115,9 +124,26 @@ static void diamond_runs_in_order_and_passes_outputs(void)
     step_times(&s, "dia-d", &ds, &de);
     step_times(&s, "dia-e", &es, &ee);
     CHECK(as > 0 && ae > 0 && ee > 0);
-    CHECK(bs >= ae && cs >= ae);
-    CHECK(ds >= be && ds >= ce);
-    CHECK(es >= de);
+    CHECK(bs >= as + 300 && cs >= as + 300);
+    CHECK(ds >= bs + 300 && ds >= cs + 300);
+    CHECK(es >= ds + 300);
+    long long began[5] = {0}, ended[5] = {0};
+    FILE *fp = fopen(log, "r");
+    REQUIRE(fp);
+    char step[8], what[8];
+    long long ns;
+    while (fscanf(fp, "%7s %7s %lld", step, what, &ns) == 3)
+        if (step[0] >= 'a' && step[0] <= 'e' && strcmp(what, "start") == 0)
+            began[step[0] - 'a'] = ns;
+        else if (step[0] >= 'a' && step[0] <= 'e')
+            ended[step[0] - 'a'] = ns;
+    fclose(fp);
+    unlink(log);
+    for (int i = 0; i < 5; i++)
+        CHECK(began[i] > 0 && ended[i] > began[i]);
+    CHECK(began[1] > ended[0] && began[2] > ended[0]);
+    CHECK(began[3] > ended[1] && began[3] > ended[2]);
+    CHECK(began[4] > ended[3]);
     json_t *job = job_get(&s, "dia-b");
     CHECK_STR(jv_str(job, "metadata.ownerReferences.0.kind"), "JobFlow");
     CHECK_STR(json_string_value(json_object_get(jv_at(job, "metadata.labels"), "volcano.sh/createdByJobTemplate")),
