@@ -8,6 +8,7 @@
 #define VCSCHED "/apis/scheduling.volcano.sh/v1beta1"
 #define K8SSCHED "/apis/scheduling.k8s.io/v1"
 #define VCBUS "/apis/bus.volcano.sh/v1alpha1"
+#define VCFLOW "/apis/flow.volcano.sh/v1alpha1"
 #define EVENTSV1 "/apis/events.k8s.io/v1"
 #define CALDERA "/apis/caldera.io/v1"
 #define DIALECT "/apis/{group}/{version}"
@@ -176,6 +177,39 @@ const struct route gateway_routes[] = {
      {"deleteBatchVolcanoShV1alpha1NamespacedCronJob", "delete a cron job and its jobs", OQ_PRETTY, NULL, 200,
      "Status", NULL, E_DELETE}},
 
+    {"GET", VCFLOW "/jobtemplates", handle_jobtemplate_list_all,
+     {"listFlowVolcanoShV1alpha1JobTemplateForAllNamespaces", "list the job templates of every namespace", Q_LIST,
+     NULL, 200, "JobTemplateList", NULL, E_LIST, "jt"}},
+    {"GET", VCFLOW "/namespaces/{ns}/jobtemplates", handle_jobtemplate_list,
+     {"listFlowVolcanoShV1alpha1NamespacedJobTemplate", "list the job templates of a namespace", Q_LIST, NULL, 200,
+     "JobTemplateList", NULL, E_LIST}},
+    {"POST", VCFLOW "/namespaces/{ns}/jobtemplates", handle_jobtemplate_create,
+     {"createFlowVolcanoShV1alpha1NamespacedJobTemplate", "create a job template (a Volcano Job spec kept for flows)",
+     Q_WRITE, "JobTemplate", 201, "JobTemplate", NULL, E_CREATE}},
+    {"GET", VCFLOW "/namespaces/{ns}/jobtemplates/{name}", handle_jobtemplate_get,
+     {"readFlowVolcanoShV1alpha1NamespacedJobTemplate", "read a job template", OQ_PRETTY, NULL, 200, "JobTemplate",
+     NULL, OE_404}},
+    {"DELETE", VCFLOW "/namespaces/{ns}/jobtemplates/{name}", handle_jobtemplate_delete,
+     {"deleteFlowVolcanoShV1alpha1NamespacedJobTemplate", "delete a job template", OQ_PRETTY, NULL, 200, "Status",
+     NULL, E_DELETE}},
+    {"GET", VCFLOW "/jobflows", handle_jobflow_list_all,
+     {"listFlowVolcanoShV1alpha1JobFlowForAllNamespaces", "list the job flows of every namespace", Q_LIST, NULL, 200,
+     "JobFlowList", NULL, E_LIST, "jf"}},
+    {"GET", VCFLOW "/namespaces/{ns}/jobflows", handle_jobflow_list,
+     {"listFlowVolcanoShV1alpha1NamespacedJobFlow", "list the job flows of a namespace", Q_LIST, NULL, 200,
+     "JobFlowList", NULL, E_LIST}},
+    {"POST", VCFLOW "/namespaces/{ns}/jobflows", handle_jobflow_create,
+     {"createFlowVolcanoShV1alpha1NamespacedJobFlow",
+     "create a job flow: its templates run as jobs <flow>-<template> in the order of their dependencies", Q_WRITE,
+     "JobFlow", 201, "JobFlow", NULL, E_CREATE}},
+    {"GET", VCFLOW "/namespaces/{ns}/jobflows/{name}", handle_jobflow_get,
+     {"readFlowVolcanoShV1alpha1NamespacedJobFlow", "read a job flow", OQ_PRETTY, NULL, 200, "JobFlow", NULL,
+     OE_404}},
+    {"DELETE", VCFLOW "/namespaces/{ns}/jobflows/{name}", handle_jobflow_delete,
+     {"deleteFlowVolcanoShV1alpha1NamespacedJobFlow",
+     "delete a job flow: its running jobs are stopped, and deleted under jobRetainPolicy delete", OQ_PRETTY, NULL,
+     200, "Status", NULL, E_DELETE}},
+
     {"GET", VCBUS "/namespaces/{ns}/commands", handle_command_list,
      {"listBusVolcanoShV1alpha1NamespacedCommand",
      "list the commands of a namespace (always empty: a command is run at once, never kept; a watch sees each one "
@@ -266,6 +300,10 @@ const struct route gateway_routes[] = {
     {"POST", CALDERA "/namespaces/{ns}/jobs/{name}/{action}", handle_job_action, {"actOnCalderaIoV1NamespacedJob",
      "suspend (abort), resume, restart, terminate or complete a job, as a Volcano Command would", OQ_PRETTY, NULL, 200,
      "Job", NULL, E_ACT}},
+    {"POST", CALDERA "/namespaces/{ns}/jobflows/{name}/retry", handle_jobflow_retry,
+     {"retryCalderaIoV1NamespacedJobFlow",
+     "run a Failed job flow again from its failed flows, keeping the completed ones and their jobs", OQ_PRETTY, NULL,
+     200, "JobFlow", NULL, E_ACT}},
     {"POST", CALDERA "/queues/{name}/open", handle_queue_open, {"openCalderaIoV1Queue", "open a queue", OQ_PRETTY, NULL,
      200, "Queue", NULL, E_ACT}},
     {"POST", CALDERA "/queues/{name}/close", handle_queue_close, {"closeCalderaIoV1Queue", "close a queue", OQ_PRETTY,

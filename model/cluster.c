@@ -233,5 +233,11 @@ void cluster_free(struct cluster *c)
     for (int i = 0; i < c->nconfigs; i++)
         config_object_free(c->configs[i]);
     free(c->configs);
+    for (int i = 0; i < c->njobtemplates; i++)
+        job_template_free(c->jobtemplates[i]);
+    free(c->jobtemplates);
+    for (int i = 0; i < c->njobflows; i++)
+        job_flow_free(c->jobflows[i]);
+    free(c->jobflows);
     memset(c, 0, sizeof *c);
 }

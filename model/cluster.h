@@ -15,6 +15,7 @@
 #include "model/queue.h"
 #include "model/config_object.h"
 #include "model/cronjob.h"
+#include "model/jobflow.h"
 #include "model/quota.h"
 
 struct cluster {
@@ -32,6 +33,10 @@ struct cluster {
     int ncronjobs;
     struct config_object **configs; /* every namespace's ConfigMaps and Secrets */
     int nconfigs;
+    struct job_template **jobtemplates; /* every namespace's JobTemplates */
+    int njobtemplates;
+    struct job_flow **jobflows; /* every namespace's JobFlows */
+    int njobflows;
     struct job *first, *last; /* every job, in creation order */
     int njobs;
     /* The jobs placement must look at: all but the finished ones holding nothing (creation order).

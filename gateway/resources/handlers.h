@@ -125,6 +125,18 @@ void handle_cronjob_get(struct http_req *req);
 void handle_cronjob_create(struct http_req *req);
 void handle_cronjob_update(struct http_req *req);
 void handle_cronjob_delete(struct http_req *req);
+/* jobflows.c: Volcano's JobTemplates and JobFlows (flow.volcano.sh). */
+void handle_jobtemplate_list_all(struct http_req *req);
+void handle_jobtemplate_list(struct http_req *req);
+void handle_jobtemplate_get(struct http_req *req);
+void handle_jobtemplate_create(struct http_req *req);
+void handle_jobtemplate_delete(struct http_req *req);
+void handle_jobflow_list_all(struct http_req *req);
+void handle_jobflow_list(struct http_req *req);
+void handle_jobflow_get(struct http_req *req);
+void handle_jobflow_create(struct http_req *req);
+void handle_jobflow_delete(struct http_req *req);
+void handle_jobflow_retry(struct http_req *req);
 
 /* tokens.c: caldera.io/v1 tokens */
 void handle_token_list(struct http_req *req);

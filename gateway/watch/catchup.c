@@ -100,7 +100,8 @@ static const char *deleted_kind(const struct watch_stream *w)
 {
     if (strcmp(w->kind, "Queue") == 0 || strcmp(w->kind, "PriorityClass") == 0 ||
         strcmp(w->kind, "ResourceQuota") == 0 || strcmp(w->kind, "Companion") == 0 || strcmp(w->kind, "CronJob") == 0 ||
-        strcmp(w->kind, "ConfigMap") == 0 || strcmp(w->kind, "Secret") == 0)
+        strcmp(w->kind, "ConfigMap") == 0 || strcmp(w->kind, "Secret") == 0 || strcmp(w->kind, "JobFlow") == 0 ||
+        strcmp(w->kind, "JobTemplate") == 0)
         return w->kind;
     return strcmp(w->kind, "Node") == 0 || strcmp(w->kind, "Pod") == 0 ? NULL : "Job"; /* jobs, dialects, PodGroups */
 }

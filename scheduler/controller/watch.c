@@ -15,6 +15,7 @@
 #include "adapters/objects/priority_class.h"
 #include "adapters/objects/queue.h"
 #include "adapters/objects/cronjob.h"
+#include "adapters/objects/jobflow.h"
 #include "adapters/objects/resource_quota.h"
 #include "adapters/dialects/volcano/job.h"
 #include "common/grow.h"
@@ -23,6 +24,7 @@
 #include "scheduler/controller/configs.h"
 #include "scheduler/controller/internal.h"
 #include "scheduler/controller/cron_view.h"
+#include "scheduler/controller/flow_view.h"
 #include "scheduler/controller/objects.h"
 
 #define POD_API "v1"
@@ -191,6 +193,19 @@ static void attach_object(struct controller *ctl, struct journal_entry *e)
                                             : controller_find_config(ctl->cluster, ck, ev->ns, ev->name);
         attach(e, type, CONFIG_API_VERSION, kind, ev->ns, ev->name,
                o ? config_object_render(o) : tombstone(CONFIG_API_VERSION, kind, ev));
+    } else if (strcmp(kind, "JobFlow") == 0) {
+        const struct job_flow *f = type == WATCH_DELETED ? NULL
+                                                         : controller_find_jobflow(ctl->cluster, ev->ns, ev->name);
+        attach(e, type, FLOW_API_VERSION, kind, ev->ns, ev->name,
+               f ? jobflow_render(f) : tombstone(FLOW_API_VERSION, kind, ev));
+    } else if (strcmp(kind, "JobTemplate") == 0) {
+        const struct job_template *t = type == WATCH_DELETED
+                                           ? NULL
+                                           : controller_find_jobtemplate(ctl->cluster, ev->ns, ev->name);
+        json_t *jobs = t ? controller_jobtemplate_jobs(ctl, t) : NULL;
+        attach(e, type, FLOW_API_VERSION, kind, ev->ns, ev->name,
+               t ? jobtemplate_render(t, jobs) : tombstone(FLOW_API_VERSION, kind, ev));
+        json_decref(jobs);
     } else if (strcmp(kind, "Node") == 0) {
         int i = cluster_find_node(ctl->cluster, ev->name);
         if (i >= 0)

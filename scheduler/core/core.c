@@ -24,6 +24,7 @@
 #include "scheduler/controller/companions.h"
 #include "scheduler/controller/configs.h"
 #include "scheduler/controller/cron.h"
+#include "scheduler/controller/flow.h"
 
 #define TAG_MAILBOX 0
 #define TAG_TIMER 1
@@ -528,6 +529,8 @@ static void *core_main(void *arg)
             controller_companions_tick(&c->ctl);
         if (!c->stopping && controller_cron_tick(&c->ctl) > 0) /* each period's wake-up at most late */
             c->kick = true;
+        if (!c->stopping && controller_flow_tick(&c->ctl) > 0) /* after the exits: a step's end starts the next */
+            c->kick = true;
         if (!c->stopping) {
             controller_capability_sync(&c->ctl); /* nodes or queues changed: the WatchDog's percentages */
             controller_watchdog_tick(&c->ctl);
@@ -569,6 +572,10 @@ static int restore_object(void *ctx, const struct store_object_row *row)
     if (strcmp(row->kind, "ConfigMap") == 0 || strcmp(row->kind, "Secret") == 0)
         return controller_restore_config(ctx, strcmp(row->kind, "Secret") == 0 ? CONFIG_SECRET : CONFIG_MAP, row->json,
                                          row->ns, row->name);
+    if (strcmp(row->kind, JOBFLOW_KIND) == 0)
+        return controller_restore_jobflow(ctx, row->json, row->ns, row->name);
+    if (strcmp(row->kind, JOBTEMPLATE_KIND) == 0)
+        return controller_restore_jobtemplate(ctx, row->json, row->ns, row->name);
     return controller_restore_object(ctx, row);
 }
 static int restore_job(void *ctx, const struct store_job_row *row) { return controller_restore_job(ctx, row); }

@@ -78,6 +78,6 @@ void core_handle_cronjob_request(struct core *c, struct core_request *req)
     case CORE_CONFIG_CREATE:
     case CORE_CONFIG_UPDATE:
     case CORE_CONFIG_DELETE: core_handle_config_request(c, req); break;
-    default: api_fail(&req->status, 500, "InternalError", "the core has no answer to request %d", (int)req->op); break;
+    default: core_handle_jobflow_request(c, req); break;
     }
 }

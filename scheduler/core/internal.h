@@ -86,10 +86,13 @@ void core_waste_tick(struct core *c);
 
 /* Answers the requests about queues, priority classes and quotas (objects.c). */
 void core_handle_object_request(struct core *c, struct core_request *req);
-/* CronJobs (cronjobs.c); anything else is answered 500. */
+/* CronJobs (cronjobs.c); ConfigMaps and Secrets go to core_handle_config_request, anything else to
+ * core_handle_jobflow_request. */
 void core_handle_cronjob_request(struct core *c, struct core_request *req);
 /* configs.c: ConfigMaps and Secrets. */
 void core_handle_config_request(struct core *c, struct core_request *req);
+/* JobTemplates and JobFlows (jobflows.c); anything else is answered 500. */
+void core_handle_jobflow_request(struct core *c, struct core_request *req);
 /* records.c: CORE_RECORD_PUT, CORE_RECORD_DELETE and CORE_RECORD_EVENT (record.reason and
  * record.message may be NULL: empty). */
 void core_handle_record(struct core *c, struct core_request *req);

@@ -62,6 +62,15 @@ enum core_op {
     CORE_CONFIG_CREATE, /* req->object: struct config_object */
     CORE_CONFIG_UPDATE,
     CORE_CONFIG_DELETE,
+    CORE_JOBTEMPLATE_GET,
+    CORE_JOBTEMPLATE_LIST,
+    CORE_JOBTEMPLATE_CREATE, /* req->object: struct job_template */
+    CORE_JOBTEMPLATE_DELETE,
+    CORE_JOBFLOW_GET,
+    CORE_JOBFLOW_LIST,
+    CORE_JOBFLOW_CREATE, /* req->object: struct job_flow */
+    CORE_JOBFLOW_DELETE,
+    CORE_JOBFLOW_RETRY,
     CORE_METRICS, /* the live part of GET /metrics, rendered into req->text */
     /* Objects the core records but does not keep (the gateway's Tokens): req->record names them. */
     CORE_RECORD_PUT,    /* an objects row (kind, "" namespace or ns, name, json) and its event */

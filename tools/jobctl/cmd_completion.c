@@ -60,6 +60,7 @@ static const char SCRIPT_TAIL[] =
     "    config) COMPREPLY=($(compgen -W \"view\" -- \"$cur\")) ;;\n"
     "    completion) COMPREPLY=($(compgen -W \"bash\" -- \"$cur\")) ;;\n"
     "    queue) COMPREPLY=($(compgen -W \"create open close delete\" -- \"$cur\")) ;;\n"
+    "    flow) COMPREPLY=($(compgen -W \"submit get delete retry\" -- \"$cur\")) ;;\n"
     "    token) COMPREPLY=($(compgen -W \"create list delete\" -- \"$cur\")) ;;\n"
     "    submit) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n"
     "    *) COMPREPLY=() ;;\n"

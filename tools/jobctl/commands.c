@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/jobctl/cmd_flow.h"
 #include "tools/jobctl/cmd_queue.h"
 #include "tools/jobctl/jobctl.h"
 
@@ -154,6 +155,14 @@ static const struct jobctl_command COMMANDS[] = {
      "  open NAME      the queue takes new jobs again\n"
      "  delete NAME    only a Closed queue can be deleted, and never `default`\n",
      2, JOBCTL_MAX_POS, false, cmd_queue},
+    {"flow", "ACTION [NAME|FILE]", "submit, get, delete or retry Volcano JobFlows",
+     "Actions:\n"
+     "  submit FILE    POST every JobTemplate and JobFlow of FILE (YAML or JSON), in order\n"
+     "  get [NAME]     the flows (NAME PHASE COMPLETED RUNNING FAILED AGE), or one flow step by step;\n"
+     "                 -o json|yaml for the objects\n"
+     "  delete NAME    stop its running jobs (deleted under jobRetainPolicy delete, else kept)\n"
+     "  retry NAME     run a Failed flow again from its failed steps, keeping the completed ones\n",
+     1, 2, false, cmd_flow},
     {"token", "ACTION [ID] [OPTIONS]", "create, list or delete the tokens that say who a request is from",
      "Actions:\n"
      "  create --user U --namespace N [--namespace M]... --uid N --gid N [--role R]\n"
