@@ -300,9 +300,10 @@ static json_t *render_status(const struct job_flow *f)
         json_t *js = json_pack("{s:s, s:s, s:i}", "name", name, "state", s->phase, "restartCount", s->restart_count);
         set_time(js, "startTimestamp", s->start_ms);
         set_time(js, "endTimestamp", s->end_ms);
-        json_object_set_new(js, "runningHistories", s->histories ? json_incref(s->histories) : json_array());
+        /* copies: the render leaves the core's thread, which goes on changing the step's own */
+        json_object_set_new(js, "runningHistories", s->histories ? json_deep_copy(s->histories) : json_array());
         if (s->values && json_object_size(s->values) > 0)
-            json_object_set(js, "outputs", s->values);
+            json_object_set_new(js, "outputs", json_deep_copy(s->values));
         json_array_append_new(list, js);
         json_t *cond = json_pack("{s:s}", "phase", s->phase);
         set_time(cond, "createTimestamp", s->start_ms);
@@ -323,8 +324,8 @@ json_t *jobflow_render(const struct job_flow *f)
 {
     json_t *meta = object_meta_render(json_object_get(f->manifest, "metadata"), f->uid, f->created_ms,
                                       f->resource_version);
-    return json_pack("{s:s, s:s, s:o, s:O, s:o}", "apiVersion", FLOW_API_VERSION, "kind", "JobFlow", "metadata", meta,
-                     "spec", json_object_get(f->manifest, "spec"), "status", render_status(f));
+    return json_pack("{s:s, s:s, s:o, s:o, s:o}", "apiVersion", FLOW_API_VERSION, "kind", "JobFlow", "metadata", meta,
+                     "spec", json_deep_copy(json_object_get(f->manifest, "spec")), "status", render_status(f));
 }
 
 char *jobflow_to_store_json(const struct job_flow *f)
