@@ -88,7 +88,7 @@ enum flow_dag_problem flow_dag_check(struct job_flow *f, int *step, int *target)
 static bool ready(const struct job_flow *f, int s, const bool *probe_ok)
 {
     const struct flow_step *step = &f->steps[s];
-    bool probed = step->nprobes > 0;
+    bool probed = flow_step_probed(step);
     for (int t = 0; t < step->ntargets; t++) {
         int d = step->target_idx ? step->target_idx[t] : -1;
         if (d < 0)

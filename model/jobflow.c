@@ -37,6 +37,12 @@ static void step_free(struct flow_step *s)
         free(s->probes[i].phase);
     }
     free(s->probes);
+    for (int i = 0; i < s->nnets; i++) {
+        free(s->nets[i].task);
+        free(s->nets[i].path);
+        free(s->nets[i].header);
+    }
+    free(s->nets);
     for (int i = 0; i < s->noutputs; i++) {
         free(s->outputs[i].name);
         free(s->outputs[i].path);
@@ -67,3 +73,5 @@ int job_flow_step_index(const struct job_flow *f, const char *name)
             return i;
     return -1;
 }
+
+bool flow_step_probed(const struct flow_step *s) { return s->nprobes > 0 || s->nnets > 0; }

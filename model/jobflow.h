@@ -31,6 +31,17 @@ struct flow_task_probe {
     char *phase; /* a pod phase: Pending, Running, Succeeded, Failed */
 };
 
+/* dependsOn.probe.httpGetList / tcpSocketList: a target's task having a Running pod and answering on
+ * 127.0.0.1:port, to a GET of path with the header (2xx/3xx), or to a TCP connect (path NULL). */
+struct flow_net_probe {
+    char *task;
+    int port;      /* 1-65535 */
+    char *path;    /* starts with '/'; NULL for tcpSocket */
+    char *header;  /* "Name: value", or NULL */
+    uint64_t id;   /* while the probe thread polls it (> 0), else 0 */
+    bool answered; /* the probe thread saw it pass (reset when the step waits again) */
+};
+
 struct flow_output {
     char *name; /* [A-Za-z0-9_-], becomes part of CALDERA_INPUT_<STEP>_<NAME> */
     char *path; /* relative to the job's working directory, no "..", no leading "/" */
@@ -46,6 +57,8 @@ struct flow_step {
     int ntargets;
     struct flow_task_probe *probes;
     int nprobes;
+    struct flow_net_probe *nets; /* httpGetList, then tcpSocketList */
+    int nnets;
     struct flow_output *outputs;
     int noutputs;
     /* status */
@@ -84,5 +97,7 @@ void job_template_free(struct job_template *t);
 void job_flow_free(struct job_flow *f);
 /* The index of the step named name, or -1. */
 int job_flow_step_index(const struct job_flow *f, const char *name);
+/* Whether s waits on a probe (any list) rather than its targets' completion. */
+bool flow_step_probed(const struct flow_step *s);
 
 #endif

@@ -1,14 +1,20 @@
-/* The probe thread (companion_probe.h): readiness and activity read over HTTP with libcurl. Targets
- * are copied under the lock and probed without it; results wait for the core to collect them. */
+/* The probe thread (companion_probe.h): readiness over HTTP with libcurl or as a non-blocking TCP
+ * connect, activity over HTTP. Targets are copied under the lock and probed without it; results
+ * wait, by owner, for the core to collect them. */
 #include "runtime/companion_probe.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <jansson.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/grow.h"
@@ -17,11 +23,15 @@
 #define READY_EVERY_MS 200
 #define ACTIVITY_EVERY_MS 10000
 #define REQUEST_TIMEOUT_MS 2000
+#define CONNECT_TIMEOUT_MS 1000
 #define BODY_MAX (1 << 20)
 
 struct target {
     uint64_t id;
+    enum companion_probe_owner owner;
     int port;
+    bool tcp;
+    int every_ms;
     char **headers;
     char *ready_path, *activity_path, *field, *busy_path;
     enum companion_probe_activity activity;
@@ -54,7 +64,12 @@ static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
 static int target_copy(struct target *out, const struct companion_probe_target *t)
 {
-    *out = (struct target){.id = t->id, .port = t->port, .activity = t->activity};
+    *out = (struct target){.id = t->id,
+                           .owner = t->owner,
+                           .port = t->port,
+                           .tcp = t->tcp,
+                           .every_ms = t->every_ms > 0 ? t->every_ms : READY_EVERY_MS,
+                           .activity = t->activity};
     int rc = 0;
     for (size_t i = 0; t->headers && t->headers[i]; i++)
         rc |= strv_pushf(&out->headers, "%s", t->headers[i]);
@@ -122,6 +137,26 @@ static long http_get(const struct target *t, const char *path, char **body)
     return code;
 }
 
+/* Whether 127.0.0.1:port accepts a connection within CONNECT_TIMEOUT_MS. */
+static bool tcp_connects(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return false;
+    struct sockaddr_in sa = {
+        .sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    bool ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+    if (!ok && errno == EINPROGRESS) {
+        struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+        int err = 0;
+        socklen_t len = sizeof err;
+        ok = poll(&pfd, 1, CONNECT_TIMEOUT_MS) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 &&
+             err == 0;
+    }
+    close(fd);
+    return ok;
+}
+
 /* The activity the companion reports: its field's time, now when a jupyter kernel is busy; 0: none. */
 static int64_t probe_activity(const struct target *t)
 {
@@ -159,7 +194,7 @@ static void push_result(const struct companion_probe_result *r)
     pthread_mutex_lock(&lock);
     bool known = false;
     for (int i = 0; i < ntargets; i++)
-        known = known || targets[i].id == r->id;
+        known = known || (targets[i].id == r->id && targets[i].owner == r->owner);
     if (known && GROW(results, results_cap, (size_t)nresults + 1, 16) == 0)
         results[nresults++] = *r;
     pthread_mutex_unlock(&lock);
@@ -178,7 +213,10 @@ static void *probe_main(void *arg)
             if (targets[i].next_ms <= now && !found) {
                 found = target_copy(&due, &(struct companion_probe_target){
                                               .id = targets[i].id,
+                                              .owner = targets[i].owner,
                                               .port = targets[i].port,
+                                              .tcp = targets[i].tcp,
+                                              .every_ms = targets[i].every_ms,
                                               .headers = targets[i].headers,
                                               .ready_path = targets[i].ready_path,
                                               .activity = targets[i].activity,
@@ -187,7 +225,7 @@ static void *probe_main(void *arg)
                                               .busy_path = targets[i].busy_path,
                                           }) == 0;
                 due.ready = targets[i].ready;
-                targets[i].next_ms = now + (targets[i].ready ? ACTIVITY_EVERY_MS : READY_EVERY_MS);
+                targets[i].next_ms = now + (targets[i].ready ? ACTIVITY_EVERY_MS : targets[i].every_ms);
             }
             if (targets[i].next_ms < soonest)
                 soonest = targets[i].next_ms;
@@ -206,11 +244,12 @@ static void *probe_main(void *arg)
             continue;
         }
         pthread_mutex_unlock(&lock);
-        struct companion_probe_result r = {.id = due.id};
+        struct companion_probe_result r = {.id = due.id, .owner = due.owner};
         bool send = false;
         if (!due.ready) {
-            char *body;
-            long code = http_get(&due, due.ready_path ? due.ready_path : "/", &body);
+            char *body = NULL;
+            long code = due.tcp ? (tcp_connects(due.port) ? 200 : 0)
+                                : http_get(&due, due.ready_path ? due.ready_path : "/", &body);
             free(body);
             if (code >= 200 && code < 400) {
                 r.ready = send = true;
@@ -226,7 +265,7 @@ static void *probe_main(void *arg)
         pthread_mutex_lock(&lock);
         if (r.ready)
             for (int i = 0; i < ntargets; i++)
-                if (targets[i].id == due.id) {
+                if (targets[i].id == due.id && targets[i].owner == due.owner) {
                     targets[i].ready = true;
                     targets[i].next_ms = clock_mono_ms() + ACTIVITY_EVERY_MS;
                 }
@@ -283,11 +322,11 @@ int companion_probe_add(const struct companion_probe_target *t)
     struct target copy;
     if (target_copy(&copy, t) != 0)
         return -1;
-    copy.next_ms = clock_mono_ms() + READY_EVERY_MS;
+    copy.next_ms = clock_mono_ms() + copy.every_ms;
     pthread_mutex_lock(&lock);
     int rc = 0;
     int i = 0;
-    while (i < ntargets && targets[i].id != t->id)
+    while (i < ntargets && (targets[i].id != t->id || targets[i].owner != t->owner))
         i++;
     if (i < ntargets) {
         target_free(&targets[i]);
@@ -303,32 +342,33 @@ int companion_probe_add(const struct companion_probe_target *t)
     return rc;
 }
 
-void companion_probe_remove(uint64_t id)
+void companion_probe_remove(enum companion_probe_owner owner, uint64_t id)
 {
     pthread_mutex_lock(&lock);
     for (int i = 0; i < ntargets; i++)
-        if (targets[i].id == id) {
+        if (targets[i].id == id && targets[i].owner == owner) {
             target_free(&targets[i]);
             targets[i] = targets[--ntargets];
             break;
         }
     int kept = 0;
     for (int i = 0; i < nresults; i++)
-        if (results[i].id != id)
+        if (results[i].id != id || results[i].owner != owner)
             results[kept++] = results[i];
     nresults = kept;
     pthread_mutex_unlock(&lock);
 }
 
-int companion_probe_take(struct companion_probe_result *out, int max)
+int companion_probe_take(enum companion_probe_owner owner, struct companion_probe_result *out, int max)
 {
     pthread_mutex_lock(&lock);
-    int n = nresults < max ? nresults : max;
-    if (n > 0) {
-        memcpy(out, results, (size_t)n * sizeof *out);
-        memmove(results, results + n, (size_t)(nresults - n) * sizeof *results);
-        nresults -= n;
-    }
+    int n = 0, kept = 0;
+    for (int i = 0; i < nresults; i++)
+        if (results[i].owner == owner && n < max)
+            out[n++] = results[i];
+        else
+            results[kept++] = results[i];
+    nresults = kept;
     pthread_mutex_unlock(&lock);
     return n;
 }

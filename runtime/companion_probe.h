@@ -1,6 +1,7 @@
-/* The companions' probe thread: polls each companion's readiness path every 200 ms until it answers
- * 2xx/3xx, then its activity source every 10 s, with the type's headers, over loopback (libcurl). It
- * never touches the core's state: results queue here and notify() tells the core to take them. */
+/* The loopback probe thread, the companions' and the JobFlows': polls each target's readiness (an
+ * HTTP GET answering 2xx/3xx, with its headers, through libcurl; or a TCP connect) every 200 ms or its
+ * own period until it passes, then a companion's activity source every 10 s. It never touches the
+ * core's state: results queue here, by owner, and notify() tells the core to take them. */
 #ifndef CALDERA_RUNTIME_COMPANION_PROBE_H
 #define CALDERA_RUNTIME_COMPANION_PROBE_H
 
@@ -8,11 +9,16 @@
 #include <stdint.h>
 
 enum companion_probe_activity { PROBE_ACTIVITY_NONE, PROBE_ACTIVITY_JSON, PROBE_ACTIVITY_JUPYTER };
+/* Whose a target is: each takes only its own results. */
+enum companion_probe_owner { PROBE_OWNER_COMPANION, PROBE_OWNER_FLOW, PROBE_OWNERS };
 
 /* What to probe; every string is copied. Paths start with '/'. */
 struct companion_probe_target {
-    uint64_t id; /* the caller's, > 0 */
+    uint64_t id; /* the caller's, > 0, unique per owner */
+    enum companion_probe_owner owner;
     int port;
+    bool tcp;             /* readiness is a TCP connect to 127.0.0.1:port (ready_path, headers unused) */
+    int every_ms;         /* readiness polled this often; 0: every 200 ms */
     char *const *headers; /* "Name: value", NULL-ended, or NULL */
     const char *ready_path;
     enum companion_probe_activity activity;
@@ -21,6 +27,7 @@ struct companion_probe_target {
 
 struct companion_probe_result {
     uint64_t id;
+    enum companion_probe_owner owner;
     bool ready;          /* readiness answered 2xx/3xx (sent once) */
     int64_t activity_ms; /* > 0: the last activity the companion reports (wall ms) */
 };
@@ -31,8 +38,8 @@ int companion_probe_start(void (*notify)(void *ctx), void *ctx);
 void companion_probe_stop(void);
 /* Adds a target, or replaces the one with the same id. Returns 0 or -1 (out of memory). */
 int companion_probe_add(const struct companion_probe_target *t);
-void companion_probe_remove(uint64_t id);
-/* Takes up to max waiting results. Returns how many. */
-int companion_probe_take(struct companion_probe_result *out, int max);
+void companion_probe_remove(enum companion_probe_owner owner, uint64_t id);
+/* Takes up to max of owner's waiting results. Returns how many. */
+int companion_probe_take(enum companion_probe_owner owner, struct companion_probe_result *out, int max);
 
 #endif

@@ -18,6 +18,9 @@ static const char *const flow_fields[] = {"name", "dependsOn", "patch", "outputs
 static const char *const depends_fields[] = {"targets", "probe", NULL};
 static const char *const probe_fields[] = {"taskStatusList", "httpGetList", "tcpSocketList", NULL};
 static const char *const task_probe_fields[] = {"taskName", "phase", NULL};
+static const char *const http_probe_fields[] = {"taskName", "path", "port", "httpHeader", NULL};
+static const char *const tcp_probe_fields[] = {"taskName", "port", NULL};
+static const char *const header_fields[] = {"name", "value", NULL};
 static const char *const patch_fields[] = {"spec", NULL};
 static const char *const output_fields[] = {"name", "path", NULL};
 static const char *const pod_phases[] = {"Pending", "Running", "Succeeded", "Failed", NULL};
@@ -56,17 +59,104 @@ static bool output_path_ok(const char *p)
     return true;
 }
 
+/* Printable ASCII without spaces (an HTTP path, a header's value with spaces allowed). */
+static bool printable(const char *s, bool spaces)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e || (*s == ' ' && !spaces))
+            return false;
+    return true;
+}
+
+/* An HTTP token (RFC 9110): a header's name. */
+static bool http_token(const char *s)
+{
+    if (!*s || strlen(s) > 256)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              strchr("!#$%&'*+-.^_`|~", *s)))
+            return false;
+    return true;
+}
+
+/* httpGet's httpHeader {name, value}: "Name: value" in *out, or NULL when absent. */
+static void parse_header(struct fields *f, json_t *p, const char *at, char **out)
+{
+    char hp[FIELD_PATH_MAX], fp[FIELD_PATH_MAX];
+    json_t *h = NULL;
+    const char *name = NULL, *value = "";
+    field_path(hp, at, "httpHeader");
+    if (!field_object(f, p, "httpHeader", hp, false, &h) || !h)
+        return;
+    field_check_known(f, h, hp, header_fields);
+    field_path(fp, hp, "name");
+    if (field_string_in(f, h, "name", hp, true, &name) && name && !http_token(name))
+        field_invalid(f, h, "name", fp, "a header's name: letters, digits and !#$%&'*+-.^_`|~");
+    field_path(fp, hp, "value");
+    if (field_string_in(f, h, "value", hp, false, &value) && !value)
+        value = "";
+    else if (value && (!printable(value, true) || strlen(value) > 4096))
+        field_invalid(f, h, "value", fp, "printable ASCII, at most 4096 characters");
+    if (name && value) {
+        size_t n = strlen(name) + strlen(value) + 3;
+        *out = malloc(n);
+        if (*out)
+            snprintf(*out, n, "%s: %s", name, value);
+    }
+}
+
+/* httpGetList (tcp false) or tcpSocketList: appended to s->nets, sized by the caller. */
+static void parse_net_list(struct fields *f, json_t *probe, const char *parent, bool tcp, struct flow_step *s)
+{
+    const char *key = tcp ? "tcpSocketList" : "httpGetList";
+    char path[FIELD_PATH_MAX], at[FIELD_PATH_MAX], fp[FIELD_PATH_MAX];
+    json_t *list = NULL;
+    field_path(path, parent, key);
+    if (!field_array(f, probe, key, path, false, &list) || !list || !s->nets)
+        return;
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        json_t *p = field_each_object(f, list, i, path, at, "must be an object");
+        const char *task = NULL, *url = "/";
+        int64_t port = 0;
+        char *header = NULL;
+        if (!p)
+            continue;
+        field_check_known(f, p, at, tcp ? tcp_probe_fields : http_probe_fields);
+        field_string_in(f, p, "taskName", at, true, &task);
+        bool port_ok = field_int_in(f, p, "port", at, true, 1, 65535, &port);
+        if (!tcp) {
+            field_path(fp, at, "path");
+            if (field_string_in(f, p, "path", at, false, &url) && url &&
+                (url[0] != '/' || !printable(url, false) || strlen(url) > 2048))
+                field_invalid(f, p, "path", fp, "an absolute path: '/' first, printable ASCII, no spaces");
+            parse_header(f, p, at, &header);
+        }
+        bool path_ok = !json_object_get(p, "path") || url; /* absent: "/" as Volcano's */
+        if (!url)
+            url = "/";
+        if (task && port_ok && path_ok) {
+            struct flow_net_probe *n = &s->nets[s->nnets++];
+            n->task = strdup(task);
+            n->port = (int)port;
+            n->path = tcp ? NULL : strdup(url);
+            n->header = header;
+        } else {
+            free(header);
+        }
+    }
+}
+
 static void parse_probe(struct fields *f, json_t *probe, const char *parent, struct flow_step *s)
 {
     char path[FIELD_PATH_MAX], at[FIELD_PATH_MAX];
     json_t *list = NULL;
     field_check_known(f, probe, parent, probe_fields);
-    field_path(path, parent, "httpGetList");
-    if (json_object_get(probe, "httpGetList"))
-        field_unsupported(f, probe, "httpGetList", path, "Caldera probes tasks by their status (taskStatusList)");
-    field_path(path, parent, "tcpSocketList");
-    if (json_object_get(probe, "tcpSocketList"))
-        field_unsupported(f, probe, "tcpSocketList", path, "Caldera probes tasks by their status (taskStatusList)");
+    s->nets = calloc(json_array_size(json_object_get(probe, "httpGetList")) +
+                         json_array_size(json_object_get(probe, "tcpSocketList")) + 1,
+                     sizeof *s->nets);
+    parse_net_list(f, probe, parent, false, s);
+    parse_net_list(f, probe, parent, true, s);
     field_path(path, parent, "taskStatusList");
     if (!field_array(f, probe, "taskStatusList", path, false, &list) || !list)
         return;

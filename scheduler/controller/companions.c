@@ -435,7 +435,7 @@ static bool port_taken(void *ctx, int port)
 
 static void release_runtime(struct companion *c)
 {
-    companion_probe_remove(c->probe_id);
+    companion_probe_remove(PROBE_OWNER_COMPANION, c->probe_id);
     c->probe_id = 0;
     companion_release(&c->proc);
     c->proc = (struct companion_proc){.pid = -1, .pidfd = -1, .start_ticks = -1};
@@ -583,7 +583,7 @@ static void start(struct controller *ctl, struct companion *c, struct job *job, 
 static void begin_stop(struct controller *ctl, struct companion *c, struct job *job, const char *reason)
 {
     companion_signal(&c->proc, SIGTERM);
-    companion_probe_remove(c->probe_id);
+    companion_probe_remove(PROBE_OWNER_COMPANION, c->probe_id);
     c->probe_id = 0;
     c->kill_at_ms = ctl->now_ms + KILL_AFTER_MS;
     free(c->stop_reason);
@@ -636,7 +636,7 @@ static void apply_probes(struct controller *ctl)
     struct companion_set *set = ctl->companions;
     struct companion_probe_result res[32];
     int n;
-    while ((n = companion_probe_take(res, 32)) > 0) {
+    while ((n = companion_probe_take(PROBE_OWNER_COMPANION, res, 32)) > 0) {
         for (int i = 0; i < n; i++) {
             struct companion *c = NULL;
             for (int j = 0; j < set->n && !c; j++)
@@ -720,7 +720,7 @@ static bool tick_one(struct controller *ctl, struct companion *c)
     if (c->phase == COMPANION_STARTING && type && type->start_timeout_ms > 0 &&
         ctl->now_ms - c->start_ms > type->start_timeout_ms) {
         companion_signal(&c->proc, SIGKILL);
-        companion_probe_remove(c->probe_id);
+        companion_probe_remove(PROBE_OWNER_COMPANION, c->probe_id);
         c->probe_id = 0;
         set_phase(ctl, c, job, COMPANION_FAILED, "StartTimeout", "not ready after %lld ms",
                   (long long)type->start_timeout_ms);
@@ -756,7 +756,7 @@ void controller_companions_stop_all(struct controller *ctl, bool keep_tasks)
             for (int tries = 0; tries < 50 && !companion_exited(&c->proc, &status); tries++)
                 usleep(10000);
         }
-        companion_probe_remove(c->probe_id);
+        companion_probe_remove(PROBE_OWNER_COMPANION, c->probe_id);
         if (c->token_path)
             unlink(c->token_path);
     }

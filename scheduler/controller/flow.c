@@ -142,6 +142,8 @@ int controller_delete_jobflow(struct controller *ctl, const char *ns, const char
             controller_command(ctl, job, ACT_TERMINATE_JOB, "JobFlowDeleted", NULL, &ignored);
         }
     }
+    for (int k = 0; k < f->nsteps; k++)
+        flow_probes_stop(&f->steps[k], true);
     memmove(&c->jobflows[i], &c->jobflows[i + 1], (size_t)(c->njobflows - i - 1) * sizeof f);
     c->njobflows--;
     f->phase = FLOW_TERMINATING;

@@ -63,7 +63,7 @@ static bool observe(struct controller *ctl, struct job_flow *f, struct flow_step
     return true;
 }
 
-/* Whether the probes of step s pass on its targets' jobs: each probe's task has a pod in its
+/* Whether the taskStatusList probes of step s pass on its targets' jobs: each probe's task has a pod in its
  * phase (or past it: Running holds once pods ended) in some target. */
 static bool probes_pass(struct controller *ctl, struct job_flow *f, struct flow_step *s)
 {
@@ -162,8 +162,11 @@ static int sync_flow(struct controller *ctl, struct job_flow *f, int *start, boo
         }
         if (s->state == STEP_CREATED)
             f->dirty |= observe(ctl, f, s, flow_step_job(ctl, f, s));
-        if (s->nprobes > 0 && s->state == STEP_WAITING)
-            probe_ok[k] = probes_pass(ctl, f, s);
+        if (flow_step_probed(s) && s->state == STEP_WAITING) {
+            bool by_status = probes_pass(ctl, f, s);
+            bool by_network = flow_net_probes_pass(ctl, f, s); /* hands new probes to the thread */
+            probe_ok[k] = by_status && by_network;
+        }
     }
     f->adopt = false;
     struct flow_plan plan = {.start = start};
@@ -174,14 +177,18 @@ static int sync_flow(struct controller *ctl, struct job_flow *f, int *start, boo
     }
     if (plan.nstart > 0) /* what was created (or failed to be) moves the phase */
         flow_dag_plan(f, probe_ok, &plan);
-    for (int k = 0; k < f->nsteps; k++)
+    bool over = plan.phase == FLOW_SUCCEED || plan.phase == FLOW_FAILED;
+    for (int k = 0; k < f->nsteps; k++) {
         running |= f->steps[k].state == STEP_CREATED;
+        if (f->steps[k].state != STEP_WAITING || over)
+            flow_probes_stop(&f->steps[k], false);
+    }
     bool moved = plan.phase != f->phase;
     if (moved) {
         f->phase = (uint8_t)plan.phase;
         changes += finish(ctl, f, &plan);
     }
-    f->active = running || (plan.phase != FLOW_SUCCEED && plan.phase != FLOW_FAILED);
+    f->active = running || !over;
     if (moved)
         flow_record(ctl, f, JOURNAL_OBJECT_PUT, flow_phase_name(f->phase),
                     f->phase == FLOW_FAILED && f->message ? f->message : "job flow status updated");
@@ -194,6 +201,7 @@ int controller_flow_tick(struct controller *ctl)
 {
     cluster_assert_owner(ctl->cluster);
     int changes = 0;
+    flow_probes_collect(ctl);
     for (int i = 0; i < ctl->cluster->njobflows; i++) {
         struct job_flow *f = ctl->cluster->jobflows[i];
         if (!f->active && !f->dirty)
@@ -235,6 +243,7 @@ struct job_flow *controller_retry_jobflow(struct controller *ctl, const char *ns
         s->phase[0] = '\0';
         s->start_ms = s->end_ms = 0;
         s->restart_count = 0;
+        flow_probes_stop(s, true);
         json_decref(s->histories);
         json_decref(s->values);
         s->histories = s->values = NULL;

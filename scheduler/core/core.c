@@ -456,7 +456,8 @@ int core_post_gpu_health(struct core *c, const struct gpu_health_change *change)
     return -1;
 }
 
-/* The probe thread has results: the loop takes them (controller_companions_tick) once awake. */
+/* The probe thread has results: the loop takes them (controller_companions_tick, controller_flow_tick)
+ * once awake. */
 static void wake_core(void *ctx)
 {
     struct core *c = ctx;
@@ -722,8 +723,8 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         c->cluster.njobs, c->cluster.njobs == 1 ? "" : "s", c->cluster.nqueues, c->cluster.nqueues == 1 ? "" : "s",
         c->cluster.nnodes, c->cluster.nnodes == 1 ? "" : "s", (unsigned long long)c->cluster.seq, c->adopted,
         c->adopted == 1 ? "" : "s", orphans, orphans == 1 ? "" : "s");
-    if (c->ctl.companions && companion_probe_start(wake_core, c) != 0)
-        log_warn("cannot start the companions' probe thread: companions never become Ready");
+    if (companion_probe_start(wake_core, c) != 0)
+        log_warn("cannot start the probe thread: companions never become Ready, flows' network probes never pass");
     if (pthread_create(&c->thread, NULL, core_main, c) != 0) {
         snprintf(err, errlen, "cannot start the core thread");
         store_append(c->store, &c->ctl.journal);

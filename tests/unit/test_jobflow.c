@@ -54,8 +54,73 @@ static void refusals_name_the_field(void)
     CHECK(parse("  - name: a\n    outputs:\n    - name: m\n      path: ../etc/passwd\n", &f, &st) != 0);
     CHECK_STR(st.causes[0].field, "spec.flows[0].outputs[0].path");
     CHECK(parse("  - name: a\n    outputs:\n    - name: m\n      path: /etc/passwd\n", &f, &st) != 0);
-    CHECK(parse("  - name: a\n    dependsOn:\n      probe:\n        httpGetList: [{}]\n", &f, &st) != 0);
-    CHECK_STR(st.causes[0].field, "spec.flows[0].dependsOn.probe.httpGetList");
+}
+
+static const char *two_steps =
+    "  - name: server\n  - name: client\n    dependsOn:\n      targets: [server]\n"
+    "      probe:\n";
+
+/* The field of the only cause of refusing two_steps with this probe. */
+static const char *refused_field(const char *probe, struct api_status *st)
+{
+    char flows[1024];
+    struct job_flow *f = NULL;
+    snprintf(flows, sizeof flows, "%s%s", two_steps, probe);
+    if (parse(flows, &f, st) == 0) {
+        job_flow_free(f);
+        return "(accepted)";
+    }
+    return st->ncauses == 1 ? st->causes[0].field : "(not one cause)";
+}
+
+static void network_probes_are_checked(void)
+{
+    struct job_flow *f;
+    struct api_status st;
+    char flows[1024];
+    snprintf(flows, sizeof flows, "%s%s", two_steps,
+             "        httpGetList:\n        - {taskName: web, port: 8080, path: /healthz,"
+             " httpHeader: {name: X-Probe, value: flow}}\n"
+             "        - {taskName: web, port: 8081}\n"
+             "        tcpSocketList:\n        - {taskName: db, port: 5432}\n");
+    REQUIRE(parse(flows, &f, &st) == 0);
+    REQUIRE(f->steps[1].nnets == 3);
+    CHECK_STR(f->steps[1].nets[0].task, "web");
+    CHECK_INT(f->steps[1].nets[0].port, 8080);
+    CHECK_STR(f->steps[1].nets[0].path, "/healthz");
+    CHECK_STR(f->steps[1].nets[0].header, "X-Probe: flow");
+    CHECK_STR(f->steps[1].nets[1].path, "/"); /* Volcano's path is optional */
+    CHECK(f->steps[1].nets[1].header == NULL);
+    CHECK_STR(f->steps[1].nets[2].task, "db");
+    CHECK(f->steps[1].nets[2].path == NULL); /* a TCP connect */
+    CHECK(flow_step_probed(&f->steps[1]));
+    CHECK(!flow_step_probed(&f->steps[0]));
+    job_flow_free(f);
+
+    CHECK_STR(refused_field("        httpGetList: [{taskName: web, port: 0}]\n", &st),
+              "spec.flows[1].dependsOn.probe.httpGetList[0].port");
+    CHECK_INT(st.code, 422);
+    CHECK_STR(refused_field("        tcpSocketList: [{taskName: web, port: 65536}]\n", &st),
+              "spec.flows[1].dependsOn.probe.tcpSocketList[0].port");
+    CHECK_STR(refused_field("        tcpSocketList: [{taskName: web}]\n", &st),
+              "spec.flows[1].dependsOn.probe.tcpSocketList[0].port");
+    CHECK_STR(refused_field("        tcpSocketList: [{taskName: web, port: http}]\n", &st),
+              "spec.flows[1].dependsOn.probe.tcpSocketList[0].port");
+    CHECK_STR(refused_field("        tcpSocketList: [{port: 80}]\n", &st),
+              "spec.flows[1].dependsOn.probe.tcpSocketList[0].taskName");
+    CHECK_STR(refused_field("        tcpSocketList: [{taskName: web, port: 80, path: /}]\n", &st),
+              "spec.flows[1].dependsOn.probe.tcpSocketList[0].path");
+    CHECK_STR(refused_field("        httpGetList: [{taskName: web, port: 80, path: healthz}]\n", &st),
+              "spec.flows[1].dependsOn.probe.httpGetList[0].path");
+    CHECK_STR(refused_field("        httpGetList: [{taskName: web, port: 80, path: '/a b'}]\n", &st),
+              "spec.flows[1].dependsOn.probe.httpGetList[0].path");
+    CHECK_STR(
+        refused_field("        httpGetList: [{taskName: web, port: 80, httpHeader: {name: 'X:Y', value: v}}]\n", &st),
+        "spec.flows[1].dependsOn.probe.httpGetList[0].httpHeader.name");
+    CHECK_STR(refused_field("        httpGetList: [{taskName: web, port: 80, httpHeader: {value: v}}]\n", &st),
+              "spec.flows[1].dependsOn.probe.httpGetList[0].httpHeader.name");
+    CHECK_STR(refused_field("        httpGetList: {taskName: web, port: 80}\n", &st),
+              "spec.flows[1].dependsOn.probe.httpGetList");
 }
 
 static void planner_follows_the_dependencies(void)
@@ -117,6 +182,37 @@ static void probes_start_a_step_beside_its_target(void)
     job_flow_free(f);
 }
 
+/* A step probing the network waits for its target's job to exist and for the sync's verdict on its
+ * probes (the probe thread's answers); nothing of it starts before its target was created. */
+static void network_probes_start_a_step_beside_its_target(void)
+{
+    struct job_flow *f;
+    struct api_status st;
+    REQUIRE(parse("  - name: server\n  - name: client\n    dependsOn:\n      targets: [server]\n      probe:\n"
+                  "        tcpSocketList:\n        - {taskName: t, port: 9000}\n",
+                  &f, &st) == 0);
+    int start[4];
+    bool ok[2] = {false, true};
+    struct flow_plan plan = {.start = start};
+    flow_dag_plan(f, ok, &plan);
+    REQUIRE(plan.nstart == 1); /* server only: client's target has no job yet, whatever its probe says */
+    CHECK_INT(start[0], 0);
+    f->steps[0].state = STEP_CREATED;
+    snprintf(f->steps[0].phase, sizeof f->steps[0].phase, "Running");
+    ok[1] = false;
+    flow_dag_plan(f, ok, &plan);
+    CHECK_INT(plan.nstart, 0); /* the port has not answered */
+    ok[1] = true;
+    flow_dag_plan(f, ok, &plan);
+    REQUIRE(plan.nstart == 1);
+    CHECK_INT(start[0], 1);
+    CHECK_INT(plan.phase, FLOW_RUNNING);
+    f->steps[0].state = STEP_FAILED;
+    flow_dag_plan(f, ok, &plan);
+    CHECK_INT(plan.nstart, 0); /* a failed target stops it, answered or not */
+    job_flow_free(f);
+}
+
 static void a_step_job_and_the_stored_form(void)
 {
     struct job_flow *f;
@@ -163,4 +259,5 @@ static void a_step_job_and_the_stored_form(void)
 }
 
 TEST_MAIN(TEST_CASE(refusals_name_the_field), TEST_CASE(planner_follows_the_dependencies),
-          TEST_CASE(probes_start_a_step_beside_its_target), TEST_CASE(a_step_job_and_the_stored_form))
+          TEST_CASE(network_probes_are_checked), TEST_CASE(probes_start_a_step_beside_its_target),
+          TEST_CASE(network_probes_start_a_step_beside_its_target), TEST_CASE(a_step_job_and_the_stored_form))
