@@ -1,10 +1,13 @@
 /* Volcano's JobFlow against a real jobserver: a five-step diamond (a -> b, c -> d -> e) run in the
  * order of its dependencies with Volcano's status counts, an output passed from a step to the next,
  * a failing middle step stopping its dependents and failing the flow by name, its retry keeping the
- * completed steps' jobs, and cycles, missing targets and templates refused naming the field. */
+ * completed steps' jobs, steps started by httpGet and tcpSocket probes once their target's task
+ * listens, and cycles, missing targets and templates refused naming the field. */
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -223,6 +226,110 @@ static void failed_step_stops_dependents_and_retry_keeps_completed(void)
     server_cleanup(&s);
 }
 
+/* A port of 127.0.0.1 free now (the kernel's pick for port 0), or 0. */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sa;
+    int port = 0;
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+        getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+        port = ntohs(sa.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+/* The server step's program: a second asleep, then an HTTP server on argv[1] answering 200 to GET
+ * /ready with X-Probe: flow (500 otherwise) and a TCP listener on argv[2]; it notes when both listen. */
+static const char *server_py =
+    "import http.server, socket, sys, threading, time\n"
+    "time.sleep(1)\n"
+    "class H(http.server.BaseHTTPRequestHandler):\n"
+    "    def do_GET(self):\n"
+    "        ok = self.path == '/ready' and self.headers.get('X-Probe') == 'flow'\n"
+    "        self.send_response(200 if ok else 500)\n"
+    "        self.end_headers()\n"
+    "    def log_message(self, *a):\n"
+    "        pass\n"
+    "srv = http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H)\n"
+    "tcp = socket.socket()\n"
+    "tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+    "tcp.bind(('127.0.0.1', int(sys.argv[2])))\n"
+    "tcp.listen(16)\n"
+    "threading.Thread(target=lambda: [tcp.accept()[0].close() for _ in iter(int, 1)], daemon=True).start()\n"
+    "with open(sys.argv[3], 'a') as f:\n"
+    "    f.write('server listen %d\\n' % time.time_ns())\n"
+    "srv.serve_forever()\n";
+
+/* The note "<who> <what> <ns>" of log, or 0. */
+static long long noted(const char *log, const char *who)
+{
+    FILE *fp = fopen(log, "r");
+    char name[32], what[16];
+    long long ns, at = 0;
+    while (fp && fscanf(fp, "%31s %15s %lld", name, what, &ns) == 3)
+        if (strcmp(name, who) == 0)
+            at = ns;
+    if (fp)
+        fclose(fp);
+    return at;
+}
+
+static void network_probes_start_steps_once_the_port_answers(void)
+{
+    struct test_server s;
+    REQUIRE(server_start(&s, NULL, args) == 0);
+    char log[128], py[128], script[512];
+    snprintf(log, sizeof log, "/tmp/caldera-flow-probe-%d", (int)getpid());
+    snprintf(py, sizeof py, "/tmp/caldera-flow-probe-%d.py", (int)getpid());
+    unlink(log);
+    FILE *fp = fopen(py, "w");
+    REQUIRE(fp);
+    fputs(server_py, fp);
+    fclose(fp);
+    int http_port = free_port(), tcp_port = free_port();
+    REQUIRE(http_port > 0 && tcp_port > 0 && http_port != tcp_port);
+    snprintf(script, sizeof script, "exec python3 %s %d %d %s", py, http_port, tcp_port, log);
+    CHECK_INT(post_template(&s, "server", script), 201);
+    snprintf(script, sizeof script, "echo client-http start $(date +%%s%%N) >> %s", log);
+    CHECK_INT(post_template(&s, "client-http", script), 201);
+    snprintf(script, sizeof script, "echo client-tcp start $(date +%%s%%N) >> %s", log);
+    CHECK_INT(post_template(&s, "client-tcp", script), 201);
+    char flow[2048];
+    snprintf(flow, sizeof flow,
+             "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: net\nspec:\n  flows:\n"
+             "  - name: server\n"
+             "  - name: client-http\n    dependsOn:\n      targets: [server]\n      probe:\n        httpGetList:\n"
+             "        - {taskName: t, port: %d, path: /ready, httpHeader: {name: X-Probe, value: flow}}\n"
+             "  - name: client-tcp\n    dependsOn:\n      targets: [server]\n      probe:\n        tcpSocketList:\n"
+             "        - {taskName: t, port: %d}\n",
+             http_port, tcp_port);
+    CHECK_INT(post(&s, FLOWS, flow, NULL), 201);
+    CHECK_INT(job_wait(&s, "net-client-http", "status.state.phase", "Completed", WAIT_MS), 0);
+    CHECK_INT(job_wait(&s, "net-client-tcp", "status.state.phase", "Completed", WAIT_MS), 0);
+    /* the server still runs: the dependents started beside it, not after it */
+    json_t *job = job_get(&s, "net-server");
+    CHECK_STR(jv_str(job, "status.state.phase"), "Running");
+    json_decref(job);
+    long long listen = noted(log, "server"), http = noted(log, "client-http"), tcp = noted(log, "client-tcp");
+    CHECK(listen > 0 && http > 0 && tcp > 0);
+    CHECK(http > listen); /* not before the port answered */
+    CHECK(tcp > listen);
+    json_t *f = server_request(&s, "GET", FLOWS "/net", NULL, NULL, NULL);
+    CHECK_STR(jv_str(f, "status.state.phase"), "Running");
+    CHECK_INT(count(f, "status.completedJobs"), 2);
+    json_decref(f);
+    long code = 0;
+    json_decref(server_request(&s, "DELETE", FLOWS "/net", NULL, NULL, &code));
+    CHECK_INT(code, 200);
+    unlink(log);
+    unlink(py);
+    server_stop(&s);
+    server_cleanup(&s);
+}
+
 static void refusals_name_the_field(void)
 {
     struct test_server s;
@@ -296,4 +403,5 @@ static void refusals_name_the_field(void)
 }
 
 TEST_MAIN(TEST_CASE(refusals_name_the_field), TEST_CASE(diamond_runs_in_order_and_passes_outputs),
-          TEST_CASE(failed_step_stops_dependents_and_retry_keeps_completed))
+          TEST_CASE(failed_step_stops_dependents_and_retry_keeps_completed),
+          TEST_CASE(network_probes_start_steps_once_the_port_answers))
