@@ -217,7 +217,9 @@ const struct openapi_field openapi_field_table[] = {
     {"Flow", "patch", F_OBJECT, NULL, "spec: merged into the template's spec (strategic merge)"},
     {"Flow", "outputs", F_ARRAY_REF, "FlowOutput", NULL},
     {"DependsOn", "targets", F_STRINGS, NULL, "names of flows of this JobFlow"},
-    {"DependsOn", "probe", F_OBJECT, NULL, "taskStatusList: [{taskName, phase}]"},
+    {"DependsOn", "probe", F_OBJECT, NULL,
+     "taskStatusList: [{taskName, phase}], httpGetList: [{taskName, port, path, httpHeader: {name, value}}], "
+     "tcpSocketList: [{taskName, port}] (on 127.0.0.1)"},
     {"FlowOutput", "name", F_STRING, NULL, "dependents get CALDERA_INPUT_<FLOW>_<NAME>"},
     {"FlowOutput", "path", F_STRING, NULL, "relative to the job's working directory; at most 4096 bytes"},
     {"JobFlowStatus", "pendingJobs", F_STRINGS, NULL, NULL},
