@@ -357,6 +357,13 @@ static void refusals_name_the_field(void)
     CHECK_INT(post(&s, FLOWS, no_template, &r), 422);
     CHECK_STR(jv_str(r, "details.causes.0.field"), "spec.flows[1].name");
     json_decref(r);
+    const char *bad_port =
+        "apiVersion: flow.volcano.sh/v1alpha1\nkind: JobFlow\nmetadata:\n  name: bp\nspec:\n  flows:\n  - name: a\n"
+        "  - name: b\n    dependsOn:\n      targets: [a]\n      probe:\n        tcpSocketList: [{taskName: t, port: "
+        "0}]\n";
+    CHECK_INT(post(&s, FLOWS, bad_port, &r), 422);
+    CHECK_STR(jv_str(r, "details.causes.0.field"), "spec.flows[1].dependsOn.probe.tcpSocketList[0].port");
+    json_decref(r);
     long code = 0;
     json_decref(api_get(&s, FLOWS "/%s", "cyc", &code));
     CHECK_INT(code, 404);
