@@ -14,7 +14,7 @@
 #include "common/log.h"
 #include "common/strv.h"
 #include "common/uuid.h"
-#include "runtime/companion_probe.h"
+#include "runtime/loopback_probe.h"
 #include "runtime/companion_program.h"
 #include "scheduler/controller/internal.h"
 
@@ -435,7 +435,7 @@ static bool port_taken(void *ctx, int port)
 
 static void release_runtime(struct companion *c)
 {
-    companion_probe_remove(PROBE_OWNER_COMPANION, c->probe_id);
+    loopback_probe_remove(PROBE_OWNER_COMPANION, c->probe_id);
     c->probe_id = 0;
     companion_release(&c->proc);
     c->proc = (struct companion_proc){.pid = -1, .pidfd = -1, .start_ticks = -1};
@@ -547,7 +547,7 @@ static void start(struct controller *ctl, struct companion *c, struct job *job, 
         char *act = expand_or_null(type->activity.path, &v);
         char *busy = expand_or_null(type->activity.busy_path, &v);
         c->probe_id = ++set->next_probe_id;
-        struct companion_probe_target t = {
+        struct loopback_probe_target t = {
             .id = c->probe_id,
             .port = port,
             .headers = c->headers,
@@ -559,7 +559,7 @@ static void start(struct controller *ctl, struct companion *c, struct job *job, 
             .field = type->activity.field,
             .busy_path = busy,
         };
-        if (companion_probe_add(&t) != 0)
+        if (loopback_probe_add(&t) != 0)
             log_warn("companion %s/%s: cannot probe it (out of memory)", c->ns, c->name);
         free(ready);
         free(act);
@@ -583,7 +583,7 @@ static void start(struct controller *ctl, struct companion *c, struct job *job, 
 static void begin_stop(struct controller *ctl, struct companion *c, struct job *job, const char *reason)
 {
     companion_signal(&c->proc, SIGTERM);
-    companion_probe_remove(PROBE_OWNER_COMPANION, c->probe_id);
+    loopback_probe_remove(PROBE_OWNER_COMPANION, c->probe_id);
     c->probe_id = 0;
     c->kill_at_ms = ctl->now_ms + KILL_AFTER_MS;
     free(c->stop_reason);
@@ -634,9 +634,9 @@ void controller_companion_touch(struct controller *ctl, const char *ns, const ch
 static void apply_probes(struct controller *ctl)
 {
     struct companion_set *set = ctl->companions;
-    struct companion_probe_result res[32];
+    struct loopback_probe_result res[32];
     int n;
-    while ((n = companion_probe_take(PROBE_OWNER_COMPANION, res, 32)) > 0) {
+    while ((n = loopback_probe_take(PROBE_OWNER_COMPANION, res, 32)) > 0) {
         for (int i = 0; i < n; i++) {
             struct companion *c = NULL;
             for (int j = 0; j < set->n && !c; j++)
@@ -720,7 +720,7 @@ static bool tick_one(struct controller *ctl, struct companion *c)
     if (c->phase == COMPANION_STARTING && type && type->start_timeout_ms > 0 &&
         ctl->now_ms - c->start_ms > type->start_timeout_ms) {
         companion_signal(&c->proc, SIGKILL);
-        companion_probe_remove(PROBE_OWNER_COMPANION, c->probe_id);
+        loopback_probe_remove(PROBE_OWNER_COMPANION, c->probe_id);
         c->probe_id = 0;
         set_phase(ctl, c, job, COMPANION_FAILED, "StartTimeout", "not ready after %lld ms",
                   (long long)type->start_timeout_ms);
@@ -756,7 +756,7 @@ void controller_companions_stop_all(struct controller *ctl, bool keep_tasks)
             for (int tries = 0; tries < 50 && !companion_exited(&c->proc, &status); tries++)
                 usleep(10000);
         }
-        companion_probe_remove(PROBE_OWNER_COMPANION, c->probe_id);
+        loopback_probe_remove(PROBE_OWNER_COMPANION, c->probe_id);
         if (c->token_path)
             unlink(c->token_path);
     }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "runtime/companion_probe.h"
+#include "runtime/loopback_probe.h"
 #include "scheduler/controller/flow_internal.h"
 #include "scheduler/controller/internal.h"
 
@@ -30,7 +30,7 @@ static bool task_running(const struct controller *ctl, const struct job_flow *f,
 static void drop(struct flow_net_probe *n, bool forget)
 {
     if (n->id)
-        companion_probe_remove(PROBE_OWNER_FLOW, n->id);
+        loopback_probe_remove(PROBE_OWNER_FLOW, n->id);
     n->id = 0;
     if (forget)
         n->answered = false;
@@ -40,7 +40,7 @@ static void watch(const struct job_flow *f, const struct flow_step *s, struct fl
 {
     char *headers[] = {n->header, NULL};
     uint64_t id = (uint64_t)atomic_fetch_add(&next_id, 1) + 1;
-    struct companion_probe_target t = {
+    struct loopback_probe_target t = {
         .id = id,
         .owner = PROBE_OWNER_FLOW,
         .port = n->port,
@@ -49,7 +49,7 @@ static void watch(const struct job_flow *f, const struct flow_step *s, struct fl
         .headers = n->header ? headers : NULL,
         .ready_path = n->path,
     };
-    if (companion_probe_add(&t) == 0)
+    if (loopback_probe_add(&t) == 0)
         n->id = id;
     else
         log_warn("jobflow %s/%s: cannot probe port %d for flow %s (out of memory)", f->ns, f->name, n->port, s->name);
@@ -74,9 +74,9 @@ bool flow_net_probes_pass(const struct controller *ctl, const struct job_flow *f
 
 void flow_probes_collect(struct controller *ctl)
 {
-    struct companion_probe_result res[32];
+    struct loopback_probe_result res[32];
     int got;
-    while ((got = companion_probe_take(PROBE_OWNER_FLOW, res, 32)) > 0)
+    while ((got = loopback_probe_take(PROBE_OWNER_FLOW, res, 32)) > 0)
         for (int i = 0; i < got; i++)
             for (int j = 0; j < ctl->cluster->njobflows; j++) {
                 struct job_flow *f = ctl->cluster->jobflows[j];

@@ -19,7 +19,7 @@
 #include "common/log.h"
 #include "common/memory.h"
 #include "scheduler/core/internal.h"
-#include "runtime/companion_probe.h"
+#include "runtime/loopback_probe.h"
 #include "runtime/spare_files.h"
 #include "scheduler/controller/companions.h"
 #include "scheduler/controller/configs.h"
@@ -644,7 +644,7 @@ void core_free(struct core *c)
     if (c->timer_fd >= 0)
         close(c->timer_fd);
     spare_files_stop();
-    companion_probe_stop();
+    loopback_probe_stop();
     controller_companions_free(&c->ctl);
     journal_list_free(&c->ctl.journal);
     controller_watch_free(&c->ctl);
@@ -723,7 +723,7 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         c->cluster.njobs, c->cluster.njobs == 1 ? "" : "s", c->cluster.nqueues, c->cluster.nqueues == 1 ? "" : "s",
         c->cluster.nnodes, c->cluster.nnodes == 1 ? "" : "s", (unsigned long long)c->cluster.seq, c->adopted,
         c->adopted == 1 ? "" : "s", orphans, orphans == 1 ? "" : "s");
-    if (companion_probe_start(wake_core, c) != 0)
+    if (loopback_probe_start(wake_core, c) != 0)
         log_warn("cannot start the probe thread: companions never become Ready, flows' network probes never pass");
     if (pthread_create(&c->thread, NULL, core_main, c) != 0) {
         snprintf(err, errlen, "cannot start the core thread");

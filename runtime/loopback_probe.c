@@ -1,7 +1,7 @@
-/* The probe thread (companion_probe.h): readiness over HTTP with libcurl or as a non-blocking TCP
+/* The probe thread (loopback_probe.h): readiness over HTTP with libcurl or as a non-blocking TCP
  * connect, activity over HTTP. Targets are copied under the lock and probed without it; results
  * wait, by owner, for the core to collect them. */
-#include "runtime/companion_probe.h"
+#include "runtime/loopback_probe.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -28,13 +28,13 @@
 
 struct target {
     uint64_t id;
-    enum companion_probe_owner owner;
+    enum loopback_probe_owner owner;
     int port;
     bool tcp;
     int every_ms;
     char **headers;
     char *ready_path, *activity_path, *field, *busy_path;
-    enum companion_probe_activity activity;
+    enum loopback_probe_activity activity;
     bool ready;
     int64_t next_ms; /* monotonic */
 };
@@ -47,7 +47,7 @@ static void (*notify_fn)(void *);
 static void *notify_ctx;
 static struct target *targets;
 static int ntargets, targets_cap;
-static struct companion_probe_result *results;
+static struct loopback_probe_result *results;
 static int nresults, results_cap;
 
 static void target_free(struct target *t)
@@ -62,7 +62,7 @@ static void target_free(struct target *t)
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
-static int target_copy(struct target *out, const struct companion_probe_target *t)
+static int target_copy(struct target *out, const struct loopback_probe_target *t)
 {
     *out = (struct target){.id = t->id,
                            .owner = t->owner,
@@ -189,7 +189,7 @@ static int64_t probe_activity(const struct target *t)
     return when;
 }
 
-static void push_result(const struct companion_probe_result *r)
+static void push_result(const struct loopback_probe_result *r)
 {
     pthread_mutex_lock(&lock);
     bool known = false;
@@ -211,7 +211,7 @@ static void *probe_main(void *arg)
         int64_t soonest = now + 1000;
         for (int i = 0; i < ntargets; i++) {
             if (targets[i].next_ms <= now && !found) {
-                found = target_copy(&due, &(struct companion_probe_target){
+                found = target_copy(&due, &(struct loopback_probe_target){
                                               .id = targets[i].id,
                                               .owner = targets[i].owner,
                                               .port = targets[i].port,
@@ -244,7 +244,7 @@ static void *probe_main(void *arg)
             continue;
         }
         pthread_mutex_unlock(&lock);
-        struct companion_probe_result r = {.id = due.id, .owner = due.owner};
+        struct loopback_probe_result r = {.id = due.id, .owner = due.owner};
         bool send = false;
         if (!due.ready) {
             char *body = NULL;
@@ -279,7 +279,7 @@ static void *probe_main(void *arg)
     return NULL;
 }
 
-int companion_probe_start(void (*notify)(void *ctx), void *ctx)
+int loopback_probe_start(void (*notify)(void *ctx), void *ctx)
 {
     pthread_mutex_lock(&lock);
     notify_fn = notify;
@@ -294,7 +294,7 @@ int companion_probe_start(void (*notify)(void *ctx), void *ctx)
     return rc;
 }
 
-void companion_probe_stop(void)
+void loopback_probe_stop(void)
 {
     pthread_mutex_lock(&lock);
     bool was = running;
@@ -317,7 +317,7 @@ void companion_probe_stop(void)
     pthread_mutex_unlock(&lock);
 }
 
-int companion_probe_add(const struct companion_probe_target *t)
+int loopback_probe_add(const struct loopback_probe_target *t)
 {
     struct target copy;
     if (target_copy(&copy, t) != 0)
@@ -342,7 +342,7 @@ int companion_probe_add(const struct companion_probe_target *t)
     return rc;
 }
 
-void companion_probe_remove(enum companion_probe_owner owner, uint64_t id)
+void loopback_probe_remove(enum loopback_probe_owner owner, uint64_t id)
 {
     pthread_mutex_lock(&lock);
     for (int i = 0; i < ntargets; i++)
@@ -359,7 +359,7 @@ void companion_probe_remove(enum companion_probe_owner owner, uint64_t id)
     pthread_mutex_unlock(&lock);
 }
 
-int companion_probe_take(enum companion_probe_owner owner, struct companion_probe_result *out, int max)
+int loopback_probe_take(enum loopback_probe_owner owner, struct loopback_probe_result *out, int max)
 {
     pthread_mutex_lock(&lock);
     int n = 0, kept = 0;
