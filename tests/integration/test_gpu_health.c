@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/fs.h"
+#include "tests/lib/fake_nvml_path.h"
 #include "tests/lib/job_client.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
@@ -24,19 +25,6 @@
     TASK("t", 1, "", SHOW_GPUS,                       \
          "          resources: {limits: {cpu: 100m, " \
          "memory: 64Mi, nvidia.com/gpu: 1}}\n")
-
-/* build/fake/libnvidia-ml.so.1, beside this test's build folder (build/asan/tests/integration). */
-static bool fake_nvml(char *path, size_t len)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return false;
-    exe[n] = '\0';
-    *strrchr(exe, '/') = '\0';
-    snprintf(path, len, "%s/../../../fake/libnvidia-ml.so.1", exe);
-    return access(path, R_OK) == 0;
-}
 
 static bool put(const char *path, const char *text) { return write_file_atomic(path, text, strlen(text), 0644) == 0; }
 
@@ -128,7 +116,7 @@ static bool metric_line(const struct test_server *s, const char *name, const cha
 static void mig_devices_are_the_nodes_gpus(void)
 {
     char lib[PATH_MAX];
-    REQUIRE(fake_nvml(lib, sizeof lib)); /* `make` builds it with this test */
+    REQUIRE(fake_nvml_path(lib, sizeof lib)); /* `make` builds it with this test */
     setenv("CALDERA_NVML_LIBRARY", lib, 1);
     setenv("FAKE_NVML_MIG", "2,2", 1);
     struct test_server s;
@@ -184,7 +172,7 @@ static void mig_devices_are_the_nodes_gpus(void)
 static void a_failing_gpu_leaves_the_node(void)
 {
     char lib[PATH_MAX], xids[] = "/tmp/caldera-xid-XXXXXX", count[] = "/tmp/caldera-count-XXXXXX";
-    REQUIRE(fake_nvml(lib, sizeof lib));
+    REQUIRE(fake_nvml_path(lib, sizeof lib));
     int fd = mkstemp(xids);
     REQUIRE(fd >= 0);
     close(fd);

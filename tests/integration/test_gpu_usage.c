@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "common/fs.h"
+#include "tests/lib/promtool.h"
+#include "tests/lib/fake_nvml_path.h"
 #include "tests/lib/job_client.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
@@ -21,19 +23,6 @@
 #define WAIT_MS 30000
 #define NODES "tests/integration/data/gpu-usage-nodes.yaml"
 #define MIB 1048576.0
-
-/* build/fake/libnvidia-ml.so.1, beside this test's build folder (build/asan/tests/integration). */
-static bool fake_nvml(char *path, size_t len)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return false;
-    exe[n] = '\0';
-    *strrchr(exe, '/') = '\0';
-    snprintf(path, len, "%s/../../../fake/libnvidia-ml.so.1", exe);
-    return access(path, R_OK) == 0;
-}
 
 static bool put(const char *path, const char *text) { return write_file_atomic(path, text, strlen(text), 0644) == 0; }
 
@@ -62,41 +51,12 @@ static bool metrics_line(const struct test_server *s, const char *const *needles
     return false;
 }
 
-/* `promtool check metrics` on the text: 0 when it passes, or when its only complaints are the DCGM
- * exporter's own camelCase label names (UUID, modelName, Hostname: kept as DCGM spells them so its
- * dashboards work); -1 when promtool is not installed; else its exit status. */
-static int promtool_check(const char *text)
-{
-    if (system("command -v promtool >/dev/null 2>&1") != 0)
-        return -1;
-    char path[] = "/tmp/caldera-metrics-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f)
-        return 127;
-    fputs(text, f);
-    fclose(f);
-    char cmd[256], out[512];
-    snprintf(cmd, sizeof cmd, "promtool check metrics < %s 2>&1", path);
-    FILE *p = popen(cmd, "r");
-    bool only_dcgm_names = true;
-    while (p && fgets(out, sizeof out, p)) {
-        fputs(out, stderr);
-        if (strncmp(out, "DCGM_FI_DEV_", 12) != 0 || !strstr(out, "label names should be written in 'snake_case'"))
-            only_dcgm_names = false;
-    }
-    int rc = p ? pclose(p) : -1;
-    unlink(path);
-    rc = rc == -1 ? 127 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-    return rc == 3 && only_dcgm_names ? 0 : rc; /* 3: lint problems only (1 is a parse error) */
-}
-
 static double num(json_t *v, const char *path) { return json_number_value(jv_at(v, path)); }
 
 static void gpu_usage_is_sampled_recorded_and_shown(void)
 {
     char lib[PATH_MAX], util[300], go[300];
-    REQUIRE(fake_nvml(lib, sizeof lib)); /* `make` builds it with this test */
+    REQUIRE(fake_nvml_path(lib, sizeof lib)); /* `make` builds it with this test */
     struct test_server s;
     char dir[] = "/tmp/caldera-gpu-usage-XXXXXX";
     REQUIRE(mkdtemp(dir) != NULL);

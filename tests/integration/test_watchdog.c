@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/fs.h"
+#include "tests/lib/fake_nvml_path.h"
 #include "tests/lib/job_client.h"
 #include "tests/lib/promtool.h"
 #include "tests/lib/server.h"
@@ -158,19 +159,6 @@ static void finish_and_failure_are_told(void)
     CHECK_INT(system(cmd), 0);
 }
 
-/* build/fake/libnvidia-ml.so.1, beside this test's build folder (build/asan/tests/integration). */
-static bool fake_nvml(char *path, size_t len)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return false;
-    exe[n] = '\0';
-    *strrchr(exe, '/') = '\0';
-    snprintf(path, len, "%s/../../../fake/libnvidia-ml.so.1", exe);
-    return access(path, R_OK) == 0;
-}
-
 /* Waits for the default queue's spec.capability[resource] to read want. */
 static bool capability_reads(const struct test_server *s, const char *resource, const char *want)
 {
@@ -223,7 +211,7 @@ static bool event_about(const struct test_server *s, const char *name, const cha
 static void capability_follows_gpus_and_waste_is_told(void)
 {
     char lib[PATH_MAX], count[] = "/tmp/caldera-count-XXXXXX";
-    REQUIRE(fake_nvml(lib, sizeof lib)); /* `make` builds it with this test */
+    REQUIRE(fake_nvml_path(lib, sizeof lib)); /* `make` builds it with this test */
     int fd = mkstemp(count);
     REQUIRE(fd >= 0);
     close(fd);

@@ -3,8 +3,10 @@
 #ifndef CALDERA_TEST_PROMTOOL_H
 #define CALDERA_TEST_PROMTOOL_H
 
-/* Runs `promtool check metrics` on text when promtool is installed: its exit status, or -1 when it
- * is not (the caller skips). */
+/* Runs `promtool check metrics` on text when promtool is installed: its exit status (0 too when its
+ * only complaints are the DCGM exporter's own camelCase label names, UUID, modelName, Hostname:
+ * kept as DCGM spells them so its dashboards work), or -1 when it is not installed (the caller
+ * skips). What promtool says goes to stderr. */
 int promtool_check(const char *text);
 
 #endif

@@ -13,6 +13,7 @@
 #include "common/fs.h"
 #include "runtime/gpu/gpu_discover.h"
 #include "runtime/gpu/gpu_events.h"
+#include "tests/lib/fake_nvml_path.h"
 #include "tests/lib/test.h"
 
 #define UUID_A "GPU-11111111-2222-3333-4444-555555555555"
@@ -50,19 +51,6 @@ static void make_tree(bool with_proc)
     put("dev/nvidia10", "");
     put("dev/nvidiactl", "");
     put("dev/nvidia-uvm", "");
-}
-
-/* build/fake/libnvidia-ml.so.1, beside this test's build folder (build/asan/tests/unit). */
-static bool fake_nvml(char *path, size_t len)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return false;
-    exe[n] = '\0';
-    *strrchr(exe, '/') = '\0';
-    snprintf(path, len, "%s/../../../fake/libnvidia-ml.so.1", exe);
-    return access(path, R_OK) == 0;
 }
 
 static void driver_files_in_pci_order(void)
@@ -103,7 +91,7 @@ static void device_files_alone(void)
 static void nvml_reports_devices(void)
 {
     char lib[PATH_MAX];
-    REQUIRE(fake_nvml(lib, sizeof lib)); /* `make` builds it with this test */
+    REQUIRE(fake_nvml_path(lib, sizeof lib)); /* `make` builds it with this test */
     make_tree(false);
     struct gpu_discovery where = {lib, root};
     struct machine m = {0};
@@ -131,7 +119,7 @@ static void nvml_reports_devices(void)
 static void failing_nvml_falls_back_to_files(void)
 {
     char lib[PATH_MAX];
-    REQUIRE(fake_nvml(lib, sizeof lib));
+    REQUIRE(fake_nvml_path(lib, sizeof lib));
     make_tree(true);
     setenv("FAKE_NVML_INIT_ERROR", "9", 1); /* NVML_ERROR_DRIVER_NOT_LOADED */
     struct gpu_discovery where = {lib, root};
@@ -174,7 +162,7 @@ static const char *label(const struct node *n, const char *key)
 static void mig_devices_replace_their_gpu(void)
 {
     char lib[PATH_MAX];
-    REQUIRE(fake_nvml(lib, sizeof lib));
+    REQUIRE(fake_nvml_path(lib, sizeof lib));
     make_tree(false);
     struct gpu_discovery where = {lib, root};
     struct machine m = {0};
@@ -253,7 +241,7 @@ static void mig_profile_names(void)
 static void xid_events_come_through(void)
 {
     char lib[PATH_MAX], xids[] = "/tmp/caldera-xid-XXXXXX";
-    REQUIRE(fake_nvml(lib, sizeof lib));
+    REQUIRE(fake_nvml_path(lib, sizeof lib));
     int fd = mkstemp(xids);
     REQUIRE(fd >= 0);
     close(fd);

@@ -9,23 +9,11 @@
 
 #include "model/gpu_usage.h"
 #include "runtime/gpu/gpu_sampler.h"
+#include "tests/lib/fake_nvml_path.h"
 #include "tests/lib/test.h"
 
 #define UUID_A "GPU-11111111-2222-3333-4444-555555555555"
 #define UUID_B "GPU-66666666-7777-8888-9999-000000000000"
-
-/* build/fake/libnvidia-ml.so.1, beside this test's build folder (build/asan/tests/unit). */
-static bool fake_nvml(char *path, size_t len)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return false;
-    exe[n] = '\0';
-    *strrchr(exe, '/') = '\0';
-    snprintf(path, len, "%s/../../../fake/libnvidia-ml.so.1", exe);
-    return access(path, R_OK) == 0;
-}
 
 static struct gpu_sample sample(int32_t index, const char *uuid, int32_t util, int64_t used)
 {
@@ -87,7 +75,7 @@ static void rounds_give_mean_and_peaks(void)
 static void sampler_reads_the_fake_nvml(void)
 {
     char lib[PATH_MAX];
-    REQUIRE(fake_nvml(lib, sizeof lib)); /* `make` builds it with this test */
+    REQUIRE(fake_nvml_path(lib, sizeof lib)); /* `make` builds it with this test */
     setenv("FAKE_NVML_UTIL", "37,90", 1);
     setenv("FAKE_NVML_USED_MIB", "1024,2048", 1);
     struct gpu_discovery where = {lib, ""};
@@ -119,7 +107,7 @@ static void sampler_without_nvml_says_why(void)
     CHECK(gpu_sampler_open(&where, err, sizeof err) == NULL);
     CHECK_CONTAINS(err, "cannot load /nonexistent/libnvidia-ml.so.1");
     char lib[PATH_MAX];
-    REQUIRE(fake_nvml(lib, sizeof lib));
+    REQUIRE(fake_nvml_path(lib, sizeof lib));
     setenv("FAKE_NVML_INIT_ERROR", "9", 1);
     where.nvml_library = lib;
     CHECK(gpu_sampler_open(&where, err, sizeof err) == NULL);
