@@ -65,34 +65,6 @@ static const char *label(json_t *node, const char *key)
     return v ? v : "(none)";
 }
 
-/* Waits for an Event of this reason about object `name` whose message holds `needle`; its type and
- * message into type and message. False when none came in WAIT_MS. */
-static bool event_about(const struct test_server *s, const char *name, const char *reason, const char *needle,
-                        char *type, char *message, size_t len)
-{
-    for (int waited = 0; waited < WAIT_MS; waited += 100) {
-        long code;
-        json_t *list = server_request(s, "GET", "/api/v1/events", NULL, NULL, &code);
-        size_t i;
-        json_t *e;
-        bool found = false;
-        json_array_foreach(json_object_get(list, "items"), i, e)
-        {
-            const char *r = jv_str(e, "reason"), *n = jv_str(e, "involvedObject.name"), *m = jv_str(e, "message");
-            if (!found && r && n && m && strcmp(r, reason) == 0 && strcmp(n, name) == 0 && strstr(m, needle)) {
-                snprintf(type, 16, "%s", jv_str(e, "type") ? jv_str(e, "type") : "");
-                snprintf(message, len, "%s", m);
-                found = true;
-            }
-        }
-        json_decref(list);
-        if (found)
-            return true;
-        usleep(100000);
-    }
-    return false;
-}
-
 /* The /metrics line of family `name` for device UUID `uuid`, into line; false when none. */
 static bool metric_line(const struct test_server *s, const char *name, const char *uuid, char *line, size_t len)
 {
@@ -201,11 +173,11 @@ static void a_failing_gpu_leaves_the_node(void)
     CHECK_STR(held, "0"); /* the lowest free */
     /* GPU 0, which the task holds, reports Xid 79 (fallen off the bus) */
     REQUIRE(put(xids, "0 79\n"));
-    REQUIRE(event_about(&s, name, "GPUUnhealthy", "Xid 79", type, message, sizeof message));
+    REQUIRE(event_wait(&s, name, "GPUUnhealthy", "Xid 79", type, message, sizeof message, WAIT_MS));
     CHECK_STR(type, "Warning");
     CHECK_CONTAINS(message, "GPU 0 (" UUID_A ")");
     CHECK_CONTAINS(message, "allocatable nvidia.com/gpu is 1 of the node's 2");
-    REQUIRE(event_about(&s, "first-t-0", "GPUUnhealthy", "Xid 79", type, message, sizeof message));
+    REQUIRE(event_wait(&s, "first-t-0", "GPUUnhealthy", "Xid 79", type, message, sizeof message, WAIT_MS));
     CHECK_STR(type, "Warning");
     CHECK_CONTAINS(message, "keeps running");
     json_t *node = the_node(&s, name, sizeof name);
@@ -227,7 +199,7 @@ static void a_failing_gpu_leaves_the_node(void)
     /* an application's Xid (13) on GPU 1 is ignored; the next critical one on GPU 0, seen after it,
      * shows GPU 1 still counted */
     REQUIRE(put(xids, "0 79\n1 13\n0 48\n"));
-    REQUIRE(event_about(&s, name, "GPUUnhealthy", "Xid 48", type, message, sizeof message));
+    REQUIRE(event_wait(&s, name, "GPUUnhealthy", "Xid 48", type, message, sizeof message, WAIT_MS));
     CHECK_CONTAINS(message, "allocatable nvidia.com/gpu is 1 of the node's 2");
     REQUIRE(metric_line(&s, "DCGM_FI_DEV_XID_ERRORS", UUID_B, line, sizeof line));
     CHECK(strcmp(line + strlen(line) - 2, " 0") == 0);
@@ -246,13 +218,14 @@ static void a_failing_gpu_leaves_the_node(void)
     CHECK(job_wait(&s, "third", "status.state.reason", "Unschedulable", WAIT_MS) == 0);
     /* GPU 1 falls off the bus: the same path, with its holder told */
     REQUIRE(put(count, "1"));
-    REQUIRE(event_about(&s, name, "GPUUnavailable", "GPU 1 (" UUID_B ")", type, message, sizeof message));
+    REQUIRE(event_wait(&s, name, "GPUUnavailable", "GPU 1 (" UUID_B ")", type, message, sizeof message, WAIT_MS));
     CHECK_STR(type, "Warning");
     CHECK_CONTAINS(message, "allocatable nvidia.com/gpu is 0 of the node's 2");
-    REQUIRE(event_about(&s, "second-t-0", "GPUUnavailable", "no longer visible", type, message, sizeof message));
+    REQUIRE(
+        event_wait(&s, "second-t-0", "GPUUnavailable", "no longer visible", type, message, sizeof message, WAIT_MS));
     /* and comes back: counted again, and the waiting task gets it once the second ends */
     REQUIRE(put(count, "2"));
-    REQUIRE(event_about(&s, name, "GPUAvailable", "GPU 1 (" UUID_B ")", type, message, sizeof message));
+    REQUIRE(event_wait(&s, name, "GPUAvailable", "GPU 1 (" UUID_B ")", type, message, sizeof message, WAIT_MS));
     CHECK_STR(type, "Normal");
     CHECK_CONTAINS(message, "allocatable nvidia.com/gpu is 1 of the node's 2");
     json_decref(server_request(&s, "DELETE", JOBS "/second", NULL, NULL, &code));

@@ -177,34 +177,6 @@ static bool capability_reads(const struct test_server *s, const char *resource, 
     return false;
 }
 
-/* Waits for an Event of this reason about `name` whose message holds needle; its type into type. */
-static bool event_about(const struct test_server *s, const char *name, const char *reason, const char *needle,
-                        char *type, char *message, size_t len)
-{
-    for (int waited = 0; waited < WAIT_MS; waited += 100) {
-        long code;
-        json_t *list = server_request(s, "GET", "/api/v1/events", NULL, NULL, &code);
-        size_t i;
-        json_t *e;
-        bool found = false;
-        json_array_foreach(json_object_get(list, "items"), i, e)
-        {
-            const char *r = jv_str(e, "reason"), *n = jv_str(e, "involvedObject.name"), *m = jv_str(e, "message");
-            if (!found && r && n && m && strcmp(r, reason) == 0 && strcmp(n, name) == 0 && strstr(m, needle)) {
-                snprintf(type, 16, "%s", jv_str(e, "type") ? jv_str(e, "type") : "");
-                snprintf(message, len, "%s", m);
-                found = true;
-            }
-        }
-        json_decref(list);
-        if (found)
-            return true;
-        usleep(100000);
-    }
-    fprintf(stderr, "no %s event about %s saying \"%s\"\n", reason, name, needle);
-    return false;
-}
-
 /* The default node's GPUs come and go (the fake NVML's count, looked at again every 100 ms): the
  * default queue's capability follows them, each change a Normal Event on the Queue. A running job
  * that idles gets a waste notice. */
@@ -239,15 +211,15 @@ static void capability_follows_gpus_and_waste_is_told(void)
     REQUIRE(started == 0);
     char type[16], message[1024];
     CHECK(capability_reads(&s, "nvidia.com/gpu", "2"));
-    CHECK(event_about(&s, "default", "CapabilityUpdated", "nvidia.com/gpu unset -> 2 (100% of 2)", type, message,
-                      sizeof message));
+    CHECK(event_wait(&s, "default", "CapabilityUpdated", "nvidia.com/gpu unset -> 2 (100% of 2)", type, message,
+                     sizeof message, WAIT_MS));
     CHECK_STR(type, "Normal");
     CHECK_CONTAINS(message, "memory unset -> ");
     /* a GPU leaves the driver: the node's allocatable is 1, and so is the queue's capability */
     REQUIRE(put(count, "1"));
     CHECK(capability_reads(&s, "nvidia.com/gpu", "1"));
-    CHECK(event_about(&s, "default", "CapabilityUpdated", "nvidia.com/gpu 2 -> 1 (100% of 1)", type, message,
-                      sizeof message));
+    CHECK(event_wait(&s, "default", "CapabilityUpdated", "nvidia.com/gpu 2 -> 1 (100% of 1)", type, message,
+                     sizeof message, WAIT_MS));
     CHECK_STR(type, "Normal");
     CHECK(strstr(message, "memory") == NULL); /* memory did not change */
     /* back again */
@@ -259,7 +231,7 @@ static void capability_follows_gpus_and_waste_is_told(void)
                               "          resources: {requests: {cpu: \"1\", memory: 64Mi}, limits: {memory: 64Mi}}\n")),
               201);
     REQUIRE(job_wait(&s, "idle", "status.state.phase", "Running", WAIT_MS) == 0);
-    CHECK(event_about(&s, "idle", "ResourceWaste", "cpu: requested 1, used", type, message, sizeof message));
+    CHECK(event_wait(&s, "idle", "ResourceWaste", "cpu: requested 1, used", type, message, sizeof message, WAIT_MS));
     CHECK_STR(type, "Warning");
     CHECK_CONTAINS(message, "under 50% of its request");
     char *body = receiver_wait(

@@ -102,3 +102,30 @@ bool pid_gone_within(long long pid, int ms)
     }
     return pid_gone(pid);
 }
+
+bool event_wait(const struct test_server *s, const char *name, const char *reason, const char *needle, char type[16],
+                char *message, size_t len, int ms)
+{
+    for (int waited = 0; waited < ms; waited += 100) {
+        long code;
+        json_t *list = server_request(s, "GET", "/api/v1/events", NULL, NULL, &code);
+        size_t i;
+        json_t *e;
+        bool found = false;
+        json_array_foreach(json_object_get(list, "items"), i, e)
+        {
+            const char *r = jv_str(e, "reason"), *n = jv_str(e, "involvedObject.name"), *m = jv_str(e, "message");
+            if (!found && r && n && m && strcmp(r, reason) == 0 && strcmp(n, name) == 0 && strstr(m, needle)) {
+                snprintf(type, 16, "%s", jv_str(e, "type") ? jv_str(e, "type") : "");
+                snprintf(message, len, "%s", m);
+                found = true;
+            }
+        }
+        json_decref(list);
+        if (found)
+            return true;
+        usleep(100000);
+    }
+    fprintf(stderr, "no %s event about %s saying \"%s\"\n", reason, name, needle);
+    return false;
+}

@@ -39,6 +39,11 @@ json_t *job_history(const struct test_server *s, const char *name);
 /* server_wait_field on the job, or on its history. */
 int job_wait(const struct test_server *s, const char *name, const char *field, const char *want, int ms);
 int history_wait(const struct test_server *s, const char *name, const char *field, const char *want, int ms);
+/* Waits up to ms for an Event of this reason about object `name` whose message holds needle; its
+ * type (Normal, Warning) into type and its message into message (len bytes). False, said on stderr,
+ * when none came. */
+bool event_wait(const struct test_server *s, const char *name, const char *reason, const char *needle, char type[16],
+                char *message, size_t len, int ms);
 /* The attempts of one pod in the history, in order; returns how many. */
 int pod_attempts(json_t *history, const char *pod, json_t **out, int max);
 /* A process is gone when /proc no longer has it or it is a zombie nobody reaped yet. */
