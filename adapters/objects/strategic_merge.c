@@ -98,11 +98,12 @@ static json_t *merge_keyed_list(const char *field, const json_t *target, const j
         }
     }
     json_t *out = json_is_array(target) ? json_deep_copy(target) : json_array();
-    json_array_foreach(patch, i, e) /* deletions first, as Kubernetes applies them */
+    json_array_foreach(patch, i, e) /* deletions first, every element of that key, as Kubernetes */
     {
         const char *d = directive(e);
-        long at = d && strcmp(d, "delete") == 0 ? find_keyed(out, key, json_object_get(e, key)) : -1;
-        if (at >= 0)
+        if (!d || strcmp(d, "delete") != 0)
+            continue;
+        for (long at; (at = find_keyed(out, key, json_object_get(e, key))) >= 0;)
             json_array_remove(out, (size_t)at);
     }
     json_array_foreach(patch, i, e)

@@ -182,6 +182,10 @@ static void strategic_merge_directives(void)
     CHECK(same(smp("{\"containers\":[{\"name\":\"a\"},{\"name\":\"b\"}]}",
                    "{\"containers\":[{\"name\":\"a\",\"$patch\":\"delete\"}]}", &st),
                "{\"containers\":[{\"name\":\"b\"}]}"));
+    /* ... every element of that key, where the list holds it twice */
+    CHECK(same(smp("{\"containers\":[{\"name\":\"a\",\"image\":\"x\"},{\"name\":\"b\"},{\"name\":\"a\"}]}",
+                   "{\"containers\":[{\"name\":\"a\",\"$patch\":\"delete\"}]}", &st),
+               "{\"containers\":[{\"name\":\"b\"}]}"));
     /* $patch: replace in a list: the patch's other elements are the list */
     CHECK(same(smp("{\"containers\":[{\"name\":\"a\"},{\"name\":\"b\"}]}",
                    "{\"containers\":[{\"name\":\"c\"},{\"$patch\":\"replace\"}]}", &st),
