@@ -306,13 +306,7 @@ json_t *config_object_render(const struct config_object *o)
     return object_manifest_render(o->manifest, o->uid, o->created_ms, o->resource_version);
 }
 
-char *config_object_to_store_json(const struct config_object *o)
-{
-    json_t *obj = config_object_render(o);
-    char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
-    json_decref(obj);
-    return text;
-}
+char *config_object_to_store_json(const struct config_object *o) { return object_store_text(config_object_render(o)); }
 
 struct config_object *config_object_from_store_json(const char *json, enum config_kind kind)
 {

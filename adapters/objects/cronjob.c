@@ -172,13 +172,7 @@ json_t *cronjob_render(const struct cron_job *cj, const json_t *active)
                      meta, "spec", json_object_get(cj->manifest, "spec"), "status", status);
 }
 
-char *cronjob_to_store_json(const struct cron_job *cj)
-{
-    json_t *obj = cronjob_render(cj, NULL);
-    char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
-    json_decref(obj);
-    return text;
-}
+char *cronjob_to_store_json(const struct cron_job *cj) { return object_store_text(cronjob_render(cj, NULL)); }
 
 struct cron_job *cronjob_from_store_json(const char *json, const struct cronjob_rules *rules)
 {

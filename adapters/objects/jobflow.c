@@ -418,13 +418,7 @@ json_t *jobflow_render(const struct job_flow *f)
                      "spec", json_deep_copy(json_object_get(f->manifest, "spec")), "status", render_status(f));
 }
 
-char *jobflow_to_store_json(const struct job_flow *f)
-{
-    json_t *obj = jobflow_render(f);
-    char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
-    json_decref(obj);
-    return text;
-}
+char *jobflow_to_store_json(const struct job_flow *f) { return object_store_text(jobflow_render(f)); }
 
 static uint8_t state_of(const char *phase)
 {

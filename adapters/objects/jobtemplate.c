@@ -63,13 +63,7 @@ json_t *jobtemplate_render(const struct job_template *t, const json_t *depends_o
                      meta, "spec", json_object_get(t->manifest, "spec"), "status", status);
 }
 
-char *jobtemplate_to_store_json(const struct job_template *t)
-{
-    json_t *obj = jobtemplate_render(t, NULL);
-    char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
-    json_decref(obj);
-    return text;
-}
+char *jobtemplate_to_store_json(const struct job_template *t) { return object_store_text(jobtemplate_render(t, NULL)); }
 
 struct job_template *jobtemplate_from_store_json(const char *json)
 {

@@ -141,3 +141,10 @@ void object_meta_restore(const json_t *root, char uid[UUID_STR_LEN], int64_t *cr
     if (created)
         rfc3339_parse(created, created_ms);
 }
+
+char *object_store_text(json_t *obj)
+{
+    char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
+    json_decref(obj);
+    return text;
+}

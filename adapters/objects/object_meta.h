@@ -41,6 +41,9 @@ int object_fail_invalid(struct api_status *st, const struct object_type *t, cons
 
 /* The metadata a client sees: a copy of meta with uid, creationTimestamp and resourceVersion. */
 json_t *object_meta_render(const json_t *meta, const char *uid, int64_t created_ms, uint64_t resource_version);
+/* An object as the objects table keeps it: obj as compact JSON text (malloc'd; NULL when obj is NULL
+ * or memory ran out). Takes obj's reference. */
+char *object_store_text(json_t *obj);
 /* The whole manifest as a client sees it: a copy whose metadata is object_meta_render's. NULL when
  * memory ran out. */
 json_t *object_manifest_render(const json_t *manifest, const char *uid, int64_t created_ms, uint64_t resource_version);

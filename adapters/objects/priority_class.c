@@ -161,10 +161,7 @@ json_t *priority_class_render(const struct priority_class *pc)
 
 char *priority_class_to_store_json(const struct priority_class *pc)
 {
-    json_t *obj = priority_class_render(pc);
-    char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
-    json_decref(obj);
-    return text;
+    return object_store_text(priority_class_render(pc));
 }
 
 struct priority_class *priority_class_from_store_json(const char *json)

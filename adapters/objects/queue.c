@@ -219,12 +219,9 @@ char *queue_to_store_json(const struct queue *q)
 {
     json_t *meta = object_meta_render(json_object_get(q->manifest, "metadata"), q->uid, q->created_ms,
                                       q->resource_version);
-    json_t *obj = json_pack("{s:s, s:s, s:o, s:O, s:{s:s}}", "apiVersion", QUEUE_API_VERSION, "kind", "Queue",
-                            "metadata", meta, "spec", json_object_get(q->manifest, "spec"), "status", "state",
-                            queue_state_name(q->state));
-    char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
-    json_decref(obj);
-    return text;
+    return object_store_text(json_pack("{s:s, s:s, s:o, s:O, s:{s:s}}", "apiVersion", QUEUE_API_VERSION, "kind",
+                                       "Queue", "metadata", meta, "spec", json_object_get(q->manifest, "spec"),
+                                       "status", "state", queue_state_name(q->state)));
 }
 
 static enum queue_state stored_state(const json_t *root)

@@ -162,10 +162,7 @@ json_t *resource_quota_render(const struct resource_quota *q, const struct resve
 
 char *resource_quota_to_store_json(const struct resource_quota *q)
 {
-    json_t *obj = render(q, NULL);
-    char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
-    json_decref(obj);
-    return text;
+    return object_store_text(render(q, NULL));
 }
 
 struct resource_quota *resource_quota_from_store_json(const char *json)
