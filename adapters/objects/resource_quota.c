@@ -160,10 +160,7 @@ static json_t *render(const struct resource_quota *q, const struct resvec *used)
 
 json_t *resource_quota_render(const struct resource_quota *q, const struct resvec *used) { return render(q, used); }
 
-char *resource_quota_to_store_json(const struct resource_quota *q)
-{
-    return object_store_text(render(q, NULL));
-}
+char *resource_quota_to_store_json(const struct resource_quota *q) { return object_store_text(render(q, NULL)); }
 
 struct resource_quota *resource_quota_from_store_json(const char *json)
 {
