@@ -52,6 +52,55 @@ static size_t stream_lines(char *data, size_t size, size_t nmemb, void *userp)
     return n;
 }
 
+static int debug_sent(CURL *c, curl_infotype type, char *data, size_t len, void *userp)
+{
+    (void)c;
+    const struct http_request *req = userp;
+    if (type == CURLINFO_HEADER_OUT || type == CURLINFO_DATA_OUT)
+        req->sent(req->sent_ctx, data, len);
+    return 0;
+}
+
+static int cancel_check(void *userp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    return atomic_load((atomic_bool *)userp) ? 1 : 0;
+}
+
+/* The optional parts of req: TLS from memory, the connect timeout, a cancel flag and the sent hook. */
+static void prepare_options(CURL *c, const struct http_request *req)
+{
+    const struct http_tls *tls = req->tls;
+    if (tls && tls->ca) {
+        struct curl_blob blob = {(void *)tls->ca, tls->ca_len, CURL_BLOB_COPY};
+        curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
+    }
+    if (tls && tls->cert && tls->key) {
+        struct curl_blob cert = {(void *)tls->cert, tls->cert_len, CURL_BLOB_COPY};
+        struct curl_blob key = {(void *)tls->key, tls->key_len, CURL_BLOB_COPY};
+        curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &cert);
+        curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
+        curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &key);
+        curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
+    }
+    if (tls && tls->insecure) {
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (req->connect_timeout_ms > 0)
+        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, req->connect_timeout_ms);
+    if (req->cancel) {
+        curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, cancel_check);
+        curl_easy_setopt(c, CURLOPT_XFERINFODATA, req->cancel);
+        curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    }
+    if (req->sent) {
+        curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, debug_sent);
+        curl_easy_setopt(c, CURLOPT_DEBUGDATA, req);
+        curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
+    }
+}
+
 /* An easy handle for req (headers into *headers, libcurl's error into curl_err), the answer going to
  * write(userp). NULL when libcurl cannot start one. */
 static CURL *prepare(const struct http_request *req, size_t (*write)(char *, size_t, size_t, void *), void *userp,
@@ -74,12 +123,17 @@ static CURL *prepare(const struct http_request *req, size_t (*write)(char *, siz
         snprintf(line, sizeof line, "Content-Type: %s", req->content_type ? req->content_type : "application/json");
         *headers = curl_slist_append(*headers, line);
     }
+    if (req->accept) {
+        snprintf(line, sizeof line, "Accept: %s", req->accept);
+        *headers = curl_slist_append(*headers, line);
+    }
     if (req->bearer) {
         snprintf(line, sizeof line, "Authorization: Bearer %s", req->bearer);
         *headers = curl_slist_append(*headers, line);
     }
     *headers = curl_slist_append(*headers, "Expect:");
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, *headers);
+    prepare_options(c, req);
     return c;
 }
 

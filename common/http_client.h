@@ -3,7 +3,19 @@
 #ifndef CALDERA_HTTP_CLIENT_H
 #define CALDERA_HTTP_CLIENT_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
+
+/* TLS as a kubeconfig gives it: PEM bytes in memory (NULL: libcurl's default trust, no client
+ * certificate). */
+struct http_tls {
+    const char *ca;
+    size_t ca_len;
+    const char *cert, *key; /* a client certificate and its key, both or neither */
+    size_t cert_len, key_len;
+    bool insecure; /* no verification of the server's certificate */
+};
 
 struct http_request {
     const char *method; /* "GET" when NULL */
@@ -13,6 +25,14 @@ struct http_request {
     const char *content_type; /* sent when body is set; default application/json */
     const char *bearer;       /* Authorization: Bearer <token> when set */
     long timeout_ms;          /* whole request; 0 means 30 s */
+    /* Optional; zero leaves each out. */
+    const char *accept;         /* Accept: <accept> */
+    const struct http_tls *tls; /* for https:// URLs */
+    long connect_timeout_ms;    /* 0: libcurl's (300 s) */
+    atomic_bool *cancel;        /* the request ends (an error) soon after it reads true: another thread's stop */
+    /* Each piece of the request as it goes on the wire: the header block, then the body. */
+    void (*sent)(void *ctx, const char *data, size_t len);
+    void *sent_ctx;
 };
 
 struct http_response {
