@@ -1,4 +1,5 @@
-/* A kubeconfig's context as plain data: what freeing it takes (every string is the struct's own). */
+/* A kubeconfig's context as plain data (model/kubeconfig.h): what freeing it takes, since every
+ * string in the struct is its own. */
 #include "model/kubeconfig.h"
 
 #include <stdlib.h>
