@@ -249,6 +249,8 @@ int kube_send_now(struct kube_backend *kb, const char *uid, json_t *manifest)
     if (j) {
         snprintf(j->ns, sizeof j->ns, "%s", ns);
         snprintf(j->name, sizeof j->name, "%s", name);
+        if (!j->kube_uid[0]) /* created anew (after stop()): what the watches see waits for SENT */
+            j->sent = false;
     }
     pthread_mutex_unlock(&kb->mu);
     if (!j) {

@@ -475,6 +475,53 @@ static void a_job_sent_observed_and_removed(void)
     server_cleanup(&c.s);
 }
 
+/* suspend/resume as Volcano's own Commands (AbortJob, ResumeJob), then stop(): the Job deleted, its
+ * running attempt ended, and a later send creating it anew as the next attempt. */
+static void suspend_resume_and_stop(void)
+{
+    struct stand_in c;
+    REQUIRE(stand_in_start(&c));
+    reports_clear();
+    wire_clear();
+    struct backend *b = open_backend(c.kubeconfig);
+    REQUIRE(b);
+    char uid[UUID_STR_LEN], task[512];
+    uuid_v4(uid);
+    snprintf(task, sizeof task, TASK_FMT, "w", "sleep 60");
+    REQUIRE(b->send(b->ctx, uid, job_manifest("kbact", 1, task)) == 0);
+    int running = wait_report(uid, WPOD("w", BACKEND_POD_RUNNING), 0, WAIT_MS);
+    REQUIRE(running >= 0);
+    REQUIRE(b->act(b->ctx, uid, "default/kbact", BACKEND_SUSPEND) == 0);
+    int aborted = wait_report(uid, WPHASE("Aborted"), running, WAIT_MS);
+    CHECK(aborted > running);
+    REQUIRE(b->act(b->ctx, uid, "default/kbact", BACKEND_RESUME) == 0);
+    int again = wait_report(uid, WPOD("w", BACKEND_POD_RUNNING), aborted > 0 ? aborted : running + 1, WAIT_MS);
+    CHECK(again > aborted);
+    CHECK((int)report_at(again).attempt >= 2);
+    check_sent("command", "/commands", &c.s, c.token);
+
+    REQUIRE(b->stop(b->ctx, uid, "default/kbact") == 0);
+    int ended = wait_report(uid, WPOD("w", BACKEND_POD_FAILED), again, WAIT_MS);
+    CHECK(ended > again);
+    CHECK_INT(stand_in_code(&c, "GET", STAND_IN_JOB "kbact"), 404);
+    usleep(300 * 1000);
+    CHECK_INT(count_reports(uid, W(BACKEND_GONE)), 0);
+    CHECK_INT(count_reports(uid, W(BACKEND_REMOVED)), 0);
+    uint32_t last = report_at(ended).attempt;
+    REQUIRE(b->send(b->ctx, uid, job_manifest("kbact", 1, task)) == 0);
+    int resent = wait_report(uid, W(BACKEND_SENT), ended, WAIT_MS);
+    int anew = wait_report(uid, WPOD("w", BACKEND_POD_RUNNING), ended, WAIT_MS);
+    CHECK(anew > resent && resent > ended);
+    CHECK(wait_report(uid, W(BACKEND_JOB_PHASE), ended, WAIT_MS) > resent); /* nothing of the new Job before SENT */
+    CHECK_INT((int)report_at(anew).attempt, (int)last + 1);
+    REQUIRE(b->remove(b->ctx, uid, "default/kbact") == 0);
+    CHECK(wait_report(uid, W(BACKEND_REMOVED), anew, WAIT_MS) > anew);
+    if (getenv("KUBE_BACKEND_DUMP"))
+        reports_dump();
+    b->close(b->ctx);
+    server_cleanup(&c.s);
+}
+
 /* A backend reopened (a server restart) adopts the job by its ref: its state reported, nothing created. */
 static void a_job_adopted_after_reopen(void)
 {
@@ -606,6 +653,6 @@ static void an_unreachable_cluster(void)
     CHECK_CONTAINS(st.message, "/nonexistent/kubeconfig");
 }
 
-TEST_MAIN(TEST_CASE(a_job_sent_observed_and_removed), TEST_CASE(a_job_adopted_after_reopen),
-          TEST_CASE(the_engine_restarts_mid_job), TEST_CASE(a_job_deleted_behind_our_back),
-          TEST_CASE(an_unreachable_cluster))
+TEST_MAIN(TEST_CASE(a_job_sent_observed_and_removed), TEST_CASE(suspend_resume_and_stop),
+          TEST_CASE(a_job_adopted_after_reopen), TEST_CASE(the_engine_restarts_mid_job),
+          TEST_CASE(a_job_deleted_behind_our_back), TEST_CASE(an_unreachable_cluster))
