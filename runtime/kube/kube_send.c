@@ -187,8 +187,9 @@ static int create_companions(struct kube_backend *kb, const char *uid, const jso
 
 /* POST the Job; a Job of that name already there is ours when it carries our uid. *created gets it. */
 static int create_job(struct kube_backend *kb, const char *uid, json_t *job, const char *path, json_t **created,
-                      struct api_status *st)
+                      bool *existed, struct api_status *st)
 {
+    *existed = false;
     char *body = json_dumps(job, JSON_COMPACT);
     if (!body)
         return api_fail(st, 500, "InternalError", "out of memory");
@@ -206,8 +207,10 @@ static int create_job(struct kube_backend *kb, const char *uid, json_t *job, con
         return rc;
     char theirs[UUID_STR_LEN + 32];
     snprintf(theirs, sizeof theirs, "%s", kube_mirror_uid(*created) ? kube_mirror_uid(*created) : "missing");
-    if (strcmp(theirs, uid) == 0)
+    if (strcmp(theirs, uid) == 0) {
+        *existed = true;
         return KUBE_OK; /* sent before (a resend after a timeout): not again */
+    }
     json_decref(*created);
     *created = NULL;
     *st = conflict;
@@ -260,7 +263,8 @@ int kube_send_now(struct kube_backend *kb, const char *uid, json_t *manifest)
 
     struct api_status st = {0};
     json_t *created = NULL, *made = json_array();
-    int rc = create_job(kb, uid, job, path, &created, &st);
+    bool existed = false;
+    int rc = create_job(kb, uid, job, path, &created, &existed, &st);
     const char *kube_uid = json_string_value(json_object_get(json_object_get(created, "metadata"), "uid"));
     char companions_failed[600] = "";
     if (rc == KUBE_OK && items && json_array_size(items) > 1) {
@@ -285,6 +289,10 @@ int kube_send_now(struct kube_backend *kb, const char *uid, json_t *manifest)
         pthread_mutex_unlock(&kb->mu);
         if (companions_failed[0])
             log_warn("kubernetes: job %s/%s sent without all its companions", ns, name);
+        char ref[BACKEND_REF_MAX];
+        snprintf(ref, sizeof ref, "%s/%s", ns, name);
+        if (existed) /* it may have moved on since that first send: its state as it is now */
+            kube_adopt_now(kb, uid, ref);
     } else {
         pthread_mutex_unlock(&kb->mu);
     }

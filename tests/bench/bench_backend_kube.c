@@ -14,7 +14,7 @@
 #include "tests/lib/job_client.h"
 
 #define ROUNDS 3
-#define JOBS 20
+#define ROUND_JOBS 20
 #define WAIT_MS 60000
 #define JOB_FMT                                                                                                       \
     "{\"apiVersion\":\"batch.volcano.sh/v1alpha1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"%s\"},\"spec\":{"        \
@@ -116,29 +116,29 @@ int main(void)
         fprintf(stderr, "bench: %s\n", st.message);
         return 1;
     }
-    double per_s[ROUNDS], all_lags[ROUNDS * JOBS];
+    double per_s[ROUNDS], all_lags[ROUNDS * ROUND_JOBS];
     int nlags = 0, rc = 0;
-    char uids[ROUNDS * JOBS][UUID_STR_LEN] = {{0}}, names[ROUNDS * JOBS][32] = {{0}}, ref[48];
+    char uids[ROUNDS * ROUND_JOBS][UUID_STR_LEN] = {{0}}, names[ROUNDS * ROUND_JOBS][32] = {{0}}, ref[48];
     for (int r = 0; r < ROUNDS && rc == 0; r++) {
         double t0 = bench_now();
-        for (int i = 0; i < JOBS; i++) {
-            int k = r * JOBS + i;
+        for (int i = 0; i < ROUND_JOBS; i++) {
+            int k = r * ROUND_JOBS + i;
             snprintf(names[k], sizeof names[k], "kb%d-%d", r, i);
             snprintf(text, sizeof text, JOB_FMT, names[k]);
             uuid_v4(uids[k]);
             b->send(b->ctx, uids[k], json_loads(text, 0, NULL));
         }
-        if (!wait_running((size_t)(r + 1) * JOBS)) {
+        if (!wait_running((size_t)(r + 1) * ROUND_JOBS)) {
             fprintf(stderr, "bench: only %zu of %d pods were reported Running\n", json_object_size(running),
-                    (r + 1) * JOBS);
+                    (r + 1) * ROUND_JOBS);
             rc = 1;
             break;
         }
-        per_s[r] = JOBS / (bench_now() - t0);
+        per_s[r] = ROUND_JOBS / (bench_now() - t0);
     }
     if (rc == 0) {
         pthread_mutex_lock(&mu);
-        nlags = lags(&bs.s, token, all_lags, ROUNDS * JOBS);
+        nlags = lags(&bs.s, token, all_lags, ROUNDS * ROUND_JOBS);
         pthread_mutex_unlock(&mu);
         if (rate)
             bench_report("backend_submit_per_s_kubernetes", bench_median(per_s, ROUNDS), "jobs/s");
@@ -151,7 +151,7 @@ int main(void)
             rc = 1;
         }
     }
-    for (int k = 0; k < ROUNDS * JOBS; k++)
+    for (int k = 0; k < ROUNDS * ROUND_JOBS; k++)
         if (names[k][0]) {
             snprintf(ref, sizeof ref, "default/%s", names[k]);
             b->remove(b->ctx, uids[k], ref);

@@ -1,6 +1,7 @@
 /* The Kubernetes backend (runtime/kube/kube_backend.c) against a second jobserver standing in for the
  * cluster, through a kubeconfig with a bearer token: a real Volcano Job sent and its pods' attempts,
- * phases and log reported back, removed; adopted by a reopened backend without a second create; the
+ * phases and log reported back, removed; suspended, resumed and stopped; adopted by a reopened backend
+ * without a second create, and resent after a restart (SENT, no second Job); the
  * stand-in restarted mid-job; a job deleted behind the backend's back; an unreachable cluster; a name
  * taken by another job; an invalid spec. The requests sent are compared with golden files
  * tests/unit/data/kube/backend_<step>.http (server, token, uids and resourceVersions normalised);
@@ -554,6 +555,22 @@ static void a_job_adopted_after_reopen(void)
     uuid_v4(lost);
     REQUIRE(b->adopt(b->ctx, lost, "default/nosuchjob") == 0);
     CHECK(wait_report(lost, W(BACKEND_GONE), 0, WAIT_MS) >= 0);
+    b->close(b->ctx);
+
+    /* a resend after a restart (the first send's answer was lost): SENT, the state as it is, no second Job */
+    reports_clear();
+    wire_clear();
+    b = open_backend(c.kubeconfig);
+    REQUIRE(b);
+    REQUIRE(b->send(b->ctx, uid, job_manifest("kbadopt", 1, task)) == 0);
+    int sent = wait_report(uid, W(BACKEND_SENT), 0, WAIT_MS);
+    CHECK(sent >= 0);
+    CHECK(wait_report(uid, WPOD("w", BACKEND_POD_SUCCEEDED), 0, WAIT_MS) > sent);
+    CHECK(wait_report(uid, WPHASE("Completed"), 0, WAIT_MS) > sent);
+    CHECK_INT(count_sent("POST "), 1); /* the create the 409 answered */
+    json_t *jobs = server_request_as(&c.s, c.token, "GET", JOBS, NULL, NULL, NULL);
+    CHECK_INT(json_array_size(json_object_get(jobs, "items")), 1);
+    json_decref(jobs);
     b->close(b->ctx);
     server_cleanup(&c.s);
 }
