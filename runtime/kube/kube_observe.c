@@ -65,7 +65,10 @@ static void job_gone(struct kube_backend *kb, struct kube_job *j)
         j->phase[0] = '\0';
         return;
     }
-    kube_post(kb, report(j, j->removing ? BACKEND_REMOVED : BACKEND_GONE));
+    struct backend_update *u = report(j, j->removing ? BACKEND_REMOVED : BACKEND_GONE);
+    if (u && !j->removing)
+        snprintf(u->message, sizeof u->message, "the Volcano Job %s/%s was deleted on the cluster", j->ns, j->name);
+    kube_post(kb, u);
     kube_job_drop(kb, j);
 }
 

@@ -631,7 +631,9 @@ static void a_job_deleted_behind_our_back(void)
     REQUIRE(b->send(b->ctx, uid, job_manifest("kbgone", 1, task)) == 0);
     REQUIRE(wait_report(uid, WPOD("w", BACKEND_POD_RUNNING), 0, WAIT_MS) >= 0);
     CHECK_INT(stand_in_code(&c, "DELETE", STAND_IN_JOB "kbgone"), 200);
-    CHECK(wait_report(uid, W(BACKEND_GONE), 0, WAIT_MS) >= 0);
+    int gone = wait_report(uid, W(BACKEND_GONE), 0, WAIT_MS);
+    REQUIRE(gone >= 0);
+    CHECK_CONTAINS(report_at(gone).message, "default/kbgone was deleted on the cluster");
     usleep(500 * 1000);
     CHECK_INT(count_reports(uid, W(BACKEND_GONE)), 1);
     CHECK_INT(count_reports(uid, W(BACKEND_REMOVED)), 0);
