@@ -1,6 +1,7 @@
 /* The Kubernetes backend (runtime/kube/kube_backend.c) against a second jobserver standing in for the
  * cluster, through a kubeconfig with a bearer token: a real Volcano Job sent and its pods' attempts,
- * phases and log reported back, removed; suspended, resumed and stopped; adopted by a reopened backend
+ * phases and log reported back, removed; suspended, resumed and stopped; a companion's token Secret
+ * created owned by the Job; adopted by a reopened backend
  * without a second create, and resent after a restart (SENT, no second Job); the
  * stand-in restarted mid-job; a job deleted behind the backend's back; an unreachable cluster; a name
  * taken by another job; an invalid spec. The requests sent are compared with golden files
@@ -523,6 +524,70 @@ static void suspend_resume_and_stop(void)
     server_cleanup(&c.s);
 }
 
+/* A List of the Job and a companion's Pod and Service: the token Secret the Pod reads is created first,
+ * owned by the created Job (its cluster uid) and labelled; the stand-in serves no Pod or Service
+ * creation, so those are refused and the Job is still sent. */
+static void companions_beside_the_job(void)
+{
+    struct stand_in c;
+    REQUIRE(stand_in_start(&c));
+    reports_clear();
+    wire_clear();
+    struct backend *b = open_backend(c.kubeconfig);
+    REQUIRE(b);
+    char uid[UUID_STR_LEN], task[512];
+    uuid_v4(uid);
+    snprintf(task, sizeof task, TASK_FMT, "w", "sleep 2");
+    static const char companions[] =
+        "[{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"kbcomp-tensorboard\","
+        "\"namespace\":\"default\",\"ownerReferences\":[{\"apiVersion\":\"batch.volcano.sh/v1alpha1\","
+        "\"kind\":\"Job\",\"name\":\"kbcomp\",\"uid\":\"placeholder\"}]},\"spec\":{\"containers\":[{"
+        "\"name\":\"tb\",\"image\":\"tensorboard\",\"env\":[{\"name\":\"CALDERA_COMPANION_TOKEN\","
+        "\"valueFrom\":{\"secretKeyRef\":{\"name\":\"kbcomp-tensorboard-token\",\"key\":\"token\"}}}]}]}},"
+        "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"kbcomp-tensorboard\","
+        "\"namespace\":\"default\"},\"spec\":{\"ports\":[{\"port\":80}]}}]";
+    json_t *items = json_loads(companions, 0, NULL);
+    REQUIRE(items);
+    json_array_insert_new(items, 0, job_manifest("kbcomp", 1, task));
+    json_t *list = json_pack("{s:s,s:s,s:o}", "apiVersion", "v1", "kind", "List", "items", items);
+    REQUIRE(list);
+    REQUIRE(b->send(b->ctx, uid, list) == 0);
+    int sent = wait_report(uid, W(BACKEND_SENT), 0, WAIT_MS);
+    REQUIRE(sent >= 0);
+    json_t *job = server_request_as(&c.s, c.token, "GET", STAND_IN_JOB "kbcomp", NULL, NULL, NULL);
+    json_t *secret = server_request_as(&c.s, c.token, "GET",
+                                       "/api/v1/namespaces/default/secrets/kbcomp-tensorboard-token", NULL, NULL, NULL);
+    CHECK_STR(json_string_value(json_object_get(jv_at(secret, "metadata.labels"), BACKEND_UID_LABEL)), uid);
+    const char *data = jv_str(secret, "data.token");
+    CHECK(data && strlen(data) == 88); /* 64 hex characters, base64 */
+    /* the stand-in keeps no ownerReferences on Secrets: read them from what was sent */
+    json_t *sent_secret = NULL, *e;
+    size_t i;
+    pthread_mutex_lock(&wire_mu);
+    json_array_foreach(wire, i, e)
+    {
+        const char *t = json_string_value(json_object_get(e, "text")), *body = strstr(t, "\r\n\r\n");
+        if (!sent_secret && strncmp(t, "POST /api/v1/namespaces/default/secrets?fieldManager=caldera ", 61) == 0 &&
+            body)
+            sent_secret = json_loads(body + 4, 0, NULL);
+    }
+    pthread_mutex_unlock(&wire_mu);
+    CHECK_STR(jv_str(sent_secret, "metadata.ownerReferences.0.uid"), jv_str(job, "metadata.uid"));
+    CHECK_STR(jv_str(sent_secret, "metadata.ownerReferences.0.kind"), "Job");
+    CHECK_STR(jv_str(sent_secret, "type"), "Opaque");
+    json_decref(sent_secret);
+    json_decref(secret);
+    json_decref(job);
+    REQUIRE(b->remove(b->ctx, uid, "default/kbcomp") == 0);
+    CHECK(wait_report(uid, W(BACKEND_REMOVED), sent, WAIT_MS) > sent);
+    long code = 0;
+    json_decref(server_request_as(&c.s, c.token, "GET", "/api/v1/namespaces/default/secrets/kbcomp-tensorboard-token",
+                                  NULL, NULL, &code));
+    CHECK_INT(code, 404); /* deleted with the Job */
+    b->close(b->ctx);
+    server_cleanup(&c.s);
+}
+
 /* A backend reopened (a server restart) adopts the job by its ref: its state reported, nothing created. */
 static void a_job_adopted_after_reopen(void)
 {
@@ -673,5 +738,6 @@ static void an_unreachable_cluster(void)
 }
 
 TEST_MAIN(TEST_CASE(a_job_sent_observed_and_removed), TEST_CASE(suspend_resume_and_stop),
-          TEST_CASE(a_job_adopted_after_reopen), TEST_CASE(the_engine_restarts_mid_job),
-          TEST_CASE(a_job_deleted_behind_our_back), TEST_CASE(an_unreachable_cluster))
+          TEST_CASE(companions_beside_the_job), TEST_CASE(a_job_adopted_after_reopen),
+          TEST_CASE(the_engine_restarts_mid_job), TEST_CASE(a_job_deleted_behind_our_back),
+          TEST_CASE(an_unreachable_cluster))
