@@ -23,7 +23,7 @@ static const struct field_rule template_rules[] = {{"metadata", NULL}, {"spec", 
 
 /* PodSpec. Honoured: containers (one), restartPolicy, terminationGracePeriodSeconds,
  * activeDeadlineSeconds, securityContext (runAsUser, runAsGroup, runAsNonRoot), nodeSelector,
- * affinity (node affinity), tolerations, priorityClassName (the task's priority within its job),
+ * affinity (node and pod affinity), tolerations, topologySpreadConstraints, priorityClassName (the task's priority within its job),
  * volumes (hostPath and emptyDir, mounted by volumeMounts: pod_volumes.c). Accepted because they are true of a process runtime or
  * ask nothing of it: hostNetwork, hostPID, hostIPC (a task always shares the host's network, PIDs
  * and IPC), dnsPolicy (it uses the host's resolver), shareProcessNamespace (one container),
@@ -68,7 +68,7 @@ static const struct field_rule pod_spec_rules[] = {
     {"readinessGates", "the process runtime runs no readiness checks"},
     {"runtimeClassName", NULL}, /* "oci" where podman is (runtime_class.c); others refused */
     {"overhead", "the process runtime adds no pod overhead"},
-    {"topologySpreadConstraints", "Caldera's scheduler does not spread pods by topology"},
+    {"topologySpreadConstraints", NULL}, /* read with the constraints (pod_affinity.c) */
     {"setHostnameAsFQDN", "tasks run with the node's own host name"},
     {"schedulingGates", "Caldera's scheduler has no scheduling gates"},
     {"resourceClaims", "Caldera has no dynamic resource allocation: request resources in the container's resources"},

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "scheduler/framework/hooks.h"
+#include "scheduler/framework/pod_index.h"
 #include "scheduler/framework/plugin.h"
 
 /* Jobs in these phases have nothing to place: they are finishing, stopped or done. */
@@ -226,6 +227,7 @@ void session_free(struct session *ssn)
     }
     session_filters_free(ssn);
     session_victims_free(ssn);
+    session_pod_index_free(ssn);
     free(ssn->jobs);
     free(ssn->nodes);
     free(ssn->queues);

@@ -12,6 +12,7 @@
 
 #include "common/grow.h"
 #include "scheduler/framework/hooks.h"
+#include "scheduler/framework/pod_index.h"
 
 #define MAX_REASONS 16
 #define UNFIT_SLOTS 64
@@ -228,6 +229,7 @@ static void rollback(struct session *ssn, struct job_info *ji, int mark)
             resvec_add(&ssn->nodes[d->node].idle, ti->request);
         ti->pending += d->count;
         ji->pending += d->count;
+        session_pods_moved(ssn, ji->job, d->task, d->node, -d->count);
         ji->ready -= d->count;
         session_account(ssn, ji->job, ji, ji->queue, ti->request, d->count, -1);
     }
@@ -241,6 +243,7 @@ static void place_one(struct session *ssn, int mark, struct job_info *ji, struct
     if (record_bind(ssn, mark, (int)(ji - ssn->jobs), ti->task, node) != 0)
         return;
     resvec_sub(&ssn->nodes[node].idle, ti->request);
+    session_pods_moved(ssn, ji->job, ti->task, node, 1);
     ti->pending--;
     ji->pending--;
     ji->ready++;
@@ -257,7 +260,11 @@ static bool place_task(struct session *ssn, int mark, struct job_info *ji, struc
         char unused[SESSION_REASON_MAX];
         session_node_passes_filters(ssn, ti, 0, unused, sizeof unused); /* resolves ti->filter */
     }
-    const struct unfit_entry *known = unfit_lookup(ssn, ti);
+    /* A task with rules about other pods: whether a node suits it changes with every replica placed
+     * (its own or others'), so shapes are not remembered for it, candidates are checked again when
+     * they reach the top, and a scan that ran dry is run again while placements move the domains. */
+    bool pod_rules = ti->spec && constraints_have_pod_rules(&ti->spec->constraints);
+    const struct unfit_entry *known = pod_rules ? NULL : unfit_lookup(ssn, ti);
     if (known) {
         if (ji->fit_error[0] == '\0')
             snprintf(ji->fit_error, sizeof ji->fit_error, "%s", known->message);
@@ -268,13 +275,20 @@ static bool place_task(struct session *ssn, int mark, struct job_info *ji, struc
     char reason[SESSION_REASON_MAX];
     /* Nodes first, then the queue's share: when nothing fits anywhere the nodes are the limit to
      * report, even if the share would also have stopped the task. */
+    int placed_since_scan = 0;
     while (ti->pending > 0 && !ssn->out_of_memory) {
         if (g.n == 0 && scan_more(ssn, ji, ti, &g) == 0) {
+            if (pod_rules && placed_since_scan > 0 && g.scanned == ssn->nnodes) {
+                g.scanned = 0;
+                placed_since_scan = 0;
+                memset(&g.why, 0, sizeof g.why);
+                continue;
+            }
             char message[SESSION_MESSAGE_MAX];
             histogram_format(&g.why, ssn->nnodes, message, sizeof message);
             if (ji->fit_error[0] == '\0')
                 snprintf(ji->fit_error, sizeof ji->fit_error, "%s", message);
-            if (g.scanned == ssn->nnodes && ssn->nbinds == mark)
+            if (g.scanned == ssn->nnodes && ssn->nbinds == mark && !pod_rules && !ti->pod_rules)
                 unfit_remember(ssn, ti, message);
             placed_all = false;
             break;
@@ -284,7 +298,14 @@ static bool place_task(struct session *ssn, int mark, struct job_info *ji, struc
             break;
         }
         int node = g.heap[0].node;
+        reason[0] = '\0';
+        if (pod_rules && !session_predicate(ssn, ji, ti, &ssn->nodes[node], reason, sizeof reason)) {
+            histogram_add(&g.why, reason);
+            heap_pop(&g);
+            continue;
+        }
         place_one(ssn, mark, ji, ti, node);
+        placed_since_scan++;
         reason[0] = '\0';
         if (ti->pending > 0 && session_predicate(ssn, ji, ti, &ssn->nodes[node], reason, sizeof reason)) {
             g.heap[0].score = session_node_score(ssn, ti, &ssn->nodes[node]);

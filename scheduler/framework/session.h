@@ -19,6 +19,7 @@ struct session_hooks;
 struct session_victims;
 struct filter_cache;
 struct unfit_cache;
+struct pod_index;
 
 struct node_info {
     const struct node *node;
@@ -35,6 +36,7 @@ struct task_info {
     int32_t pending;  /* replicas still waiting for a node */
     bool best_effort; /* requests nothing but a pod slot: placed by backfill */
     int filter;       /* the static-filter cache entry, -1 until computed */
+    bool pod_rules;   /* a node was refused by a rule about other pods (affinity, spread) this session */
 };
 
 struct job_info {
@@ -156,6 +158,7 @@ struct session {
     struct session_victims *victims; /* running replicas by node, built when preempt/reclaim need them */
     struct unfit_cache *unfit;       /* task shapes that fit no node in this session (private) */
     uint32_t release_gen;            /* bumped when resources come free in the session (rollbacks) */
+    struct pod_index *pods;          /* pods per domain for inter-pod rules, built on first use (pod_index.h) */
 };
 
 /* The zone a session covers. NULL node_indexes means every node. */
