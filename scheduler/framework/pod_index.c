@@ -15,6 +15,11 @@ struct node_count {
     int32_t count;
 };
 
+struct int_list {
+    int *items;
+    int n, cap;
+};
+
 struct pod_group {
     const struct job *job;
     int task;
@@ -58,12 +63,9 @@ struct pod_index {
     struct hmap counters;      /* rule identity -> struct pod_counter */
     struct owner_term *owners; /* required anti-affinity terms of every group */
     int nowners, owners_cap;
-    struct hmap task_rules; /* task_info -> struct task_pod_rules */
-};
-
-struct int_list {
-    int *items;
-    int n, cap;
+    struct hmap owners_by_label;      /* "key=value" of a term's first In requirement -> struct int_list of owners */
+    struct int_list owners_unindexed; /* terms with no In requirement: tried against every task */
+    struct hmap task_rules;           /* task_info -> struct task_pod_rules */
 };
 
 /* --- labels ------------------------------------------------------------------------------------ */
@@ -131,20 +133,42 @@ static int list_add(struct int_list *l, int v)
     return 0;
 }
 
-static int index_label(struct pod_index *px, const char *key, const char *value, int group)
+static int index_in(struct hmap *map, const char *key, const char *value, int item)
 {
     char text[512];
     snprintf(text, sizeof text, "%s=%s", key, value);
-    struct int_list *l = strmap_get(&px->label_groups, text);
+    struct int_list *l = strmap_get(map, text);
     if (!l) {
         char *k = strdup(text);
-        if (!k || !(l = calloc(1, sizeof *l)) || strmap_put(&px->label_groups, k, l) != 0) {
+        if (!k || !(l = calloc(1, sizeof *l)) || strmap_put(map, k, l) != 0) {
             free(k);
             free(l);
             return -1;
         }
     }
-    return list_add(l, group);
+    return list_add(l, item);
+}
+
+static int index_label(struct pod_index *px, const char *key, const char *value, int group)
+{
+    return index_in(&px->label_groups, key, value, group);
+}
+
+/* Files an owner's term under the values of its first In requirement: only a pod with one of
+ * them can match it. */
+static int index_owner(struct pod_index *px, int owner)
+{
+    const struct pod_selector *s = &px->owners[owner].term->selector;
+    for (int i = 0; i < s->nexprs; i++) {
+        const struct label_requirement *r = &s->exprs[i];
+        if (r->op != SEL_IN || strcmp(r->key, "volcano.sh/task-index") == 0)
+            continue;
+        for (int v = 0; v < r->nvalues; v++)
+            if (index_in(&px->owners_by_label, r->key, r->values[v], owner) != 0)
+                return -1;
+        return 0;
+    }
+    return s->present ? list_add(&px->owners_unindexed, owner) : 0;
 }
 
 /* --- building ---------------------------------------------------------------------------------- */
@@ -179,7 +203,8 @@ static int add_group(struct pod_index *px, const struct job *job, int task, cons
             return -1;
     }
     int id = px->ngroups++;
-    const char *keys[] = {"volcano.sh/job-name", "volcano.sh/task-spec"};
+    const char *keys[] = {"volcano.sh/job-name", "volcano.sh/job-namespace", "volcano.sh/task-spec",
+                          "volcano.sh/queue-name"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         if (index_label(px, keys[k], group_label(g, keys[k]), id) != 0)
             return -1;
@@ -197,6 +222,8 @@ static int add_group(struct pod_index *px, const struct job *job, int task, cons
         if (GROW(px->owners, px->owners_cap, (size_t)px->nowners + 1, 16) != 0)
             return -1;
         px->owners[px->nowners++] = (struct owner_term){id, &c->pod_terms[t]};
+        if (index_owner(px, px->nowners - 1) != 0)
+            return -1;
     }
     return 0;
 }
@@ -452,33 +479,77 @@ static void rules_free(struct task_pod_rules *r)
     free(r->rules);
     free(r->owners);
     free(r->owner_names);
+    free(r->owner_terms);
     free(r);
 }
 
+static int add_owner(struct session *ssn, int self, const struct pod_group *me, int owner, struct task_pod_rules *r)
+{
+    struct pod_index *px = ssn->pods;
+    const struct owner_term *o = &px->owners[owner];
+    const struct pod_group *og = &px->groups[o->group];
+    if (o->group == self) /* the task's own terms are its rules already */
+        return 0;
+    if (!namespace_matches(o->term, og->job->ns, me) || !selector_matches(&o->term->selector, me))
+        return 0;
+    for (int i = 0; i < r->nowners; i++) /* filed under two of its labels' values */
+        if (r->owner_terms[i] == o->term && r->owner_names[i] == og->job->name)
+            return 0;
+    char id[96];
+    snprintf(id, sizeof id, "g%d:%p", o->group, (const void *)o->term);
+    struct pod_counter *c = counter_for(ssn, id, o->term->topology_key, group_wanted, og, NULL);
+    if (!c)
+        return -1;
+    int n = r->nowners + 1;
+    void *a = realloc(r->owners, (size_t)n * sizeof *r->owners);
+    if (a)
+        r->owners = a;
+    void *b = realloc(r->owner_names, (size_t)n * sizeof *r->owner_names);
+    if (b)
+        r->owner_names = b;
+    void *t = realloc(r->owner_terms, (size_t)n * sizeof *r->owner_terms);
+    if (t)
+        r->owner_terms = t;
+    if (!a || !b || !t)
+        return -1;
+    r->owners[r->nowners] = c;
+    r->owner_terms[r->nowners] = o->term;
+    r->owner_names[r->nowners++] = og->job->name;
+    return 0;
+}
+
+static int owners_under(struct session *ssn, int self, const struct pod_group *me, const char *key, const char *value,
+                        struct task_pod_rules *r)
+{
+    char text[512];
+    snprintf(text, sizeof text, "%s=%s", key, value);
+    const struct int_list *l = strmap_get(&ssn->pods->owners_by_label, text);
+    for (int i = 0; l && i < l->n; i++)
+        if (add_owner(ssn, self, me, l->items[i], r) != 0)
+            return -1;
+    return 0;
+}
+
+/* Required anti-affinity of other tasks that selects this one: looked up by the task's labels. */
 static int add_owners(struct session *ssn, int self, const struct pod_group *me, struct task_pod_rules *r)
 {
     struct pod_index *px = ssn->pods;
-    for (int i = 0; i < px->nowners; i++) {
-        const struct owner_term *o = &px->owners[i];
-        const struct pod_group *og = &px->groups[o->group];
-        if (o->group == self) /* the task's own terms are its rules already */
-            continue;
-        if (!namespace_matches(o->term, og->job->ns, me) || !selector_matches(&o->term->selector, me))
-            continue;
-        char id[96];
-        snprintf(id, sizeof id, "g%d:%p", o->group, (const void *)o->term);
-        struct pod_counter *c = counter_for(ssn, id, o->term->topology_key, group_wanted, og, NULL);
-        if (!c)
+    if (px->nowners == 0)
+        return 0;
+    for (int i = 0; i < px->owners_unindexed.n; i++)
+        if (add_owner(ssn, self, me, px->owners_unindexed.items[i], r) != 0)
             return -1;
-        void *grown = realloc(r->owners, (size_t)(r->nowners + 1) * sizeof *r->owners);
-        if (!grown)
+    static const char *const keys[] = {"volcano.sh/job-name", "volcano.sh/job-namespace", "volcano.sh/task-spec",
+                                       "volcano.sh/queue-name"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (owners_under(ssn, self, me, keys[k], group_label(me, keys[k]), r) != 0)
             return -1;
-        r->owners = grown;
-        if (!(grown = realloc(r->owner_names, (size_t)(r->nowners + 1) * sizeof *r->owner_names)))
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)me->labels, key, v)
+    {
+        if (json_is_string(v) && owners_under(ssn, self, me, key, json_string_value(v), r) != 0)
             return -1;
-        r->owner_names = grown;
-        r->owners[r->nowners] = c;
-        r->owner_names[r->nowners++] = og->job->name;
     }
     return 0;
 }
@@ -521,29 +592,29 @@ fail:
 const struct task_pod_rules *session_task_pod_rules(struct session *ssn, const struct job_info *ji,
                                                     struct task_info *ti)
 {
+    if (ti->pod_rules_resolved)
+        return ti->rules_of;
     if (!ti->spec)
         return NULL;
     if (!ssn->pods && !(ssn->pods = build(ssn)))
         return NULL;
-    struct task_pod_rules *r = ptrmap_get(&ssn->pods->task_rules, ti);
-    if (!r) {
-        if (!(r = resolve(ssn, ji, ti)))
-            return NULL;
-        if (ptrmap_put(&ssn->pods->task_rules, ti, r) != 0) {
-            rules_free(r);
-            ssn->out_of_memory = true;
-            return NULL;
-        }
+    struct task_pod_rules *r = resolve(ssn, ji, ti);
+    if (!r)
+        return NULL;
+    if (ptrmap_put(&ssn->pods->task_rules, ti, r) != 0) {
+        rules_free(r);
+        ssn->out_of_memory = true;
+        return NULL;
     }
-    return r->nrules + r->nowners > 0 ? r : NULL;
+    ti->pod_rules_resolved = true;
+    ti->rules_of = r->nrules + r->nowners > 0 ? r : NULL;
+    return ti->rules_of;
 }
 
 const struct task_pod_rules *session_task_pod_rules_known(const struct session *ssn, const struct task_info *ti)
 {
-    if (!ssn->pods)
-        return NULL;
-    const struct task_pod_rules *r = ptrmap_get(&ssn->pods->task_rules, ti);
-    return r && r->nrules + r->nowners > 0 ? r : NULL;
+    (void)ssn;
+    return ti->rules_of;
 }
 
 /* --- reading counters ------------------------------------------------------------------------------ */
@@ -612,6 +683,14 @@ void session_pod_index_free(struct session *ssn)
     pos = 0;
     while (hmap_next(&px->task_rules, &pos, &key, &value))
         rules_free(value);
+    pos = 0;
+    while (hmap_next(&px->owners_by_label, &pos, &key, &value)) {
+        free((void *)key);
+        free(((struct int_list *)value)->items);
+        free(value);
+    }
+    hmap_free(&px->owners_by_label);
+    free(px->owners_unindexed.items);
     hmap_free(&px->first_group);
     hmap_free(&px->label_groups);
     hmap_free(&px->keys);

@@ -25,7 +25,8 @@ struct task_pod_rules {
      * counters of the owning task's pods per domain of that term's key. */
     int nowners;
     struct pod_counter **owners;
-    const char **owner_names; /* "<job>/<task>" of each owner, for messages */
+    const char **owner_names; /* the owning job's name */
+    const struct pod_affinity_term **owner_terms;
 };
 
 /* The task's rules; NULL when it has none and no placed pod's anti-affinity selects it, or when

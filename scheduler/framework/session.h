@@ -20,6 +20,7 @@ struct session_victims;
 struct filter_cache;
 struct unfit_cache;
 struct pod_index;
+struct task_pod_rules;
 
 struct node_info {
     const struct node *node;
@@ -33,10 +34,12 @@ struct task_info {
     int task; /* index into job->tasks */
     const struct task_spec *spec;
     const struct resvec *request;
-    int32_t pending;  /* replicas still waiting for a node */
-    bool best_effort; /* requests nothing but a pod slot: placed by backfill */
-    int filter;       /* the static-filter cache entry, -1 until computed */
-    bool pod_rules;   /* a node was refused by a rule about other pods (affinity, spread) this session */
+    int32_t pending;         /* replicas still waiting for a node */
+    bool best_effort;        /* requests nothing but a pod slot: placed by backfill */
+    int filter;              /* the static-filter cache entry, -1 until computed */
+    bool pod_rules;          /* a node was refused by a rule about other pods (affinity, spread) this session */
+    bool pod_rules_resolved; /* pod_index.c looked its rules up (NULL: none) */
+    const struct task_pod_rules *rules_of; /*   and found these */
 };
 
 struct job_info {
