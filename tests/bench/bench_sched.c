@@ -106,16 +106,15 @@ static int add_jobs(struct cluster *c, bool rules)
             gang = TASKS - tasks;
         char yaml[2048], rule[512];
         pod_rule_of(n, rules, rule, sizeof rule);
-        snprintf(
-            yaml, sizeof yaml,
-            "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: job-%d}\n"
-            "spec:\n  queue: %s\n  tasks:\n  - name: worker\n    replicas: %d\n"
-            "    template:\n      metadata: {labels: {app: job-%d}}\n      spec:\n%s"
-            "        containers:\n        - name: main\n          image: train:latest\n"
-            "          command: [python, train.py, --shard, \"$(VC_TASK_INDEX)\"]\n"
-            "          resources: {requests: {cpu: %dm, memory: %dGi}}\n",
-            n, queues[n % QUEUES], gang, n, rule, 500 * (1 + (int)(next_random(&seed) % 4)),
-            1 + (int)(next_random(&seed) % 8));
+        snprintf(yaml, sizeof yaml,
+                 "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: job-%d}\n"
+                 "spec:\n  queue: %s\n  tasks:\n  - name: worker\n    replicas: %d\n"
+                 "    template:\n      metadata: {labels: {app: job-%d}}\n      spec:\n%s"
+                 "        containers:\n        - name: main\n          image: train:latest\n"
+                 "          command: [python, train.py, --shard, \"$(VC_TASK_INDEX)\"]\n"
+                 "          resources: {requests: {cpu: %dm, memory: %dGi}}\n",
+                 n, queues[n % QUEUES], gang, n, rule, 500 * (1 + (int)(next_random(&seed) % 4)),
+                 1 + (int)(next_random(&seed) % 8));
         struct intake in;
         struct api_status st = {0};
         struct job *job = NULL;
