@@ -37,6 +37,7 @@ static int snapshot_job(const struct job *job, int queue, struct job_info *ji)
         const struct task_spec *ts = &job->tasks[t];
         struct task_info *ti = &ji->tasks[ji->ntasks++];
         ti->task = t;
+        ti->job = ji;
         ti->spec = ts;
         ti->request = &ts->request;
         ti->pending = c->pending;

@@ -191,6 +191,16 @@ static void unfit_remember(struct session *ssn, const struct task_info *ti, cons
     snprintf(e->message, sizeof e->message, "%s", message);
 }
 
+/* Tells the pod index and the bind-event hooks that replicas were placed (count < 0: undone). */
+static void notify_bind(struct session *ssn, const struct job_info *ji, const struct task_info *ti, int node,
+                        int32_t count)
+{
+    session_pods_moved(ssn, ji->job, ti->task, node, count);
+    const struct hook_list *l = &ssn->hooks->bind_event;
+    for (int i = 0; i < l->n; i++)
+        l->items[i].fn.bind_event(l->items[i].state, ji, ti, node, count);
+}
+
 /* --- the statement --------------------------------------------------------- */
 
 /* Appends a bind, merging it into the previous one of this statement (never into an earlier,
@@ -229,7 +239,7 @@ static void rollback(struct session *ssn, struct job_info *ji, int mark)
             resvec_add(&ssn->nodes[d->node].idle, ti->request);
         ti->pending += d->count;
         ji->pending += d->count;
-        session_pods_moved(ssn, ji->job, d->task, d->node, -d->count);
+        notify_bind(ssn, ji, ti, d->node, -d->count);
         ji->ready -= d->count;
         session_account(ssn, ji->job, ji, ji->queue, ti->request, d->count, -1);
     }
@@ -243,7 +253,7 @@ static void place_one(struct session *ssn, int mark, struct job_info *ji, struct
     if (record_bind(ssn, mark, (int)(ji - ssn->jobs), ti->task, node) != 0)
         return;
     resvec_sub(&ssn->nodes[node].idle, ti->request);
-    session_pods_moved(ssn, ji->job, ti->task, node, 1);
+    notify_bind(ssn, ji, ti, node, 1);
     ti->pending--;
     ji->pending--;
     ji->ready++;

@@ -30,8 +30,10 @@ struct node_info {
 };
 
 /* The pending replicas of one task: they share a template, so they are placed as a group. */
+struct job_info;
 struct task_info {
-    int task; /* index into job->tasks */
+    int task;                   /* index into job->tasks */
+    const struct job_info *job; /* the job_info it belongs to */
     const struct task_spec *spec;
     const struct resvec *request;
     int32_t pending;         /* replicas still waiting for a node */
@@ -133,6 +135,11 @@ typedef int (*namespace_order_fn)(void *state, const char *a, const char *b);
 typedef void (*allocate_event_fn)(void *state, const struct job *job, struct job_info *info,
                                   const struct resvec *request, int32_t count, int sign);
 
+/* Told when count replicas of a task are placed on session node `node` (count < 0: undone by a
+ * rollback, the last placed first), for plugins that follow where a job's replicas go. */
+typedef void (*bind_event_fn)(void *state, const struct job_info *job, const struct task_info *task, int node,
+                              int32_t count);
+
 struct session {
     const struct sched_conf *conf;
     const struct plugin_registry *registry; /* where the conf's plugins and actions are found */
@@ -207,6 +214,7 @@ void session_add_reclaimable(struct session *ssn, const struct plugin_conf *pc, 
 void session_add_namespace_order(struct session *ssn, const struct plugin_conf *pc, int tier, namespace_order_fn fn,
                                  void *state);
 void session_add_allocate_event(struct session *ssn, allocate_event_fn fn, void *state);
+void session_add_bind_event(struct session *ssn, bind_event_fn fn, void *state);
 
 /* What actions ask. Job order falls back to creation time, then uid, as Volcano's does; queue
  * order to the queue's creation time, then name. */
