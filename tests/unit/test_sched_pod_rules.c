@@ -346,9 +346,29 @@ static void preferred_rules_score_nodes(void)
     fixture_free(&fx);
 }
 
+static void preemption_does_not_pipeline_past_a_rule(void)
+{
+    struct sched_fixture fx;
+    fixture_init(&fx, "enqueue, allocate, preempt");
+    node_in(&fx, "n0", NULL);
+    struct job *low = job_with(&fx, "low", "low", 1, 1, 1000, NULL);
+    fixture_run(&fx, low, 0, 0, 1);
+    /* Two replicas that will not share a node, one node: evicting `low` could not help. */
+    struct job *web = job_with(&fx, "web", "web", 2, 2, 100, ANTI_SELF_HOST);
+    web->priority = 1000;
+    struct session ssn = fixture_cycle(&fx);
+    CHECK_INT(fixture_evicted(&ssn, low), 0);
+    const struct job_info *ji = fixture_info(&ssn, web);
+    REQUIRE(ji && ji->unschedulable);
+    CHECK(!ji->pipelined);
+    CHECK_CONTAINS(ji->unschedulable, "node(s) didn't match pod anti-affinity rules");
+    session_free(&ssn);
+    fixture_free(&fx);
+}
+
 TEST_MAIN(TEST_CASE(anti_affinity_puts_replicas_on_different_nodes),
           TEST_CASE(running_pods_anti_affinity_keeps_others_away), TEST_CASE(affinity_follows_running_pods_by_zone),
           TEST_CASE(self_affinity_keeps_a_gang_in_one_zone), TEST_CASE(spread_keeps_skew_within_max),
           TEST_CASE(spread_min_domains_and_missing_label), TEST_CASE(failed_gang_gives_its_places_back),
           TEST_CASE(placed_pods_count_for_later_jobs), TEST_CASE(other_namespaces_are_not_seen_unless_named),
-          TEST_CASE(preferred_rules_score_nodes))
+          TEST_CASE(preferred_rules_score_nodes), TEST_CASE(preemption_does_not_pipeline_past_a_rule))
