@@ -64,14 +64,22 @@ bool pod_rules_admit(struct session *ssn, const struct job_info *ji, struct task
         if (d >= 0 && pod_counter_count(r->counter, d) > 0)
             return refuse(ti, reason, len, "node(s) didn't match pod anti-affinity rules");
     }
+    /* Kubernetes lets the first pod of a series that selects itself start anywhere the keys exist:
+     * when no pod matches yet and the pod matches all of its own terms. */
+    bool self_all = true, none_yet = false;
+    for (int i = 0; i < rules->nrules; i++) {
+        const struct pod_rule *r = &rules->rules[i];
+        if (r->term && r->term->required && !r->term->anti) {
+            self_all = self_all && r->self_match;
+            none_yet = none_yet || pod_counter_total(r->counter) == 0;
+        }
+    }
     for (int i = 0; i < rules->nrules; i++) {
         const struct pod_rule *r = &rules->rules[i];
         if (!r->term || !r->term->required || r->term->anti)
             continue;
         int d = pod_counter_domain(r->counter, node);
-        /* Kubernetes lets the first pod of a group that selects itself start anywhere the key exists. */
-        bool first = pod_counter_total(r->counter) == 0 && r->self_match;
-        if (d < 0 || (pod_counter_count(r->counter, d) == 0 && !first))
+        if (d < 0 || (pod_counter_count(r->counter, d) == 0 && !(none_yet && self_all)))
             return refuse(ti, reason, len, "node(s) didn't match pod affinity rules");
     }
     return true;
