@@ -2,7 +2,7 @@
  * terms and DoNotSchedule constraints filter nodes, preferred terms and ScheduleAnyway ones score. */
 #include "scheduler/plugins/pod_rules.h"
 
-#include <stdio.h>
+#include <string.h>
 
 #include "scheduler/framework/pod_index.h"
 
@@ -19,9 +19,17 @@ bool pod_rules_in_session(const struct session *ssn)
     return false;
 }
 
+/* Refusals come by the thousand in a cycle (every candidate a rule turns down): the words are
+ * copied, not formatted. */
 static bool refuse(struct task_info *ti, char *reason, int len, const char *words)
 {
-    snprintf(reason, (size_t)len, "%s", words);
+    size_t n = strlen(words);
+    if (len > 0) {
+        if (n >= (size_t)len)
+            n = (size_t)len - 1;
+        memcpy(reason, words, n);
+        reason[n] = '\0';
+    }
     ti->pod_rules = true;
     return false;
 }
