@@ -129,6 +129,11 @@ static json_t *pod_annotations(const struct job *job, int task, const struct rep
         gpu_format(&node->gpus, r->gpus, false, gpus, sizeof gpus);
         set_str(ann, "caldera.io/gpu-devices", gpus);
     }
+    if (node && r->cpus && node->numa) { /* its exclusive CPUs and the NUMA nodes they sit on */
+        char list[CPU_LIST_MAX];
+        set_str(ann, "caldera.io/cpuset", cpu_bits_format(r->cpus, list, sizeof list));
+        set_str(ann, "caldera.io/cpuset-mems", numa_mems_of(node->numa, r->cpus, list, sizeof list));
+    }
     return ann;
 }
 

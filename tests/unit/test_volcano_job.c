@@ -400,7 +400,7 @@ static void refused_fields_say_why(void)
         "  networkTopology: {mode: hard, highestTierAllowed: 1}\n"      /* 5 */
         "  tasks:\n"                                                    /* 6 */
         "  - replicas: 1\n"                                             /* 7 */
-        "    topologyPolicy: single-numa-node\n"                        /* 8 */
+        "    topologyPolicy: single-numa-nod\n"                         /* 8 */
         "    partitionPolicy: {totalPartitions: 1, partitionSize: 1}\n" /* 9 */
         "    template:\n"                                               /* 10 */
         "      metadata: {ownerReferences: [{name: x}]}\n"              /* 11 */
@@ -421,7 +421,7 @@ static void refused_fields_say_why(void)
     CHECK(job == NULL);
     CHECK_INT(st.code, 422);
     CHECK_CAUSE_AT(&st, "spec.networkTopology", "FieldValueForbidden", 5, 20, "Forbidden: Caldera has no HyperNodes");
-    CHECK_CAUSE_AT(&st, "spec.tasks[0].topologyPolicy", "FieldValueForbidden", 8, 21, "NUMA");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].topologyPolicy", "FieldValueNotSupported", 8, 21, "supported values");
     CHECK_CAUSE_AT(&st, "spec.tasks[0].partitionPolicy", "FieldValueForbidden", 9, 22, "network topology");
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.metadata.ownerReferences", "FieldValueForbidden", 11, 35,
                    "garbage collector");
