@@ -235,14 +235,33 @@ int numa_fit(const struct numa_topology *t, const int free[NUMA_CELLS_MAX], int 
     return left <= 0 ? k : 0;
 }
 
-int numa_take(struct numa_topology *t, int want, struct cpu_bits *out)
+int numa_take(struct numa_topology *t, int want, struct cpu_bits *out) { return numa_take_near(t, want, 0, out); }
+
+unsigned numa_cells_of_nodes(const struct numa_topology *t, const int *ids, int n)
+{
+    unsigned cells = 0;
+    for (int i = 0; i < t->ncells; i++)
+        for (int j = 0; j < n; j++)
+            if (t->cells[i].id == ids[j])
+                cells |= 1u << i;
+    return cells;
+}
+
+int numa_take_near(struct numa_topology *t, int want, unsigned near, struct cpu_bits *out)
 {
     memset(out, 0, sizeof *out);
     int free[NUMA_CELLS_MAX];
     numa_free_counts(t, free);
     unsigned cells;
-    if (numa_fit(t, free, want, t->policy, &cells) == 0)
+    int k = numa_fit(t, free, want, t->policy, &cells);
+    if (k == 0)
         return -1;
+    int best = -1;
+    for (int i = 0; k == 1 && i < t->ncells; i++)
+        if ((near & (1u << i)) && free[i] >= want && (best < 0 || free[i] < free[best]))
+            best = i;
+    if (best >= 0)
+        cells = 1u << best;
     int left = want;
     for (int i = 0; i < t->ncells && left > 0; i++) {
         if (!(cells & (1u << i)))

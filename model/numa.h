@@ -80,6 +80,11 @@ int numa_fit(const struct numa_topology *t, const int free[NUMA_CELLS_MAX], int 
 /* Takes `want` exclusive CPUs by numa_fit under the node's policy (lowest-numbered free CPUs of the
  * chosen cells), marks them held and sets *out. Returns 0, or -1 (nothing taken). */
 int numa_take(struct numa_topology *t, int want, struct cpu_bits *out);
+/* numa_take, but when one cell is enough and one of `near` (bit i: cells[i]; the cells of the
+ * replica's GPUs) has the CPUs, from that cell: the topology manager's merge of CPU and device hints. */
+int numa_take_near(struct numa_topology *t, int want, unsigned near, struct cpu_bits *out);
+/* The cells (bit i: cells[i]) whose kernel node number is one of ids[0..n). */
+unsigned numa_cells_of_nodes(const struct numa_topology *t, const int *ids, int n);
 /* Holds exactly cpus (an adopted task's): 0, or -1 when one is held already or not the node's. */
 int numa_hold(struct numa_topology *t, const struct cpu_bits *cpus);
 void numa_give(struct numa_topology *t, const struct cpu_bits *cpus);

@@ -66,7 +66,12 @@ void replica_hold_cpus(struct controller *ctl, struct job *job, int flat, bool a
             return;
         }
     }
-    if (numa_take(t, want, &cpus) != 0) {
+    int gpu_nodes[GPU_DEVICES_MAX], ngpu_nodes = 0; /* its GPUs' NUMA nodes: its CPUs go there when they fit */
+    const struct gpu_set *gpus = &ctl->cluster->nodes[r->node].gpus;
+    for (int g = 0; g < gpus->count && r->gpus_held; g++)
+        if ((r->gpus >> g & 1) && gpus->devices[g].numa >= 0)
+            gpu_nodes[ngpu_nodes++] = gpus->devices[g].numa;
+    if (numa_take_near(t, want, numa_cells_of_nodes(t, gpu_nodes, ngpu_nodes), &cpus) != 0) {
         log_warn(
             "node %s has no %d exclusive CPUs for a replica of %s/%s under its %s policy: it runs in the "
             "shared pool",

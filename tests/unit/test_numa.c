@@ -115,6 +115,21 @@ static void take_gives_lowest_cpus_of_one_cell_and_give_returns_them(void)
     CHECK(numa_hold(&t, &outside) != 0);
 }
 
+static void cpus_go_near_the_gpus_when_one_cell_suffices(void)
+{
+    struct numa_topology t;
+    char buf[CPU_LIST_MAX];
+    two_cells(&t, TOPO_BEST_EFFORT);
+    int gpu_node = 1;
+    unsigned near = numa_cells_of_nodes(&t, &gpu_node, 1);
+    CHECK_INT(near, 2u);
+    struct cpu_bits a;
+    REQUIRE(numa_take_near(&t, 2, near, &a) == 0); /* both cells fit: the GPU's */
+    CHECK_STR(cpu_bits_format(&a, buf, sizeof buf), "8-9");
+    REQUIRE(numa_take_near(&t, 7, near, &a) == 0); /* 6 left there: cell 0 */
+    CHECK_STR(cpu_bits_format(&a, buf, sizeof buf), "0-6");
+}
+
 /* --- the plugin on virtual nodes ------------------------------------------------------------- */
 
 static void add_plugin(struct sched_fixture *fx, const char *name)
@@ -373,7 +388,8 @@ static void sysfs_topology_is_read(void)
 TEST_MAIN(TEST_CASE(cpulists_parse_and_format), TEST_CASE(only_guaranteed_whole_cpus_are_exclusive),
           TEST_CASE(policies_admit_as_kubelet_does),
           TEST_CASE(take_gives_lowest_cpus_of_one_cell_and_give_returns_them),
-          TEST_CASE(single_numa_node_places_whole_cells_only), TEST_CASE(in_session_binds_count_against_the_cells),
-          TEST_CASE(task_policy_must_be_the_nodes), TEST_CASE(fewer_cells_score_higher),
-          TEST_CASE(shared_tasks_pass_anywhere), TEST_CASE(nodes_file_declares_numatopology),
-          TEST_CASE(bad_numatopology_names_the_field), TEST_CASE(sysfs_topology_is_read))
+          TEST_CASE(cpus_go_near_the_gpus_when_one_cell_suffices), TEST_CASE(single_numa_node_places_whole_cells_only),
+          TEST_CASE(in_session_binds_count_against_the_cells), TEST_CASE(task_policy_must_be_the_nodes),
+          TEST_CASE(fewer_cells_score_higher), TEST_CASE(shared_tasks_pass_anywhere),
+          TEST_CASE(nodes_file_declares_numatopology), TEST_CASE(bad_numatopology_names_the_field),
+          TEST_CASE(sysfs_topology_is_read))
