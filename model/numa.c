@@ -206,12 +206,9 @@ int numa_fit(const struct numa_topology *t, const int free[NUMA_CELLS_MAX], int 
     if (p == TOPO_SINGLE_NUMA_NODE && k != 1)
         return 0;
     if (p == TOPO_RESTRICTED) {
-        int capacity[NUMA_CELLS_MAX];
-        for (int i = 0; i < n; i++) {
-            struct cpu_bits b = t->cells[i].cpus;
-            cpu_bits_remove_all(&b, &t->reserved);
-            capacity[i] = cpu_bits_count(&b);
-        }
+        int capacity[NUMA_CELLS_MAX]; /* every CPU of the cell, reserved ones too, as kubelet's minAffinitySize */
+        for (int i = 0; i < n; i++)
+            capacity[i] = cpu_bits_count(&t->cells[i].cpus);
         if (k != fewest(capacity, n, want))
             return 0;
     }

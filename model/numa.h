@@ -72,7 +72,7 @@ int numa_exclusive_cpus(const struct resvec *request, const struct resvec *limit
 /* Which cells `want` exclusive CPUs come from given the free counts per cell, under policy p, as
  * kubelet's topology manager admits them: the fewest cells that have enough (one cell: the one with
  * the fewest free that fits; more: the ones with the most free first). none and best-effort always
- * admit; restricted admits when that many cells is the fewest the cells' whole capacity would need;
+ * admit; restricted admits when that many cells is the fewest the cells' whole CPUs would need;
  * single-numa-node when one cell suffices. Sets *cells (bit i: cells[i]) and returns how many cells,
  * or 0 when there are too few free CPUs or the policy refuses. */
 int numa_fit(const struct numa_topology *t, const int free[NUMA_CELLS_MAX], int want, enum topology_policy p,
