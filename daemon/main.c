@@ -412,6 +412,10 @@ static int run(const struct options *given)
     if (o->numa.static_cpus && !o->nodes_file)
         cgroup_use_cpuset(); /* exclusive CPUs are cpusets: before the layout is first read */
     process_runtime_init();  /* logs once when tasks must run without cgroup limits */
+    if (o->numa.static_cpus && !o->nodes_file && !cgroup_has_cpuset())
+        log_warn(
+            "--cpu-manager-policy static: no writable cpuset controller, so exclusive CPUs are counted but "
+            "not enforced");
     const char *no_oci = oci_runtime_configure(o->oci_runtime); /* before the first request */
     runtime_class_set_oci(no_oci);
     if (no_oci)

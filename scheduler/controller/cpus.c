@@ -39,11 +39,16 @@ static void apply_shared_pool(struct controller *ctl, int node)
         }
 }
 
-static void keep(struct replica *r, const struct cpu_bits *cpus)
+/* The replica keeps cpus (held in t); out of memory, they go back and it runs in the shared pool. */
+static bool keep(struct numa_topology *t, struct replica *r, const struct cpu_bits *cpus)
 {
     r->cpus = malloc(sizeof *r->cpus);
-    if (r->cpus)
-        *r->cpus = *cpus;
+    if (!r->cpus) {
+        numa_give(t, cpus);
+        return false;
+    }
+    *r->cpus = *cpus;
+    return true;
 }
 
 void replica_hold_cpus(struct controller *ctl, struct job *job, int flat, bool adopted)
@@ -62,7 +67,7 @@ void replica_hold_cpus(struct controller *ctl, struct job *job, int flat, bool a
         attempt_cgroup(job, flat, name, sizeof name);
         if (cgroup_read_cpuset(name, list, sizeof list) == 0 && cpu_bits_parse(list, &cpus) == 0 &&
             cpu_bits_count(&cpus) == want && numa_hold(t, &cpus) == 0) {
-            keep(r, &cpus);
+            keep(t, r, &cpus);
             return;
         }
     }
@@ -78,8 +83,8 @@ void replica_hold_cpus(struct controller *ctl, struct job *job, int flat, bool a
             ctl->cluster->nodes[r->node].name, want, job->ns, job->name, topology_policy_name(t->policy));
         return;
     }
-    keep(r, &cpus);
-    apply_shared_pool(ctl, r->node);
+    if (keep(t, r, &cpus))
+        apply_shared_pool(ctl, r->node);
 }
 
 void replica_release_cpus(struct controller *ctl, struct job *job, int flat)

@@ -150,4 +150,30 @@ static void exclusive_cpu_shared_pool_release_and_adoption(void)
     server_cleanup(&s);
 }
 
-TEST_MAIN(TEST_CASE(exclusive_cpu_shared_pool_release_and_adoption))
+/* A bad value of the three flags stops the start (exit 2), naming the flag and what it takes. */
+static void bad_cpu_manager_flags_are_refused(void)
+{
+    static const struct {
+        const char *flag, *value, *says;
+    } cases[] = {
+        {"--cpu-manager-policy", "dynamic", "--cpu-manager-policy is none or static, not \"dynamic\""},
+        {"--topology-manager-policy", "single",
+         "--topology-manager-policy is none, best-effort, restricted or "
+         "single-numa-node, not \"single\""},
+        {"--reserved-cpus", "0-x", "--reserved-cpus takes a CPU list such as 0-1,4"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[] = "/tmp/caldera-numa-flags-XXXXXX";
+        REQUIRE(mkdtemp(dir) != NULL);
+        const char *const a[] = {cases[i].flag, cases[i].value, NULL};
+        char *err = NULL;
+        CHECK_INT(server_run_to_exit(dir, a, 10000, NULL, &err, NULL), 2);
+        CHECK_CONTAINS(err ? err : "", cases[i].says);
+        free(err);
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        CHECK_INT(system(cmd), 0);
+    }
+}
+
+TEST_MAIN(TEST_CASE(bad_cpu_manager_flags_are_refused), TEST_CASE(exclusive_cpu_shared_pool_release_and_adoption))
