@@ -40,3 +40,15 @@ bool pod_scheduling_annotations(struct fields *f, json_t *annotations, const cha
     ts->revocable_zone = v && strcmp(v, "*") == 0;
     return ok;
 }
+
+void job_preemptable_inherit(const json_t *job_annotations, struct job *job)
+{
+    const char *v = json_string_value(json_object_get(job_annotations, PREEMPTABLE_ANNOTATION));
+    if (!v || strcmp(v, "true") != 0)
+        return;
+    for (int t = 0; t < job->ntasks; t++) {
+        const json_t *ann = json_object_get(json_object_get(job->tasks[t].template, "metadata"), "annotations");
+        if (!json_object_get(ann, PREEMPTABLE_ANNOTATION))
+            job->tasks[t].preemptable = true;
+    }
+}

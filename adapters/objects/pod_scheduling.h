@@ -17,4 +17,8 @@
  * task's topologyPolicy) wins. Returns false after a field error for a value that is not one of theirs. */
 bool pod_scheduling_annotations(struct fields *f, json_t *annotations, const char *path, struct task_spec *ts);
 
+/* A Job annotated volcano.sh/preemptable: "true" (Volcano gives it to its PodGroup) makes preemptable
+ * every task whose template does not say otherwise. */
+void job_preemptable_inherit(const json_t *job_annotations, struct job *job);
+
 #endif

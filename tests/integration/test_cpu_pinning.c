@@ -118,6 +118,7 @@ static void exclusive_cpu_shared_pool_release_and_adoption(void)
     CHECK(log_has(&s, "pinned-t-0", "Cpus_allowed_list:\t1\n"));
     CHECK(log_has(&s, "pinned-t-0", "Mems_allowed_list:\t0"));
     CHECK(annotation_is(&s, PODS "pinned-t-0", "caldera.io/cpuset", "1", got, sizeof got));
+    CHECK(annotation_is(&s, PODS "pinned-t-0", "volcano.sh/numa-topology-policy", "single-numa-node", got, sizeof got));
     CHECK(annotation_is(&s, "/api/v1/nodes", "caldera.io/cpus-exclusive", "1", got, sizeof got));
     /* the shared task that started first is moved off it, and a new one starts off it */
     snprintf(shared, sizeof shared, "Cpus_allowed_list:\t%s\n", n == 2 ? "0" : "0,2-");

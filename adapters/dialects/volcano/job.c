@@ -9,6 +9,7 @@
 #include "adapters/intake/fields.h"
 #include "adapters/objects/lifecycle.h"
 #include "adapters/intake/meta_limits.h"
+#include "adapters/objects/pod_scheduling.h"
 #include "adapters/objects/pod_template.h"
 #include "common/duration.h"
 #include "common/hashmap.h"
@@ -412,6 +413,7 @@ static int build(struct fields *f, json_t *root, const char *url_ns, struct job 
         field_check_rules(f, spec, "spec", spec_rules);
         parse_spec_scalars(f, spec, job);
         parse_tasks(f, spec, job);
+        job_preemptable_inherit(json_object_get(json_object_get(root, "metadata"), "annotations"), job);
         check_min_available(f, spec, job);
         volcano_job_volumes_parse(f, spec, job);
         volcano_job_min_resources_check(f, root, job);
