@@ -13,7 +13,7 @@ struct numa_aware {
     double weight;
     int (*free)[NUMA_CELLS_MAX]; /* per session node: exclusive CPUs still free per cell, binds of this session out */
     int seen;                    /* binds replayed into `free` */
-    int32_t seen_count;          /* the count of binds[seen - 1] when it was replayed */
+    struct bind_decision last;   /* binds[seen - 1] as it was replayed (a rollback may have replaced it) */
 };
 
 static const struct numa_topology *static_topology(const struct node *n)
@@ -49,24 +49,29 @@ static void replay(struct numa_aware *s, const struct bind_decision *b, int32_t 
         take(t, s->free[b->node], want, replicas);
 }
 
-/* Brings `free` up to the session's binds; starts over when a statement was rolled back. */
+/* Brings `free` up to the session's binds; starts over when a statement was rolled back (fewer binds,
+ * or the last one replayed is no longer there as it was). */
 static void sync_binds(struct numa_aware *s)
 {
     const struct session *ssn = s->ssn;
-    if (ssn->nbinds < s->seen || (s->seen > 0 && ssn->binds[s->seen - 1].count < s->seen_count)) {
+    const struct bind_decision *last = s->seen > 0 && s->seen <= ssn->nbinds ? &ssn->binds[s->seen - 1] : NULL;
+    if (s->seen > 0 && (!last || last->job != s->last.job || last->task != s->last.task || last->node != s->last.node ||
+                        last->count < s->last.count)) {
         for (int n = 0; n < ssn->nnodes; n++) {
             const struct numa_topology *t = static_topology(ssn->nodes[n].node);
             if (t)
                 numa_free_counts(t, s->free[n]);
         }
         s->seen = 0;
+        last = NULL;
     }
-    if (s->seen > 0 && ssn->binds[s->seen - 1].count > s->seen_count)
-        replay(s, &ssn->binds[s->seen - 1], ssn->binds[s->seen - 1].count - s->seen_count);
+    if (last && last->count > s->last.count)
+        replay(s, last, last->count - s->last.count);
     for (int b = s->seen; b < ssn->nbinds; b++)
         replay(s, &ssn->binds[b], ssn->binds[b].count);
     s->seen = ssn->nbinds;
-    s->seen_count = s->seen > 0 ? ssn->binds[s->seen - 1].count : 0;
+    if (s->seen > 0)
+        s->last = ssn->binds[s->seen - 1];
 }
 
 static bool numa_predicate(void *state, const struct job_info *job, const struct task_info *task,
@@ -74,6 +79,7 @@ static bool numa_predicate(void *state, const struct job_info *job, const struct
 {
     (void)job;
     struct numa_aware *s = state;
+    sync_binds(s); /* every time, so no rollback between two binds goes unseen */
     enum topology_policy want_policy = (enum topology_policy)task->spec->topology_policy;
     int want = numa_exclusive_cpus(task->request, &task->spec->limit);
     if (want == 0) /* not Guaranteed with whole CPUs: the CPU manager leaves it in the shared pool */
@@ -96,7 +102,6 @@ static bool numa_predicate(void *state, const struct job_info *job, const struct
     }
     if (!static_topology(node->node))
         return true;
-    sync_binds(s);
     unsigned cells;
     if (numa_fit(t, s->free[node - s->ssn->nodes], want, t->policy, &cells) == 0) {
         snprintf(reason, (size_t)reason_len, "node(s) couldn't give %d exclusive CPUs under topology policy %s", want,

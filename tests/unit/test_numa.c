@@ -202,6 +202,25 @@ static void in_session_binds_count_against_the_cells(void)
     fixture_free(&fx);
 }
 
+static void a_rolled_back_gang_gives_its_cells_back(void)
+{
+    struct sched_fixture fx;
+    fixture_init(&fx, "enqueue, allocate");
+    add_plugin(&fx, "numa-aware");
+    fixture_node(&fx, "vn-1", 16000, 64 * GiB);
+    fx.c.nodes[0].numa = topology(TOPO_SINGLE_NUMA_NODE);
+    /* three sixes need three cells: two are placed, then the gang is undone */
+    struct job *gang = guaranteed_job(&fx, "gang", 3, 6, TOPO_SINGLE_NUMA_NODE);
+    gang->tasks[0].request.v[RES_CPU] = gang->tasks[0].limit.v[RES_CPU] = 5000; /* 15 CPUs pass the count */
+    gang->pg.min_resources.v[RES_CPU] = 15000;
+    struct job *eights = guaranteed_job(&fx, "eights", 2, 8, TOPO_SINGLE_NUMA_NODE);
+    struct session ssn = fixture_cycle(&fx);
+    CHECK_INT(fixture_bound(&ssn, gang), 0);
+    CHECK_INT(fixture_bound(&ssn, eights), 2); /* both whole cells, once the gang's two fives are undone */
+    session_free(&ssn);
+    fixture_free(&fx);
+}
+
 static void task_policy_must_be_the_nodes(void)
 {
     struct sched_fixture fx;
@@ -389,7 +408,7 @@ TEST_MAIN(TEST_CASE(cpulists_parse_and_format), TEST_CASE(only_guaranteed_whole_
           TEST_CASE(policies_admit_as_kubelet_does),
           TEST_CASE(take_gives_lowest_cpus_of_one_cell_and_give_returns_them),
           TEST_CASE(cpus_go_near_the_gpus_when_one_cell_suffices), TEST_CASE(single_numa_node_places_whole_cells_only),
-          TEST_CASE(in_session_binds_count_against_the_cells), TEST_CASE(task_policy_must_be_the_nodes),
-          TEST_CASE(fewer_cells_score_higher), TEST_CASE(shared_tasks_pass_anywhere),
-          TEST_CASE(nodes_file_declares_numatopology), TEST_CASE(bad_numatopology_names_the_field),
-          TEST_CASE(sysfs_topology_is_read))
+          TEST_CASE(in_session_binds_count_against_the_cells), TEST_CASE(a_rolled_back_gang_gives_its_cells_back),
+          TEST_CASE(task_policy_must_be_the_nodes), TEST_CASE(fewer_cells_score_higher),
+          TEST_CASE(shared_tasks_pass_anywhere), TEST_CASE(nodes_file_declares_numatopology),
+          TEST_CASE(bad_numatopology_names_the_field), TEST_CASE(sysfs_topology_is_read))
