@@ -9,8 +9,10 @@
 
 #include "adapters/objects/node.h"
 #include "adapters/objects/numatopology.h"
+#include "adapters/objects/scheduler_conf.h"
 #include "common/fs.h"
 #include "runtime/numa_host.h"
+#include "scheduler/registry.h"
 #include "tests/lib/sched_fixture.h"
 #include "tests/lib/test.h"
 
@@ -354,6 +356,34 @@ static void bad_numatopology_names_the_field(void)
     CHECK_CONTAINS(st.message, "Numatopology numa-2 names no Node");
 }
 
+/* The examples the README points to: they load, and the conf names only implemented plugins. */
+static void the_examples_load(void)
+{
+    char *data;
+    size_t len;
+    struct node *nodes;
+    int count;
+    struct api_status st = {0};
+    REQUIRE(read_file("examples/numa-tdm-nodes.yaml", 1 << 20, &data, &len) == 0);
+    REQUIRE(nodes_from_yaml(data, len, "amd64", 1000, &nodes, &count, &st) == 0);
+    free(data);
+    CHECK_INT(count, 2);
+    REQUIRE(nodes[0].numa != NULL);
+    CHECK_INT(nodes[0].numa->ncells, 2);
+    CHECK_INT(nodes[0].numa->policy, TOPO_SINGLE_NUMA_NODE);
+    CHECK(nodes[1].numa == NULL);
+    for (int i = 0; i < count; i++)
+        node_clear(&nodes[i]);
+    free(nodes);
+    struct sched_conf conf;
+    REQUIRE(read_file("examples/numa-tdm-scheduler.yaml", 1 << 20, &data, &len) == 0);
+    REQUIRE(sched_conf_parse(data, len, &conf, &st) == 0);
+    free(data);
+    char missing[256];
+    CHECK_INT(sched_conf_unimplemented(&conf, missing, sizeof missing), 0);
+    sched_conf_free(&conf);
+}
+
 /* --- this machine's /sys --------------------------------------------------------------------- */
 
 static void write_at(const char *root, const char *rel, const char *text)
@@ -411,4 +441,4 @@ TEST_MAIN(TEST_CASE(cpulists_parse_and_format), TEST_CASE(only_guaranteed_whole_
           TEST_CASE(in_session_binds_count_against_the_cells), TEST_CASE(a_rolled_back_gang_gives_its_cells_back),
           TEST_CASE(task_policy_must_be_the_nodes), TEST_CASE(fewer_cells_score_higher),
           TEST_CASE(shared_tasks_pass_anywhere), TEST_CASE(nodes_file_declares_numatopology),
-          TEST_CASE(bad_numatopology_names_the_field), TEST_CASE(sysfs_topology_is_read))
+          TEST_CASE(bad_numatopology_names_the_field), TEST_CASE(the_examples_load), TEST_CASE(sysfs_topology_is_read))
