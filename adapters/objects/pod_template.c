@@ -1,6 +1,7 @@
 /* A PodTemplateSpec read into one task's runtime fields, every field of Kubernetes' PodSpec and
  * Container either honoured, accepted as truthful on a process runtime, or refused with its reason. */
 #include "adapters/objects/pod_template.h"
+#include "adapters/objects/pod_scheduling.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -548,6 +549,7 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
         field_path(q, p, "annotations");
         ok = meta_annotations(f, meta, q, &annotations) && ok;
         ok = (!annotations || parse_pids_max(f, annotations, q, ts)) && ok;
+        ok = (!annotations || pod_scheduling_annotations(f, annotations, q, ts)) && ok;
     }
     field_path(p, path, "spec");
     if (!field_object(f, template, "spec", p, true, &spec))
