@@ -37,7 +37,9 @@
 #include "scheduler/watchdog/notifier.h"
 #include "scheduler/registry.h"
 #include "runtime/data_dir.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/host.h"
+#include "runtime/numa_host.h"
 #include "runtime/oci_runtime.h"
 
 /* bin/../web, found through /proc/self/exe so the server works from any directory. */
@@ -77,6 +79,10 @@ static int load_nodes(const struct options *o, struct node **nodes, int *count)
             return -1;
         }
         host_gpus(&m);
+        if (host_numa("", &m.numa) == 0)
+            numa_options_apply(&o->numa, &m.numa);
+        else
+            log_warn("cannot read this machine's CPUs from /sys: no NUMA topology, no exclusive CPUs");
         node_from_machine(*nodes, &m, clock_wall_ms());
         gpu_set_clear(&m.gpus);
         *count = 1;
@@ -403,7 +409,13 @@ static int run(const struct options *given)
         return 1;
     }
     process_runtime_set_limits(&o->task_limits);
-    process_runtime_init(); /* logs once when tasks must run without cgroup limits */
+    if (o->numa.static_cpus && !o->nodes_file)
+        cgroup_use_cpuset(); /* exclusive CPUs are cpusets: before the layout is first read */
+    process_runtime_init();  /* logs once when tasks must run without cgroup limits */
+    if (o->numa.static_cpus && !o->nodes_file && !cgroup_has_cpuset())
+        log_warn(
+            "--cpu-manager-policy static: no writable cpuset controller, so exclusive CPUs are counted but "
+            "not enforced");
     const char *no_oci = oci_runtime_configure(o->oci_runtime); /* before the first request */
     runtime_class_set_oci(no_oci);
     if (no_oci)

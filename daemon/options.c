@@ -44,6 +44,9 @@ enum {
     OPT_GPU_RECHECK,
     OPT_GPU_SAMPLE,
     OPT_COMPANION_PORTS,
+    OPT_CPU_MANAGER_POLICY,
+    OPT_TOPOLOGY_MANAGER_POLICY,
+    OPT_RESERVED_CPUS,
     OPT_OCI_RUNTIME
 };
 #define DEFAULT_LIST_PAGE 1000
@@ -142,6 +145,12 @@ static void usage(FILE *out)
             "  --task-pids-max N         pids.max of every attempt's cgroup: its processes and threads (default\n"
             "                            4096; 0: no limit); a pod may ask for less with the annotation\n"
             "                            caldera.io/pids-max on its template\n"
+            "  --cpu-manager-policy none|static  static: a Guaranteed pod asking whole CPUs gets them to\n"
+            "                            itself (an exclusive cpuset, memory on their NUMA nodes) on the default\n"
+            "                            node (default none)\n"
+            "  --topology-manager-policy none|best-effort|restricted|single-numa-node  how those CPUs keep to\n"
+            "                            NUMA nodes, as kubelet's (default none)\n"
+            "  --reserved-cpus LIST      CPUs never given exclusively (default under static: the first one)\n"
             "  --web DIR                 the browser UI's files (default: web/ beside bin/)\n"
             "  --log-level LEVEL         debug, info, warn or error (default info)\n"
             "  -h, --help                this help\n"
@@ -391,6 +400,9 @@ int options_parse(int argc, char **argv, struct options *o)
         {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"oci-runtime", required_argument, 0, OPT_OCI_RUNTIME},
         {"companion-ports", required_argument, 0, OPT_COMPANION_PORTS},
+        {"cpu-manager-policy", required_argument, 0, OPT_CPU_MANAGER_POLICY},
+        {"topology-manager-policy", required_argument, 0, OPT_TOPOLOGY_MANAGER_POLICY},
+        {"reserved-cpus", required_argument, 0, OPT_RESERVED_CPUS},
         {0, 0, 0, 0},
     };
     *o = (struct options){DEFAULT_LISTEN,
@@ -484,6 +496,15 @@ int options_parse(int argc, char **argv, struct options *o)
         case OPT_OCI_RUNTIME: o->oci_runtime = optarg; break;
         case OPT_COMPANION_PORTS:
             if (parse_companion_ports(optarg, &o->companion_port_first, &o->companion_port_last) != 0)
+                return -1;
+            break;
+        case OPT_CPU_MANAGER_POLICY:
+        case OPT_TOPOLOGY_MANAGER_POLICY:
+        case OPT_RESERVED_CPUS:
+            if (options_parse_numa(c == OPT_CPU_MANAGER_POLICY        ? "--cpu-manager-policy"
+                                   : c == OPT_TOPOLOGY_MANAGER_POLICY ? "--topology-manager-policy"
+                                                                      : "--reserved-cpus",
+                                   optarg, &o->numa) != 0)
                 return -1;
             break;
         case OPT_WS_LISTEN: o->ws_listen = optarg; break;

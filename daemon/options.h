@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "adapters/dialects/volcano/job.h"
+#include "daemon/numa_options.h"
 #include "gateway/limits/limits.h"
 #include "runtime/process.h"
 
@@ -65,6 +66,7 @@ struct options {
     const char *watchdog_file;         /* --watchdog FILE, or NULL: no WatchDog */
     const char *oci_runtime;           /* --oci-runtime PATH, or NULL: podman on PATH */
     int32_t companion_port_first, companion_port_last; /* --companion-ports; 0: the core's default */
+    struct numa_options numa; /* --cpu-manager-policy, --topology-manager-policy, --reserved-cpus */
 };
 
 /* Reads argv into o (defaults first). Returns 0 to run, 1 when --help was printed, -1 after a

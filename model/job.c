@@ -157,8 +157,10 @@ void job_free(struct job *job)
     for (int t = 0; t < job->ntasks; t++)
         task_spec_free(&job->tasks[t]);
     free(job->tasks);
-    for (int32_t i = 0; job->replicas && i < job->total_replicas; i++)
+    for (int32_t i = 0; job->replicas && i < job->total_replicas; i++) {
         free(job->replicas[i].message);
+        free(job->replicas[i].cpus);
+    }
     free(job->replicas);
     free(job->task_first);
     free(job->task_counts);
@@ -310,8 +312,10 @@ int job_relayout(struct job *job, const int32_t *counts, int32_t *old_to_new)
             (*count_of(c, (enum pod_phase)r->phase))++;
             c->stopping += r->stopping;
         }
-        for (int32_t i = counts[t]; i < old_n; i++)
+        for (int32_t i = counts[t]; i < old_n; i++) {
             free(job->replicas[first + i].message);
+            free(job->replicas[first + i].cpus);
+        }
         job->tasks[t].replicas = counts[t];
     }
     free(job->replicas);

@@ -181,11 +181,16 @@ struct task_spec {
     struct pod_mount *mounts; /* the container's volumeMounts of hostPath and emptyDir volumes */
     char *priority_class;     /* the template's priorityClassName, or NULL: the Job's */
     int32_t priority;         /* its pods' priority (the class's, else the Job's); set at admission */
+    uint8_t topology_policy;  /* enum topology_policy: topologyPolicy, or volcano.sh/numa-topology-policy */
+    bool preemptable;         /* volcano.sh/preemptable: "true" (pod template, else the Job's annotation) */
+    bool revocable_zone;      /* volcano.sh/revocable-zone: "*": it may run on revocable nodes (tdm) */
 };
 
 /* What the watch streams were last shown of a pod or job (controller/watch.c): not known yet (restored
  * from the store: shown if it exists), hidden (not in the API yet), shown (+ the pod's phase), gone. */
 enum { WATCH_SHOWN_UNKNOWN, WATCH_SHOWN_HIDDEN, WATCH_SHOWN_GONE, WATCH_SHOWN_VISIBLE };
+
+struct cpu_bits;
 
 struct replica {
     uint8_t phase;       /* enum pod_phase */
@@ -206,8 +211,9 @@ struct replica {
     int32_t pid;         /* while running, else 0 */
     int32_t proc;        /* runtime handle while running, else -1 */
     int64_t start_ms, end_ms;
-    char *message; /* terminated.message of the last attempt, or NULL */
-    uint64_t gpus; /* the node's GPU devices it was given (model/gpu.h mask), kept after it lets them go */
+    char *message;         /* terminated.message of the last attempt, or NULL */
+    uint64_t gpus;         /* the node's GPU devices it was given (model/gpu.h mask), kept after it lets them go */
+    struct cpu_bits *cpus; /* the CPUs it holds exclusively (static CPU manager policy, owned), else NULL */
 };
 
 /* Replicas of one task by phase, kept up to date by job_set_replica_phase(). */

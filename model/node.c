@@ -13,5 +13,6 @@ void node_clear(struct node *n)
     json_decref(n->taints);
     json_decref(n->manifest);
     gpu_set_clear(&n->gpus);
+    free(n->numa);
     memset(n, 0, sizeof *n);
 }

@@ -48,6 +48,7 @@ static const char *const known_plugins[] = {
     "network-topology-aware",
     "nodezone",
     "quota",
+    "numa-aware", /* numaaware's name as Volcano registers it */
 };
 
 static const char *const known_actions[] = {"enqueue", "allocate", "backfill", "preempt", "reclaim", "shuffle"};

@@ -47,6 +47,8 @@ struct attempt_spec {
     int64_t memory_limit;    /* bytes; 0 = none */
     int64_t cpu_limit_milli; /* millicores; 0 = none */
     int64_t pids_max;        /* the pod's caldera.io/pids-max; 0: the server's --task-pids-max */
+    const char *cpuset_cpus; /* cpuset.cpus of its cgroup (static CPU manager policy), NULL: the parent's */
+    const char *cpuset_mems; /* cpuset.mems, NULL: the parent's */
     int32_t uid, gid;        /* run as these when >= 0 (the server must be root); -1: as the server */
     const char *hosts_file;  /* bind-mounted over /etc/hosts in a mount namespace of its own, or NULL */
     const char *ssh_dir;     /* bind-mounted over the user's ~/.ssh likewise, or NULL */

@@ -305,7 +305,7 @@ static int nest_for_container(const char *cgroup, struct cgroup_join *join, char
         snprintf(why, why_len, "the cgroup name %s is too long for a container", cgroup);
         return -1;
     }
-    struct cgroup_limits none = {0, 0, 0};
+    struct cgroup_limits none = {0, 0, 0, NULL, NULL};
     return cgroup_create(child, &none, join, why, why_len);
 }
 
@@ -378,8 +378,11 @@ static int prepare(const struct attempt_spec *spec, bool root, struct prepared *
         return -1;
     }
     if (cgroups) {
-        struct cgroup_limits lim = {
-            .memory = spec->memory_limit, .cpu_milli = spec->cpu_limit_milli, .pids = process_pids_max(spec->pids_max)};
+        struct cgroup_limits lim = {.memory = spec->memory_limit,
+                                    .cpu_milli = spec->cpu_limit_milli,
+                                    .pids = process_pids_max(spec->pids_max),
+                                    .cpus = spec->cpuset_cpus,
+                                    .mems = spec->cpuset_mems};
         if (cgroup_create(pp->cgroup, &lim, &pp->join, why, why_len) != 0 ||
             (pp->oci && nest_for_container(pp->cgroup, &pp->join, why, why_len) != 0)) {
             cgroup_join_close(&pp->join);

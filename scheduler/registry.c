@@ -7,8 +7,9 @@
 #include "scheduler/registry.h"
 
 static const struct plugin_def *const plugins[] = {
-    &plugin_priority,   &plugin_gang, &plugin_conformance, &plugin_predicates, &plugin_nodeorder, &plugin_binpack,
-    &plugin_proportion, &plugin_drf,  &plugin_overcommit,  &plugin_sla,        &plugin_quota,
+    &plugin_priority, &plugin_gang,          &plugin_conformance, &plugin_predicates, &plugin_nodeorder,
+    &plugin_binpack,  &plugin_proportion,    &plugin_drf,         &plugin_overcommit, &plugin_sla,
+    &plugin_quota,    &plugin_task_topology, &plugin_numa_aware,  &plugin_numaaware,  &plugin_tdm,
 };
 
 static const struct action_def *const actions[] = {

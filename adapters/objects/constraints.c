@@ -1,4 +1,4 @@
-/* Reading a pod spec's nodeSelector, node affinity and tolerations into placement constraints,
+/* Reading a pod spec's nodeSelector, node and pod affinity, tolerations and spread into placement constraints,
  * validated with Kubernetes' rules and words, then summed up in a canonical signature. */
 #include "adapters/objects/constraints.h"
 
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "adapters/intake/meta_limits.h"
+#include "adapters/objects/pod_affinity.h"
 #include "common/sbuf.h"
 #include "common/strv.h"
 
@@ -387,20 +388,6 @@ static bool parse_preferred(struct fields *f, json_t *node_affinity, const char 
     return ok && !gave_up(f);
 }
 
-/* Pod (anti-)affinity needs the placement of other pods, which the scheduler does not weigh yet:
- * refused with the field named, never silently dropped. An empty one asks nothing and passes. */
-static bool refuse_pod_affinity(struct fields *f, json_t *affinity, const char *path, const char *key, const char *what)
-{
-    json_t *v = json_object_get(affinity, key);
-    if (!v || json_is_null(v) || (json_is_object(v) && json_object_size(v) == 0))
-        return true;
-    char p[FIELD_PATH_MAX], detail[128];
-    field_path(p, path, key);
-    snprintf(detail, sizeof detail, "%s is not supported by Caldera's scheduler yet", what);
-    field_unsupported(f, affinity, key, p, detail);
-    return false;
-}
-
 static bool parse_affinity(struct fields *f, json_t *spec, const char *spec_path, struct placement_constraints *out)
 {
     char path[FIELD_PATH_MAX], na_path[FIELD_PATH_MAX];
@@ -410,8 +397,9 @@ static bool parse_affinity(struct fields *f, json_t *spec, const char *spec_path
     if (!affinity)
         return true;
     field_path(path, spec_path, "affinity");
-    bool ok = refuse_pod_affinity(f, affinity, path, "podAffinity", "pod affinity");
-    ok = refuse_pod_affinity(f, affinity, path, "podAntiAffinity", "pod anti-affinity") && ok;
+    bool ok = pod_affinity_parse(f, affinity, path, out);
+    if (gave_up(f))
+        return false;
     field_path(na_path, path, "nodeAffinity");
     if (!field_object(f, affinity, "nodeAffinity", na_path, false, &node_affinity))
         return false;
@@ -693,6 +681,8 @@ bool constraints_parse(struct fields *f, json_t *pod_spec, const char *spec_path
         ok = parse_affinity(f, pod_spec, spec_path, out) && ok;
     if (!gave_up(f))
         ok = parse_tolerations(f, pod_spec, spec_path, out) && ok;
+    if (!gave_up(f))
+        ok = spread_constraints_parse(f, pod_spec, spec_path, out) && ok;
     if (ok && !gave_up(f) && !(out->signature = build_signature(out)))
         ok = out_of_memory(f);
     if (!ok || gave_up(f)) {

@@ -2,6 +2,7 @@
  * tasks on this machine; what they declare is what the scheduler believes, which is how one machine
  * stands for a cluster. */
 #include "adapters/objects/node.h"
+#include "adapters/objects/numatopology.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,8 @@ void node_from_machine(struct node *out, const struct machine *m, int64_t now_ms
         add_gpu_labels(out->labels, m);
     }
     out->capacity = out->allocatable;
+    if (m->numa.ncells > 0 && (out->numa = malloc(sizeof *out->numa)))
+        *out->numa = m->numa;
     out->taints = json_array();
     out->manifest = json_pack("{s:{s:s, s:O}, s:{}}", "metadata", "name", m->name, "labels", out->labels, "spec");
     out->created_ms = now_ms;
@@ -321,11 +324,54 @@ static int parse_node(struct fields *f, json_t *obj, const char *path, const cha
     return 0;
 }
 
-/* Every Node of every document, flattening v1 Lists. */
+/* Numatopology documents read so far, given to their nodes once every document is read. */
+struct topologies {
+    int n;
+    char *names[64];
+    struct numa_topology *t[64];
+};
+
+static int collect_topology(struct fields *f, json_t *obj, const char *path, struct topologies *tops)
+{
+    if (tops->n == 64)
+        return api_fail(f->st, 422, "Invalid", "the nodes file declares more than 64 Numatopology objects");
+    if (numatopology_parse(f, obj, path, &tops->names[tops->n], &tops->t[tops->n]) != 0)
+        return -1;
+    tops->n++;
+    return 0;
+}
+
+/* Each Numatopology to the node of its name (the node keeps it). */
+static int attach_topologies(struct topologies *tops, struct node *nodes, int count, struct api_status *st)
+{
+    for (int i = 0; i < tops->n; i++) {
+        int j = 0;
+        while (j < count && strcmp(nodes[j].name, tops->names[i]) != 0)
+            j++;
+        if (j == count)
+            return api_fail(st, 422, "Invalid", "Numatopology %s names no Node of the nodes file", tops->names[i]);
+        free(nodes[j].numa);
+        nodes[j].numa = tops->t[i];
+        tops->t[i] = NULL;
+    }
+    return 0;
+}
+
+static void topologies_free(struct topologies *tops)
+{
+    for (int i = 0; i < tops->n; i++) {
+        free(tops->names[i]);
+        free(tops->t[i]);
+    }
+}
+
+/* Every Node of every document, flattening v1 Lists; Numatopology documents go to tops. */
 static int collect_nodes(struct fields *f, json_t *obj, const char *path, const char *arch, int64_t now_ms,
-                         struct node **nodes, int *count)
+                         struct node **nodes, int *count, struct topologies *tops)
 {
     const char *kind = json_string_value(json_object_get(obj, "kind"));
+    if (kind && strcmp(kind, NUMATOPOLOGY_KIND) == 0)
+        return collect_topology(f, obj, path, tops);
     if (kind && strcmp(kind, "List") == 0) {
         json_t *items;
         char p[FIELD_PATH_MAX];
@@ -338,7 +384,7 @@ static int collect_nodes(struct fields *f, json_t *obj, const char *path, const 
         {
             char ip[FIELD_PATH_MAX];
             field_path_index(ip, p, i);
-            if (collect_nodes(f, item, ip, arch, now_ms, nodes, count) != 0)
+            if (collect_nodes(f, item, ip, arch, now_ms, nodes, count, tops) != 0)
                 return -1;
         }
         return 0;
@@ -372,17 +418,21 @@ int nodes_from_yaml(const char *data, size_t len, const char *arch, int64_t now_
     if (intake_parse(data, len, INTAKE_YAML, &in, st) != 0)
         return -1;
     int rc = 0;
+    struct topologies tops = {0};
     for (int d = 0; d < in.ndocs && rc == 0; d++) {
         struct fields f = {&in.docs[d], st};
         char path[32];
         snprintf(path, sizeof path, "document %d", d + 1);
-        rc = collect_nodes(&f, in.docs[d].root, "", arch, now_ms, nodes, count);
+        rc = collect_nodes(&f, in.docs[d].root, "", arch, now_ms, nodes, count, &tops);
         if (rc != 0 && st->code == 0)
             api_fail_invalid(st, "nodes file", path);
     }
     intake_free(&in);
     if (rc == 0 && *count == 0)
         rc = api_fail(st, 422, "Invalid", "the nodes file declares no Node");
+    if (rc == 0)
+        rc = attach_topologies(&tops, *nodes, *count, st);
+    topologies_free(&tops);
     if (rc != 0) {
         for (int i = 0; i < *count; i++)
             node_clear(&(*nodes)[i]);
@@ -407,6 +457,11 @@ json_t *node_render(const struct node *n)
             json_object_set_new(ann, "caldera.io/gpus-unhealthy", json_string(held));
         }
         json_object_set_new(meta, "annotations", ann);
+    }
+    if (n->numa) {
+        if (!json_object_get(meta, "annotations"))
+            json_object_set_new(meta, "annotations", json_object());
+        numatopology_render(n, json_object_get(meta, "annotations"));
     }
     json_t *spec = json_deep_copy(json_object_get(n->manifest, "spec"));
     if (!json_is_object(spec)) {

@@ -129,6 +129,14 @@ static json_t *pod_annotations(const struct job *job, int task, const struct rep
         gpu_format(&node->gpus, r->gpus, false, gpus, sizeof gpus);
         set_str(ann, "caldera.io/gpu-devices", gpus);
     }
+    if (job->tasks[task].topology_policy != TOPO_NONE) /* as Volcano's job controller puts it on the pod */
+        set_str(ann, "volcano.sh/numa-topology-policy",
+                topology_policy_name((enum topology_policy)job->tasks[task].topology_policy));
+    if (node && r->cpus && node->numa) { /* its exclusive CPUs and the NUMA nodes they sit on */
+        char list[CPU_LIST_MAX];
+        set_str(ann, "caldera.io/cpuset", cpu_bits_format(r->cpus, list, sizeof list));
+        set_str(ann, "caldera.io/cpuset-mems", numa_mems_of(node->numa, r->cpus, list, sizeof list));
+    }
     return ann;
 }
 

@@ -1,6 +1,7 @@
 /* A PodTemplateSpec read into one task's runtime fields, every field of Kubernetes' PodSpec and
  * Container either honoured, accepted as truthful on a process runtime, or refused with its reason. */
 #include "adapters/objects/pod_template.h"
+#include "adapters/objects/pod_scheduling.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static const struct field_rule template_rules[] = {{"metadata", NULL}, {"spec", 
 
 /* PodSpec. Honoured: containers (one), restartPolicy, terminationGracePeriodSeconds,
  * activeDeadlineSeconds, securityContext (runAsUser, runAsGroup, runAsNonRoot), nodeSelector,
- * affinity (node affinity), tolerations, priorityClassName (the task's priority within its job),
+ * affinity (node and pod affinity), tolerations, topologySpreadConstraints, priorityClassName (the task's priority within its job),
  * volumes (hostPath and emptyDir, mounted by volumeMounts: pod_volumes.c). Accepted because they are true of a process runtime or
  * ask nothing of it: hostNetwork, hostPID, hostIPC (a task always shares the host's network, PIDs
  * and IPC), dnsPolicy (it uses the host's resolver), shareProcessNamespace (one container),
@@ -68,7 +69,7 @@ static const struct field_rule pod_spec_rules[] = {
     {"readinessGates", "the process runtime runs no readiness checks"},
     {"runtimeClassName", NULL}, /* "oci" where podman is (runtime_class.c); others refused */
     {"overhead", "the process runtime adds no pod overhead"},
-    {"topologySpreadConstraints", "Caldera's scheduler does not spread pods by topology"},
+    {"topologySpreadConstraints", NULL}, /* read with the constraints (pod_affinity.c) */
     {"setHostnameAsFQDN", "tasks run with the node's own host name"},
     {"schedulingGates", "Caldera's scheduler has no scheduling gates"},
     {"resourceClaims", "Caldera has no dynamic resource allocation: request resources in the container's resources"},
@@ -548,6 +549,7 @@ bool pod_template_parse(struct fields *f, json_t *template, const char *path, st
         field_path(q, p, "annotations");
         ok = meta_annotations(f, meta, q, &annotations) && ok;
         ok = (!annotations || parse_pids_max(f, annotations, q, ts)) && ok;
+        ok = (!annotations || pod_scheduling_annotations(f, annotations, q, ts)) && ok;
     }
     field_path(p, path, "spec");
     if (!field_object(f, template, "spec", p, true, &spec))

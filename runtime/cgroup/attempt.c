@@ -89,6 +89,13 @@ static int set_limits(const struct cgroup_layout *L, const struct cgroup_hierarc
     char value[64];
     bool v2 = L->mode == CGROUP_V2;
     int64_t memory_limit = lim->memory, cpu_limit_milli = lim->cpu_milli;
+    if ((h->controllers & CG_CPUSET) && (lim->cpus || lim->mems)) {
+        *what = "set the cpuset of";
+        if (lim->mems && cgroup_write(dir, "cpuset.mems", lim->mems) != 0)
+            return -1;
+        if (lim->cpus && cgroup_write(dir, "cpuset.cpus", lim->cpus) != 0)
+            return -1;
+    }
     if (lim->pids > 0 && (h->controllers & CG_PIDS)) { /* the same file in v1's pids hierarchy and v2 */
         *what = "set pids.max of";
         snprintf(value, sizeof value, "%lld", (long long)lim->pids);

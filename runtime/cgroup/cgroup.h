@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define CGROUP_MAX_HIERARCHIES 4
+#define CGROUP_MAX_HIERARCHIES 5
 #define CGROUP_NAME_MAX 200
 #define CGROUP_PATH_MAX 512
 #define CGROUP_DIR_MODE 0755 /* tasks read their limits; only root writes them (nothing is given to a task) */
@@ -16,7 +16,7 @@
 enum cgroup_mode { CGROUP_NONE, CGROUP_V1, CGROUP_V2 };
 
 /* Controllers, as bits. */
-enum { CG_MEMORY = 1, CG_CPU = 2, CG_CPUACCT = 4, CG_PIDS = 8 };
+enum { CG_MEMORY = 1, CG_CPU = 2, CG_CPUACCT = 4, CG_PIDS = 8, CG_CPUSET = 16 };
 
 struct cgroup_hierarchy {
     char parent[CGROUP_PATH_MAX - CGROUP_NAME_MAX - 32]; /* "<mount>/caldera" */
@@ -49,7 +49,24 @@ struct cgroup_limits {
     int64_t memory;    /* bytes: memory.max (v2), memory.limit_in_bytes (v1) */
     int64_t cpu_milli; /* millicores: cpu.max, cpu.cfs_quota_us */
     int64_t pids;      /* processes and threads: pids.max (v2, and v1's pids hierarchy) */
+    const char *cpus;  /* cpuset.cpus (a cpulist), NULL: the parent's */
+    const char *mems;  /* cpuset.mems, NULL: the parent's */
 };
+
+/* cpusets (cpuset.c). Asks cgroup_layout() to take the cpuset controller too (the v1 cpuset
+ * hierarchy, v2's +cpuset): call before anything else uses cgroups (the static CPU manager policy). */
+void cgroup_use_cpuset(void);
+/* Does the layout hold the cpuset controller? */
+bool cgroup_has_cpuset(void);
+/* Writes an existing attempt cgroup's cpuset.cpus (and cpuset.mems when mems is not NULL).
+ * Returns 0, or -1 with errno set. */
+int cgroup_set_cpuset(const char *name, const char *cpus, const char *mems);
+/* Reads an attempt cgroup's cpuset.cpus into buf ("" when unset). Returns 0, or -1. */
+int cgroup_read_cpuset(const char *name, char *buf, size_t len);
+/* For detect.c: bits, plus CG_CPUSET when cgroup_use_cpuset() was called; and a v1 cpuset parent
+ * (caldera/ below mount) given its root's CPUs and memory nodes, which its children copy. */
+unsigned cgroup_wanted(unsigned bits);
+int cgroup_cpuset_v1_parent(const char *mount, const char *parent);
 
 /* Creates caldera/<name> in every hierarchy with its limits and opens its cgroup.procs files
  * (close-on-exec). Returns 0, or -1 with a sentence in why (nothing is left behind). */

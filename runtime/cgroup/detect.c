@@ -21,7 +21,7 @@ static pthread_once_t layout_once = PTHREAD_ONCE_INIT;
 static const struct {
     const char *name;
     unsigned bit;
-} known[] = {{"memory", CG_MEMORY}, {"cpu", CG_CPU}, {"cpuacct", CG_CPUACCT}, {"pids", CG_PIDS}};
+} known[] = {{"memory", CG_MEMORY}, {"cpu", CG_CPU}, {"cpuacct", CG_CPUACCT}, {"pids", CG_PIDS}, {"cpuset", CG_CPUSET}};
 #define NKNOWN (sizeof known / sizeof known[0])
 
 /* The controllers named in a list: mount options "rw,cpu,cpuacct" or cgroup.controllers
@@ -76,7 +76,7 @@ static void detect_v1(struct cgroup_layout *L)
     while (L->count < CGROUP_MAX_HIERARCHIES && getmntent_r(mounts, &ent, buf, sizeof buf)) {
         if (strcmp(ent.mnt_type, "cgroup") != 0)
             continue;
-        unsigned bits = controllers_in(ent.mnt_opts, ',');
+        unsigned bits = controllers_in(ent.mnt_opts, ',') & cgroup_wanted(CG_MEMORY | CG_CPU | CG_CPUACCT | CG_PIDS);
         if (!bits || (bits & taken)) /* not ours, or a second mount of a hierarchy we have */
             continue;
         struct cgroup_hierarchy *h = &L->h[L->count];
@@ -87,6 +87,10 @@ static void detect_v1(struct cgroup_layout *L)
          * leaving the task hung at its limit. */
         if ((bits & CG_MEMORY) && cgroup_write(h->parent, "memory.oom_control", "0") != 0)
             snprintf(L->detail, sizeof L->detail, "%s/memory.oom_control: %s", h->parent, strerror(errno));
+        if ((bits & CG_CPUSET) && cgroup_cpuset_v1_parent(ent.mnt_dir, h->parent) != 0) {
+            snprintf(L->detail, sizeof L->detail, "%s/cpuset.cpus: %s", h->parent, strerror(errno));
+            continue;
+        }
         h->controllers = bits;
         names_of(bits, ",", h->label, sizeof h->label);
         taken |= bits;
@@ -105,7 +109,7 @@ static void detect_v2(struct cgroup_layout *L, const char *root)
         snprintf(L->detail, sizeof L->detail, "%s/cgroup.controllers: %s", root, strerror(errno));
         return;
     }
-    unsigned want = controllers_in(avail, ' ') & (CG_MEMORY | CG_CPU | CG_PIDS);
+    unsigned want = controllers_in(avail, ' ') & cgroup_wanted(CG_MEMORY | CG_CPU | CG_PIDS);
     if (snprintf(h->parent, sizeof h->parent, "%s/caldera", root) >= (int)sizeof h->parent ||
         make_parent(h->parent, L->detail, sizeof L->detail) != 0)
         return;

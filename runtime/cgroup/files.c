@@ -91,7 +91,7 @@ int cgroup_enable_controllers(const char *dir, unsigned bits)
     static const struct {
         unsigned bit;
         const char *token;
-    } v2_controllers[] = {{CG_MEMORY, "+memory"}, {CG_CPU, "+cpu"}, {CG_PIDS, "+pids"}};
+    } v2_controllers[] = {{CG_MEMORY, "+memory"}, {CG_CPU, "+cpu"}, {CG_PIDS, "+pids"}, {CG_CPUSET, "+cpuset"}};
     char all[64] = "";
     for (size_t i = 0; i < sizeof v2_controllers / sizeof v2_controllers[0]; i++)
         if (bits & v2_controllers[i].bit)

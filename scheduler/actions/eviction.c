@@ -141,6 +141,10 @@ static bool pipeline_one(struct session *ssn, struct job_info *ji, int t, enum e
 {
     struct task_info *ti = &ji->tasks[t];
     char why[SESSION_MESSAGE_MAX];
+    /* Nodes here are chosen by resources alone: a replica that rules about other pods hold (its own
+     * affinity or spread, or a running pod's anti-affinity) is not pipelined onto one. */
+    if (ti->pod_rules || (ti->spec && constraints_have_pod_rules(&ti->spec->constraints)))
+        return false;
     if (kind == EVICT_RECLAIM && !session_allocatable(ssn, ji, ti, why, sizeof why))
         return false;
     int nfound = 0, node = choose_node(ssn, ji, ti, &st->cl, kind, found, &nfound, scratch);

@@ -80,6 +80,16 @@ static inline bool job_has_policies(const struct job *job, int task)
  * node's GPU devices as it asks for, exclusively: recorded_gpus when they are free (an adopted
  * attempt's), else the ones gpu_choose picks (0: choose); and gives them back. */
 void replica_hold(struct controller *ctl, struct job *job, int flat, int node, uint64_t recorded_gpus);
+/* Exclusive CPUs (cpus.c), for a bound replica of a Guaranteed task asking whole CPUs on a node under
+ * the static CPU manager policy: an adopted one takes back its cgroup's cpuset, else numa_take
+ * chooses; other live attempts of this machine's node keep to the shared pool. Released with the
+ * replica's resources. */
+void replica_hold_cpus(struct controller *ctl, struct job *job, int flat, bool adopted);
+void replica_release_cpus(struct controller *ctl, struct job *job, int flat);
+/* The cpuset an attempt of r gets on this machine's node under the static policy (its own CPUs, else
+ * the shared pool) as cpulists; false when none is written. */
+bool replica_cpuset(const struct controller *ctl, const struct replica *r, char *cpus, size_t cpus_len, char *mems,
+                    size_t mems_len);
 void replica_release(struct controller *ctl, struct job *job, int flat);
 /* On a node with GPU devices, the bound replica's processes (its task, its companions) see its own
  * devices and no other, as the NVIDIA device plugin arranges: CUDA_VISIBLE_DEVICES and

@@ -312,6 +312,11 @@ static int build_and_start(struct controller *ctl, struct job *job, int flat, st
         .nmounts = nmounts,
         .mounts = mounts,
     };
+    char cpuset_cpus[CPU_LIST_MAX], cpuset_mems[CPU_LIST_MAX];
+    if (replica_cpuset(ctl, r, cpuset_cpus, sizeof cpuset_cpus, cpuset_mems, sizeof cpuset_mems)) {
+        spec.cpuset_cpus = cpuset_cpus;
+        spec.cpuset_mems = cpuset_mems;
+    }
     int rc = ctl->ops.start(ctl->ops.ctx, job, flat, &spec, started, why, why_len);
     free_mount_files(mounts, nmounts);
     strv_free(env);
@@ -432,6 +437,7 @@ void controller_attempt_failed(struct controller *ctl, struct job *job, int flat
 void replica_start(struct controller *ctl, struct job *job, int flat, int node)
 {
     replica_hold(ctl, job, flat, node, 0);
+    replica_hold_cpus(ctl, job, flat, false);
     replica_launch(ctl, job, flat, "Pending");
     after_launch(ctl, job, flat);
 }

@@ -76,6 +76,7 @@ void replica_release(struct controller *ctl, struct job *job, int flat)
     if (r->node < 0)
         return;
     account(ctl, job, flat, false);
+    replica_release_cpus(ctl, job, flat);
     if (r->gpus_held) { /* r->gpus stays: the pod and its history still show what it had */
         gpu_give(&ctl->cluster->nodes[r->node].gpus, r->gpus);
         r->gpus_held = false;

@@ -346,8 +346,10 @@ static void adopt_one(struct controller *ctl, struct job *job, const struct reco
     int flat = ra->flat;
     struct replica *r = &job->replicas[flat];
     r->node = -1;
-    if (ra->node >= 0)
+    if (ra->node >= 0) {
         replica_hold(ctl, job, flat, ra->node, ra->gpus);
+        replica_hold_cpus(ctl, job, flat, true);
+    }
     job->live_procs++;
     struct replica_exit ex = {.unknown = true, .exit_code = -1, .end_ms = ctl->now_ms};
     if (ctl->ops.adopt && ctl->ops.adopt(ctl->ops.ctx, job, flat, ra->pid, ra->pid_start, &ex) == 1) {

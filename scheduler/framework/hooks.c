@@ -55,6 +55,11 @@ void session_add_allocate_event(struct session *ssn, allocate_event_fn fn, void 
     add_hook(&ssn->hooks->allocate_event, 0, (union hook_fn){.allocate_event = fn}, state);
 }
 
+void session_add_bind_event(struct session *ssn, bind_event_fn fn, void *state)
+{
+    add_hook(&ssn->hooks->bind_event, 0, (union hook_fn){.bind_event = fn}, state);
+}
+
 int session_job_order(const struct session *ssn, const struct job_info *a, const struct job_info *b)
 {
     const struct hook_list *l = &ssn->hooks->job_order;

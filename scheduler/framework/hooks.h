@@ -24,6 +24,7 @@ union hook_fn {
     overused_fn overused;
     victims_fn victims;
     allocate_event_fn allocate_event;
+    bind_event_fn bind_event;
 };
 
 struct hook {
@@ -39,7 +40,8 @@ struct hook_list {
 
 struct session_hooks {
     struct hook_list job_order, queue_order, task_order, namespace_order, predicate, node_filter, node_order, job_ready,
-        job_valid, job_starving, job_enqueueable, allocatable, overused, preemptable, reclaimable, allocate_event;
+        job_valid, job_starving, job_enqueueable, allocatable, overused, preemptable, reclaimable, allocate_event,
+        bind_event;
     struct plugin_conf implicit; /* conf of a plugin opened without being configured (quota) */
     int nopen;
     const struct plugin_def *open_plugins[MAX_HOOKS];

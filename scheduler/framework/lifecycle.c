@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "scheduler/framework/hooks.h"
+#include "scheduler/framework/pod_index.h"
 #include "scheduler/framework/plugin.h"
 
 /* Jobs in these phases have nothing to place: they are finishing, stopped or done. */
@@ -36,6 +37,7 @@ static int snapshot_job(const struct job *job, int queue, struct job_info *ji)
         const struct task_spec *ts = &job->tasks[t];
         struct task_info *ti = &ji->tasks[ji->ntasks++];
         ti->task = t;
+        ti->job = ji;
         ti->spec = ts;
         ti->request = &ts->request;
         ti->pending = c->pending;
@@ -226,6 +228,7 @@ void session_free(struct session *ssn)
     }
     session_filters_free(ssn);
     session_victims_free(ssn);
+    session_pod_index_free(ssn);
     free(ssn->jobs);
     free(ssn->nodes);
     free(ssn->queues);

@@ -12,6 +12,7 @@
 
 #include "common/grow.h"
 #include "scheduler/framework/hooks.h"
+#include "scheduler/framework/pod_index.h"
 
 #define MAX_REASONS 16
 #define UNFIT_SLOTS 64
@@ -44,6 +45,8 @@ struct candidate {
 struct group_scan {
     struct candidate *heap;
     int n, cap;
+    struct candidate *deferred; /* refused for now by rules about other pods: tried again later */
+    int ndeferred, deferred_cap;
     int start, scanned;
     struct fit_histogram why;
 };
@@ -161,6 +164,53 @@ static int scan_more(struct session *ssn, struct job_info *ji, struct task_info 
     return found;
 }
 
+/* --- candidates that rules about other pods refuse for now -------------- */
+
+/* A node a pod rule refuses may suit the task again after more placements (a spread's minimum
+ * rises), so it waits aside rather than being dropped. */
+static void defer(struct session *ssn, struct group_scan *g, struct candidate c)
+{
+    if (GROW(g->deferred, g->deferred_cap, (size_t)g->ndeferred + 1, 16) != 0) {
+        ssn->out_of_memory = true;
+        return;
+    }
+    g->deferred[g->ndeferred++] = c;
+}
+
+/* Puts the deferred candidates that pass now back on the heap; returns how many did. */
+static int retry_deferred(struct session *ssn, struct job_info *ji, struct task_info *ti, struct group_scan *g)
+{
+    int kept = 0, back = 0;
+    char reason[SESSION_REASON_MAX];
+    for (int i = 0; i < g->ndeferred; i++) {
+        struct candidate c = g->deferred[i];
+        if (!session_predicate(ssn, ji, ti, &ssn->nodes[c.node], reason, sizeof reason)) {
+            g->deferred[kept++] = c;
+            continue;
+        }
+        c.score = session_node_score(ssn, ti, &ssn->nodes[c.node]);
+        if (heap_push(g, c) != 0) {
+            ssn->out_of_memory = true;
+            break;
+        }
+        back++;
+    }
+    g->ndeferred = kept;
+    return back;
+}
+
+/* Gives the deferred candidates up: each counts among the nodes that do not fit, with its reason. */
+static void drop_deferred(struct session *ssn, struct job_info *ji, struct task_info *ti, struct group_scan *g)
+{
+    char reason[SESSION_REASON_MAX];
+    for (int i = 0; i < g->ndeferred; i++) {
+        reason[0] = '\0';
+        if (!session_predicate(ssn, ji, ti, &ssn->nodes[g->deferred[i].node], reason, sizeof reason))
+            histogram_add(&g->why, reason);
+    }
+    g->ndeferred = 0;
+}
+
 /* --- remembering shapes that fit nowhere --------------------------------- */
 
 static const struct unfit_entry *unfit_lookup(const struct session *ssn, const struct task_info *ti)
@@ -188,6 +238,16 @@ static void unfit_remember(struct session *ssn, const struct task_info *ti, cons
     e->request = *ti->request;
     e->gen = ssn->release_gen;
     snprintf(e->message, sizeof e->message, "%s", message);
+}
+
+/* Tells the pod index and the bind-event hooks that replicas were placed (count < 0: undone). */
+static void notify_bind(struct session *ssn, const struct job_info *ji, const struct task_info *ti, int node,
+                        int32_t count)
+{
+    session_pods_moved(ssn, ji->job, ti->task, node, count);
+    const struct hook_list *l = &ssn->hooks->bind_event;
+    for (int i = 0; i < l->n; i++)
+        l->items[i].fn.bind_event(l->items[i].state, ji, ti, node, count);
 }
 
 /* --- the statement --------------------------------------------------------- */
@@ -228,6 +288,7 @@ static void rollback(struct session *ssn, struct job_info *ji, int mark)
             resvec_add(&ssn->nodes[d->node].idle, ti->request);
         ti->pending += d->count;
         ji->pending += d->count;
+        notify_bind(ssn, ji, ti, d->node, -d->count);
         ji->ready -= d->count;
         session_account(ssn, ji->job, ji, ji->queue, ti->request, d->count, -1);
     }
@@ -241,6 +302,7 @@ static void place_one(struct session *ssn, int mark, struct job_info *ji, struct
     if (record_bind(ssn, mark, (int)(ji - ssn->jobs), ti->task, node) != 0)
         return;
     resvec_sub(&ssn->nodes[node].idle, ti->request);
+    notify_bind(ssn, ji, ti, node, 1);
     ti->pending--;
     ji->pending--;
     ji->ready++;
@@ -257,7 +319,12 @@ static bool place_task(struct session *ssn, int mark, struct job_info *ji, struc
         char unused[SESSION_REASON_MAX];
         session_node_passes_filters(ssn, ti, 0, unused, sizeof unused); /* resolves ti->filter */
     }
-    const struct unfit_entry *known = unfit_lookup(ssn, ti);
+    /* A task with rules about other pods: whether a node suits it changes with every replica placed
+     * (its own or others'), so shapes are not remembered for it, candidates are checked again when
+     * they reach the top, those refused wait aside and are tried again once more replicas are placed,
+     * and a scan that ran dry is run again while placements move the domains. */
+    bool pod_rules = ti->spec && constraints_have_pod_rules(&ti->spec->constraints);
+    const struct unfit_entry *known = pod_rules ? NULL : unfit_lookup(ssn, ti);
     if (known) {
         if (ji->fit_error[0] == '\0')
             snprintf(ji->fit_error, sizeof ji->fit_error, "%s", known->message);
@@ -268,13 +335,27 @@ static bool place_task(struct session *ssn, int mark, struct job_info *ji, struc
     char reason[SESSION_REASON_MAX];
     /* Nodes first, then the queue's share: when nothing fits anywhere the nodes are the limit to
      * report, even if the share would also have stopped the task. */
+    int placed_since_scan = 0, placed_since_retry = 0;
     while (ti->pending > 0 && !ssn->out_of_memory) {
+        if (g.n == 0 && g.ndeferred > 0 && placed_since_retry > 0) {
+            placed_since_retry = 0;
+            if (retry_deferred(ssn, ji, ti, &g) > 0)
+                continue;
+        }
         if (g.n == 0 && scan_more(ssn, ji, ti, &g) == 0) {
+            if (pod_rules && placed_since_scan > 0 && g.scanned == ssn->nnodes) {
+                g.scanned = 0; /* every node again, the deferred ones with them */
+                g.ndeferred = 0;
+                placed_since_scan = 0;
+                memset(&g.why, 0, sizeof g.why);
+                continue;
+            }
+            drop_deferred(ssn, ji, ti, &g);
             char message[SESSION_MESSAGE_MAX];
             histogram_format(&g.why, ssn->nnodes, message, sizeof message);
             if (ji->fit_error[0] == '\0')
                 snprintf(ji->fit_error, sizeof ji->fit_error, "%s", message);
-            if (g.scanned == ssn->nnodes && ssn->nbinds == mark)
+            if (g.scanned == ssn->nnodes && ssn->nbinds == mark && !pod_rules && !ti->pod_rules)
                 unfit_remember(ssn, ti, message);
             placed_all = false;
             break;
@@ -284,19 +365,30 @@ static bool place_task(struct session *ssn, int mark, struct job_info *ji, struc
             break;
         }
         int node = g.heap[0].node;
+        reason[0] = '\0';
+        if (pod_rules && !session_predicate(ssn, ji, ti, &ssn->nodes[node], reason, sizeof reason)) {
+            defer(ssn, &g, g.heap[0]);
+            heap_pop(&g);
+            continue;
+        }
         place_one(ssn, mark, ji, ti, node);
+        placed_since_scan++;
+        placed_since_retry++;
         reason[0] = '\0';
         if (ti->pending > 0 && session_predicate(ssn, ji, ti, &ssn->nodes[node], reason, sizeof reason)) {
             g.heap[0].score = session_node_score(ssn, ti, &ssn->nodes[node]);
             sift_down(g.heap, g.n, 0);
         } else {
-            if (reason[0])
+            if (pod_rules)
+                defer(ssn, &g, g.heap[0]);
+            else if (reason[0])
                 histogram_add(&g.why, reason); /* full now: it counts among the nodes that do not fit */
             heap_pop(&g);
         }
     }
     ssn->next_start = (g.start + g.scanned) % (ssn->nnodes ? ssn->nnodes : 1);
     free(g.heap);
+    free(g.deferred);
     return placed_all;
 }
 

@@ -36,7 +36,8 @@ const struct action_def *registry_action(const struct plugin_registry *r, const 
 
 /* The built-ins, each defined in its own file under scheduler/plugins/ and scheduler/actions/. */
 extern const struct plugin_def plugin_priority, plugin_gang, plugin_conformance, plugin_predicates, plugin_nodeorder,
-    plugin_binpack, plugin_proportion, plugin_drf, plugin_overcommit, plugin_sla, plugin_quota;
+    plugin_binpack, plugin_proportion, plugin_drf, plugin_overcommit, plugin_sla, plugin_quota, plugin_task_topology,
+    plugin_numa_aware, plugin_numaaware, plugin_tdm;
 extern const struct action_def action_enqueue, action_allocate, action_backfill, action_preempt, action_reclaim;
 
 /* A plugin's argument as a number (Volcano's arguments are strings or numbers); def when absent or

@@ -19,6 +19,8 @@ struct session_hooks;
 struct session_victims;
 struct filter_cache;
 struct unfit_cache;
+struct pod_index;
+struct task_pod_rules;
 
 struct node_info {
     const struct node *node;
@@ -28,13 +30,18 @@ struct node_info {
 };
 
 /* The pending replicas of one task: they share a template, so they are placed as a group. */
+struct job_info;
 struct task_info {
-    int task; /* index into job->tasks */
+    int task;                   /* index into job->tasks */
+    const struct job_info *job; /* the job_info it belongs to */
     const struct task_spec *spec;
     const struct resvec *request;
-    int32_t pending;  /* replicas still waiting for a node */
-    bool best_effort; /* requests nothing but a pod slot: placed by backfill */
-    int filter;       /* the static-filter cache entry, -1 until computed */
+    int32_t pending;         /* replicas still waiting for a node */
+    bool best_effort;        /* requests nothing but a pod slot: placed by backfill */
+    int filter;              /* the static-filter cache entry, -1 until computed */
+    bool pod_rules;          /* a node was refused by a rule about other pods (affinity, spread) this session */
+    bool pod_rules_resolved; /* pod_index.c looked its rules up (NULL: none) */
+    const struct task_pod_rules *rules_of; /*   and found these */
 };
 
 struct job_info {
@@ -128,6 +135,11 @@ typedef int (*namespace_order_fn)(void *state, const char *a, const char *b);
 typedef void (*allocate_event_fn)(void *state, const struct job *job, struct job_info *info,
                                   const struct resvec *request, int32_t count, int sign);
 
+/* Told when count replicas of a task are placed on session node `node` (count < 0: undone by a
+ * rollback, the last placed first), for plugins that follow where a job's replicas go. */
+typedef void (*bind_event_fn)(void *state, const struct job_info *job, const struct task_info *task, int node,
+                              int32_t count);
+
 struct session {
     const struct sched_conf *conf;
     const struct plugin_registry *registry; /* where the conf's plugins and actions are found */
@@ -156,6 +168,7 @@ struct session {
     struct session_victims *victims; /* running replicas by node, built when preempt/reclaim need them */
     struct unfit_cache *unfit;       /* task shapes that fit no node in this session (private) */
     uint32_t release_gen;            /* bumped when resources come free in the session (rollbacks) */
+    struct pod_index *pods;          /* pods per domain for inter-pod rules, built on first use (pod_index.h) */
 };
 
 /* The zone a session covers. NULL node_indexes means every node. */
@@ -201,6 +214,7 @@ void session_add_reclaimable(struct session *ssn, const struct plugin_conf *pc, 
 void session_add_namespace_order(struct session *ssn, const struct plugin_conf *pc, int tier, namespace_order_fn fn,
                                  void *state);
 void session_add_allocate_event(struct session *ssn, allocate_event_fn fn, void *state);
+void session_add_bind_event(struct session *ssn, bind_event_fn fn, void *state);
 
 /* What actions ask. Job order falls back to creation time, then uid, as Volcano's does; queue
  * order to the queue's creation time, then name. */

@@ -1,11 +1,13 @@
 /* The nodeorder plugin: Volcano's node scores (least/most requested, balanced resources, preferred
- * node affinity, taint toleration), each 0..100 times its weight from the plugin's arguments. */
+ * node affinity, taint toleration, pod affinity, topology spread), each 0..100 times its weight
+ * from the plugin's arguments. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "scheduler/framework/plugin.h"
 #include "scheduler/plugins/node_match.h"
+#include "scheduler/plugins/pod_rules.h"
 
 #define MAX_NODE_SCORE 100
 
@@ -15,7 +17,8 @@ struct node_taints {
 };
 
 struct nodeorder_state {
-    double least_requested, most_requested, balanced, affinity, taint; /* weights */
+    double least_requested, most_requested, balanced, affinity, taint, pod_affinity, pod_spread; /* weights */
+    const struct session *ssn;     /* for the pod rules' counts; NULL when no job has pod rules */
     struct node_taints *taints_of; /* by cluster node index; only this session's nodes are filled */
     struct taint_view *views;
     int max_prefer_taints; /* the most PreferNoSchedule taints any node of the session has */
@@ -120,6 +123,10 @@ static double nodeorder_score(void *state, const struct task_info *task, const s
         score += affinity_score(task, ni) * st->affinity;
     if (st->taint != 0)
         score += taint_score(st, task, ni) * st->taint;
+    if (st->ssn && st->pod_affinity != 0)
+        score += pod_affinity_score(st->ssn, task, (int)(ni - st->ssn->nodes)) * st->pod_affinity;
+    if (st->ssn && st->pod_spread != 0)
+        score += pod_spread_score(st->ssn, task, (int)(ni - st->ssn->nodes)) * st->pod_spread;
     return score;
 }
 
@@ -174,6 +181,9 @@ static int nodeorder_open(struct session *ssn, const struct plugin_conf *conf, i
     st->balanced = plugin_arg_number(conf, "balancedresource.weight", 1);
     st->affinity = plugin_arg_number(conf, "nodeaffinity.weight", 2); /* Volcano's current defaults */
     st->taint = plugin_arg_number(conf, "tainttoleration.weight", 3);
+    st->pod_affinity = plugin_arg_number(conf, "podaffinity.weight", 2);
+    st->pod_spread = plugin_arg_number(conf, "podtopologyspread.weight", 2);
+    st->ssn = pod_rules_in_session(ssn) ? ssn : NULL;
     if (digest_taints(st, ssn) != 0) {
         nodeorder_free(st);
         return -1;

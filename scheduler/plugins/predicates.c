@@ -1,6 +1,9 @@
 /* The predicates plugin: may this replica run on this node? A static filter (schedulable, node
- * selector, required node affinity, taints) and a dynamic fit on idle resources, in Kubernetes' words. */
+ * selector, required node affinity, taints), a dynamic fit on idle resources, then the rules about
+ * other pods (topology spread, pod anti-affinity and affinity), in Kubernetes' words. */
 #include <stdio.h>
+
+#include "scheduler/plugins/pod_rules.h"
 
 #include "scheduler/framework/plugin.h"
 #include "scheduler/plugins/node_match.h"
@@ -55,11 +58,22 @@ static bool predicates_fit(void *state, const struct job_info *job, const struct
     return false;
 }
 
+/* kube-scheduler's PodTopologySpread and InterPodAffinity filters; state is the session. */
+static bool predicates_pod_rules(void *state, const struct job_info *job, const struct task_info *task,
+                                 const struct node_info *node, char *reason, int reason_len)
+{
+    struct session *ssn = state;
+    /* task is the session's own (ssn->jobs[..].tasks): the rules resolved for it are kept on it */
+    return pod_rules_admit(ssn, job, (struct task_info *)task, (int)(node - ssn->nodes), reason, reason_len);
+}
+
 static int predicates_open(struct session *ssn, const struct plugin_conf *conf, int tier, void **state)
 {
     *state = NULL;
     session_add_node_filter(ssn, conf, tier, predicates_filter, NULL);
     session_add_predicate(ssn, conf, tier, predicates_fit, NULL);
+    if (pod_rules_in_session(ssn))
+        session_add_predicate(ssn, conf, tier, predicates_pod_rules, ssn);
     return 0;
 }
 

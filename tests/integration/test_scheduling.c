@@ -1,5 +1,6 @@
 /* Scheduling through a real server: node zones chosen by schedulerName, a pending reason naming
- * the predicate that failed on the job's status and its PodGroup, and priority preemption evicting
+ * the predicate (or pod anti-affinity rule) that failed on the job's status, its PodGroup and its
+ * pods, and priority preemption evicting
  * a real process (its attempt ends Evicted and it runs again later). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,39 @@ static void pending_reason_names_the_predicate(void)
     server_cleanup(&s);
 }
 
+/* A rule about other pods: two replicas that will not share a disk kind, one node of it; the
+ * reason reaches the job, and the pod's PodScheduled condition, in kube-scheduler's words. */
+static void pod_anti_affinity_reason_reaches_the_pod(void)
+{
+    struct test_server s;
+    REQUIRE(server_start(&s, NULL, args) == 0);
+    long code;
+    json_t *r = server_request(
+        &s, "POST", JOBS,
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: apart}\nspec:\n  minAvailable: 2\n"
+        "  tasks:\n  - replicas: 2\n    name: t\n    template:\n      metadata: {labels: {app: apart}}\n"
+        "      spec:\n        affinity:\n          podAntiAffinity:\n"
+        "            requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "            - {labelSelector: {matchLabels: {app: apart}}, topologyKey: disk}\n"
+        "        containers: [{name: c, command: [\"true\"], resources: {requests: {cpu: 100m}}}]\n",
+        "application/yaml", &code);
+    CHECK_INT(code, 201);
+    json_decref(r);
+    CHECK(server_wait_field(&s, JOBS "/apart", "status.state.reason", "Unschedulable", 20000) == 0);
+    r = server_request(&s, "GET", JOBS "/apart", NULL, NULL, &code);
+    CHECK_CONTAINS(json_string_value(at(r, "status.state.message")),
+                   "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules.");
+    json_decref(r);
+    r = server_request(&s, "GET", "/api/v1/namespaces/default/pods/apart-t-0", NULL, NULL, &code);
+    CHECK_INT(code, 200);
+    CHECK_STR(json_string_value(at(r, "status.conditions.0.type")), "PodScheduled");
+    CHECK_CONTAINS(json_string_value(at(r, "status.conditions.0.message")),
+                   "node(s) didn't match pod anti-affinity rules");
+    json_decref(r);
+    CHECK_INT(server_stop(&s), 0);
+    server_cleanup(&s);
+}
+
 static void priority_preemption_evicts_a_real_task(void)
 {
     struct test_server s;
@@ -146,4 +180,5 @@ static void allocate_runs_jobs_without_enqueue(void)
 }
 
 TEST_MAIN(TEST_CASE(zones_are_chosen_by_scheduler_name), TEST_CASE(pending_reason_names_the_predicate),
-          TEST_CASE(priority_preemption_evicts_a_real_task), TEST_CASE(allocate_runs_jobs_without_enqueue))
+          TEST_CASE(pod_anti_affinity_reason_reaches_the_pod), TEST_CASE(priority_preemption_evicts_a_real_task),
+          TEST_CASE(allocate_runs_jobs_without_enqueue))

@@ -1,4 +1,4 @@
-/* Reading nodeSelector, node affinity and tolerations from a pod spec: the model it builds, every
+/* Reading nodeSelector, node and pod affinity, tolerations and spread from a pod spec: the model it builds, every
  * validation error with its path, words and line, and signatures equal exactly when promised. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +71,8 @@ static void expect_one_error(const char *yaml, const char *field, const char *re
         CHECK_STR(c->message, message);
         CHECK(c->line > 0);
     }
-    CHECK_INT(p.c.nselector + p.c.nrequired + p.c.npreferred + p.c.ntolerations, 0); /* emptied on failure */
+    CHECK_INT(p.c.nselector + p.c.nrequired + p.c.npreferred + p.c.ntolerations + p.c.npod_terms + p.c.nspread,
+              0); /* emptied on failure */
     CHECK(p.c.signature == NULL);
     parsed_free(&p);
 }
@@ -405,21 +406,105 @@ static void preferred_terms_need_weight_and_preference(void)
     parsed_free(&p);
 }
 
-static void pod_affinity_is_refused_not_dropped(void)
+static void pod_affinity_and_spread_are_read(void)
+{
+    struct parsed p;
+    parse_spec(
+        "affinity:\n"
+        "  podAffinity:\n"
+        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "    - {labelSelector: {matchLabels: {app: db}}, topologyKey: zone, namespaces: [data]}\n"
+        "  podAntiAffinity:\n"
+        "    preferredDuringSchedulingIgnoredDuringExecution:\n"
+        "    - weight: 40\n"
+        "      podAffinityTerm:\n"
+        "        labelSelector: {matchExpressions: [{key: app, operator: NotIn, values: [web]}]}\n"
+        "        namespaceSelector: {}\n"
+        "        topologyKey: kubernetes.io/hostname\n"
+        "topologySpreadConstraints:\n"
+        "- {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, minDomains: 3,\n"
+        "   labelSelector: {matchLabels: {app: web}}}\n"
+        "- {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}\n",
+        &p);
+    CHECK(p.ok);
+    CHECK_INT(p.c.npod_terms, 2);
+    const struct pod_affinity_term *t = &p.c.pod_terms[0];
+    CHECK(!t->anti && t->required && t->selector.present);
+    CHECK_INT(t->selector.nexprs, 1);
+    CHECK_STR(t->selector.exprs[0].key, "app");
+    CHECK_INT(t->selector.exprs[0].op, SEL_IN);
+    CHECK_STR(t->selector.exprs[0].values[0], "db");
+    CHECK_STR(t->topology_key, "zone");
+    CHECK_INT(t->nnamespaces, 1);
+    CHECK_STR(t->namespaces[0], "data");
+    t = &p.c.pod_terms[1];
+    CHECK(t->anti && !t->required && t->all_namespaces);
+    CHECK_INT(t->weight, 40);
+    CHECK_INT(t->selector.exprs[0].op, SEL_NOT_IN);
+    CHECK_STR(t->topology_key, "kubernetes.io/hostname");
+    CHECK_INT(p.c.nspread, 2);
+    CHECK(p.c.spread[0].do_not_schedule && p.c.spread[0].max_skew == 2 && p.c.spread[0].min_domains == 3);
+    CHECK(p.c.spread[0].selector.present);
+    CHECK(!p.c.spread[1].do_not_schedule && !p.c.spread[1].selector.present); /* no selector: matches nothing */
+    CHECK(constraints_have_pod_rules(&p.c));
+    CHECK_STR(p.c.signature, ""); /* pod rules decide nothing about a node alone */
+    parsed_free(&p);
+}
+
+static void pod_affinity_and_spread_are_validated(void)
 {
     expect_one_error(
         "affinity:\n"
         "  podAffinity:\n"
         "    requiredDuringSchedulingIgnoredDuringExecution:\n"
-        "    - {labelSelector: {matchLabels: {app: db}}, topologyKey: zone}\n",
-        SPEC ".affinity.podAffinity", "FieldValueNotSupported",
-        "Unsupported value: {...}: pod affinity is not supported by Caldera's scheduler yet");
+        "    - {labelSelector: {matchLabels: {app: db}}}\n",
+        SPEC ".affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey",
+        "FieldValueRequired", "Required value: can not be empty");
     expect_one_error(
         "affinity:\n"
         "  podAntiAffinity:\n"
-        "    preferredDuringSchedulingIgnoredDuringExecution: []\n",
-        SPEC ".affinity.podAntiAffinity", "FieldValueNotSupported",
-        "Unsupported value: {...}: pod anti-affinity is not supported by Caldera's scheduler yet");
+        "    preferredDuringSchedulingIgnoredDuringExecution:\n"
+        "    - {weight: 0, podAffinityTerm: {topologyKey: zone}}\n",
+        SPEC ".affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight", "FieldValueInvalid",
+        "Invalid value: 0: must be in the range 1-100");
+    expect_one_error(
+        "affinity:\n"
+        "  podAntiAffinity:\n"
+        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "    - {topologyKey: zone, labelSelector: {matchExpressions: [{key: app, operator: Gt, "
+        "values: [\"1\"]}]}}\n",
+        SPEC
+        ".affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
+        ".matchExpressions[0].operator",
+        "FieldValueNotSupported",
+        "Unsupported value: \"Gt\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\"");
+    expect_one_error(
+        "affinity:\n"
+        "  podAffinity:\n"
+        "    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "    - {topologyKey: zone, namespaceSelector: {matchLabels: {team: a}}}\n",
+        SPEC ".affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector",
+        "FieldValueNotSupported",
+        "Unsupported value: {...}: only an empty namespaceSelector ({}: every namespace) is supported: "
+        "list the namespaces in namespaces");
+    expect_one_error(
+        "topologySpreadConstraints:\n- {maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}\n",
+        SPEC ".topologySpreadConstraints[0].maxSkew", "FieldValueInvalid",
+        "Invalid value: 0: must be greater than zero");
+    expect_one_error("topologySpreadConstraints:\n- {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: Never}\n",
+                     SPEC ".topologySpreadConstraints[0].whenUnsatisfiable", "FieldValueNotSupported",
+                     "Unsupported value: \"Never\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\"");
+    expect_one_error(
+        "topologySpreadConstraints:\n- {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, minDomains: "
+        "2}\n",
+        SPEC ".topologySpreadConstraints[0].minDomains", "FieldValueInvalid",
+        "Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway");
+    expect_one_error(
+        "topologySpreadConstraints:\n"
+        "- {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}\n"
+        "- {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}\n",
+        SPEC ".topologySpreadConstraints[1].{topologyKey, whenUnsatisfiable}", "FieldValueDuplicate",
+        "Duplicate value: \"{zone, DoNotSchedule}\"");
 }
 
 static void node_selector_is_validated_as_labels(void)
@@ -483,7 +568,7 @@ static void every_error_is_reported_at_once(void)
     parse_spec(
         "nodeSelector: {\"-x\": v}\n"
         "affinity:\n"
-        "  podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: []}\n"
+        "  podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: \"\"}]}\n"
         "  nodeAffinity:\n"
         "    requiredDuringSchedulingIgnoredDuringExecution:\n"
         "      nodeSelectorTerms: [{matchExpressions: [{key: a, operator: In}, {key: b, operator: Up}]}]\n"
@@ -493,7 +578,7 @@ static void every_error_is_reported_at_once(void)
     CHECK(!p.ok);
     CHECK_INT(p.st.ncauses, 6);
     CHECK(cause_at(&p.st, SPEC ".nodeSelector"));
-    CHECK(cause_at(&p.st, SPEC ".affinity.podAffinity"));
+    CHECK(cause_at(&p.st, SPEC ".affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey"));
     CHECK(cause_at(&p.st, REQ "[0].matchExpressions[0].values"));
     CHECK(cause_at(&p.st, REQ "[0].matchExpressions[1].operator"));
     CHECK(cause_at(&p.st, PREF "[0].weight"));
@@ -591,8 +676,8 @@ TEST_MAIN(TEST_CASE(reads_every_part), TEST_CASE(nothing_asked_gives_empty_signa
           TEST_CASE(unsupported_operator_names_the_supported_ones), TEST_CASE(error_carries_the_yaml_line),
           TEST_CASE(values_must_suit_the_operator), TEST_CASE(requirement_needs_key_and_operator),
           TEST_CASE(match_fields_take_only_metadata_name_in_or_not_in), TEST_CASE(required_terms_must_ask_something),
-          TEST_CASE(preferred_terms_need_weight_and_preference), TEST_CASE(pod_affinity_is_refused_not_dropped),
-          TEST_CASE(node_selector_is_validated_as_labels), TEST_CASE(tolerations_are_validated_as_kubernetes_does),
-          TEST_CASE(every_error_is_reported_at_once), TEST_CASE(json_input_has_no_positions),
-          TEST_CASE(equal_constraints_give_equal_signatures),
+          TEST_CASE(preferred_terms_need_weight_and_preference), TEST_CASE(pod_affinity_and_spread_are_read),
+          TEST_CASE(pod_affinity_and_spread_are_validated), TEST_CASE(node_selector_is_validated_as_labels),
+          TEST_CASE(tolerations_are_validated_as_kubernetes_does), TEST_CASE(every_error_is_reported_at_once),
+          TEST_CASE(json_input_has_no_positions), TEST_CASE(equal_constraints_give_equal_signatures),
           TEST_CASE(different_constraints_give_different_signatures))

@@ -9,6 +9,7 @@
 #include "common/duration.h"
 #include "model/resource.h"
 #include "tests/lib/causes.h"
+#include "model/numa.h"
 #include "tests/lib/test.h"
 #include "tests/lib/yaml_fixture.h"
 
@@ -400,7 +401,7 @@ static void refused_fields_say_why(void)
         "  networkTopology: {mode: hard, highestTierAllowed: 1}\n"      /* 5 */
         "  tasks:\n"                                                    /* 6 */
         "  - replicas: 1\n"                                             /* 7 */
-        "    topologyPolicy: single-numa-node\n"                        /* 8 */
+        "    topologyPolicy: single-numa-nod\n"                         /* 8 */
         "    partitionPolicy: {totalPartitions: 1, partitionSize: 1}\n" /* 9 */
         "    template:\n"                                               /* 10 */
         "      metadata: {ownerReferences: [{name: x}]}\n"              /* 11 */
@@ -421,7 +422,7 @@ static void refused_fields_say_why(void)
     CHECK(job == NULL);
     CHECK_INT(st.code, 422);
     CHECK_CAUSE_AT(&st, "spec.networkTopology", "FieldValueForbidden", 5, 20, "Forbidden: Caldera has no HyperNodes");
-    CHECK_CAUSE_AT(&st, "spec.tasks[0].topologyPolicy", "FieldValueForbidden", 8, 21, "NUMA");
+    CHECK_CAUSE_AT(&st, "spec.tasks[0].topologyPolicy", "FieldValueNotSupported", 8, 21, "supported values");
     CHECK_CAUSE_AT(&st, "spec.tasks[0].partitionPolicy", "FieldValueForbidden", 9, 22, "network topology");
     CHECK_CAUSE_AT(&st, "spec.tasks[0].template.metadata.ownerReferences", "FieldValueForbidden", 11, 35,
                    "garbage collector");
@@ -821,7 +822,50 @@ static void requests_that_cannot_be_counted_are_refused(void)
     CHECK_CONTAINS(st.message, "spec.tasks[2].name: Duplicate value: \"a\": duplicated task name (line 8, column 12)");
 }
 
-TEST_MAIN(TEST_CASE(requests_that_cannot_be_counted_are_refused),
+/* topologyPolicy and the template's Volcano scheduling annotations reach the task; bad values name the field. */
+static void scheduling_annotations_reach_the_task(void)
+{
+    struct api_status st = {0};
+    struct job *job = parse_with_head(
+        "spec:\n"
+        "  tasks:\n"
+        "  - replicas: 1\n"
+        "    name: a\n"
+        "    topologyPolicy: restricted\n"
+        "    template:\n"
+        "      metadata: {annotations: {volcano.sh/preemptable: \"true\"}}\n"
+        "      spec: {containers: [{name: c, command: [x]}]}\n"
+        "  - replicas: 1\n"
+        "    name: b\n"
+        "    template:\n"
+        "      metadata:\n"
+        "        annotations: {volcano.sh/numa-topology-policy: single-numa-node,\n"
+        "                      volcano.sh/revocable-zone: \"*\"}\n"
+        "      spec: {containers: [{name: c, command: [x]}]}\n",
+        &st);
+    REQUIRE(job != NULL);
+    CHECK_INT(job->tasks[0].topology_policy, TOPO_RESTRICTED);
+    CHECK(job->tasks[0].preemptable);
+    CHECK(!job->tasks[0].revocable_zone);
+    CHECK_INT(job->tasks[1].topology_policy, TOPO_SINGLE_NUMA_NODE);
+    CHECK(!job->tasks[1].preemptable);
+    CHECK(job->tasks[1].revocable_zone);
+    job_free(job);
+    job = parse_with_head(
+        "spec:\n"
+        "  tasks:\n"
+        "  - replicas: 1\n"
+        "    template:\n"
+        "      metadata: {annotations: {volcano.sh/preemptable: \"yes\"}}\n"
+        "      spec: {containers: [{name: c, command: [x]}]}\n",
+        &st);
+    CHECK(job == NULL);
+    CHECK_INT(st.code, 422);
+    CHECK_STR(st.causes[0].field, "spec.tasks[0].template.metadata.annotations[volcano.sh/preemptable]");
+    CHECK_CONTAINS(st.causes[0].message, "Unsupported value: \"yes\"");
+}
+
+TEST_MAIN(TEST_CASE(scheduling_annotations_reach_the_task), TEST_CASE(requests_that_cannot_be_counted_are_refused),
           TEST_CASE(admitted_jobs_read_back_whatever_is_refused_now),
           TEST_CASE(defaults_as_volcano_admission_sets_them), TEST_CASE(runtime_fields_from_the_template),
           TEST_CASE(errors_name_field_and_line), TEST_CASE(type_and_namespace_errors_are_400),

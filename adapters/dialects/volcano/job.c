@@ -9,9 +9,11 @@
 #include "adapters/intake/fields.h"
 #include "adapters/objects/lifecycle.h"
 #include "adapters/intake/meta_limits.h"
+#include "adapters/objects/pod_scheduling.h"
 #include "adapters/objects/pod_template.h"
 #include "common/duration.h"
 #include "common/hashmap.h"
+#include "model/numa.h"
 #include "common/uuid.h"
 #include "adapters/dialects/volcano/job_plugins/job_plugins.h"
 #include "adapters/dialects/volcano/pod_group.h"
@@ -58,10 +60,9 @@ static const struct field_rule spec_rules[] = {
     {NULL, NULL},
 };
 
-/* TaskSpec. Honoured: name, replicas, minAvailable, template, policies, maxRetry, dependsOn.
- * topologyPolicy (the kubelet's NUMA alignment): "none" is what the process runtime does and
- * "best-effort" allows it (alignment is a preference), so both are accepted; "restricted" and
- * "single-numa-node" promise an alignment the runtime does not make and are refused.
+/* TaskSpec. Honoured: name, replicas, minAvailable, template, policies, maxRetry, dependsOn,
+ * topologyPolicy (the numa-aware plugin's volcano.sh/numa-topology-policy: none, best-effort,
+ * restricted, single-numa-node).
  * partitionPolicy is refused: partitions are placed by network topology, which Caldera lacks. */
 static const struct field_rule task_rules[] = {
     {"name", NULL},
@@ -154,23 +155,22 @@ static void parse_metadata(struct fields *f, json_t *root, const char *url_ns, s
     job->ns = strdup(url_ns);
 }
 
-static void parse_topology_policy(struct fields *f, json_t *task, const char *path)
+static void parse_topology_policy(struct fields *f, json_t *task, const char *path, struct task_spec *ts)
 {
     char p[FIELD_PATH_MAX];
     const char *policy = NULL;
-    if (!field_string_in(f, task, "topologyPolicy", path, false, &policy) || !policy || !*policy ||
-        strcmp(policy, "none") == 0 || strcmp(policy, "best-effort") == 0)
+    enum topology_policy tp;
+    if (!field_string_in(f, task, "topologyPolicy", path, false, &policy) || !policy || !*policy)
         return;
+    if (topology_policy_parse(policy, &tp) == 0) {
+        ts->topology_policy = (uint8_t)tp;
+        return;
+    }
     field_path(p, path, "topologyPolicy");
-    if (strcmp(policy, "restricted") == 0 || strcmp(policy, "single-numa-node") == 0)
-        field_forbidden(f, task, "topologyPolicy", p,
-                        "the process runtime does not align a task's CPUs and devices to NUMA nodes "
-                        "(supported: \"none\", \"best-effort\")");
-    else
-        field_error(f, task, "topologyPolicy", p, "FieldValueNotSupported",
-                    "Unsupported value: \"%s\": supported values: \"none\", \"best-effort\", \"restricted\", "
-                    "\"single-numa-node\"",
-                    policy);
+    field_error(f, task, "topologyPolicy", p, "FieldValueNotSupported",
+                "Unsupported value: \"%s\": supported values: \"none\", \"best-effort\", \"restricted\", "
+                "\"single-numa-node\"",
+                policy);
 }
 
 /* The template's own schedulerName may only repeat the Job's: one scheduler places the gang. */
@@ -193,7 +193,7 @@ static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_sp
     if (!task)
         return;
     field_check_rules(f, task, path, task_rules);
-    parse_topology_policy(f, task, path);
+    parse_topology_policy(f, task, path, ts);
     const char *name = NULL;
     if (field_string_in(f, task, "name", path, false, &name) && name && *name && !dns1123_label(name)) {
         field_path(p, path, "name");
@@ -413,6 +413,7 @@ static int build(struct fields *f, json_t *root, const char *url_ns, struct job 
         field_check_rules(f, spec, "spec", spec_rules);
         parse_spec_scalars(f, spec, job);
         parse_tasks(f, spec, job);
+        job_preemptable_inherit(json_object_get(json_object_get(root, "metadata"), "annotations"), job);
         check_min_available(f, spec, job);
         volcano_job_volumes_parse(f, spec, job);
         volcano_job_min_resources_check(f, root, job);
