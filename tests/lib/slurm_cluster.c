@@ -58,6 +58,13 @@ int slurm_cluster_start(struct slurm_cluster *c, char *err, size_t errlen)
     return 0;
 }
 
+int slurm_cluster_restd(struct slurm_cluster *c, int up)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "tests/lib/slurm-cluster %s %s", up ? "restd-start" : "restd-stop", c->dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 void slurm_cluster_stop(struct slurm_cluster *c)
 {
     if (!c->dir[0])

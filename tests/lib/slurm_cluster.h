@@ -17,6 +17,9 @@ struct slurm_cluster {
 /* Starts one, exporting SLURM_CONF for the Slurm commands. Returns 0, or -1 with why in err (not root,
  * no packages, a daemon that would not start: the caller skips). */
 int slurm_cluster_start(struct slurm_cluster *c, char *err, size_t errlen);
+/* Stops slurmrestd alone (up false) or starts it again on its port (up true: returns once it answers).
+ * Returns 0 or -1. */
+int slurm_cluster_restd(struct slurm_cluster *c, int up);
 /* Stops the daemons and removes the directory. */
 void slurm_cluster_stop(struct slurm_cluster *c);
 
