@@ -341,6 +341,48 @@ static void test_stop(void)
     collector_free(&c);
 }
 
+/* The Slurm job's state, as slurmrestd says it. */
+static enum slurm_state slurm_state_of(const char *ref)
+{
+    struct slurm_rest r = {.url = cluster.url, .user = cluster.user, .token = cluster.token};
+    struct slurm_job_info info;
+    char err[256];
+    return slurm_rest_job(&r, (uint32_t)atoi(ref), &info, 1, err, sizeof err) >= 1 ? info.state : SLURM_STATE_UNKNOWN;
+}
+
+static bool wait_state(const char *ref, enum slurm_state want)
+{
+    for (int i = 0; i < 100; i++) {
+        if (slurm_state_of(ref) == want)
+            return true;
+        usleep(100 * 1000);
+    }
+    return false;
+}
+
+/* act(): suspend and resume through scontrol; the ranks stay Running and end when resumed. */
+static void test_suspend_resume(void)
+{
+    SKIP_IF(skip_why[0], "no Slurm cluster: %s", skip_why);
+    struct collector c;
+    collector_init(&c);
+    struct backend *b = open_backend(&c);
+    REQUIRE(b);
+    const char *uid = "0b6c1a52-0000-4000-8000-000000000007";
+    REQUIRE(b->send(b->ctx, uid, job_manifest("pause", uid, "{}", "t:1:1:sleep 2")) == 0);
+    struct backend_update sent = wait_for(&c, (struct match){BACKEND_SENT, uid, NULL, 0, -1});
+    REQUIRE((int)sent.kind == BACKEND_SENT);
+    REQUIRE((int)wait_for(&c, (struct match){BACKEND_POD, uid, "t", 0, BACKEND_POD_RUNNING}).kind == BACKEND_POD);
+    REQUIRE(b->act(b->ctx, uid, sent.ref, BACKEND_SUSPEND) == 0);
+    CHECK(wait_state(sent.ref, SLURM_STATE_SUSPENDED));
+    sleep(3); /* longer than the command: it cannot end while suspended */
+    CHECK_INT(count(&c, (struct match){BACKEND_POD, uid, "t", 0, BACKEND_POD_SUCCEEDED}), 0);
+    REQUIRE(b->act(b->ctx, uid, sent.ref, BACKEND_RESUME) == 0);
+    CHECK_INT((int)wait_for(&c, (struct match){BACKEND_POD, uid, "t", 0, BACKEND_POD_SUCCEEDED}).kind, BACKEND_POD);
+    b->close(b->ctx);
+    collector_free(&c);
+}
+
 /* Slurm's jobs whose comment names uid. */
 static int slurm_jobs_of(const char *uid)
 {
@@ -420,9 +462,9 @@ static void test_unreachable(void)
 int main(int argc, char **argv)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    static const struct test_case cases[] = {TEST_CASE(test_two_task_job), TEST_CASE(test_pytorch_job),
-                                             TEST_CASE(test_failing_task), TEST_CASE(test_stop),
-                                             TEST_CASE(test_adopt),        TEST_CASE(test_unreachable)};
+    static const struct test_case cases[] = {
+        TEST_CASE(test_two_task_job), TEST_CASE(test_pytorch_job), TEST_CASE(test_failing_task),  TEST_CASE(test_stop),
+        TEST_CASE(test_adopt),        TEST_CASE(test_unreachable), TEST_CASE(test_suspend_resume)};
     if (getuid() != 0)
         snprintf(skip_why, sizeof skip_why, "the Slurm daemons run as root here");
     else if (slurm_cluster_start(&cluster, skip_why, sizeof skip_why) == 0)
