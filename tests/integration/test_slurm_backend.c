@@ -268,6 +268,20 @@ static void test_pytorch_job(void)
     snprintf(want, sizeof want, "addr=%s port=29500 world=3 rank=2", master[0]);
     CHECK_CONTAINS(log, want);
     free(log);
+    /* kubelet's limits: limitBytes cuts the text, tailLines=0 leaves nothing. */
+    struct backend_log_query q = {.pod = "mnist-worker-0", .tail_lines = 1, .limit_bytes = 5};
+    char *out = NULL;
+    size_t len = 0;
+    struct api_status st = {0};
+    REQUIRE(b->logs(b->ctx, uid, sent.ref, &q, &out, &len, &st) == 0);
+    CHECK_STR(out, "addr=");
+    CHECK_INT((int)len, 5);
+    free(out);
+    q.tail_lines = 0;
+    q.limit_bytes = -1;
+    REQUIRE(b->logs(b->ctx, uid, sent.ref, &q, &out, &len, &st) == 0);
+    CHECK_STR(out, "");
+    free(out);
     b->close(b->ctx);
     collector_free(&c);
 }
@@ -431,6 +445,48 @@ static void test_adopt(void)
     collector_free(&c);
 }
 
+/* A submit whose answer was lost (the "sending" mark left, the job taken by Slurm): the next send finds
+ * it by its comment and reports it sent, submitting nothing. */
+static void test_resend_after_lost_answer(void)
+{
+    SKIP_IF(skip_why[0], "no Slurm cluster: %s", skip_why);
+    const char *uid = "0b6c1a52-0000-4000-8000-000000000008";
+    char dir[400], mark[460], comment[160];
+    snprintf(dir, sizeof dir, "%s/%s", work_dir, uid);
+    snprintf(mark, sizeof mark, "%s/sending", dir);
+    snprintf(comment, sizeof comment, "%s=%s/1", BACKEND_UID_LABEL, uid);
+    REQUIRE(mkdir_p(dir, 0755) == 0 && write_file_atomic(mark, "1\n", 2, 0644) == 0);
+    struct slurm_rest r = {.url = cluster.url, .user = cluster.user, .token = cluster.token};
+    const char *const env[] = {"PATH=/usr/bin:/bin", NULL};
+    struct slurm_component one = {.tasks = 1};
+    struct slurm_job_spec spec = {.name = "team-a.lost",
+                                  .comment = comment,
+                                  .script = "#!/bin/sh\nsleep 1\n",
+                                  .cwd = dir,
+                                  .env = env,
+                                  .components = &one,
+                                  .ncomponents = 1};
+    uint32_t id = 0;
+    char err[256], ref[16];
+    REQUIRE(slurm_rest_submit(&r, &spec, &id, err, sizeof err) == 0);
+    snprintf(ref, sizeof ref, "%u", id);
+
+    struct collector c;
+    collector_init(&c);
+    struct backend *b = open_backend(&c);
+    REQUIRE(b);
+    REQUIRE(b->send(b->ctx, uid, job_manifest("lost", uid, "{}", "t:1:1:true")) == 0);
+    struct backend_update sent = wait_for(&c, (struct match){BACKEND_SENT, uid, NULL, 0, -1});
+    CHECK_INT((int)sent.kind, BACKEND_SENT);
+    CHECK_STR(sent.ref, ref);
+    CHECK_INT(slurm_jobs_of(uid), 1);
+    CHECK(access(mark, F_OK) != 0);
+    REQUIRE(b->remove(b->ctx, uid, sent.ref) == 0);
+    CHECK_INT((int)wait_for(&c, (struct match){BACKEND_REMOVED, uid, NULL, 0, -1}).kind, BACKEND_REMOVED);
+    b->close(b->ctx);
+    collector_free(&c);
+}
+
 /* slurmrestd down at send: SEND_FAILED retryable and the engine reported unreachable; once it is back,
  * the same send goes through, once. */
 static void test_unreachable(void)
@@ -462,9 +518,10 @@ static void test_unreachable(void)
 int main(int argc, char **argv)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    static const struct test_case cases[] = {
-        TEST_CASE(test_two_task_job), TEST_CASE(test_pytorch_job), TEST_CASE(test_failing_task),  TEST_CASE(test_stop),
-        TEST_CASE(test_adopt),        TEST_CASE(test_unreachable), TEST_CASE(test_suspend_resume)};
+    static const struct test_case cases[] = {TEST_CASE(test_two_task_job),   TEST_CASE(test_pytorch_job),
+                                             TEST_CASE(test_failing_task),   TEST_CASE(test_stop),
+                                             TEST_CASE(test_adopt),          TEST_CASE(test_unreachable),
+                                             TEST_CASE(test_suspend_resume), TEST_CASE(test_resend_after_lost_answer)};
     if (getuid() != 0)
         snprintf(skip_why, sizeof skip_why, "the Slurm daemons run as root here");
     else if (slurm_cluster_start(&cluster, skip_why, sizeof skip_why) == 0)
