@@ -7,10 +7,11 @@
 
 static void routes_and_settings(void)
 {
-    static const char file[] = "default: local\n"
-                               "kubernetes:\n  kubeconfig: /etc/caldera/kubeconfig\n"
-                               "slurm:\n  url: http://127.0.0.1:6820\n  partition: gpu\n  workDir: /shared/caldera\n"
-                               "queues:\n  research: slurm\n  prod: kubernetes\n";
+    static const char file[] =
+        "default: local\n"
+        "kubernetes:\n  kubeconfig: /etc/caldera/kubeconfig\n"
+        "slurm:\n  url: http://127.0.0.1:6820\n  partition: gpu\n  workDir: /shared/caldera\n"
+        "queues:\n  research: slurm\n  prod: kubernetes\n";
     struct backend_conf c = {.default_kind = BACKEND_SLURM};
     struct api_status st = {0};
     REQUIRE(backend_conf_parse(file, strlen(file), &c, &st) == 0);
