@@ -22,6 +22,7 @@ struct node {
     struct resvec used;  /* requests of the replicas bound to it */
     struct gpu_set gpus; /* its GPU devices (as many as allocatable nvidia.com/gpu) and which are held */
     int64_t created_ms;
+    bool remote; /* an engine's node (a backend's), known from its pods: in no zone, never placed on */
 };
 
 void node_clear(struct node *n);

@@ -458,6 +458,8 @@ static void execute(struct controller *ctl, struct job *job, enum job_action act
 {
     if (job->deleted)
         return;
+    if (job->backend && (action == ACT_RESTART_TASK || action == ACT_RESTART_POD))
+        action = ACT_RESTART_JOB; /* an engine's gang runs as one job there: it restarts whole */
     switch (job->status.phase) {
     case JOB_PENDING:
     case JOB_RUNNING: execute_pending_running(ctl, job, action, task, flat, commanded, why); break;
