@@ -327,6 +327,7 @@ static void kill_job(struct controller *ctl, struct job *job, enum retain retain
     struct kill_counts n = {0};
     for (int32_t i = 0; i < job->total_replicas; i++)
         kill_replica(ctl, job, i, keep, &n);
+    replicas_stop_engine_job(ctl, job);
     job->status.version++;
     job->prepared = false;
     carry_kept(ctl, job);

@@ -178,6 +178,16 @@ static void engine_stop(struct controller *ctl, struct job *job, int flat)
     }
 }
 
+void replicas_stop_engine_job(struct controller *ctl, struct job *job)
+{
+    struct backend *b = job->backend < BACKEND_KIND_COUNT ? ctl->backends[job->backend] : NULL;
+    if (!b || b->engine_runs_policies || job->deleted ||
+        (job->remote_state != REMOTE_SENT && job->remote_state != REMOTE_SENDING))
+        return;
+    job->remote_state = REMOTE_STOPPING;
+    b->stop(b->ctx, job->uid, job->remote_ref ? job->remote_ref : "");
+}
+
 void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_reason why, bool vanish)
 {
     struct replica *r = &job->replicas[flat];

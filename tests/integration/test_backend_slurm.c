@@ -128,24 +128,14 @@ static void slurmrestd_down_then_back(void)
     struct setup s;
     if (!start(&s))
         return;
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "pkill -f 'slurmrestd -f %s/slurm.conf'; sleep 0.3", s.cluster.dir);
-    REQUIRE(system(cmd) == 0);
+    REQUIRE(slurm_cluster_restd(&s.cluster, 0) == 0);
     REQUIRE(job_submit(&s.caldera, "later", "", TASK("w", 1, "", "'echo late'", "")) == 201);
     CHECK_INT(job_wait(&s.caldera, "later", "status.state.reason", "Unschedulable", 60000), 0);
     json_t *job = job_get(&s.caldera, "later");
     CHECK_CONTAINS(jv_str(job, "status.state.message"), "waiting for slurm");
     json_decref(job);
-    const char *port = strrchr(s.cluster.url, ':');
-    snprintf(cmd, sizeof cmd,
-             "SLURM_CONF=%s/slurm.conf SLURMRESTD_SECURITY=disable_user_check setsid slurmrestd -f %s/slurm.conf "
-             "-a rest_auth/jwt -s openapi/v0.0.38 127.0.0.1%s >>%s/log/slurmrestd.out 2>&1 </dev/null &",
-             s.cluster.dir, s.cluster.dir, port ? port : ":0", s.cluster.dir);
-    REQUIRE(system(cmd) == 0);
+    REQUIRE(slurm_cluster_restd(&s.cluster, 1) == 0);
     CHECK_INT(job_wait(&s.caldera, "later", "status.state.phase", "Completed", 90000), 0);
-    snprintf(cmd, sizeof cmd, "pkill -f 'slurmrestd -f %s/slurm.conf'", s.cluster.dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "the restarted slurmrestd was gone already\n");
     stop(&s);
 }
 

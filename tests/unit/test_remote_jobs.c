@@ -196,6 +196,27 @@ static void slurm_failure_restarts_through_policies(void)
     remote_free(&r);
 }
 
+/* RestartJob when no replica is left running (the only one failed): the engine's job is still stopped
+ * (its batch script may linger) and the job is sent again once Pending. */
+static void slurm_restart_with_every_replica_ended(void)
+{
+    struct remote_fx r;
+    remote_init(&r, BACKEND_SLURM, false);
+    struct job *job = ctlfx_submit(
+        &r.fx, JOB("solo", "  maxRetry: 2\n  policies:\n  - event: PodFailed\n    action: RestartJob\n", 1));
+    REQUIRE(job);
+    ctlfx_cycle(&r.fx);
+    report(&r, job, BACKEND_SENT, "200");
+    pod(&r, job, "w", 0, 1, BACKEND_POD_RUNNING, 0, "n1");
+    pod(&r, job, "w", 0, 1, BACKEND_POD_FAILED, 3, "n1");
+    CHECK_INT(r.rec.stops, 1);
+    ctlfx_cycle(&r.fx);
+    CHECK_STR(phase(job), "Pending");
+    CHECK_INT(job->status.retry_count, 1);
+    CHECK_INT(r.rec.sends, 2);
+    remote_free(&r);
+}
+
 /* The engine unreachable: the job waits Pending with the reason and is sent again after a back-off;
  * a send the engine refuses fails the job with the engine's words. */
 static void send_failures(void)
@@ -335,5 +356,6 @@ static void unrouted_queues_run_here(void)
 }
 
 TEST_MAIN(TEST_CASE(slurm_job_runs_to_completed), TEST_CASE(slurm_failure_restarts_through_policies),
-          TEST_CASE(send_failures), TEST_CASE(kubernetes_phases_are_mirrored), TEST_CASE(deletions),
-          TEST_CASE(admission_stays_here), TEST_CASE(unrouted_queues_run_here))
+          TEST_CASE(slurm_restart_with_every_replica_ended), TEST_CASE(send_failures),
+          TEST_CASE(kubernetes_phases_are_mirrored), TEST_CASE(deletions), TEST_CASE(admission_stays_here),
+          TEST_CASE(unrouted_queues_run_here))
