@@ -146,6 +146,14 @@ static int confirm_missing(struct slurm_backend *b, struct slurm_tracked *t, str
     return 0;
 }
 
+/* Whether a Slurm job carries uid's comment (what adopt checks a stored job id against). */
+static bool owned_by(const struct slurm_job_info *j, const char *uid)
+{
+    char want[160];
+    snprintf(want, sizeof want, "%s=%s/", BACKEND_UID_LABEL, uid);
+    return strncmp(j->comment, want, strlen(want)) == 0;
+}
+
 void slurm_poll(struct slurm_backend *b)
 {
     char err[512];
@@ -175,18 +183,24 @@ void slurm_poll(struct slurm_backend *b)
         }
         struct slurm_job_info own[SLURM_PLAN_MAX_TASKS];
         bool gone = false;
-        if (!found && ++t->missing >= MISSING_POLLS) {
+        if (found && comps[0] && !owned_by(comps[0], t->uid)) { /* the id names another job now */
+            found = false;
+            memset(comps, 0, sizeof comps);
+            t->missing = MISSING_POLLS;
+            gone = true;
+        }
+        if (!found && !gone && ++t->missing >= MISSING_POLLS) {
             int count = 0;
             int c = confirm_missing(b, t, own, SLURM_PLAN_MAX_TASKS, &count);
             if (c < 0) {
                 p = &t->next;
                 continue;
             }
-            gone = c == 1;
-            for (int i = 0; i < count; i++)
+            gone = c == 1 || (count > 0 && !owned_by(&own[0], t->uid));
+            for (int i = 0; i < count && !gone; i++)
                 if (own[i].het_job_offset < SLURM_PLAN_MAX_TASKS)
                     comps[own[i].het_job_offset] = &own[i];
-        } else if (!found) {
+        } else if (!found && !gone) {
             p = &t->next;
             continue;
         } else

@@ -439,6 +439,19 @@ static void test_adopt(void)
     }
     CHECK_INT(count(&c, (struct match){BACKEND_SENT, uid, NULL, 0, -1}), 0);
     CHECK_INT(slurm_jobs_of(uid), 1);
+    /* A stored ref whose Slurm job is another uid's (ids reused after a cluster reset): gone. */
+    const char *other = "0b6c1a52-0000-4000-8000-000000000015";
+    char from[400], to[400], *text = NULL;
+    size_t len = 0;
+    snprintf(from, sizeof from, "%s/%s/job.json", work_dir, uid);
+    snprintf(to, sizeof to, "%s/%s", work_dir, other);
+    REQUIRE(read_file(from, 1 << 20, &text, &len) == 0 && mkdir_p(to, 0755) == 0);
+    snprintf(to, sizeof to, "%s/%s/job.json", work_dir, other);
+    REQUIRE(write_file_atomic(to, text, len, 0644) == 0);
+    free(text);
+    REQUIRE(b->adopt(b->ctx, other, sent.ref) == 0);
+    CHECK_INT((int)wait_for(&c, (struct match){BACKEND_GONE, other, NULL, 0, -1}).kind, BACKEND_GONE);
+    CHECK_INT(count(&c, (struct match){BACKEND_POD, other, NULL, 0, BACKEND_POD_SUCCEEDED}), 0);
     /* A resend of what Slurm already ran to its end after adopt would be a restart; a resend of a live
      * job is answered with its ref. */
     b->close(b->ctx);
