@@ -139,7 +139,7 @@ static void test_two_tasks_het_golden(void)
     CHECK_INT((int)p.components[1].memory_per_cpu_mb, 512); /* 1Gi over 2 cpus */
     CHECK_STR(p.comment, "caldera.io/uid=" UID "/2");
     CHECK_CONTAINS(p.script, "export VC_SIM_WORKER_HOSTS=\"$(echo \"$H\" | cut -d, -f2-3)\"");
-    CHECK_CONTAINS(p.script, "--het-group=1 sh");
+    CHECK_CONTAINS(p.script, "--het-group=1 -n 2 sh");
     check_plan(&p, "plan_two_tasks");
     slurm_plan_free(&p);
 }
