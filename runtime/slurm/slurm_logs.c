@@ -1,11 +1,11 @@
-/* The Slurm backend's logs(): a pod's output is its rank's file, <workDir>/<uid>/<job id>/<task>-<index>.out,
- * cut to kubelet's tailLines and limitBytes. Reads files only: safe on a gateway thread. */
+/* The Slurm backend's logs(): a pod's output is its rank's file, <workDir>/<uid>/<job id>/<task>-<index>.out
+ * (its last 64 MiB), cut to kubelet's tailLines and limitBytes. Reads files only: safe on a gateway thread. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "common/fs.h"
 #include "runtime/slurm/slurm_internal.h"
 
 /* The task and index a pod name ("<job>-<task>-<index>") stands for, from the job's manifest. */
@@ -49,6 +49,35 @@ static size_t tail_start(const char *text, size_t len, int64_t tail)
     return tail == 0 ? len : 0;
 }
 
+/* The file's last max bytes (all of a smaller file), NUL-terminated. Returns 0, or -1 with errno. */
+static int read_last(const char *path, size_t max, char **out, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    struct stat sb;
+    char *buf = NULL;
+    size_t size = 0;
+    if (fstat(fileno(f), &sb) == 0) {
+        size = (size_t)sb.st_size > max ? max : (size_t)sb.st_size;
+        if ((size_t)sb.st_size > max)
+            fseeko(f, sb.st_size - (off_t)max, SEEK_SET);
+        buf = malloc(size + 1);
+    }
+    size_t got = buf ? fread(buf, 1, size, f) : 0;
+    int err = ferror(f) || !buf ? (buf ? EIO : ENOMEM) : 0;
+    fclose(f);
+    if (err) {
+        free(buf);
+        errno = err;
+        return -1;
+    }
+    buf[got] = '\0';
+    *out = buf;
+    *len = got;
+    return 0;
+}
+
 int slurm_backend_logs(void *ctx, const char *uid, const char *ref, const struct backend_log_query *q, char **out,
                        size_t *len, struct api_status *st)
 {
@@ -62,7 +91,7 @@ int slurm_backend_logs(void *ctx, const char *uid, const char *ref, const struct
     slurm_output_path(b->work_dir, uid, ref, task, index, path, sizeof path);
     char *text = NULL;
     size_t n = 0;
-    if (read_file(path, SLURM_LOG_MAX, &text, &n) != 0) {
+    if (read_last(path, SLURM_LOG_MAX, &text, &n) != 0) {
         if (errno != ENOENT)
             return api_fail(st, 500, "InternalError", "cannot read %s: %s", path, strerror(errno));
         text = strdup(""); /* placed but not started yet: no output */

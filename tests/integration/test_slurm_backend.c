@@ -282,6 +282,21 @@ static void test_pytorch_job(void)
     REQUIRE(b->logs(b->ctx, uid, sent.ref, &q, &out, &len, &st) == 0);
     CHECK_STR(out, "");
     free(out);
+    /* A log past 64 MiB: its end is read. */
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s/%s/master-0.out", work_dir, uid, sent.ref);
+    FILE *f = fopen(path, "a");
+    REQUIRE(f);
+    static char filler[1 << 20];
+    memset(filler, 'x', sizeof filler);
+    for (int i = 0; i < 65; i++)
+        fwrite(filler, 1, sizeof filler, f);
+    fputs("\nthe last line\n", f);
+    fclose(f);
+    q = (struct backend_log_query){.pod = "mnist-master-0", .tail_lines = 1, .limit_bytes = -1};
+    REQUIRE(b->logs(b->ctx, uid, sent.ref, &q, &out, &len, &st) == 0);
+    CHECK_STR(out, "the last line\n");
+    free(out);
     b->close(b->ctx);
     collector_free(&c);
 }
