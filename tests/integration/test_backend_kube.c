@@ -113,9 +113,9 @@ static void runs_on_the_engine(void)
     json_decref(remote);
     json_decref(local);
     /* deleted in Caldera: removed from the engine */
-    CHECK(server_request(&p.caldera, "DELETE", "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs/hello", NULL,
-                         NULL, &code) != NULL ||
-          code == 200);
+    json_decref(server_request(&p.caldera, "DELETE", "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs/hello",
+                               NULL, NULL, &code));
+    CHECK_INT(code, 200);
     for (int i = 0; i < 100 && code != 404; i++) {
         json_decref(engine_job(&p, "hello", &code));
         usleep(100000);
