@@ -62,7 +62,8 @@ struct slurm_backend {
 
 /* slurm_state.c */
 void slurm_post(struct slurm_backend *b, struct backend_update *u);
-/* Notes a REST call's outcome: BACKEND_ENGINE when reachability changes. */
+/* Notes a REST call's outcome: BACKEND_ENGINE when reachability changes (not for a first contact that
+ * answers). */
 void slurm_note_reach(struct slurm_backend *b, int rc, const char *err);
 
 /* The per-uid files: <workDir>/<uid>/job.json (the manifest sent), sent ("<attempt> <job id>" per submit),

@@ -1,5 +1,6 @@
 /* The Slurm backend's small shared parts: posting reports, following slurmrestd's reachability, and the
  * per-uid files in the work dir (what was sent, under which attempt). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +17,10 @@ void slurm_note_reach(struct slurm_backend *b, int rc, const char *err)
     int now = rc == SLURM_REST_UNREACHABLE ? 0 : 1;
     if (now == b->reachable)
         return;
+    bool first = b->reachable < 0;
     b->reachable = now;
+    if (first && now) /* reachable from the start: nothing to report */
+        return;
     struct backend_update *u = backend_update_new(BACKEND_ENGINE, NULL, NULL);
     if (!u)
         return;

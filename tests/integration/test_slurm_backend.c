@@ -234,6 +234,7 @@ static void test_two_task_job(void)
     struct api_status st = {0};
     CHECK_INT(b->logs(b->ctx, uid, sent.ref, &q, &out, &len, &st), -1);
     CHECK_INT(st.code, 404);
+    CHECK_INT(count(&c, (struct match){BACKEND_ENGINE, NULL, NULL, 0, -1}), 0); /* reachable all along */
     b->close(b->ctx);
     collector_free(&c);
 }
