@@ -205,14 +205,18 @@ void slurm_poll(struct slurm_backend *b)
             continue;
         } else
             t->missing = 0;
-        bool over = poll_job(b, t, comps);
-        if (gone && !t->stopping) {
+        /* Gone, or cancelled by someone else (scancel): said before the ranks' ends, so the job fails
+         * as deleted behind Caldera's back rather than going through its policies. */
+        bool cancelled = comps[0] && comps[0]->state == SLURM_STATE_CANCELLED;
+        if ((gone || cancelled) && !t->stopping) {
             struct backend_update *u = backend_update_new(BACKEND_GONE, t->uid, t->ref);
             if (u)
-                snprintf(u->message, sizeof u->message, "Slurm job %u is gone and Caldera did not cancel it",
-                         t->job_id);
+                snprintf(u->message, sizeof u->message, "Slurm job %u %s", t->job_id,
+                         gone ? "is gone and Caldera did not cancel it" : "was cancelled outside Caldera");
             slurm_post(b, u);
+            t->stopping = true; /* said once */
         }
+        bool over = poll_job(b, t, comps);
         if (over || gone) {
             *p = t->next;
             tracked_free(t);

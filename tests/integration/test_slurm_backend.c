@@ -413,6 +413,34 @@ static void test_suspend_resume(void)
     collector_free(&c);
 }
 
+/* A scancel behind Caldera's back: BACKEND_GONE, before the ranks' ends (which say Cancelled). */
+static void test_cancelled_outside(void)
+{
+    SKIP_IF(skip_why[0], "no Slurm cluster: %s", skip_why);
+    struct collector c;
+    collector_init(&c);
+    struct backend *b = open_backend(&c);
+    REQUIRE(b);
+    const char *uid = "0b6c1a52-0000-4000-8000-000000000009";
+    REQUIRE(b->send(b->ctx, uid, job_manifest("victim", uid, "{}", "t:1:1:sleep 60")) == 0);
+    struct backend_update sent = wait_for(&c, (struct match){BACKEND_SENT, uid, NULL, 0, -1});
+    REQUIRE((int)sent.kind == BACKEND_SENT);
+    REQUIRE((int)wait_for(&c, (struct match){BACKEND_POD, uid, "t", 0, BACKEND_POD_RUNNING}).kind == BACKEND_POD);
+    struct slurm_rest r = {.url = cluster.url, .user = cluster.user, .token = cluster.token};
+    char err[256];
+    REQUIRE(slurm_rest_cancel(&r, (uint32_t)atoi(sent.ref), 0, err, sizeof err) == 0);
+    struct backend_update gone = wait_for(&c, (struct match){BACKEND_GONE, uid, NULL, 0, -1});
+    CHECK_INT((int)gone.kind, BACKEND_GONE);
+    CHECK_CONTAINS(gone.message, "cancelled outside Caldera");
+    struct backend_update f = wait_for(&c, (struct match){BACKEND_POD, uid, "t", 0, BACKEND_POD_FAILED});
+    CHECK_STR(f.reason, "Cancelled");
+    CHECK(first_index(&c, (struct match){BACKEND_GONE, uid, NULL, 0, -1}) <
+          first_index(&c, (struct match){BACKEND_POD, uid, "t", 0, BACKEND_POD_FAILED}));
+    CHECK_INT(count(&c, (struct match){BACKEND_GONE, uid, NULL, 0, -1}), 1);
+    b->close(b->ctx);
+    collector_free(&c);
+}
+
 /* Slurm's jobs whose comment names uid. */
 static int slurm_jobs_of(const char *uid)
 {
@@ -547,10 +575,15 @@ static void test_unreachable(void)
 int main(int argc, char **argv)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    static const struct test_case cases[] = {TEST_CASE(test_two_task_job),   TEST_CASE(test_pytorch_job),
-                                             TEST_CASE(test_failing_task),   TEST_CASE(test_stop),
-                                             TEST_CASE(test_adopt),          TEST_CASE(test_unreachable),
-                                             TEST_CASE(test_suspend_resume), TEST_CASE(test_resend_after_lost_answer)};
+    static const struct test_case cases[] = {TEST_CASE(test_two_task_job),
+                                             TEST_CASE(test_pytorch_job),
+                                             TEST_CASE(test_failing_task),
+                                             TEST_CASE(test_stop),
+                                             TEST_CASE(test_adopt),
+                                             TEST_CASE(test_unreachable),
+                                             TEST_CASE(test_suspend_resume),
+                                             TEST_CASE(test_resend_after_lost_answer),
+                                             TEST_CASE(test_cancelled_outside)};
     if (getuid() != 0)
         snprintf(skip_why, sizeof skip_why, "the Slurm daemons run as root here");
     else if (slurm_cluster_start(&cluster, skip_why, sizeof skip_why) == 0)
