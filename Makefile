@@ -259,7 +259,8 @@ CODE_SERVER_VERSION := 4.100.3
 e2e-deps:
 	@./tools/ensure-deps chromium || echo "caldera: no Chromium; the browser tests (tests/e2e) will skip" >&2
 	@./tools/ensure-deps python3-kubernetes || echo "caldera: no python3-kubernetes; tests/e2e/test_k8s_clients and test_kubectl_write's client case skip" >&2
-	@./tools/ensure-deps slurmctld slurmd slurm-client slurmrestd || echo "caldera: no Slurm; tests/integration/test_slurm_cluster skips" >&2
+	@./tools/ensure-deps slurmctld slurmd slurm-client slurmrestd || echo "caldera: no Slurm; tests/integration/test_slurm_* skip" >&2
+	@./tools/ensure-deps slurmdbd mariadb-server || echo "caldera: no slurmdbd/MariaDB; tests/integration/test_slurm_accounting skips" >&2
 	@command -v kubectl >/dev/null || ./tools/ensure-deps kubectl || echo "caldera: no kubectl; test_kubectl_get and test_k8s_clients skip their kubectl cases" >&2
 	@grep -qs '"version": "$(PLAYWRIGHT_VERSION)"' build/npm/node_modules/playwright-core/package.json || \
 	  timeout 180 npm install --no-audit --no-fund --silent --save-exact --prefix build/npm playwright-core@$(PLAYWRIGHT_VERSION) >&2 || \

@@ -18,6 +18,7 @@
 #include "adapters/objects/runtime_class.h"
 #include "adapters/objects/node.h"
 #include "adapters/objects/scheduler_conf.h"
+#include "adapters/objects/backend_conf.h"
 #include "adapters/objects/watchdog_conf.h"
 #include "common/clock.h"
 #include "common/fs.h"
@@ -359,6 +360,43 @@ static int load_watchdog(const char *file, struct watchdog_conf *conf)
     return 0;
 }
 
+static struct backend_conf backends; /* --backend, --kubeconfig, --slurmrestd, --backends: the core reads it */
+
+/* The backends: the flags, then the file over them; every route must name an engine it can reach.
+ * Returns 0, or -1 after saying why. */
+static int load_backends(const struct options *o, struct core_config *cfg)
+{
+    backends.default_kind = o->backend ? (enum backend_kind)backend_kind_parse(o->backend) : BACKEND_LOCAL;
+    backends.kubeconfig = o->kubeconfig ? strdup(o->kubeconfig) : NULL;
+    backends.slurmrestd = o->slurmrestd ? strdup(o->slurmrestd) : NULL;
+    struct api_status st = {0};
+    if (o->backends_file) {
+        char *data = NULL;
+        size_t len = 0;
+        if (read_file(o->backends_file, CONFIG_FILE_LIMIT, &data, &len) != 0) {
+            log_error("cannot read --backends %s: %s", o->backends_file, strerror(errno));
+            return -1;
+        }
+        int rc = backend_conf_parse(data, len, &backends, &st);
+        free(data);
+        if (rc != 0) {
+            log_error("--backends %s: %s", o->backends_file, st.message);
+            for (int i = 0; i < st.ncauses; i++)
+                log_error("  %s: %s", st.causes[i].field, st.causes[i].message);
+            return -1;
+        }
+    }
+    if (backend_conf_check(&backends, &st) != 0) {
+        log_error("%s", st.message);
+        return -1;
+    }
+    cfg->backends = &backends;
+    if (backends.default_kind != BACKEND_LOCAL || backends.nqueues > 0)
+        log_info("backends: jobs run on %s by default, %d queue route%s", backend_kind_name(backends.default_kind),
+                 backends.nqueues, backends.nqueues == 1 ? "" : "s");
+    return 0;
+}
+
 /* The WatchDog of --watchdog for the core: its configuration and its sender (none without webhooks). */
 static int start_watchdog(const char *file, struct core_config *cfg)
 {
@@ -449,7 +487,8 @@ static int run(const struct options *given)
     struct gpu_set gpus = {0}; /* the default node's, for the GPU watch (the core takes the nodes) */
     char node_name[256] = "";
     if (load_nodes(o, &cfg.nodes, &cfg.nnodes) != 0 || start_watchdog(o->watchdog_file, &cfg) != 0 ||
-        load_sched_conf(o, &cfg.conf) != 0 || open_store(o, db_path, hub, &cfg.store, err, sizeof err) != 0 ||
+        load_backends(o, &cfg) != 0 || load_sched_conf(o, &cfg.conf) != 0 ||
+        open_store(o, db_path, hub, &cfg.store, err, sizeof err) != 0 ||
         (!o->nodes_file && gpu_set_copy(&gpus, &cfg.nodes[0].gpus) != 0) ||
         snprintf(node_name, sizeof node_name, "%s", cfg.nodes[0].name) < 0 ||
         core_start(&cfg, &core, err, sizeof err) != 0) {
@@ -561,6 +600,7 @@ int main(int argc, char **argv)
     images_set_active(NULL);
     images_free(&images);
     watchdog_conf_free(&watchdog);
+    backend_conf_free(&backends);
     curl_global_cleanup();
     return status;
 }

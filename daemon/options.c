@@ -11,6 +11,7 @@
 
 #include "common/duration.h"
 #include "common/log.h"
+#include "model/backend_kind.h"
 #include "gateway/http/http.h"
 
 /* Long options without a short letter. */
@@ -47,7 +48,11 @@ enum {
     OPT_CPU_MANAGER_POLICY,
     OPT_TOPOLOGY_MANAGER_POLICY,
     OPT_RESERVED_CPUS,
-    OPT_OCI_RUNTIME
+    OPT_OCI_RUNTIME,
+    OPT_BACKEND,
+    OPT_KUBECONFIG,
+    OPT_SLURMRESTD,
+    OPT_BACKENDS
 };
 #define DEFAULT_LIST_PAGE 1000
 
@@ -86,6 +91,11 @@ static void usage(FILE *out)
             "                            conda, PATH, env; unknown images warned or refused (default: none)\n"
             "  --watchdog FILE           the WatchDog (YAML): notices to webhooks, queue capability as a\n"
             "                            percentage of the cluster, waste notices (default: none)\n"
+            "  --backend KIND            where jobs run: local (this machine's processes, the default),\n"
+            "                            kubernetes (a cluster running Volcano) or slurm (through slurmrestd)\n"
+            "  --kubeconfig FILE         the cluster the kubernetes backend sends jobs to\n"
+            "  --slurmrestd URL          the slurmrestd the slurm backend sends jobs to\n"
+            "  --backends FILE           backends per queue (YAML: default, kubernetes, slurm, queues)\n"
             "  --oci-runtime PATH        podman, which runs pods of runtimeClassName \"oci\" as OCI containers of\n"
             "                            locally present images (default: podman on PATH; none found: such\n"
             "                            pods are refused)\n"
@@ -399,6 +409,10 @@ int options_parse(int argc, char **argv, struct options *o)
         {"images", required_argument, 0, OPT_IMAGES},
         {"watchdog", required_argument, 0, OPT_WATCHDOG},
         {"oci-runtime", required_argument, 0, OPT_OCI_RUNTIME},
+        {"backend", required_argument, 0, OPT_BACKEND},
+        {"kubeconfig", required_argument, 0, OPT_KUBECONFIG},
+        {"slurmrestd", required_argument, 0, OPT_SLURMRESTD},
+        {"backends", required_argument, 0, OPT_BACKENDS},
         {"companion-ports", required_argument, 0, OPT_COMPANION_PORTS},
         {"cpu-manager-policy", required_argument, 0, OPT_CPU_MANAGER_POLICY},
         {"topology-manager-policy", required_argument, 0, OPT_TOPOLOGY_MANAGER_POLICY},
@@ -494,6 +508,16 @@ int options_parse(int argc, char **argv, struct options *o)
         case OPT_IMAGES: o->images_file = optarg; break;
         case OPT_WATCHDOG: o->watchdog_file = optarg; break;
         case OPT_OCI_RUNTIME: o->oci_runtime = optarg; break;
+        case OPT_BACKEND:
+            if (backend_kind_parse(optarg) < 0) {
+                fprintf(stderr, "--backend: \"%s\" is not one of local, kubernetes, slurm\n", optarg);
+                return -1;
+            }
+            o->backend = optarg;
+            break;
+        case OPT_KUBECONFIG: o->kubeconfig = optarg; break;
+        case OPT_SLURMRESTD: o->slurmrestd = optarg; break;
+        case OPT_BACKENDS: o->backends_file = optarg; break;
         case OPT_COMPANION_PORTS:
             if (parse_companion_ports(optarg, &o->companion_port_first, &o->companion_port_last) != 0)
                 return -1;

@@ -65,6 +65,10 @@ struct options {
     const char *images_file;           /* --images FILE, or NULL: every image in the default environment */
     const char *watchdog_file;         /* --watchdog FILE, or NULL: no WatchDog */
     const char *oci_runtime;           /* --oci-runtime PATH, or NULL: podman on PATH */
+    const char *backend;               /* --backend local|kubernetes|slurm, or NULL: local */
+    const char *kubeconfig;            /* --kubeconfig FILE */
+    const char *slurmrestd;            /* --slurmrestd URL */
+    const char *backends_file;         /* --backends FILE: routes per queue and engine settings */
     int32_t companion_port_first, companion_port_last; /* --companion-ports; 0: the core's default */
     struct numa_options numa; /* --cpu-manager-policy, --topology-manager-policy, --reserved-cpus */
 };

@@ -205,6 +205,34 @@ struct job *cluster_find_pod(const struct cluster *c, const char *ns, const char
     return NULL;
 }
 
+int cluster_add_remote_node(struct cluster *c, const char *name, const char *backend, int64_t now_ms)
+{
+    int at = cluster_find_node(c, name);
+    if (at >= 0)
+        return at;
+    struct node *nodes = realloc(c->nodes, (size_t)(c->nnodes + 1) * sizeof *nodes);
+    if (!nodes)
+        return -1;
+    c->nodes = nodes;
+    struct node *n = &nodes[c->nnodes];
+    memset(n, 0, sizeof *n);
+    n->name = strdup(name);
+    n->address = strdup(name);
+    n->labels = json_pack("{s:s, s:s}", "kubernetes.io/hostname", name, "caldera.io/backend", backend);
+    n->taints = json_array();
+    n->manifest = n->labels ? json_pack("{s:{s:s, s:O}, s:{s:b}}", "metadata", "name", name, "labels", n->labels,
+                                        "spec", "unschedulable", 1)
+                            : NULL;
+    n->unschedulable = true;
+    n->remote = true;
+    n->created_ms = now_ms;
+    if (!n->name || !n->address || !n->labels || !n->taints || !n->manifest) {
+        node_clear(n);
+        return -1;
+    }
+    return c->nnodes++;
+}
+
 void cluster_free(struct cluster *c)
 {
     struct job *j = c->first;

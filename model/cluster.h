@@ -95,6 +95,10 @@ struct priority_class *cluster_default_priority_class(const struct cluster *c);
 /* Finds the job and replica a pod name refers to; returns the job or NULL. */
 struct job *cluster_find_pod(const struct cluster *c, const char *ns, const char *pod, int *task, int *index);
 
+/* The node of that name, added as an engine's node (node.remote, unschedulable, labelled
+ * caldera.io/backend) when there is none: the node a backend's pod ran on. Its index, or -1 when
+ * out of memory. Nodes may move in memory: hold indexes, not pointers. */
+int cluster_add_remote_node(struct cluster *c, const char *name, const char *backend, int64_t now_ms);
 void cluster_free(struct cluster *c);
 
 #endif

@@ -171,6 +171,7 @@ void job_free(struct job *job)
     free(job->scheduler_name);
     free(job->priority_class);
     free(job->policies);
+    free(job->remote_ref);
     json_decref(job->manifest);
     json_decref(job->source);
     free(job->status.reason);

@@ -333,6 +333,12 @@ struct job {
                                     resource_version, queue, status.phase and pg.phase are set */
     struct job_usage usage;                /* GET /metrics' requested against used of a finished job */
     struct job_watchdog watchdog;          /* the WatchDog's marks (not stored: a restart may tell again) */
+    /* The engine that runs it (runtime/backend.h; scheduler/controller/remote.c): 0 for this machine. */
+    uint8_t backend;         /* enum backend_kind, from its queue's route when it was created; stored */
+    uint8_t remote_state;    /* REMOTE_* (scheduler/controller/remote.h) */
+    uint32_t remote_sends;   /* how many times it was sent (each send after a stop is a new attempt) */
+    int64_t remote_retry_ms; /* a send that failed is tried again from then */
+    char *remote_ref;        /* the engine's name for it once sent ("1234", "ns/name"); stored */
 };
 
 /* Lays the replicas out again for new per-task counts (a scale): each task keeps its first

@@ -24,6 +24,7 @@ struct node {
     struct gpu_set gpus;        /* its GPU devices (as many as allocatable nvidia.com/gpu) and which are held */
     struct numa_topology *numa; /* its NUMA cells and CPU manager state (owned), NULL when not known */
     int64_t created_ms;
+    bool remote; /* an engine's node (a backend's), known from its pods: in no zone, never placed on */
 };
 
 void node_clear(struct node *n);

@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const kind_names[BACKEND_KIND_COUNT] = {"local", "kubernetes", "slurm"};
-
 struct backend_update *backend_update_new(enum backend_update_kind kind, const char *job_uid, const char *ref)
 {
     struct backend_update *u = calloc(1, sizeof *u);
@@ -21,23 +19,7 @@ struct backend_update *backend_update_new(enum backend_update_kind kind, const c
     return u;
 }
 
-void backend_update_free(struct backend_update *u)
-{
-    free(u);
-}
-
-const char *backend_kind_name(enum backend_kind k)
-{
-    return (unsigned)k < BACKEND_KIND_COUNT ? kind_names[k] : "unknown";
-}
-
-int backend_kind_parse(const char *s)
-{
-    for (int k = 0; s && k < BACKEND_KIND_COUNT; k++)
-        if (strcmp(s, kind_names[k]) == 0)
-            return k;
-    return -1;
-}
+void backend_update_free(struct backend_update *u) { free(u); }
 
 enum backend_kind backend_conf_route(const struct backend_conf *conf, const char *queue)
 {

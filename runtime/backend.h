@@ -10,14 +10,13 @@
 
 #include "common/api_status.h"
 #include "common/uuid.h"
+#include "model/backend_kind.h"
 
 /* The label (Kubernetes) or comment/name part (Slurm) that says which Caldera job a thing on the
  * engine belongs to: how Caldera finds what it sent after a restart. */
 #define BACKEND_UID_LABEL "caldera.io/uid"
 #define BACKEND_REF_MAX 128
 #define BACKEND_NAME_MAX 64
-
-enum backend_kind { BACKEND_LOCAL, BACKEND_KUBERNETES, BACKEND_SLURM, BACKEND_KIND_COUNT };
 
 /* What a backend reports. Each report is one heap struct handed to host->post(), which owns it from
  * then on (backend_update_free). Reports about one job arrive in the order they happened. */
@@ -47,10 +46,10 @@ struct backend_update {
     int32_t index;
     uint32_t attempt;
     enum backend_pod_phase phase;
-    char node[BACKEND_NAME_MAX]; /* the engine's node name; "" while unplaced */
-    int64_t start_ms, end_ms;    /* wall clock, 0 when not yet */
-    int exit_code;               /* a finished attempt's exit code (128 + n for a signal) */
-    int term_signal;             /* the signal that ended it, or 0 */
+    char node[BACKEND_NAME_MAX];   /* the engine's node name; "" while unplaced */
+    int64_t start_ms, end_ms;      /* wall clock, 0 when not yet */
+    int exit_code;                 /* a finished attempt's exit code (128 + n for a signal) */
+    int term_signal;               /* the signal that ended it, or 0 */
     char reason[BACKEND_NAME_MAX]; /* Kubernetes' words: "Completed", "Error", "OOMKilled", "Unschedulable"... */
     /* BACKEND_JOB_PHASE: Volcano's phase name ("Running", "Restarting", "Completed"...) and retryCount. */
     char job_phase[32];
@@ -124,12 +123,10 @@ struct backend_conf {
     struct backend_queue_route {
         char *queue;
         enum backend_kind kind;
-    } *queues;
+    } * queues;
     int nqueues;
 };
 
-const char *backend_kind_name(enum backend_kind k);
-int backend_kind_parse(const char *s); /* -1 when unknown */
 /* The backend that runs a queue's jobs. */
 enum backend_kind backend_conf_route(const struct backend_conf *conf, const char *queue);
 void backend_conf_free(struct backend_conf *conf);

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "common/api_status.h"
 
 struct http_req;
@@ -79,6 +81,10 @@ struct pod_log_live {
 /* Answers req with the attempt's log (pod_log_live.c): as pod_log_respond, plus ?follow=true, and a
  * Status naming the start error when the attempt left no log. */
 void pod_log_respond_live(struct http_req *req, const struct pod_log_live *live);
+
+/* Answers req with the log of a pod a backend runs (pod_log_remote.c): found is the core's answer
+ * (backend, ref, uid, pod, container); the engine's text, limitBytes and tailLines applied by it. */
+void pod_log_respond_remote(struct http_req *req, const json_t *found);
 
 /* Answers req with the log at path: the query's PodLogOptions applied, streamed as text/plain;
  * container (NULL: not checked) is the pod's container, the only name ?container= may give. */

@@ -59,6 +59,12 @@ void handle_pod_log(struct http_req *req)
         return;
     }
     const json_t *b = creq.body;
+    if (json_object_get(b, "backend")) {
+        pod_log_respond_remote(req, b);
+        json_decref(creq.body);
+        free(creq.log_path);
+        return;
+    }
     struct pod_log_live live = {creq.log_path,
                                 json_string_value(json_object_get(b, "container")),
                                 req->params[0],

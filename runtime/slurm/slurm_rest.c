@@ -51,6 +51,7 @@ static json_t *component_json(const struct slurm_job_spec *spec, const struct sl
     json_t *o = json_object(), *env = json_object();
     int rc = 0;
     rc |= set_str(o, "name", spec->name);
+    rc |= set_str(o, "comment", spec->comment);
     rc |= set_str(o, "current_working_directory", spec->cwd);
     rc |= set_str(o, "standard_output", spec->std_out);
     rc |= set_str(o, "standard_error", spec->std_err);
@@ -63,6 +64,7 @@ static json_t *component_json(const struct slurm_job_spec *spec, const struct sl
     rc |= json_object_set_new(o, "tasks", json_integer(c->tasks > 0 ? c->tasks : 1));
     rc |= set_int(o, "cpus_per_task", c->cpus_per_task);
     rc |= set_int(o, "memory_per_node", c->memory_per_node_mb);
+    rc |= set_int(o, "memory_per_cpu", c->memory_per_cpu_mb);
     if (c->gpus_per_task > 0) {
         char n[16];
         snprintf(n, sizeof n, "%d", c->gpus_per_task);
@@ -141,7 +143,10 @@ static int slurm_errors(json_t *root, char *err, size_t errlen)
     const char *what = json_string_value(json_object_get(e, "error"));
     const char *desc = json_string_value(json_object_get(e, "description"));
     snprintf(err, errlen, "slurm: %s%s%s (error %lld)", desc && *desc ? desc : "", desc && *desc && what ? ": " : "",
-             what ? what : "", (long long)json_integer_value(json_object_get(e, "error_number")));
+             what ? what : "",
+             json_integer_value(json_object_get(e, "error_number"))
+                 ? (long long)json_integer_value(json_object_get(e, "error_number"))
+                 : (long long)json_integer_value(json_object_get(e, "error_code")));
     return 1;
 }
 
@@ -213,6 +218,8 @@ static void parse_one(json_t *job, struct slurm_job_info *out)
     copy_str(out->nodes, sizeof out->nodes, json_object_get(job, "nodes"));
     copy_str(out->std_out, sizeof out->std_out, json_object_get(job, "standard_output"));
     copy_str(out->std_err, sizeof out->std_err, json_object_get(job, "standard_error"));
+    copy_str(out->name, sizeof out->name, json_object_get(job, "name"));
+    copy_str(out->comment, sizeof out->comment, json_object_get(job, "comment"));
 }
 
 int slurm_parse_jobs(const char *body, struct slurm_job_info *infos, int max, char *err, size_t errlen)
@@ -286,16 +293,21 @@ static int call(const struct slurm_rest *r, const char *method, const char *path
         snprintf(err, errlen, "slurmrestd %s %s: %s", method, url, curl_easy_strerror(cc));
         free(*answer);
         *answer = NULL;
-        return -1;
+        return SLURM_REST_UNREACHABLE;
     }
     if (code / 100 != 2) {
+        /* 22.05 answers Slurm's refusals with 500 and an errors array: only a bare 5xx is the server's. */
+        int rc = -1;
         json_t *root = *answer ? json_loads(*answer, 0, NULL) : NULL;
-        if (!root || !slurm_errors(root, err, errlen))
+        if (!root || !slurm_errors(root, err, errlen)) {
             snprintf(err, errlen, "slurmrestd %s %s: HTTP %ld", method, url, code);
+            if (code >= 500)
+                rc = SLURM_REST_UNREACHABLE;
+        }
         json_decref(root);
         free(*answer);
         *answer = NULL;
-        return -1;
+        return rc;
     }
     return 0;
 }
@@ -339,6 +351,22 @@ int slurm_rest_job(const struct slurm_rest *r, uint32_t job_id, struct slurm_job
         rc = slurm_parse_jobs(answer, infos, max, err, errlen);
     free(answer);
     return rc;
+}
+
+int slurm_rest_jobs(const struct slurm_rest *r, struct slurm_job_info **infos, char *err, size_t errlen)
+{
+    char *answer;
+    *infos = NULL;
+    int rc = call(r, "GET", "/jobs", NULL, &answer, err, errlen);
+    if (rc != 0)
+        return rc;
+    int n = slurm_parse_jobs(answer, NULL, 0, err, errlen);
+    if (n > 0) {
+        *infos = calloc((size_t)n, sizeof **infos);
+        n = *infos ? slurm_parse_jobs(answer, *infos, n, err, errlen) : -1;
+    }
+    free(answer);
+    return n;
 }
 
 int slurm_rest_cancel(const struct slurm_rest *r, uint32_t job_id, int signal, char *err, size_t errlen)

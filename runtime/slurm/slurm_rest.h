@@ -15,12 +15,14 @@ struct slurm_component {
     int tasks;               /* tasks (replicas) of the component; 0: 1 */
     int cpus_per_task;       /* 0: unset */
     long memory_per_node_mb; /* 0: unset */
+    long memory_per_cpu_mb;  /* 0: unset (a replica's memory over its cpus: exact when replicas share nodes) */
     int gpus_per_task;       /* --gpus-per-task; 0: none */
     const char *gres;        /* --gres, e.g. "gpu:2"; NULL: none */
 };
 
 struct slurm_job_spec {
     const char *name;
+    const char *comment;    /* free text kept with the job (Caldera's uid); NULL: none */
     const char *script;     /* the batch script, "#!/bin/sh\n..." */
     const char *cwd;        /* current_working_directory; required by slurmrestd */
     const char *std_out;    /* standard_output pattern (%j, %t...); NULL: Slurm's default */
@@ -61,6 +63,8 @@ struct slurm_job_info {
     char nodes[256];                           /* the allocation: "n[1-2]" */
     char std_out[512];
     char std_err[512];
+    char name[128];
+    char comment[256];
 };
 
 /* Whether a state is final (no further change but a requeue). */
@@ -85,13 +89,19 @@ struct slurm_rest {
     long timeout_ms;   /* each call; 0: 10 s */
 };
 
-/* The calls: each returns 0, or -1 with a sentence in err (transport, HTTP status, Slurm's errors). */
+/* The calls: each returns 0, or -1 with a sentence in err (an HTTP status or Slurm's errors: slurmrestd
+ * answered), or SLURM_REST_UNREACHABLE (no connection, a timeout, HTTP 5xx: whether a submit was taken
+ * is unknown). */
+#define SLURM_REST_UNREACHABLE (-2)
 int slurm_rest_ping(const struct slurm_rest *r, char *err, size_t errlen);
 int slurm_rest_submit(const struct slurm_rest *r, const struct slurm_job_spec *spec, uint32_t *job_id, char *err,
                       size_t errlen);
 /* Fills infos as slurm_parse_jobs does; returns their count or -1. */
 int slurm_rest_job(const struct slurm_rest *r, uint32_t job_id, struct slurm_job_info *infos, int max, char *err,
                    size_t errlen);
+/* GET /jobs: every job slurmctld still holds (MinJobAge keeps finished ones a while). *infos (heap,
+ * caller frees) gets them; returns their count or a negative value as above. */
+int slurm_rest_jobs(const struct slurm_rest *r, struct slurm_job_info **infos, char *err, size_t errlen);
 /* DELETE /job/{id}: signal 0 cancels (scancel), else sends that signal to the job's steps. */
 int slurm_rest_cancel(const struct slurm_rest *r, uint32_t job_id, int signal, char *err, size_t errlen);
 

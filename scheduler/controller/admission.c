@@ -7,6 +7,7 @@
 #include "adapters/dialects/volcano/job.h"
 #include "scheduler/framework/zones.h"
 #include "scheduler/controller/internal.h"
+#include "scheduler/controller/remote.h"
 #include "scheduler/controller/job_plugins/job_plugins.h"
 
 #define DEFAULT_PORT_FIRST 20000
@@ -96,6 +97,7 @@ int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq
     }
     if (check_live_fields(ctl, job, st) != 0 || allocate_ports(ctl, job, st) != 0)
         return -1;
+    job->backend = (uint8_t)backend_conf_route(ctl->backend_conf, job->queue);
     if (ctl->ops.new_uid)
         ctl->ops.new_uid(ctl->ops.ctx, job->uid);
     else
@@ -144,6 +146,8 @@ uint64_t controller_delete_job(struct controller *ctl, struct job *job)
         e->job_uid = strdup(job->uid);
     controller_watch_job_deleted(ctl, job, e);
     uint64_t seq = job->resource_version;
+    if (job->backend)
+        remote_job_deleted(ctl, job);
     for (int32_t i = 0; i < job->total_replicas; i++)
         replica_stop(ctl, job, i, TERM_DELETED, false);
     if (job->timers > 0)
@@ -163,6 +167,9 @@ int controller_command(struct controller *ctl, struct job *job, enum job_action 
                         job_action_name(action));
     const char *phase = job_phase_name(job->status.phase);
     char why[300];
+    int remote = job->backend ? remote_command(ctl, job, action, st) : 1;
+    if (remote < 0)
+        return -1;
     snprintf(why, sizeof why, "command %s%s%s", job_action_name(action), reason && *reason ? ": " : "",
              reason ? reason : "");
     struct journal_entry *e = record_event(ctl, JOURNAL_COMMAND, job, "Job", job->name, phase, phase, "CommandIssued",
@@ -175,6 +182,7 @@ int controller_command(struct controller *ctl, struct job *job, enum job_action 
         e->command_reason = strdup(reason ? reason : "");
         e->command_json = strdup(command_json ? command_json : "{}");
     }
-    job_execute_command(ctl, job, action, why);
+    if (remote == 1) /* else the engine carries it out, and its phases come back */
+        job_execute_command(ctl, job, action, why);
     return 0;
 }

@@ -309,6 +309,13 @@ int controller_companions_check(const struct controller *ctl, const struct job *
     const char *task = annotation(job, COMPANION_TASK_ANNOTATION);
     if (!list && !task)
         return 0;
+    if (backend_conf_route(ctl->backend_conf, job->queue) == BACKEND_SLURM) {
+        api_add_cause(st, "metadata.annotations[" COMPANIONS_ANNOTATION "]", "FieldValueForbidden", 0, 0,
+                      "queue %s runs its jobs on Slurm, where Caldera attaches no companions (they run beside a "
+                      "task here or on Kubernetes)",
+                      job->queue);
+        return api_fail_invalid(st, "Job.batch.volcano.sh", job->name);
+    }
     struct check_ctx cc = {ctl, st, 0};
     each_name(list, check_one, &cc);
     if (task && task_by_name(job, task) < 0) {
@@ -391,6 +398,12 @@ struct companion *controller_companion_create(struct controller *ctl, const char
         job = cluster_wake(ctl->cluster, job);
     if (!job || job->deleted) {
         api_fail(st, 404, "NotFound", "jobs.batch.volcano.sh \"%s\" not found", job_name);
+        return NULL;
+    }
+    if (job->backend == BACKEND_SLURM) {
+        api_add_cause(st, "spec.job", "FieldValueForbidden", 0, 0,
+                      "job %s runs on Slurm, where Caldera attaches no companions", job_name);
+        api_fail_invalid(st, "Companion.caldera.io", job_name);
         return NULL;
     }
     if (!ctl->companions || !companion_types_find(ctl->companions->types, type)) {
@@ -698,6 +711,8 @@ static bool tick_one(struct controller *ctl, struct companion *c)
         return false;
     }
     if (c->task >= job->ntasks || c->index >= job->tasks[c->task].replicas)
+        return false;
+    if (job->backend) /* it runs beside its task on the engine (the manifest's Pod), never here */
         return false;
     int flat = job->task_first[c->task] + c->index;
     const struct replica *r = &job->replicas[flat];

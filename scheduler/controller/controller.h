@@ -12,6 +12,7 @@
 #include "model/cluster.h"
 #include "model/watchdog.h"
 #include "runtime/attempt.h"
+#include "runtime/backend.h"
 #include "scheduler/framework/session.h"
 #include "store/journal.h"
 #include "store/store.h"
@@ -117,6 +118,10 @@ struct controller {
     struct notifier *notifier;
     bool capability_dirty;
     int64_t watchdog_checked_ms;
+    /* The engines jobs are sent to (remote.c): which queue goes where (NULL: every job runs here), and
+     * each open backend by kind (NULL: not open). The core opens and closes them. */
+    const struct backend_conf *backend_conf;
+    struct backend *backends[BACKEND_KIND_COUNT];
 };
 
 /* What pods wait with while the data directory's disk is full (see starts_held). */
@@ -140,6 +145,17 @@ void controller_record_job_event(struct controller *ctl, struct job *job, const 
  * its capability, with a Normal Event CapabilityUpdated (old -> new) when that changes; runs when
  * capability_dirty is set (start, a GPU's health, a queue created or updated). */
 void controller_capability_sync(struct controller *ctl);
+
+/* Backends (remote.c). Each cycle: the jobs of queues routed to an engine that wait to be sent, in
+ * priority order, as their queue's state and capability allow; each sent whole. */
+void controller_remote_cycle(struct controller *ctl);
+/* What a backend reported (posted to the core, applied here): sends, pods' attempts, phases. */
+void controller_backend_update(struct controller *ctl, const struct backend_update *u);
+/* At the end of recovery: the jobs sent before the restart are followed again (nothing sent twice). */
+void controller_remote_adopt(struct controller *ctl);
+/* The job as the manifest a Kubernetes cluster running Volcano takes: the Job, or a v1 List of it and
+ * its companions owned by owner_uid (manifest.c). A new reference, or NULL when out of memory. */
+json_t *controller_job_manifest(const struct controller *ctl, const struct job *job, const char *owner_uid);
 
 /* Admission: name free (409), queue exists and is Open (422). On success the cluster owns the job,
  * *seq is its creation event. On failure the caller still owns it. */

@@ -179,7 +179,7 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
             else
                 snprintf(msg, sizeof msg, "%s", ex->oci_message);
             r->message = strdup(msg);
-        } else if (failed && !oom) {
+        } else if (failed && !oom && !job->backend) { /* an engine's task: not this machine's disk */
             check_disk_full(ctl, job, flat);
         }
         if (oom && scale_memory(ctl, job, flat, pod)) {
@@ -190,7 +190,7 @@ void controller_replica_exited(struct controller *ctl, struct job *job, int flat
             job_pod_created(ctl, job, flat);
             outcome = "Requeued";
             snprintf(detail, sizeof detail, "; memory scaled, it runs again");
-        } else if (restarts_in_place(ts, failed) && !job_phase_final(job->status.phase)) {
+        } else if (!job->backend && restarts_in_place(ts, failed) && !job_phase_final(job->status.phase)) {
             r->restarts++;
             r->backoff = true;
             int64_t delay = backoff_ms(ctl, r->restarts);
@@ -325,6 +325,8 @@ int controller_stop_all(struct controller *ctl)
     cluster_assert_owner(ctl->cluster);
     int stopped = 0;
     for (struct job *job = ctl->cluster->first; job; job = job->next) {
+        if (job->backend) /* runs on its engine on, and is followed again after the restart */
+            continue;
         for (int32_t i = 0; i < job->total_replicas; i++) {
             if (job->replicas[i].phase == POD_RUNNING && !job->replicas[i].stopping && !job->replicas[i].backoff) {
                 replica_stop(ctl, job, i, TERM_SHUTDOWN, false);

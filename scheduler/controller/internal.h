@@ -105,6 +105,9 @@ enum job_event replica_end_stopped(struct controller *ctl, struct job *job, int 
 /* Asks a running replica to stop, remembering why; vanish: the pod is gone once it has exited (a
  * kill of its job). Never syncs the job nor raises an event: callers do. */
 void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_reason why, bool vanish);
+/* The whole job was killed (RestartJob...) and a backend runs it with Caldera's policies: its engine job
+ * is stopped even when no replica was left running to stop it, so it is sent again once Pending. */
+void replicas_stop_engine_job(struct controller *ctl, struct job *job);
 /* Takes a deleted job whose processes are all reaped out of the cluster and frees it. */
 void job_release_if_done(struct controller *ctl, struct job *job);
 

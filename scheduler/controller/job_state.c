@@ -327,6 +327,7 @@ static void kill_job(struct controller *ctl, struct job *job, enum retain retain
     struct kill_counts n = {0};
     for (int32_t i = 0; i < job->total_replicas; i++)
         kill_replica(ctl, job, i, keep, &n);
+    replicas_stop_engine_job(ctl, job);
     job->status.version++;
     job->prepared = false;
     carry_kept(ctl, job);
@@ -458,6 +459,8 @@ static void execute(struct controller *ctl, struct job *job, enum job_action act
 {
     if (job->deleted)
         return;
+    if (job->backend && (action == ACT_RESTART_TASK || action == ACT_RESTART_POD))
+        action = ACT_RESTART_JOB; /* an engine's gang runs as one job there: it restarts whole */
     switch (job->status.phase) {
     case JOB_PENDING:
     case JOB_RUNNING: execute_pending_running(ctl, job, action, task, flat, commanded, why); break;

@@ -7,6 +7,7 @@
 #include "common/memory.h"
 #include "common/strv.h"
 #include "scheduler/controller/internal.h"
+#include "scheduler/controller/remote.h"
 
 /* What a bound replica holds: its task's requests, with the memory it was placed with (a task's
  * memory grows under autoMemoryScale while older replicas keep theirs). */
@@ -158,6 +159,36 @@ enum job_event replica_end_stopped(struct controller *ctl, struct job *job, int 
     }
 }
 
+/* A replica of a job a backend runs (remote.c) stops on its engine: the engine's job is stopped (or
+ * removed, once the job is deleted) once for all its replicas; their ends come as the engine's reports. */
+static void engine_stop(struct controller *ctl, struct job *job, int flat)
+{
+    struct backend *b = job->backend < BACKEND_KIND_COUNT ? ctl->backends[job->backend] : NULL;
+    job_set_replica_stopping(job, flat, true);
+    if (!b)
+        return;
+    const char *ref = job->remote_ref ? job->remote_ref : "";
+    if (job->deleted) {
+        if (job->remote_state != REMOTE_REMOVING) {
+            job->remote_state = REMOTE_REMOVING;
+            b->remove(b->ctx, job->uid, ref);
+        }
+    } else if (job->remote_state == REMOTE_SENT || job->remote_state == REMOTE_SENDING) {
+        job->remote_state = REMOTE_STOPPING;
+        b->stop(b->ctx, job->uid, ref);
+    }
+}
+
+void replicas_stop_engine_job(struct controller *ctl, struct job *job)
+{
+    struct backend *b = job->backend < BACKEND_KIND_COUNT ? ctl->backends[job->backend] : NULL;
+    if (!b || b->engine_runs_policies || job->deleted ||
+        (job->remote_state != REMOTE_SENT && job->remote_state != REMOTE_SENDING))
+        return;
+    job->remote_state = REMOTE_STOPPING;
+    b->stop(b->ctx, job->uid, job->remote_ref ? job->remote_ref : "");
+}
+
 void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_reason why, bool vanish)
 {
     struct replica *r = &job->replicas[flat];
@@ -178,6 +209,10 @@ void replica_stop(struct controller *ctl, struct job *job, int flat, enum term_r
     int grace_ms = job->tasks[job_task_of(job, flat)].grace_seconds * 1000;
     if (why == TERM_SHUTDOWN && grace_ms > ctl->shutdown_grace_ms)
         grace_ms = ctl->shutdown_grace_ms;
+    if (job->backend) { /* its engine stops it */
+        engine_stop(ctl, job, flat);
+        return;
+    }
     job_set_replica_stopping(job, flat, true);
     ctl->ops.stop(ctl->ops.ctx, job, flat, grace_ms);
 }

@@ -12,6 +12,7 @@
 #include "common/grow.h"
 #include "common/log.h"
 #include "scheduler/controller/internal.h"
+#include "scheduler/controller/remote.h"
 #include "scheduler/controller/objects.h"
 
 int controller_restore_queue(struct controller *ctl, const struct store_queue_row *row)
@@ -272,7 +273,9 @@ static int remember_running(struct controller *ctl, struct job *job, int flat, c
     ra->pid = row->pid;
     ra->pid_start = row->pid_start;
     ra->attempt = (uint32_t)row->attempt;
-    ra->node = cluster_find_node(ctl->cluster, row->node ? row->node : "");
+    ra->node = job->backend && row->node && *row->node /* an engine's node: known again from its pods */
+                   ? cluster_add_remote_node(ctl->cluster, row->node, backend_kind_name(job->backend), ctl->now_ms)
+                   : cluster_find_node(ctl->cluster, row->node ? row->node : "");
     ra->gpus = recorded_gpus(ctl, ra->node, row);
     r->start_ms = row->start_ms;
     r->restarts = restarts_before(ctl, job, flat, row);
@@ -351,6 +354,10 @@ static void adopt_one(struct controller *ctl, struct job *job, const struct reco
         replica_hold_cpus(ctl, job, flat, true);
     }
     job->live_procs++;
+    if (job->backend) { /* its engine runs it on: what happened meanwhile comes with the job's adopt */
+        r->proc = -1;
+        return;
+    }
     struct replica_exit ex = {.unknown = true, .exit_code = -1, .end_ms = ctl->now_ms};
     if (ctl->ops.adopt && ctl->ops.adopt(ctl->ops.ctx, job, flat, ra->pid, ra->pid_start, &ex) == 1) {
         int task = job_task_of(job, flat);
@@ -448,7 +455,7 @@ int controller_finish_recovery(struct controller *ctl)
         if (job_phase_final(job->status.phase)) {
             job->pg.phase = PG_COMPLETED;
             job_arm_ttl(ctl, job); /* a job finishing from here on arms it itself */
-        } else if (job->status.running + job->status.succeeded + job->status.failed > 0) {
+        } else if (job->status.running + job->status.succeeded + job->status.failed > 0 || job->remote_ref) {
             job->pg.phase = PG_INQUEUE;
         }
     }
@@ -457,7 +464,9 @@ int controller_finish_recovery(struct controller *ctl)
         if (job->dormant)
             continue;
         rearm_deadlines(ctl, job);
-        job_sync(ctl, job);
+        if (!remote_mirrors_phase(ctl, job)) /* else its engine's phase, as it comes */
+            job_sync(ctl, job);
     }
+    controller_remote_adopt(ctl);
     return 0;
 }

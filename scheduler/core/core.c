@@ -237,6 +237,7 @@ static void run_cycle(struct core *c)
     struct cycle_stats stats = {0};
     int64_t started = metrics_now_ns();
     schedule_cycle(&c->ctl, &c->conf, c->zones, &stats);
+    controller_remote_cycle(&c->ctl); /* jobs an engine runs: sent once admitted */
     metrics_histogram_observe(&c->cycle_seconds, metrics_now_ns() - started);
 }
 
@@ -523,6 +524,8 @@ static void *core_main(void *arg)
         c->ctl.now_ms = clock_wall_ms();
         c->ctl.watch_render = watch_demand_wanted(c->watch_demand, mono);
         handle_events(c, evs, n > 0 ? n : 0);
+        if (core_backends_drain(c) > 0)
+            c->kick = true;
         core_check_store(c);
         if (!c->stopping && controller_run_timers(&c->ctl) > 0)
             c->kick = true;
@@ -643,6 +646,7 @@ void core_free(struct core *c)
         close(c->mailbox_fd);
     if (c->timer_fd >= 0)
         close(c->timer_fd);
+    core_backends_close(c);
     spare_files_stop();
     loopback_probe_stop();
     controller_companions_free(&c->ctl);
@@ -708,7 +712,8 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         log_warn("cannot keep spare files in %s: every attempt creates its own", spare_dir);
     c->zones = zone_table_build(&c->cluster, &c->conf);
     c->ctl.zones = c->zones;
-    if (!c->data_dir || !c->zones || open_fds(c, err, errlen) != 0 || load_store(c, err, errlen) != 0 ||
+    if (!c->data_dir || !c->zones || open_fds(c, err, errlen) != 0 ||
+        core_backends_open(c, cfg->backends, err, errlen) != 0 || load_store(c, err, errlen) != 0 ||
         controller_finish_recovery(&c->ctl) != 0 || controller_record_nodes(&c->ctl) != 0 ||
         store_start_writer(c->store) != 0) {
         if (!err[0])
@@ -750,6 +755,7 @@ void core_stop(struct core *c)
         pthread_join(c->thread, NULL);
         cluster_claim(&c->cluster); /* main frees it */
     }
+    core_backends_close(c);
     if (process_runtime_flush(5000) != 0)
         log_warn("some tasks' cgroups are still being removed as the server stops");
 }

@@ -15,6 +15,7 @@
 #include "model/companion.h"
 #include "model/sched_conf.h"
 #include "common/watch_demand.h"
+#include "runtime/backend.h"
 #include "store/store.h"
 #include "scheduler/core/request.h"
 
@@ -40,6 +41,7 @@ struct core_config {
     const char *bin_dir;                               /* Caldera's programs (caldera-terminal), or NULL */
     const struct watchdog_conf *watchdog;              /* --watchdog: the caller's, for the core's life; NULL: none */
     struct notifier *notifier;                         /* its sender (scheduler/watchdog/notifier.h), or NULL */
+    const struct backend_conf *backends; /* --backend, --backends: the caller's, for the core's life; NULL: local */
 };
 
 /* Loads the store into the cluster, starts the writer and the core thread. Returns 0 or -1 with a
@@ -67,6 +69,9 @@ int core_post_gpu_samples(struct core *core, const struct gpu_sample *samples, i
  * applies with controller_gpu_health(). Returns at once (dropped like core_post_event's when the
  * mailbox is full). Any thread. Returns 0 or -1. */
 int core_post_gpu_health(struct core *core, const struct gpu_health_change *change);
+/* The open backend of that kind, or NULL. Its logs() may be called from any thread; the backend
+ * lives until core_stop(). */
+struct backend *core_backend(struct core *core, enum backend_kind kind);
 /* Stops every task (SIGTERM, their grace, SIGKILL) and records their ends, or, with keep_tasks,
  * leaves them running (recorded as running, for the next start to adopt), and stops the thread. The
  * state stays until core_free(): the store's writer may still hold watch objects that share parts of

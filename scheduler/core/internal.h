@@ -31,6 +31,9 @@ struct core {
     struct core_request *head, *tail;
     bool stop_requested;
     int posted; /* core_post_event requests in the mailbox (bounded) */
+    /* What the backends reported, in order, until the loop takes it (backends.c): never dropped. */
+    struct backend_update **updates;
+    int nupdates, updates_cap;
 
     /* Owned by the core thread from core_start on. */
     struct cluster cluster;
@@ -53,6 +56,13 @@ struct core {
     int64_t waste_checked_ms;               /* the WatchDog's waste check last ran (waste.c) */
     struct metrics_histogram cycle_seconds; /* schedule_cycle() durations (observed and read here only) */
 };
+
+/* Backends (backends.c): opened for every kind the routes name, before the store loads (recovery
+ * adopts through them); their reports taken by the loop; closed once the core thread has stopped. */
+int core_backends_open(struct core *c, const struct backend_conf *conf, char *err, size_t errlen);
+/* Applies what the backends reported since the last call. Returns how many reports. */
+int core_backends_drain(struct core *c);
+void core_backends_close(struct core *c);
 
 /* Answers one request on the core thread. */
 void core_handle_request(struct core *c, struct core_request *req);

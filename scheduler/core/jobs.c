@@ -6,8 +6,6 @@
 #include <string.h>
 
 #include "adapters/dialects/dialect.h"
-#include "adapters/dialects/volcano/companion_manifest.h"
-#include "adapters/dialects/volcano/manifest.h"
 #include "adapters/dialects/volcano/job.h"
 #include "common/json_patch.h"
 #include "common/clock.h"
@@ -27,32 +25,10 @@ static bool in_view(const struct core_request *req, const struct job *job)
     return !req->dialect || (job->source && dialect_of_source(job->source) == req->dialect);
 }
 
-/* The manifest for a real cluster: the Job, and the companions it asks for (its annotations) and
- * those attached to it later (POST companions, unless being deleted), each one's Pod, Service and
- * Ingress. */
-static json_t *render_manifest(const struct core *c, const struct core_request *req, const struct job *job)
-{
-    const struct companion_set *live = c->ctl.companions;
-    if (!live)
-        return manifest_job(job);
-    struct companion_manifest_set set = {0};
-    int rc = companion_manifest_requested(job, live->types, &set);
-    for (int i = 0; rc == 0 && i < live->n; i++) {
-        const struct companion *comp = live->items[i];
-        const struct companion_type *type = companion_types_find(live->types, comp->type);
-        if (type && !comp->remove_when_done && strcmp(comp->ns, job->ns) == 0 && strcmp(comp->job_uid, job->uid) == 0 &&
-            comp->task < job->ntasks)
-            rc = companion_manifest_add(&set, comp->name, type, comp->task, comp->index);
-    }
-    json_t *m = rc == 0 ? manifest_job_with_companions(job, &set, req->owner_uid) : NULL;
-    companion_manifest_set_free(&set);
-    return m;
-}
-
 static json_t *render(const struct core *c, const struct core_request *req, const struct job *job)
 {
     if (req->as_manifest)
-        return render_manifest(c, req, job);
+        return controller_job_manifest(&c->ctl, job, req->owner_uid);
     json_t *volcano = volcano_job_render(job);
     if (!req->dialect || req->as_volcano || !volcano)
         return volcano;

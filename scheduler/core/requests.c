@@ -196,6 +196,14 @@ static void pod_log(struct core *c, struct core_request *req)
     }
     char rel[512], pod[320];
     job_pod_name(job, task, index, pod, sizeof pod);
+    if (job->backend) { /* on its engine: the gateway asks the backend (core_backend) */
+        core_answer(req, 200,
+                    json_pack("{s:s,s:s,s:s,s:s,s:i,s:s}", "container", container ? container : "", "job", job->name,
+                              "uid", job->uid, "pod", pod, "backend", (int)job->backend, "ref",
+                              job->remote_ref ? job->remote_ref : ""),
+                    0);
+        return;
+    }
     controller_log_relpath(job, pod, attempt, rel, sizeof rel);
     if (asprintf(&req->log_path, "%s/%s", c->data_dir, rel) < 0) {
         req->log_path = NULL;

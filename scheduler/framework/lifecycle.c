@@ -14,9 +14,10 @@ static bool job_wants_placement(const struct job *job)
     return !job->deleted && (job->status.phase == JOB_PENDING || job->status.phase == JOB_RUNNING);
 }
 
+/* A job a backend runs (job->backend) is in no zone: its engine places it. */
 static bool in_zone(const struct job *job, const char *scheduler_name)
 {
-    return strcmp(job->scheduler_name, scheduler_name) == 0;
+    return job->backend == 0 && strcmp(job->scheduler_name, scheduler_name) == 0;
 }
 
 static int snapshot_job(const struct job *job, int queue, struct job_info *ji)

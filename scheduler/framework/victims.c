@@ -34,7 +34,7 @@ static int build(struct session *ssn)
             goto fail;
     int cap = 0;
     for (const struct job *job = c->active_first; job; job = job->active_next) {
-        if (job->deleted || strcmp(job->scheduler_name, ssn->scheduler_name) != 0)
+        if (job->deleted || job->backend != 0 || strcmp(job->scheduler_name, ssn->scheduler_name) != 0)
             continue;
         int queue = session_queue_index(ssn, job->queue);
         struct job_info *info = ptrmap_get(&job_index, job);

@@ -45,6 +45,8 @@ struct zone_table *zone_table_build(const struct cluster *cluster, const struct 
         }
     }
     for (int i = 0; i < cluster->nnodes; i++) {
+        if (cluster->nodes[i].remote) /* an engine's: Caldera never places there */
+            continue;
         struct zone *z = &zt->zones[zone_of_node(&cluster->nodes[i], conf)];
         z->nodes[z->nnodes++] = i;
     }

@@ -132,6 +132,7 @@ void ctlfx_cycle(struct ctl_fixture *fx)
 {
     struct cycle_stats stats = {0};
     schedule_cycle(&fx->ctl, &fx->conf, fx->zones, &stats);
+    controller_remote_cycle(&fx->ctl); /* as the core: jobs of queues routed to an engine are sent */
     controller_sync_queues(&fx->ctl);
     ctlfx_drain(fx);
 }

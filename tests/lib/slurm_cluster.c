@@ -16,7 +16,7 @@ static void take(const char *line, const char *key, char *dst, size_t n)
         snprintf(dst, n, "%.*s", (int)strcspn(line + k + 1, "\n"), line + k + 1);
 }
 
-int slurm_cluster_start(struct slurm_cluster *c, char *err, size_t errlen)
+static int start(struct slurm_cluster *c, int accounting, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->dir, sizeof c->dir, "/tmp/caldera-slurm.XXXXXX");
@@ -24,8 +24,9 @@ int slurm_cluster_start(struct slurm_cluster *c, char *err, size_t errlen)
         snprintf(err, errlen, "mkdtemp failed");
         return -1;
     }
-    char cmd[600], line[2048], ms[32] = "";
-    snprintf(cmd, sizeof cmd, "tests/lib/slurm-cluster start %s 2>%s/start.err", c->dir, c->dir);
+    char cmd[600], line[2048], ms[32] = "", acct[32] = "";
+    snprintf(cmd, sizeof cmd, "SLURM_ACCOUNTING=%d tests/lib/slurm-cluster start %s 2>%s/start.err", accounting, c->dir,
+             c->dir);
     FILE *p = popen(cmd, "r");
     if (!p) {
         snprintf(err, errlen, "cannot run tests/lib/slurm-cluster");
@@ -37,9 +38,11 @@ int slurm_cluster_start(struct slurm_cluster *c, char *err, size_t errlen)
         take(line, "SLURM_USER", c->user, sizeof c->user);
         take(line, "SLURM_JWT", c->token, sizeof c->token);
         take(line, "SLURM_START_MS", ms, sizeof ms);
+        take(line, "SLURM_ACCOUNTING", acct, sizeof acct);
     }
     int st = pclose(p);
     c->start_ms = atol(ms);
+    c->accounting = acct[0] != '\0';
     if (st != 0 || !c->url[0] || !c->token[0]) {
         char path[300];
         snprintf(path, sizeof path, "%s/start.err", c->dir);
@@ -56,6 +59,20 @@ int slurm_cluster_start(struct slurm_cluster *c, char *err, size_t errlen)
     }
     setenv("SLURM_CONF", c->conf, 1);
     return 0;
+}
+
+int slurm_cluster_start(struct slurm_cluster *c, char *err, size_t errlen) { return start(c, 0, err, errlen); }
+
+int slurm_cluster_start_accounting(struct slurm_cluster *c, char *err, size_t errlen)
+{
+    return start(c, 1, err, errlen);
+}
+
+int slurm_cluster_restd(struct slurm_cluster *c, int up)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "tests/lib/slurm-cluster %s %s", up ? "restd-start" : "restd-stop", c->dir);
+    return system(cmd) == 0 ? 0 : -1;
 }
 
 void slurm_cluster_stop(struct slurm_cluster *c)

@@ -7,9 +7,13 @@
 #include "adapters/objects/render.h"
 #include "adapters/dialects/volcano/job.h"
 #include "common/clock.h"
+#include "model/backend_kind.h"
 
 /* status.controlledResources key of the job's port block (Volcano keeps plugin-made resources there). */
 #define PORT_BASE_RESOURCE "caldera.io/port-base"
+/* The engine that runs a job sent to a backend, and its name for it there (scheduler/controller/remote.c). */
+#define BACKEND_RESOURCE "caldera.io/backend"
+#define BACKEND_REF_RESOURCE "caldera.io/backend-ref"
 
 static json_t *task_status_counts(const struct job *job)
 {
@@ -43,11 +47,21 @@ json_t *volcano_job_render_status(const struct job *job)
         json_object_set_new(status, "taskStatusCount", task_status_counts(job));
         if (s->running_since_ms)
             json_object_set_new(status, "runningSince", render_time(s->running_since_ms));
+        json_t *controlled = json_object();
         if (job->port_base > 0) {
             char base[16];
             snprintf(base, sizeof base, "%d", job->port_base);
-            json_object_set_new(status, "controlledResources", json_pack("{s:s}", PORT_BASE_RESOURCE, base));
+            json_object_set_new(controlled, PORT_BASE_RESOURCE, json_string(base));
         }
+        if (job->backend) {
+            json_object_set_new(controlled, BACKEND_RESOURCE, json_string(backend_kind_name(job->backend)));
+            if (job->remote_ref)
+                json_object_set_new(controlled, BACKEND_REF_RESOURCE, json_string(job->remote_ref));
+        }
+        if (json_object_size(controlled) > 0)
+            json_object_set_new(status, "controlledResources", controlled);
+        else
+            json_decref(controlled);
     }
     return status;
 }
@@ -106,9 +120,14 @@ int volcano_job_restore_status(struct job *job, const char *status_json)
             rfc3339_parse(since, &s->running_since_ms);
         s->retry_count = (int32_t)json_integer_value(json_object_get(status, "retryCount"));
         s->version = (int32_t)json_integer_value(json_object_get(status, "version"));
-        const char *base = json_string_value(
-            json_object_get(json_object_get(status, "controlledResources"), PORT_BASE_RESOURCE));
+        const json_t *controlled = json_object_get(status, "controlledResources");
+        const char *base = json_string_value(json_object_get(controlled, PORT_BASE_RESOURCE));
         job->port_base = base ? atoi(base) : 0;
+        int backend = backend_kind_parse(json_string_value(json_object_get(controlled, BACKEND_RESOURCE)));
+        job->backend = (uint8_t)(backend > 0 ? backend : 0);
+        const char *ref = json_string_value(json_object_get(controlled, BACKEND_REF_RESOURCE));
+        free(job->remote_ref);
+        job->remote_ref = ref && *ref ? strdup(ref) : NULL;
     }
     json_decref(status);
     return rc;

@@ -1,0 +1,190 @@
+/* A Caldera server with `--backend kubernetes` in front of a second jobserver standing in for a cluster
+ * running Volcano (it speaks the same API, watches included): a job submitted to Caldera runs on the
+ * stand-in and reads Completed in Caldera with its attempts on the stand-in's node and its log; Caldera
+ * killed -9 mid-job follows the same job again (never sent twice); the engine unreachable at submit
+ * keeps the job Pending with the reason until it is back; a job deleted on the engine behind Caldera's
+ * back fails with DeletedOnEngine; a delete in Caldera removes it from the engine. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/fs.h"
+#include "tests/lib/job_client.h"
+#include "tests/lib/server.h"
+#include "tests/lib/test.h"
+
+#define ENGINE_JOBS "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs"
+
+static const char *const engine_args[] = {"--auth", "--schedule-period", "100", "--watch-bookmark-interval", "500ms",
+                                          NULL};
+
+struct pair {
+    struct test_server engine, caldera;
+    char token[256];
+    char kubeconfig[400];
+    char engine_port[16];
+};
+
+static bool read_token(const struct test_server *s, char *out, size_t cap)
+{
+    char path[400], *data = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/admin.token", s->data_dir);
+    if (read_file(path, 4096, &data, &len) != 0)
+        return false;
+    while (len > 0 && (data[len - 1] == '\n' || data[len - 1] == ' '))
+        data[--len] = '\0';
+    snprintf(out, cap, "%s", data);
+    free(data);
+    return len > 0;
+}
+
+/* A kubeconfig for the engine's URL and token, beside the engine's data. */
+static bool write_kubeconfig(struct pair *p)
+{
+    char text[2048];
+    snprintf(p->kubeconfig, sizeof p->kubeconfig, "%s.kubeconfig", p->engine.data_dir);
+    snprintf(text, sizeof text,
+             "apiVersion: v1\nkind: Config\ncurrent-context: stand-in\n"
+             "clusters:\n- name: engine\n  cluster:\n    server: %s\n"
+             "contexts:\n- name: stand-in\n  context: {cluster: engine, user: admin, namespace: default}\n"
+             "users:\n- name: admin\n  user:\n    token: %s\n",
+             p->engine.url, p->token);
+    const char *colon = strrchr(p->engine.url, ':');
+    snprintf(p->engine_port, sizeof p->engine_port, "%s", colon ? colon + 1 : "");
+    return write_file_atomic(p->kubeconfig, text, strlen(text), 0600) == 0;
+}
+
+static int start_caldera(struct pair *p, const char *data_dir)
+{
+    const char *args[] = {"--backend", "kubernetes", "--kubeconfig", p->kubeconfig, "--schedule-period", "100", NULL};
+    return server_start(&p->caldera, data_dir, args);
+}
+
+static bool start_pair(struct pair *p)
+{
+    memset(p, 0, sizeof *p);
+    if (server_start(&p->engine, NULL, engine_args) != 0 || !read_token(&p->engine, p->token, sizeof p->token) ||
+        !write_kubeconfig(p))
+        return false;
+    return start_caldera(p, NULL) == 0;
+}
+
+static void stop_pair(struct pair *p)
+{
+    server_cleanup(&p->caldera);
+    server_cleanup(&p->engine);
+    unlink(p->kubeconfig);
+}
+
+static json_t *engine_job(const struct pair *p, const char *name, long *code)
+{
+    char path[256];
+    snprintf(path, sizeof path, ENGINE_JOBS "/%s", name);
+    return server_request_as(&p->engine, p->token, "GET", path, NULL, NULL, code);
+}
+
+static void runs_on_the_engine(void)
+{
+    struct pair p;
+    REQUIRE(start_pair(&p));
+    REQUIRE(job_submit(&p.caldera, "hello", "",
+                       TASK("w", 2, "", "'echo hello from the engine $VC_TASK_INDEX; sleep 1'", "")) == 201);
+    CHECK_INT(job_wait(&p.caldera, "hello", "status.state.phase", "Completed", 60000), 0);
+    long code = 0;
+    json_t *remote = engine_job(&p, "hello", &code);
+    json_t *local = job_get(&p.caldera, "hello");
+    CHECK_INT(code, 200);
+    CHECK_STR(json_string_value(json_object_get(jv_at(remote, "metadata.labels"), "caldera.io/uid")),
+              jv_str(local, "metadata.uid"));
+    CHECK_STR(jv_str(remote, "status.state.phase"), "Completed");
+    CHECK_STR(json_string_value(json_object_get(jv_at(local, "status.controlledResources"), "caldera.io/backend")),
+              "kubernetes");
+    json_t *history = job_history(&p.caldera, "hello");
+    json_t *attempts[4];
+    REQUIRE(pod_attempts(history, "hello-w-0", attempts, 4) == 1);
+    CHECK(jv_str(attempts[0], "node") && *jv_str(attempts[0], "node"));
+    CHECK_INT(jv_num(attempts[0], "exitCode"), 0);
+    char *log = server_pod_log(&p.caldera, "hello-w-1");
+    CHECK_CONTAINS(log, "hello from the engine 1");
+    free(log);
+    json_decref(history);
+    json_decref(remote);
+    json_decref(local);
+    /* deleted in Caldera: removed from the engine */
+    json_decref(server_request(&p.caldera, "DELETE", "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs/hello",
+                               NULL, NULL, &code));
+    CHECK_INT(code, 200);
+    for (int i = 0; i < 100 && code != 404; i++) {
+        json_decref(engine_job(&p, "hello", &code));
+        usleep(100000);
+    }
+    CHECK_INT(code, 404);
+    stop_pair(&p);
+}
+
+/* Caldera killed mid-job: restarted, it follows the job it had sent (the engine's job keeps its uid). */
+static void caldera_restart_reattaches(void)
+{
+    struct pair p;
+    REQUIRE(start_pair(&p));
+    REQUIRE(job_submit(&p.caldera, "long", "", TASK("w", 1, "", "'sleep 3; echo done'", "")) == 201);
+    REQUIRE(job_wait(&p.caldera, "long", "status.state.phase", "Running", 30000) == 0);
+    long code = 0;
+    json_t *before = engine_job(&p, "long", &code);
+    char uid[64];
+    snprintf(uid, sizeof uid, "%s", jv_str(before, "metadata.uid") ? jv_str(before, "metadata.uid") : "");
+    json_decref(before);
+    server_kill9(&p.caldera);
+    REQUIRE(start_caldera(&p, p.caldera.data_dir) == 0);
+    CHECK_INT(job_wait(&p.caldera, "long", "status.state.phase", "Completed", 60000), 0);
+    json_t *after = engine_job(&p, "long", &code);
+    CHECK_STR(jv_str(after, "metadata.uid"), uid);
+    json_decref(after);
+    json_t *history = job_history(&p.caldera, "long");
+    json_t *attempts[4];
+    CHECK_INT(pod_attempts(history, "long-w-0", attempts, 4), 1);
+    json_decref(history);
+    stop_pair(&p);
+}
+
+/* The engine down at submit: Pending with the reason, sent once it is back. */
+static void engine_unreachable_then_back(void)
+{
+    struct pair p;
+    REQUIRE(start_pair(&p));
+    CHECK_INT(server_stop(&p.engine), 0);
+    REQUIRE(job_submit(&p.caldera, "later", "", TASK("w", 1, "", "'echo late'", "")) == 201);
+    CHECK_INT(job_wait(&p.caldera, "later", "status.state.reason", "Unschedulable", 15000), 0);
+    json_t *job = job_get(&p.caldera, "later");
+    CHECK_STR(jv_str(job, "status.state.phase"), "Pending");
+    CHECK_CONTAINS(jv_str(job, "status.state.message"), "waiting for kubernetes");
+    json_decref(job);
+    char listen[64];
+    snprintf(listen, sizeof listen, "127.0.0.1:%s", p.engine_port);
+    const char *again[] = {"--auth", "--schedule-period", "100", "--listen", listen, NULL};
+    REQUIRE(server_start(&p.engine, p.engine.data_dir, again) == 0);
+    CHECK_INT(job_wait(&p.caldera, "later", "status.state.phase", "Completed", 60000), 0);
+    stop_pair(&p);
+}
+
+/* Deleted on the engine behind Caldera's back: the job fails, saying so. */
+static void deleted_behind_the_back(void)
+{
+    struct pair p;
+    REQUIRE(start_pair(&p));
+    REQUIRE(job_submit(&p.caldera, "gone", "", TASK("w", 1, "", "'sleep 30'", "")) == 201);
+    REQUIRE(job_wait(&p.caldera, "gone", "status.state.phase", "Running", 30000) == 0);
+    long code = 0;
+    json_decref(server_request_as(&p.engine, p.token, "DELETE", ENGINE_JOBS "/gone", NULL, NULL, &code));
+    CHECK_INT(code, 200);
+    CHECK_INT(job_wait(&p.caldera, "gone", "status.state.phase", "Failed", 30000), 0);
+    json_t *job = job_get(&p.caldera, "gone");
+    CHECK_STR(jv_str(job, "status.state.reason"), "DeletedOnEngine");
+    json_decref(job);
+    stop_pair(&p);
+}
+
+TEST_MAIN(TEST_CASE(runs_on_the_engine), TEST_CASE(caldera_restart_reattaches), TEST_CASE(engine_unreachable_then_back),
+          TEST_CASE(deleted_behind_the_back))
