@@ -71,6 +71,19 @@ static struct job *parse_job(const char *uid, const char *ns, const char *name, 
     return job;
 }
 
+/* "<ns>/<name>", malloc'd (asprintf's formatting is a tenth of a dormant job's restore). */
+static char *job_key(const char *ns, const char *name)
+{
+    size_t n = strlen(ns), m = strlen(name);
+    char *key = malloc(n + m + 2);
+    if (key) {
+        memcpy(key, ns, n);
+        key[n] = '/';
+        memcpy(key + n + 1, name, m + 1);
+    }
+    return key;
+}
+
 static int add_restored(struct controller *ctl, struct job *job)
 {
     if (cluster_add_job(ctl->cluster, job) == 0)
@@ -124,8 +137,7 @@ static int restore_dormant(struct controller *ctl, const struct store_job_row *r
     const char *texts[] = {row->spec_json, row->status_json, row->source_json};
     char **fields[] = {&d->spec_json, &d->status_json, &d->source_json};
     int packed = pack_strings(has_source ? 3 : 2, texts, fields);
-    if (asprintf(&job->key, "%s/%s", row->ns, row->name) < 0)
-        job->key = NULL;
+    job->key = job_key(row->ns, row->name);
     if (!job->ns || !job->name || !job->queue || !job->key || packed != 0) {
         job_free(job);
         return -1;
@@ -150,8 +162,7 @@ int controller_restore_job(struct controller *ctl, const struct store_job_row *r
                                 row->status_json, row->source_json);
     if (!job)
         return -1;
-    if (asprintf(&job->key, "%s/%s", job->ns, job->name) < 0) {
-        job->key = NULL;
+    if (!(job->key = job_key(job->ns, job->name))) {
         job_free(job);
         return -1;
     }
@@ -299,7 +310,9 @@ static int remember_running(struct controller *ctl, struct job *job, int flat, c
 
 int controller_restore_attempt(struct controller *ctl, const struct store_attempt_row *row)
 {
-    struct job *job = strmap_get(&ctl->cluster->jobs_by_uid, row->job_uid); /* no waking while loading */
+    struct job *job = ctl->restore_last; /* a job's rows come together: one lookup per job */
+    if (!job || strcmp(job->uid, row->job_uid) != 0)
+        job = ctl->restore_last = strmap_get(&ctl->cluster->jobs_by_uid, row->job_uid); /* no waking */
     if (!job)
         return 0; /* an attempt of a job that is gone: history only */
     if (job->dormant) {
@@ -474,6 +487,7 @@ static void rearm_deadlines(struct controller *ctl, struct job *job)
 
 int controller_finish_recovery(struct controller *ctl)
 {
+    ctl->restore_last = NULL; /* the load is over */
     if (controller_finish_objects(ctl) != 0)
         return -1;
     if (!cluster_find_queue(ctl->cluster, "default")) {
