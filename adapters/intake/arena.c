@@ -28,7 +28,6 @@
 struct chunk_head {
     struct doc_arena *arena;
     struct chunk_head *next;
-    uint64_t pad; /* keeps the first value 8-aligned past a 24-byte head */
 };
 
 struct doc_arena {
@@ -46,7 +45,7 @@ static _Thread_local struct doc_arena *open_arena;
 
 /* One bit per 1 MiB of address space: set while the granule is an arena's chunk, so a free can tell
  * an arena's value from malloc's without a header. Mapped on first use; untouched pages cost nothing. */
-static atomic_uchar *granules;
+static atomic_uchar *_Atomic granules;
 static pthread_once_t granules_once = PTHREAD_ONCE_INIT;
 
 static atomic_int arenas_alive;
@@ -58,23 +57,25 @@ static int nspare;
 static void map_granules(void)
 {
     void *p = mmap(NULL, NGRANULES / 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    granules = p == MAP_FAILED ? NULL : p;
+    atomic_store_explicit(&granules, p == MAP_FAILED ? NULL : p, memory_order_release);
 }
 
 static bool granule_is_chunk(const void *p)
 {
     size_t g = (uintptr_t)p >> CHUNK_SHIFT;
-    return granules && g < NGRANULES && (atomic_load_explicit(&granules[g / 8], memory_order_relaxed) >> (g % 8) & 1);
+    atomic_uchar *map = atomic_load_explicit(&granules, memory_order_acquire);
+    return map && g < NGRANULES && (atomic_load_explicit(&map[g / 8], memory_order_relaxed) >> (g % 8) & 1);
 }
 
 static void granule_mark(const void *p, bool chunk)
 {
     size_t g = (uintptr_t)p >> CHUNK_SHIFT;
     unsigned char bit = (unsigned char)(1u << (g % 8));
+    atomic_uchar *map = atomic_load_explicit(&granules, memory_order_acquire); /* set: an arena exists */
     if (chunk)
-        atomic_fetch_or_explicit(&granules[g / 8], bit, memory_order_relaxed);
+        atomic_fetch_or_explicit(&map[g / 8], bit, memory_order_relaxed);
     else
-        atomic_fetch_and_explicit(&granules[g / 8], (unsigned char)~bit, memory_order_relaxed);
+        atomic_fetch_and_explicit(&map[g / 8], (unsigned char)~bit, memory_order_relaxed);
 }
 
 static struct chunk_head *chunk_new(struct doc_arena *a)
@@ -167,7 +168,7 @@ __attribute__((constructor)) static void install(void) { json_set_alloc_funcs(do
 struct doc_arena *doc_arena_open(void)
 {
     pthread_once(&granules_once, map_granules);
-    if (!granules)
+    if (!atomic_load_explicit(&granules, memory_order_acquire))
         return NULL;
     struct doc_arena *a = calloc(1, sizeof *a);
     if (!a)
