@@ -21,6 +21,7 @@
 #define MAX_SPAWNERS 64
 #define RELEASE_WAIT_MS 50 /* how long an idle reaper leaves released zombies */
 #define REAPER_EVENTS 256
+#define HELP_KEPT_MAX 2 /* so few orders kept are started by the caller itself */
 
 struct order {
     struct order *next;
@@ -117,6 +118,69 @@ static void start_one(struct launcher *l, struct order *o, struct launch_result 
     (void)l;
 }
 
+/* Takes up to `most` orders off the queue (the lock held). */
+static struct order *take_orders(struct launcher *l, int most)
+{
+    int n = 0;
+    struct order *batch = l->orders, **end = &l->orders;
+    for (; *end && n < most; end = &(*end)->next, n++)
+        ;
+    l->orders = *end;
+    if (!l->orders)
+        l->orders_tail = &l->orders;
+    *end = NULL;
+    l->norders -= n;
+    return batch;
+}
+
+/* Starts a batch of orders on this thread: the results posted, then the processes watched. */
+static void run_batch(struct launcher *l, struct order *batch)
+{
+    struct launch_result *first = NULL, **tail = &first;
+    struct watched *watch[HAND_OVER_AT * 4];
+    int nwatch = 0;
+    while (batch) {
+        struct order *o = batch;
+        batch = o->next;
+        struct launch_result *r = malloc(sizeof *r);
+        struct watched *w = NULL;
+        if (r) {
+            start_one(l, o, r, &w);
+            *tail = r;
+            tail = &r->next;
+            r->next = NULL;
+        } else {
+            log_error("launcher: out of memory: an attempt's start is lost");
+        }
+        attempt_copy_free(o->spec);
+        free(o);
+        if (w)
+            watch[nwatch++] = w;
+        if (nwatch == (int)(sizeof watch / sizeof watch[0]) || (!batch && nwatch > 0)) {
+            /* started first, then watched: the exit can only follow its start in the queue */
+            post_results(l, first, tail);
+            first = NULL;
+            tail = &first;
+            pthread_mutex_lock(&l->mu);
+            for (int i = 0; i < nwatch; i++) {
+                watch[i]->next = l->watched;
+                watch[i]->prev = NULL;
+                if (l->watched)
+                    l->watched->prev = watch[i];
+                l->watched = watch[i];
+            }
+            pthread_mutex_unlock(&l->mu);
+            for (int i = 0; i < nwatch; i++) {
+                struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = watch[i]};
+                if (epoll_ctl(l->reaper_epfd, EPOLL_CTL_ADD, watch[i]->proc.pidfd, &ev) != 0)
+                    log_error("launcher: epoll_ctl(pidfd %d): %s", watch[i]->proc.pidfd, strerror(errno));
+            }
+            nwatch = 0;
+        }
+    }
+    post_results(l, first, tail);
+}
+
 static void *spawner_main(void *arg)
 {
     struct launcher *l = arg;
@@ -130,60 +194,32 @@ static void *spawner_main(void *arg)
             return NULL;
         }
         /* a share of what waits, so that every spawner gets some */
-        int take = (l->norders + l->nspawners - 1) / l->nspawners, n = 0;
-        struct order *batch = l->orders, **end = &l->orders;
-        for (; *end && n < take; end = &(*end)->next, n++)
-            ;
-        l->orders = *end;
-        if (!l->orders)
-            l->orders_tail = &l->orders;
-        *end = NULL;
-        l->norders -= n;
+        struct order *batch = take_orders(l, (l->norders + l->nspawners - 1) / l->nspawners);
         pthread_mutex_unlock(&l->mu);
-        struct launch_result *first = NULL, **tail = &first;
-        struct watched *watch[HAND_OVER_AT * 4];
-        int nwatch = 0;
-        while (batch) {
-            struct order *o = batch;
-            batch = o->next;
-            struct launch_result *r = malloc(sizeof *r);
-            struct watched *w = NULL;
-            if (r) {
-                start_one(l, o, r, &w);
-                *tail = r;
-                tail = &r->next;
-                r->next = NULL;
-            } else {
-                log_error("launcher: out of memory: an attempt's start is lost");
-            }
-            attempt_copy_free(o->spec);
-            free(o);
-            if (w)
-                watch[nwatch++] = w;
-            if (nwatch == (int)(sizeof watch / sizeof watch[0]) || (!batch && nwatch > 0)) {
-                /* started first, then watched: the exit can only follow its start in the queue */
-                post_results(l, first, tail);
-                first = NULL;
-                tail = &first;
-                pthread_mutex_lock(&l->mu);
-                for (int i = 0; i < nwatch; i++) {
-                    watch[i]->next = l->watched;
-                    watch[i]->prev = NULL;
-                    if (l->watched)
-                        l->watched->prev = watch[i];
-                    l->watched = watch[i];
-                }
-                pthread_mutex_unlock(&l->mu);
-                for (int i = 0; i < nwatch; i++) {
-                    struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = watch[i]};
-                    if (epoll_ctl(l->reaper_epfd, EPOLL_CTL_ADD, watch[i]->proc.pidfd, &ev) != 0)
-                        log_error("launcher: epoll_ctl(pidfd %d): %s", watch[i]->proc.pidfd, strerror(errno));
-                }
-                nwatch = 0;
-            }
-        }
-        post_results(l, first, tail);
+        run_batch(l, batch);
     }
+}
+
+bool launcher_help(struct launcher *l)
+{
+    if (l->nkept > 0 && l->nkept <= HELP_KEPT_MAX) { /* a start or two: not worth waking a spawner */
+        struct order *one = l->kept;
+        l->kept = one->next;
+        if (!l->kept)
+            l->kept_tail = &l->kept;
+        l->nkept--;
+        one->next = NULL;
+        run_batch(l, one);
+        return true;
+    }
+    launcher_flush(l);
+    pthread_mutex_lock(&l->mu);
+    struct order *one = take_orders(l, 1);
+    pthread_mutex_unlock(&l->mu);
+    if (!one)
+        return false;
+    run_batch(l, one);
+    return true;
 }
 
 /* Reaps the zombies whose exits the caller has handled. */
@@ -198,6 +234,45 @@ static void release_zombies(struct launcher *l)
     for (int i = 0; i < n; i++)
         process_release(list[i]);
     free(list);
+}
+
+/* Collects the exits among n ready events of the reaper's epoll and posts them; the wake-up is read
+ * only by the reaper itself (read_wake). */
+static void collect_events(struct launcher *l, const struct epoll_event *evs, int n, bool read_wake)
+{
+    struct launch_result *first = NULL, **tail = &first;
+    for (int i = 0; i < n; i++) {
+        struct watched *w = evs[i].data.ptr;
+        if (!w) { /* the wake-up */
+            uint64_t v;
+            if (read_wake && read(l->reaper_wake, &v, sizeof v) < 0 && errno != EAGAIN)
+                log_warn("launcher: eventfd read: %s", strerror(errno));
+            continue;
+        }
+        struct launch_result *r = calloc(1, sizeof *r);
+        if (!r || process_collect(&w->proc, &r->exit) != 0) {
+            free(r); /* not yet (or no memory): watched again */
+            struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = w};
+            epoll_ctl(l->reaper_epfd, EPOLL_CTL_MOD, w->proc.pidfd, &ev);
+            continue;
+        }
+        r->kind = LAUNCH_EXITED;
+        r->slot = w->slot;
+        r->pidfd = w->proc.pidfd;
+        r->next = NULL;
+        *tail = r;
+        tail = &r->next;
+        pthread_mutex_lock(&l->mu);
+        if (w->prev)
+            w->prev->next = w->next;
+        else
+            l->watched = w->next;
+        if (w->next)
+            w->next->prev = w->prev;
+        pthread_mutex_unlock(&l->mu);
+        free(w);
+    }
+    post_results(l, first, tail);
 }
 
 static void *reaper_main(void *arg)
@@ -216,43 +291,20 @@ static void *reaper_main(void *arg)
             log_error("launcher: epoll_wait: %s", strerror(errno));
             break;
         }
-        struct launch_result *first = NULL, **tail = &first;
-        for (int i = 0; i < n; i++) {
-            struct watched *w = evs[i].data.ptr;
-            if (!w) { /* the wake-up */
-                uint64_t v;
-                if (read(l->reaper_wake, &v, sizeof v) < 0 && errno != EAGAIN)
-                    log_warn("launcher: eventfd read: %s", strerror(errno));
-                continue;
-            }
-            struct launch_result *r = calloc(1, sizeof *r);
-            if (!r || process_collect(&w->proc, &r->exit) != 0) {
-                free(r); /* not yet (or no memory): watched again */
-                struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = w};
-                epoll_ctl(l->reaper_epfd, EPOLL_CTL_MOD, w->proc.pidfd, &ev);
-                continue;
-            }
-            r->kind = LAUNCH_EXITED;
-            r->slot = w->slot;
-            r->pidfd = w->proc.pidfd;
-            r->next = NULL;
-            *tail = r;
-            tail = &r->next;
-            pthread_mutex_lock(&l->mu);
-            if (w->prev)
-                w->prev->next = w->next;
-            else
-                l->watched = w->next;
-            if (w->next)
-                w->next->prev = w->prev;
-            pthread_mutex_unlock(&l->mu);
-            free(w);
-        }
-        post_results(l, first, tail);
+        collect_events(l, evs, n > 0 ? n : 0, true);
         release_zombies(l);
     }
     release_zombies(l);
     return NULL;
+}
+
+int launcher_reap_fd(const struct launcher *l) { return l->reaper_epfd; }
+
+void launcher_help_reap(struct launcher *l)
+{
+    struct epoll_event evs[16];
+    int n = epoll_wait(l->reaper_epfd, evs, 16, 0);
+    collect_events(l, evs, n > 0 ? n : 0, false);
 }
 
 struct launcher *launcher_new(int spawners)

@@ -46,6 +46,15 @@ void launcher_queue(struct launcher *l, int slot, struct attempt_copy *spec);
 void launcher_release(struct launcher *l, int pidfd);
 /* Hands what was queued and released over to the threads (one lock, one wake-up). */
 void launcher_flush(struct launcher *l);
+/* Starts one order on the calling thread: a caller that would only wait for its starts helps
+ * instead. One or two orders kept are started here without a hand-over (a lone start costs no
+ * thread's wake-up); more are handed over and one of those taken. False when none waits. */
+bool launcher_help(struct launcher *l);
+/* The reaper's epoll: readable while exits wait to be collected. A caller with little to do adds it
+ * to its own epoll (edge-triggered) and collects them itself with launcher_help_reap, sparing a
+ * lone exit the reaper's hand-over; each exit is collected once, by whichever thread sees it. */
+int launcher_reap_fd(const struct launcher *l);
+void launcher_help_reap(struct launcher *l);
 /* Every result so far, oldest first (the caller frees each with free()). */
 struct launch_result *launcher_take(struct launcher *l);
 /* Waits at most timeout_ms for results. */

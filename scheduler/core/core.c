@@ -30,7 +30,10 @@
 #define TAG_MAILBOX 0
 #define TAG_TIMER 1
 #define TAG_LAUNCHER 2
-#define TAG_FIRST_SLOT 3
+#define TAG_REAPER 3
+#define TAG_FIRST_SLOT 4
+/* With fewer attempts than this running, the core collects their exits itself (no hand-over). */
+#define HELP_REAP_BELOW 4
 #define SPARE_LOGS 1024 /* attempts' logs made ahead (runtime/spare_files.h) */
 #define SPARE_JOB_DIRS 256
 #define STOP_EXTRA_MS 2000 /* beyond the longest grace, before the loop gives up waiting */
@@ -210,7 +213,11 @@ static void reap_slot(struct core *c, int i)
  * the controller, the exits' zombies released in the next batch. */
 static void take_launch_results(struct core *c)
 {
-    for (struct launch_result *r = launcher_take(c->launcher), *next; r; r = next) {
+    struct launch_result *r = launcher_take(c->launcher);
+    int64_t now = r ? clock_wall_ms() : 0;
+    if (now > c->ctl.now_ms) /* taken while settling starts: what follows an exit (a back-off) counts from now */
+        c->ctl.now_ms = now;
+    for (struct launch_result *next; r; r = next) {
         next = r->next;
         struct proc_slot *s = &c->slots[r->slot];
         struct job *job = s->job;
@@ -251,8 +258,11 @@ static void settle_starts(struct core *c, int timeout_ms)
 {
     int64_t until = clock_mono_ms() + timeout_ms;
     while (c->launcher && c->starting > 0 && (timeout_ms < 0 || clock_mono_ms() < until)) {
-        launcher_flush(c->launcher);
-        launcher_wait(c->launcher, 100);
+        while (launcher_help(c->launcher)) /* rather than wait for the spawners: one more of them */
+            ;
+        take_launch_results(c);
+        if (c->starting > 0)
+            launcher_wait(c->launcher, 100);
         take_launch_results(c);
     }
 }
@@ -544,6 +554,10 @@ static void handle_events(struct core *c, const struct epoll_event *evs, int n)
             drain_mailbox(c);
         } else if (tag == TAG_LAUNCHER) {
             take_launch_results(c);
+        } else if (tag == TAG_REAPER) {
+            if (c->live_elsewhere < HELP_REAP_BELOW) /* a lone task's exit: no wait for the reaper */
+                launcher_help_reap(c->launcher);
+            take_launch_results(c);
         } else if (tag == TAG_TIMER) {
             uint64_t ticks;
             if (read(c->timer_fd, &ticks, sizeof ticks) > 0)
@@ -627,9 +641,7 @@ static void *core_main(void *arg)
             run_cycle(c);
         }
         controller_sync_queues(&c->ctl);
-        if (c->launcher)
-            launcher_flush(c->launcher); /* this iteration's starts to the spawners in one hand-over */
-        memory_return_due();             /* after a big job or a long list was freed (common/memory.h) */
+        memory_return_due(); /* after a big job or a long list was freed (common/memory.h) */
         if (c->stopping && c->keep_tasks) {
             let_go(c);
             flush_journal(c);
@@ -640,7 +652,9 @@ static void *core_main(void *arg)
             flush_journal(c);
             break;
         }
-        flush_journal(c);
+        flush_journal(c); /* this iteration's starts made first (settle_starts) */
+        if (c->launcher)
+            launcher_flush(c->launcher); /* the exits handled: their zombies to the reaper */
     }
     return NULL;
 }
@@ -706,10 +720,12 @@ static int open_fds(struct core *c, char *err, size_t errlen)
     struct epoll_event mev = {.events = EPOLLIN, .data.u64 = TAG_MAILBOX};
     struct epoll_event tev = {.events = EPOLLIN, .data.u64 = TAG_TIMER};
     struct epoll_event lev = {.events = EPOLLIN, .data.u64 = TAG_LAUNCHER};
+    struct epoll_event rev = {.events = EPOLLIN | EPOLLET, .data.u64 = TAG_REAPER};
     if (timerfd_settime(c->timer_fd, 0, &period, NULL) != 0 ||
         epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->mailbox_fd, &mev) != 0 ||
         epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->timer_fd, &tev) != 0 ||
-        (c->launcher && epoll_ctl(c->epfd, EPOLL_CTL_ADD, launcher_fd(c->launcher), &lev) != 0)) {
+        (c->launcher && (epoll_ctl(c->epfd, EPOLL_CTL_ADD, launcher_fd(c->launcher), &lev) != 0 ||
+                         epoll_ctl(c->epfd, EPOLL_CTL_ADD, launcher_reap_fd(c->launcher), &rev) != 0))) {
         snprintf(err, errlen, "cannot arm the core's event loop: %s", strerror(errno));
         return -1;
     }

@@ -2,6 +2,7 @@
  * statuses exact, a failed start named, the core's copy able to signal a task until its zombie is
  * released, nothing left behind; and attempt copies that outlive the caller's buffers. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,30 @@ static void test_freeing_it_lets_tasks_run_on(void)
     free(all[0]);
 }
 
+static void test_the_caller_starts_and_collects_a_lone_task_itself(void)
+{
+    struct launcher *l = launcher_new(1);
+    REQUIRE(l);
+    char *argv[] = {"sh", "-c", "exit 3", NULL};
+    queue_task(l, 5, "launch-alone", argv);
+    CHECK(launcher_help(l)); /* the one kept order: started here, no spawner woken */
+    CHECK(!launcher_help(l));
+    struct pollfd pfd = {.fd = launcher_reap_fd(l), .events = POLLIN};
+    poll(&pfd, 1, 500);
+    launcher_help_reap(l); /* the exit, here or by the reaper: collected once either way */
+    struct launch_result *all[2];
+    REQUIRE(collect(l, all, 0, 2) == 2);
+    CHECK_INT(all[0]->kind, LAUNCH_STARTED);
+    CHECK_INT(all[0]->slot, 5);
+    CHECK_INT(all[1]->kind, LAUNCH_EXITED);
+    CHECK_INT(all[1]->slot, 5);
+    CHECK_INT(all[1]->exit.exit_code, 3);
+    launcher_release(l, all[1]->pidfd);
+    free(all[0]);
+    free(all[1]);
+    launcher_free(l);
+}
+
 static void test_a_copy_owns_its_strings(void)
 {
     char *argv[] = {"echo", "hi", NULL};
@@ -196,6 +221,7 @@ int main(int argc, char **argv)
         {"a_failed_start_says_why", test_a_failed_start_says_why},
         {"the_callers_copy_signals_the_task", test_the_callers_copy_signals_the_task},
         {"freeing_it_lets_tasks_run_on", test_freeing_it_lets_tasks_run_on},
+        {"the_caller_starts_and_collects_a_lone_task_itself", test_the_caller_starts_and_collects_a_lone_task_itself},
         {"a_copy_owns_its_strings", test_a_copy_owns_its_strings},
     };
     return test_run(cases, (int)(sizeof cases / sizeof cases[0]), argc, argv);
