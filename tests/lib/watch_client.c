@@ -19,6 +19,8 @@ struct watch_client {
     char url[1024];
     char header[512];
     json_t *events;    /* under mu */
+    int64_t *received; /* each event's arrival (wall ms), under mu */
+    size_t nreceived, received_cap;
     struct sbuf body;  /* everything received, under mu */
     size_t line_start; /* where the next unparsed line starts in body */
     long status;
@@ -38,8 +40,19 @@ static size_t on_data(char *data, size_t size, size_t n, void *ctx)
             break;
         size_t line_len = (size_t)(nl - start);
         json_t *event = line_len ? json_loadb(start, line_len, 0, NULL) : NULL;
-        if (event)
+        if (event) {
             json_array_append_new(w->events, event);
+            if (w->nreceived == w->received_cap) {
+                size_t cap = w->received_cap ? 2 * w->received_cap : 64;
+                int64_t *grown = realloc(w->received, cap * sizeof *grown);
+                if (grown) {
+                    w->received = grown;
+                    w->received_cap = cap;
+                }
+            }
+            if (w->nreceived < w->received_cap)
+                w->received[w->nreceived++] = clock_wall_ms();
+        }
         w->line_start += line_len + 1;
     }
     pthread_cond_broadcast(&w->changed);
@@ -217,6 +230,14 @@ char *watch_body(struct watch_client *w)
     return copy;
 }
 
+int64_t watch_received_ms(struct watch_client *w, int index)
+{
+    pthread_mutex_lock(&w->mu);
+    int64_t at = index >= 0 && (size_t)index < w->nreceived ? w->received[index] : 0;
+    pthread_mutex_unlock(&w->mu);
+    return at;
+}
+
 void watch_close(struct watch_client *w)
 {
     if (!w)
@@ -226,6 +247,7 @@ void watch_close(struct watch_client *w)
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->thread, NULL);
     json_decref(w->events);
+    free(w->received);
     sbuf_free(&w->body);
     pthread_cond_destroy(&w->changed);
     pthread_mutex_destroy(&w->mu);

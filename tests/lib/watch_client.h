@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "tests/lib/server.h"
 
@@ -28,6 +29,8 @@ json_t *watch_events(struct watch_client *w);
 long watch_status(struct watch_client *w);
 /* The raw body so far (for non-stream answers such as a 410 Status); caller frees. */
 char *watch_body(struct watch_client *w);
+/* When event `index` (of watch_events' order) arrived, wall-clock ms; 0 when there is none. */
+int64_t watch_received_ms(struct watch_client *w, int index);
 /* Stops the stream (if still open) and frees everything. */
 void watch_close(struct watch_client *w);
 
