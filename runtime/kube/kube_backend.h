@@ -28,6 +28,7 @@ struct kube_pod_slot {
     uint32_t attempt;
     int32_t restarts;
     bool posted;
+    bool deleted; /* the pod was deleted: the next one of that name is the next attempt, whatever its uid */
     struct backend_update last; /* what was posted last */
 };
 
