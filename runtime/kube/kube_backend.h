@@ -111,8 +111,9 @@ int kube_adopt_now(struct kube_backend *kb, const char *uid, const char *ref);
 int kube_send_now(struct kube_backend *kb, const char *uid, json_t *manifest);
 int kube_remove_now(struct kube_backend *kb, const char *uid, const char *ref, bool stop);
 int kube_act_now(struct kube_backend *kb, const char *uid, const char *ref, enum backend_action action);
-/* The backend with client options (the tests' request recorder); kube_backend_open passes NULL. */
-int kube_backend_open_with(const struct backend_conf *conf, const struct backend_host *host,
-                           const struct kube_client_options *opt, struct backend **out, struct api_status *st);
+/* The backend for a kubeconfig already read (kube_backend_open reads the file: adapters/objects/
+ * kube_backend_open.c); opt may be NULL (10 s requests, 3 s connects) or carry the tests' recorder. */
+int kube_backend_start(const struct kubeconfig *kc, const struct backend_host *host,
+                       const struct kube_client_options *opt, struct backend **out, struct api_status *st);
 
 #endif
