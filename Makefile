@@ -190,7 +190,7 @@ build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 # tests/run-tests counts it like any test binary.
 FUZZ_CC := /usr/bin/clang
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_CFLAGS := $(filter-out -Wno-format-truncation,$(BASE_CFLAGS)) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_CFLAGS := $(filter-out -Wno-format-truncation,$(BASE_CFLAGS)) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link -DINTAKE_ARENA_MIN_BODY=0
 FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SUPPORT_SRCS := $(wildcard tests/fuzz/support/*.c)

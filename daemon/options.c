@@ -11,7 +11,7 @@
 
 #include "common/duration.h"
 #include "common/log.h"
-#include "model/backend_kind.h"
+#include "model/backend_conf.h"
 #include "gateway/http/http.h"
 
 /* Long options without a short letter. */

@@ -137,15 +137,10 @@ void job_dormant_free(struct job_dormant *d)
 {
     if (!d)
         return;
-    for (int i = 0; i < d->nattempts; i++) {
-        struct dormant_attempt *a = &d->attempts[i];
-        free(a->pod), free(a->task), free(a->node), free(a->reason);
-        free(a->message), free(a->log_path), free(a->outcome), free(a->cgroup), free(a->gpus);
-    }
+    for (int i = 0; i < d->nattempts; i++)
+        free(d->attempts[i].pod); /* and the other eight strings with it */
     free(d->attempts);
-    free(d->spec_json);
-    free(d->status_json);
-    free(d->source_json);
+    free(d->spec_json); /* and status_json, source_json */
     free(d);
 }
 

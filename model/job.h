@@ -246,12 +246,14 @@ struct podgroup {
  * name, uid, queue and phase are enough for the indexes and queue counts) and parses one the first
  * time something reads it (controller_wake_job). Its attempts' rows wait here too. */
 struct dormant_attempt {
+    /* One allocation, starting at pod, holds all nine strings (start-up makes ~200,000 of these). */
     char *pod, *task, *node, *reason, *message, *log_path, *outcome, *cgroup, *gpus;
     int32_t index, attempt, job_version, exit_code, kept_version, pid;
     int64_t pid_start, start_ms, end_ms;
 };
 struct job_dormant {
-    char *spec_json, *status_json, *source_json; /* source_json NULL for a Volcano Job */
+    /* One allocation, starting at spec_json, holds all three; source_json NULL for a Volcano Job. */
+    char *spec_json, *status_json, *source_json;
     struct dormant_attempt *attempts;
     int nattempts, cap;
 };

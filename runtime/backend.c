@@ -1,5 +1,5 @@
-/* The backend interface's small shared parts: reports made and freed, backend names, and which
- * backend runs a queue's jobs (runtime/backend.h). */
+/* The backend interface's small shared part (runtime/backend.h): reports made and freed by the engines'
+ * threads and taken by the core. */
 #include "runtime/backend.h"
 
 #include <stdlib.h>
@@ -20,29 +20,3 @@ struct backend_update *backend_update_new(enum backend_update_kind kind, const c
 }
 
 void backend_update_free(struct backend_update *u) { free(u); }
-
-enum backend_kind backend_conf_route(const struct backend_conf *conf, const char *queue)
-{
-    if (!conf)
-        return BACKEND_LOCAL;
-    for (int i = 0; queue && i < conf->nqueues; i++)
-        if (strcmp(conf->queues[i].queue, queue) == 0)
-            return conf->queues[i].kind;
-    return conf->default_kind;
-}
-
-void backend_conf_free(struct backend_conf *conf)
-{
-    if (!conf)
-        return;
-    free(conf->kubeconfig);
-    free(conf->slurmrestd);
-    free(conf->slurm_token_file);
-    free(conf->slurm_user);
-    free(conf->slurm_partition);
-    free(conf->slurm_work_dir);
-    for (int i = 0; i < conf->nqueues; i++)
-        free(conf->queues[i].queue);
-    free(conf->queues);
-    memset(conf, 0, sizeof *conf);
-}

@@ -10,7 +10,7 @@
 
 #include "common/api_status.h"
 #include "common/uuid.h"
-#include "model/backend_kind.h"
+#include "model/backend_conf.h"
 
 /* The label (Kubernetes) or comment/name part (Slurm) that says which Caldera job a thing on the
  * engine belongs to: how Caldera finds what it sent after a restart. */
@@ -110,26 +110,6 @@ struct backend {
     /* Stops the backend's threads and frees it; posts nothing after it returns. */
     void (*close)(void *ctx);
 };
-
-/* Where each backend is, from --backends FILE and the flags (adapters/objects/backend_conf.c). */
-struct backend_conf {
-    enum backend_kind default_kind; /* --backend; local unless said */
-    char *kubeconfig;               /* --kubeconfig / kubernetes.kubeconfig */
-    char *slurmrestd;               /* --slurmrestd / slurm.url: "http://127.0.0.1:6820" */
-    char *slurm_token_file;         /* slurm.tokenFile: a JWT (X-SLURM-USER-TOKEN); NULL: none */
-    char *slurm_user;               /* slurm.user: X-SLURM-USER-NAME (default: the server's user) */
-    char *slurm_partition;          /* slurm.partition; NULL: the cluster's default */
-    char *slurm_work_dir;           /* slurm.workDir: shared by the cluster's nodes (scripts, outputs) */
-    struct backend_queue_route {
-        char *queue;
-        enum backend_kind kind;
-    } * queues;
-    int nqueues;
-};
-
-/* The backend that runs a queue's jobs. */
-enum backend_kind backend_conf_route(const struct backend_conf *conf, const char *queue);
-void backend_conf_free(struct backend_conf *conf);
 
 /* The engines (runtime/kube/kube_backend.c, runtime/slurm/slurm_backend.c). Each returns 0 with
  * *out, or -1 with st saying which setting or file failed. They reach the engine lazily: an

@@ -83,6 +83,7 @@ int companion_spawn(const struct companion_spec *spec, struct companion_proc *ou
         .envp = spec->envp,
         .cgroup_procs = join.procs_fd,
         .cgroup_count = join.count,
+        .cgroup_dir = -1,
         .log_fd = log_fd,
         .exits_fd = -1,
         .chdir_to = spec->chdir_to,

@@ -407,6 +407,8 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
     struct prepared pp;
     if (prepare(spec, root, &pp, why, why_len) != 0)
         return -1;
+    /* born in its cgroup where the kernel can (v2): nothing to join (spawn.h) */
+    int cgroup_dir = pp.cgroup[0] && !pp.oci ? cgroup_open_dir(pp.cgroup) : -1;
     struct spawn_request req = {
         .path = pp.argv ? pp.argv[0] : pp.exe,
         .argv = pp.argv  ? pp.argv
@@ -415,6 +417,7 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
         .envp = pp.oci ? pp.launch.envp : spec->envp,
         .cgroup_procs = pp.join.procs_fd,
         .cgroup_count = pp.join.count,
+        .cgroup_dir = cgroup_dir,
         .hosts_file = pp.isolate ? spec->hosts_file : NULL,
         .ssh_dir = pp.isolate ? spec->ssh_dir : NULL,
         .ssh_target = pp.ssh_target,
@@ -436,6 +439,8 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
     int pidfd;
     int rc = spawn_process(&req, &pid, &pidfd, &failure);
     cgroup_join_close(&pp.join);
+    if (cgroup_dir >= 0)
+        close(cgroup_dir);
     bool supervised = pp.argv != NULL, oci = pp.oci;
     char oci_env_file[sizeof pp.launch.env_file], oci_name[sizeof pp.launch.name];
     snprintf(oci_env_file, sizeof oci_env_file, "%s", oci ? pp.launch.env_file : "");
@@ -488,11 +493,13 @@ void process_signal(const struct process *p, int sig)
         oci_or_cgroup_remove_async(lost);
 }
 
-int process_reap(struct process *p, struct replica_exit *ex)
+/* How an exited process ended, its usage, and its tree ended: process_reap and process_collect.
+ * flags WNOWAIT leaves it a zombie, its pid still its own. */
+static int collect_exit(struct process *p, int flags, struct replica_exit *ex)
 {
     siginfo_t info;
     memset(&info, 0, sizeof info);
-    if (p->pidfd < 0 || waitid(P_PIDFD, (id_t)p->pidfd, &info, WEXITED | WNOHANG) != 0 || info.si_pid == 0)
+    if (p->pidfd < 0 || waitid(P_PIDFD, (id_t)p->pidfd, &info, WEXITED | WNOHANG | flags) != 0 || info.si_pid == 0)
         return -1;
     memset(ex, 0, sizeof *ex);
     if (info.si_code == CLD_EXITED) {
@@ -528,8 +535,36 @@ int process_reap(struct process *p, struct replica_exit *ex)
         oci_remove_async(p->oci_name, p->cgroup_name, p->oci_log ? env_file : NULL);
     }
     p->cgroup_name[0] = '\0';
+    return 0;
+}
+
+int process_reap(struct process *p, struct replica_exit *ex)
+{
+    if (collect_exit(p, 0, ex) != 0)
+        return -1;
     process_forget(p);
     return 0;
+}
+
+int process_collect(struct process *p, struct replica_exit *ex)
+{
+    if (collect_exit(p, WNOWAIT, ex) != 0)
+        return -1;
+    int pidfd = p->pidfd;
+    p->pidfd = -1;
+    process_forget(p); /* all but the pidfd, which holds the zombie */
+    p->pidfd = pidfd;
+    return 0;
+}
+
+void process_release(int pidfd)
+{
+    siginfo_t info;
+    if (pidfd < 0)
+        return;
+    memset(&info, 0, sizeof info);
+    waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG);
+    close(pidfd);
 }
 
 bool process_wait_exit(const struct process *p, int timeout_ms)

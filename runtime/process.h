@@ -74,6 +74,13 @@ void process_signal(const struct process *p, int sig);
  * count, peak memory and CPU time; kills what is left of the tree and removes the cgroup; closes
  * the pidfd. Returns 0, or -1 when it has not exited yet. */
 int process_reap(struct process *p, struct replica_exit *ex);
+/* process_reap off the core thread (runtime/launcher.c): the same exit, usage and end of the tree,
+ * but the process stays a zombie, so its pid (and process group) cannot be given to another while
+ * the core may still signal it; p->pidfd stays open for process_release. Returns 0, or -1 while it
+ * runs. */
+int process_collect(struct process *p, struct replica_exit *ex);
+/* Reaps the zombie of a collected process and closes its pidfd. */
+void process_release(int pidfd);
 /* An attempt of an earlier run of the server, recorded as running when that run ended. */
 struct process_adoption {
     pid_t pid; /* the supervisor's pid and start time, as recorded at its start */

@@ -113,6 +113,7 @@ static bool make_spare(bool dir, unsigned long n)
 static void *refill_main(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "spare-files");
     /* behind the core thread: spares are made in its idle time */
     setpriority(PRIO_PROCESS, (id_t)gettid(), REFILL_NICE);
     pthread_mutex_lock(&pool.mu);

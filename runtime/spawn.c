@@ -3,6 +3,8 @@
 #include "runtime/spawn.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -53,23 +55,63 @@
 #ifdef __SANITIZE_THREAD__
 #include <dlfcn.h>
 typedef int clone_fn(int (*)(void *), void *, int, void *, ...);
-/* libc's clone, not the interceptor of the same name (looked up once, on the core thread). */
+#include <pthread.h>
+static clone_fn *libc_clone_fn;
+static void find_libc_clone(void)
+{
+    void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    libc_clone_fn = libc ? (clone_fn *)dlsym(libc, "clone") : NULL;
+}
+/* libc's clone, not the interceptor of the same name (looked up once, by whichever spawner is first). */
 static clone_fn *libc_clone(void)
 {
-    static clone_fn *fn;
-    if (!fn) {
-        void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-        fn = libc ? (clone_fn *)dlsym(libc, "clone") : NULL;
-    }
-    return fn ? fn : clone;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, find_libc_clone);
+    return libc_clone_fn ? libc_clone_fn : clone;
 }
 #define clone libc_clone()
 #endif
 
 struct child_frame {
     const struct spawn_request *req;
+    bool born_in_cgroup;           /* clone3 put it into req->cgroup_dir: nothing to join */
     volatile int step, index, err; /* written by a failing child, read by the parent once it resumes */
 };
+
+#if defined(__x86_64__)
+/* clone3 (Linux 5.7+) with CLONE_INTO_CGROUP: the child is born in its cgroup (cgroup v2), so it
+ * never writes cgroup.procs, which takes the kernel's cgroup_mutex and, for writing, the rwsem every
+ * fork on the machine reads: with several spawners, that write serialised them. glibc keeps its
+ * clone3 private, so this is the same few instructions: the child starts on the new stack and
+ * calls fn(arg), which never returns (exec or exit_group). Returns the pid, or -errno. */
+struct clone3_args {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+long caldera_clone3(struct clone3_args *args, size_t size, int (*fn)(void *), void *arg);
+__asm__(
+    ".text\n"
+    ".globl caldera_clone3\n"
+    ".hidden caldera_clone3\n"
+    ".type caldera_clone3,@function\n"
+    "caldera_clone3:\n"
+    "    mov %rdx, %r8\n" /* fn and arg survive the syscall in the child's copy of the registers */
+    "    mov %rcx, %r9\n"
+    "    mov $435, %eax\n" /* SYS_clone3 */
+    "    syscall\n"
+    "    test %rax, %rax\n"
+    "    jnz 1f\n"
+    "    xor %ebp, %ebp\n"
+    "    mov %r9, %rdi\n"
+    "    call *%r8\n"
+    "    mov %eax, %edi\n"
+    "    mov $231, %eax\n" /* exit_group */
+    "    syscall\n"
+    "    hlt\n"
+    "1:  ret\n"
+    ".size caldera_clone3, .-caldera_clone3\n");
+#define CLONE3_INTO_CGROUP 0x200000000ULL
+#define HAVE_CLONE3 1
+#endif
 
 /* SIG_DFL, no flags, empty mask: all zeroes in every architecture's struct k_sigaction. */
 static const unsigned long default_action[8];
@@ -231,7 +273,7 @@ CHILD_CODE static int child_main(void *arg)
     if (syscall(SYS_setsid) < 0)
         child_fail(f, SPAWN_SETSID, 0);
     /* Into the cgroups before anything else runs: from here on every page and every fork counts. */
-    for (int i = 0; i < r->cgroup_count; i++)
+    for (int i = 0; !f->born_in_cgroup && i < r->cgroup_count; i++)
         if (syscall(SYS_write, r->cgroup_procs[i], "0", 1) != 1)
             child_fail(f, SPAWN_JOIN_CGROUP, i);
     bool isolate = r->hosts_file || r->ssh_dir || r->bind_count > 0 || r->mount_count > 0;
@@ -265,8 +307,28 @@ int spawn_process(const struct spawn_request *req, pid_t *pid_out, int *pidfd_ou
     /* Raw, so glibc's internal signals are blocked too (pthread_sigmask leaves them open). */
     syscall(SYS_rt_sigprocmask, SIG_BLOCK, all, saved, SIGSET_BYTES);
     int pidfd = -1;
-    pid_t pid = clone(child_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &frame, &pidfd);
-    int clone_err = errno;
+    pid_t pid = -1;
+    int clone_err = ENOSYS;
+#ifdef HAVE_CLONE3
+    if (req->cgroup_dir >= 0) {
+        frame.born_in_cgroup = true;
+        struct clone3_args args = {.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE3_INTO_CGROUP,
+                                   .pidfd = (uint64_t)(uintptr_t)&pidfd,
+                                   .exit_signal = SIGCHLD,
+                                   .stack = (uint64_t)(uintptr_t)stack,
+                                   .stack_size = sizeof stack,
+                                   .cgroup = (uint64_t)req->cgroup_dir};
+        long rc = caldera_clone3(&args, sizeof args, child_main, &frame);
+        pid = rc < 0 ? -1 : (pid_t)rc;
+        clone_err = rc < 0 ? (int)-rc : 0;
+        frame.born_in_cgroup = pid >= 0;
+    }
+#endif
+    if (pid < 0 && (clone_err == ENOSYS || clone_err == E2BIG || clone_err == EINVAL || clone_err == EOPNOTSUPP)) {
+        /* an older kernel, or no cgroup to be born in: join by cgroup.procs */
+        pid = clone(child_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &frame, &pidfd);
+        clone_err = errno;
+    }
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, saved, 0, SIGSET_BYTES);
     if (pid < 0) {
         *failure = (struct spawn_failure){SPAWN_CLONE, 0, clone_err};

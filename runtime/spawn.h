@@ -52,6 +52,8 @@ struct spawn_request {
     char *const *envp;
     const int *cgroup_procs; /* open cgroup.procs files: the child writes "0" (itself) into each */
     int cgroup_count;
+    int cgroup_dir;         /* the cgroup v2 directory to be born in (clone3 CLONE_INTO_CGROUP), or -1: then
+                       the child joins through cgroup_procs */
     const char *hosts_file; /* bound read-only over /etc/hosts, or NULL */
     const char *ssh_dir;    /* bound read-only over ssh_target, or NULL */
     const char *ssh_target;

@@ -14,14 +14,13 @@ static const char *const sql_objects = "SELECT kind, namespace, name, json FROM 
 static const char *const sql_jobs =
     "SELECT uid, namespace, name, created_ms, resource_version, spec_json, status_json, phase, queue, ttl_s,"
     " source_json FROM jobs WHERE deleted_ms IS NULL ORDER BY created_ms, uid";
-/* The outer loop walks jobs_live_created, the inner one a range of the attempts primary key, so the
- * rows come out in this order without a sort. */
+/* One pass over the attempts primary key (job_uid, pod, attempt): a job's rows come together, jobs in
+ * uid order. A join with the live jobs in creation order cost a b-tree search per job (4x the time
+ * at 100,000 jobs); the deleted jobs whose history is kept are few, and found once (jobs_deleted). */
 static const char *const sql_attempts =
-    "SELECT a.job_uid, a.pod, a.task, a.idx, a.attempt, a.job_version, a.node, a.pid, a.pid_start,"
-    " a.start_ms, a.end_ms, a.exit_code, a.reason, a.message, a.log_path, a.outcome, a.kept_version,"
-    " a.cgroup, a.gpus"
-    " FROM jobs j JOIN attempts a ON a.job_uid = j.uid"
-    " WHERE j.deleted_ms IS NULL ORDER BY j.created_ms, j.uid, a.pod, a.attempt";
+    "SELECT job_uid, pod, task, idx, attempt, job_version, node, pid, pid_start, start_ms, end_ms, exit_code,"
+    " reason, message, log_path, outcome, kept_version, cgroup, gpus FROM attempts"
+    " WHERE job_uid NOT IN (SELECT uid FROM jobs WHERE deleted_ms IS NOT NULL) ORDER BY job_uid, pod, attempt";
 
 static void fill_queue(sqlite3_stmt *stmt, void *out)
 {

@@ -66,10 +66,11 @@ struct store_loader {
     void *ctx;
     /* Each returns 0 to go on, or -1 to stop the load (store_load then fails). */
     int (*queue)(void *ctx, const struct store_queue_row *row);
-    int (*object)(void *ctx, const struct store_object_row *row);   /* PriorityClasses, ResourceQuotas */
-    int (*job)(void *ctx, const struct store_job_row *row);         /* live jobs, in creation order */
-    int (*attempt)(void *ctx, const struct store_attempt_row *row); /* their attempts, after all jobs,
-                                                                        by job, pod, attempt number */
+    int (*object)(void *ctx, const struct store_object_row *row); /* PriorityClasses, ResourceQuotas */
+    int (*job)(void *ctx, const struct store_job_row *row);       /* live jobs, in creation order */
+    /* After all jobs, their attempts: a job's rows together (jobs in uid order, not creation
+     * order), by pod and attempt number. */
+    int (*attempt)(void *ctx, const struct store_attempt_row *row);
     /* Optional, before any row: the last committed event's sequence number, so events the loader
      * records while loading (attempts it finds lost) follow it. */
     void (*begin)(void *ctx, uint64_t max_seq);

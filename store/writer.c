@@ -405,6 +405,7 @@ static void run_writer(struct store *s)
 
 static void *writer_main(void *arg)
 {
+    pthread_setname_np(pthread_self(), "store-writer");
     run_writer(arg);
     return NULL;
 }

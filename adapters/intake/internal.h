@@ -98,6 +98,19 @@ json_t *alias_copy(struct intake_positions *positions, const struct anchor *a, i
  * ones win) that `into` does not have. *bad_index names the offending item for ALIAS_NOT_MAPPING_ITEM. */
 enum alias_result merge_apply(struct intake_positions *positions, json_t *into, json_t *merge, size_t *bad_index);
 
+/* --- document arenas (arena.c) --------------------------------------------------------------
+ * Between open and close, every Jansson allocation on the calling thread (up to 64 KiB each) comes
+ * from the arena; its memory goes back when the last of those values is freed, on any thread. The
+ * values are ordinary json_t: references to them may be kept and shared. Arenas nest; open returns
+ * NULL (then allocations stay malloc's) when out of memory. */
+struct doc_arena;
+struct doc_arena *doc_arena_open(void);
+void doc_arena_close(struct doc_arena *a);
+/* Whether p is a value of some arena (whose address no other value takes while that arena lives). */
+bool doc_arena_holds(const void *p);
+/* Arenas opened and not yet given back (tests). */
+int doc_arena_count(void);
+
 /* --- YAML streams (yaml.c) ----------------------------------------------------------------- */
 /* Appends the stream's non-empty documents to out (which the caller frees, also on error). */
 int intake_parse_yaml(const char *data, size_t len, struct intake *out, struct api_status *err);

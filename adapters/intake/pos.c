@@ -44,7 +44,8 @@ struct pos_block {
 struct pos_table {
     struct pos_block *first, *last;
     /* References that keep every recorded container's address taken while the document lives: one
-     * per container (its POS_NODE or POS_ORIGIN record), which its member and index records share. */
+     * per container (its POS_NODE or POS_ORIGIN record), which its member and index records share;
+     * none for a container in an arena (a big body's), whose addresses stay taken anyway. */
     json_t **held;
     size_t nheld, held_cap;
     /* key -> record, for the records before (indexed_block, indexed_used); the rest join it at the
@@ -63,6 +64,8 @@ static struct pos_table *table_of(struct intake_positions *m)
 
 static int hold(struct pos_table *t, json_t *container)
 {
+    if (doc_arena_holds(container))
+        return 0; /* an arena never reuses an address while the document lives */
     if (GROW(t->held, t->held_cap, t->nheld + 1, 256) != 0)
         return -1;
     t->held[t->nheld++] = json_incref(container);

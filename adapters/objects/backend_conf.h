@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "common/api_status.h"
-#include "runtime/backend.h"
+#include "model/backend_conf.h"
 
 /* Reads the file into *out, on top of what the flags set there (--backend, --kubeconfig,
  * --slurmrestd: the file's values win where it has them). Returns 0, or -1 with st naming each field

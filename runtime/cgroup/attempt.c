@@ -156,6 +156,7 @@ int cgroup_create(const char *name, const struct cgroup_limits *limits, struct c
         }
         join->procs_fd[join->count++] = fd;
     }
+    cgroup_note_create();
     return 0;
 }
 
@@ -164,6 +165,16 @@ void cgroup_join_close(struct cgroup_join *join)
     for (int i = 0; i < join->count; i++)
         close(join->procs_fd[i]);
     join->count = 0;
+}
+
+int cgroup_open_dir(const char *name)
+{
+    const struct cgroup_layout *L = cgroup_layout();
+    if (L->mode != CGROUP_V2 || L->count != 1 || !valid_name(name))
+        return -1;
+    char dir[CGROUP_PATH_MAX];
+    attempt_dir(&L->h[0], name, dir, sizeof dir);
+    return open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
 void cgroup_join_label(int i, const char *name, char *out, size_t len)

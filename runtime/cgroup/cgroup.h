@@ -73,6 +73,9 @@ int cgroup_cpuset_v1_parent(const char *mount, const char *parent);
 int cgroup_create(const char *name, const struct cgroup_limits *limits, struct cgroup_join *join, char *why,
                   size_t why_len);
 void cgroup_join_close(struct cgroup_join *join);
+/* On cgroup v2, a descriptor of the attempt's directory (O_PATH, close-on-exec) for a child to be
+ * born in (spawn.h, cgroup_dir); -1 on v1, without cgroups, or when it cannot be opened. */
+int cgroup_open_dir(const char *name);
 /* Opens the cgroup.procs files of an attempt cgroup that exists already (a companion joins its task's).
  * Returns 0, or -1 with a sentence in why. */
 int cgroup_join_existing(const char *name, struct cgroup_join *join, char *why, size_t why_len);
@@ -97,6 +100,8 @@ void cgroup_signal(const char *name, int sig, pid_t skip_pgid);
 void cgroup_remove(const char *name);
 /* cgroup_remove on the cleaner thread (cleaner.c), in order; the caller goes on at once. */
 void cgroup_remove_async(const char *name);
+/* cgroup_create tells the cleaner a cgroup was just made: its removals wait out a burst of starts. */
+void cgroup_note_create(void);
 /* Waits until every removal queued so far is done (or retried later). Returns 0, or -1 on timeout. */
 int cgroup_cleaner_flush(int timeout_ms);
 /* Leaves the removal to cgroup_retry_removals() (a lost task just killed: no need to wait now). */

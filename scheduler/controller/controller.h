@@ -101,6 +101,7 @@ struct controller {
         int32_t next_attempt;
         uint16_t restarts;
     } restore_chain;
+    struct job *restore_last; /* the job of the last attempt row loaded: its rows come together */
     /* Watch objects (watch.c): whether this iteration renders them (someone watches), and the jobs
      * its journal touched, gathered at the end of the iteration. */
     bool watch_render;

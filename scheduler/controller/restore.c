@@ -72,6 +72,19 @@ static struct job *parse_job(const char *uid, const char *ns, const char *name, 
     return job;
 }
 
+/* "<ns>/<name>", malloc'd (asprintf's formatting is a tenth of a dormant job's restore). */
+static char *job_key(const char *ns, const char *name)
+{
+    size_t n = strlen(ns), m = strlen(name);
+    char *key = malloc(n + m + 2);
+    if (key) {
+        memcpy(key, ns, n);
+        key[n] = '/';
+        memcpy(key + n + 1, name, m + 1);
+    }
+    return key;
+}
+
 static int add_restored(struct controller *ctl, struct job *job)
 {
     if (cluster_add_job(ctl->cluster, job) == 0)
@@ -91,6 +104,25 @@ static bool may_sleep(const struct store_job_row *row)
            (!strcmp(row->phase, "Completed") || !strcmp(row->phase, "Failed") || !strcmp(row->phase, "Terminated"));
 }
 
+/* Copies n strings (NULL as "") into one allocation, which *out[0] then starts; 0 or -1. One malloc
+ * instead of n matters when start-up keeps hundreds of thousands of rows. */
+static int pack_strings(int n, const char *const in[], char **const out[])
+{
+    size_t len[16], total = 0;
+    for (int i = 0; i < n; i++)
+        total += (len[i] = in[i] ? strlen(in[i]) : 0) + 1;
+    char *block = malloc(total);
+    if (!block)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        memcpy(block, in[i] ? in[i] : "", len[i]);
+        block[len[i]] = '\0';
+        *out[i] = block;
+        block += len[i] + 1;
+    }
+    return 0;
+}
+
 static int restore_dormant(struct controller *ctl, const struct store_job_row *row)
 {
     struct job *job = calloc(1, sizeof *job); /* no tasks until it wakes */
@@ -102,12 +134,12 @@ static int restore_dormant(struct controller *ctl, const struct store_job_row *r
     job->ns = strdup(row->ns);
     job->name = strdup(row->name);
     job->queue = strdup(row->queue);
-    d->spec_json = strdup(row->spec_json);
-    d->status_json = strdup(row->status_json);
-    d->source_json = row->source_json && *row->source_json ? strdup(row->source_json) : NULL;
-    if (asprintf(&job->key, "%s/%s", row->ns, row->name) < 0)
-        job->key = NULL;
-    if (!job->ns || !job->name || !job->queue || !job->key || !d->spec_json || !d->status_json) {
+    bool has_source = row->source_json && *row->source_json;
+    const char *texts[] = {row->spec_json, row->status_json, row->source_json};
+    char **fields[] = {&d->spec_json, &d->status_json, &d->source_json};
+    int packed = pack_strings(has_source ? 3 : 2, texts, fields);
+    job->key = job_key(row->ns, row->name);
+    if (!job->ns || !job->name || !job->queue || !job->key || packed != 0) {
         job_free(job);
         return -1;
     }
@@ -131,8 +163,7 @@ int controller_restore_job(struct controller *ctl, const struct store_job_row *r
                                 row->status_json, row->source_json);
     if (!job)
         return -1;
-    if (asprintf(&job->key, "%s/%s", job->ns, job->name) < 0) {
-        job->key = NULL;
+    if (!(job->key = job_key(job->ns, job->name))) {
         job_free(job);
         return -1;
     }
@@ -153,17 +184,8 @@ static int keep_dormant_attempt(struct job_dormant *d, const struct store_attemp
 {
     if (GROW(d->attempts, d->cap, (size_t)d->nattempts + 1, 4) != 0)
         return -1;
-    struct dormant_attempt *a = &d->attempts[d->nattempts++];
-    *a = (struct dormant_attempt){.pod = strdup(row->pod),
-                                  .task = strdup(row->task ? row->task : ""),
-                                  .node = strdup(row->node ? row->node : ""),
-                                  .reason = strdup(row->reason ? row->reason : ""),
-                                  .message = strdup(row->message ? row->message : ""),
-                                  .log_path = strdup(row->log_path ? row->log_path : ""),
-                                  .outcome = strdup(row->outcome ? row->outcome : ""),
-                                  .cgroup = strdup(row->cgroup ? row->cgroup : ""),
-                                  .gpus = strdup(row->gpus ? row->gpus : ""),
-                                  .index = row->index,
+    struct dormant_attempt *a = &d->attempts[d->nattempts];
+    *a = (struct dormant_attempt){.index = row->index,
                                   .attempt = row->attempt,
                                   .job_version = row->job_version,
                                   .exit_code = row->exit_code,
@@ -172,9 +194,14 @@ static int keep_dormant_attempt(struct job_dormant *d, const struct store_attemp
                                   .pid_start = row->pid_start,
                                   .start_ms = row->start_ms,
                                   .end_ms = row->end_ms};
-    return a->pod && a->task && a->node && a->reason && a->message && a->log_path && a->outcome && a->cgroup && a->gpus
-               ? 0
-               : -1;
+    const char *texts[] = {row->pod,      row->task,    row->node,   row->reason, row->message,
+                           row->log_path, row->outcome, row->cgroup, row->gpus};
+    char **fields[] = {&a->pod,      &a->task,    &a->node,   &a->reason, &a->message,
+                       &a->log_path, &a->outcome, &a->cgroup, &a->gpus};
+    if (pack_strings(9, texts, fields) != 0)
+        return -1;
+    d->nattempts++;
+    return 0;
 }
 
 int controller_wake_job(struct controller *ctl, struct job *stub)
@@ -286,7 +313,9 @@ static int remember_running(struct controller *ctl, struct job *job, int flat, c
 
 int controller_restore_attempt(struct controller *ctl, const struct store_attempt_row *row)
 {
-    struct job *job = strmap_get(&ctl->cluster->jobs_by_uid, row->job_uid); /* no waking while loading */
+    struct job *job = ctl->restore_last; /* a job's rows come together: one lookup per job */
+    if (!job || strcmp(job->uid, row->job_uid) != 0)
+        job = ctl->restore_last = strmap_get(&ctl->cluster->jobs_by_uid, row->job_uid); /* no waking */
     if (!job)
         return 0; /* an attempt of a job that is gone: history only */
     if (job->dormant) {
@@ -375,9 +404,53 @@ static void adopt_one(struct controller *ctl, struct job *job, const struct reco
     controller_replica_exited(ctl, job, flat, &ex);
 }
 
-/* Every attempt recorded as running when the last run ended, in load order. */
+/* Recovered attempts in their jobs' creation order (the store hands attempts out by job uid), each
+ * job's in load order (pod, attempt); those of the same job stay together. */
+struct recovered_key {
+    int64_t created_ms;
+    const char *uid;
+    int at; /* index in ctl->recovered */
+};
+
+static int compare_recovered(const void *a, const void *b)
+{
+    const struct recovered_key *x = a, *y = b;
+    if (x->created_ms != y->created_ms)
+        return x->created_ms < y->created_ms ? -1 : 1;
+    int c = strcmp(x->uid, y->uid);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+static int sort_recovered(struct controller *ctl)
+{
+    if (ctl->nrecovered < 2)
+        return 0;
+    struct recovered_key *keys = malloc((size_t)ctl->nrecovered * sizeof *keys);
+    struct recovered_attempt *sorted = malloc((size_t)ctl->nrecovered * sizeof *sorted);
+    if (!keys || !sorted) {
+        free(keys);
+        free(sorted);
+        return -1;
+    }
+    for (int i = 0; i < ctl->nrecovered; i++) {
+        const struct job *job = cluster_find_job_uid(ctl->cluster, ctl->recovered[i].job_uid);
+        keys[i] = (struct recovered_key){job ? job->created_ms : 0, ctl->recovered[i].job_uid, i};
+    }
+    qsort(keys, (size_t)ctl->nrecovered, sizeof *keys, compare_recovered);
+    for (int i = 0; i < ctl->nrecovered; i++)
+        sorted[i] = ctl->recovered[keys[i].at];
+    free(keys);
+    free(ctl->recovered);
+    ctl->recovered = sorted;
+    ctl->recovered_cap = ctl->nrecovered;
+    return 0;
+}
+
+/* Every attempt recorded as running when the last run ended, in the jobs' creation order. */
 static void adopt_recovered(struct controller *ctl)
 {
+    if (sort_recovered(ctl) != 0)
+        log_warn("out of memory sorting the recovered attempts: they are adopted in the store's order");
     /* Attempts that asked for GPUs but recorded none (started before schema 7) are given devices
      * after every other has taken back the devices it recorded. */
     for (int pass = 0; pass < 2; pass++) {
@@ -423,6 +496,7 @@ static void rearm_deadlines(struct controller *ctl, struct job *job)
 
 int controller_finish_recovery(struct controller *ctl)
 {
+    ctl->restore_last = NULL; /* the load is over */
     if (controller_finish_objects(ctl) != 0)
         return -1;
     if (!cluster_find_queue(ctl->cluster, "default")) {

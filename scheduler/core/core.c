@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/memory.h"
 #include "scheduler/core/internal.h"
+#include "runtime/launcher.h"
 #include "runtime/loopback_probe.h"
 #include "runtime/spare_files.h"
 #include "scheduler/controller/companions.h"
@@ -28,7 +29,11 @@
 
 #define TAG_MAILBOX 0
 #define TAG_TIMER 1
-#define TAG_FIRST_SLOT 2
+#define TAG_LAUNCHER 2
+#define TAG_REAPER 3
+#define TAG_FIRST_SLOT 4
+/* With fewer attempts than this running, the core collects their exits itself (no hand-over). */
+#define HELP_REAP_BELOW 4
 #define SPARE_LOGS 1024 /* attempts' logs made ahead (runtime/spare_files.h) */
 #define SPARE_JOB_DIRS 256
 #define STOP_EXTRA_MS 2000 /* beyond the longest grace, before the loop gives up waiting */
@@ -55,6 +60,8 @@ static void slot_release(struct core *c, int i)
 {
     if (c->slots[i].kill_at_ms)
         c->pending_kills--;
+    if (c->slots[i].elsewhere)
+        c->live_elsewhere--;
     c->slots[i] = (struct proc_slot){.job = NULL, .next_free = c->free_slot};
     c->free_slot = i;
     c->live_slots--;
@@ -67,8 +74,9 @@ static void slot_unallocate(struct core *c, int i)
     c->free_slot = i;
 }
 
-/* Starts on this thread. Starting on helper threads was tried and measured: on two cores the
- * hand-offs cost more than they saved (1,270 -> 1,000 tasks/s), so starts stay here. */
+/* A plain process attempt is ordered from the launcher's spawners (0: it reports back through
+ * controller_attempt_started/failed, ARCHITECTURE.md "The process runtime"); one with pod volumes or
+ * an OCI container, or any without a launcher, starts on this thread. */
 static int op_start(void *ctx, struct job *job, int flat, const struct attempt_spec *spec, struct attempt_started *out,
                     char *why, size_t why_len)
 {
@@ -79,7 +87,15 @@ static int op_start(void *ctx, struct job *job, int flat, const struct attempt_s
         return -1;
     }
     struct proc_slot *s = &c->slots[i];
-    *s = (struct proc_slot){.job = job, .flat = flat};
+    *s = (struct proc_slot){.job = job, .flat = flat, .proc = {.pid = -1, .pidfd = -1}};
+    struct attempt_copy *copy = c->launcher && attempt_copyable(spec) ? attempt_copy(spec) : NULL;
+    if (copy) {
+        s->starting = true;
+        c->starting++;
+        job->replicas[flat].proc = i;
+        launcher_queue(c->launcher, i, copy);
+        return 0;
+    }
     if (process_start(spec, &s->proc, out, why, why_len) != 0) {
         slot_unallocate(c, i);
         return -1;
@@ -99,7 +115,8 @@ static void op_stop(void *ctx, struct job *job, int flat, int grace_ms)
     if (i < 0 || i >= c->nslots || c->slots[i].job != job)
         return;
     struct proc_slot *s = &c->slots[i];
-    process_signal(&s->proc, SIGTERM);
+    if (!s->starting) /* else sent once it has started */
+        process_signal(&s->proc, SIGTERM);
     if (!s->kill_at_ms)
         c->pending_kills++;
     s->kill_at_ms = clock_mono_ms() + (grace_ms > 0 ? grace_ms : 0);
@@ -192,13 +209,71 @@ static void reap_slot(struct core *c, int i)
     c->kick = true; /* resources came free */
 }
 
+/* What the launcher did since the last look, in order: starts recorded, failures and exits handed to
+ * the controller, the exits' zombies released in the next batch. */
+static void take_launch_results(struct core *c)
+{
+    struct launch_result *r = launcher_take(c->launcher);
+    int64_t now = r ? clock_wall_ms() : 0;
+    if (now > c->ctl.now_ms) /* taken while settling starts: what follows an exit (a back-off) counts from now */
+        c->ctl.now_ms = now;
+    for (struct launch_result *next; r; r = next) {
+        next = r->next;
+        struct proc_slot *s = &c->slots[r->slot];
+        struct job *job = s->job;
+        int flat = s->flat;
+        if (r->kind == LAUNCH_STARTED) {
+            s->starting = false;
+            s->elsewhere = true;
+            s->proc = r->proc;
+            c->starting--;
+            c->live_slots++;
+            c->live_elsewhere++;
+            controller_attempt_started(&c->ctl, job, flat, &r->started);
+            if (s->kill_at_ms) /* a stop came while it was starting */
+                process_signal(&s->proc, SIGTERM);
+        } else if (r->kind == LAUNCH_FAILED) {
+            if (s->kill_at_ms)
+                c->pending_kills--;
+            c->starting--;
+            slot_unallocate(c, r->slot);
+            controller_attempt_failed(&c->ctl, job, flat, r->why);
+            c->kick = true;
+        } else {
+            r->exit.gpu = s->gpu;
+            slot_release(c, r->slot);
+            controller_replica_exited(&c->ctl, job, flat, &r->exit);
+            launcher_release(c->launcher, r->pidfd);
+            c->kick = true;
+        }
+        free(r);
+    }
+}
+
+/* Until every ordered start has started or failed (at most timeout_ms, < 0: no limit), exits that
+ * come meanwhile handled too. Before each journal flush: an iteration's starts are recorded with the
+ * changes that made them, as when they started on this thread, so nothing shows a pod Running whose
+ * attempt is not in the same commit. The spawners start them while the core builds the next ones. */
+static void settle_starts(struct core *c, int timeout_ms)
+{
+    int64_t until = clock_mono_ms() + timeout_ms;
+    while (c->launcher && c->starting > 0 && (timeout_ms < 0 || clock_mono_ms() < until)) {
+        while (launcher_help(c->launcher)) /* rather than wait for the spawners: one more of them */
+            ;
+        take_launch_results(c);
+        if (c->starting > 0)
+            launcher_wait(c->launcher, 100);
+        take_launch_results(c);
+    }
+}
+
 static void send_due_kills(struct core *c, int64_t now)
 {
     if (c->pending_kills == 0)
         return;
     for (int i = 0; i < c->nslots; i++) {
         struct proc_slot *s = &c->slots[i];
-        if (s->job && s->kill_at_ms && s->kill_at_ms <= now) {
+        if (s->job && !s->starting && s->kill_at_ms && s->kill_at_ms <= now) {
             process_signal(&s->proc, SIGKILL);
             s->kill_at_ms = 0;
             c->pending_kills--;
@@ -216,7 +291,7 @@ static int next_timeout_ms(const struct core *c, int64_t now)
     }
     for (int i = 0; c->pending_kills > 0 && i < c->nslots; i++) {
         const struct proc_slot *s = &c->slots[i];
-        if (s->job && s->kill_at_ms) {
+        if (s->job && !s->starting && s->kill_at_ms) {
             int64_t left = s->kill_at_ms > now ? s->kill_at_ms - now : 0;
             if (wait < 0 || left < wait)
                 wait = left;
@@ -241,8 +316,11 @@ static void run_cycle(struct core *c)
     metrics_histogram_observe(&c->cycle_seconds, metrics_now_ns() - started);
 }
 
+static void settle_starts(struct core *c, int timeout_ms);
+
 static void flush_journal(struct core *c)
 {
+    settle_starts(c, -1);
     if (c->ctl.journal.count == 0)
         return;
     controller_watch_flush(&c->ctl); /* what watches are shown of this iteration's changes */
@@ -475,6 +553,12 @@ static void handle_events(struct core *c, const struct epoll_event *evs, int n)
         uint64_t tag = evs[i].data.u64;
         if (tag == TAG_MAILBOX) {
             drain_mailbox(c);
+        } else if (tag == TAG_LAUNCHER) {
+            take_launch_results(c);
+        } else if (tag == TAG_REAPER) {
+            if (c->live_elsewhere < HELP_REAP_BELOW) /* a lone task's exit: no wait for the reaper */
+                launcher_help_reap(c->launcher);
+            take_launch_results(c);
         } else if (tag == TAG_TIMER) {
             uint64_t ticks;
             if (read(c->timer_fd, &ticks, sizeof ticks) > 0)
@@ -488,6 +572,7 @@ static void handle_events(struct core *c, const struct epoll_event *evs, int n)
 /* A stop that keeps tasks: they run on, recorded as running, for the next server to adopt. */
 static void let_go(struct core *c)
 {
+    settle_starts(c, KILL_WAIT_MS); /* their starts recorded; the launcher lets its own go as it stops */
     for (int i = 0; i < c->nslots; i++)
         if (c->slots[i].job)
             process_forget(&c->slots[i].proc);
@@ -497,13 +582,21 @@ static void let_go(struct core *c)
  * by accident and every end is recorded. */
 static void kill_leftovers(struct core *c)
 {
+    settle_starts(c, KILL_WAIT_MS);
     for (int i = 0; i < c->nslots; i++) {
         struct proc_slot *s = &c->slots[i];
-        if (!s->job)
+        if (!s->job || s->starting)
             continue;
         process_signal(&s->proc, SIGKILL);
+        if (s->elsewhere)
+            continue;                              /* the reaper collects it */
         process_wait_exit(&s->proc, KILL_WAIT_MS); /* process_reap collects it */
         reap_slot(c, i);
+    }
+    for (int64_t until = clock_mono_ms() + KILL_WAIT_MS; c->live_elsewhere > 0 && clock_mono_ms() < until;) {
+        launcher_flush(c->launcher);
+        launcher_wait(c->launcher, 100);
+        take_launch_results(c);
     }
 }
 
@@ -511,6 +604,7 @@ static void *core_main(void *arg)
 {
     struct core *c = arg;
     struct epoll_event evs[64];
+    pthread_setname_np(pthread_self(), "caldera-core"); /* for top -H and perf */
     cluster_claim(&c->cluster); /* from here only this thread touches it (cluster_assert_owner) */
     c->ctl.now_ms = clock_wall_ms();
     c->kick = true;
@@ -556,12 +650,14 @@ static void *core_main(void *arg)
             flush_journal(c);
             break;
         }
-        if (c->stopping && (c->live_slots == 0 || mono >= c->stop_deadline_ms)) {
+        if (c->stopping && ((c->live_slots == 0 && c->starting == 0) || mono >= c->stop_deadline_ms)) {
             kill_leftovers(c);
             flush_journal(c);
             break;
         }
-        flush_journal(c);
+        flush_journal(c); /* this iteration's starts made first (settle_starts) */
+        if (c->launcher)
+            launcher_flush(c->launcher); /* the exits handled: their zombies to the reaper */
     }
     return NULL;
 }
@@ -613,6 +709,9 @@ static int open_fds(struct core *c, char *err, size_t errlen)
     c->epfd = epoll_create1(EPOLL_CLOEXEC);
     c->mailbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    int spawners = launcher_default_spawners();
+    if (spawners > 0 && !(c->launcher = launcher_new(spawners)))
+        log_warn("cannot start the launcher's threads: tasks start and are reaped on the core thread");
     if (c->epfd < 0 || c->mailbox_fd < 0 || c->timer_fd < 0) {
         snprintf(err, errlen, "cannot create the core's event descriptors: %s", strerror(errno));
         return -1;
@@ -623,9 +722,13 @@ static int open_fds(struct core *c, char *err, size_t errlen)
     };
     struct epoll_event mev = {.events = EPOLLIN, .data.u64 = TAG_MAILBOX};
     struct epoll_event tev = {.events = EPOLLIN, .data.u64 = TAG_TIMER};
+    struct epoll_event lev = {.events = EPOLLIN, .data.u64 = TAG_LAUNCHER};
+    struct epoll_event rev = {.events = EPOLLIN | EPOLLET, .data.u64 = TAG_REAPER};
     if (timerfd_settime(c->timer_fd, 0, &period, NULL) != 0 ||
         epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->mailbox_fd, &mev) != 0 ||
-        epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->timer_fd, &tev) != 0) {
+        epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->timer_fd, &tev) != 0 ||
+        (c->launcher && (epoll_ctl(c->epfd, EPOLL_CTL_ADD, launcher_fd(c->launcher), &lev) != 0 ||
+                         epoll_ctl(c->epfd, EPOLL_CTL_ADD, launcher_reap_fd(c->launcher), &rev) != 0))) {
         snprintf(err, errlen, "cannot arm the core's event loop: %s", strerror(errno));
         return -1;
     }
@@ -647,6 +750,7 @@ void core_free(struct core *c)
     if (c->timer_fd >= 0)
         close(c->timer_fd);
     core_backends_close(c);
+    launcher_free(c->launcher);
     spare_files_stop();
     loopback_probe_stop();
     controller_companions_free(&c->ctl);

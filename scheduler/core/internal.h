@@ -20,6 +20,8 @@ struct proc_slot {
     int64_t kill_at_ms;   /* monotonic time to send SIGKILL, 0 when no stop is pending */
     struct gpu_usage gpu; /* its GPUs' samples so far (gpu_usage.c) */
     int next_free;
+    bool starting;  /* ordered from the launcher, not yet started: no pid to signal */
+    bool elsewhere; /* watched and reaped by the launcher's reaper (proc.pidfd is -1 here) */
 };
 
 struct core {
@@ -51,7 +53,9 @@ struct core {
     int adopted;                       /* tasks of the last run watched again at start-up */
     struct proc_slot *slots;
     int nslots, free_slot, live_slots, pending_kills;
-    struct gpu_sample *gpu_last; /* this machine's GPUs as last sampled (gpu_usage.c), for /metrics */
+    struct launcher *launcher;    /* starts and reaps off this thread (runtime/launcher.h); NULL: here */
+    int starting, live_elsewhere; /* slots ordered and not yet started; live ones the reaper watches */
+    struct gpu_sample *gpu_last;  /* this machine's GPUs as last sampled (gpu_usage.c), for /metrics */
     int ngpu_last;
     int64_t waste_checked_ms;               /* the WatchDog's waste check last ran (waste.c) */
     struct metrics_histogram cycle_seconds; /* schedule_cycle() durations (observed and read here only) */

@@ -5,7 +5,14 @@
  *   e2e_tasks_per_s - tasks of 100-replica jobs, from the first POST until every job is Completed
  *                     (each task started in its cgroup, exited, reaped, its attempt committed);
  *   e2e_tasks_per_s_watched - the same while two watches (every pod, every job) follow it all: the
- *                     core renders each change for them (ARCHITECTURE.md, "Watch, events and the hub").
+ *                     core renders each change for them (ARCHITECTURE.md, "Watch, events and the hub");
+ *   spawn_limit_per_s - what the machine allows: posix_spawn + waitpid of /bin/true from one thread per
+ *                     CPU (tests/lib/spawn_limit.h), taken right after e2e_tasks_per_s;
+ *   e2e_spawn_ratio - e2e_tasks_per_s / spawn_limit_per_s, both of this run;
+ *   e2e_tasks_per_s_cpus_N - e2e_tasks_per_s of a fresh server held to the first N CPUs (as taskset -c
+ *                     0-(N-1) would, the tasks with it), N = 1, 2, 4, ... and the machine's count;
+ *   spawn_limit_per_s_cpus_N, e2e_spawn_ratio_cpus_N - the spawn limit on those N CPUs (N threads)
+ *                     and the ratio of the two: what the figures would be on a machine of N cores.
  * A job reads Completed only once the store has committed it, so "Completed" means in the history.
  * Each figure is the median of several waves on one server: this machine is shared and noisy. */
 #include <pthread.h>
@@ -18,6 +25,7 @@
 #include "tests/lib/bench.h"
 #include "tests/lib/bench_server.h"
 #include "tests/lib/server.h"
+#include "tests/lib/spawn_limit.h"
 #include "tests/lib/watch_client.h"
 
 #define CLIENTS 4
@@ -29,6 +37,9 @@
 #define WIDE_WAVES 5
 #define WIDE_JOBS 10
 #define WIDE_REPLICAS 100
+#define CURVE_WAVES 3
+#define SPAWN_LIMIT_ROUNDS 3
+#define SPAWN_LIMIT_ROUND_S 1.0
 #define JOBS_PATH "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs"
 
 struct client {
@@ -99,20 +110,64 @@ static double run_wave(const struct test_server *s, struct client *clients, int 
     return completed(s, before) == total ? elapsed : -1;
 }
 
+/* The median rate of `waves` waves of WIDE_JOBS jobs of WIDE_REPLICAS tasks; *jobs counts the jobs
+ * the server has. Sets *failed when a wave did not complete. */
+static double wide_rate(const struct test_server *s, struct client *clients, int waves, int *jobs, int *failed)
+{
+    double rate[WIDE_WAVES];
+    for (int w = 0; w < waves && w < WIDE_WAVES; w++) {
+        double elapsed = run_wave(s, clients, 1, WIDE_JOBS, WIDE_REPLICAS, *jobs);
+        *jobs += WIDE_JOBS;
+        rate[w] = elapsed > 0 ? WIDE_JOBS * WIDE_REPLICAS / elapsed : 0;
+        *failed |= elapsed < 0;
+    }
+    return bench_median(rate, waves < WIDE_WAVES ? waves : WIDE_WAVES);
+}
+
+/* e2e_tasks_per_s of a fresh server (and its tasks) held to the first `cpus` CPUs. Returns 0, or 1. */
+static int curve_point(struct client *clients, int cpus)
+{
+    struct bench_server b;
+    if (spawn_limit_pin(cpus) != 0) {
+        fprintf(stderr, "bench_e2e: cannot hold the server to %d CPUs\n", cpus);
+        return 1;
+    }
+    double spawn = spawn_limit_per_s(cpus, SPAWN_LIMIT_ROUND_S, SPAWN_LIMIT_ROUNDS);
+    int rc = bench_server_start(&b, "e2e-cpus");
+    spawn_limit_pin(0); /* the server keeps the mask it started with; this client runs anywhere */
+    if (rc != 0)
+        return 1;
+    int jobs = 0, failed = 0;
+    double rate = wide_rate(&b.s, clients, CURVE_WAVES, &jobs, &failed);
+    char name[64];
+    snprintf(name, sizeof name, "e2e_tasks_per_s_cpus_%d", cpus);
+    bench_report(name, rate, "tasks/s");
+    snprintf(name, sizeof name, "spawn_limit_per_s_cpus_%d", cpus);
+    bench_report(name, spawn, "spawns/s");
+    snprintf(name, sizeof name, "e2e_spawn_ratio_cpus_%d", cpus);
+    bench_report(name, spawn > 0 ? rate / spawn : 0, "ratio");
+    bench_server_finish(&b);
+    return failed || spawn < 0;
+}
+
 int main(void)
 {
     bool narrow = bench_wanted("submit_p50_ms") || bench_wanted("e2e_jobs_per_s");
-    bool wide = bench_wanted("e2e_tasks_per_s");
+    bool wide = bench_wanted("e2e_tasks_per_s") || bench_wanted("e2e_spawn_ratio");
+    bool limit = wide || bench_wanted("spawn_limit_per_s");
     bool watched = bench_wanted("e2e_tasks_per_s_watched");
-    if (!narrow && !wide && !watched)
+    bool curve = bench_wanted("e2e_tasks_per_s_cpus") || bench_wanted("e2e_spawn_ratio_cpus");
+    if (!narrow && !wide && !watched && !limit && !curve)
         return 0;
+    int ncpus = spawn_limit_cpus();
+    fprintf(stderr, "bench_e2e: %d CPU%s\n", ncpus, ncpus == 1 ? "" : "s");
     struct bench_server b;
     if (bench_server_start(&b, "e2e") != 0)
         return 1;
     const struct test_server *s = &b.s;
     static struct client clients[CLIENTS];
     static double latency[NARROW_WAVES * CLIENTS * JOBS_PER_CLIENT];
-    double rate[WIDE_WAVES > NARROW_WAVES ? WIDE_WAVES : NARROW_WAVES];
+    double rate[NARROW_WAVES];
     int status = 0, jobs = 0, nlat = 0;
     for (int w = 0; narrow && w < NARROW_WAVES; w++) {
         double elapsed = run_wave(s, clients, CLIENTS, JOBS_PER_CLIENT, 1, jobs);
@@ -126,30 +181,30 @@ int main(void)
         bench_report("submit_p50_ms", bench_median(latency, nlat), "ms");
     if (narrow && bench_wanted("e2e_jobs_per_s"))
         bench_report("e2e_jobs_per_s", bench_median(rate, NARROW_WAVES), "jobs/s");
-    for (int w = 0; wide && w < WIDE_WAVES; w++) {
-        double elapsed = run_wave(s, clients, 1, WIDE_JOBS, WIDE_REPLICAS, jobs);
-        jobs += WIDE_JOBS;
-        rate[w] = elapsed > 0 ? WIDE_JOBS * WIDE_REPLICAS / elapsed : 0;
-        status |= elapsed < 0;
-    }
+    double tasks_per_s = wide ? wide_rate(s, clients, WIDE_WAVES, &jobs, &status) : 0;
     if (wide)
-        bench_report("e2e_tasks_per_s", bench_median(rate, WIDE_WAVES), "tasks/s");
+        bench_report("e2e_tasks_per_s", tasks_per_s, "tasks/s");
+    if (limit) { /* the server is idle now: the machine's own rate, minutes within the one above */
+        double spawn = spawn_limit_per_s(ncpus, SPAWN_LIMIT_ROUND_S, SPAWN_LIMIT_ROUNDS);
+        bench_report("spawn_limit_per_s", spawn, "spawns/s");
+        if (wide && spawn > 0)
+            bench_report("e2e_spawn_ratio", tasks_per_s / spawn, "ratio");
+        status |= spawn < 0;
+    }
     if (watched) {
         struct watch_client *pods = watch_open(s, "/api/v1/pods?watch=true&resourceVersion=0", NULL);
         struct watch_client *all_jobs = watch_open(s, "/apis/batch.volcano.sh/v1alpha1/jobs?watch=true", NULL);
-        for (int w = 0; w < WIDE_WAVES; w++) {
-            double elapsed = run_wave(s, clients, 1, WIDE_JOBS, WIDE_REPLICAS, jobs);
-            jobs += WIDE_JOBS;
-            rate[w] = elapsed > 0 ? WIDE_JOBS * WIDE_REPLICAS / elapsed : 0;
-            status |= elapsed < 0;
-        }
+        double watched_rate = wide_rate(s, clients, WIDE_WAVES, &jobs, &status);
         int pod_events = watch_wait_count(pods, 1 << 30, 0);
-        bench_report("e2e_tasks_per_s_watched", bench_median(rate, WIDE_WAVES), "tasks/s");
+        bench_report("e2e_tasks_per_s_watched", watched_rate, "tasks/s");
         fprintf(stderr, "bench_e2e: e2e_tasks_per_s_watched: the pods watch received %d events\n", pod_events);
         status |= pod_events < WIDE_WAVES * WIDE_JOBS * WIDE_REPLICAS;
         watch_close(pods);
         watch_close(all_jobs);
     }
     bench_server_finish(&b);
+    /* the scaling curve: 1, 2, 4, ... CPUs, and the machine's count when it is no power of two */
+    for (int n = 1; curve && n <= ncpus; n = n * 2 > ncpus && n < ncpus ? ncpus : n * 2)
+        status |= curve_point(clients, n);
     return status;
 }

@@ -21,9 +21,26 @@ struct setup {
     char backends[400];
 };
 
+static void stop(struct setup *s);
+
+/* The setup running now: a case that ends early (a REQUIRE) leaves it to the next case's start or to
+ * the exit, never to outlive the test. */
+static struct setup *live;
+
+static void stop_live(void)
+{
+    if (live)
+        stop(live);
+}
+
 static bool start(struct setup *s)
 {
+    stop_live();
+    static bool hooked;
+    if (!hooked && atexit(stop_live) == 0)
+        hooked = true;
     memset(s, 0, sizeof *s);
+    live = s;
     char err[512] = "";
     if (slurm_cluster_start(&s->cluster, err, sizeof err) != 0) {
         test_skip("no Slurm cluster here: %s", err);
@@ -44,6 +61,7 @@ static bool start(struct setup *s)
 
 static void stop(struct setup *s)
 {
+    live = NULL;
     server_cleanup(&s->caldera);
     slurm_cluster_stop(&s->cluster);
 }
@@ -56,7 +74,7 @@ static bool on_a_slurm_node(json_t *attempt)
 
 static void volcano_job_completes(void)
 {
-    struct setup s;
+    static struct setup s; /* static: a case that ends early leaves it to stop_live() */
     if (!start(&s))
         return;
     REQUIRE(job_submit(&s.caldera, "pair", "  plugins:\n    svc: []\n    env: []\n",
@@ -81,7 +99,7 @@ static void volcano_job_completes(void)
 
 static void pytorch_job_completes(void)
 {
-    struct setup s;
+    static struct setup s; /* static: a case that ends early leaves it to stop_live() */
     if (!start(&s))
         return;
     char *yaml = NULL;
@@ -103,7 +121,7 @@ static void pytorch_job_completes(void)
  * code in the history. */
 static void failing_task_meets_the_policy(void)
 {
-    struct setup s;
+    static struct setup s; /* static: a case that ends early leaves it to stop_live() */
     if (!start(&s))
         return;
     REQUIRE(job_submit(&s.caldera, "bad", "  maxRetry: 2\n  policies:\n  - event: PodFailed\n    action: RestartJob\n",
@@ -125,7 +143,7 @@ static void failing_task_meets_the_policy(void)
 /* slurmrestd down at submit: Pending, saying so; sent once it answers again (restarted on its port). */
 static void slurmrestd_down_then_back(void)
 {
-    struct setup s;
+    static struct setup s; /* static: a case that ends early leaves it to stop_live() */
     if (!start(&s))
         return;
     REQUIRE(slurm_cluster_restd(&s.cluster, 0) == 0);

@@ -501,7 +501,11 @@ static void test_writer_commits_and_load_rebuilds(void)
     CHECK_STR(l.jobs[1].uid, "uid-eval");
     CHECK_INT(l.jobs[1].rv, 10); /* its last event: a pod's attempt started (a pod's change is its job's) */
 
-    const struct store_attempt_row *a = l.attempts;
+    /* a job's attempts together, jobs in uid order: uid-eval's, then uid-train's */
+    CHECK_STR(l.attempts[0].job_uid, "uid-eval");
+    CHECK_STR(l.attempts[0].pod, "eval-main-0");
+    CHECK(!l.attempts[0].ended);
+    const struct store_attempt_row *a = l.attempts + 1;
     CHECK_STR(a[0].job_uid, "uid-train");
     CHECK_STR(a[0].pod, "train-worker-0");
     CHECK_INT(a[0].attempt, 1);
@@ -516,8 +520,6 @@ static void test_writer_commits_and_load_rebuilds(void)
     CHECK_INT(a[1].attempt, 2);
     CHECK(!a[1].ended); /* still running when the server stopped */
     CHECK_STR(a[1].reason, "");
-    CHECK_STR(a[2].job_uid, "uid-eval");
-    CHECK_STR(a[2].pod, "eval-main-0");
 
     /* The loader may stop the load. */
     struct loaded full = {0};

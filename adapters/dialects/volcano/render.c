@@ -7,7 +7,7 @@
 #include "adapters/objects/render.h"
 #include "adapters/dialects/volcano/job.h"
 #include "common/clock.h"
-#include "model/backend_kind.h"
+#include "model/backend_conf.h"
 
 /* status.controlledResources key of the job's port block (Volcano keeps plugin-made resources there). */
 #define PORT_BASE_RESOURCE "caldera.io/port-base"

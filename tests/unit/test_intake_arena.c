@@ -1,0 +1,117 @@
+/* Unit tests for the intake's document arenas: a big body's values outlive the intake while anything
+ * holds them, may be freed on another thread, and give their memory back with the last of them. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters/intake/internal.h"
+#include "common/sbuf.h"
+#include "tests/lib/test.h"
+
+/* A YAML Job of n tasks (n = 2,000 is ~300 KiB: over the arena threshold). */
+static char *tasks_yaml(int n, size_t *len)
+{
+    struct sbuf b = {0};
+    sbuf_puts(&b, "kind: Job\nspec:\n  tasks:\n");
+    for (int i = 0; i < n; i++)
+        sbuf_printf(&b,
+                    "  - name: task%d\n    replicas: 1\n    template:\n      spec:\n        containers:\n"
+                    "        - name: c\n          image: img\n          args: [run, --index, '%d']\n",
+                    i, i);
+    *len = b.len;
+    return sbuf_take(&b);
+}
+
+static json_t *task_at(const struct intake *in, size_t i)
+{
+    return json_array_get(json_object_get(json_object_get(in->docs[0].root, "spec"), "tasks"), i);
+}
+
+static void test_small_body_takes_no_arena(void)
+{
+    int before = doc_arena_count();
+    struct intake in;
+    struct api_status st = {0};
+    size_t len;
+    char *yaml = tasks_yaml(3, &len);
+    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &in, &st) == 0);
+    CHECK_INT(doc_arena_count(), before);
+    intake_free(&in);
+    free(yaml);
+}
+
+static void test_values_outlive_the_intake(void)
+{
+    int before = doc_arena_count();
+    struct intake in;
+    struct api_status st = {0};
+    size_t len;
+    char *yaml = tasks_yaml(2000, &len);
+    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &in, &st) == 0);
+    CHECK_INT(doc_arena_count(), before + 1);
+    json_t *task = json_incref(task_at(&in, 1999));
+    json_object_set_new(task, "added", json_string("after the parse")); /* malloc'd, inside */
+    intake_free(&in);
+    CHECK_INT(doc_arena_count(), before + 1); /* the task still holds it */
+    CHECK_STR(json_string_value(json_object_get(task, "name")), "task1999");
+    CHECK_STR(json_string_value(json_object_get(task, "added")), "after the parse");
+    json_decref(task);
+    CHECK_INT(doc_arena_count(), before);
+    free(yaml);
+}
+
+static void *decref_there(void *v)
+{
+    json_decref(v);
+    return NULL;
+}
+
+static void test_freed_on_another_thread(void)
+{
+    int before = doc_arena_count();
+    struct intake in;
+    struct api_status st = {0};
+    size_t len;
+    char *yaml = tasks_yaml(2000, &len);
+    char *json = NULL;
+    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &in, &st) == 0);
+    json = json_dumps(in.docs[0].root, JSON_COMPACT); /* made outside the arena: plain free() */
+    REQUIRE(json != NULL);
+    json_t *root = json_incref(in.docs[0].root);
+    intake_free(&in);
+    pthread_t t;
+    REQUIRE(pthread_create(&t, NULL, decref_there, root) == 0);
+    pthread_join(t, NULL);
+    CHECK_INT(doc_arena_count(), before);
+    free(yaml);
+
+    /* The same body as JSON goes through Jansson's own parser into an arena too. */
+    REQUIRE(intake_parse(json, strlen(json), INTAKE_JSON, &in, &st) == 0);
+    CHECK_INT(doc_arena_count(), before + 1);
+    CHECK_STR(json_string_value(json_object_get(task_at(&in, 7), "name")), "task7");
+    intake_free(&in);
+    CHECK_INT(doc_arena_count(), before);
+    free(json);
+}
+
+static void test_refused_body_gives_its_arena_back(void)
+{
+    int before = doc_arena_count();
+    struct intake in;
+    struct api_status st = {0};
+    size_t len;
+    char *yaml = tasks_yaml(2000, &len);
+    char *bad = malloc(len + 32);
+    REQUIRE(bad != NULL);
+    memcpy(bad, yaml, len);
+    strcpy(bad + len, "  - [unclosed\n"); /* fails at the very end, after every value was made */
+    CHECK(intake_parse(bad, strlen(bad), INTAKE_YAML, &in, &st) != 0);
+    CHECK_INT(st.code, 400);
+    CHECK_INT(doc_arena_count(), before);
+    free(bad);
+    free(yaml);
+}
+
+TEST_MAIN(TEST_CASE(test_small_body_takes_no_arena), TEST_CASE(test_values_outlive_the_intake),
+          TEST_CASE(test_freed_on_another_thread), TEST_CASE(test_refused_body_gives_its_arena_back))
