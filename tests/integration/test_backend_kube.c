@@ -200,7 +200,9 @@ static void engine_unreachable_then_back(void)
     json_decref(job);
     char listen[64];
     snprintf(listen, sizeof listen, "127.0.0.1:%s", p.engine_port);
-    const char *again[] = {"--auth", "--schedule-period", "100", "--listen", listen, NULL};
+    /* the WebSocket port (the HTTP one + 1 by default) may have been taken meanwhile: any free one */
+    const char *again[] = {"--auth", "--schedule-period", "100",         "--listen",
+                           listen,   "--ws-listen",       "127.0.0.1:0", NULL};
     REQUIRE(server_start(&p.engine, p.engine.data_dir, again) == 0);
     CHECK_INT(job_wait(&p.caldera, "later", "status.state.phase", "Completed", 60000), 0);
     stop_pair(&p);
