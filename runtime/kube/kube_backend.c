@@ -1,21 +1,18 @@
-/* The Kubernetes + Volcano backend (runtime/backend.h): opens the kubeconfig's client, runs a sender
- * thread that does the queued writes in order and two watch threads (kube_observe.c); logs() reads a
- * pod's log on the caller's (gateway) thread. The core's calls only queue work. */
+/* The Kubernetes + Volcano backend (runtime/backend.h): a client for the kubeconfig it is given
+ * (adapters/objects/kube_backend_open.c reads the file), a sender thread that does the queued writes in
+ * order and two watch threads (kube_observe.c); logs() reads a pod's log on the caller's (gateway)
+ * thread. The core's calls only queue work. */
 #include "runtime/kube/kube_backend.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/objects/kubeconfig.h"
 #include "common/clock.h"
-#include "common/fs.h"
 #include "common/log.h"
 #include "common/sbuf.h"
 
-#define KUBECONFIG_MAX (1u << 20)
 #define REQUEST_TIMEOUT_MS 10000
 
 static int queue(struct kube_backend *kb, enum kube_op_kind kind, const char *uid, const char *ref, json_t *manifest,
@@ -181,42 +178,17 @@ static void kb_close(void *ctx)
     free(kb);
 }
 
-/* The kubeconfig file read and its client opened. */
-static int open_client(const char *file, const struct kube_client_options *opt, struct kube_client **out,
-                       struct api_status *st)
-{
-    char *data = NULL, *dir = NULL;
-    size_t len = 0;
-    if (!file || !*file)
-        return api_fail(st, 400, "BadRequest", "the kubernetes backend needs --kubeconfig FILE");
-    if (read_file(file, KUBECONFIG_MAX, &data, &len) != 0)
-        return api_fail(st, 400, "BadRequest", "--kubeconfig %s: %s", file, strerror(errno));
-    if (!(dir = strdup(file))) {
-        free(data);
-        return api_fail(st, 500, "InternalError", "out of memory");
-    }
-    struct kubeconfig kc;
-    int rc = kubeconfig_parse(data, len, dirname(dir), NULL, &kc, st);
-    free(data);
-    free(dir);
-    if (rc != 0)
-        return -1;
-    struct kube_client_options o = {.timeout_ms = REQUEST_TIMEOUT_MS, .connect_timeout_ms = 3000};
-    if (opt)
-        o = *opt;
-    rc = kube_client_open(&kc, &o, out, st);
-    kubeconfig_free(&kc);
-    return rc;
-}
-
-int kube_backend_open_with(const struct backend_conf *conf, const struct backend_host *host,
-                           const struct kube_client_options *opt, struct backend **out, struct api_status *st)
+int kube_backend_start(const struct kubeconfig *kc, const struct backend_host *host,
+                       const struct kube_client_options *opt, struct backend **out, struct api_status *st)
 {
     *out = NULL;
     struct kube_backend *kb = calloc(1, sizeof *kb);
     if (!kb)
         return api_fail(st, 500, "InternalError", "out of memory");
-    if (open_client(conf ? conf->kubeconfig : NULL, opt, &kb->client, st) != 0) {
+    struct kube_client_options o = {.timeout_ms = REQUEST_TIMEOUT_MS, .connect_timeout_ms = 3000};
+    if (opt)
+        o = *opt;
+    if (kube_client_open(kc, &o, &kb->client, st) != 0) {
         free(kb);
         return -1;
     }
@@ -251,10 +223,4 @@ int kube_backend_open_with(const struct backend_conf *conf, const struct backend
     }
     *out = &kb->be;
     return 0;
-}
-
-int kube_backend_open(const struct backend_conf *conf, const struct backend_host *host, struct backend **out,
-                      struct api_status *st)
-{
-    return kube_backend_open_with(conf, host, NULL, out, st);
 }

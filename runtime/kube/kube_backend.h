@@ -28,6 +28,7 @@ struct kube_pod_slot {
     uint32_t attempt;
     int32_t restarts;
     bool posted;
+    bool deleted; /* the pod was deleted: the next one of that name is the next attempt, whatever its uid */
     struct backend_update last; /* what was posted last */
 };
 
@@ -110,8 +111,9 @@ int kube_adopt_now(struct kube_backend *kb, const char *uid, const char *ref);
 int kube_send_now(struct kube_backend *kb, const char *uid, json_t *manifest);
 int kube_remove_now(struct kube_backend *kb, const char *uid, const char *ref, bool stop);
 int kube_act_now(struct kube_backend *kb, const char *uid, const char *ref, enum backend_action action);
-/* The backend with client options (the tests' request recorder); kube_backend_open passes NULL. */
-int kube_backend_open_with(const struct backend_conf *conf, const struct backend_host *host,
-                           const struct kube_client_options *opt, struct backend **out, struct api_status *st);
+/* The backend for a kubeconfig already read (kube_backend_open reads the file: adapters/objects/
+ * kube_backend_open.c); opt may be NULL (10 s requests, 3 s connects) or carry the tests' recorder. */
+int kube_backend_start(const struct kubeconfig *kc, const struct backend_host *host,
+                       const struct kube_client_options *opt, struct backend **out, struct api_status *st);
 
 #endif

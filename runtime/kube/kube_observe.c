@@ -170,18 +170,16 @@ void kube_observe_pod(struct kube_backend *kb, int type, json_t *pod)
     struct kube_pod_slot *s = slot_for(j, m.name);
     if (!s)
         return;
-    if (type == KUBE_DELETED) {
-        if (strcmp(s->pod_uid, m.pod_uid) == 0)
-            pod_deleted(kb, j, s);
-        return;
-    }
-    if (!s->pod_uid[0])
+    if (type == KUBE_DELETED && (s->deleted || strcmp(s->pod_uid, m.pod_uid) != 0))
+        return; /* an earlier pod of that name */
+    if (!s->pod_uid[0]) {
         s->first_attempt = 1;
-    else if (strcmp(s->pod_uid, m.pod_uid) != 0) { /* recreated: a new attempt */
+    } else if (s->deleted || strcmp(s->pod_uid, m.pod_uid) != 0) { /* recreated: a new attempt */
         if (s->posted && !ended(s->last.phase))
             pod_deleted(kb, j, s);
         s->first_attempt = s->attempt + 1;
         s->restarts = 0;
+        s->deleted = false;
     }
     snprintf(s->pod_uid, sizeof s->pod_uid, "%s", m.pod_uid);
     uint32_t attempt = s->first_attempt + (uint32_t)(m.restart_count > 0 ? m.restart_count : 0);
@@ -203,14 +201,22 @@ void kube_observe_pod(struct kube_backend *kb, int type, json_t *pod)
     }
     s->restarts = m.restart_count;
     s->attempt = attempt;
+    if (s->posted && s->last.attempt == attempt && !u.node[0]) /* a view without it (a deleted pod's last) */
+        snprintf(u.node, sizeof u.node, "%s", s->last.node);
+    bool news = type != KUBE_DELETED || ended(u.phase); /* a deleted pod: only an end kubelet wrote */
     if (s->posted && s->last.attempt == attempt) {
         if (u.phase < s->last.phase) /* an older view (a list that crossed a watch event) */
-            return;
-        if (u.phase == s->last.phase && strcmp(u.node, s->last.node) == 0 && u.exit_code == s->last.exit_code &&
-            strcmp(u.reason, s->last.reason) == 0 && u.start_ms == s->last.start_ms && u.end_ms == s->last.end_ms)
-            return;
+            news = false;
+        else if (u.phase == s->last.phase && strcmp(u.node, s->last.node) == 0 && u.exit_code == s->last.exit_code &&
+                 strcmp(u.reason, s->last.reason) == 0 && u.start_ms == s->last.start_ms && u.end_ms == s->last.end_ms)
+            news = false;
     }
-    post_attempt(kb, s, &u);
+    if (news)
+        post_attempt(kb, s, &u);
+    if (type == KUBE_DELETED) { /* its last state first (an end kubelet wrote), then the deletion itself */
+        pod_deleted(kb, j, s);
+        s->deleted = true;
+    }
 }
 
 void kube_mark_sent(struct kube_backend *kb, struct kube_job *j)

@@ -3,7 +3,8 @@
  * stand-in and reads Completed in Caldera with its attempts on the stand-in's node and its log; Caldera
  * killed -9 mid-job follows the same job again (never sent twice); the engine unreachable at submit
  * keeps the job Pending with the reason until it is back; a job deleted on the engine behind Caldera's
- * back fails with DeletedOnEngine; a delete in Caldera removes it from the engine. */
+ * back fails with DeletedOnEngine; a delete in Caldera removes it from the engine; a policy Volcano runs
+ * on the engine (RestartJob, maxRetry) reads the same in Caldera: phase, retryCount, one attempt a run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,42 @@ static void runs_on_the_engine(void)
     stop_pair(&p);
 }
 
+/* Volcano runs the policies on Kubernetes: PodFailed -> RestartJob with maxRetry 2 restarts the job on
+ * the engine, then fails it; Caldera mirrors the phase and retryCount, and its history holds as many
+ * attempts of the pod as the engine's, the last with the engine's exit code. (The stand-in deletes a
+ * failed pod in the same step that records its end, so the watch sees an earlier attempt only as
+ * deleted, exit 137; a kubelet writes the end first.) */
+static void the_engines_policy_mirrored(void)
+{
+    struct pair p;
+    REQUIRE(start_pair(&p));
+    REQUIRE(job_submit(&p.caldera, "retry", "  maxRetry: 2\n  policies: [{event: PodFailed, action: RestartJob}]\n",
+                       TASK("w", 1, "", "'sleep 1; exit 3'", "")) == 201);
+    CHECK_INT(job_wait(&p.caldera, "retry", "status.state.phase", "Failed", 90000), 0);
+    long code = 0;
+    json_t *remote = engine_job(&p, "retry", &code);
+    json_t *local = job_get(&p.caldera, "retry");
+    CHECK_STR(jv_str(remote, "status.state.phase"), "Failed");
+    CHECK(jv_num(remote, "status.retryCount") >= 1);
+    CHECK_INT(jv_num(local, "status.retryCount"), jv_num(remote, "status.retryCount"));
+    json_t *history = job_history(&p.caldera, "retry");
+    json_t *engine_history = server_request_as(&p.engine, p.token, "GET", HISTORY "/retry/history", NULL, NULL, NULL);
+    json_t *attempts[MAX_ATTEMPTS], *engine_attempts[MAX_ATTEMPTS];
+    int n = pod_attempts(history, "retry-w-0", attempts, MAX_ATTEMPTS);
+    int engine_n = pod_attempts(engine_history, "retry-w-0", engine_attempts, MAX_ATTEMPTS);
+    CHECK(engine_n >= 2);
+    CHECK_INT(n, engine_n);
+    if (n > 0 && n == engine_n) {
+        CHECK_INT(jv_num(attempts[n - 1], "exitCode"), 3);
+        CHECK_INT(jv_num(attempts[n - 1], "exitCode"), jv_num(engine_attempts[n - 1], "exitCode"));
+    }
+    json_decref(engine_history);
+    json_decref(history);
+    json_decref(remote);
+    json_decref(local);
+    stop_pair(&p);
+}
+
 /* Caldera killed mid-job: restarted, it follows the job it had sent (the engine's job keeps its uid). */
 static void caldera_restart_reattaches(void)
 {
@@ -163,7 +200,9 @@ static void engine_unreachable_then_back(void)
     json_decref(job);
     char listen[64];
     snprintf(listen, sizeof listen, "127.0.0.1:%s", p.engine_port);
-    const char *again[] = {"--auth", "--schedule-period", "100", "--listen", listen, NULL};
+    /* the WebSocket port (the HTTP one + 1 by default) may have been taken meanwhile: any free one */
+    const char *again[] = {"--auth", "--schedule-period", "100",         "--listen",
+                           listen,   "--ws-listen",       "127.0.0.1:0", NULL};
     REQUIRE(server_start(&p.engine, p.engine.data_dir, again) == 0);
     CHECK_INT(job_wait(&p.caldera, "later", "status.state.phase", "Completed", 60000), 0);
     stop_pair(&p);
@@ -186,5 +225,5 @@ static void deleted_behind_the_back(void)
     stop_pair(&p);
 }
 
-TEST_MAIN(TEST_CASE(runs_on_the_engine), TEST_CASE(caldera_restart_reattaches), TEST_CASE(engine_unreachable_then_back),
-          TEST_CASE(deleted_behind_the_back))
+TEST_MAIN(TEST_CASE(runs_on_the_engine), TEST_CASE(the_engines_policy_mirrored), TEST_CASE(caldera_restart_reattaches),
+          TEST_CASE(engine_unreachable_then_back), TEST_CASE(deleted_behind_the_back))

@@ -18,7 +18,7 @@
 #include "common/fs.h"
 #include "common/sbuf.h"
 #include "runtime/backend.h"
-#include "runtime/kube/kube_backend.h"
+#include "adapters/objects/kube_backend_open.h"
 #include "tests/lib/job_client.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"

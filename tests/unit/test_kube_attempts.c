@@ -93,20 +93,31 @@ static void attempts_counted(void)
     feed(&kb, KUBE_ADDED, pod("p2", "Running", 0, RUNNING, NULL));
     REQUIRE(ngot == 6);
     CHECK_INT((int)got[5].attempt, 3);
-    feed(&kb, KUBE_MODIFIED, pod("p2", "Succeeded", 0, DONE, NULL));
+    /* deleted with its end written, and made again under the same uid (a server that reuses them) */
+    feed(&kb, KUBE_DELETED, pod("p2", "Failed", 0, FAILED1, NULL));
     REQUIRE(ngot == 7);
-    CHECK_INT(got[6].phase, BACKEND_POD_SUCCEEDED);
     CHECK_INT((int)got[6].attempt, 3);
-    CHECK_INT(got[6].end_ms - got[6].start_ms, 60000);
+    CHECK_INT(got[6].exit_code, 1);
+    CHECK_STR(got[6].reason, "Error");
+    feed(&kb, KUBE_DELETED, pod("p2", "Failed", 0, FAILED1, NULL)); /* told twice: once */
+    CHECK_INT(ngot, 7);
+    feed(&kb, KUBE_ADDED, pod("p2", "Running", 0, RUNNING, NULL));
+    REQUIRE(ngot == 8);
+    CHECK_INT((int)got[7].attempt, 4);
+    feed(&kb, KUBE_MODIFIED, pod("p2", "Succeeded", 0, DONE, NULL));
+    REQUIRE(ngot == 9);
+    CHECK_INT(got[8].phase, BACKEND_POD_SUCCEEDED);
+    CHECK_INT((int)got[8].attempt, 4);
+    CHECK_INT(got[8].end_ms - got[8].start_ms, 60000);
     /* an older view crossing it (a list): never back to Running */
     feed(&kb, KUBE_MODIFIED, pod("p2", "Running", 0, RUNNING, NULL));
-    CHECK_INT(ngot, 7);
+    CHECK_INT(ngot, 9);
     /* another job's pod: not followed, nothing */
     json_t *other = pod("p9", "Running", 0, RUNNING, NULL);
     json_object_set_new(json_object_get(json_object_get(other, "metadata"), "labels"), "caldera.io/uid",
                         json_string("U2"));
     feed(&kb, KUBE_MODIFIED, other);
-    CHECK_INT(ngot, 7);
+    CHECK_INT(ngot, 9);
     kube_job_drop(&kb, j);
     free(kb.jobs);
 }
