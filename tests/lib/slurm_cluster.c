@@ -16,7 +16,7 @@ static void take(const char *line, const char *key, char *dst, size_t n)
         snprintf(dst, n, "%.*s", (int)strcspn(line + k + 1, "\n"), line + k + 1);
 }
 
-static int start(struct slurm_cluster *c, int accounting, char *err, size_t errlen)
+static int start_once(struct slurm_cluster *c, int accounting, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->dir, sizeof c->dir, "/tmp/caldera-slurm.XXXXXX");
@@ -59,6 +59,20 @@ static int start(struct slurm_cluster *c, int accounting, char *err, size_t errl
     }
     setenv("SLURM_CONF", c->conf, 1);
     return 0;
+}
+
+/* The free ports are probed, then bound by the daemons: a test beside this one may take one in between,
+ * and the controller then stops at once ("Address already in use"). That start is tried again with new
+ * ports; anything else is the machine's answer. */
+static int start(struct slurm_cluster *c, int accounting, char *err, size_t errlen)
+{
+    for (int attempt = 0;; attempt++) {
+        if (start_once(c, accounting, err, errlen) == 0)
+            return 0;
+        if (attempt == 2 || !strstr(err, "Address already in use"))
+            return -1;
+        fprintf(stderr, "slurm-cluster: %s; trying again with other ports\n", err);
+    }
 }
 
 int slurm_cluster_start(struct slurm_cluster *c, char *err, size_t errlen) { return start(c, 0, err, errlen); }
