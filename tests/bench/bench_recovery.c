@@ -1,5 +1,6 @@
 /* recovery_s_100k_jobs: start-up time with 100,000 jobs in the database, the jobserver's own path
- * (store_open with quick_check, core_start, the first API answer durable); quick_check_s_100k_jobs. */
+ * (store_open_checking, whose quick_check runs beside core_start's load, core_start, the first API answer
+ * durable); quick_check_s_100k_jobs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,7 +262,7 @@ static double time_start(const char *dir, const char *path, double *open_s, doub
     sched_conf_default(&cfg.conf);
     struct core *core = NULL;
     double t0 = bench_now();
-    if (store_open(path, &cfg.store, err, sizeof err) != 0) {
+    if (store_open_checking(path, &cfg.store, err, sizeof err) != 0) {
         fprintf(stderr, "bench_recovery: %s\n", err);
         return -1;
     }
