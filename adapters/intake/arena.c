@@ -129,6 +129,23 @@ static void arena_release(struct doc_arena *a)
     atomic_fetch_sub_explicit(&arenas_alive, 1, memory_order_relaxed);
 }
 
+/* A freeing walk between doc_arena_batch_begin and _end counts its frees of a closed arena's values
+ * here and settles them in one atomic step (at the end, or when a value of another arena comes)
+ * instead of one per value: the arena cannot be given back meanwhile, which nothing then needs. */
+static _Thread_local int batch_depth;
+static _Thread_local struct doc_arena *batch_arena;
+static _Thread_local size_t batch_frees;
+
+static void batch_settle(void)
+{
+    struct doc_arena *a = batch_arena;
+    size_t n = batch_frees;
+    batch_arena = NULL;
+    batch_frees = 0;
+    if (a && atomic_fetch_sub_explicit(&a->live, n, memory_order_acq_rel) == n)
+        arena_release(a);
+}
+
 static void *doc_malloc(size_t size)
 {
     struct doc_arena *a = open_arena;
@@ -157,8 +174,24 @@ static void doc_free(void *p)
         a->freed_open++;
         return;
     }
+    if (batch_depth > 0) {
+        if (a != batch_arena) {
+            batch_settle();
+            batch_arena = a;
+        }
+        batch_frees++;
+        return;
+    }
     if (atomic_fetch_sub_explicit(&a->live, 1, memory_order_acq_rel) == 1)
         arena_release(a);
+}
+
+void doc_arena_batch_begin(void) { batch_depth++; }
+
+void doc_arena_batch_end(void)
+{
+    if (--batch_depth == 0)
+        batch_settle();
 }
 
 /* Every Jansson allocation of the process goes through these from the start; outside an arena they

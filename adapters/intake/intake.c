@@ -93,10 +93,12 @@ int intake_parse(const char *data, size_t len, enum intake_format fmt, struct in
 
 void intake_free(struct intake *in)
 {
+    doc_arena_batch_begin();
     for (int i = 0; i < in->ndocs; i++) {
         pos_free_all(&in->docs[i].positions);
         json_decref(in->docs[i].root);
     }
+    doc_arena_batch_end();
     free(in->docs);
     *in = (struct intake){0};
 }

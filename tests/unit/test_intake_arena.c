@@ -95,6 +95,33 @@ static void test_freed_on_another_thread(void)
     free(json);
 }
 
+/* A batched walk (intake_free's) counts its frees and settles them at its end: two documents freed
+ * in one batch, their values interleaved across arenas, give both arenas back when it ends, and not
+ * before. */
+static void test_batched_free_settles_every_arena_at_its_end(void)
+{
+    int before = doc_arena_count();
+    struct intake a, b;
+    struct api_status st = {0};
+    size_t len;
+    char *yaml = tasks_yaml(2000, &len);
+    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &a, &st) == 0);
+    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &b, &st) == 0);
+    CHECK_INT(doc_arena_count(), before + 2);
+    json_t *from_a = json_incref(task_at(&a, 7)), *from_b = json_incref(task_at(&b, 9));
+    doc_arena_batch_begin();
+    intake_free(&a); /* nested batch */
+    intake_free(&b);
+    json_decref(from_a);                      /* a's last value, after b's: back to a's arena */
+    CHECK_INT(doc_arena_count(), before + 2); /* nothing settled inside the batch */
+    doc_arena_batch_end();
+    CHECK_INT(doc_arena_count(), before + 1); /* b's task is still held */
+    CHECK_STR(json_string_value(json_object_get(from_b, "name")), "task9");
+    json_decref(from_b);
+    CHECK_INT(doc_arena_count(), before);
+    free(yaml);
+}
+
 static void test_refused_body_gives_its_arena_back(void)
 {
     int before = doc_arena_count();
@@ -114,4 +141,5 @@ static void test_refused_body_gives_its_arena_back(void)
 }
 
 TEST_MAIN(TEST_CASE(test_small_body_takes_no_arena), TEST_CASE(test_values_outlive_the_intake),
-          TEST_CASE(test_freed_on_another_thread), TEST_CASE(test_refused_body_gives_its_arena_back))
+          TEST_CASE(test_freed_on_another_thread), TEST_CASE(test_refused_body_gives_its_arena_back),
+          TEST_CASE(test_batched_free_settles_every_arena_at_its_end))
