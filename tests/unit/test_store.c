@@ -539,6 +539,7 @@ static void test_open_checking_loads_then_writes(void)
     CHECK_INT(store_load(s, &loader, &max_seq, err, sizeof err), 0);
     CHECK_INT(max_seq, 2);
     CHECK(l.nqueues == 1 && l.njobs == 1);
+    CHECK_INT(store_start_writer(s), -1); /* not on the read-only connection */
     CHECK_INT(store_confirm(s, err, sizeof err), 0);
     CHECK_INT(store_start_writer(s), 0);
     struct journal_entry *more[] = {plain_event(3, "third")};
