@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/free_batch.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #else
@@ -129,10 +131,10 @@ static void arena_release(struct doc_arena *a)
     atomic_fetch_sub_explicit(&arenas_alive, 1, memory_order_relaxed);
 }
 
-/* A freeing walk between doc_arena_batch_begin and _end counts its frees of a closed arena's values
- * here and settles them in one atomic step (at the end, or when a value of another arena comes)
- * instead of one per value: the arena cannot be given back meanwhile, which nothing then needs. */
-static _Thread_local int batch_depth;
+/* A freeing walk inside free_batch_begin/_end (common/free_batch.h) counts its frees of a closed
+ * arena's values here and settles them in one atomic step (at the end, or when a value of another
+ * arena comes) instead of one per value: the arena cannot be given back meanwhile, which nothing then
+ * needs. */
 static _Thread_local struct doc_arena *batch_arena;
 static _Thread_local size_t batch_frees;
 
@@ -174,7 +176,7 @@ static void doc_free(void *p)
         a->freed_open++;
         return;
     }
-    if (batch_depth > 0) {
+    if (free_batch_depth > 0) {
         if (a != batch_arena) {
             batch_settle();
             batch_arena = a;
@@ -186,17 +188,13 @@ static void doc_free(void *p)
         arena_release(a);
 }
 
-void doc_arena_batch_begin(void) { batch_depth++; }
-
-void doc_arena_batch_end(void)
-{
-    if (--batch_depth == 0)
-        batch_settle();
-}
-
 /* Every Jansson allocation of the process goes through these from the start; outside an arena they
  * are malloc and free. */
-__attribute__((constructor)) static void install(void) { json_set_alloc_funcs(doc_malloc, doc_free); }
+__attribute__((constructor)) static void install(void)
+{
+    json_set_alloc_funcs(doc_malloc, doc_free);
+    free_batch_set_settle(batch_settle);
+}
 
 struct doc_arena *doc_arena_open(void)
 {

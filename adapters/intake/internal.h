@@ -108,10 +108,6 @@ struct doc_arena *doc_arena_open(void);
 void doc_arena_close(struct doc_arena *a);
 /* Whether p is a value of some arena (whose address no other value takes while that arena lives). */
 bool doc_arena_holds(const void *p);
-/* Around a walk that frees many values (a document's last json_decref): their arena's count is
- * settled once, at the end, rather than with an atomic operation per value. Pairs nest. */
-void doc_arena_batch_begin(void);
-void doc_arena_batch_end(void);
 /* Arenas opened and not yet given back (tests). */
 int doc_arena_count(void);
 
