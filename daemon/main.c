@@ -134,7 +134,7 @@ static int load_sched_conf(const struct options *o, struct sched_conf *conf)
 static int open_store(const struct options *o, const char *db_path, struct hub *hub, struct store **out, char *err,
                       size_t errlen)
 {
-    if (store_open(db_path, out, err, errlen) != 0)
+    if (store_open_checking(db_path, out, err, errlen) != 0) /* core_start's load runs beside the checks */
         return -1;
     store_set_commit_delay(*out, (int)o->commit_delay_ms);
     if (store_set_history_retention(*out, o->history_retention_ms, o->data_dir) != 0) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/free_batch.h"
 #include "common/strv.h"
 
 static const char *const job_phases[JOB_PHASE_COUNT] = {
@@ -148,6 +149,7 @@ void job_free(struct job *job)
 {
     if (!job)
         return;
+    free_batch_begin(); /* the job often holds its manifest's last reference: a big tree to walk */
     job_dormant_free(job->dormant);
     for (int t = 0; t < job->ntasks; t++)
         task_spec_free(&job->tasks[t]);
@@ -173,6 +175,7 @@ void job_free(struct job *job)
     free(job->status.message);
     free(job->pg.unschedulable);
     free(job);
+    free_batch_end();
 }
 
 int job_task_of(const struct job *job, int flat_index)

@@ -205,6 +205,10 @@ static int open_read_write(struct store *s, char *err, size_t errlen)
 /* Frees a store whose writer is not running. */
 static void store_destroy(struct store *s)
 {
+    if (s->checking) {
+        pthread_join(s->check_thread, NULL);
+        s->checking = false;
+    }
     store_stmts_finalize(&s->stmts);
     store_retention_free(s->retention); /* its statements before the connection */
     if (s->db && sqlite3_close(s->db) != SQLITE_OK)
@@ -215,36 +219,110 @@ static void store_destroy(struct store *s)
     free(s);
 }
 
-int store_open(const char *path, struct store **out, char *err, size_t errlen)
+static struct store *store_new(const char *path, char *err, size_t errlen)
 {
-    *out = NULL;
-    if (store_check_file(path, err, errlen) != 0)
-        return -1;
     struct store *s = calloc(1, sizeof *s);
     if (!s || !(s->path = strdup(path)) || store_sync_init(s) != 0) {
         if (s)
             free(s->path);
         free(s);
         snprintf(err, errlen, "cannot open database %s: out of memory", path);
-        return -1;
+        return NULL;
     }
-    if (open_read_write(s, err, errlen) != 0 || set_pragmas(s->db, path, err, errlen) != 0 ||
-        schema_migrate(s->db, path, schema_latest_version(), &s->migrations_applied, err, errlen) != 0 ||
+    return s;
+}
+
+/* After the checks: the read-write connection, its pragmas, the migrations and the statements. */
+static int open_checked(struct store *s, char *err, size_t errlen)
+{
+    if (open_read_write(s, err, errlen) != 0 || set_pragmas(s->db, s->path, err, errlen) != 0 ||
+        schema_migrate(s->db, s->path, schema_latest_version(), &s->migrations_applied, err, errlen) != 0 ||
         /* events already in the database are committed: nobody waits for them */
-        store_read_max_seq(s->db, path, &s->committed_seq, err, errlen) != 0) {
-        store_destroy(s);
+        store_read_max_seq(s->db, s->path, &s->committed_seq, err, errlen) != 0)
         return -1;
-    }
     char why[512];
     if (store_stmts_prepare(s->db, &s->stmts, why, sizeof why) != 0) {
-        snprintf(err, errlen, "database %s: %s", path, why);
-        store_destroy(s);
+        snprintf(err, errlen, "database %s: %s", s->path, why);
         return -1;
     }
     if (s->migrations_applied > 0)
-        log_info("store: %s migrated from schema version %d to %d", path,
+        log_info("store: %s migrated from schema version %d to %d", s->path,
                  schema_latest_version() - s->migrations_applied, schema_latest_version());
+    return 0;
+}
+
+int store_open(const char *path, struct store **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (store_check_file(path, err, errlen) != 0)
+        return -1;
+    struct store *s = store_new(path, err, errlen);
+    if (!s)
+        return -1;
+    if (open_checked(s, err, errlen) != 0) {
+        store_destroy(s);
+        return -1;
+    }
     *out = s;
+    return 0;
+}
+
+static void *check_main(void *arg)
+{
+    struct store *s = arg;
+    s->check_result = store_check_file(s->path, s->check_err, sizeof s->check_err);
+    return NULL;
+}
+
+/* The read-only connection store_load reads through while the checks run: only for a database at
+ * this build's schema with no log or rollback journal beside it (opened immutable, so nothing is
+ * created in the directory). Returns 0, or -1 when the start must take store_open's way. */
+static int open_for_load(struct store *s)
+{
+    struct stat st;
+    if (stat(s->path, &st) != 0 || file_exists(s->path, "-wal") || file_exists(s->path, "-journal") ||
+        open_for_checks(s->path, &s->db) != SQLITE_OK)
+        return -1;
+    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    int version = 0;
+    char why[512];
+    if (schema_read_version(s->db, &version) != SQLITE_OK || version != schema_latest_version() ||
+        store_read_max_seq(s->db, s->path, &s->committed_seq, why, sizeof why) != 0)
+        return -1;
+    return 0;
+}
+
+int store_open_checking(const char *path, struct store **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct store *s = store_new(path, err, errlen);
+    if (!s)
+        return -1;
+    if (open_for_load(s) != 0 || pthread_create(&s->check_thread, NULL, check_main, s) != 0) {
+        store_destroy(s); /* whatever stopped it, store_open's way says it plainly, or works */
+        return store_open(path, out, err, errlen);
+    }
+    s->checking = true;
+    *out = s;
+    return 0;
+}
+
+int store_confirm(struct store *s, char *err, size_t errlen)
+{
+    if (!s->checking)
+        return 0;
+    pthread_join(s->check_thread, NULL);
+    s->checking = false;
+    sqlite3_close(s->db);
+    s->db = NULL;
+    if (s->check_result != 0) {
+        snprintf(err, errlen, "%s", s->check_err);
+        return -1;
+    }
+    if (open_checked(s, err, errlen) != 0)
+        return -1;
+    if (s->end_orphans_pending)
+        store_retention_end_orphans(s);
     return 0;
 }
 

@@ -69,12 +69,21 @@ int store_set_history_retention(struct store *s, int64_t retention_ms, const cha
         r->interval_ms = PRUNE_INTERVAL_MAX_MS;
     if (r->interval_ms < PRUNE_INTERVAL_MIN_MS)
         r->interval_ms = PRUNE_INTERVAL_MIN_MS;
-    if (sqlite3_exec(s->db, sql_end_orphans, NULL, NULL, NULL) != SQLITE_OK)
-        log_warn("store: history retention: cannot end the attempts of deleted jobs an earlier run left: %s",
-                 sqlite3_errmsg(s->db));
+    if (s->checking)
+        s->end_orphans_pending = true; /* nothing is written before the checks pass */
+    else
+        store_retention_end_orphans(s);
     store_retention_free(s->retention);
     s->retention = r;
     return 0;
+}
+
+void store_retention_end_orphans(struct store *s)
+{
+    s->end_orphans_pending = false;
+    if (sqlite3_exec(s->db, sql_end_orphans, NULL, NULL, NULL) != SQLITE_OK)
+        log_warn("store: history retention: cannot end the attempts of deleted jobs an earlier run left: %s",
+                 sqlite3_errmsg(s->db));
 }
 
 void store_retention_free(struct store_retention *r)

@@ -19,6 +19,13 @@ struct store;
  * owns the store; store_append, store_wait, store_committed_seq, store_events_committed and store_health
  * may be called from any thread between store_open and store_close. */
 int store_open(const char *path, struct store **out, char *err, size_t errlen);
+/* store_open for a start that loads at once: the checks (quick_check reads the whole file) run on a
+ * thread while store_load reads through a read-only connection; store_confirm() waits for them and
+ * then opens the read-write connection. Until it returns 0 nothing is written and the directory is
+ * left as it was (store_start_writer refuses to start before it); it says the checks' refusal in err. A database that is missing, has a log or
+ * journal beside it or wants a migration takes store_open's way (store_confirm is then a no-op). */
+int store_open_checking(const char *path, struct store **out, char *err, size_t errlen);
+int store_confirm(struct store *s, char *err, size_t errlen);
 /* store_open's checks alone, writing nothing: a newer schema, a corrupt file (PRAGMA quick_check) or
  * no database at all is refused with a one-line sentence in err. A missing file passes. */
 int store_check_file(const char *path, char *err, size_t errlen);

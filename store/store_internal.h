@@ -87,6 +87,14 @@ struct store {
     /* Touched only by the thread that owns the store (start and close). */
     pthread_t thread;
     bool writer_started;
+
+    /* store_open_checking(): while `checking`, db is a read-only connection for store_load and the
+     * quick_check runs on check_thread; store_confirm() joins it and opens the read-write one. */
+    bool checking;
+    pthread_t check_thread;
+    int check_result;
+    char check_err[512];
+    bool end_orphans_pending; /* history retention's start-up write, put off until store_confirm() */
 };
 
 /* apply.c */
@@ -108,6 +116,8 @@ struct store_retention;
 void store_prune_if_due(struct store *s);
 int64_t store_retention_due_in_ms(const struct store *s);
 void store_retention_free(struct store_retention *r);
+/* Ends the attempts of deleted jobs an earlier run left (a write: only after the checks passed). */
+void store_retention_end_orphans(struct store *s);
 
 /* recovery.c: MAX(seq) of events, 0 when there are none. */
 int store_read_max_seq(sqlite3 *db, const char *path, uint64_t *max_seq, char *err, size_t errlen);

@@ -414,6 +414,10 @@ int store_start_writer(struct store *s)
 {
     if (s->writer_started)
         return -1;
+    if (s->checking) { /* store_open_checking's read-only connection: store_confirm() comes first */
+        log_error("store: the writer cannot start before the checks of %s are confirmed", s->path);
+        return -1;
+    }
     int rc = pthread_create(&s->thread, NULL, writer_main, s);
     if (rc != 0) {
         log_error("store: cannot start the writer thread: %s", strerror(rc));

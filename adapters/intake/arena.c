@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/free_batch.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #else
@@ -129,6 +131,23 @@ static void arena_release(struct doc_arena *a)
     atomic_fetch_sub_explicit(&arenas_alive, 1, memory_order_relaxed);
 }
 
+/* A freeing walk inside free_batch_begin/_end (common/free_batch.h) counts its frees of a closed
+ * arena's values here and settles them in one atomic step (at the end, or when a value of another
+ * arena comes) instead of one per value: the arena cannot be given back meanwhile, which nothing then
+ * needs. */
+static _Thread_local struct doc_arena *batch_arena;
+static _Thread_local size_t batch_frees;
+
+static void batch_settle(void)
+{
+    struct doc_arena *a = batch_arena;
+    size_t n = batch_frees;
+    batch_arena = NULL;
+    batch_frees = 0;
+    if (a && atomic_fetch_sub_explicit(&a->live, n, memory_order_acq_rel) == n)
+        arena_release(a);
+}
+
 static void *doc_malloc(size_t size)
 {
     struct doc_arena *a = open_arena;
@@ -157,13 +176,25 @@ static void doc_free(void *p)
         a->freed_open++;
         return;
     }
+    if (free_batch_depth > 0) {
+        if (a != batch_arena) {
+            batch_settle();
+            batch_arena = a;
+        }
+        batch_frees++;
+        return;
+    }
     if (atomic_fetch_sub_explicit(&a->live, 1, memory_order_acq_rel) == 1)
         arena_release(a);
 }
 
 /* Every Jansson allocation of the process goes through these from the start; outside an arena they
  * are malloc and free. */
-__attribute__((constructor)) static void install(void) { json_set_alloc_funcs(doc_malloc, doc_free); }
+__attribute__((constructor)) static void install(void)
+{
+    json_set_alloc_funcs(doc_malloc, doc_free);
+    free_batch_set_settle(batch_settle);
+}
 
 struct doc_arena *doc_arena_open(void)
 {

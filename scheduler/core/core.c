@@ -768,6 +768,19 @@ void core_free(struct core *c)
     free(c);
 }
 
+/* load_store while the store's checks run (store_open_checking); nothing is adopted, killed or
+ * written before they pass, and their refusal is the one reported (a corrupt file may fail the load too). */
+static int load_checked(struct core *c, char *err, size_t errlen)
+{
+    int loaded = load_store(c, err, errlen);
+    char why[512] = "";
+    if (store_confirm(c->store, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    return loaded;
+}
+
 int core_start(struct core_config *cfg, struct core **out, char *err, size_t errlen)
 {
     struct core *c = calloc(1, sizeof *c);
@@ -810,14 +823,10 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         core_free(c);
         return -1;
     }
-    char spare_dir[4200];
-    snprintf(spare_dir, sizeof spare_dir, "%s/spare", cfg->data_dir);
-    if (spare_files_start(spare_dir, SPARE_LOGS, SPARE_JOB_DIRS, controller_job_subdirs, controller_job_files) != 0)
-        log_warn("cannot keep spare files in %s: every attempt creates its own", spare_dir);
     c->zones = zone_table_build(&c->cluster, &c->conf);
     c->ctl.zones = c->zones;
     if (!c->data_dir || !c->zones || open_fds(c, err, errlen) != 0 ||
-        core_backends_open(c, cfg->backends, err, errlen) != 0 || load_store(c, err, errlen) != 0 ||
+        core_backends_open(c, cfg->backends, err, errlen) != 0 || load_checked(c, err, errlen) != 0 ||
         controller_finish_recovery(&c->ctl) != 0 || controller_record_nodes(&c->ctl) != 0 ||
         store_start_writer(c->store) != 0) {
         if (!err[0])
@@ -825,6 +834,10 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         core_free(c);
         return -1;
     }
+    char spare_dir[4200]; /* after the checks: a refused database leaves the directory as it was */
+    snprintf(spare_dir, sizeof spare_dir, "%s/spare", cfg->data_dir);
+    if (spare_files_start(spare_dir, SPARE_LOGS, SPARE_JOB_DIRS, controller_job_subdirs, controller_job_files) != 0)
+        log_warn("cannot keep spare files in %s: every attempt creates its own", spare_dir);
     int orphans = process_sweep_orphans(keep_cgroup, c);
     log_info(
         "state loaded: %d job%s, %d queue%s, %d node%s, last event %llu; %d running task%s adopted, %d orphan%s "

@@ -1,5 +1,7 @@
 /* recovery_s_100k_jobs: start-up time with 100,000 jobs in the database, the jobserver's own path
- * (store_open with quick_check, core_start, the first API answer durable); quick_check_s_100k_jobs. */
+ * (store_open_checking, whose quick_check runs beside core_start's load, core_start, the first API answer
+ * durable); quick_check_s_100k_jobs. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,11 +228,20 @@ static int build_database(const char *path)
 
 /* ---- measuring ------------------------------------------------------------------------------------ */
 
+/* The copy is put on disk before the start is timed: a server restarts on a database it wrote long
+ * ago, not on 400 MB of pages still dirty, which the first commit's fsync may otherwise wait for
+ * when the file system commits its journal. */
 static int copy_file(const char *from, const char *to)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "cp '%s' '%s'", from, to);
-    return system(cmd) == 0 ? 0 : -1;
+    if (system(cmd) != 0)
+        return -1;
+    int fd = open(to, O_RDONLY);
+    int rc = fd >= 0 && fsync(fd) == 0 ? 0 : -1;
+    if (fd >= 0)
+        close(fd);
+    return rc;
 }
 
 /* store_open's checks alone (PRAGMA quick_check and the schema version), as the start runs them. */
@@ -261,7 +272,7 @@ static double time_start(const char *dir, const char *path, double *open_s, doub
     sched_conf_default(&cfg.conf);
     struct core *core = NULL;
     double t0 = bench_now();
-    if (store_open(path, &cfg.store, err, sizeof err) != 0) {
+    if (store_open_checking(path, &cfg.store, err, sizeof err) != 0) {
         fprintf(stderr, "bench_recovery: %s\n", err);
         return -1;
     }
@@ -318,8 +329,9 @@ int main(void)
             status = 1;
         else
             fprintf(stderr,
-                    "bench_recovery: run %d: start %.3f s (store_open %.3f s, core_start %.3f s), quick_check %.3f s\n",
-                    r + 1, starts[r], opens[r], cores[r], checks[r]);
+                    "bench_recovery: run %d: start %.3f s (store_open %.3f s, core_start %.3f s, first answer durable "
+                    "%.3f s), quick_check %.3f s\n",
+                    r + 1, starts[r], opens[r], cores[r], starts[r] - opens[r] - cores[r], checks[r]);
         unlink(path);
     }
     if (status == 0 && want_start)

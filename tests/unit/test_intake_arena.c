@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "adapters/intake/internal.h"
+#include "common/free_batch.h"
 #include "common/sbuf.h"
+#include "model/job.h"
 #include "tests/lib/test.h"
 
 /* A YAML Job of n tasks (n = 2,000 is ~300 KiB: over the arena threshold). */
@@ -95,6 +97,53 @@ static void test_freed_on_another_thread(void)
     free(json);
 }
 
+/* A batched walk (intake_free's) counts its frees and settles them at its end: two documents freed
+ * in one batch, their values interleaved across arenas, give both arenas back when it ends, and not
+ * before. */
+static void test_batched_free_settles_every_arena_at_its_end(void)
+{
+    int before = doc_arena_count();
+    struct intake a, b;
+    struct api_status st = {0};
+    size_t len;
+    char *yaml = tasks_yaml(2000, &len);
+    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &a, &st) == 0);
+    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &b, &st) == 0);
+    CHECK_INT(doc_arena_count(), before + 2);
+    json_t *from_a = json_incref(task_at(&a, 7)), *from_b = json_incref(task_at(&b, 9));
+    free_batch_begin();
+    intake_free(&a); /* nested batch */
+    intake_free(&b);
+    json_decref(from_a);                      /* a's last value, after b's: back to a's arena */
+    CHECK_INT(doc_arena_count(), before + 2); /* nothing settled inside the batch */
+    free_batch_end();
+    CHECK_INT(doc_arena_count(), before + 1); /* b's task is still held */
+    CHECK_STR(json_string_value(json_object_get(from_b, "name")), "task9");
+    json_decref(from_b);
+    CHECK_INT(doc_arena_count(), before);
+    free(yaml);
+}
+
+/* A job that holds its manifest's last reference frees the tree in job_free, inside a batch of its
+ * own: the arena goes back when job_free returns. */
+static void test_job_free_gives_the_arena_back(void)
+{
+    int before = doc_arena_count();
+    struct intake in;
+    struct api_status st = {0};
+    size_t len;
+    char *yaml = tasks_yaml(2000, &len);
+    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &in, &st) == 0);
+    struct job *job = calloc(1, sizeof *job);
+    REQUIRE(job != NULL);
+    job->manifest = json_incref(in.docs[0].root);
+    intake_free(&in);
+    CHECK_INT(doc_arena_count(), before + 1);
+    job_free(job);
+    CHECK_INT(doc_arena_count(), before);
+    free(yaml);
+}
+
 static void test_refused_body_gives_its_arena_back(void)
 {
     int before = doc_arena_count();
@@ -114,4 +163,5 @@ static void test_refused_body_gives_its_arena_back(void)
 }
 
 TEST_MAIN(TEST_CASE(test_small_body_takes_no_arena), TEST_CASE(test_values_outlive_the_intake),
-          TEST_CASE(test_freed_on_another_thread), TEST_CASE(test_refused_body_gives_its_arena_back))
+          TEST_CASE(test_freed_on_another_thread), TEST_CASE(test_refused_body_gives_its_arena_back),
+          TEST_CASE(test_batched_free_settles_every_arena_at_its_end), TEST_CASE(test_job_free_gives_the_arena_back))

@@ -460,6 +460,98 @@ static int load_attempt(void *ctx, const struct store_attempt_row *row)
     return 0;
 }
 
+/* Garbage over page 2 of t's database (the jobs table's root page; pages are 4096 bytes), after one
+ * committed job. */
+static void make_corrupt_database(const struct tmp_db *t)
+{
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t->path, &s, err, sizeof err) == 0);
+    struct journal_entry *e[] = {job_create(1, "train", "uid-1", T0_MS)};
+    append(s, e, 1);
+    store_close(s);
+    char garbage[4096];
+    for (size_t i = 0; i < sizeof garbage; i++)
+        garbage[i] = (char)(0xA5 ^ (i * 31));
+    int fd = open(t->path, O_WRONLY);
+    REQUIRE(fd >= 0);
+    CHECK(pwrite(fd, garbage, sizeof garbage, 4096) == (ssize_t)sizeof garbage);
+    close(fd);
+}
+
+static bool beside_exists(const char *path, const char *suffix)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s%s", path, suffix);
+    return access(p, F_OK) == 0;
+}
+
+/* The checks run beside the load: the load may read the corrupt file, but store_confirm refuses it
+ * with the checks' sentence and nothing is written or created beside it. */
+static void test_open_checking_refuses_corrupt_file_at_confirm(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    make_corrupt_database(&t);
+    char *before, *after, err[512] = "";
+    size_t before_len, after_len;
+    REQUIRE(file_bytes(t.path, &before, &before_len));
+    struct store *s = NULL;
+    CHECK_INT(store_open_checking(t.path, &s, err, sizeof err), 0); /* the load's way: a clean file */
+    REQUIRE(s != NULL);
+    struct loaded l = {0};
+    struct store_loader loader = {.ctx = &l, .queue = load_queue, .job = load_job, .attempt = load_attempt};
+    uint64_t max_seq = 0;
+    store_load(s, &loader, &max_seq, err, sizeof err); /* may fail or not: the checks decide */
+    err[0] = '\0';
+    CHECK_INT(store_confirm(s, err, sizeof err), -1);
+    char want[256];
+    snprintf(want, sizeof want, "database %s is corrupt: ", t.path);
+    CHECK(strncmp(err, want, strlen(want)) == 0);
+    CHECK_CONTAINS(err, "; refusing to start");
+    store_close(s);
+    REQUIRE(file_bytes(t.path, &after, &after_len));
+    CHECK(before_len == after_len && memcmp(before, after, before_len) == 0);
+    CHECK(!beside_exists(t.path, "-wal") && !beside_exists(t.path, "-shm"));
+    free(before);
+    free(after);
+    tmp_db_remove(&t);
+}
+
+/* A sound database: loaded before the checks end, then written after store_confirm. */
+static void test_open_checking_loads_then_writes(void)
+{
+    struct tmp_db t;
+    REQUIRE(tmp_db_make(&t));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    struct journal_entry *e[] = {queue_put(1, "default"), job_create(2, "train", "uid-train", T0_MS)};
+    append(s, e, 2);
+    store_close(s);
+
+    REQUIRE(store_open_checking(t.path, &s, err, sizeof err) == 0);
+    CHECK_INT(store_committed_seq(s), 2);
+    CHECK(!beside_exists(t.path, "-wal")); /* nothing opened for writing yet */
+    struct loaded l = {0};
+    struct store_loader loader = {.ctx = &l, .queue = load_queue, .job = load_job, .attempt = load_attempt};
+    uint64_t max_seq = 0;
+    CHECK_INT(store_load(s, &loader, &max_seq, err, sizeof err), 0);
+    CHECK_INT(max_seq, 2);
+    CHECK(l.nqueues == 1 && l.njobs == 1);
+    CHECK_INT(store_start_writer(s), -1); /* not on the read-only connection */
+    CHECK_INT(store_confirm(s, err, sizeof err), 0);
+    CHECK_INT(store_start_writer(s), 0);
+    struct journal_entry *more[] = {plain_event(3, "third")};
+    append(s, more, 1);
+    CHECK_INT(store_wait(s, 3, 5000), 0);
+    store_close(s);
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    CHECK_INT(store_committed_seq(s), 3);
+    store_close(s);
+    tmp_db_remove(&t);
+}
+
 static void test_writer_commits_and_load_rebuilds(void)
 {
     OPEN_STORE_WITH_WRITER(t, s, err);
@@ -1055,10 +1147,11 @@ TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_re
           TEST_CASE(test_open_refuses_clean_wal_database_without_creating_files),
           TEST_CASE(test_open_refuses_a_file_that_is_no_database),
           TEST_CASE(test_open_refuses_corrupt_file_without_writing),
-          TEST_CASE(test_open_fails_when_directory_is_missing), TEST_CASE(test_writer_commits_and_load_rebuilds),
-          TEST_CASE(test_object_rows_put_delete_and_load), TEST_CASE(test_close_without_writer_commits_queue),
-          TEST_CASE(test_group_commit_100k_events), TEST_CASE(test_concurrent_waiters_wake_at_their_seq),
-          TEST_CASE(test_disk_full_keeps_batch_and_recovers), TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full),
-          TEST_CASE(test_withdrawn_job_is_never_written), TEST_CASE(test_history_of_a_job),
-          TEST_CASE(test_history_newest_job_wins_when_name_reused),
+          TEST_CASE(test_open_checking_refuses_corrupt_file_at_confirm),
+          TEST_CASE(test_open_checking_loads_then_writes), TEST_CASE(test_open_fails_when_directory_is_missing),
+          TEST_CASE(test_writer_commits_and_load_rebuilds), TEST_CASE(test_object_rows_put_delete_and_load),
+          TEST_CASE(test_close_without_writer_commits_queue), TEST_CASE(test_group_commit_100k_events),
+          TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_disk_full_keeps_batch_and_recovers),
+          TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_withdrawn_job_is_never_written),
+          TEST_CASE(test_history_of_a_job), TEST_CASE(test_history_newest_job_wins_when_name_reused),
           TEST_CASE(test_tasks_nodes_commands_and_cgroup_written), TEST_CASE(test_commit_delay_gathers_a_batch))
