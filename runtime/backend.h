@@ -111,7 +111,8 @@ struct backend {
     void (*close)(void *ctx);
 };
 
-/* The engines (runtime/kube/kube_backend.c, runtime/slurm/slurm_backend.c). Each returns 0 with
+/* The engines (adapters/objects/kube_backend_open.c reads the kubeconfig, then runtime/kube/ runs;
+ * runtime/slurm/slurm_backend.c). Each returns 0 with
  * *out, or -1 with st saying which setting or file failed. They reach the engine lazily: an
  * unreachable engine at open is reported as BACKEND_ENGINE !ok and retried, never a failure. */
 int kube_backend_open(const struct backend_conf *conf, const struct backend_host *host, struct backend **out,
