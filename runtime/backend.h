@@ -111,6 +111,22 @@ struct backend {
     void (*close)(void *ctx);
 };
 
+/* What a backend's entry points queue for its own thread: the core's calls, in order (both engines). */
+enum backend_op_kind { BACKEND_OP_SEND, BACKEND_OP_REMOVE, BACKEND_OP_STOP, BACKEND_OP_ACT, BACKEND_OP_ADOPT };
+struct backend_op {
+    enum backend_op_kind kind;
+    char uid[UUID_STR_LEN];
+    char ref[BACKEND_REF_MAX];
+    json_t *manifest; /* BACKEND_OP_SEND's, owned */
+    enum backend_action action;
+    int tries; /* how many times it met an unreachable engine */
+    struct backend_op *next;
+};
+/* A new op owning manifest (uid and ref may be NULL: ""), or NULL when out of memory (manifest freed). */
+struct backend_op *backend_op_new(enum backend_op_kind kind, const char *uid, const char *ref, json_t *manifest,
+                                  enum backend_action action);
+void backend_op_free(struct backend_op *op);
+
 /* The engines (adapters/objects/kube_backend_open.c reads the kubeconfig, then runtime/kube/ runs;
  * runtime/slurm/slurm_backend.c). Each returns 0 with
  * *out, or -1 with st saying which setting or file failed. They reach the engine lazily: an

@@ -15,19 +15,12 @@
 
 #define REQUEST_TIMEOUT_MS 10000
 
-static int queue(struct kube_backend *kb, enum kube_op_kind kind, const char *uid, const char *ref, json_t *manifest,
+static int queue(struct kube_backend *kb, enum backend_op_kind kind, const char *uid, const char *ref, json_t *manifest,
                  enum backend_action action)
 {
-    struct kube_op *op = calloc(1, sizeof *op);
-    if (!op) {
-        json_decref(manifest);
+    struct backend_op *op = backend_op_new(kind, uid, ref, manifest, action);
+    if (!op)
         return -1;
-    }
-    op->kind = kind;
-    snprintf(op->uid, sizeof op->uid, "%s", uid ? uid : "");
-    snprintf(op->ref, sizeof op->ref, "%s", ref ? ref : "");
-    op->manifest = manifest;
-    op->action = action;
     pthread_mutex_lock(&kb->mu);
     if (kb->tail)
         kb->tail->next = op;
@@ -39,14 +32,14 @@ static int queue(struct kube_backend *kb, enum kube_op_kind kind, const char *ui
     return 0;
 }
 
-static int do_op(struct kube_backend *kb, struct kube_op *op)
+static int do_op(struct kube_backend *kb, struct backend_op *op)
 {
     switch (op->kind) {
-    case KUBE_OP_SEND: return kube_send_now(kb, op->uid, op->manifest);
-    case KUBE_OP_REMOVE: return kube_remove_now(kb, op->uid, op->ref, false);
-    case KUBE_OP_STOP: return kube_remove_now(kb, op->uid, op->ref, true);
-    case KUBE_OP_ACT: return kube_act_now(kb, op->uid, op->ref, op->action);
-    case KUBE_OP_ADOPT: return kube_adopt_now(kb, op->uid, op->ref);
+    case BACKEND_OP_SEND: return kube_send_now(kb, op->uid, op->manifest);
+    case BACKEND_OP_REMOVE: return kube_remove_now(kb, op->uid, op->ref, false);
+    case BACKEND_OP_STOP: return kube_remove_now(kb, op->uid, op->ref, true);
+    case BACKEND_OP_ACT: return kube_act_now(kb, op->uid, op->ref, op->action);
+    case BACKEND_OP_ADOPT: return kube_adopt_now(kb, op->uid, op->ref);
     }
     return 0;
 }
@@ -58,7 +51,7 @@ static void *sender_main(void *arg)
     struct kube_backend *kb = arg;
     pthread_mutex_lock(&kb->mu);
     while (!atomic_load(&kb->stop)) {
-        struct kube_op *op = kb->head;
+        struct backend_op *op = kb->head;
         if (!op) {
             pthread_cond_wait(&kb->cv, &kb->mu);
             continue;
@@ -71,15 +64,13 @@ static void *sender_main(void *arg)
         int rc = do_op(kb, op);
         pthread_mutex_lock(&kb->mu);
         if (rc == 0) {
-            json_decref(op->manifest);
-            free(op);
+            backend_op_free(op);
             continue;
         }
         int64_t ms = (int64_t)KUBE_BACKOFF_MIN_MS << (op->tries < 5 ? op->tries : 5);
         op->tries++;
         if (kube_wait(kb, ms < KUBE_BACKOFF_MAX_MS ? ms : KUBE_BACKOFF_MAX_MS)) {
-            json_decref(op->manifest);
-            free(op);
+            backend_op_free(op);
             break;
         }
         if (kb->tail)
@@ -94,27 +85,27 @@ static void *sender_main(void *arg)
 
 static int kb_send(void *ctx, const char *job_uid, json_t *manifest)
 {
-    return queue(ctx, KUBE_OP_SEND, job_uid, NULL, manifest, BACKEND_SUSPEND);
+    return queue(ctx, BACKEND_OP_SEND, job_uid, NULL, manifest, BACKEND_SUSPEND);
 }
 
 static int kb_remove(void *ctx, const char *job_uid, const char *ref)
 {
-    return queue(ctx, KUBE_OP_REMOVE, job_uid, ref, NULL, BACKEND_SUSPEND);
+    return queue(ctx, BACKEND_OP_REMOVE, job_uid, ref, NULL, BACKEND_SUSPEND);
 }
 
 static int kb_stop(void *ctx, const char *job_uid, const char *ref)
 {
-    return queue(ctx, KUBE_OP_STOP, job_uid, ref, NULL, BACKEND_SUSPEND);
+    return queue(ctx, BACKEND_OP_STOP, job_uid, ref, NULL, BACKEND_SUSPEND);
 }
 
 static int kb_act(void *ctx, const char *job_uid, const char *ref, enum backend_action action)
 {
-    return queue(ctx, KUBE_OP_ACT, job_uid, ref, NULL, action);
+    return queue(ctx, BACKEND_OP_ACT, job_uid, ref, NULL, action);
 }
 
 static int kb_adopt(void *ctx, const char *job_uid, const char *ref)
 {
-    return queue(ctx, KUBE_OP_ADOPT, job_uid, ref, NULL, BACKEND_SUSPEND);
+    return queue(ctx, BACKEND_OP_ADOPT, job_uid, ref, NULL, BACKEND_SUSPEND);
 }
 
 static int kb_logs(void *ctx, const char *job_uid, const char *ref, const struct backend_log_query *q, char **out,
@@ -164,7 +155,7 @@ static void kb_close(void *ctx)
     if (kb->nthreads > 2)
         pthread_join(kb->pod_watch, NULL);
     while (kb->head) {
-        struct kube_op *op = kb->head;
+        struct backend_op *op = kb->head;
         kb->head = op->next;
         json_decref(op->manifest);
         free(op);

@@ -19,6 +19,9 @@
 #define KUBE_BACKOFF_MIN_MS 100
 #define KUBE_BACKOFF_MAX_MS 2000
 #define KUBE_WATCH_TIMEOUT_S 60
+/* The Jobs' watch ends this often and the Jobs are listed again (an informer's resync): a deletion a
+ * watch never delivered is still seen, as a Job missing from the list. */
+#define KUBE_JOB_RESYNC_S 10
 
 /* One replica's pod as last reported: which pod (its uid), the attempt it is, and what was posted. */
 struct kube_pod_slot {
@@ -48,18 +51,6 @@ struct kube_job {
     int npods, pods_cap;
 };
 
-enum kube_op_kind { KUBE_OP_SEND, KUBE_OP_REMOVE, KUBE_OP_STOP, KUBE_OP_ACT, KUBE_OP_ADOPT };
-
-struct kube_op {
-    enum kube_op_kind kind;
-    char uid[UUID_STR_LEN];
-    char ref[BACKEND_REF_MAX];
-    json_t *manifest;
-    enum backend_action action;
-    int tries;
-    struct kube_op *next;
-};
-
 struct kube_backend {
     struct backend be;
     struct backend_host host;
@@ -68,7 +59,7 @@ struct kube_backend {
     pthread_mutex_t mu;        /* everything below */
     pthread_cond_t cv;         /* the queue has work, or stop */
     atomic_bool stop;
-    struct kube_op *head, *tail;
+    struct backend_op *head, *tail;
     struct kube_job **jobs;
     int njobs, jobs_cap;
     int engine;      /* 1 reachable, -1 not (reported), 0 not known yet */

@@ -370,13 +370,15 @@ static void watch_loop(struct watched *w)
             backoff = KUBE_BACKOFF_MIN_MS;
             struct kube_watch watch = {.path = path,
                                        .label_selector = BACKEND_UID_LABEL,
-                                       .timeout_s = KUBE_WATCH_TIMEOUT_S,
+                                       .timeout_s = w->jobs ? KUBE_JOB_RESYNC_S : KUBE_WATCH_TIMEOUT_S,
                                        .cancel = &kb->stop,
                                        .on_event = on_event,
                                        .ctx = w};
             snprintf(watch.resource_version, sizeof watch.resource_version, "%s", rv);
             rc = kube_watch(kb->client, &watch, &st);
             snprintf(rv, sizeof rv, "%s", watch.resource_version);
+            if (rc == KUBE_OK && w->jobs)
+                listed = false; /* the Jobs are listed again each resync: one a watch missed is found gone */
             if (rc == KUBE_OK || rc == KUBE_STOPPED)
                 continue;
             listed = false; /* 410 Gone, an error, or the engine went away: list again */

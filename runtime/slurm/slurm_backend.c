@@ -259,22 +259,16 @@ static void op_adopt(struct slurm_backend *b, const char *uid, const char *ref)
 }
 
 /* Runs one op; 1 when it must be tried again (slurmrestd unreachable). */
-static int run_op(struct slurm_backend *b, struct slurm_op *op)
+static int run_op(struct slurm_backend *b, struct backend_op *op)
 {
     switch (op->kind) {
-    case SLURM_OP_SEND: op_send(b, op->uid, op->manifest); return 0;
-    case SLURM_OP_REMOVE: return op_remove(b, op->uid, op->ref);
-    case SLURM_OP_STOP: return op_stop(b, op->uid, op->ref);
-    case SLURM_OP_ACT: op_act(b, op->uid, op->ref, op->action); return 0;
-    case SLURM_OP_ADOPT: op_adopt(b, op->uid, op->ref); return 0;
+    case BACKEND_OP_SEND: op_send(b, op->uid, op->manifest); return 0;
+    case BACKEND_OP_REMOVE: return op_remove(b, op->uid, op->ref);
+    case BACKEND_OP_STOP: return op_stop(b, op->uid, op->ref);
+    case BACKEND_OP_ACT: op_act(b, op->uid, op->ref, op->action); return 0;
+    case BACKEND_OP_ADOPT: op_adopt(b, op->uid, op->ref); return 0;
     }
     return 0;
-}
-
-static void op_free(struct slurm_op *op)
-{
-    json_decref(op->manifest);
-    free(op);
 }
 
 static void *backend_thread(void *arg)
@@ -291,26 +285,26 @@ static void *backend_thread(void *arg)
             struct timespec until = clock_deadline(CLOCK_MONOTONIC, wait_ms);
             pthread_cond_timedwait(&b->cv, &b->mu, &until);
         }
-        struct slurm_op *ops = b->head;
+        struct backend_op *ops = b->head;
         b->head = b->tail = NULL;
         pthread_mutex_unlock(&b->mu);
         /* Earlier ops that met an unreachable slurmrestd go first, in their order. */
-        struct slurm_op *list = b->retry, **end = &list;
+        struct backend_op *list = b->retry, **end = &list;
         b->retry = NULL;
         while (*end)
             end = &(*end)->next;
         *end = ops;
         ops = list;
-        struct slurm_op **keep = &b->retry;
+        struct backend_op **keep = &b->retry;
         while (ops) {
-            struct slurm_op *op = ops;
+            struct backend_op *op = ops;
             ops = op->next;
             op->next = NULL;
             if (run_op(b, op)) {
                 *keep = op;
                 keep = &op->next;
             } else
-                op_free(op);
+                backend_op_free(op);
         }
         if (b->jobs)
             slurm_poll(b);
@@ -325,19 +319,12 @@ static void *backend_thread(void *arg)
     return NULL;
 }
 
-static int enqueue(struct slurm_backend *b, enum slurm_op_kind kind, const char *uid, const char *ref, json_t *manifest,
-                   enum backend_action action)
+static int enqueue(struct slurm_backend *b, enum backend_op_kind kind, const char *uid, const char *ref,
+                   json_t *manifest, enum backend_action action)
 {
-    struct slurm_op *op = calloc(1, sizeof *op);
-    if (!op) {
-        json_decref(manifest);
+    struct backend_op *op = backend_op_new(kind, uid, ref, manifest, action);
+    if (!op)
         return -1;
-    }
-    op->kind = kind;
-    snprintf(op->uid, sizeof op->uid, "%s", uid ? uid : "");
-    snprintf(op->ref, sizeof op->ref, "%s", ref ? ref : "");
-    op->manifest = manifest;
-    op->action = action;
     pthread_mutex_lock(&b->mu);
     if (b->tail)
         b->tail->next = op;
@@ -351,34 +338,34 @@ static int enqueue(struct slurm_backend *b, enum slurm_op_kind kind, const char 
 
 static int be_send(void *ctx, const char *uid, json_t *manifest)
 {
-    return enqueue(ctx, SLURM_OP_SEND, uid, NULL, manifest, BACKEND_SUSPEND);
+    return enqueue(ctx, BACKEND_OP_SEND, uid, NULL, manifest, BACKEND_SUSPEND);
 }
 static int be_remove(void *ctx, const char *uid, const char *ref)
 {
-    return enqueue(ctx, SLURM_OP_REMOVE, uid, ref, NULL, BACKEND_SUSPEND);
+    return enqueue(ctx, BACKEND_OP_REMOVE, uid, ref, NULL, BACKEND_SUSPEND);
 }
 static int be_stop(void *ctx, const char *uid, const char *ref)
 {
-    return enqueue(ctx, SLURM_OP_STOP, uid, ref, NULL, BACKEND_SUSPEND);
+    return enqueue(ctx, BACKEND_OP_STOP, uid, ref, NULL, BACKEND_SUSPEND);
 }
 static int be_act(void *ctx, const char *uid, const char *ref, enum backend_action action)
 {
-    return enqueue(ctx, SLURM_OP_ACT, uid, ref, NULL, action);
+    return enqueue(ctx, BACKEND_OP_ACT, uid, ref, NULL, action);
 }
 static int be_adopt(void *ctx, const char *uid, const char *ref)
 {
-    return enqueue(ctx, SLURM_OP_ADOPT, uid, ref, NULL, BACKEND_SUSPEND);
+    return enqueue(ctx, BACKEND_OP_ADOPT, uid, ref, NULL, BACKEND_SUSPEND);
 }
 
 static void backend_free(struct slurm_backend *b)
 {
-    for (struct slurm_op *op = b->head, *next; op; op = next) {
+    for (struct backend_op *op = b->head, *next; op; op = next) {
         next = op->next;
-        op_free(op);
+        backend_op_free(op);
     }
-    for (struct slurm_op *op = b->retry, *next; op; op = next) {
+    for (struct backend_op *op = b->retry, *next; op; op = next) {
         next = op->next;
-        op_free(op);
+        backend_op_free(op);
     }
     slurm_tracked_free_all(b);
     free(b->url);

@@ -32,17 +32,6 @@ struct slurm_tracked {
     struct slurm_tracked *next;
 };
 
-enum slurm_op_kind { SLURM_OP_SEND, SLURM_OP_REMOVE, SLURM_OP_STOP, SLURM_OP_ACT, SLURM_OP_ADOPT };
-
-struct slurm_op {
-    enum slurm_op_kind kind;
-    char uid[UUID_STR_LEN];
-    char ref[BACKEND_REF_MAX];
-    json_t *manifest;
-    enum backend_action action;
-    struct slurm_op *next;
-};
-
 struct slurm_backend {
     struct backend base;
     struct backend_host host;
@@ -52,10 +41,10 @@ struct slurm_backend {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    struct slurm_op *head, *tail; /* queued by the core thread */
+    struct backend_op *head, *tail; /* queued by the core thread */
     bool closing;
     /* the backend thread's own */
-    struct slurm_op *retry; /* ops that met an unreachable slurmrestd: tried again each tick */
+    struct backend_op *retry; /* ops that met an unreachable slurmrestd: tried again each tick */
     struct slurm_tracked *jobs;
     int reachable; /* -1 unknown, 0 no, 1 yes */
 };

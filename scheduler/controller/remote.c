@@ -433,11 +433,38 @@ void remote_job_deleted(struct controller *ctl, struct job *job)
         b->remove(b->ctx, job->uid, job->remote_ref ? job->remote_ref : "");
 }
 
+#define SUSPENDED_REASON "Suspended"
+
+/* Slurm: AbortJob and ResumeJob (vcctl's suspend and resume) are Slurm's own suspend and resume of
+ * a running job: its allocation is kept, its tasks stopped and continued. 1 when the action is not one
+ * of those (Caldera's own, as for a local job: TerminateJob kills, which cancels on Slurm). */
+static int slurm_suspend_resume(struct controller *ctl, struct job *job, struct backend *b, enum job_action action,
+                                struct api_status *st)
+{
+    bool suspended = job->status.phase == JOB_ABORTED && job->status.reason &&
+                     strcmp(job->status.reason, SUSPENDED_REASON) == 0; /* stored with the status */
+    bool suspend = action == ACT_ABORT_JOB && job->status.phase == JOB_RUNNING && job->remote_state == REMOTE_SENT;
+    bool resume = action == ACT_RESUME_JOB && suspended;
+    if (!suspend && !resume)
+        return 1;
+    const char *ref = job->remote_ref ? job->remote_ref : "";
+    if (b->act(b->ctx, job->uid, ref, suspend ? BACKEND_SUSPEND : BACKEND_RESUME) != 0)
+        return api_fail(st, 503, "ServiceUnavailable", "cannot reach the %s backend", b->name);
+    char message[300];
+    snprintf(message, sizeof message, "%s on %s (scontrol %s %s): %s", suspend ? "suspended" : "resumed", b->name,
+             suspend ? "suspend" : "resume", ref,
+             suspend ? "its allocation is kept and its tasks are stopped" : "its tasks go on");
+    job_set_phase(ctl, job, suspend ? JOB_ABORTED : JOB_RUNNING, suspend ? SUSPENDED_REASON : "Resumed", message);
+    return 0;
+}
+
 int remote_command(struct controller *ctl, struct job *job, enum job_action action, struct api_status *st)
 {
     struct backend *b = backend_of(ctl, job);
-    if (!b || !b->engine_runs_policies)
-        return 1; /* Caldera runs the policies: the action is Caldera's */
+    if (!b)
+        return 1;
+    if (!b->engine_runs_policies)
+        return slurm_suspend_resume(ctl, job, b, action, st);
     if (action != ACT_ABORT_JOB && action != ACT_RESUME_JOB)
         return api_fail(st, 422, "Invalid", "%s is not sent to %s; its engine takes AbortJob and ResumeJob",
                         job_action_name(action), b->name);

@@ -24,8 +24,10 @@ enum remote_state {
 bool remote_mirrors_phase(const struct controller *ctl, const struct job *job);
 /* The job was deleted: what was sent is removed from the engine. */
 void remote_job_deleted(struct controller *ctl, struct job *job);
-/* A Command on a job whose engine runs its policies: AbortJob and ResumeJob go to the engine (0),
- * others are refused (-1, st); 1 when Caldera runs the job's policies and the action is its own. */
+/* A Command on a job a backend runs. Kubernetes (Volcano runs the policies): AbortJob and ResumeJob go
+ * to the engine as Commands (0), others are refused (-1, st). Slurm: AbortJob of a running job and
+ * ResumeJob of a job it suspended are Slurm's suspend and resume (0); any other action is Caldera's own
+ * (1), as for a local job. */
 int remote_command(struct controller *ctl, struct job *job, enum job_action action, struct api_status *st);
 
 #endif

@@ -157,5 +157,50 @@ static void slurmrestd_down_then_back(void)
     stop(&s);
 }
 
+/* jobctl suspend / resume (AbortJob / ResumeJob) are Slurm's own: the Slurm job reads SUSPENDED, keeps
+ * its allocation, and once resumed runs on to Completed. */
+static bool slurm_state_is(const char *ref, const char *state)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "scontrol show job -o %s | grep -q 'JobState=%s'", ref, state);
+    for (int i = 0; i < 100; i++) {
+        if (system(cmd) == 0)
+            return true;
+        usleep(100000);
+    }
+    return false;
+}
+
+static void suspend_and_resume_are_slurms(void)
+{
+    static struct setup s; /* static: a case that ends early leaves it to stop_live() */
+    if (!start(&s))
+        return;
+    REQUIRE(job_submit(&s.caldera, "pause", "", TASK("w", 1, "", "'sleep 4; echo woke'", "")) == 201);
+    REQUIRE(job_wait(&s.caldera, "pause", "status.state.phase", "Running", 60000) == 0);
+    json_t *job = job_get(&s.caldera, "pause");
+    char ref[32];
+    snprintf(ref, sizeof ref, "%s",
+             json_string_value(json_object_get(jv_at(job, "status.controlledResources"), "caldera.io/backend-ref"))
+                 ?: "");
+    json_decref(job);
+    REQUIRE(ref[0]);
+    long code = 0;
+    json_decref(server_request(&s.caldera, "POST", "/apis/caldera.io/v1/namespaces/default/jobs/pause/suspend", "{}",
+                               NULL, &code));
+    CHECK_INT(code, 200);
+    CHECK(slurm_state_is(ref, "SUSPENDED"));
+    job = job_get(&s.caldera, "pause");
+    CHECK_STR(jv_str(job, "status.state.phase"), "Aborted");
+    CHECK_STR(jv_str(job, "status.state.reason"), "Suspended");
+    json_decref(job);
+    json_decref(server_request(&s.caldera, "POST", "/apis/caldera.io/v1/namespaces/default/jobs/pause/resume", "{}",
+                               NULL, &code));
+    CHECK_INT(code, 200);
+    CHECK(slurm_state_is(ref, "RUNNING") || slurm_state_is(ref, "COMPLETED"));
+    CHECK_INT(job_wait(&s.caldera, "pause", "status.state.phase", "Completed", 60000), 0);
+    stop(&s);
+}
+
 TEST_MAIN(TEST_CASE(volcano_job_completes), TEST_CASE(pytorch_job_completes), TEST_CASE(failing_task_meets_the_policy),
-          TEST_CASE(slurmrestd_down_then_back))
+          TEST_CASE(slurmrestd_down_then_back), TEST_CASE(suspend_and_resume_are_slurms))

@@ -355,7 +355,36 @@ static void unrouted_queues_run_here(void)
     remote_free(&r);
 }
 
+/* On Slurm, AbortJob and ResumeJob (vcctl's suspend and resume) are Slurm's suspend and resume: the
+ * allocation is kept, nothing is stopped or sent again; TerminateJob cancels. */
+static void slurm_suspend_and_resume(void)
+{
+    struct remote_fx r;
+    remote_init(&r, BACKEND_SLURM, false);
+    struct job *job = ctlfx_submit(&r.fx, JOB("pause", "", 1));
+    REQUIRE(job);
+    ctlfx_cycle(&r.fx);
+    report(&r, job, BACKEND_SENT, "77");
+    pod(&r, job, "w", 0, 1, BACKEND_POD_RUNNING, 0, "n1");
+    struct api_status st = {0};
+    CHECK_INT(controller_command(&r.fx.ctl, job, ACT_ABORT_JOB, "pause", NULL, &st), 0);
+    CHECK_INT(r.rec.acts, 1);
+    CHECK_INT(r.rec.last_action, BACKEND_SUSPEND);
+    CHECK_STR(phase(job), "Aborted");
+    CHECK_STR(job->status.reason, "Suspended");
+    CHECK_INT(job->replicas[0].phase, POD_RUNNING);
+    CHECK_INT(r.rec.stops, 0);
+    CHECK_INT(controller_command(&r.fx.ctl, job, ACT_RESUME_JOB, "go on", NULL, &st), 0);
+    CHECK_INT(r.rec.last_action, BACKEND_RESUME);
+    CHECK_STR(phase(job), "Running");
+    CHECK_INT(r.rec.sends, 1);
+    CHECK_INT(controller_command(&r.fx.ctl, job, ACT_TERMINATE_JOB, "stop", NULL, &st), 0);
+    CHECK_INT(r.rec.stops, 1);
+    CHECK_STR(phase(job), "Terminating");
+    remote_free(&r);
+}
+
 TEST_MAIN(TEST_CASE(slurm_job_runs_to_completed), TEST_CASE(slurm_failure_restarts_through_policies),
           TEST_CASE(slurm_restart_with_every_replica_ended), TEST_CASE(send_failures),
           TEST_CASE(kubernetes_phases_are_mirrored), TEST_CASE(deletions), TEST_CASE(admission_stays_here),
-          TEST_CASE(unrouted_queues_run_here))
+          TEST_CASE(unrouted_queues_run_here), TEST_CASE(slurm_suspend_and_resume))
