@@ -2,8 +2,10 @@
  * (tests/lib/slurm_cluster: slurmctld, three slurmd, slurmrestd): a Volcano Job of two tasks and a
  * Kubeflow PyTorchJob run to Completed as Slurm jobs, their ranks' attempts on Slurm's nodes with the
  * plugins' variables computed from the allocation; a failing task goes through the job's policy
- * (RestartJob, then Failed at maxRetry) with its exit code in the history; Slurm's own records have
- * the jobs; slurmrestd down at submit keeps the job Pending until it is back. */
+ * (RestartJob, then Failed at maxRetry) with its exit code in the history (sacct's view is
+ * test_slurm_accounting's); slurmrestd down at submit keeps the job Pending until it is back; suspend
+ * and resume are Slurm's; Caldera killed -9 follows what it had sent; a job scancelled behind its back
+ * fails. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,5 +204,50 @@ static void suspend_and_resume_are_slurms(void)
     stop(&s);
 }
 
+/* Caldera killed -9 while a Slurm job runs: restarted, it follows the same Slurm job (the same ref, one
+ * attempt) to Completed; a job scancelled behind Caldera's back fails with DeletedOnEngine. */
+static const char *backend_ref(json_t *job)
+{
+    return json_string_value(json_object_get(jv_at(job, "status.controlledResources"), "caldera.io/backend-ref"));
+}
+
+static void restart_and_scancel(void)
+{
+    static struct setup s; /* static: a case that ends early leaves it to stop_live() */
+    if (!start(&s))
+        return;
+    REQUIRE(job_submit(&s.caldera, "long", "", TASK("w", 1, "", "'sleep 4; echo done'", "")) == 201);
+    REQUIRE(job_submit(&s.caldera, "victim", "", TASK("w", 1, "", "'sleep 60'", "")) == 201);
+    REQUIRE(job_wait(&s.caldera, "long", "status.state.phase", "Running", 60000) == 0);
+    REQUIRE(job_wait(&s.caldera, "victim", "status.state.phase", "Running", 60000) == 0);
+    json_t *job = job_get(&s.caldera, "long");
+    char ref[32], victim[32];
+    snprintf(ref, sizeof ref, "%s", backend_ref(job) ? backend_ref(job) : "");
+    json_decref(job);
+    job = job_get(&s.caldera, "victim");
+    snprintf(victim, sizeof victim, "%s", backend_ref(job) ? backend_ref(job) : "");
+    json_decref(job);
+    REQUIRE(ref[0] && victim[0]);
+    server_kill9(&s.caldera);
+    const char *args[] = {"--backends", s.backends, "--schedule-period", "100", NULL};
+    REQUIRE(server_start(&s.caldera, s.caldera.data_dir, args) == 0);
+    CHECK_INT(job_wait(&s.caldera, "long", "status.state.phase", "Completed", 60000), 0);
+    job = job_get(&s.caldera, "long");
+    CHECK_STR(backend_ref(job), ref); /* followed, not sent again */
+    json_decref(job);
+    json_t *history = job_history(&s.caldera, "long"), *a[4];
+    CHECK_INT(pod_attempts(history, "long-w-0", a, 4), 1);
+    json_decref(history);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "scancel %s", victim);
+    CHECK_INT(system(cmd), 0);
+    CHECK_INT(job_wait(&s.caldera, "victim", "status.state.phase", "Failed", 60000), 0);
+    job = job_get(&s.caldera, "victim");
+    CHECK_STR(jv_str(job, "status.state.reason"), "DeletedOnEngine");
+    json_decref(job);
+    stop(&s);
+}
+
 TEST_MAIN(TEST_CASE(volcano_job_completes), TEST_CASE(pytorch_job_completes), TEST_CASE(failing_task_meets_the_policy),
-          TEST_CASE(slurmrestd_down_then_back), TEST_CASE(suspend_and_resume_are_slurms))
+          TEST_CASE(slurmrestd_down_then_back), TEST_CASE(suspend_and_resume_are_slurms),
+          TEST_CASE(restart_and_scancel))
