@@ -504,7 +504,7 @@ static void suspend_resume_and_stop(void)
 
     REQUIRE(b->stop(b->ctx, uid, "default/kbact") == 0);
     int ended = wait_report(uid, WPOD("w", BACKEND_POD_FAILED), again, WAIT_MS);
-    CHECK(ended > again);
+    REQUIRE(ended > again); /* report_at(ended) below reads it */
     CHECK_INT(stand_in_code(&c, "GET", STAND_IN_JOB "kbact"), 404);
     usleep(300 * 1000);
     CHECK_INT(count_reports(uid, W(BACKEND_GONE)), 0);
