@@ -192,7 +192,9 @@ int main(void)
         status |= spawn < 0;
     }
     if (watched) {
-        struct watch_client *pods = watch_open(s, "/api/v1/pods?watch=true&resourceVersion=0", NULL);
+        /* from now, as an informer watches after its list (a resourceVersion=0 watch would first get every
+         * pod of the earlier waves) */
+        struct watch_client *pods = watch_open(s, "/api/v1/pods?watch=true", NULL);
         struct watch_client *all_jobs = watch_open(s, "/apis/batch.volcano.sh/v1alpha1/jobs?watch=true", NULL);
         double watched_rate = wide_rate(s, clients, WIDE_WAVES, &jobs, &status);
         int pod_events = watch_wait_count(pods, 1 << 30, 0);
