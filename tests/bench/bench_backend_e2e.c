@@ -18,6 +18,7 @@
 #include "tests/lib/bench.h"
 #include "tests/lib/bench_server.h"
 #include "tests/lib/job_client.h"
+#include "tests/lib/kube_stand_in.h"
 #include "tests/lib/slurm_cluster.h"
 #include "tests/lib/watch_client.h"
 
@@ -108,23 +109,13 @@ static int kube(void)
     const char *const engine_args[] = {"--auth", "--schedule-period", "50", NULL};
     if (bench_server_start_with(&engine, "engine", engine_args) != 0)
         return 1;
-    char path[400], kubeconfig[400], *token = NULL, text[2048];
-    size_t len = 0;
-    snprintf(path, sizeof path, "%s/admin.token", engine.s.data_dir);
-    if (read_file(path, 4096, &token, &len) != 0)
-        return 1;
-    while (len > 0 && (token[len - 1] == '\n' || token[len - 1] == ' '))
-        token[--len] = '\0';
+    char kubeconfig[400], token[256];
     snprintf(kubeconfig, sizeof kubeconfig, "%s/kubeconfig", engine.s.data_dir);
-    snprintf(text, sizeof text,
-             "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: k\n  cluster: {server: '%s'}\n"
-             "contexts:\n- name: c\n  context: {cluster: k, user: u, namespace: default}\n"
-             "users:\n- name: u\n  user: {token: '%s'}\n",
-             engine.s.url, token);
+    if (!stand_in_admin_token(&engine.s, token, sizeof token) || !stand_in_kubeconfig(kubeconfig, engine.s.url, token))
+        return 1;
     const char *const caldera_args[] = {"--backend", "kubernetes", "--kubeconfig", kubeconfig, "--schedule-period",
                                         "50",        NULL};
-    if (write_file_atomic(kubeconfig, text, strlen(text), 0600) != 0 ||
-        bench_server_start_with(&caldera, "caldera-kube", caldera_args) != 0)
+    if (bench_server_start_with(&caldera, "caldera-kube", caldera_args) != 0)
         return 1;
     struct watch_client *w = watch_open(&caldera.s, PODS_WATCH, NULL);
     double rate = w ? submit_all(&caldera.s, w, "kb", NJOBS, 30) : -1;
@@ -159,7 +150,6 @@ static int kube(void)
     watch_close(w);
     bench_server_finish(&caldera);
     bench_server_finish(&engine);
-    free(token);
     return rc;
 }
 

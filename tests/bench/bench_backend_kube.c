@@ -12,6 +12,7 @@
 #include "tests/lib/bench.h"
 #include "tests/lib/bench_server.h"
 #include "tests/lib/job_client.h"
+#include "tests/lib/kube_stand_in.h"
 
 #define ROUNDS 3
 #define ROUND_JOBS 20
@@ -92,20 +93,9 @@ int main(void)
     const char *const args[] = {"--auth", "--schedule-period", "100", NULL};
     if (bench_server_start_with(&bs, "kube", args) != 0)
         return 1;
-    char path[400], *token = NULL, text[2048];
-    size_t len = 0;
-    snprintf(path, sizeof path, "%s/admin.token", bs.s.data_dir);
-    if (read_file(path, 4096, &token, &len) != 0)
-        return 1;
-    while (len > 0 && (token[len - 1] == '\n' || token[len - 1] == ' '))
-        token[--len] = '\0';
+    char path[400], token[256], text[2048];
     snprintf(path, sizeof path, "%s/kubeconfig", bs.s.data_dir);
-    snprintf(text, sizeof text,
-             "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: k\n  cluster: {server: '%s'}\n"
-             "contexts:\n- name: c\n  context: {cluster: k, user: u, namespace: default}\n"
-             "users:\n- name: u\n  user: {token: '%s'}\n",
-             bs.s.url, token);
-    if (write_file_atomic(path, text, strlen(text), 0600) != 0)
+    if (!stand_in_admin_token(&bs.s, token, sizeof token) || !stand_in_kubeconfig(path, bs.s.url, token))
         return 1;
     running = json_object();
     struct backend_conf conf = {.default_kind = BACKEND_KUBERNETES, .kubeconfig = path};
@@ -158,7 +148,6 @@ int main(void)
         }
     b->close(b->ctx);
     json_decref(running);
-    free(token);
     bench_server_finish(&bs);
     return rc;
 }

@@ -12,6 +12,7 @@
 
 #include "common/fs.h"
 #include "tests/lib/job_client.h"
+#include "tests/lib/kube_stand_in.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
 
@@ -27,34 +28,13 @@ struct pair {
     char engine_port[16];
 };
 
-static bool read_token(const struct test_server *s, char *out, size_t cap)
-{
-    char path[400], *data = NULL;
-    size_t len = 0;
-    snprintf(path, sizeof path, "%s/admin.token", s->data_dir);
-    if (read_file(path, 4096, &data, &len) != 0)
-        return false;
-    while (len > 0 && (data[len - 1] == '\n' || data[len - 1] == ' '))
-        data[--len] = '\0';
-    snprintf(out, cap, "%s", data);
-    free(data);
-    return len > 0;
-}
-
 /* A kubeconfig for the engine's URL and token, beside the engine's data. */
 static bool write_kubeconfig(struct pair *p)
 {
-    char text[2048];
     snprintf(p->kubeconfig, sizeof p->kubeconfig, "%s.kubeconfig", p->engine.data_dir);
-    snprintf(text, sizeof text,
-             "apiVersion: v1\nkind: Config\ncurrent-context: stand-in\n"
-             "clusters:\n- name: engine\n  cluster:\n    server: %s\n"
-             "contexts:\n- name: stand-in\n  context: {cluster: engine, user: admin, namespace: default}\n"
-             "users:\n- name: admin\n  user:\n    token: %s\n",
-             p->engine.url, p->token);
     const char *colon = strrchr(p->engine.url, ':');
     snprintf(p->engine_port, sizeof p->engine_port, "%s", colon ? colon + 1 : "");
-    return write_file_atomic(p->kubeconfig, text, strlen(text), 0600) == 0;
+    return stand_in_kubeconfig(p->kubeconfig, p->engine.url, p->token);
 }
 
 static int start_caldera(struct pair *p, const char *data_dir)
@@ -66,8 +46,8 @@ static int start_caldera(struct pair *p, const char *data_dir)
 static bool start_pair(struct pair *p)
 {
     memset(p, 0, sizeof *p);
-    if (server_start(&p->engine, NULL, engine_args) != 0 || !read_token(&p->engine, p->token, sizeof p->token) ||
-        !write_kubeconfig(p))
+    if (server_start(&p->engine, NULL, engine_args) != 0 ||
+        !stand_in_admin_token(&p->engine, p->token, sizeof p->token) || !write_kubeconfig(p))
         return false;
     return start_caldera(p, NULL) == 0;
 }

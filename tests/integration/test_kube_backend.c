@@ -20,6 +20,7 @@
 #include "runtime/backend.h"
 #include "adapters/objects/kube_backend_open.h"
 #include "tests/lib/job_client.h"
+#include "tests/lib/kube_stand_in.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
 
@@ -307,33 +308,6 @@ static int count_sent(const char *method)
 
 /* --- the stand-in and the backend --------------------------------------------------------------------- */
 
-static bool admin_token(const struct test_server *s, char *out, size_t cap)
-{
-    char path[400], *data = NULL;
-    size_t len = 0;
-    snprintf(path, sizeof path, "%s/admin.token", s->data_dir);
-    if (read_file(path, 4096, &data, &len) != 0)
-        return false;
-    while (len > 0 && (data[len - 1] == '\n' || data[len - 1] == ' '))
-        data[--len] = '\0';
-    snprintf(out, cap, "%s", data);
-    free(data);
-    return len > 0;
-}
-
-/* A kubeconfig for url with the bearer token inline, at path. */
-static bool write_kubeconfig(const char *path, const char *url, const char *token)
-{
-    char text[2048];
-    snprintf(text, sizeof text,
-             "apiVersion: v1\nkind: Config\ncurrent-context: stand-in\n"
-             "clusters:\n- name: caldera\n  cluster:\n    server: %s\n"
-             "contexts:\n- name: stand-in\n  context: {cluster: caldera, user: admin, namespace: default}\n"
-             "users:\n- name: admin\n  user:\n    token: %s\n",
-             url, token);
-    return write_file_atomic(path, text, strlen(text), 0600) == 0;
-}
-
 static struct backend *open_backend(const char *kubeconfig)
 {
     struct backend_conf conf = {.default_kind = BACKEND_KUBERNETES, .kubeconfig = (char *)kubeconfig};
@@ -353,14 +327,14 @@ struct stand_in {
 
 static bool stand_in_start(struct stand_in *c)
 {
-    if (server_start(&c->s, NULL, server_args) != 0 || !admin_token(&c->s, c->token, sizeof c->token))
+    if (server_start(&c->s, NULL, server_args) != 0 || !stand_in_admin_token(&c->s, c->token, sizeof c->token))
         return false;
     snprintf(c->kubeconfig, sizeof c->kubeconfig, "%s/kubeconfig", c->s.data_dir);
     json_t *nodes = server_request_as(&c->s, c->token, "GET", "/api/v1/nodes", NULL, NULL, NULL);
     const char *node = jv_str(nodes, "items.0.metadata.name");
     snprintf(c->node, sizeof c->node, "%s", node ? node : "");
     json_decref(nodes);
-    return write_kubeconfig(c->kubeconfig, c->s.url, c->token) && c->node[0];
+    return stand_in_kubeconfig(c->kubeconfig, c->s.url, c->token) && c->node[0];
 }
 
 static json_t *job_manifest(const char *name, int min, const char *tasks)
@@ -712,7 +686,7 @@ static void an_unreachable_cluster(void)
     char dir[] = "/tmp/kubeb-XXXXXX", path[300];
     REQUIRE(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/kubeconfig", dir);
-    REQUIRE(write_kubeconfig(path, "http://127.0.0.1:1", "t0ken"));
+    REQUIRE(stand_in_kubeconfig(path, "http://127.0.0.1:1", "t0ken"));
     reports_clear();
     struct backend *b = open_backend(path);
     REQUIRE(b);
