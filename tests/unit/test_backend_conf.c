@@ -1,7 +1,9 @@
 /* The --backends file (adapters/objects/backend_conf.c): routes per queue over the flags' default,
  * each engine's settings, and every mistake named by its field and line. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/fs.h"
 #include "adapters/objects/backend_conf.h"
 #include "tests/lib/test.h"
 
@@ -54,4 +56,21 @@ static void a_route_needs_its_engine(void)
     backend_conf_free(&c);
 }
 
-TEST_MAIN(TEST_CASE(routes_and_settings), TEST_CASE(mistakes_name_field_and_line), TEST_CASE(a_route_needs_its_engine))
+/* The README's example file, shipped in examples/, reads as it says. */
+static void the_shipped_example_reads(void)
+{
+    char *data = NULL;
+    size_t len = 0;
+    REQUIRE(read_file("examples/backends.yaml", 1 << 20, &data, &len) == 0);
+    struct backend_conf c = {0};
+    struct api_status st = {0};
+    CHECK_INT(backend_conf_parse(data, len, &c, &st), 0);
+    CHECK_INT(backend_conf_route(&c, "research"), BACKEND_SLURM);
+    CHECK_INT(backend_conf_route(&c, "prod"), BACKEND_KUBERNETES);
+    CHECK_INT(backend_conf_check(&c, &st), 0);
+    backend_conf_free(&c);
+    free(data);
+}
+
+TEST_MAIN(TEST_CASE(routes_and_settings), TEST_CASE(mistakes_name_field_and_line), TEST_CASE(a_route_needs_its_engine),
+          TEST_CASE(the_shipped_example_reads))
