@@ -47,33 +47,44 @@ static int by_priority(const void *a, const void *b)
     return strcmp(x->uid, y->uid);
 }
 
-/* What the queue's jobs already on an engine hold (their PodGroups' minResources): its capability
- * bounds what is sent, as Volcano's enqueue bounds what is admitted. */
-static struct resvec queue_sent(const struct controller *ctl, const char *queue)
+/* What each queue's jobs already on an engine hold (their PodGroups' minResources), by the cluster's
+ * queue index, read once a cycle: a queue's capability bounds what is sent, as Volcano's enqueue bounds
+ * what is admitted. NULL when out of memory. */
+static struct resvec *queues_sent(const struct controller *ctl)
 {
-    struct resvec sum = {0};
-    for (const struct job *j = ctl->cluster->active_first; j; j = j->active_next)
-        if (j->backend && !j->deleted && j->remote_state != REMOTE_UNSENT && !job_phase_final(j->status.phase) &&
-            strcmp(j->queue, queue) == 0)
-            resvec_add(&sum, &j->pg.min_resources);
+    const struct cluster *c = ctl->cluster;
+    struct resvec *sum = calloc((size_t)(c->nqueues > 0 ? c->nqueues : 1), sizeof *sum);
+    for (const struct job *j = c->active_first; sum && j; j = j->active_next) {
+        if (!j->backend || j->deleted || j->remote_state == REMOTE_UNSENT || job_phase_final(j->status.phase))
+            continue;
+        for (int q = 0; q < c->nqueues; q++)
+            if (strcmp(c->queues[q]->name, j->queue) == 0)
+                resvec_add(&sum[q], &j->pg.min_resources);
+    }
     return sum;
 }
 
-/* Why the job's queue does not let it be sent now, or NULL. */
-static const char *queue_refuses(const struct controller *ctl, const struct job *job, char *why, size_t len)
+/* Why the job's queue does not let it be sent now, or NULL; *queue gets the queue's index. */
+static const char *queue_refuses(const struct controller *ctl, const struct job *job, const struct resvec *sent,
+                                 int *queue, char *why, size_t len)
 {
-    const struct queue *q = cluster_find_queue(ctl->cluster, job->queue);
-    if (!q) {
+    const struct cluster *c = ctl->cluster;
+    *queue = -1;
+    for (int q = 0; q < c->nqueues && *queue < 0; q++)
+        if (strcmp(c->queues[q]->name, job->queue) == 0)
+            *queue = q;
+    if (*queue < 0) {
         snprintf(why, len, "queue %s does not exist", job->queue);
         return why;
     }
+    const struct queue *q = c->queues[*queue];
     if (q->state != QUEUE_OPEN) {
         snprintf(why, len, "queue %s is %s", q->name, queue_state_name(q->state));
         return why;
     }
     if (!q->has_capability)
         return NULL;
-    struct resvec would = queue_sent(ctl, q->name);
+    struct resvec would = sent[*queue];
     resvec_add(&would, &job->pg.min_resources);
     for (int r = 0; r < RES_MAX; r++) {
         if (q->capability.v[r] > 0 && would.v[r] > q->capability.v[r]) {
@@ -129,7 +140,8 @@ void controller_remote_cycle(struct controller *ctl)
     }
     if (n > 1)
         qsort(wait, n, sizeof *wait, by_priority);
-    for (size_t i = 0; i < n; i++) {
+    struct resvec *sent = n > 0 ? queues_sent(ctl) : NULL;
+    for (size_t i = 0; i < n && sent; i++) {
         struct job *job = wait[i];
         struct backend *b = backend_of(ctl, job);
         char why[300];
@@ -139,12 +151,16 @@ void controller_remote_cycle(struct controller *ctl)
             job_set_pending_reason(ctl, job, why);
             continue;
         }
-        if (queue_refuses(ctl, job, why, sizeof why)) {
+        int queue;
+        if (queue_refuses(ctl, job, sent, &queue, why, sizeof why)) {
             job_set_pending_reason(ctl, job, why);
             continue;
         }
         send_job(ctl, job, b);
+        if (job->remote_state == REMOTE_SENDING) /* now on its way: it counts for its queue */
+            resvec_add(&sent[queue], &job->pg.min_resources);
     }
+    free(sent);
     free(wait);
 }
 
