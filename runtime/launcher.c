@@ -64,8 +64,10 @@ int launcher_default_spawners(void)
     }
     cpu_set_t set;
     int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    /* at least two: a spawner waits in the kernel (its vfork child until the exec; on cgroup v1 the
+     * join may wait out an RCU grace period), and a second one starts tasks meanwhile */
     int n = cpus / 2;
-    return n < 1 ? 1 : n > MAX_SPAWNERS ? MAX_SPAWNERS : n;
+    return n < 2 ? 2 : n > MAX_SPAWNERS ? MAX_SPAWNERS : n;
 }
 
 int launcher_fd(const struct launcher *l) { return l->result_fd; }

@@ -35,7 +35,7 @@ struct launcher;
 /* Starts spawners spawner threads (at least 1) and the reaper. NULL when it cannot. */
 struct launcher *launcher_new(int spawners);
 /* How many spawners the machine's CPUs call for: $CALDERA_SPAWNERS when set (0: none, start on the
- * calling thread), else half the CPUs this process may run on, at least 1. */
+ * calling thread), else half the CPUs this process may run on, at least 2. */
 int launcher_default_spawners(void);
 /* Readable while results wait (an eventfd for the caller's epoll). */
 int launcher_fd(const struct launcher *l);

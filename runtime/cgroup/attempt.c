@@ -35,22 +35,13 @@ static void attempt_dir(const struct cgroup_hierarchy *h, const char *name, char
     snprintf(out, len, "%s/%s", h->parent, name);
 }
 
-/* A cgroup directory readable by its tasks (they may read their own limits, as in a container) whatever
- * the server's umask (077); its files stay root's to write. */
-static int make_cgroup_dir(const char *dir)
-{
-    if (mkdir(dir, CGROUP_DIR_MODE) != 0)
-        return -1;
-    return chmod(dir, CGROUP_DIR_MODE);
-}
-
 /* The intermediate directories of dir (those below caldera/), v2 with the controllers enabled for
  * their children. */
 static int make_intermediates(const struct cgroup_layout *L, const struct cgroup_hierarchy *h, char *dir)
 {
     for (char *p = dir + strlen(h->parent) + 1; (p = strchr(p, '/')); *p++ = '/') {
         *p = '\0';
-        if (make_cgroup_dir(dir) == 0) {
+        if (cgroup_make_dir(dir) == 0) {
             if (L->mode == CGROUP_V2 && cgroup_enable_controllers(dir, h->controllers) != 0) {
                 int err = errno;
                 rmdir(dir);
@@ -68,19 +59,19 @@ static int make_intermediates(const struct cgroup_layout *L, const struct cgroup
 
 static int make_dirs(const struct cgroup_layout *L, const struct cgroup_hierarchy *h, char *dir)
 {
-    if (make_cgroup_dir(dir) == 0) /* the usual case: the job's directory exists already */
+    if (cgroup_make_dir(dir) == 0) /* the usual case: the job's directory exists already */
         return 0;
     if (errno == ENOENT) {
         if (make_intermediates(L, h, dir) != 0)
             return -1;
-        return make_cgroup_dir(dir);
+        return cgroup_make_dir(dir);
     }
     if (errno != EEXIST)
         return -1;
     /* Left by an earlier run under the same name: start clean (EBUSY if something still runs in it). */
     if (rmdir(dir) != 0)
         return -1;
-    return make_cgroup_dir(dir);
+    return cgroup_make_dir(dir);
 }
 
 static int set_limits(const struct cgroup_layout *L, const struct cgroup_hierarchy *h, const char *dir,
@@ -134,6 +125,7 @@ int cgroup_create(const char *name, const struct cgroup_limits *limits, struct c
         snprintf(why, why_len, "invalid cgroup name \"%s\"", name);
         return -1;
     }
+    bool from_stock = cgroup_stock_take(name) == 0; /* made ahead (stock.c), renamed to name */
     for (int i = 0; i < L->count; i++) {
         const struct cgroup_hierarchy *h = &L->h[i];
         char dir[CGROUP_PATH_MAX], procs[CGROUP_PATH_MAX + 16];
@@ -141,7 +133,7 @@ int cgroup_create(const char *name, const struct cgroup_limits *limits, struct c
         attempt_dir(h, name, dir, sizeof dir);
         snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
         int fd = -1;
-        if (make_dirs(L, h, dir) == 0 && set_limits(L, h, dir, limits, &what) == 0) {
+        if ((from_stock || make_dirs(L, h, dir) == 0) && set_limits(L, h, dir, limits, &what) == 0) {
             what = "open cgroup.procs of";
             fd = open(procs, O_WRONLY | O_CLOEXEC);
         }
@@ -157,6 +149,7 @@ int cgroup_create(const char *name, const struct cgroup_limits *limits, struct c
         join->procs_fd[join->count++] = fd;
     }
     cgroup_note_create();
+    cgroup_stock_note_create();
     return 0;
 }
 

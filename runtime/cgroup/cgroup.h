@@ -102,6 +102,18 @@ void cgroup_remove(const char *name);
 void cgroup_remove_async(const char *name);
 /* cgroup_create tells the cleaner a cgroup was just made: its removals wait out a burst of starts. */
 void cgroup_note_create(void);
+/* A stock of empty cgroups made ahead while starts pause (stock.c), on v1 only (v2 cannot rename a
+ * cgroup): cgroup_create renames one to the attempt's flat name instead of making its directories.
+ * It holds as many as attempts were made so far, at most `most`; stock of a server that is gone is
+ * removed at the start, the server's own at the stop. Returns 0, or -1 when the thread cannot start. */
+int cgroup_stock_start(int most);
+void cgroup_stock_stop(void);
+/* Renames a stock cgroup to name in every hierarchy. Returns 0, or -1 (none left, a nested name, or a
+ * rename failed: nothing of the stock is left under name then). */
+int cgroup_stock_take(const char *name);
+/* cgroup_create tells the stock an attempt's cgroup was made: the refill pauses, and counts it. */
+void cgroup_stock_note_create(void);
+int cgroup_stock_count(void);
 /* Waits until every removal queued so far is done (or retried later). Returns 0, or -1 on timeout. */
 int cgroup_cleaner_flush(int timeout_ms);
 /* Leaves the removal to cgroup_retry_removals() (a lost task just killed: no need to wait now). */
@@ -112,6 +124,9 @@ void cgroup_retry_removals(void);
 int cgroup_name_of_pid(pid_t pid, char *name, size_t len);
 
 /* Control files (files.c). Each returns 0, or -1 with errno set. */
+/* mkdir of a cgroup directory, readable by its tasks (they may read their own limits, as in a
+ * container) whatever the server's umask (077); its files stay root's to write. */
+int cgroup_make_dir(const char *dir);
 int cgroup_write(const char *dir, const char *file, const char *value);
 /* Reads a small control file into buf (NUL-terminated). */
 int cgroup_read(const char *dir, const char *file, char *buf, size_t len);

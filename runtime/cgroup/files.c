@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int open_control(const char *dir, const char *file, int flags)
@@ -17,6 +18,13 @@ static int open_control(const char *dir, const char *file, int flags)
         return -1;
     }
     return open(path, flags | O_CLOEXEC);
+}
+
+int cgroup_make_dir(const char *dir)
+{
+    if (mkdir(dir, CGROUP_DIR_MODE) != 0)
+        return -1;
+    return chmod(dir, CGROUP_DIR_MODE);
 }
 
 int cgroup_write(const char *dir, const char *file, const char *value)

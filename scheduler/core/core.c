@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/memory.h"
 #include "scheduler/core/internal.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/launcher.h"
 #include "runtime/loopback_probe.h"
 #include "runtime/spare_files.h"
@@ -36,6 +37,7 @@
 #define HELP_REAP_BELOW 4
 #define SPARE_LOGS 1024 /* attempts' logs made ahead (runtime/spare_files.h) */
 #define SPARE_JOB_DIRS 256
+#define CGROUP_STOCK 1024  /* attempts' cgroups made ahead (runtime/cgroup/stock.c), as many as the logs */
 #define STOP_EXTRA_MS 2000 /* beyond the longest grace, before the loop gives up waiting */
 #define KILL_WAIT_MS 5000  /* how long a SIGKILLed task may take to die at the very end */
 
@@ -752,6 +754,7 @@ void core_free(struct core *c)
     core_backends_close(c);
     launcher_free(c->launcher);
     spare_files_stop();
+    cgroup_stock_stop();
     loopback_probe_stop();
     controller_companions_free(&c->ctl);
     journal_list_free(&c->ctl.journal);
@@ -838,6 +841,8 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
     snprintf(spare_dir, sizeof spare_dir, "%s/spare", cfg->data_dir);
     if (spare_files_start(spare_dir, SPARE_LOGS, SPARE_JOB_DIRS, controller_job_subdirs, controller_job_files) != 0)
         log_warn("cannot keep spare files in %s: every attempt creates its own", spare_dir);
+    if (cgroup_stock_start(CGROUP_STOCK) != 0)
+        log_warn("cannot start the cgroup stock's thread: every attempt makes its own cgroup");
     int orphans = process_sweep_orphans(keep_cgroup, c);
     log_info(
         "state loaded: %d job%s, %d queue%s, %d node%s, last event %llu; %d running task%s adopted, %d orphan%s "

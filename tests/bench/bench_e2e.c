@@ -9,6 +9,10 @@
  *   spawn_limit_per_s - what the machine allows: posix_spawn + waitpid of /bin/true from one thread per
  *                     CPU (tests/lib/spawn_limit.h), taken right after e2e_tasks_per_s;
  *   e2e_spawn_ratio - e2e_tasks_per_s / spawn_limit_per_s, both of this run;
+ *   spawn_supervised_per_s - the same loop doing what every attempt needs beyond a bare spawn, with
+ *                     no server: a cgroup of its own in every hierarchy (made, joined, removed) and
+ *                     caldera-shim between it and /bin/true (tests/lib/supervised_limit.h);
+ *   e2e_supervised_ratio - e2e_tasks_per_s / spawn_supervised_per_s: the server's own share;
  *   e2e_tasks_per_s_cpus_N - e2e_tasks_per_s of a fresh server held to the first N CPUs (as taskset -c
  *                     0-(N-1) would, the tasks with it), N = 1, 2, 4, ... and the machine's count;
  *   spawn_limit_per_s_cpus_N, e2e_spawn_ratio_cpus_N - the spawn limit on those N CPUs (N threads)
@@ -26,6 +30,7 @@
 #include "tests/lib/bench_server.h"
 #include "tests/lib/server.h"
 #include "tests/lib/spawn_limit.h"
+#include "tests/lib/supervised_limit.h"
 #include "tests/lib/watch_client.h"
 
 #define CLIENTS 4
@@ -190,6 +195,13 @@ int main(void)
         if (wide && spawn > 0)
             bench_report("e2e_spawn_ratio", tasks_per_s / spawn, "ratio");
         status |= spawn < 0;
+        double supervised = supervised_limit_per_s(ncpus, SPAWN_LIMIT_ROUND_S, SPAWN_LIMIT_ROUNDS);
+        if (supervised > 0) {
+            bench_report("spawn_supervised_per_s", supervised, "spawns/s");
+            if (wide)
+                bench_report("e2e_supervised_ratio", tasks_per_s / supervised, "ratio");
+        } else
+            fprintf(stderr, "bench_e2e: spawn_supervised_per_s: no caldera-shim or no cgroups here\n");
     }
     if (watched) {
         /* from now, as an informer watches after its list (a resourceVersion=0 watch would first get every
