@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/fs.h"
 #include "common/log.h"
 #include "runtime/exits_reserve.h"
@@ -25,6 +26,11 @@
 #define SHARDS 16
 #define PER_SHARD 32 /* consecutive spares share a shard */
 #define REFILL_NICE 10
+/* The refill waits while spares were taken in the last PAUSE_MS (a burst of starts): on ext4 without a
+ * journal each creation can cost a millisecond of CPU and hold its shard's lock, which the burst's
+ * takes and tasks need more. A burst larger than the stock creates the rest itself. */
+#define PAUSE_MS 50
+#define PAUSE_STEP_US 10000
 /* Spares are the server's alone: a file becomes a log, a directory a job's (tasks pass through it). */
 #define SPARE_FILE_MODE 0600
 #define SPARE_DIR_MODE 0711
@@ -46,6 +52,7 @@ static struct {
     const char *dir_files[MAX_SUBDIRS + 1]; /* empty files a spare directory holds */
     struct stack files, dirs;
     unsigned long next; /* counter for new names */
+    int64_t last_take_ms;
 } pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .low = PTHREAD_COND_INITIALIZER};
 
 static bool push(struct stack *s, unsigned long n)
@@ -122,6 +129,12 @@ static void *refill_main(void *arg)
         bool want_file = pool.files.count < pool.files.target;
         if (!want_dir && !want_file) {
             pthread_cond_wait(&pool.low, &pool.mu);
+            continue;
+        }
+        if (clock_mono_ms() - pool.last_take_ms < PAUSE_MS) {
+            pthread_mutex_unlock(&pool.mu);
+            usleep(PAUSE_STEP_US);
+            pthread_mutex_lock(&pool.mu);
             continue;
         }
         unsigned long n = pool.next++;
@@ -231,6 +244,7 @@ static int take(struct stack *s, bool dir, int dir_fd, const char *path)
         return -1;
     }
     unsigned long n = pop(s);
+    pool.last_take_ms = clock_mono_ms();
     pthread_cond_signal(&pool.low);
     pthread_mutex_unlock(&pool.mu);
     char from[4200];
