@@ -109,8 +109,8 @@ static int set_limits(const struct cgroup_layout *L, const struct cgroup_hierarc
             snprintf(value, sizeof value, "%lld %d", quota, CPU_PERIOD_US);
             return cgroup_write(dir, "cpu.max", value);
         }
-        snprintf(value, sizeof value, "%lld", quota);
-        if (cgroup_write(dir, "cpu.cfs_period_us", "100000") != 0 || cgroup_write(dir, "cpu.cfs_quota_us", value) != 0)
+        snprintf(value, sizeof value, "%lld", quota); /* a new cgroup's cfs_period_us is the kernel's 100000 */
+        if (cgroup_write(dir, "cpu.cfs_quota_us", value) != 0)
             return -1;
     }
     return 0;
