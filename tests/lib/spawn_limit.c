@@ -50,19 +50,19 @@ int spawn_limit_pin(int n)
 
 struct spawner {
     pthread_t thread;
+    int id;
     double until;
     long spawned;
     bool failed;
+    int (*one)(void *ctx, int thread, long n);
+    void *ctx;
 };
 
 static void *spawn_loop(void *arg)
 {
     struct spawner *s = arg;
-    char *argv[] = {"/bin/true", NULL};
     while (bench_now() < s->until) {
-        pid_t pid;
-        int status;
-        if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0 || waitpid(pid, &status, 0) != pid) {
+        if (s->one(s->ctx, s->id, s->spawned) != 0) {
             s->failed = true;
             break;
         }
@@ -71,7 +71,7 @@ static void *spawn_loop(void *arg)
     return NULL;
 }
 
-static double one_round(int threads, double seconds)
+static double one_round(int threads, double seconds, int (*one)(void *ctx, int thread, long n), void *ctx)
 {
     struct spawner *s = calloc((size_t)threads, sizeof *s);
     if (!s)
@@ -79,7 +79,7 @@ static double one_round(int threads, double seconds)
     double t0 = bench_now();
     int started = 0;
     for (; started < threads; started++) {
-        s[started].until = t0 + seconds;
+        s[started] = (struct spawner){.id = started, .until = t0 + seconds, .one = one, .ctx = ctx};
         if (pthread_create(&s[started].thread, NULL, spawn_loop, &s[started]) != 0)
             break;
     }
@@ -95,13 +95,27 @@ static double one_round(int threads, double seconds)
     return failed ? -1 : total / elapsed;
 }
 
-double spawn_limit_per_s(int threads, double seconds, int rounds)
+double spawn_rounds(int threads, double seconds, int rounds, int (*one)(void *ctx, int thread, long n), void *ctx)
 {
     double rate[16];
     if (rounds > 16)
         rounds = 16;
     for (int r = 0; r < rounds; r++)
-        if ((rate[r] = one_round(threads, seconds)) < 0)
+        if ((rate[r] = one_round(threads, seconds, one, ctx)) < 0)
             return -1;
     return bench_median(rate, rounds);
+}
+
+static int spawn_true(void *ctx, int thread, long n)
+{
+    (void)ctx, (void)thread, (void)n;
+    char *argv[] = {"/bin/true", NULL};
+    pid_t pid;
+    int status;
+    return posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) == 0 && waitpid(pid, &status, 0) == pid ? 0 : -1;
+}
+
+double spawn_limit_per_s(int threads, double seconds, int rounds)
+{
+    return spawn_rounds(threads, seconds, rounds, spawn_true, NULL);
 }

@@ -10,6 +10,9 @@ int spawn_limit_cpus(void);
  * a loop, for seconds; returns the processes a second (median of rounds rounds), or -1 when a spawn
  * failed. */
 double spawn_limit_per_s(int threads, double seconds, int rounds);
+/* The loop under it: `threads` threads each call one(ctx, thread, n) for n = 0, 1, ... for seconds;
+ * returns the calls a second (median of rounds rounds), or -1 when one returned non-zero. */
+double spawn_rounds(int threads, double seconds, int rounds, int (*one)(void *ctx, int thread, long n), void *ctx);
 /* Restricts this thread, and what it starts from now on, to the first n of the CPUs it was allowed
  * at the first call (n <= 0: all of them again). Returns 0, or -1. */
 int spawn_limit_pin(int n);

@@ -3,7 +3,6 @@
 #include "tests/lib/supervised_limit.h"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,24 +10,21 @@
 #include <unistd.h>
 
 #include "runtime/cgroup/cgroup.h"
-#include "tests/lib/bench.h"
+#include "tests/lib/spawn_limit.h"
 
 extern char **environ;
 
-struct supervisor_loop {
-    pthread_t thread;
-    int id;
+struct supervised {
     const char *shim;
-    double until;
-    long spawned;
-    bool failed;
+    int null_fd;
 };
 
 /* One task: its cgroup, the shim in it, /bin/true under the shim, reaped; the cgroup removed. */
-static int one_task(const struct supervisor_loop *s, long n, int null_fd)
+static int one_task(void *ctx, int thread, long n)
 {
+    const struct supervised *s = ctx;
     char name[CGROUP_NAME_MAX], why[256];
-    snprintf(name, sizeof name, "supervised-limit-%d-%d-%ld", (int)getpid(), s->id, n);
+    snprintf(name, sizeof name, "supervised-limit-%d-%d-%ld", (int)getpid(), thread, n);
     struct cgroup_join join;
     if (cgroup_create(name, &(struct cgroup_limits){0}, &join, why, sizeof why) != 0) {
         fprintf(stderr, "supervised_limit: %s\n", why);
@@ -40,7 +36,7 @@ static int one_task(const struct supervisor_loop *s, long n, int null_fd)
         for (int i = 0; i < join.count; i++)
             if (write(join.procs_fd[i], "0", 1) != 1)
                 _exit(126);
-        if (dup2(null_fd, 1) < 0 || dup2(null_fd, 3) < 0)
+        if (dup2(s->null_fd, 1) < 0 || dup2(s->null_fd, 3) < 0)
             _exit(126);
         execve(s->shim, argv, environ);
         _exit(127);
@@ -52,47 +48,6 @@ static int one_task(const struct supervisor_loop *s, long n, int null_fd)
     return ok ? 0 : -1;
 }
 
-static void *supervisor_loop(void *arg)
-{
-    struct supervisor_loop *s = arg;
-    int null_fd = open("/dev/null", O_WRONLY | O_APPEND | O_CLOEXEC);
-    while (null_fd >= 0 && bench_now() < s->until) {
-        if (one_task(s, s->spawned, null_fd) != 0) {
-            s->failed = true;
-            break;
-        }
-        s->spawned++;
-    }
-    s->failed |= null_fd < 0;
-    if (null_fd >= 0)
-        close(null_fd);
-    return NULL;
-}
-
-static double one_round(int threads, double seconds, const char *shim)
-{
-    struct supervisor_loop *s = calloc((size_t)threads, sizeof *s);
-    if (!s)
-        return -1;
-    double t0 = bench_now();
-    int started = 0;
-    for (; started < threads; started++) {
-        s[started] = (struct supervisor_loop){.id = started, .shim = shim, .until = t0 + seconds};
-        if (pthread_create(&s[started].thread, NULL, supervisor_loop, &s[started]) != 0)
-            break;
-    }
-    long total = 0;
-    bool failed = started < threads;
-    for (int i = 0; i < started; i++) {
-        pthread_join(s[i].thread, NULL);
-        total += s[i].spawned;
-        failed |= s[i].failed;
-    }
-    double elapsed = bench_now() - t0;
-    free(s);
-    return failed ? -1 : total / elapsed;
-}
-
 double supervised_limit_per_s(int threads, double seconds, int rounds)
 {
     const char *shim = getenv("CALDERA_SHIM");
@@ -100,11 +55,9 @@ double supervised_limit_per_s(int threads, double seconds, int rounds)
         shim = "bin/caldera-shim";
     if (access(shim, X_OK) != 0 || cgroup_layout()->mode == CGROUP_NONE)
         return -1;
-    double rate[16];
-    if (rounds > 16)
-        rounds = 16;
-    for (int r = 0; r < rounds; r++)
-        if ((rate[r] = one_round(threads, seconds, shim)) < 0)
-            return -1;
-    return bench_median(rate, rounds);
+    struct supervised s = {.shim = shim, .null_fd = open("/dev/null", O_WRONLY | O_APPEND | O_CLOEXEC)};
+    double rate = s.null_fd >= 0 ? spawn_rounds(threads, seconds, rounds, one_task, &s) : -1;
+    if (s.null_fd >= 0)
+        close(s.null_fd);
+    return rate;
 }
