@@ -3,6 +3,7 @@
 #include "common/free_later.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "common/free_batch.h"
@@ -25,6 +26,9 @@ static unsigned long handed, dropped; /* references handed over, and dropped by 
 static void *drop_loop(void *arg)
 {
     (void)arg;
+    /* Woken, it does not preempt the thread that woke it (often the core): it runs beside it, or after. */
+    struct sched_param normal = {0};
+    pthread_setschedparam(pthread_self(), SCHED_BATCH, &normal);
     struct item *spare = NULL; /* the array the queue swaps with while its items are dropped */
     size_t spare_cap = 0;
     pthread_mutex_lock(&lock);

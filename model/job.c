@@ -146,9 +146,11 @@ void job_dormant_free(struct job_dormant *d)
     free(d);
 }
 
-/* A job of this many tasks and replicas together or more is freed on free_later's thread: tens of
- * thousands of frees (a 5,000-task job's ~1 ms), and often its manifest's last reference. */
-#define JOB_FREE_LATER_PARTS 2000
+/* A job of this many tasks, or replicas, or more is freed on free_later's thread: tens of thousands of
+ * frees (a 5,000-task job's ~1 ms), and often its manifest's last reference. Fewer cost less than
+ * handing them over. */
+#define JOB_FREE_LATER_TASKS 1000
+#define JOB_FREE_LATER_REPLICAS 20000
 
 static void job_free_now(void *arg)
 {
@@ -189,7 +191,8 @@ void job_free(struct job *job)
 {
     if (!job)
         return;
-    if ((int64_t)job->ntasks + job->total_replicas >= JOB_FREE_LATER_PARTS && free_later(job_free_now, job))
+    if ((job->ntasks >= JOB_FREE_LATER_TASKS || job->total_replicas >= JOB_FREE_LATER_REPLICAS) &&
+        free_later(job_free_now, job))
         return;
     job_free_now(job);
 }
