@@ -21,6 +21,7 @@
 #include "adapters/objects/backend_conf.h"
 #include "adapters/objects/watchdog_conf.h"
 #include "common/clock.h"
+#include "common/free_later.h"
 #include "common/fs.h"
 #include "common/log.h"
 #include "daemon/gpu_sampling.h"
@@ -566,6 +567,7 @@ static int run(const struct options *given)
     store_close(cfg.store);      /* drains the writer, which may hold watch objects sharing the core's state */
     core_free(core);
     hub_free(hub);
+    free_later_flush(); /* the big jobs and documents handed to its thread are freed before the end */
     auth_free(gw.auth);
     rate_limiter_free(gw.rate_limiter);
     free(web);

@@ -352,6 +352,8 @@ int job_relayout(struct job *job, const int32_t *counts, int32_t *old_to_new);
 struct job *job_new(int ntasks);
 /* Sizes `replicas` and `task_first` from the tasks' replica counts; all replicas Pending. */
 int job_alloc_replicas(struct job *job);
+/* Frees the job; a big one (a thousand tasks, or 20,000 replicas, or more) on common/free_later.h's
+ * thread, so the caller (often the core) does not wait for its tens of thousands of frees. */
 void job_free(struct job *job);
 
 static inline struct replica *job_replica(struct job *job, int task, int index)

@@ -3,6 +3,7 @@
 #include "model/resource.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,9 +51,11 @@ int resource_register(const char *name)
 static int scale_of(int index) { return index == RES_CPU ? 3 : 0; }
 static bool whole_units(int index) { return index == RES_PODS || index == RES_GPU || index >= RES_FIRST_EXTENDED; }
 
-int resource_parse(int index, const char *text, int64_t *out, const char **why)
+/* *wrote: whether *out was set (the text is a quantity, even one refused here). */
+static int parse_uncached(int index, const char *text, int64_t *out, const char **why, bool *wrote)
 {
     int err = quantity_parse(text, scale_of(index), out);
+    *wrote = err == QTY_OK;
     if (err != QTY_OK) {
         *why = quantity_strerror(err);
         return -1;
@@ -69,6 +72,45 @@ int resource_parse(int index, const char *text, int64_t *out, const char **why)
         }
     }
     return 0;
+}
+
+/* The last quantities read on this thread, by resource and text: a big job's tasks repeat theirs
+ * ("1", "1Gi"), and reading one costs a few hundred instructions. */
+#define MEMO_SLOTS 16
+#define MEMO_TEXT 24
+struct parsed_quantity {
+    bool used, has_value;
+    int index;
+    char text[MEMO_TEXT];
+    int rc;
+    int64_t value;
+    const char *why; /* static text */
+};
+static _Thread_local struct parsed_quantity memo[MEMO_SLOTS];
+
+int resource_parse(int index, const char *text, int64_t *out, const char **why)
+{
+    size_t len = strlen(text);
+    bool wrote;
+    if (len >= MEMO_TEXT)
+        return parse_uncached(index, text, out, why, &wrote);
+    unsigned char first = len ? (unsigned char)text[0] : 0, last = len ? (unsigned char)text[len - 1] : 0;
+    struct parsed_quantity *m = &memo[(len * 31 + first + last * 7 + (size_t)index * 13) % MEMO_SLOTS];
+    if (!m->used || m->index != index || memcmp(m->text, text, len + 1) != 0) {
+        const char *reason = NULL;
+        int64_t value = 0;
+        *m = (struct parsed_quantity){.used = true, .index = index};
+        memcpy(m->text, text, len + 1);
+        m->rc = parse_uncached(index, text, &value, &reason, &wrote);
+        m->has_value = wrote;
+        m->value = value;
+        m->why = reason;
+    }
+    if (m->has_value)
+        *out = m->value;
+    if (m->rc != 0)
+        *why = m->why;
+    return m->rc;
 }
 
 void resource_format(int index, int64_t value, char *buf, int len)

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "common/free_batch.h"
+#include "common/free_later.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -188,12 +189,15 @@ static void doc_free(void *p)
         arena_release(a);
 }
 
+static bool arena_value(const json_t *v) { return granule_is_chunk(v); }
+
 /* Every Jansson allocation of the process goes through these from the start; outside an arena they
- * are malloc and free. */
+ * are malloc and free. A big body's tree (an arena's) is worth freeing on free_later's thread. */
 __attribute__((constructor)) static void install(void)
 {
     json_set_alloc_funcs(doc_malloc, doc_free);
     free_batch_set_settle(batch_settle);
+    free_later_set_filter(arena_value);
 }
 
 struct doc_arena *doc_arena_open(void)

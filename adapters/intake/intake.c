@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "adapters/intake/internal.h"
-#include "common/free_batch.h"
+#include "common/free_later.h"
 
 /* Bodies from this size on are read into an arena (the fuzzers build with 0, to cover it). */
 #ifndef INTAKE_ARENA_MIN_BODY
@@ -94,12 +94,12 @@ int intake_parse(const char *data, size_t len, enum intake_format fmt, struct in
 
 void intake_free(struct intake *in)
 {
-    free_batch_begin(); /* one atomic step for the arena's count, not one per value */
-    for (int i = 0; i < in->ndocs; i++) {
+    for (int i = 0; i < in->ndocs; i++)
         pos_free_all(&in->docs[i].positions);
-        json_decref(in->docs[i].root);
-    }
-    free_batch_end();
+    /* A big document's tree, when this is its last reference, is walked on free_later's thread; any
+     * other is dropped here, in a batch (one atomic step for an arena's count, not one per value). */
+    for (int i = 0; i < in->ndocs; i++)
+        json_decref_later(in->docs[i].root);
     free(in->docs);
     *in = (struct intake){0};
 }

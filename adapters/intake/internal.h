@@ -19,6 +19,9 @@
 int pos_record_node(struct intake_positions *m, json_t *node, struct intake_pos pos);
 int pos_record_member(struct intake_positions *m, json_t *object, const char *key, struct intake_pos value_pos,
                       struct intake_pos key_pos);
+/* The same with the key's length known (key is NUL-terminated all the same). */
+int pos_record_member_n(struct intake_positions *m, json_t *object, const char *key, size_t key_len,
+                        struct intake_pos value_pos, struct intake_pos key_pos);
 int pos_record_index(struct intake_positions *m, json_t *array, size_t index, struct intake_pos pos);
 
 /* key_pos may be NULL. */

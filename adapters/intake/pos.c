@@ -178,11 +178,11 @@ static const struct pos_rec *lookup(const struct intake_positions *m, struct pos
     return find_through_copies(m, k, &rec) == 0 ? rec : NULL;
 }
 
-static int record(struct intake_positions *m, const struct pos_key *k, struct intake_pos pos, struct intake_pos key_pos,
-                  const json_t *origin)
+/* name_len: the length of k->name for POS_MEMBER. */
+static int record(struct intake_positions *m, const struct pos_key *k, size_t name_len, struct intake_pos pos,
+                  struct intake_pos key_pos, const json_t *origin)
 {
     struct pos_table *t = table_of(m);
-    size_t name_len = k->kind == POS_MEMBER ? strlen(k->name) : 0;
     struct pos_rec *rec = t ? pos_alloc(t, name_len) : NULL;
     if (!rec)
         return -1;
@@ -198,7 +198,7 @@ static int record(struct intake_positions *m, const struct pos_key *k, struct in
 int pos_record_node(struct intake_positions *m, json_t *node, struct intake_pos pos)
 {
     struct pos_key k = {POS_NODE, node, 0, NULL};
-    if (record(m, &k, pos, pos, NULL) != 0)
+    if (record(m, &k, 0, pos, pos, NULL) != 0)
         return -1;
     return hold(m->table, node);
 }
@@ -207,14 +207,20 @@ int pos_record_node(struct intake_positions *m, json_t *node, struct intake_pos 
 int pos_record_member(struct intake_positions *m, json_t *object, const char *key, struct intake_pos value_pos,
                       struct intake_pos key_pos)
 {
+    return pos_record_member_n(m, object, key, strlen(key), value_pos, key_pos);
+}
+
+int pos_record_member_n(struct intake_positions *m, json_t *object, const char *key, size_t key_len,
+                        struct intake_pos value_pos, struct intake_pos key_pos)
+{
     struct pos_key k = {POS_MEMBER, object, 0, key};
-    return record(m, &k, value_pos, key_pos, NULL);
+    return record(m, &k, key_len, value_pos, key_pos, NULL);
 }
 
 int pos_record_index(struct intake_positions *m, json_t *array, size_t index, struct intake_pos pos)
 {
     struct pos_key k = {POS_INDEX, array, index, NULL};
-    return record(m, &k, pos, pos, NULL);
+    return record(m, &k, 0, pos, pos, NULL);
 }
 
 int pos_record_origin(struct intake_positions *m, json_t *copy, json_t *original)
@@ -226,7 +232,7 @@ int pos_record_origin(struct intake_positions *m, json_t *copy, json_t *original
     json_t *origin = deeper ? (json_t *)deeper->origin : original; /* origins are never copies */
     struct pos_key k = {POS_ORIGIN, copy, 0, NULL};
     struct intake_pos none = {0, 0};
-    if (record(m, &k, none, none, origin) != 0 || hold(m->table, copy) != 0)
+    if (record(m, &k, 0, none, none, origin) != 0 || hold(m->table, copy) != 0)
         return -1;
     return hold(m->table, origin);
 }

@@ -41,17 +41,37 @@ static const struct word words[] = {
     WORD(".nan", WORD_NAN),        WORD(".NaN", WORD_NAN),        WORD(".NAN", WORD_NAN),
 };
 
-/* The bytes the words start with (test_intake reads every word): most keys and values start with
- * none of them and are passed at once. */
-#define WORD_STARTS "~nNyYtToOfF.+-"
+/* For each first byte and each length, the words that have it (one bit per word): a scalar is
+ * compared with the few words that have both (test_intake reads every word), most keys and values
+ * with none. */
+_Static_assert(sizeof words / sizeof *words <= 64, "one bit per word");
+static uint64_t words_starting[256], words_of_len[WORD_MAX + 1];
+
+__attribute__((constructor)) static void index_words(void)
+{
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        if (words[i].len > 0)
+            words_starting[(unsigned char)words[i].text[0]] |= (uint64_t)1 << i;
+        words_of_len[words[i].len] |= (uint64_t)1 << i;
+    }
+}
+
+/* The bytes a number may start with. */
+static const bool number_start[256] = {
+    ['+'] = true, ['-'] = true, ['.'] = true, ['0'] = true, ['1'] = true, ['2'] = true, ['3'] = true,
+    ['4'] = true, ['5'] = true, ['6'] = true, ['7'] = true, ['8'] = true, ['9'] = true,
+};
 
 static const struct word *find_word(const char *text, size_t len)
 {
-    if (len > WORD_MAX || (len > 0 && (text[0] == '\0' || !strchr(WORD_STARTS, text[0]))))
+    if (len > WORD_MAX)
         return NULL;
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (words[i].len == len && (len == 0 || words[i].text[0] == text[0]) && memcmp(words[i].text, text, len) == 0)
-            return &words[i];
+    uint64_t candidates = words_of_len[len] & (len == 0 ? ~(uint64_t)0 : words_starting[(unsigned char)text[0]]);
+    for (; candidates; candidates &= candidates - 1) {
+        const struct word *w = &words[__builtin_ctzll(candidates)];
+        if (memcmp(w->text, text, len) == 0)
+            return w;
+    }
     return NULL;
 }
 
@@ -187,7 +207,7 @@ static int resolve_implicit(const char *text, size_t len, struct yscalar *out)
         out->real = w->kind == WORD_NAN ? NAN : w->kind == WORD_INF ? INFINITY : -INFINITY;
     } else if (len == 2 && memcmp(text, "<<", 2) == 0) {
         out->kind = YS_MERGE;
-    } else if (len > 0 && strchr("+-.0123456789", text[0]) && !memchr(text, '\0', len)) {
+    } else if (len > 0 && number_start[(unsigned char)text[0]] && !memchr(text, '\0', len)) {
         return resolve_number(text, len, out);
     }
     return 0;

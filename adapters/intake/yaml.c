@@ -23,6 +23,7 @@ struct frame {
     /* mappings: the key waiting for its value */
     bool have_key, key_is_merge;
     char *key; /* key_inline, or owned when it is longer: most keys cost no malloc */
+    size_t key_len;
     char key_inline[48];
     struct intake_pos key_pos;
     /* the value of "<<", merged when the mapping ends so that explicit keys win wherever they are */
@@ -103,16 +104,20 @@ static size_t char_width(const struct builder *b, size_t at)
     return high >= 0xD8 && high <= 0xDB ? 4 : 2; /* a surrogate pair is one character */
 }
 
-/* True when the eight bytes at p are ASCII: eight characters of a UTF-8 body. */
-static bool ascii8(const char *p)
+/* True when the n bytes at p (a multiple of eight) are ASCII: n characters of a UTF-8 body. */
+static bool ascii_run(const char *p, size_t n)
 {
-    uint64_t word;
-    memcpy(&word, p, sizeof word);
-    return (word & 0x8080808080808080ull) == 0;
+    uint64_t any = 0;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t word;
+        memcpy(&word, p + i, sizeof word);
+        any |= word;
+    }
+    return (any & 0x8080808080808080ull) == 0;
 }
 
 /* Marks come in increasing order, so a cursor makes the conversion linear over the whole body; runs
- * of ASCII in a UTF-8 body are crossed eight bytes at a step. */
+ * of ASCII in a UTF-8 body are crossed 64, then eight bytes at a step. */
 static size_t byte_offset(struct builder *b, size_t chars)
 {
     if (chars < b->cursor_chars) {
@@ -120,10 +125,13 @@ static size_t byte_offset(struct builder *b, size_t chars)
         b->cursor_bytes = b->bom_len;
     }
     while (b->cursor_chars < chars && b->cursor_bytes < b->len) {
-        if (b->encoding == ENC_UTF8 && chars - b->cursor_chars >= 8 && b->len - b->cursor_bytes >= 8 &&
-            ascii8(b->data + b->cursor_bytes)) {
-            b->cursor_chars += 8;
-            b->cursor_bytes += 8;
+        size_t left = chars - b->cursor_chars, room = b->len - b->cursor_bytes;
+        size_t step = b->encoding != ENC_UTF8 ? 0 : left >= 64 && room >= 64 ? 64 : left >= 8 && room >= 8 ? 8 : 0;
+        if (step == 64 && !ascii_run(b->data + b->cursor_bytes, 64))
+            step = 8;
+        if (step && ascii_run(b->data + b->cursor_bytes, step)) {
+            b->cursor_chars += step;
+            b->cursor_bytes += step;
             continue;
         }
         b->cursor_bytes += char_width(b, b->cursor_bytes);
@@ -189,7 +197,8 @@ static int take_key(struct builder *b, struct frame *f, const char *text, size_t
         return fail_oom(b);
     memcpy(f->key, text, len);
     f->key[len] = '\0';
-    if (json_object_get(f->node, f->key)) {
+    f->key_len = len;
+    if (json_object_getn(f->node, f->key, len)) {
         struct intake_pos first = {0, 0};
         pos_find_member(&b->doc.positions, f->node, f->key, NULL, &first);
         fail_at(b, pos, "mapping key \"%.200s\" already defined at line %d", f->key, first.line);
@@ -263,8 +272,8 @@ static int attach(struct builder *b, json_t *value, struct intake_pos pos)
     if (f->key_is_merge) {
         f->merge = value;
         f->merge_pos = pos;
-    } else if (json_object_set_new_nocheck(f->node, f->key, value) != 0 ||
-               pos_record_member(&b->doc.positions, f->node, f->key, pos, f->key_pos) != 0) {
+    } else if (json_object_setn_new_nocheck(f->node, f->key, f->key_len, value) != 0 ||
+               pos_record_member_n(&b->doc.positions, f->node, f->key, f->key_len, pos, f->key_pos) != 0) {
         rc = fail_oom(b);
     }
     drop_key(f);
@@ -526,10 +535,14 @@ static int refuse_inner_bom(const struct builder *b, struct api_status *err)
 {
     const unsigned char *p = (const unsigned char *)b->data;
     size_t step = b->encoding == ENC_UTF8 ? 1 : 2, at = b->len;
-    if (b->encoding == ENC_UTF8) { /* every body passes here: memmem, not a loop of ours */
-        const unsigned char *found = memmem(p + b->bom_len, b->len - b->bom_len, "\xEF\xBB\xBF", 3);
-        if (found)
-            at = (size_t)(found - p);
+    if (b->encoding == ENC_UTF8) { /* every body passes here: memchr for its rare first byte */
+        for (const unsigned char *q = p + b->bom_len, *end = p + b->len;
+             (q = memchr(q, 0xEF, (size_t)(end - q))) != NULL; q++) {
+            if (end - q >= 3 && q[1] == 0xBB && q[2] == 0xBF) {
+                at = (size_t)(q - p);
+                break;
+            }
+        }
     } else {
         unsigned char first = b->encoding == ENC_UTF16LE ? 0xFF : 0xFE, second = first == 0xFF ? 0xFE : 0xFF;
         for (size_t i = b->bom_len; i + 2 <= b->len && at == b->len; i += 2)

@@ -398,6 +398,14 @@ static void test_inner_bom_refused(void)
     CHECK_INT(st.code, 400);
     CHECK_CONTAINS(st.message, "line 2");
     CHECK_CONTAINS(st.message, "byte order mark");
+    /* Other characters whose UTF-8 starts with the mark's first byte (U+FF01, U+FEFE) are text. */
+    static const char lookalikes[] = "a: \xEF\xBC\x81\nb: \xEF\xBB\xBE\n# \xEF\xBB\xBF\n";
+    struct api_status st_like = {0};
+    CHECK_INT(intake_parse(lookalikes, sizeof lookalikes - 1, INTAKE_YAML, &in, &st_like), -1);
+    CHECK_CONTAINS(st_like.message, "line 3, byte 3: a byte order mark");
+    REQUIRE(intake_parse(lookalikes, sizeof lookalikes - 6, INTAKE_YAML, &in, &st_like) == 0);
+    CHECK_STR(json_string_value(json_object_get(in.docs[0].root, "a")), "\xEF\xBC\x81");
+    intake_free(&in);
     static const char utf16[] =
         "\xFF\xFE"
         "a\0:\0 \0"
@@ -421,16 +429,21 @@ static void test_offsets_across_long_lines(void)
         "...\n"
         "# \xE4\xB8\x89 abcdefghijklmnopqrstuvwxyz0123456789\n"
         "---\n"
-        "x: 1\n";
+        "x: 1\n"
+        "# a line of plain ASCII longer than 64 bytes, so that the offsets cross it in long steps, then \xC3\xA9\n"
+        "---\n"
+        "y: \xE2\x82\xAC\n";
     struct parsed p;
     parse_as(&p, body, INTAKE_YAML);
-    REQUIRE(p.rc == 0 && p.in.ndocs == 3);
+    REQUIRE(p.rc == 0 && p.in.ndocs == 4);
     CHECK_INT(p.in.docs[0].start_offset, strstr(body, "name:") - body); /* the comment before is left out */
     CHECK_INT(p.in.docs[0].end_offset, strstr(body, "---\nemoji") - body);
     CHECK_INT(p.in.docs[1].start_offset, strstr(body, "---\nemoji") - body);
     CHECK_INT(p.in.docs[1].end_offset, strstr(body, "...\n") + 3 - body);
     CHECK_INT(p.in.docs[2].start_offset, strstr(body, "---\nx:") - body);
-    CHECK_INT(p.in.docs[2].end_offset, strlen(body));
+    CHECK_INT(p.in.docs[2].end_offset, strstr(body, "---\ny:") - body);
+    CHECK_INT(p.in.docs[3].start_offset, strstr(body, "---\ny:") - body);
+    CHECK_INT(p.in.docs[3].end_offset, strlen(body));
     check_slices_reparse(body, &p.in);
     intake_free(&p.in);
 }

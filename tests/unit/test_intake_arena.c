@@ -1,5 +1,6 @@
 /* Unit tests for the intake's document arenas: a big body's values outlive the intake while anything
- * holds them, may be freed on another thread, and give their memory back with the last of them. */
+ * holds them, may be freed on another thread, and give their memory back with the last of them; big
+ * trees and jobs are freed on free_later's thread. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "adapters/intake/internal.h"
 #include "common/free_batch.h"
+#include "common/free_later.h"
 #include "common/sbuf.h"
 #include "model/job.h"
 #include "tests/lib/test.h"
@@ -54,7 +56,8 @@ static void test_values_outlive_the_intake(void)
     CHECK_INT(doc_arena_count(), before + 1);
     json_t *task = json_incref(task_at(&in, 1999));
     json_object_set_new(task, "added", json_string("after the parse")); /* malloc'd, inside */
-    intake_free(&in);
+    intake_free(&in); /* the document's last reference: its tree is walked on free_later's thread */
+    free_later_flush();
     CHECK_INT(doc_arena_count(), before + 1); /* the task still holds it */
     CHECK_STR(json_string_value(json_object_get(task, "name")), "task1999");
     CHECK_STR(json_string_value(json_object_get(task, "added")), "after the parse");
@@ -93,6 +96,7 @@ static void test_freed_on_another_thread(void)
     CHECK_INT(doc_arena_count(), before + 1);
     CHECK_STR(json_string_value(json_object_get(task_at(&in, 7), "name")), "task7");
     intake_free(&in);
+    free_later_flush();
     CHECK_INT(doc_arena_count(), before);
     free(json);
 }
@@ -124,8 +128,8 @@ static void test_batched_free_settles_every_arena_at_its_end(void)
     free(yaml);
 }
 
-/* A job that holds its manifest's last reference frees the tree in job_free, inside a batch of its
- * own: the arena goes back when job_free returns. */
+/* A job that holds its manifest's last reference hands the tree to free_later's thread in job_free:
+ * the arena goes back once that thread has walked it. */
 static void test_job_free_gives_the_arena_back(void)
 {
     int before = doc_arena_count();
@@ -140,6 +144,40 @@ static void test_job_free_gives_the_arena_back(void)
     intake_free(&in);
     CHECK_INT(doc_arena_count(), before + 1);
     job_free(job);
+    free_later_flush();
+    CHECK_INT(doc_arena_count(), before);
+    free(yaml);
+}
+
+static void note_thread(void *arg) { *(pthread_t *)arg = pthread_self(); }
+
+/* What is handed over is dropped on another thread, and a flush waits for it. */
+static void test_handed_over_things_are_dropped_on_another_thread(void)
+{
+    pthread_t there = pthread_self();
+    if (!free_later(note_thread, &there))
+        note_thread(&there); /* no thread could start: then it is the caller's */
+    free_later_flush();
+    CHECK(!pthread_equal(there, pthread_self()));
+}
+
+/* A job of thousands of tasks is freed on free_later's thread as a whole, with its manifest. */
+static void test_big_job_is_freed_later(void)
+{
+    int before = doc_arena_count();
+    struct intake in;
+    struct api_status st = {0};
+    size_t len;
+    char *yaml = tasks_yaml(2000, &len);
+    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &in, &st) == 0);
+    struct job *job = job_new(2000);
+    REQUIRE(job != NULL);
+    for (int t = 0; t < job->ntasks; t++)
+        job->tasks[t].template = json_incref(json_object_get(task_at(&in, (size_t)t), "template"));
+    job->manifest = json_incref(in.docs[0].root);
+    intake_free(&in);
+    job_free(job);
+    free_later_flush();
     CHECK_INT(doc_arena_count(), before);
     free(yaml);
 }
@@ -157,6 +195,7 @@ static void test_refused_body_gives_its_arena_back(void)
     strcpy(bad + len, "  - [unclosed\n"); /* fails at the very end, after every value was made */
     CHECK(intake_parse(bad, strlen(bad), INTAKE_YAML, &in, &st) != 0);
     CHECK_INT(st.code, 400);
+    free_later_flush();
     CHECK_INT(doc_arena_count(), before);
     free(bad);
     free(yaml);
@@ -164,4 +203,5 @@ static void test_refused_body_gives_its_arena_back(void)
 
 TEST_MAIN(TEST_CASE(test_small_body_takes_no_arena), TEST_CASE(test_values_outlive_the_intake),
           TEST_CASE(test_freed_on_another_thread), TEST_CASE(test_refused_body_gives_its_arena_back),
-          TEST_CASE(test_batched_free_settles_every_arena_at_its_end), TEST_CASE(test_job_free_gives_the_arena_back))
+          TEST_CASE(test_batched_free_settles_every_arena_at_its_end), TEST_CASE(test_job_free_gives_the_arena_back),
+          TEST_CASE(test_handed_over_things_are_dropped_on_another_thread), TEST_CASE(test_big_job_is_freed_later))

@@ -1,9 +1,11 @@
 /* Unit tests for model/quantity: the Kubernetes quantity grammar, exact scaling with
- * round-up, int64 limits, error classes and canonical formatting that parses back. */
+ * round-up, int64 limits, error classes and canonical formatting that parses back; resource_parse's
+ * answers the same when the text comes again. */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "model/quantity.h"
+#include "model/resource.h"
 #include "tests/lib/test.h"
 
 struct parse_case {
@@ -238,5 +240,39 @@ static void test_format_buffer_too_small(void)
     CHECK_STR(fits, "1500m");
 }
 
-TEST_MAIN(TEST_CASE(test_parse_table), TEST_CASE(test_error_leaves_output_alone), TEST_CASE(test_strerror),
-          TEST_CASE(test_format_table), TEST_CASE(test_format_round_trips), TEST_CASE(test_format_buffer_too_small))
+/* resource_parse remembers the last texts it read (a big job repeats "1" and "1Gi"): the same text
+ * read again, or for another resource, or after others, gets the same answer, refusals included. */
+static void test_resource_parse_repeated(void)
+{
+    static const struct {
+        int index;
+        const char *text;
+        int rc;
+        int64_t value;
+        const char *why;
+    } reads[] = {
+        {RES_CPU, "1.5", 0, 1500, NULL},
+        {RES_PODS, "1.5", -1, 2, "must be a whole number"},
+        {RES_MEMORY, "1Gi", 0, (int64_t)1 << 30, NULL},
+        {RES_MEMORY, "-1", -1, -1, "must be greater than or equal to 0"},
+        {RES_CPU, "1.5GG", -1, 77, NULL},
+        {RES_CPU, "1", 0, 1000, NULL},
+        {RES_MEMORY, "1", 0, 1, NULL},
+    };
+    for (int round = 0; round < 3; round++) {
+        for (size_t i = 0; i < sizeof reads / sizeof *reads; i++) {
+            int64_t v = 77;
+            const char *why = NULL;
+            CHECK_INT(resource_parse(reads[i].index, reads[i].text, &v, &why), reads[i].rc);
+            CHECK_INT(v, reads[i].value); /* a text that is no quantity leaves it alone */
+            if (reads[i].why)
+                CHECK_STR(why, reads[i].why);
+            else if (reads[i].rc != 0)
+                CHECK(why != NULL && *why);
+        }
+    }
+}
+
+TEST_MAIN(TEST_CASE(test_parse_table), TEST_CASE(test_resource_parse_repeated),
+          TEST_CASE(test_error_leaves_output_alone), TEST_CASE(test_strerror), TEST_CASE(test_format_table),
+          TEST_CASE(test_format_round_trips), TEST_CASE(test_format_buffer_too_small))
