@@ -1,6 +1,7 @@
 /* The launcher (runtime/launcher.h) with real processes: every start reported before its exit, exit
  * statuses exact, a failed start named, the core's copy able to signal a task until its zombie is
- * released, nothing left behind; and attempt copies that outlive the caller's buffers. */
+ * released, exits left to the caller still collected, an attempt's times around what its task did,
+ * nothing left behind; and attempt copies that outlive the caller's buffers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -181,6 +182,31 @@ static void test_the_caller_starts_and_collects_a_lone_task_itself(void)
     launcher_free(l);
 }
 
+/* Exits left to a caller that said it would collect them are still collected when it does not
+ * (a core that got busy): the reaper takes what is left after its wait, each exit once. */
+static void test_exits_left_to_the_caller_are_collected_without_it(void)
+{
+    struct launcher *l = launcher_new(1);
+    REQUIRE(l);
+    launcher_caller_helps(l, true);
+    char *argv[] = {"sh", "-c", "exit 4", NULL};
+    queue_task(l, 0, "launch-left-0", argv);
+    queue_task(l, 1, "launch-left-1", argv);
+    struct launch_result *all[4];
+    REQUIRE(collect(l, all, 0, 4) == 4);
+    int exits = 0;
+    for (int i = 0; i < 4; i++) {
+        if (all[i]->kind == LAUNCH_EXITED) {
+            exits++;
+            CHECK_INT(all[i]->exit.exit_code, 4);
+            launcher_release(l, all[i]->pidfd);
+        }
+        free(all[i]);
+    }
+    CHECK_INT(exits, 2);
+    launcher_free(l);
+}
+
 /* Opens the FIFO at path for writing once its reader has it open (at most 10 s). Returns the fd, or -1. */
 static int open_gate(const char *path)
 {
@@ -281,6 +307,7 @@ int main(int argc, char **argv)
         {"the_callers_copy_signals_the_task", test_the_callers_copy_signals_the_task},
         {"freeing_it_lets_tasks_run_on", test_freeing_it_lets_tasks_run_on},
         {"the_caller_starts_and_collects_a_lone_task_itself", test_the_caller_starts_and_collects_a_lone_task_itself},
+        {"exits_left_to_the_caller_are_collected_without_it", test_exits_left_to_the_caller_are_collected_without_it},
         {"an_attempts_times_bracket_what_it_did", test_an_attempts_times_bracket_what_it_did},
         {"a_copy_owns_its_strings", test_a_copy_owns_its_strings},
     };
