@@ -359,6 +359,7 @@ struct launcher *launcher_new(int spawners)
     l->results_tail = &l->results;
     l->kept_tail = &l->kept;
     l->reaper_epfd = l->reaper_wake = l->reaper_outer = -1;
+    atomic_init(&l->caller_helps, false);
     l->result_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     l->reaper_wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     l->reaper_epfd = epoll_create1(EPOLL_CLOEXEC);
