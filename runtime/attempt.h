@@ -75,14 +75,16 @@ struct attempt_started {
     int64_t pid_start; /* start time in clock ticks since boot, to recognise the pid later */
     char cgroup[256];  /* where it runs: "memory:/caldera/..." style description, "" without cgroups */
     bool isolated;     /* hosts_file/ssh_dir were bound (root with mount namespaces) */
+    int64_t start_ms;  /* wall clock as the start returned: the process made and its program executed (the
+                          clone waits for the exec); 0 when unknown (the controller's time is used) */
 };
 
 /* How a replica's attempt ended. */
 struct replica_exit {
-    int32_t exit_code; /* the process's exit status, or 128 + signal */
-    int signal;        /* the signal that ended it, 0 when it exited */
-    bool oom;          /* the cgroup's OOM killer killed a process of it */
-    int64_t end_ms;
+    int32_t exit_code;     /* the process's exit status, or 128 + signal */
+    int signal;            /* the signal that ended it, 0 when it exited */
+    bool oom;              /* the cgroup's OOM killer killed a process of it */
+    int64_t end_ms;        /* wall clock as its exit was collected (waitid, by the thread whose epoll saw it) */
     int64_t peak_memory;   /* bytes, from the cgroup; 0 when unknown */
     int64_t cpu_usec;      /* CPU time used, from the cgroup; 0 when unknown */
     struct gpu_usage gpu;  /* what its GPUs showed while it ran (the core's sampling; rounds 0: none) */

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +16,17 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 
 #define HAND_OVER_AT 16 /* orders kept before they go to the spawners without waiting for a flush */
 #define MAX_SPAWNERS 64
 #define RELEASE_WAIT_MS 50 /* how long an idle reaper leaves released zombies */
 #define REAPER_EVENTS 256
-#define HELP_KEPT_MAX 2 /* so few orders kept are started by the caller itself */
+#define HELP_KEPT_MAX 2  /* so few orders kept are started by the caller itself */
+#define LEAVE_EXITS_MS 2 /* how long the reaper leaves a lone exit to a helping caller */
+#define TAG_WAKE 0       /* the reaper's own epoll: its wake-up, and the epoll of exits */
+#define TAG_EXITS 1
 
 struct order {
     struct order *next;
@@ -42,10 +47,12 @@ struct launcher {
     struct order *orders, **orders_tail; /* handed over, not yet taken */
     int norders;
     struct launch_result *results, **results_tail;
-    struct watched *watched; /* every process the reaper watches */
+    struct watched *watched;  /* every process the reaper watches */
+    atomic_bool caller_helps; /* launcher_caller_helps: lone exits are left to the caller */
     int *releases, nreleases, releases_cap;
     bool stop;
     int result_fd, reaper_epfd, reaper_wake;
+    int reaper_outer; /* the reaper's own epoll: reaper_wake and reaper_epfd (edge-triggered) */
     int nspawners;
     pthread_t spawners[MAX_SPAWNERS], reaper;
     bool reaper_started;
@@ -238,19 +245,12 @@ static void release_zombies(struct launcher *l)
     free(list);
 }
 
-/* Collects the exits among n ready events of the reaper's epoll and posts them; the wake-up is read
- * only by the reaper itself (read_wake). */
-static void collect_events(struct launcher *l, const struct epoll_event *evs, int n, bool read_wake)
+/* Collects the exits among n ready events of the epoll of exits and posts them. */
+static void collect_events(struct launcher *l, const struct epoll_event *evs, int n)
 {
     struct launch_result *first = NULL, **tail = &first;
     for (int i = 0; i < n; i++) {
         struct watched *w = evs[i].data.ptr;
-        if (!w) { /* the wake-up */
-            uint64_t v;
-            if (read_wake && read(l->reaper_wake, &v, sizeof v) < 0 && errno != EAGAIN)
-                log_warn("launcher: eventfd read: %s", strerror(errno));
-            continue;
-        }
         struct launch_result *r = calloc(1, sizeof *r);
         if (!r || process_collect(&w->proc, &r->exit) != 0) {
             free(r); /* not yet (or no memory): watched again */
@@ -277,23 +277,59 @@ static void collect_events(struct launcher *l, const struct epoll_event *evs, in
     post_results(l, first, tail);
 }
 
+/* Collects every exit that waits (the epoll of exits drained: the reaper hears of it edge-triggered). */
+static void collect_all(struct launcher *l)
+{
+    struct epoll_event evs[REAPER_EVENTS];
+    int n;
+    do {
+        n = epoll_wait(l->reaper_epfd, evs, REAPER_EVENTS, 0);
+        collect_events(l, evs, n > 0 ? n : 0);
+    } while (n == REAPER_EVENTS);
+}
+
+/* Waits on its own epoll: its wake-up (releases, the stop) and the epoll of exits. While the caller
+ * (the core) waits to collect exits itself (launcher_caller_helps), the reaper leaves them to it for
+ * LEAVE_EXITS_MS, then collects what is left: a lone exit is handled without a hand-over between
+ * threads, and still collected when the caller got busy. Otherwise it collects them at once. */
 static void *reaper_main(void *arg)
 {
     struct launcher *l = arg;
-    struct epoll_event evs[REAPER_EVENTS];
     pthread_setname_np(pthread_self(), "reaper");
+    int64_t collect_at = -1; /* monotonic ms when exits left to the caller are collected; -1: none */
     for (;;) {
         pthread_mutex_lock(&l->mu);
         bool stop = l->stop, pending = l->nreleases > 0;
         pthread_mutex_unlock(&l->mu);
         if (stop)
             break;
-        int n = epoll_wait(l->reaper_epfd, evs, REAPER_EVENTS, pending ? RELEASE_WAIT_MS : -1);
+        int timeout = pending ? RELEASE_WAIT_MS : -1;
+        if (collect_at >= 0) {
+            int64_t left = collect_at - clock_mono_ms();
+            int wait = left > 0 ? (int)left : 0;
+            timeout = timeout < 0 || wait < timeout ? wait : timeout;
+        }
+        struct epoll_event evs[2];
+        int n = epoll_wait(l->reaper_outer, evs, 2, timeout);
         if (n < 0 && errno != EINTR) {
             log_error("launcher: epoll_wait: %s", strerror(errno));
             break;
         }
-        collect_events(l, evs, n > 0 ? n : 0, true);
+        bool exits = false;
+        for (int i = 0; i < n; i++) {
+            uint64_t v;
+            if (evs[i].data.u64 == TAG_EXITS)
+                exits = true;
+            else if (read(l->reaper_wake, &v, sizeof v) < 0 && errno != EAGAIN)
+                log_warn("launcher: eventfd read: %s", strerror(errno));
+        }
+        bool left = atomic_load_explicit(&l->caller_helps, memory_order_relaxed); /* now, not before the wait */
+        if (exits && left && collect_at < 0)
+            collect_at = clock_mono_ms() + LEAVE_EXITS_MS;
+        if ((exits && !left) || (collect_at >= 0 && clock_mono_ms() >= collect_at)) {
+            collect_at = -1;
+            collect_all(l);
+        }
         release_zombies(l);
     }
     release_zombies(l);
@@ -302,11 +338,16 @@ static void *reaper_main(void *arg)
 
 int launcher_reap_fd(const struct launcher *l) { return l->reaper_epfd; }
 
+void launcher_caller_helps(struct launcher *l, bool helps)
+{
+    atomic_store_explicit(&l->caller_helps, helps, memory_order_relaxed);
+}
+
 void launcher_help_reap(struct launcher *l)
 {
     struct epoll_event evs[16];
     int n = epoll_wait(l->reaper_epfd, evs, 16, 0);
-    collect_events(l, evs, n > 0 ? n : 0, false);
+    collect_events(l, evs, n > 0 ? n : 0);
 }
 
 struct launcher *launcher_new(int spawners)
@@ -319,13 +360,17 @@ struct launcher *launcher_new(int spawners)
     l->orders_tail = &l->orders;
     l->results_tail = &l->results;
     l->kept_tail = &l->kept;
-    l->reaper_epfd = l->reaper_wake = -1;
+    l->reaper_epfd = l->reaper_wake = l->reaper_outer = -1;
+    atomic_init(&l->caller_helps, false);
     l->result_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     l->reaper_wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     l->reaper_epfd = epoll_create1(EPOLL_CLOEXEC);
-    struct epoll_event wake = {.events = EPOLLIN, .data.ptr = NULL};
-    if (l->result_fd < 0 || l->reaper_wake < 0 || l->reaper_epfd < 0 ||
-        epoll_ctl(l->reaper_epfd, EPOLL_CTL_ADD, l->reaper_wake, &wake) != 0) {
+    l->reaper_outer = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event wake = {.events = EPOLLIN, .data.u64 = TAG_WAKE};
+    struct epoll_event exits = {.events = EPOLLIN | EPOLLET, .data.u64 = TAG_EXITS};
+    if (l->result_fd < 0 || l->reaper_wake < 0 || l->reaper_epfd < 0 || l->reaper_outer < 0 ||
+        epoll_ctl(l->reaper_outer, EPOLL_CTL_ADD, l->reaper_wake, &wake) != 0 ||
+        epoll_ctl(l->reaper_outer, EPOLL_CTL_ADD, l->reaper_epfd, &exits) != 0) {
         launcher_free(l);
         return NULL;
     }
@@ -485,6 +530,8 @@ void launcher_free(struct launcher *l)
         close(l->reaper_wake);
     if (l->reaper_epfd >= 0)
         close(l->reaper_epfd);
+    if (l->reaper_outer >= 0)
+        close(l->reaper_outer);
     pthread_cond_destroy(&l->orders_cond);
     pthread_mutex_destroy(&l->mu);
     free(l);

@@ -50,11 +50,15 @@ void launcher_flush(struct launcher *l);
  * instead. One or two orders kept are started here without a hand-over (a lone start costs no
  * thread's wake-up); more are handed over and one of those taken. False when none waits. */
 bool launcher_help(struct launcher *l);
-/* The reaper's epoll: readable while exits wait to be collected. A caller with little to do adds it
- * to its own epoll (edge-triggered) and collects them itself with launcher_help_reap, sparing a
- * lone exit the reaper's hand-over; each exit is collected once, by whichever thread sees it. */
+/* The reaper's epoll of exits: readable while exits wait to be collected. A caller with little to do
+ * adds it to its own epoll (edge-triggered) and collects them itself with launcher_help_reap,
+ * sparing a lone exit the reaper's hand-over. While it says so (launcher_caller_helps true: it is
+ * about to wait, and will collect what comes), the reaper leaves exits to it for a moment, then
+ * collects what is left; else it collects them at once, beside the caller's work. Each exit is
+ * collected once, by whichever thread takes it first. */
 int launcher_reap_fd(const struct launcher *l);
 void launcher_help_reap(struct launcher *l);
+void launcher_caller_helps(struct launcher *l, bool helps);
 /* Every result so far, oldest first (the caller frees each with free()). */
 struct launch_result *launcher_take(struct launcher *l);
 /* Waits at most timeout_ms for results. */

@@ -438,6 +438,7 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
     pid_t pid;
     int pidfd;
     int rc = spawn_process(&req, &pid, &pidfd, &failure);
+    int64_t running_ms = clock_wall_ms(); /* the attempt's start: the child has executed its program */
     cgroup_join_close(&pp.join);
     if (cgroup_dir >= 0)
         close(cgroup_dir);
@@ -470,6 +471,7 @@ int process_start(const struct attempt_spec *spec, struct process *out, struct a
     started->pid_start = out->start_ticks;
     cgroup_describe(pp.cgroup, started->cgroup, sizeof started->cgroup);
     started->isolated = pp.isolate;
+    started->start_ms = running_ms;
     return 0;
 }
 

@@ -333,6 +333,8 @@ static void attempt_running(struct controller *ctl, struct job *job, int flat, c
     job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
     r->starting = false;
     r->pid = st->pid;
+    if (st->start_ms > 0) /* when it really ran, not when it was decided (ctl->now_ms, the iteration's start) */
+        r->start_ms = st->start_ms;
     struct journal_entry *e = record_event(
         ctl, JOURNAL_ATTEMPT_START, job, "Pod", pod, r->restarts ? "Running" : "Pending", "Running", "Started",
         "attempt %u started on node %s, pid %d%s%s", r->attempts, ctl->cluster->nodes[r->node].name, st->pid,

@@ -612,6 +612,8 @@ static void *core_main(void *arg)
     c->kick = true;
     for (;;) {
         int64_t mono = clock_mono_ms();
+        if (c->launcher) /* idle, so the exits of a few attempts are its own to collect, until it is busy again */
+            launcher_caller_helps(c->launcher, c->live_elsewhere < HELP_REAP_BELOW);
         int n = epoll_wait(c->epfd, evs, 64, next_timeout_ms(c, mono));
         if (n < 0 && errno != EINTR) {
             log_error("epoll_wait: %s", strerror(errno));
@@ -620,6 +622,8 @@ static void *core_main(void *arg)
         c->ctl.now_ms = clock_wall_ms();
         c->ctl.watch_render = watch_demand_wanted(c->watch_demand, mono);
         handle_events(c, evs, n > 0 ? n : 0);
+        if (c->launcher)
+            launcher_caller_helps(c->launcher, false);
         if (core_backends_drain(c) > 0)
             c->kick = true;
         core_check_store(c);

@@ -1,7 +1,8 @@
 /* JobFlows through a real jobserver (release build), tasks running /bin/true:
  *   flow_step_overhead_ms      - a flow of 1,000 steps in a chain: its wall time (POST until the
  *                                last step's attempt ended) less the steps' own run time (the time
- *                                some step's attempt covers, start to finish, from the history), per step;
+ *                                some step's attempt covers, start to finish, from the history: from its
+ *                                process's exec to its exit's collection), per step;
  *   flow_step_overhead_ms_join - the same for 1,000 independent steps under one join;
  *   flow_step_wall_ms[_join]   - the wall time per step, for scale.
  * What remains per step is the flow's and the job's own cost: creating the job through admission,

@@ -25,6 +25,7 @@ static int op_start(void *ctx, struct job *job, int flat, const struct attempt_s
     job->replicas[flat].proc = i;
     out->pid = 1000 + i;
     out->pid_start = 1;
+    out->start_ms = fx->started_at_ms;
     return fx->async_starts ? 0 : 1;
 }
 
@@ -170,7 +171,8 @@ bool ctlfx_finish_start(struct ctl_fixture *fx, struct job *job, int flat, bool 
     if (!p)
         return false;
     if (ok) {
-        struct attempt_started st = {.pid = 1000 + (int32_t)(p - fx->procs), .pid_start = 1};
+        struct attempt_started st = {
+            .pid = 1000 + (int32_t)(p - fx->procs), .pid_start = 1, .start_ms = fx->started_at_ms};
         controller_attempt_started(&fx->ctl, job, flat, &st);
     } else {
         p->live = false;

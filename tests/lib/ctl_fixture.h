@@ -24,8 +24,9 @@ struct ctl_fixture {
     struct ctl_proc procs[CTL_FIXTURE_MAX_PROCS];
     int nprocs;
     int starts, stops;
-    bool fail_starts;  /* the next starts fail (StartError) */
-    bool async_starts; /* starts go on "in the background" until ctlfx_finish_start() */
+    bool fail_starts;      /* the next starts fail (StartError) */
+    bool async_starts;     /* starts go on "in the background" until ctlfx_finish_start() */
+    int64_t started_at_ms; /* the runtime's clock each start reports (attempt_started.start_ms), 0: none */
 };
 
 /* A cluster of nnodes nodes of 8 cpu / 32Gi, the default queue, the default scheduler conf. */

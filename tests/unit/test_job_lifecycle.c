@@ -491,6 +491,57 @@ static void background_starts(void)
     ctlfx_free(&fx);
 }
 
+/* The attempt row of a replica's latest start in the journal (not yet drained), or NULL. */
+static const struct journal_attempt *start_row(const struct ctl_fixture *fx, const char *pod)
+{
+    const struct journal_attempt *found = NULL;
+    for (const struct journal_entry *e = fx->ctl.journal.head; e; e = e->next)
+        if (e->op == JOURNAL_ATTEMPT_START && e->attempt.pod && strcmp(e->attempt.pod, pod) == 0)
+            found = &e->attempt;
+    return found;
+}
+
+/* An attempt's start is the moment the runtime reports its process running, not the moment the
+ * controller decided it (its now_ms, the core's iteration's start, before the job was even made):
+ * in the replica (the pod's startedAt) and in the attempt's row, started here or in the background;
+ * a runtime that says nothing (0) leaves the decision's time. */
+static void an_attempt_starts_when_its_process_runs(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1);
+    int64_t decided = fx.ctl.now_ms;
+    fx.started_at_ms = decided + 250;
+    struct job *here = ctlfx_submit(&fx, job_yaml("here", "", TASK("w", 1, "")));
+    REQUIRE(here);
+    ctlfx_cycle(&fx);
+    CHECK(here->replicas[0].start_ms == decided + 250);
+    ctlfx_advance(&fx, 1000);
+    REQUIRE(ctlfx_exit(&fx, here, 0, 0, false));
+    CHECK(here->replicas[0].end_ms == decided + 1000); /* the runtime's end, as it reports it */
+
+    fx.async_starts = true;
+    struct job *bg = ctlfx_submit(&fx, job_yaml("bg", "", TASK("w", 1, "")));
+    REQUIRE(bg);
+    ctlfx_cycle(&fx);
+    REQUIRE(bg->replicas[0].starting);
+    struct attempt_started st = {.pid = 4242, .pid_start = 1, .start_ms = decided + 400};
+    controller_attempt_started(&fx.ctl, bg, 0, &st);
+    CHECK(bg->replicas[0].start_ms == decided + 400);
+    const struct journal_attempt *row = start_row(&fx, "bg-w-0");
+    REQUIRE(row);
+    CHECK(row->start_ms == decided + 400);
+    CHECK_INT(row->pid, 4242);
+    ctlfx_drain(&fx);
+
+    fx.started_at_ms = 0;
+    struct job *unknown = ctlfx_submit(&fx, job_yaml("unknown", "", TASK("w", 1, "")));
+    REQUIRE(unknown);
+    ctlfx_cycle(&fx);
+    REQUIRE(ctlfx_finish_start(&fx, unknown, 0, true));
+    CHECK(unknown->replicas[0].start_ms == fx.ctl.now_ms);
+    ctlfx_free(&fx);
+}
+
 /* PUT of a running job: a scale up creates pods, a scale down stops the last ones and lays the
  * replicas out again once they are gone, minAvailable follows; other changes are refused; the
  * update raises JobUpdated. */
@@ -594,5 +645,6 @@ TEST_MAIN(TEST_CASE(runs_to_completed), TEST_CASE(pod_failed_restarts_job_until_
           TEST_CASE(depends_on_orders_tasks), TEST_CASE(pod_pending_timeout),
           TEST_CASE(restart_in_place_then_task_failed), TEST_CASE(oom_scales_memory_up_to_the_maximum),
           TEST_CASE(deleted_pod_comes_back_and_raises_pod_evicted), TEST_CASE(ttl_deletes_finished_job),
-          TEST_CASE(start_error_is_pod_failed), TEST_CASE(background_starts), TEST_CASE(update_scales_the_job),
+          TEST_CASE(start_error_is_pod_failed), TEST_CASE(background_starts),
+          TEST_CASE(an_attempt_starts_when_its_process_runs), TEST_CASE(update_scales_the_job),
           TEST_CASE(job_updated_raises_its_policy), TEST_CASE(unknown_when_a_running_gang_cannot_be_completed))

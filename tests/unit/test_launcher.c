@@ -1,16 +1,20 @@
 /* The launcher (runtime/launcher.h) with real processes: every start reported before its exit, exit
  * statuses exact, a failed start named, the core's copy able to signal a task until its zombie is
- * released, nothing left behind; and attempt copies that outlive the caller's buffers. */
+ * released, exits left to the caller still collected, an attempt's times around what its task did,
+ * nothing left behind; and attempt copies that outlive the caller's buffers. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/fs.h"
 #include "runtime/attempt_copy.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/launcher.h"
@@ -178,6 +182,87 @@ static void test_the_caller_starts_and_collects_a_lone_task_itself(void)
     launcher_free(l);
 }
 
+/* Exits left to a caller that said it would collect them are still collected when it does not
+ * (a core that got busy): the reaper takes what is left after its wait, each exit once. */
+static void test_exits_left_to_the_caller_are_collected_without_it(void)
+{
+    struct launcher *l = launcher_new(1);
+    REQUIRE(l);
+    launcher_caller_helps(l, true);
+    char *argv[] = {"sh", "-c", "exit 4", NULL};
+    queue_task(l, 0, "launch-left-0", argv);
+    queue_task(l, 1, "launch-left-1", argv);
+    struct launch_result *all[4];
+    REQUIRE(collect(l, all, 0, 4) == 4);
+    int exits = 0;
+    for (int i = 0; i < 4; i++) {
+        if (all[i]->kind == LAUNCH_EXITED) {
+            exits++;
+            CHECK_INT(all[i]->exit.exit_code, 4);
+            launcher_release(l, all[i]->pidfd);
+        }
+        free(all[i]);
+    }
+    CHECK_INT(exits, 2);
+    launcher_free(l);
+}
+
+/* Opens the FIFO at path for writing once its reader has it open (at most 10 s). Returns the fd, or -1. */
+static int open_gate(const char *path)
+{
+    for (int64_t until = clock_mono_ms() + 10000; clock_mono_ms() < until; usleep(10000)) {
+        int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0 || errno != ENXIO) /* ENXIO: no reader yet */
+            return fd;
+    }
+    return -1;
+}
+
+/* An attempt's times bracket what its process did, whichever thread starts and collects it: the
+ * start is taken once the process runs (after the order, before the result is posted), the end once
+ * it has exited (after the last thing it did, before the result is taken). The task waits on a FIFO
+ * until its start was reported, then writes its own clock and exits, so start <= that clock <= end
+ * holds however slow the machine is. */
+static void test_an_attempts_times_bracket_what_it_did(void)
+{
+    struct launcher *l = launcher_new(1);
+    REQUIRE(l);
+    char gate[600], at[600], script[1400];
+    snprintf(gate, sizeof gate, "%s/launch-times-gate", task_root());
+    snprintf(at, sizeof at, "%s/launch-times/work/at", task_root());
+    unlink(gate);
+    REQUIRE(mkfifo(gate, 0600) == 0);
+    snprintf(script, sizeof script, "read go < '%s' && date +%%s%%3N > at", gate);
+    char *argv[] = {"sh", "-c", script, NULL};
+    int64_t ordered = clock_wall_ms();
+    queue_task(l, 2, "launch-times", argv);
+    struct launch_result *all[2];
+    REQUIRE(collect(l, all, 0, 1) == 1);
+    REQUIRE(all[0]->kind == LAUNCH_STARTED);
+    int64_t reported = clock_wall_ms(), started = all[0]->started.start_ms;
+    CHECK(ordered <= started && started <= reported);
+    int fd = open_gate(gate);
+    REQUIRE(fd >= 0);
+    CHECK(write(fd, "go\n", 3) == 3);
+    close(fd);
+    REQUIRE(collect(l, all, 1, 2) == 2);
+    int64_t taken = clock_wall_ms(), ended = all[1]->exit.end_ms;
+    REQUIRE(all[1]->kind == LAUNCH_EXITED);
+    CHECK_INT(all[1]->exit.exit_code, 0);
+    char *data = NULL;
+    size_t len = 0;
+    REQUIRE(read_file(at, 64, &data, &len) == 0);
+    long long did = atoll(data);
+    free(data);
+    CHECK(did > 1000000000000LL); /* milliseconds since the epoch */
+    CHECK(started <= did && did <= ended && ended <= taken);
+    launcher_release(l, all[1]->pidfd);
+    free(all[0]);
+    free(all[1]);
+    launcher_free(l);
+    unlink(gate);
+}
+
 static void test_a_copy_owns_its_strings(void)
 {
     char *argv[] = {"echo", "hi", NULL};
@@ -222,6 +307,8 @@ int main(int argc, char **argv)
         {"the_callers_copy_signals_the_task", test_the_callers_copy_signals_the_task},
         {"freeing_it_lets_tasks_run_on", test_freeing_it_lets_tasks_run_on},
         {"the_caller_starts_and_collects_a_lone_task_itself", test_the_caller_starts_and_collects_a_lone_task_itself},
+        {"exits_left_to_the_caller_are_collected_without_it", test_exits_left_to_the_caller_are_collected_without_it},
+        {"an_attempts_times_bracket_what_it_did", test_an_attempts_times_bracket_what_it_did},
         {"a_copy_owns_its_strings", test_a_copy_owns_its_strings},
     };
     return test_run(cases, (int)(sizeof cases / sizeof cases[0]), argc, argv);
