@@ -28,7 +28,8 @@
 #define REFILL_NICE 10
 /* The refill waits while spares were taken in the last PAUSE_MS (a burst of starts): on ext4 without a
  * journal each creation can cost a millisecond of CPU and hold its shard's lock, which the burst's
- * takes and tasks need more. A burst larger than the stock creates the rest itself. */
+ * takes and tasks need more. Below a quarter of its target it refills anyway: takes that never pause
+ * (a flow's chain of steps) would otherwise empty it, and every start would then create its own. */
 #define PAUSE_MS 50
 #define PAUSE_STEP_US 10000
 /* Spares are the server's alone: a file becomes a log, a directory a job's (tasks pass through it). */
@@ -131,7 +132,9 @@ static void *refill_main(void *arg)
             pthread_cond_wait(&pool.low, &pool.mu);
             continue;
         }
-        if (clock_mono_ms() - pool.last_take_ms < PAUSE_MS) {
+        const struct stack *wanted = want_dir ? &pool.dirs : &pool.files;
+        bool running_low = wanted->count < wanted->target / 4; /* a long run of takes (a chain of steps) */
+        if (!running_low && clock_mono_ms() - pool.last_take_ms < PAUSE_MS) {
             pthread_mutex_unlock(&pool.mu);
             usleep(PAUSE_STEP_US);
             pthread_mutex_lock(&pool.mu);

@@ -1,6 +1,6 @@
 /* Files and directories made ahead of need: a background thread keeps a stock of empty log files
  * and empty job directories in the data directory (refilled once takes pause for 50 ms, so a burst
- * of starts has the CPU and the directories to itself), and starting an attempt renames one into place
+ * of starts has the CPU and the directories to itself, or when it falls below a quarter), and starting an attempt renames one into place
  * instead of creating it. A rename costs the file system a directory entry; a creation costs it
  * an inode, which on a busy ext4 can take a millisecond of the core thread's time. */
 #ifndef CALDERA_SPARE_FILES_H
