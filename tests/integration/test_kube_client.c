@@ -17,6 +17,7 @@
 #include "common/sbuf.h"
 #include "runtime/kube/kube_client.h"
 #include "tests/lib/job_client.h"
+#include "tests/lib/kube_stand_in.h"
 #include "tests/lib/server.h"
 #include "tests/lib/test.h"
 
@@ -39,20 +40,6 @@ static void record(void *ctx, const char *data, size_t len)
 {
     (void)ctx;
     sbuf_append(&wire, data, len);
-}
-
-static bool admin_token(const struct test_server *s, char *out, size_t cap)
-{
-    char path[400], *data = NULL;
-    size_t len = 0;
-    snprintf(path, sizeof path, "%s/admin.token", s->data_dir);
-    if (read_file(path, 4096, &data, &len) != 0)
-        return false;
-    while (len > 0 && (data[len - 1] == '\n' || data[len - 1] == ' '))
-        data[--len] = '\0';
-    snprintf(out, cap, "%s", data);
-    free(data);
-    return len > 0;
 }
 
 /* A kubeconfig naming the server and the token, written into the server's data directory, read back as
@@ -163,7 +150,7 @@ static void a_job_through_the_client(void)
     struct test_server s;
     char token[256], jobs[256], job[256], pods[256], log[256];
     REQUIRE(server_start(&s, NULL, server_args) == 0);
-    REQUIRE(admin_token(&s, token, sizeof token));
+    REQUIRE(stand_in_admin_token(&s, token, sizeof token));
     struct kube_client *c = client_for(&s, token);
     REQUIRE(c);
     CHECK_STR(kube_client_namespace(c), "default");

@@ -27,6 +27,17 @@ static char *tasks_yaml(int n, size_t *len)
     return sbuf_take(&b);
 }
 
+/* Parses a Job of n tasks (tasks_yaml) into in. Returns 0, or -1 when the intake refused it. */
+static int parse_tasks(int n, struct intake *in)
+{
+    struct api_status st = {0};
+    size_t len;
+    char *yaml = tasks_yaml(n, &len);
+    int rc = intake_parse(yaml, len, INTAKE_YAML, in, &st);
+    free(yaml);
+    return rc;
+}
+
 static json_t *task_at(const struct intake *in, size_t i)
 {
     return json_array_get(json_object_get(json_object_get(in->docs[0].root, "spec"), "tasks"), i);
@@ -36,23 +47,16 @@ static void test_small_body_takes_no_arena(void)
 {
     int before = doc_arena_count();
     struct intake in;
-    struct api_status st = {0};
-    size_t len;
-    char *yaml = tasks_yaml(3, &len);
-    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &in, &st) == 0);
+    REQUIRE(parse_tasks(3, &in) == 0);
     CHECK_INT(doc_arena_count(), before);
     intake_free(&in);
-    free(yaml);
 }
 
 static void test_values_outlive_the_intake(void)
 {
     int before = doc_arena_count();
     struct intake in;
-    struct api_status st = {0};
-    size_t len;
-    char *yaml = tasks_yaml(2000, &len);
-    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &in, &st) == 0);
+    REQUIRE(parse_tasks(2000, &in) == 0);
     CHECK_INT(doc_arena_count(), before + 1);
     json_t *task = json_incref(task_at(&in, 1999));
     json_object_set_new(task, "added", json_string("after the parse")); /* malloc'd, inside */
@@ -63,7 +67,6 @@ static void test_values_outlive_the_intake(void)
     CHECK_STR(json_string_value(json_object_get(task, "added")), "after the parse");
     json_decref(task);
     CHECK_INT(doc_arena_count(), before);
-    free(yaml);
 }
 
 static void *decref_there(void *v)
@@ -77,10 +80,8 @@ static void test_freed_on_another_thread(void)
     int before = doc_arena_count();
     struct intake in;
     struct api_status st = {0};
-    size_t len;
-    char *yaml = tasks_yaml(2000, &len);
     char *json = NULL;
-    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &in, &st) == 0);
+    REQUIRE(parse_tasks(2000, &in) == 0);
     json = json_dumps(in.docs[0].root, JSON_COMPACT); /* made outside the arena: plain free() */
     REQUIRE(json != NULL);
     json_t *root = json_incref(in.docs[0].root);
@@ -89,7 +90,6 @@ static void test_freed_on_another_thread(void)
     REQUIRE(pthread_create(&t, NULL, decref_there, root) == 0);
     pthread_join(t, NULL);
     CHECK_INT(doc_arena_count(), before);
-    free(yaml);
 
     /* The same body as JSON goes through Jansson's own parser into an arena too. */
     REQUIRE(intake_parse(json, strlen(json), INTAKE_JSON, &in, &st) == 0);
@@ -108,11 +108,8 @@ static void test_batched_free_settles_every_arena_at_its_end(void)
 {
     int before = doc_arena_count();
     struct intake a, b;
-    struct api_status st = {0};
-    size_t len;
-    char *yaml = tasks_yaml(2000, &len);
-    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &a, &st) == 0);
-    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &b, &st) == 0);
+    REQUIRE(parse_tasks(2000, &a) == 0);
+    REQUIRE(parse_tasks(2000, &b) == 0);
     CHECK_INT(doc_arena_count(), before + 2);
     json_t *from_a = json_incref(task_at(&a, 7)), *from_b = json_incref(task_at(&b, 9));
     free_batch_begin();
@@ -125,7 +122,6 @@ static void test_batched_free_settles_every_arena_at_its_end(void)
     CHECK_STR(json_string_value(json_object_get(from_b, "name")), "task9");
     json_decref(from_b);
     CHECK_INT(doc_arena_count(), before);
-    free(yaml);
 }
 
 /* A job that holds its manifest's last reference hands the tree to free_later's thread in job_free:
@@ -134,10 +130,7 @@ static void test_job_free_gives_the_arena_back(void)
 {
     int before = doc_arena_count();
     struct intake in;
-    struct api_status st = {0};
-    size_t len;
-    char *yaml = tasks_yaml(2000, &len);
-    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &in, &st) == 0);
+    REQUIRE(parse_tasks(2000, &in) == 0);
     struct job *job = calloc(1, sizeof *job);
     REQUIRE(job != NULL);
     job->manifest = json_incref(in.docs[0].root);
@@ -146,7 +139,6 @@ static void test_job_free_gives_the_arena_back(void)
     job_free(job);
     free_later_flush();
     CHECK_INT(doc_arena_count(), before);
-    free(yaml);
 }
 
 static void note_thread(void *arg) { *(pthread_t *)arg = pthread_self(); }
@@ -166,10 +158,7 @@ static void test_big_job_is_freed_later(void)
 {
     int before = doc_arena_count();
     struct intake in;
-    struct api_status st = {0};
-    size_t len;
-    char *yaml = tasks_yaml(2000, &len);
-    REQUIRE(intake_parse(yaml, len, INTAKE_YAML, &in, &st) == 0);
+    REQUIRE(parse_tasks(2000, &in) == 0);
     struct job *job = job_new(2000);
     REQUIRE(job != NULL);
     for (int t = 0; t < job->ntasks; t++)
@@ -179,7 +168,6 @@ static void test_big_job_is_freed_later(void)
     job_free(job);
     free_later_flush();
     CHECK_INT(doc_arena_count(), before);
-    free(yaml);
 }
 
 static void test_refused_body_gives_its_arena_back(void)
