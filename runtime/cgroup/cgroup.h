@@ -102,6 +102,8 @@ void cgroup_remove(const char *name);
 void cgroup_remove_async(const char *name);
 /* cgroup_create tells the cleaner a cgroup was just made: its removals wait out a burst of starts. */
 void cgroup_note_create(void);
+/* Whether cgroup_create made one in the last ms milliseconds (a burst of starts going on). */
+bool cgroup_made_within(int ms);
 /* A stock of empty cgroups made ahead while starts pause (stock.c), on v1 only (v2 cannot rename a
  * cgroup): cgroup_create renames one to the attempt's flat name instead of making its directories.
  * It holds as many as attempts were made so far, at most `most`; stock of a server that is gone is
@@ -111,7 +113,8 @@ void cgroup_stock_stop(void);
 /* Renames a stock cgroup to name in every hierarchy. Returns 0, or -1 (none left, a nested name, or a
  * rename failed: nothing of the stock is left under name then). */
 int cgroup_stock_take(const char *name);
-/* cgroup_create tells the stock an attempt's cgroup was made: the refill pauses, and counts it. */
+/* cgroup_create tells the stock an attempt's cgroup was made: it counts toward the stock's size (the
+ * refill pauses on cgroup_made_within). */
 void cgroup_stock_note_create(void);
 int cgroup_stock_count(void);
 /* Waits until every removal queued so far is done (or retried later). Returns 0, or -1 on timeout. */

@@ -38,6 +38,11 @@ static _Atomic int64_t last_create_ms;
 
 void cgroup_note_create(void) { atomic_store_explicit(&last_create_ms, clock_mono_ms(), memory_order_relaxed); }
 
+bool cgroup_made_within(int ms)
+{
+    return clock_mono_ms() - atomic_load_explicit(&last_create_ms, memory_order_relaxed) < ms;
+}
+
 static int defer_ms(void)
 {
     const char *env = getenv("CALDERA_CLEANER_DEFER_MS");
@@ -47,8 +52,7 @@ static int defer_ms(void)
 /* Waits while cgroups were made in the last defer ms, unless `waiting` removals wait or a flush asks. */
 static void defer_while_starting(int defer, int waiting)
 {
-    while (defer > 0 && waiting < DEFER_MAX &&
-           clock_mono_ms() - atomic_load_explicit(&last_create_ms, memory_order_relaxed) < defer) {
+    while (defer > 0 && waiting < DEFER_MAX && cgroup_made_within(defer)) {
         pthread_mutex_lock(&mu);
         bool flush = flushers > 0;
         pthread_mutex_unlock(&mu);

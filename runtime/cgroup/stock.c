@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +29,6 @@ static int count, cap, demand;                        /* demand: attempts made s
 static unsigned long next_seq;
 static bool running, stopping;
 static pthread_t refill_thread;
-static _Atomic int64_t last_create_ms;
 static int server_pid; /* names the stock: servers sharing the hierarchies keep apart */
 
 static void stock_dir(const struct cgroup_hierarchy *h, unsigned long seq, char *out, size_t len)
@@ -86,7 +84,7 @@ static void remove_leftovers(const struct cgroup_layout *L)
 
 static void pause_while_starting(void)
 {
-    while (clock_mono_ms() - atomic_load_explicit(&last_create_ms, memory_order_relaxed) < PAUSE_MS) {
+    while (cgroup_made_within(PAUSE_MS)) {
         pthread_mutex_lock(&mu);
         bool stop = stopping;
         pthread_mutex_unlock(&mu);
@@ -176,7 +174,6 @@ void cgroup_stock_stop(void)
 
 void cgroup_stock_note_create(void)
 {
-    atomic_store_explicit(&last_create_ms, clock_mono_ms(), memory_order_relaxed);
     pthread_mutex_lock(&mu);
     if (running && demand < cap) {
         demand++;
