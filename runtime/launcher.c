@@ -101,7 +101,7 @@ static void wake_reaper(struct launcher *l)
         log_warn("launcher: eventfd write: %s", strerror(errno));
 }
 
-static void start_one(struct launcher *l, struct order *o, struct launch_result *r, struct watched **w)
+static void start_one(const struct order *o, struct launch_result *r, struct watched **w)
 {
     *r = (struct launch_result){.slot = o->slot, .pidfd = -1};
     struct process proc;
@@ -124,7 +124,6 @@ static void start_one(struct launcher *l, struct order *o, struct launch_result 
     r->proc = proc; /* the caller's copy: pid and cgroup to signal; the pidfd and record are the reaper's */
     r->proc.pidfd = -1;
     r->proc.exit_record = NULL;
-    (void)l;
 }
 
 /* Takes up to `most` orders off the queue (the lock held). */
@@ -154,7 +153,7 @@ static void run_batch(struct launcher *l, struct order *batch)
         struct launch_result *r = malloc(sizeof *r);
         struct watched *w = NULL;
         if (r) {
-            start_one(l, o, r, &w);
+            start_one(o, r, &w);
             *tail = r;
             tail = &r->next;
             r->next = NULL;
