@@ -29,6 +29,7 @@ struct http_conns {
     bool stopping;
     struct http_conn *head;
     int header_timeout_ms, body_timeout_ms;
+    atomic_ulong started; /* STARTED notifications: connections libmicrohttpd's own thread took in */
 };
 
 void http_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
@@ -36,6 +37,7 @@ void http_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_con
 {
     struct http_conns *g = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        atomic_fetch_add(&g->started, 1);
         const union MHD_ConnectionInfo *info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
         struct http_conn *c = info ? calloc(1, sizeof *c) : NULL;
         *socket_context = c;
@@ -66,6 +68,8 @@ void http_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_con
     free(c);
     *socket_context = NULL;
 }
+
+unsigned long http_conns_started(struct http_conns *g) { return atomic_load(&g->started); }
 
 struct http_conn *http_conn_of(struct MHD_Connection *conn)
 {

@@ -22,6 +22,8 @@ void http_conns_stop(struct http_conns *g);
 void http_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
                        enum MHD_ConnectionNotificationCode toe);
 
+/* How many connections libmicrohttpd has taken in so far (STARTED notifications, on its own thread). */
+unsigned long http_conns_started(struct http_conns *g);
 /* The record of a request's connection (NULL when it is not tracked). */
 struct http_conn *http_conn_of(struct MHD_Connection *conn);
 /* The request's headers are in: its body's deadline starts. */

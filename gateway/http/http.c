@@ -599,8 +599,14 @@ static int parse_addr(const char *addr, struct sockaddr_in *sa, char *err, size_
 static void stop_all(struct gateway *gw)
 {
     atomic_store(&gw->stopping, true);
-    http_listener_close(gw->listener);
+    unsigned long handed = http_listener_close(gw->listener);
     gw->listener = NULL;
+    /* Sockets handed over just before the listener stopped wait in libmicrohttpd's queue for its own
+     * thread, which takes them under its lock. Once it has, stopping serves them too; if it stopped
+     * first, 0.9.75 frees what is still queued without that lock, an order ThreadSanitizer cannot see.
+     * Bounded (1 s): one refused past its connection limit is never taken in. */
+    for (int waited = 0; gw->conns && http_conns_started(gw->conns) < handed && waited < 100; waited++)
+        poll(NULL, 0, 10);
     /* Upgraded connections' handlers see the flag within their poll period (bounded: 3 s). */
     for (int waited = 0; atomic_load(&gw->upgraded) > 0 && waited < 300; waited++)
         poll(NULL, 0, 10);

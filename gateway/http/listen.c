@@ -10,6 +10,7 @@
 #include <microhttpd.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ struct http_listener {
     struct MHD_Daemon *daemon;
     pthread_t thread;
     bool started;
+    atomic_ulong handed; /* sockets the daemon took (MHD_add_connection said yes) */
 };
 
 int http_listener_open(const struct sockaddr_in *sa, struct http_listener **out, char *err, size_t errlen)
@@ -78,7 +80,9 @@ static int accept_waiting(struct http_listener *l, int *backoff_ms)
         int fd = accept4(l->fd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd >= 0) {
             *backoff_ms = 0;
-            MHD_add_connection(l->daemon, fd, (const struct sockaddr *)&ss, len); /* it closes fd if refused */
+            if (MHD_add_connection(l->daemon, fd, (const struct sockaddr *)&ss, len) == MHD_YES)
+                atomic_fetch_add(&l->handed, 1);
+            /* else it closed fd */
             continue;
         }
         if (errno == EINTR || errno == ECONNABORTED)
@@ -124,10 +128,10 @@ int http_listener_start(struct http_listener *l, struct MHD_Daemon *daemon)
     return 0;
 }
 
-void http_listener_close(struct http_listener *l)
+unsigned long http_listener_close(struct http_listener *l)
 {
     if (!l)
-        return;
+        return 0;
     if (l->started) {
         uint64_t one = 1;
         ssize_t w = write(l->stop_fd, &one, sizeof one);
@@ -138,5 +142,7 @@ void http_listener_close(struct http_listener *l)
         close(l->fd);
     if (l->stop_fd >= 0)
         close(l->stop_fd);
+    unsigned long handed = atomic_load(&l->handed);
     free(l);
+    return handed;
 }

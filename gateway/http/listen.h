@@ -16,7 +16,8 @@ int http_listener_open(const struct sockaddr_in *sa, struct http_listener **out,
 unsigned http_listener_port(const struct http_listener *l);
 /* Starts accepting for daemon (started with MHD_USE_NO_LISTEN_SOCKET). Returns 0, or -1. */
 int http_listener_start(struct http_listener *l, struct MHD_Daemon *daemon);
-/* Stops accepting (before the daemon stops), closes the socket and frees l (NULL does nothing). */
-void http_listener_close(struct http_listener *l);
+/* Stops accepting (before the daemon stops), closes the socket and frees l (NULL does nothing).
+ * Returns how many sockets the daemon took from it (MHD_add_connection said yes). */
+unsigned long http_listener_close(struct http_listener *l);
 
 #endif
