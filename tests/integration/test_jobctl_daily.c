@@ -2,7 +2,8 @@
  * commands, a pending job's reason in get and describe, describe's attempts and events, logs of a
  * whole job, a start error instead of a bare 404 (jobctl and the log API), logs -f across restarts
  * (the API's ?follow=true), actions a phase cannot take (409), run with --per-day and --wait's
- * progress, the settings file and `config view`, and the bash completion script sourced in bash. */
+ * progress, the settings file and `config view`, the bash completion script sourced in bash, and
+ * kubectl's words after get (get jobs, get job/NAME, get pods JOB, get queues). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -444,8 +445,44 @@ static void bash_completion(void)
     unlink(file);
 }
 
+/* kubectl's habit: a resource word after get lists that resource; an unknown one is a usage error. */
+static void get_takes_kubectls_words(void)
+{
+    REQUIRE(ensure_server());
+    REQUIRE(job_submit(&server, "words", "", TASK("t", 1, "", "'true'", "")) == 201);
+    REQUIRE(job_wait(&server, "words", "status.state.phase", "Completed", WAIT_MS) == 0);
+    char *out, *err;
+    CHECK_INT(CTL(&out, &err, "get", "jobs", "-o", "name"), 0);
+    CHECK_CONTAINS(out, "job.batch.volcano.sh/words\n");
+    free(out);
+    free(err);
+    CHECK_INT(CTL(&out, &err, "get", "vcjob", "words", "-o", "name"), 0);
+    CHECK_STR(out, "job.batch.volcano.sh/words\n");
+    free(out);
+    free(err);
+    CHECK_INT(CTL(&out, &err, "get", "job/words"), 0);
+    CHECK_CONTAINS(out, "words-t-0");
+    free(out);
+    free(err);
+    CHECK_INT(CTL(&out, &err, "get", "pods", "words", "-o", "name"), 0);
+    CHECK_STR(out, "pod/words-t-0\n");
+    free(out);
+    free(err);
+    CHECK_INT(CTL(&out, &err, "get", "queues", "-o", "name"), 0);
+    CHECK_CONTAINS(out, "default");
+    free(out);
+    free(err);
+    CHECK(CTL(&out, &err, "get", "deployments", "x") != 0);
+    CHECK_CONTAINS(err, "unknown resource \"deployments\"");
+    free(out);
+    free(err);
+    CHECK(CTL(&out, &err, "get", "pods", "a", "b") != 0);
+    free(out);
+    free(err);
+}
+
 TEST_MAIN(TEST_CASE(output_formats_on_read_commands), TEST_CASE(pending_reason_in_get_and_describe),
           TEST_CASE(logs_of_a_job_and_a_start_error), TEST_CASE(logs_follow_across_restarts),
           TEST_CASE(follow_streams_until_the_attempt_ends), TEST_CASE(actions_a_phase_cannot_take),
           TEST_CASE(run_per_day_and_wait_progress), TEST_CASE(wait_progress_on_a_terminal),
-          TEST_CASE(settings_file_and_config_view), TEST_CASE(bash_completion))
+          TEST_CASE(settings_file_and_config_view), TEST_CASE(bash_completion), TEST_CASE(get_takes_kubectls_words))

@@ -23,7 +23,10 @@ static const struct jobctl_command COMMANDS[] = {
      "                     CALDERA_TOKEN and the like; or those named) to every container's env,\n"
      "                     never over a variable the document sets, as Slurm's sbatch --export\n",
      1, 1, false, cmd_submit},
-    {"get", "[JOB] [--limit N] [--continue TOKEN]", "list the jobs of the namespace, or show one job and its pods",
+    {"get", "[jobs|pods|queues] [JOB] [--limit N] [--continue TOKEN]",
+     "list the jobs of the namespace, or show one job and its pods",
+     "As kubectl, a resource word may come first: `get jobs`, `get job NAME` (or job/NAME, vcjob, vj),\n"
+     "`get pods [JOB]` (as `jobctl pods`), `get queues` (as `jobctl queues`); a name alone is a job's.\n"
      "Without JOB: one row per job (NAME PHASE MIN PENDING RUNNING SUCCEEDED FAILED RETRIES AGE\n"
      "REASON), a page of them (the server's, or --limit N); the last line gives the --continue TOKEN\n"
      "of the next. REASON says why a Pending job waits (the cluster cannot hold its minimum, its\n"
@@ -32,7 +35,7 @@ static const struct jobctl_command COMMANDS[] = {
      "(POD NODE PHASE EXIT REASON AGE).\n"
      "-o wide adds QUEUE and VERSION (and pods' RESTARTS, IP, STARTED, MESSAGE); -o json and -o yaml\n"
      "print the JobList or the Job as the server sent it; -o name prints job.batch.volcano.sh/NAME.\n",
-     0, 1, false, cmd_get},
+     0, 2, false, cmd_get},
     {"describe", "JOB", "show everything about a job: spec, status, pending reason, pods, attempts, events",
      "As `kubectl describe`: the job's queue, minimum and retries, its phase with reason and message\n"
      "(and why it is pending), each task's replicas, image, requests and command, its pods, every\n"
