@@ -4,12 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/fs.h"
 #include "common/log.h"
 #include "runtime/slurm/slurm_internal.h"
 
 #define RANK_FILE_MAX 4096
 #define MISSING_POLLS 3 /* rounds without the job before GET /job/{id} decides it is gone */
+/* A rank's failure written this close to (or after) the moment GET /jobs was asked waits a round: the
+ * list may predate the scancel that killed it, which the next list shows as CANCELLED. */
+#define FAILURE_SETTLE_MS 500
 
 struct slurm_tracked *slurm_track(struct slurm_backend *b, const char *uid, uint32_t job_id, uint32_t attempt,
                                   const struct slurm_task_plan *tasks, int ntasks)
@@ -86,7 +90,7 @@ static bool terminal(enum backend_pod_phase p) { return p == BACKEND_POD_SUCCEED
 /* One replica: its rank file with its component's state; reports a change (a Running first when the
  * rank started and ended between two rounds). */
 static void poll_rank(struct slurm_backend *b, struct slurm_tracked *t, int task, int index,
-                      const struct slurm_job_info *job)
+                      const struct slurm_job_info *job, int64_t listed_ms)
 {
     int r = t->tasks[task].first_rank + index;
     char path[700];
@@ -98,6 +102,9 @@ static void poll_rank(struct slurm_backend *b, struct slurm_tracked *t, int task
     struct slurm_rank_file rf;
     slurm_rank_file_parse(text, &rf);
     free(text);
+    if (rf.ended && rf.status != 0 && !t->stopping && job && !slurm_state_final(job->state) &&
+        rf.end_ms > listed_ms - FAILURE_SETTLE_MS)
+        return; /* newer than the list: said next round, with the job's state that explains it */
     struct slurm_replica_view v;
     slurm_replica_view(&rf, job, t->stopping, &v);
     if (t->reported[r] && !slurm_replica_view_changed(&t->views[r], &v))
@@ -117,13 +124,14 @@ static void poll_rank(struct slurm_backend *b, struct slurm_tracked *t, int task
 
 /* Every replica of one job; returns true when all of them are over. jobs: its components by offset
  * (NULL entries: unknown; all NULL: Slurm no longer knows it). */
-static bool poll_job(struct slurm_backend *b, struct slurm_tracked *t, const struct slurm_job_info *const *comps)
+static bool poll_job(struct slurm_backend *b, struct slurm_tracked *t, const struct slurm_job_info *const *comps,
+                     int64_t listed_ms)
 {
     bool over = true;
     for (int task = 0; task < t->ntasks; task++) {
         const struct slurm_job_info *job = comps[t->tasks[task].component] ? comps[t->tasks[task].component] : comps[0];
         for (int i = 0; i < t->tasks[task].replicas; i++) {
-            poll_rank(b, t, task, i, job);
+            poll_rank(b, t, task, i, job, listed_ms);
             over = over && terminal(t->views[t->tasks[task].first_rank + i].phase);
         }
     }
@@ -158,6 +166,7 @@ void slurm_poll(struct slurm_backend *b)
 {
     char err[512];
     struct slurm_job_info *infos;
+    int64_t listed_ms = clock_wall_ms(); /* the list shows Slurm as it was at this moment or later */
     int n = slurm_rest_jobs(&b->rest, &infos, err, sizeof err);
     slurm_note_reach(b, n < 0 ? n : 0, err);
     if (n < 0) {
@@ -216,7 +225,7 @@ void slurm_poll(struct slurm_backend *b)
             slurm_post(b, u);
             t->stopping = true; /* said once */
         }
-        bool over = poll_job(b, t, comps);
+        bool over = poll_job(b, t, comps, listed_ms);
         if (over || gone) {
             *p = t->next;
             tracked_free(t);
