@@ -249,7 +249,8 @@ test: test-build e2e-deps
 e2e: $(ASAN_BINARIES) e2e-deps
 	@./tests/run-tests tests/e2e
 
-# The browser tests' Chromium (Debian's) and playwright-core (pinned, in build/npm), and the
+# The browser tests' Chromium (Debian's) and playwright-core (pinned, in build/npm), the companions'
+# jupyter-notebook (Debian's 6.4: test_companions, test_companion_proxy), and the
 # Kubernetes clients' python3-kubernetes and kubectl (Debian's; test_kubectl_get and
 # tests/e2e/test_k8s_clients), fetched when missing; never fails the build: without them the tests
 # skip, saying what to install. code-server (~70 s and 280 MB, native modules built) only with
@@ -258,6 +259,7 @@ PLAYWRIGHT_VERSION := 1.65.1
 CODE_SERVER_VERSION := 4.100.3
 e2e-deps:
 	@./tools/ensure-deps chromium || echo "caldera: no Chromium; the browser tests (tests/e2e) will skip" >&2
+	@./tools/ensure-deps jupyter-notebook || echo "caldera: no jupyter-notebook; the companions' jupyter cases skip" >&2
 	@./tools/ensure-deps python3-kubernetes || echo "caldera: no python3-kubernetes; tests/e2e/test_k8s_clients and test_kubectl_write's client case skip" >&2
 	@./tools/ensure-deps slurmctld slurmd slurm-client slurmrestd || echo "caldera: no Slurm; tests/integration/test_slurm_* skip" >&2
 	@./tools/ensure-deps slurmdbd mariadb-server || echo "caldera: no slurmdbd/MariaDB; tests/integration/test_slurm_accounting skips" >&2

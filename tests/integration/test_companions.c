@@ -215,6 +215,8 @@ static void touch(const char *dir, const char *name)
 
 static void ready_beside_the_task_then_cleaned_when_the_job_completes(void)
 {
+    SKIP_IF(!test_program_installed("jupyter-notebook"),
+            "jupyter-notebook is not installed (apt-get install jupyter-notebook)");
     struct test_server s;
     REQUIRE(start(&s, "43100-43199", NULL) == 0);
     char dir[64], script[256];

@@ -36,13 +36,6 @@ static bool ensure_server(void)
     return up;
 }
 
-static bool have(const char *program)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", program);
-    return system(cmd) == 0;
-}
-
 /* `kubectl --server URL ARGS`: its exit status, its output in *out (static). */
 static int kubectl(const char *args, const char **out)
 {
@@ -79,7 +72,7 @@ static bool file_contains(const char *path, const char *needle)
 
 static void kubectl_creates_lists_and_deletes(void)
 {
-    SKIP_IF(!have("kubectl"), "kubectl is not installed");
+    SKIP_IF(!test_program_installed("kubectl"), "kubectl is not installed");
     REQUIRE(ensure_server());
     const char *out;
     CHECK_INT(kubectl("create configmap kc --from-literal=a=b --from-literal=c=d", &out), 0);

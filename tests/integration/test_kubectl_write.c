@@ -31,13 +31,6 @@ static struct test_server *started(void)
     return server.pid ? &server : NULL;
 }
 
-static bool have(const char *program)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", program);
-    return system(cmd) == 0;
-}
-
 /* Runs `kubectl --server URL ARGS` (stdin from input when not NULL) and returns its exit status; its
  * stdout and stderr together in *out (a static buffer). */
 static int kubectl(const char *args, const char *input, const char **out)
@@ -85,7 +78,7 @@ static json_t *job(const char *name)
 
 static void apply_creates_then_changes(void)
 {
-    SKIP_IF(!have("kubectl"), "kubectl is not installed");
+    SKIP_IF(!test_program_installed("kubectl"), "kubectl is not installed");
     REQUIRE(started());
     const char *out;
     CHECK_INT(kubectl("apply -f -", job_manifest("applied", 1, "", "name: c"), &out), 0);
@@ -103,7 +96,7 @@ static void apply_creates_then_changes(void)
 
 static void label_and_annotate(void)
 {
-    SKIP_IF(!have("kubectl"), "kubectl is not installed");
+    SKIP_IF(!test_program_installed("kubectl"), "kubectl is not installed");
     REQUIRE(started());
     const char *out;
     CHECK_INT(kubectl("create -f -", job_manifest("marked", 1, "", "name: c"), &out), 0);
@@ -126,7 +119,7 @@ static void label_and_annotate(void)
 
 static void patch_types(void)
 {
-    SKIP_IF(!have("kubectl"), "kubectl is not installed");
+    SKIP_IF(!test_program_installed("kubectl"), "kubectl is not installed");
     REQUIRE(started());
     const char *out;
     CHECK_INT(kubectl("create -f -", job_manifest("patched", 1, "", "name: c"), &out), 0);
@@ -167,7 +160,7 @@ static void patch_types(void)
 /* The HTTP answers kubectl hides: 415 for a body of another type, 409 for a stale resourceVersion. */
 static void patch_answers(void)
 {
-    SKIP_IF(!have("kubectl"), "kubectl is not installed");
+    SKIP_IF(!test_program_installed("kubectl"), "kubectl is not installed");
     REQUIRE(started());
     const char *out_unused;
     long code = 0;
@@ -210,7 +203,7 @@ static void patch_answers(void)
 
 static void server_side_apply_conflicts(void)
 {
-    SKIP_IF(!have("kubectl"), "kubectl is not installed");
+    SKIP_IF(!test_program_installed("kubectl"), "kubectl is not installed");
     REQUIRE(started());
     const char *out;
     CHECK_INT(kubectl("apply --server-side -f -", job_manifest("owned", 1, "", "name: c"), &out), 0);
@@ -248,7 +241,7 @@ static const char *queue_manifest(const char *labels, int weight)
 /* What a manager stops applying goes, unless another manager applied it too. */
 static void server_side_apply_removes_what_is_no_longer_applied(void)
 {
-    SKIP_IF(!have("kubectl"), "kubectl is not installed");
+    SKIP_IF(!test_program_installed("kubectl"), "kubectl is not installed");
     REQUIRE(started());
     const char *out;
     CHECK_INT(kubectl("apply --server-side -f -", queue_manifest("a: \"1\", b: \"2\"", 2), &out), 0);
@@ -265,7 +258,7 @@ static void server_side_apply_removes_what_is_no_longer_applied(void)
 
 static void explain_prints_the_fields(void)
 {
-    SKIP_IF(!have("kubectl"), "kubectl is not installed");
+    SKIP_IF(!test_program_installed("kubectl"), "kubectl is not installed");
     REQUIRE(started());
     const char *out;
     CHECK_INT(kubectl("explain vcjob.spec.tasks", NULL, &out), 0);
@@ -285,7 +278,7 @@ static void explain_prints_the_fields(void)
 
 static void unknown_fields_warned_or_refused(void)
 {
-    SKIP_IF(!have("kubectl"), "kubectl is not installed");
+    SKIP_IF(!test_program_installed("kubectl"), "kubectl is not installed");
     REQUIRE(started());
     const char *out;
     const char *typo = job_manifest("typo", 1, "  minAvaliable: 1\n", "name: c");
@@ -326,7 +319,7 @@ static void container_needs_a_name(void)
 
 static void python_client_patches(void)
 {
-    SKIP_IF(!have("kubectl"), "kubectl is not installed");
+    SKIP_IF(!test_program_installed("kubectl"), "kubectl is not installed");
     SKIP_IF(system("/usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1") != 0,
             "python3-kubernetes is not installed");
     REQUIRE(started());

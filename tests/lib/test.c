@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int test_failed_checks;
@@ -57,4 +58,11 @@ int test_run(const struct test_case *cases, int ncases, int argc, char **argv)
             failed++;
     }
     return failed ? 1 : 0;
+}
+
+bool test_program_installed(const char *program)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "command -v '%s' >/dev/null 2>&1", program);
+    return system(cmd) == 0;
 }

@@ -18,6 +18,8 @@ extern int test_failed_checks;
 void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Marks the running case skipped: it prints "ok - name # SKIP reason". Use SKIP_IF to return too. */
 void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether program is on PATH (`command -v`): a case needing it skips otherwise. */
+bool test_program_installed(const char *program);
 /* Runs the cases (all, or those named on the command line); returns the process exit code. */
 int test_run(const struct test_case *cases, int ncases, int argc, char **argv);
 
