@@ -3,7 +3,7 @@
  * whole job, a start error instead of a bare 404 (jobctl and the log API), logs -f across restarts
  * (the API's ?follow=true), actions a phase cannot take (409), run with --per-day and --wait's
  * progress, the settings file and `config view`, the bash completion script sourced in bash, and
- * kubectl's words after get (get jobs, get job/NAME, get pods JOB, get queues). */
+ * kubectl's words in get, describe and logs (get jobs, get pods JOB, describe job/NAME, logs pod/NAME). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -445,11 +445,12 @@ static void bash_completion(void)
     unlink(file);
 }
 
-/* kubectl's habit: a resource word after get lists that resource; an unknown one is a usage error. */
-static void get_takes_kubectls_words(void)
+/* kubectl's habit: a resource word after get lists that resource (an unknown one is a usage error);
+ * describe and logs take job NAME, job/NAME and pod/NAME. */
+static void kubectls_words_after_get_describe_and_logs(void)
 {
     REQUIRE(ensure_server());
-    REQUIRE(job_submit(&server, "words", "", TASK("t", 1, "", "'true'", "")) == 201);
+    REQUIRE(job_submit(&server, "words", "", TASK("t", 1, "", "'echo said'", "")) == 201);
     REQUIRE(job_wait(&server, "words", "status.state.phase", "Completed", WAIT_MS) == 0);
     char *out, *err;
     CHECK_INT(CTL(&out, &err, "get", "jobs", "-o", "name"), 0);
@@ -479,10 +480,31 @@ static void get_takes_kubectls_words(void)
     CHECK(CTL(&out, &err, "get", "pods", "a", "b") != 0);
     free(out);
     free(err);
+    CHECK_INT(CTL(&out, &err, "describe", "job", "words"), 0);
+    CHECK_CONTAINS(out, "words-t-0");
+    free(out);
+    free(err);
+    CHECK_INT(CTL(&out, &err, "describe", "vj/words"), 0);
+    CHECK_CONTAINS(out, "words-t-0");
+    free(out);
+    free(err);
+    CHECK(CTL(&out, &err, "describe", "pod", "words-t-0") != 0);
+    CHECK_CONTAINS(err, "describe shows a job");
+    free(out);
+    free(err);
+    CHECK_INT(CTL(&out, &err, "logs", "job/words"), 0);
+    CHECK_STR(out, "[words-t-0] said\n");
+    free(out);
+    free(err);
+    CHECK_INT(CTL(&out, &err, "logs", "pod/words-t-0"), 0);
+    CHECK_STR(out, "said\n");
+    free(out);
+    free(err);
 }
 
 TEST_MAIN(TEST_CASE(output_formats_on_read_commands), TEST_CASE(pending_reason_in_get_and_describe),
           TEST_CASE(logs_of_a_job_and_a_start_error), TEST_CASE(logs_follow_across_restarts),
           TEST_CASE(follow_streams_until_the_attempt_ends), TEST_CASE(actions_a_phase_cannot_take),
           TEST_CASE(run_per_day_and_wait_progress), TEST_CASE(wait_progress_on_a_terminal),
-          TEST_CASE(settings_file_and_config_view), TEST_CASE(bash_completion), TEST_CASE(get_takes_kubectls_words))
+          TEST_CASE(settings_file_and_config_view), TEST_CASE(bash_completion),
+          TEST_CASE(kubectls_words_after_get_describe_and_logs))

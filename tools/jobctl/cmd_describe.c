@@ -12,6 +12,7 @@
 #include "tools/jobctl/format.h"
 #include "tools/jobctl/jobctl.h"
 #include "tools/jobctl/job_events.h"
+#include "tools/jobctl/kube_words.h"
 #include "tools/jobctl/output.h"
 #include "tools/jobctl/table.h"
 
@@ -172,11 +173,22 @@ static json_t *fetch_history(const struct jobctl_args *a, const char *name)
 
 int cmd_describe(const struct jobctl_args *a)
 {
+    enum kube_kind kind;
+    struct jobctl_args named;
+    char why[160];
+    bool ok = kube_split(a, &kind, &named, why, sizeof why) == 0;
+    if (ok && (kind == KUBE_PODS || kind == KUBE_QUEUES))
+        snprintf(why, sizeof why, "describe shows a job: describe JOB (or job NAME, job/NAME)");
+    else if (ok && named.npos != 1)
+        snprintf(why, sizeof why, "describe needs JOB");
+    if (!ok || kind == KUBE_PODS || kind == KUBE_QUEUES || named.npos != 1)
+        return jobctl_usage_error(a->command_def, why);
+    const char *name = named.pos[0];
     struct described d = {0};
-    int rc = fetch_job_and_pods(a, a->pos[0], &d.job, &d.pods);
+    int rc = fetch_job_and_pods(a, name, &d.job, &d.pods);
     if (rc != JOBCTL_OK)
         return rc;
-    d.history = fetch_history(a, a->pos[0]);
+    d.history = fetch_history(a, name);
     rc = job_events_fetch(a, d.job, d.pods, &d.events);
     if (rc == JOBCTL_OK && a->json) {
         json_t *doc = json_pack("{s:O,s:O,s:O,s:O}", "job", d.job, "pods", d.pods, "history", d.history, "events",

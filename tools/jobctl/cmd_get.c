@@ -1,13 +1,13 @@
 /* `jobctl get [JOB]`: the jobs of the namespace as a table, or one job's row (with the whole of its
  * pending reason) followed by its pods (with -o json/yaml: the list or the Job as the server sent it;
  * -o wide: more columns; -o name: job.batch.volcano.sh/NAME lines). kubectl's words work too. */
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/jobctl/api.h"
 #include "tools/jobctl/jobctl.h"
+#include "tools/jobctl/kube_words.h"
 #include "tools/jobctl/output.h"
 
 static int get_list(const struct jobctl_args *a)
@@ -88,65 +88,18 @@ static int get_one(const struct jobctl_args *a, const char *name)
     return rc;
 }
 
-enum get_kind { GET_JOBS, GET_PODS, GET_QUEUES };
-
-/* kubectl's resource words (Volcano's short names too), as `kubectl get` takes them. */
-static const struct {
-    const char *word;
-    enum get_kind kind;
-} GET_WORDS[] = {
-    {"jobs", GET_JOBS},
-    {"job", GET_JOBS},
-    {"vcjob", GET_JOBS},
-    {"vcjobs", GET_JOBS},
-    {"vj", GET_JOBS},
-    {"jobs.batch.volcano.sh", GET_JOBS},
-    {"job.batch.volcano.sh", GET_JOBS},
-    {"pods", GET_PODS},
-    {"pod", GET_PODS},
-    {"po", GET_PODS},
-    {"queues", GET_QUEUES},
-    {"queue", GET_QUEUES},
-    {"q", GET_QUEUES},
-};
-
-/* The kind a word names (with n its length), or -1. */
-static int get_word_kind(const char *word, size_t n)
-{
-    for (size_t i = 0; i < sizeof GET_WORDS / sizeof GET_WORDS[0]; i++)
-        if (strlen(GET_WORDS[i].word) == n && strncmp(GET_WORDS[i].word, word, n) == 0)
-            return (int)GET_WORDS[i].kind;
-    return -1;
-}
-
-/* `get KIND [NAME]` and `get KIND/NAME` as kubectl reads them. One word alone is a resource word when it
- * is one (`get jobs`), else a job's name; a job named "jobs" is `get job jobs`. */
+/* `get KIND [NAME]` and `get KIND/NAME` as kubectl reads them (kube_words.c). One word alone is a resource word
+ * when it is one (`get jobs`), else a job's name; a job named "jobs" is `get job jobs`. */
 int cmd_get(const struct jobctl_args *a)
 {
-    if (a->npos == 0)
-        return get_list(a);
-    const char *first = a->pos[0], *slash = strchr(first, '/');
-    int kind = get_word_kind(first, slash ? (size_t)(slash - first) : strlen(first));
-    if (kind < 0) {
-        if (slash || a->npos > 1) {
-            char why[160];
-            snprintf(why, sizeof why, "unknown resource \"%.*s\" (jobs, pods or queues)",
-                     (int)(slash ? slash - first : (ptrdiff_t)strlen(first)), first);
-            return jobctl_usage_error(a->command_def, why);
-        }
-        return get_one(a, first);
-    }
-    struct jobctl_args rest = *a;
-    rest.npos = 0;
-    if (slash && slash[1])
-        rest.pos[rest.npos++] = slash + 1;
-    for (int i = 1; i < a->npos; i++)
-        rest.pos[rest.npos++] = a->pos[i];
-    if (rest.npos > 1 || (slash && !slash[1]))
-        return jobctl_usage_error(a->command_def, "get takes one name after the resource");
-    if (kind == GET_PODS)
+    enum kube_kind kind;
+    struct jobctl_args rest;
+    char why[160];
+    if (kube_split(a, &kind, &rest, why, sizeof why) != 0)
+        return jobctl_usage_error(a->command_def, why);
+    if (kind == KUBE_PODS)
         return cmd_pods(&rest);
-    if (kind == GET_QUEUES)
+    if (kind == KUBE_QUEUES)
         return rest.npos ? jobctl_usage_error(a->command_def, "get queues lists them all; it takes no name")
                          : cmd_queues(&rest);
     return rest.npos ? get_one(&rest, rest.pos[0]) : get_list(&rest);

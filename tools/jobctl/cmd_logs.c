@@ -13,6 +13,7 @@
 #include "tools/jobctl/api.h"
 #include "tools/jobctl/format.h"
 #include "tools/jobctl/jobctl.h"
+#include "tools/jobctl/kube_words.h"
 #include "tools/jobctl/log_follow.h"
 #include "tools/jobctl/output.h"
 #include "tools/jobctl/status.h"
@@ -159,11 +160,21 @@ static int follow_job(const struct jobctl_args *a, const char *job, const json_t
     return follow_pods_logs(a, names, n);
 }
 
+/* `logs NAME` (a job's when there is one, else a pod's), `logs job/NAME`, `logs pod/NAME`. */
 int cmd_logs(const struct jobctl_args *a)
 {
-    const char *name = a->pos[0];
+    enum kube_kind kind;
+    struct jobctl_args named;
+    char why[160];
+    if (kube_split(a, &kind, &named, why, sizeof why) != 0 || kind == KUBE_QUEUES || named.npos != 1)
+        return jobctl_usage_error(a->command_def, kind == KUBE_QUEUES ? "queues have no logs"
+                                                  : named.npos != 1
+                                                      ? "logs needs a POD or a JOB (or pod/NAME, job/NAME)"
+                                                      : why);
+    const char *name = named.pos[0];
     json_t *job = NULL, *pods = NULL;
-    int found = api_job_exists(a, name);
+    /* job/NAME: its fetch says when there is none */
+    int found = kind == KUBE_PODS ? 0 : kind == KUBE_JOBS ? 1 : api_job_exists(a, name);
     if (found < 0)
         return JOBCTL_FAIL;
     if (!found)

@@ -41,8 +41,9 @@ static const struct jobctl_command COMMANDS[] = {
      "(and why it is pending), each task's replicas, image, requests and command, its pods, every\n"
      "attempt of every pod from the history (node, pid, start, finish, exit code, reason, message),\n"
      "its phase transitions and its last events (those of the job, its PodGroup and its pods).\n"
-     "-o json / -o yaml: one document {job, pods, history, events}.\n",
-     1, 1, false, cmd_describe},
+     "-o json / -o yaml: one document {job, pods, history, events}.\n"
+     "As kubectl, `describe job NAME` and `describe job/NAME` (vcjob, vj) work too.\n",
+     1, 2, false, cmd_describe},
     {"pods", "[JOB] [--limit N] [--continue TOKEN]", "list the pods of the namespace, or of one job",
      "Columns: POD NODE PHASE EXIT REASON AGE (-o wide: and RESTARTS IP STARTED MESSAGE).\n"
      "Pods are named <job>-<task>-<index>.\n"
@@ -58,7 +59,8 @@ static const struct jobctl_command COMMANDS[] = {
      "print a pod's log, or every pod's log of a job",
      "A pod's log is printed exactly as the server sends it. For a JOB, every pod's log follows the\n"
      "other, each line prefixed \"[pod-name] \". A pod that could not start (a command not found...)\n"
-     "shows its start error instead.\n"
+     "shows its start error instead. NAME alone is the job when there is one; as kubectl,\n"
+     "pod/NAME and job/NAME say which.\n"
      "  -f, --follow     go on printing as the pod writes, across its restarts (a line\n"
      "                   \"--- POD: attempt N ---\" on stderr where a new attempt begins), until its\n"
      "                   job ends or Ctrl-C; for a JOB, every pod's at once (at most 64), prefixed\n"

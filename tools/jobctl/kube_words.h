@@ -1,0 +1,18 @@
+/* kubectl's resource words in jobctl's arguments: `get jobs`, `get job NAME`, `describe job/NAME`,
+ * `logs pod/NAME`, Volcano's short names (vcjob, vj) too. */
+#ifndef CALDERA_JOBCTL_KUBE_WORDS_H
+#define CALDERA_JOBCTL_KUBE_WORDS_H
+
+#include <stddef.h>
+
+#include "tools/jobctl/args.h"
+
+enum kube_kind { KUBE_NAME_ONLY = -1, KUBE_JOBS, KUBE_PODS, KUBE_QUEUES };
+
+/* Reads a's positional arguments the way kubectl does: "KIND NAME", "KIND/NAME", "KIND" alone, or a
+ * lone NAME (a word that names no kind: KUBE_NAME_ONLY). *rest gets a's options with the arguments
+ * after the kind (the name, if any). Returns 0, or -1 with a sentence in why (an unknown kind, a
+ * name too many). */
+int kube_split(const struct jobctl_args *a, enum kube_kind *kind, struct jobctl_args *rest, char *why, size_t why_len);
+
+#endif
