@@ -446,7 +446,7 @@ static void bash_completion(void)
 }
 
 /* kubectl's habit: a resource word after get lists that resource (an unknown one is a usage error);
- * describe and logs take job NAME, job/NAME and pod/NAME. */
+ * describe, logs and delete take job NAME, job/NAME (logs pod/NAME too). */
 static void kubectls_words_after_get_describe_and_logs(void)
 {
     REQUIRE(ensure_server());
@@ -498,6 +498,13 @@ static void kubectls_words_after_get_describe_and_logs(void)
     free(err);
     CHECK_INT(CTL(&out, &err, "logs", "pod/words-t-0"), 0);
     CHECK_STR(out, "said\n");
+    free(out);
+    free(err);
+    CHECK(CTL(&out, &err, "delete", "pod", "words-t-0") != 0);
+    free(out);
+    free(err);
+    CHECK_INT(CTL(&out, &err, "delete", "job/words"), 0);
+    CHECK_STR(out, "job.batch.volcano.sh/words deleted\n");
     free(out);
     free(err);
 }

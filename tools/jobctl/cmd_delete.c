@@ -1,36 +1,39 @@
 /* `jobctl delete [debugsession] NAME`: deletes one job (or a debug session, at its own path) and says
  * so the way kubectl does ("job.batch.volcano.sh/<name> deleted"); -o json prints the server's answer. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/jobctl/api.h"
 #include "tools/jobctl/jobctl.h"
+#include "tools/jobctl/kube_words.h"
 #include "tools/jobctl/output.h"
 
-/* The kinds `jobctl delete KIND NAME` takes: their names, API, plural and kubectl's printed kind. */
-static const struct {
-    const char *names[4];
+/* What `jobctl delete` removes: a job (NAME alone, job NAME, job/NAME) or a debug session (debugsession
+ * NAME, ds NAME, ds/NAME); its API, plural and kubectl's printed kind. */
+struct deleted_kind {
     const char *api, *plural, *printed;
-} KINDS[] = {
-    {{"job", "jobs", "vcjob", NULL}, VOLCANO_BATCH_API, "jobs", "job.batch.volcano.sh"},
-    {{"debugsession", "debugsessions", "ds", NULL}, CALDERA_API, "debugsessions", "debugsession.caldera.io"},
 };
+static const struct deleted_kind JOB_KIND = {VOLCANO_BATCH_API, "jobs", "job.batch.volcano.sh"};
+static const struct deleted_kind SESSION_KIND = {CALDERA_API, "debugsessions", "debugsession.caldera.io"};
 
 int cmd_delete(const struct jobctl_args *a)
 {
-    int kind = 0;
-    if (a->npos == 2) {
-        kind = -1;
-        for (int k = 0; k < (int)(sizeof KINDS / sizeof *KINDS) && kind < 0; k++)
-            for (int i = 0; KINDS[k].names[i]; i++)
-                if (strcmp(KINDS[k].names[i], a->pos[0]) == 0)
-                    kind = k;
-        if (kind < 0)
-            return jobctl_usage_error(a->command_def, "delete takes a job's name, or debugsession NAME");
-    }
-    const char *name = a->pos[a->npos - 1];
-    char *path = api_ns_path(KINDS[kind].api, a->ns, KINDS[kind].plural, name, NULL);
+    enum kube_kind kind;
+    struct jobctl_args named;
+    char why[160];
+    bool ok = kube_split(a, &kind, &named, why, sizeof why) == 0;
+    if (ok && (kind == KUBE_PODS || kind == KUBE_QUEUES))
+        snprintf(why, sizeof why,
+                 "delete takes a job's name, or debugsession NAME (a queue: jobctl queue delete NAME)");
+    else if (ok && named.npos != 1)
+        snprintf(why, sizeof why, "delete needs a NAME");
+    if (!ok || kind == KUBE_PODS || kind == KUBE_QUEUES || named.npos != 1)
+        return jobctl_usage_error(a->command_def, why);
+    const struct deleted_kind *k = kind == KUBE_DEBUGSESSIONS ? &SESSION_KIND : &JOB_KIND;
+    const char *name = named.pos[0];
+    char *path = api_ns_path(k->api, a->ns, k->plural, name, NULL);
     if (!path)
         return report_oom();
     struct http_response resp;
@@ -41,7 +44,7 @@ int cmd_delete(const struct jobctl_args *a)
     if (a->json) {
         print_body_as(a, resp.body, resp.len);
     } else {
-        printf("%s/%s deleted\n", KINDS[kind].printed, name);
+        printf("%s/%s deleted\n", k->printed, name);
     }
     http_response_free(&resp);
     return JOBCTL_OK;

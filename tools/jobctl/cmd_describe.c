@@ -177,11 +177,12 @@ int cmd_describe(const struct jobctl_args *a)
     struct jobctl_args named;
     char why[160];
     bool ok = kube_split(a, &kind, &named, why, sizeof why) == 0;
-    if (ok && (kind == KUBE_PODS || kind == KUBE_QUEUES))
+    bool a_job = kind == KUBE_NAME_ONLY || kind == KUBE_JOBS;
+    if (ok && !a_job)
         snprintf(why, sizeof why, "describe shows a job: describe JOB (or job NAME, job/NAME)");
     else if (ok && named.npos != 1)
         snprintf(why, sizeof why, "describe needs JOB");
-    if (!ok || kind == KUBE_PODS || kind == KUBE_QUEUES || named.npos != 1)
+    if (!ok || !a_job || named.npos != 1)
         return jobctl_usage_error(a->command_def, why);
     const char *name = named.pos[0];
     struct described d = {0};

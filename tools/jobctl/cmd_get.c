@@ -97,6 +97,8 @@ int cmd_get(const struct jobctl_args *a)
     char why[160];
     if (kube_split(a, &kind, &rest, why, sizeof why) != 0)
         return jobctl_usage_error(a->command_def, why);
+    if (kind == KUBE_DEBUGSESSIONS)
+        return jobctl_usage_error(a->command_def, "get shows jobs, pods and queues");
     if (kind == KUBE_PODS)
         return cmd_pods(&rest);
     if (kind == KUBE_QUEUES)

@@ -108,7 +108,8 @@ static const struct jobctl_command COMMANDS[] = {
      0, JOBCTL_MAX_POS, false, cmd_run},
     {"delete", "[debugsession] NAME", "delete a job, or a debug session",
      "`jobctl delete NAME` deletes the Volcano Job NAME; `jobctl delete debugsession NAME` (or ds)\n"
-     "deletes the debug session NAME: its pod and companions stop.\n",
+     "deletes the debug session NAME: its pod and companions stop. As kubectl: job NAME, job/NAME,\n"
+     "vcjob NAME and ds/NAME too.\n",
      1, 2, false, cmd_delete},
     {"debug", "--companion TYPE [--cpu N] [OPTIONS] | --extend NAME --for DURATION",
      "start a debug session: resources held for you, with Jupyter, a terminal... beside them",

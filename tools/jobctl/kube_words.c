@@ -1,5 +1,6 @@
 /* kubectl's resource words read off jobctl's positional arguments: the kinds jobctl shows (jobs, pods,
- * queues) by kubectl's names and Volcano's short names, before a name or joined to it with a slash. */
+ * queues, debug sessions) by kubectl's names and the short names, before a name or joined to it with a
+ * slash. */
 #include "tools/jobctl/kube_words.h"
 
 #include <stdio.h>
@@ -23,6 +24,9 @@ static const struct {
     {"queue", KUBE_QUEUES},
     {"q", KUBE_QUEUES},
     {"queues.scheduling.volcano.sh", KUBE_QUEUES},
+    {"debugsessions", KUBE_DEBUGSESSIONS},
+    {"debugsession", KUBE_DEBUGSESSIONS},
+    {"ds", KUBE_DEBUGSESSIONS},
 };
 
 /* The kind the n bytes at word name, or KUBE_NAME_ONLY. */
@@ -46,7 +50,7 @@ int kube_split(const struct jobctl_args *a, enum kube_kind *kind, struct jobctl_
     if (*kind == KUBE_NAME_ONLY) {
         if (!slash && a->npos == 1)
             return 0; /* a name alone */
-        snprintf(why, why_len, "unknown resource \"%.*s\" (jobs, pods or queues)", (int)word_len, first);
+        snprintf(why, why_len, "unknown resource \"%.*s\" (jobs, pods, queues or debugsessions)", (int)word_len, first);
         return -1;
     }
     rest->npos = 0;

@@ -1,5 +1,5 @@
 /* kubectl's resource words in jobctl's arguments: `get jobs`, `get job NAME`, `describe job/NAME`,
- * `logs pod/NAME`, Volcano's short names (vcjob, vj) too. */
+ * `logs pod/NAME`, `delete ds NAME`, Volcano's short names (vcjob, vj) too. */
 #ifndef CALDERA_JOBCTL_KUBE_WORDS_H
 #define CALDERA_JOBCTL_KUBE_WORDS_H
 
@@ -7,7 +7,7 @@
 
 #include "tools/jobctl/args.h"
 
-enum kube_kind { KUBE_NAME_ONLY = -1, KUBE_JOBS, KUBE_PODS, KUBE_QUEUES };
+enum kube_kind { KUBE_NAME_ONLY = -1, KUBE_JOBS, KUBE_PODS, KUBE_QUEUES, KUBE_DEBUGSESSIONS };
 
 /* Reads a's positional arguments the way kubectl does: "KIND NAME", "KIND/NAME", "KIND" alone, or a
  * lone NAME (a word that names no kind: KUBE_NAME_ONLY). *rest gets a's options with the arguments
