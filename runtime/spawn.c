@@ -255,8 +255,9 @@ CHILD_CODE static void child_switch_user(struct child_frame *f, const struct spa
 }
 
 /* Default handlers. A task gets an empty mask (last: a signal pending since clone() meets the default
- * action). The supervisor keeps everything blocked through exec: a stop sent before it has shielded
- * itself stays pending, and it hands what is pending to its task (tools/shim/shim.c). */
+ * action). The supervisor keeps everything blocked through exec and after (it installs no handler, so
+ * these defaults are its task's): a stop sent before its task exists stays pending, and it hands what
+ * is pending to its task (tools/shim/shim.c). */
 CHILD_CODE static void child_reset_signals(struct child_frame *f, bool supervisor)
 {
     for (int sig = 1; sig < _NSIG; sig++)
