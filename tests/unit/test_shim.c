@@ -29,8 +29,9 @@ static const char *shim_path(void)
     return env && env[0] ? env : "build/asan/bin/caldera-shim";
 }
 
-/* Starts the shim in a process group of its own with every signal blocked (pending: a signal raised
- * before the exec, 0 for none), its log and exits files fresh. Returns false when it cannot. */
+/* Starts the shim in a process group of its own as the server does, every disposition at its default
+ * and every signal blocked (pending: a signal raised before the exec, 0 for none), its log and exits
+ * files fresh. Returns false when it cannot. */
 static bool start(struct run *r, int pending, char *const task[])
 {
     snprintf(r->exits, sizeof r->exits, "/tmp/caldera-shim-exits-XXXXXX");
@@ -46,6 +47,9 @@ static bool start(struct run *r, int pending, char *const task[])
     r->pid = fork();
     if (r->pid == 0) {
         setpgid(0, 0);
+        for (int sig = 1; sig < NSIG; sig++) /* the defaults, as the server's child sets them */
+            if (sig != SIGKILL && sig != SIGSTOP)
+                signal(sig, SIG_DFL);
         sigset_t all;
         sigfillset(&all);
         sigprocmask(SIG_SETMASK, &all, NULL);
