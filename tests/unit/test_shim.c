@@ -126,8 +126,8 @@ static void the_task_s_exit_is_recorded_and_passed_on(void)
 static bool still_running(const struct run *r, int ms)
 {
     for (int waited = 0; waited < ms; waited += 10) {
-        int status;
-        if (waitpid(r->pid, &status, WNOHANG | WNOWAIT) == r->pid)
+        siginfo_t info = {0};
+        if (waitid(P_PID, (id_t)r->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == r->pid)
             return false;
         usleep(10 * 1000);
     }
