@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,9 +48,12 @@ static bool start(struct run *r, int pending, char *const task[])
     r->pid = fork();
     if (r->pid == 0) {
         setpgid(0, 0);
-        for (int sig = 1; sig < NSIG; sig++) /* the defaults, as the server's child sets them */
+        /* the defaults, as the server's child sets them: by the system call, since glibc's sigaction
+         * refuses its own 32 and 33 (which the CI harness hands down ignored) */
+        static const unsigned long default_action[4];
+        for (int sig = 1; sig <= 64; sig++)
             if (sig != SIGKILL && sig != SIGSTOP)
-                signal(sig, SIG_DFL);
+                syscall(SYS_rt_sigaction, sig, default_action, NULL, 8);
         sigset_t all;
         sigfillset(&all);
         sigprocmask(SIG_SETMASK, &all, NULL);
