@@ -142,6 +142,16 @@ bool companion_exited(struct companion_proc *p, int *status)
     return true;
 }
 
+bool companion_gone(const struct companion_proc *p)
+{
+    if (p->pid <= 0)
+        return true;
+    if (p->pidfd < 0)
+        return p->start_ticks < 0 || process_start_ticks(p->pid) != p->start_ticks;
+    struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
+    return poll(&pfd, 1, 0) == 1;
+}
+
 void companion_release(struct companion_proc *p)
 {
     if (p->pidfd >= 0)

@@ -36,6 +36,8 @@ bool companion_signal(const struct companion_proc *p, int sig);
 /* Whether the companion has exited (reaped when it is this server's child): *status gets the exit
  * code or 128 + signal (-1 when unknown). A process with no pidfd is checked by pid and start time. */
 bool companion_exited(struct companion_proc *p, int *status);
+/* Whether the companion's process is gone, without reaping it (companion_exited does). */
+bool companion_gone(const struct companion_proc *p);
 /* Closes the pidfd. */
 void companion_release(struct companion_proc *p);
 

@@ -19,6 +19,10 @@
 #include "scheduler/controller/internal.h"
 
 #define KILL_AFTER_MS 5000
+/* A task's end kills every process of its cgroup, its companions' too, before the core hears of that
+ * end (the reaper collects the exit first): a companion gone while its task still runs waits this long
+ * for it, and is Cleaned with its task rather than Failed. */
+#define TASK_END_GRACE_MS 2000
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 static const char *const phase_names[] = {"Pending", "Starting", "Ready", "Stopping", "Cleaned", "Failed"};
@@ -479,6 +483,7 @@ static void start(struct controller *ctl, struct companion *c, struct job *job, 
     const struct task_spec *ts = &job->tasks[c->task];
     c->served_attempt = r->attempts;
     c->start_ms = ctl->now_ms;
+    c->gone_ms = 0;
     c->ready_ms = 0;
     c->last_activity_ms = ctl->now_ms;
     const struct companion_type *type = companion_types_find(set->types, c->type);
@@ -723,7 +728,12 @@ static bool tick_one(struct controller *ctl, struct companion *c)
         begin_stop(ctl, c, job, "TaskRestarted");
         return false;
     }
-    if (live_phase(c->phase) && companion_exited(&c->proc, &status)) {
+    if (live_phase(c->phase) && companion_gone(&c->proc)) {
+        if (!c->gone_ms)
+            c->gone_ms = ctl->now_ms;
+        if (ctl->now_ms - c->gone_ms < TASK_END_GRACE_MS)
+            return false;
+        companion_exited(&c->proc, &status); /* reaped, with its status */
         release_runtime(c);
         set_phase(ctl, c, job, COMPANION_FAILED, "Exited", "the companion exited with status %d", status);
         return false;

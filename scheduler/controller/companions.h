@@ -50,6 +50,7 @@ struct companion {
     uint32_t served_attempt; /* the replica's attempt it was started for (0: none yet) */
     struct companion_proc proc;
     int64_t kill_at_ms;    /* Stopping: SIGKILL at this wall time */
+    int64_t gone_ms;       /* when its process was first seen gone while its task still ran (0: not) */
     char *stop_reason;     /* Stopping: the reason it will be Cleaned with */
     bool remove_when_done; /* deleted (itself, or its job gone): removed once Cleaned */
     bool restored_live;    /* restored in a live phase: its Cleaned is still to be recorded */

@@ -2,8 +2,8 @@
  * caldera-terminal), on loopback: a Volcano Job annotated caldera.io/companions gets them Ready beside
  * its task, as its user, in its cgroup, behind their secret; they are Cleaned when the job completes,
  * gone when it is deleted, started again when the task restarts and after a crash of the server; a
- * missing program is Failed NotInstalled, an idle one is Cleaned, a bad --companions file stops the
- * server; the companions API creates, refuses and deletes. */
+ * missing program is Failed NotInstalled, one that exits by itself Failed Exited, an idle one is
+ * Cleaned, a bad --companions file stops the server; the companions API creates, refuses and deletes. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
@@ -340,13 +340,16 @@ static void a_restarted_task_gets_a_fresh_companion(void)
     "    readinessPath: \"{base_url}api/status\"\n"                                                           \
     "    startTimeout: 20s\n"
 
-#define COMPANIONS_FILE                        \
-    "companions:\n"                            \
-    "  terminal:\n"                            \
-    "    idleTimeout: 2s\n"                    \
-    "    activity: proxy\n"                    \
-    "  ghost:\n"                               \
-    "    command: [caldera-no-such-program]\n" \
+#define COMPANIONS_FILE                          \
+    "companions:\n"                              \
+    "  terminal:\n"                              \
+    "    idleTimeout: 2s\n"                      \
+    "    activity: proxy\n"                      \
+    "  ghost:\n"                                 \
+    "    command: [caldera-no-such-program]\n"   \
+    "    readinessPath: /\n"                     \
+    "  quitter:\n"                               \
+    "    command: [sh, -c, 'sleep 1; exit 3']\n" \
     "    readinessPath: /\n" LOGDIR_WAITER
 
 static void missing_program_fails_and_idleness_cleans(void)
@@ -358,7 +361,7 @@ static void missing_program_fails_and_idleness_cleans(void)
     close(fd);
     struct test_server s;
     REQUIRE(start(&s, "43400-43499", file) == 0);
-    CHECK_INT(submit(&s, "idle", "ghost,terminal", "sleep 300", NULL), 201);
+    CHECK_INT(submit(&s, "idle", "ghost,terminal,quitter", "sleep 300", NULL), 201);
     CHECK(wait_phase(&s, "idle-ghost", "Failed", WAIT_MS) == 0);
     json_t *c = companion(&s, "idle-ghost", NULL);
     CHECK_STR(jv_str(c, "status.reason"), "NotInstalled");
@@ -371,6 +374,12 @@ static void missing_program_fails_and_idleness_cleans(void)
     CHECK_STR(jv_str(c, "status.reason"), "Idle");
     json_decref(c);
     CHECK(pid_gone_within(pid, 10000));
+    /* one that exits by itself while its task runs on fails (after the grace a task's end would take) */
+    CHECK(wait_phase(&s, "idle-quitter", "Failed", WAIT_MS) == 0);
+    c = companion(&s, "idle-quitter", NULL);
+    CHECK_STR(jv_str(c, "status.reason"), "Exited");
+    CHECK_STR(jv_str(c, "status.message"), "the companion exited with status 3");
+    json_decref(c);
     CHECK(job_wait(&s, "idle", "status.state.phase", "Running", WAIT_MS) == 0); /* the task runs on */
     CHECK_INT(submit(&s, "tb", "tbwait", "mkdir -p logs && touch logs/events.out.1 && sleep 300", NULL), 201);
     CHECK(wait_phase(&s, "tb-tbwait", "Ready", READY_MS) == 0);
