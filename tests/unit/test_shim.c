@@ -152,6 +152,18 @@ static bool log_says(const struct run *r, const char *text)
     return false;
 }
 
+/* The task and then the shim end by SIGTERM, and the exits line says so. */
+static void ends_by_sigterm(const struct run *r)
+{
+    int status = wait_for(r, WAIT_MS);
+    CHECK(WIFSIGNALED(status));
+    CHECK_INT(WIFSIGNALED(status) ? WTERMSIG(status) : 0, SIGTERM);
+    char line[128];
+    exits_line(r, line, sizeof line);
+    CHECK_STR(line, "pod-0 1 signal 15");
+    cleanup(r);
+}
+
 /* A stop to the group: the task ends by it; the shim, which never takes it, records it and ends the
  * same way. Signals to the shim alone do nothing to either. */
 static void a_group_stop_ends_the_task_and_the_shim_outlives_it(void)
@@ -165,13 +177,7 @@ static void a_group_stop_ends_the_task_and_the_shim_outlives_it(void)
     kill(r.pid, SIGHUP);
     CHECK(still_running(&r, 300));
     kill(-r.pid, SIGTERM); /* the group, as a stop sends it */
-    int status = wait_for(&r, WAIT_MS);
-    CHECK(WIFSIGNALED(status));
-    CHECK_INT(WIFSIGNALED(status) ? WTERMSIG(status) : 0, SIGTERM);
-    char line[128];
-    exits_line(&r, line, sizeof line);
-    CHECK_STR(line, "pod-0 1 signal 15");
-    cleanup(&r);
+    ends_by_sigterm(&r);
 }
 
 /* A stop that came before the task existed (pending in the shim) is the task's. */
@@ -180,13 +186,7 @@ static void a_stop_pending_before_the_task_is_handed_to_it(void)
     struct run r;
     char *task[] = {"/bin/sleep", "sleep", "30", NULL};
     REQUIRE(start(&r, SIGTERM, task));
-    int status = wait_for(&r, WAIT_MS);
-    CHECK(WIFSIGNALED(status));
-    CHECK_INT(WIFSIGNALED(status) ? WTERMSIG(status) : 0, SIGTERM);
-    char line[128];
-    exits_line(&r, line, sizeof line);
-    CHECK_STR(line, "pod-0 1 signal 15");
-    cleanup(&r);
+    ends_by_sigterm(&r);
 }
 
 /* The shim runs with every signal blocked; its task starts with none blocked or ignored. */
