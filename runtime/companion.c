@@ -125,23 +125,6 @@ bool companion_signal(const struct companion_proc *p, int sig)
     return true;
 }
 
-bool companion_exited(struct companion_proc *p, int *status)
-{
-    *status = -1;
-    if (p->pid <= 0)
-        return true;
-    if (p->pidfd < 0)
-        return p->start_ticks < 0 || process_start_ticks(p->pid) != p->start_ticks;
-    struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
-    if (poll(&pfd, 1, 0) != 1)
-        return false;
-    siginfo_t info;
-    memset(&info, 0, sizeof info);
-    if (waitid(P_PIDFD, (id_t)p->pidfd, &info, WEXITED | WNOHANG) == 0 && info.si_pid != 0)
-        *status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
-    return true;
-}
-
 bool companion_gone(const struct companion_proc *p)
 {
     if (p->pid <= 0)
@@ -150,6 +133,20 @@ bool companion_gone(const struct companion_proc *p)
         return p->start_ticks < 0 || process_start_ticks(p->pid) != p->start_ticks;
     struct pollfd pfd = {.fd = p->pidfd, .events = POLLIN};
     return poll(&pfd, 1, 0) == 1;
+}
+
+bool companion_exited(struct companion_proc *p, int *status)
+{
+    *status = -1;
+    if (!companion_gone(p))
+        return false;
+    if (p->pid <= 0 || p->pidfd < 0)
+        return true; /* not ours to reap */
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (waitid(P_PIDFD, (id_t)p->pidfd, &info, WEXITED | WNOHANG) == 0 && info.si_pid != 0)
+        *status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
+    return true;
 }
 
 void companion_release(struct companion_proc *p)
