@@ -1,6 +1,5 @@
 /* `jobctl delete [debugsession] NAME`: deletes one job (or a debug session, at its own path) and says
  * so the way kubectl does ("job.batch.volcano.sh/<name> deleted"); -o json prints the server's answer. */
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,18 +20,13 @@ static const struct deleted_kind SESSION_KIND = {CALDERA_API, "debugsessions", "
 int cmd_delete(const struct jobctl_args *a)
 {
     enum kube_kind kind;
-    struct jobctl_args named;
+    const char *name;
     char why[160];
-    bool ok = kube_split(a, &kind, &named, why, sizeof why) == 0;
-    if (ok && (kind == KUBE_PODS || kind == KUBE_QUEUES))
-        snprintf(why, sizeof why,
-                 "delete takes a job's name, or debugsession NAME (a queue: jobctl queue delete NAME)");
-    else if (ok && named.npos != 1)
-        snprintf(why, sizeof why, "delete needs a NAME");
-    if (!ok || kind == KUBE_PODS || kind == KUBE_QUEUES || named.npos != 1)
+    if (kube_one_name(a, 1u << KUBE_JOBS | 1u << KUBE_DEBUGSESSIONS,
+                      "delete takes a job's name, or debugsession NAME (a queue: jobctl queue delete NAME)",
+                      "delete needs a NAME", &kind, &name, why, sizeof why) != 0)
         return jobctl_usage_error(a->command_def, why);
     const struct deleted_kind *k = kind == KUBE_DEBUGSESSIONS ? &SESSION_KIND : &JOB_KIND;
-    const char *name = named.pos[0];
     char *path = api_ns_path(k->api, a->ns, k->plural, name, NULL);
     if (!path)
         return report_oom();

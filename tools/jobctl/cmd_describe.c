@@ -174,17 +174,11 @@ static json_t *fetch_history(const struct jobctl_args *a, const char *name)
 int cmd_describe(const struct jobctl_args *a)
 {
     enum kube_kind kind;
-    struct jobctl_args named;
+    const char *name;
     char why[160];
-    bool ok = kube_split(a, &kind, &named, why, sizeof why) == 0;
-    bool a_job = kind == KUBE_NAME_ONLY || kind == KUBE_JOBS;
-    if (ok && !a_job)
-        snprintf(why, sizeof why, "describe shows a job: describe JOB (or job NAME, job/NAME)");
-    else if (ok && named.npos != 1)
-        snprintf(why, sizeof why, "describe needs JOB");
-    if (!ok || !a_job || named.npos != 1)
+    if (kube_one_name(a, 1u << KUBE_JOBS, "describe shows a job: describe JOB (or job NAME, job/NAME)",
+                      "describe needs JOB", &kind, &name, why, sizeof why) != 0)
         return jobctl_usage_error(a->command_def, why);
-    const char *name = named.pos[0];
     struct described d = {0};
     int rc = fetch_job_and_pods(a, name, &d.job, &d.pods);
     if (rc != JOBCTL_OK)

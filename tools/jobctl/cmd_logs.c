@@ -3,7 +3,6 @@
  * so binary output and missing final newlines survive; the server checks the values); for a job,
  * every pod's log with each line prefixed "[pod] "; with -f a pod's log (or every pod's of a job)
  * followed as it is written, attempt after attempt, until its job ends (or Ctrl-C). */
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,16 +164,11 @@ static int follow_job(const struct jobctl_args *a, const char *job, const json_t
 int cmd_logs(const struct jobctl_args *a)
 {
     enum kube_kind kind;
-    struct jobctl_args named;
+    const char *name;
     char why[160];
-    bool ok = kube_split(a, &kind, &named, why, sizeof why) == 0;
-    if (ok && kind != KUBE_NAME_ONLY && kind != KUBE_JOBS && kind != KUBE_PODS)
-        snprintf(why, sizeof why, "logs are a pod's or a job's (pod/NAME, job/NAME)");
-    else if (ok && named.npos != 1)
-        snprintf(why, sizeof why, "logs needs a POD or a JOB (or pod/NAME, job/NAME)");
-    if (!ok || (kind != KUBE_NAME_ONLY && kind != KUBE_JOBS && kind != KUBE_PODS) || named.npos != 1)
+    if (kube_one_name(a, 1u << KUBE_JOBS | 1u << KUBE_PODS, "logs are a pod's or a job's (pod/NAME, job/NAME)",
+                      "logs needs a POD or a JOB (or pod/NAME, job/NAME)", &kind, &name, why, sizeof why) != 0)
         return jobctl_usage_error(a->command_def, why);
-    const char *name = named.pos[0];
     json_t *job = NULL, *pods = NULL;
     /* job/NAME: its fetch says when there is none */
     int found = kind == KUBE_PODS ? 0 : kind == KUBE_JOBS ? 1 : api_job_exists(a, name);

@@ -65,3 +65,21 @@ int kube_split(const struct jobctl_args *a, enum kube_kind *kind, struct jobctl_
     }
     return 0;
 }
+
+int kube_one_name(const struct jobctl_args *a, unsigned allowed, const char *wrong_kind, const char *no_name,
+                  enum kube_kind *kind, const char **name, char *why, size_t why_len)
+{
+    struct jobctl_args named;
+    if (kube_split(a, kind, &named, why, why_len) != 0)
+        return -1;
+    if (*kind != KUBE_NAME_ONLY && !(allowed & (1u << *kind))) {
+        snprintf(why, why_len, "%s", wrong_kind);
+        return -1;
+    }
+    if (named.npos != 1) {
+        snprintf(why, why_len, "%s", no_name);
+        return -1;
+    }
+    *name = named.pos[0];
+    return 0;
+}

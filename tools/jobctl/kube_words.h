@@ -15,4 +15,9 @@ enum kube_kind { KUBE_NAME_ONLY = -1, KUBE_JOBS, KUBE_PODS, KUBE_QUEUES, KUBE_DE
  * name too many). */
 int kube_split(const struct jobctl_args *a, enum kube_kind *kind, struct jobctl_args *rest, char *why, size_t why_len);
 
+/* One NAME, alone or after a kind whose bit (1u << kind) is in allowed: *kind and *name. Returns 0, or
+ * -1 with a sentence in why: kube_split's, wrong_kind for a kind not allowed, no_name without a name. */
+int kube_one_name(const struct jobctl_args *a, unsigned allowed, const char *wrong_kind, const char *no_name,
+                  enum kube_kind *kind, const char **name, char *why, size_t why_len);
+
 #endif
