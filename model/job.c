@@ -135,17 +135,6 @@ static void task_spec_free(struct task_spec *t)
     free(t->volumes);
 }
 
-void job_dormant_free(struct job_dormant *d)
-{
-    if (!d)
-        return;
-    for (int i = 0; i < d->nattempts; i++)
-        free(d->attempts[i].pod); /* and the other eight strings with it */
-    free(d->attempts);
-    free(d->spec_json); /* and status_json, source_json */
-    free(d);
-}
-
 /* A job of this many tasks, or replicas, or more is freed on free_later's thread: tens of thousands of
  * frees (a 5,000-task job's ~1 ms), and often its manifest's last reference. Fewer cost less than
  * handing them over. */
@@ -159,7 +148,6 @@ static void job_free_now(void *arg)
      * when it came from a big body. The rest is freed here in a batch. */
     json_t *manifest = job->manifest, *source = job->source;
     free_batch_begin();
-    job_dormant_free(job->dormant);
     for (int t = 0; t < job->ntasks; t++)
         task_spec_free(&job->tasks[t]);
     free(job->tasks);

@@ -242,23 +242,6 @@ struct podgroup {
     struct resvec min_resources;
 };
 
-/* A finished job as the store had it, not parsed yet: start-up keeps finished jobs this way (their
- * name, uid, queue and phase are enough for the indexes and queue counts) and parses one the first
- * time something reads it (controller_wake_job). Its attempts' rows wait here too. */
-struct dormant_attempt {
-    /* One allocation, starting at pod, holds all nine strings (start-up makes ~200,000 of these). */
-    char *pod, *task, *node, *reason, *message, *log_path, *outcome, *cgroup, *gpus;
-    int32_t index, attempt, job_version, exit_code, kept_version, pid;
-    int64_t pid_start, start_ms, end_ms;
-};
-struct job_dormant {
-    /* One allocation, starting at spec_json, holds all three; source_json NULL for a Volcano Job. */
-    char *spec_json, *status_json, *source_json;
-    struct dormant_attempt *attempts;
-    int nattempts, cap;
-};
-void job_dormant_free(struct job_dormant *d);
-
 struct journal_entry;
 
 /* Requested against used over the attempts that ended while this server ran (GET /metrics shows it
@@ -331,10 +314,13 @@ struct job {
     uint8_t watch_shown;                   /* WATCH_SHOWN_* of the Job (and its PodGroup) */
     bool watch_touched;                    /* in the controller's list of jobs this iteration changed */
     struct journal_entry *watch_entry;     /* while touched: the last entry of this iteration about it */
-    struct job_dormant *dormant;           /* not parsed yet (see above); only ns, name, key, uid, created_ms,
-                                    resource_version, queue, status.phase and pg.phase are set */
-    struct job_usage usage;                /* GET /metrics' requested against used of a finished job */
-    struct job_watchdog watchdog;          /* the WatchDog's marks (not stored: a restart may tell again) */
+    /* A finished job as start-up found it, not read yet: only ns, name, key, uid, created_ms,
+     * resource_version, queue, status.phase and pg.phase are set (enough for the indexes and the queue
+     * counts); its spec, status and attempts stay in the database until something first reads the job
+     * (cluster_wake, controller_wake_job). */
+    bool dormant;
+    struct job_usage usage;       /* GET /metrics' requested against used of a finished job */
+    struct job_watchdog watchdog; /* the WatchDog's marks (not stored: a restart may tell again) */
     /* The engine that runs it (runtime/backend.h; scheduler/controller/remote.c): 0 for this machine. */
     uint8_t backend;         /* enum backend_kind, from its queue's route when it was created; stored */
     uint8_t remote_state;    /* REMOTE_* (scheduler/controller/remote.h) */

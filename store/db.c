@@ -12,7 +12,6 @@
 #include "common/sbuf.h"
 #include "store/schema.h"
 
-#define BUSY_TIMEOUT_MS 5000
 /* How many quick_check complaints to quote in the refusal sentence. */
 #define QUICK_CHECK_LINES 3
 /* How much of the file the check may map (SQLite's own ceiling applies too). */
@@ -127,7 +126,7 @@ int store_check_file(const char *path, char *err, size_t errlen)
         sqlite3_close(db);
         return -1;
     }
-    sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+    sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
     /* quick_check reads every page once: mapped, they are not copied (a third less time at 300 MB) */
     sqlite3_exec(db, "PRAGMA mmap_size = " CHECK_MMAP_BYTES, NULL, NULL, NULL);
     int version = 0, result = 0;
@@ -182,7 +181,7 @@ static int switch_to_wal(sqlite3 *db, const char *path, char *err, size_t errlen
  * keeps the events index and start-up's reads of jobs mostly in memory. */
 static int set_pragmas(sqlite3 *db, const char *path, char *err, size_t errlen)
 {
-    sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+    sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
     if (switch_to_wal(db, path, err, errlen) != 0 ||
         exec_pragma(db, path, "PRAGMA synchronous = FULL", err, errlen) != 0 ||
         exec_pragma(db, path, "PRAGMA foreign_keys = OFF", err, errlen) != 0 ||
@@ -211,6 +210,8 @@ static void store_destroy(struct store *s)
     }
     store_stmts_finalize(&s->stmts);
     store_retention_free(s->retention); /* its statements before the connection */
+    if (s->sleepers && sqlite3_close(s->sleepers) != SQLITE_OK)
+        log_error("store: closing the reader of %s failed: %s", s->path, sqlite3_errmsg(s->sleepers));
     if (s->db && sqlite3_close(s->db) != SQLITE_OK)
         log_error("store: closing %s failed: %s", s->path, sqlite3_errmsg(s->db));
     journal_list_free(&s->queue);
@@ -283,7 +284,7 @@ static int open_for_load(struct store *s)
     if (stat(s->path, &st) != 0 || file_exists(s->path, "-wal") || file_exists(s->path, "-journal") ||
         open_for_checks(s->path, &s->db) != SQLITE_OK)
         return -1;
-    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
     int version = 0;
     char why[512];
     if (schema_read_version(s->db, &version) != SQLITE_OK || version != schema_latest_version() ||

@@ -1,5 +1,6 @@
 /* Start-up recovery: streams queues, API objects, live jobs and their attempts from the database to
- * the core's loader, one statement per table (never a query per job), inside one read transaction. */
+ * the core's loader, one statement per table (never a query per job), inside one read transaction;
+ * later, one job's row and attempts again when a job kept dormant at start-up is first read. */
 #include "store/store_internal.h"
 
 #include <stdio.h>
@@ -21,6 +22,15 @@ static const char *const sql_attempts =
     "SELECT job_uid, pod, task, idx, attempt, job_version, node, pid, pid_start, start_ms, end_ms, exit_code,"
     " reason, message, log_path, outcome, kept_version, cgroup, gpus FROM attempts"
     " WHERE job_uid NOT IN (SELECT uid FROM jobs WHERE deleted_ms IS NOT NULL) ORDER BY job_uid, pod, attempt";
+
+/* One job and its attempts, by uid, for store_load_job. */
+static const char *const sql_job_one =
+    "SELECT uid, namespace, name, created_ms, resource_version, spec_json, status_json, phase, queue, ttl_s,"
+    " source_json FROM jobs WHERE uid = ?1";
+static const char *const sql_attempts_one =
+    "SELECT job_uid, pod, task, idx, attempt, job_version, node, pid, pid_start, start_ms, end_ms, exit_code,"
+    " reason, message, log_path, outcome, kept_version, cgroup, gpus FROM attempts WHERE job_uid = ?1"
+    " ORDER BY pod, attempt";
 
 static void fill_queue(sqlite3_stmt *stmt, void *out)
 {
@@ -95,14 +105,17 @@ struct row_stream {
     int (*deliver)(const struct store_loader *l, const void *row);
 };
 
-static int stream_rows(sqlite3 *db, const struct row_stream *rs, const struct store_loader *loader, const char *path,
-                       char *err, size_t errlen)
+/* Streams rs's rows (its ?1 bound to uid when given). Returns how many were delivered, or -1. */
+static int stream_rows(sqlite3 *db, const struct row_stream *rs, const char *uid, const struct store_loader *loader,
+                       const char *path, char *err, size_t errlen)
 {
     sqlite3_stmt *stmt;
     if (sqlite3_prepare_v2(db, rs->sql, -1, &stmt, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "database %s: cannot read %s: %s", path, rs->what, sqlite3_errmsg(db));
         return -1;
     }
+    if (uid)
+        sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_STATIC);
     /* Big enough for any of the row types. */
     union {
         struct store_queue_row q;
@@ -113,13 +126,14 @@ static int stream_rows(sqlite3 *db, const struct row_stream *rs, const struct st
     int rc, result = 0;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         rs->fill(stmt, &row);
+        result++;
         if (rs->deliver(loader, &row) != 0) {
             snprintf(err, errlen, "database %s: loading %s stopped: the loader refused a row", path, rs->what);
             result = -1;
             break;
         }
     }
-    if (result == 0 && rc != SQLITE_DONE) {
+    if (result >= 0 && rc != SQLITE_DONE) {
         snprintf(err, errlen, "database %s: cannot read %s: %s", path, rs->what, sqlite3_errmsg(db));
         result = -1;
     }
@@ -136,7 +150,7 @@ static int load_all(struct store *s, const struct store_loader *loader, char *er
         {"attempts", sql_attempts, fill_attempt, loader->attempt ? deliver_attempt : NULL},
     };
     for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
-        if (streams[i].deliver && stream_rows(s->db, &streams[i], loader, s->path, err, errlen) != 0)
+        if (streams[i].deliver && stream_rows(s->db, &streams[i], NULL, loader, s->path, err, errlen) < 0)
             return -1;
     }
     return 0;
@@ -177,4 +191,39 @@ int store_load(struct store *s, const struct store_loader *loader, uint64_t *max
     sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL); /* read-only transaction: ending it cannot lose data */
     sqlite3_exec(s->db, "PRAGMA mmap_size = 0", NULL, NULL, NULL);
     return result;
+}
+
+/* The connection of store_load_job: read-only, so it writes nothing while the start's checks run. */
+static int open_sleepers(struct store *s, char *err, size_t errlen)
+{
+    if (s->sleepers)
+        return 0;
+    int rc = sqlite3_open_v2(s->path, &s->sleepers, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "cannot open database %s read-only: %s", s->path,
+                 s->sleepers ? sqlite3_errmsg(s->sleepers) : sqlite3_errstr(rc));
+        sqlite3_close(s->sleepers);
+        s->sleepers = NULL;
+        return -1;
+    }
+    sqlite3_busy_timeout(s->sleepers, STORE_BUSY_TIMEOUT_MS); /* the writer's checkpoints hold a lock for a moment */
+    return 0;
+}
+
+int store_load_job(struct store *s, const char *uid, const struct store_loader *loader, char *err, size_t errlen)
+{
+    if (open_sleepers(s, err, errlen) != 0)
+        return -1;
+    const struct row_stream job = {"the job", sql_job_one, fill_job, deliver_job};
+    const struct row_stream attempts = {"its attempts", sql_attempts_one, fill_attempt, deliver_attempt};
+    if (sqlite3_exec(s->sleepers, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "database %s: cannot begin reading job %s: %s", s->path, uid,
+                 sqlite3_errmsg(s->sleepers));
+        return -1;
+    }
+    int found = stream_rows(s->sleepers, &job, uid, loader, s->path, err, errlen);
+    if (found > 0 && stream_rows(s->sleepers, &attempts, uid, loader, s->path, err, errlen) < 0)
+        found = -1;
+    sqlite3_exec(s->sleepers, "COMMIT", NULL, NULL, NULL); /* read-only: ending it cannot lose data */
+    return found < 0 ? -1 : found > 0;
 }

@@ -16,6 +16,8 @@
 #define STORE_RETRY_FIRST_MS 50
 #define STORE_RETRY_MAX_MS 1000
 #define STORE_CLOSE_DRAIN_MS 5000
+/* How long a connection waits on another's lock (a checkpoint, the writer) before it fails. */
+#define STORE_BUSY_TIMEOUT_MS 5000
 /* Bounds one transaction, so a burst still commits (and acknowledges) in steps of bounded latency. */
 #define STORE_BATCH_MAX 20000
 
@@ -54,6 +56,9 @@ struct store {
     struct store_stmts stmts;
     int migrations_applied;            /* by store_open(); tests read it */
     struct store_retention *retention; /* NULL: history kept for ever; the writer's, like db */
+    /* store_load_job's read-only connection, opened at its first call; used by one thread at a time
+     * (the loader's, then the core's), never by the writer. */
+    sqlite3 *sleepers;
 
     /* Everything below up to `thread` is guarded by mu. The writer holds mu only to move list
      * pointers and copy small fields, never across SQLite calls or log writes, so store_append(),

@@ -101,7 +101,9 @@ struct controller {
         int32_t next_attempt;
         uint16_t restarts;
     } restore_chain;
-    struct job *restore_last; /* the job of the last attempt row loaded: its rows come together */
+    struct job *restore_last;  /* the job of the last attempt row loaded: its rows come together */
+    struct job *restore_woken; /* a dormant job the load woke at one of its rows: the rows after it are read */
+    struct store *store;       /* where a dormant job's spec, status and attempts are read when it wakes */
     /* Watch objects (watch.c): whether this iteration renders them (someone watches), and the jobs
      * its journal touched, gathered at the end of the iteration. */
     bool watch_render;

@@ -104,42 +104,17 @@ static bool may_sleep(const struct store_job_row *row)
            (!strcmp(row->phase, "Completed") || !strcmp(row->phase, "Failed") || !strcmp(row->phase, "Terminated"));
 }
 
-/* Copies n strings (NULL as "") into one allocation, which *out[0] then starts; 0 or -1. One malloc
- * instead of n matters when start-up keeps hundreds of thousands of rows. */
-static int pack_strings(int n, const char *const in[], char **const out[])
-{
-    size_t len[16], total = 0;
-    for (int i = 0; i < n; i++)
-        total += (len[i] = in[i] ? strlen(in[i]) : 0) + 1;
-    char *block = malloc(total);
-    if (!block)
-        return -1;
-    for (int i = 0; i < n; i++) {
-        memcpy(block, in[i] ? in[i] : "", len[i]);
-        block[len[i]] = '\0';
-        *out[i] = block;
-        block += len[i] + 1;
-    }
-    return 0;
-}
-
 static int restore_dormant(struct controller *ctl, const struct store_job_row *row)
 {
     struct job *job = calloc(1, sizeof *job); /* no tasks until it wakes */
-    if (!job || !(job->dormant = calloc(1, sizeof *job->dormant))) {
-        free(job);
+    if (!job)
         return -1;
-    }
-    struct job_dormant *d = job->dormant;
+    job->dormant = true;
     job->ns = strdup(row->ns);
     job->name = strdup(row->name);
     job->queue = strdup(row->queue);
-    bool has_source = row->source_json && *row->source_json;
-    const char *texts[] = {row->spec_json, row->status_json, row->source_json};
-    char **fields[] = {&d->spec_json, &d->status_json, &d->source_json};
-    int packed = pack_strings(has_source ? 3 : 2, texts, fields);
     job->key = job_key(row->ns, row->name);
-    if (!job->ns || !job->name || !job->queue || !job->key || packed != 0) {
+    if (!job->ns || !job->name || !job->queue || !job->key) {
         job_free(job);
         return -1;
     }
@@ -179,40 +154,37 @@ int controller_restore_job(struct controller *ctl, const struct store_job_row *r
 
 static int restore_attempt_row(struct controller *ctl, struct job *job, const struct store_attempt_row *row);
 
-/* A dormant job's attempt row, kept for its waking. */
-static int keep_dormant_attempt(struct job_dormant *d, const struct store_attempt_row *row)
+/* A dormant job being read back (controller_wake_job): its row is parsed into a job of its own, its
+ * attempts restored into that, and only a whole job takes the stub's place. */
+struct waking {
+    struct controller *ctl;
+    const struct job *stub;
+    struct job *full; /* NULL until the job's row is parsed */
+};
+
+static int wake_row(void *ctx, const struct store_job_row *row)
 {
-    if (GROW(d->attempts, d->cap, (size_t)d->nattempts + 1, 4) != 0)
-        return -1;
-    struct dormant_attempt *a = &d->attempts[d->nattempts];
-    *a = (struct dormant_attempt){.index = row->index,
-                                  .attempt = row->attempt,
-                                  .job_version = row->job_version,
-                                  .exit_code = row->exit_code,
-                                  .kept_version = row->kept_version,
-                                  .pid = row->pid,
-                                  .pid_start = row->pid_start,
-                                  .start_ms = row->start_ms,
-                                  .end_ms = row->end_ms};
-    const char *texts[] = {row->pod,      row->task,    row->node,   row->reason, row->message,
-                           row->log_path, row->outcome, row->cgroup, row->gpus};
-    char **fields[] = {&a->pod,      &a->task,    &a->node,   &a->reason, &a->message,
-                       &a->log_path, &a->outcome, &a->cgroup, &a->gpus};
-    if (pack_strings(9, texts, fields) != 0)
-        return -1;
-    d->nattempts++;
+    struct waking *w = ctx;
+    const struct job *stub = w->stub; /* what the API has shown of it stays */
+    w->full = parse_job(stub->uid, stub->ns, stub->name, stub->created_ms, stub->resource_version, row->spec_json,
+                        row->status_json, row->source_json);
+    if (!w->full)
+        return -1; /* logged */
+    for (int32_t i = 0; i < w->full->total_replicas; i++)
+        job_set_replica_phase(w->full, i, POD_ABSENT);
+    w->ctl->restore_chain.job = NULL;
     return 0;
 }
 
-int controller_wake_job(struct controller *ctl, struct job *stub)
+static int wake_attempt(void *ctx, const struct store_attempt_row *row)
 {
-    cluster_assert_owner(ctl->cluster);
-    struct job_dormant *d = stub->dormant;
-    struct job *full = parse_job(stub->uid, stub->ns, stub->name, stub->created_ms, stub->resource_version,
-                                 d->spec_json, d->status_json, d->source_json);
-    if (!full)
-        return -1; /* logged; it stays dormant and out of reach */
-    /* the stub's place in the lists and indexes stays; everything else becomes the parsed job's */
+    struct waking *w = ctx;
+    return w->full ? restore_attempt_row(w->ctl, w->full, row) : -1;
+}
+
+/* The stub keeps its place in the lists and indexes; everything else becomes the parsed job's. */
+static void take_place(struct job *stub, struct job *full)
+{
     struct job awake = *full;
     awake.key = stub->key;
     awake.prev = stub->prev;
@@ -223,39 +195,30 @@ int controller_wake_job(struct controller *ctl, struct job *stub)
     awake.deleted = stub->deleted;
     awake.live_procs = stub->live_procs;
     awake.timers = stub->timers;
-    awake.dormant = NULL;
+    awake.dormant = false;
     free(stub->ns);
     free(stub->name);
     free(stub->queue);
     *stub = awake;
     free(full); /* its contents live on in the stub */
-    for (int32_t i = 0; i < stub->total_replicas; i++)
-        job_set_replica_phase(stub, i, POD_ABSENT);
-    for (int i = 0; i < d->nattempts; i++) {
-        const struct dormant_attempt *a = &d->attempts[i];
-        struct store_attempt_row row = {.job_uid = stub->uid,
-                                        .pod = a->pod,
-                                        .task = a->task,
-                                        .index = a->index,
-                                        .attempt = a->attempt,
-                                        .job_version = a->job_version,
-                                        .node = a->node,
-                                        .pid = a->pid,
-                                        .pid_start = a->pid_start,
-                                        .start_ms = a->start_ms,
-                                        .ended = true,
-                                        .end_ms = a->end_ms,
-                                        .exit_code = a->exit_code,
-                                        .reason = a->reason,
-                                        .message = a->message,
-                                        .log_path = a->log_path,
-                                        .outcome = a->outcome,
-                                        .kept_version = a->kept_version,
-                                        .cgroup = a->cgroup,
-                                        .gpus = a->gpus};
-        restore_attempt_row(ctl, stub, &row);
+}
+
+int controller_wake_job(struct controller *ctl, struct job *stub)
+{
+    cluster_assert_owner(ctl->cluster);
+    struct waking w = {ctl, stub, NULL};
+    const struct store_loader loader = {.ctx = &w, .job = wake_row, .attempt = wake_attempt};
+    char err[512] = "the database is not open";
+    int found = ctl->store ? store_load_job(ctl->store, stub->uid, &loader, err, sizeof err) : -1;
+    ctl->restore_chain.job = NULL;
+    if (found <= 0 || !w.full) { /* a row that does not parse was logged by parse_job */
+        if (found <= 0)
+            log_error("job %s/%s (%s): cannot be read: %s", stub->ns, stub->name, stub->uid,
+                      found == 0 ? "its row is not in the database" : err);
+        job_free(w.full);
+        return -1; /* it stays dormant and out of reach */
     }
-    job_dormant_free(d);
+    take_place(stub, w.full);
     job_count_replicas(stub);
     stub->pg.phase = PG_COMPLETED;
     return 0;
@@ -318,11 +281,16 @@ int controller_restore_attempt(struct controller *ctl, const struct store_attemp
         job = ctl->restore_last = strmap_get(&ctl->cluster->jobs_by_uid, row->job_uid); /* no waking */
     if (!job)
         return 0; /* an attempt of a job that is gone: history only */
+    if (job == ctl->restore_woken)
+        return 0; /* read with the job when the load woke it */
     if (job->dormant) {
         if (row->ended)
-            return keep_dormant_attempt(job->dormant, row);
-        if (controller_wake_job(ctl, job) != 0) /* still running after all: it must be watched */
+            return 0; /* read from the database when the job wakes */
+        /* Still running after all: it must be watched. Waking reads all its rows, this one too. */
+        if (controller_wake_job(ctl, job) != 0)
             return -1;
+        ctl->restore_woken = job;
+        return 0;
     }
     return restore_attempt_row(ctl, job, row);
 }
@@ -496,7 +464,7 @@ static void rearm_deadlines(struct controller *ctl, struct job *job)
 
 int controller_finish_recovery(struct controller *ctl)
 {
-    ctl->restore_last = NULL; /* the load is over */
+    ctl->restore_last = ctl->restore_woken = NULL; /* the load is over */
     if (controller_finish_objects(ctl) != 0)
         return -1;
     if (!cluster_find_queue(ctl->cluster, "default")) {

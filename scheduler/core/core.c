@@ -699,6 +699,7 @@ static void restore_begin(void *ctx, uint64_t max_seq)
 
 static int load_store(struct core *c, char *err, size_t errlen)
 {
+    c->ctl.store = c->store; /* dormant jobs are read from it when they wake */
     controller_enable_waking(&c->ctl);
     const struct store_loader loader = {&c->ctl,     restore_queue,   restore_object,
                                         restore_job, restore_attempt, restore_begin};

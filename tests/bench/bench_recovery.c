@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -306,8 +307,9 @@ static int start_once(const char *dir, const char *path)
     return 0;
 }
 
-/* Runs this program again as `--start DIR PATH` and reads its times. Returns the start's seconds, or -1. */
-static double time_start_fresh(const char *dir, const char *path, double *open_s, double *core_s)
+/* Runs this program again as `--start DIR PATH` and reads its times and its peak resident memory (the
+ * mapped database's pages included). Returns the start's seconds, or -1. */
+static double time_start_fresh(const char *dir, const char *path, double *open_s, double *core_s, double *peak_mib)
 {
     int out[2];
     if (pipe(out) != 0)
@@ -325,8 +327,10 @@ static double time_start_fresh(const char *dir, const char *path, double *open_s
     ssize_t n = pid > 0 ? read(out[0], line, sizeof line - 1) : -1;
     close(out[0]);
     int status = 0;
+    struct rusage ru = {0};
     if (pid > 0)
-        waitpid(pid, &status, 0);
+        wait4(pid, &status, 0, &ru);
+    *peak_mib = ru.ru_maxrss / 1024.0;
     double took = -1;
     if (n <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
         sscanf(line, "%lf %lf %lf", &took, open_s, core_s) != 3)
@@ -366,17 +370,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_recovery: %d jobs, %.0f MB, built in %.1f s\n", NJOBS, sb.st_size / 1e6,
                 bench_now() - t0);
     }
-    double starts[RUNS], opens[RUNS], cores[RUNS], checks[RUNS];
+    double starts[RUNS], opens[RUNS], cores[RUNS], checks[RUNS], peaks[RUNS];
     int status = 0;
     for (int r = 0; r < RUNS && status == 0; r++) {
         checks[r] = time_quick_check(pristine);
-        if (copy_file(pristine, path) != 0 || (starts[r] = time_start_fresh(dir, path, &opens[r], &cores[r])) < 0)
+        if (copy_file(pristine, path) != 0 ||
+            (starts[r] = time_start_fresh(dir, path, &opens[r], &cores[r], &peaks[r])) < 0)
             status = 1;
         else
             fprintf(stderr,
                     "bench_recovery: run %d: start %.3f s (store_open %.3f s, core_start %.3f s, first answer durable "
-                    "%.3f s), quick_check %.3f s\n",
-                    r + 1, starts[r], opens[r], cores[r], starts[r] - opens[r] - cores[r], checks[r]);
+                    "%.3f s), quick_check %.3f s, peak RSS %.0f MiB\n",
+                    r + 1, starts[r], opens[r], cores[r], starts[r] - opens[r] - cores[r], checks[r], peaks[r]);
         unlink(path);
     }
     if (status == 0 && want_start)

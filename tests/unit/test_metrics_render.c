@@ -96,7 +96,7 @@ static void core_renders_live_state_without_waking_dormant_jobs(void)
     waiting->pg.phase = PG_PENDING; /* not enqueued: its replicas are no pods yet */
 
     struct job *dormant = finished_job(&fx, "sleeping", 1700000005000);
-    dormant->dormant = calloc(1, sizeof *dormant->dormant);
+    dormant->dormant = true;
     struct job *gone = finished_job(&fx, "gone", 1700000006000);
     gone->deleted = true;
     char name[32];
