@@ -210,8 +210,7 @@ static void store_destroy(struct store *s)
     }
     store_stmts_finalize(&s->stmts);
     store_retention_free(s->retention); /* its statements before the connection */
-    if (s->sleepers && sqlite3_close(s->sleepers) != SQLITE_OK)
-        log_error("store: closing the reader of %s failed: %s", s->path, sqlite3_errmsg(s->sleepers));
+    store_close_sleepers(s);
     if (s->db && sqlite3_close(s->db) != SQLITE_OK)
         log_error("store: closing %s failed: %s", s->path, sqlite3_errmsg(s->db));
     journal_list_free(&s->queue);

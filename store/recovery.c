@@ -105,17 +105,11 @@ struct row_stream {
     int (*deliver)(const struct store_loader *l, const void *row);
 };
 
-/* Streams rs's rows (its ?1 bound to uid when given). Returns how many were delivered, or -1. */
-static int stream_rows(sqlite3 *db, const struct row_stream *rs, const char *uid, const struct store_loader *loader,
+/* Streams the rows of a prepared statement (its parameters bound), then resets it. Returns how many
+ * rows were delivered, or -1. */
+static int stream_stmt(sqlite3_stmt *stmt, const struct row_stream *rs, const struct store_loader *loader,
                        const char *path, char *err, size_t errlen)
 {
-    sqlite3_stmt *stmt;
-    if (sqlite3_prepare_v2(db, rs->sql, -1, &stmt, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "database %s: cannot read %s: %s", path, rs->what, sqlite3_errmsg(db));
-        return -1;
-    }
-    if (uid)
-        sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_STATIC);
     /* Big enough for any of the row types. */
     union {
         struct store_queue_row q;
@@ -134,9 +128,23 @@ static int stream_rows(sqlite3 *db, const struct row_stream *rs, const char *uid
         }
     }
     if (result >= 0 && rc != SQLITE_DONE) {
-        snprintf(err, errlen, "database %s: cannot read %s: %s", path, rs->what, sqlite3_errmsg(db));
+        snprintf(err, errlen, "database %s: cannot read %s: %s", path, rs->what,
+                 sqlite3_errmsg(sqlite3_db_handle(stmt)));
         result = -1;
     }
+    sqlite3_reset(stmt);
+    return result;
+}
+
+static int stream_rows(sqlite3 *db, const struct row_stream *rs, const struct store_loader *loader, const char *path,
+                       char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt;
+    if (sqlite3_prepare_v2(db, rs->sql, -1, &stmt, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "database %s: cannot read %s: %s", path, rs->what, sqlite3_errmsg(db));
+        return -1;
+    }
+    int result = stream_stmt(stmt, rs, loader, path, err, errlen);
     sqlite3_finalize(stmt);
     return result;
 }
@@ -150,7 +158,7 @@ static int load_all(struct store *s, const struct store_loader *loader, char *er
         {"attempts", sql_attempts, fill_attempt, loader->attempt ? deliver_attempt : NULL},
     };
     for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
-        if (streams[i].deliver && stream_rows(s->db, &streams[i], NULL, loader, s->path, err, errlen) < 0)
+        if (streams[i].deliver && stream_rows(s->db, &streams[i], loader, s->path, err, errlen) < 0)
             return -1;
     }
     return 0;
@@ -193,37 +201,58 @@ int store_load(struct store *s, const struct store_loader *loader, uint64_t *max
     return result;
 }
 
-/* The connection of store_load_job: read-only, so it writes nothing while the start's checks run. */
+/* The connection of store_load_job, read-only (it writes nothing while the start's checks run), with
+ * its statements prepared once: a list page may wake hundreds of jobs. */
 static int open_sleepers(struct store *s, char *err, size_t errlen)
 {
     if (s->sleepers)
         return 0;
+    static const char *const sql[STORE_SLEEPER_STMTS] = {"BEGIN", "COMMIT", sql_job_one, sql_attempts_one};
     int rc = sqlite3_open_v2(s->path, &s->sleepers, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(s->sleepers, STORE_BUSY_TIMEOUT_MS); /* a checkpoint holds a lock for a moment */
+        for (int i = 0; rc == SQLITE_OK && i < STORE_SLEEPER_STMTS; i++)
+            rc = sqlite3_prepare_v3(s->sleepers, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->sleeper_stmts[i], NULL);
+    }
     if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "cannot open database %s read-only: %s", s->path,
+        snprintf(err, errlen, "cannot open database %s for reading: %s", s->path,
                  s->sleepers ? sqlite3_errmsg(s->sleepers) : sqlite3_errstr(rc));
-        sqlite3_close(s->sleepers);
-        s->sleepers = NULL;
+        store_close_sleepers(s);
         return -1;
     }
-    sqlite3_busy_timeout(s->sleepers, STORE_BUSY_TIMEOUT_MS); /* the writer's checkpoints hold a lock for a moment */
     return 0;
+}
+
+void store_close_sleepers(struct store *s)
+{
+    for (int i = 0; i < STORE_SLEEPER_STMTS; i++) {
+        sqlite3_finalize(s->sleeper_stmts[i]);
+        s->sleeper_stmts[i] = NULL;
+    }
+    sqlite3_close(s->sleepers);
+    s->sleepers = NULL;
 }
 
 int store_load_job(struct store *s, const char *uid, const struct store_loader *loader, char *err, size_t errlen)
 {
     if (open_sleepers(s, err, errlen) != 0)
         return -1;
+    sqlite3_stmt **st = s->sleeper_stmts;
     const struct row_stream job = {"the job", sql_job_one, fill_job, deliver_job};
     const struct row_stream attempts = {"its attempts", sql_attempts_one, fill_attempt, deliver_attempt};
-    if (sqlite3_exec(s->sleepers, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+    int rc = sqlite3_step(st[SLEEPER_BEGIN]);
+    sqlite3_reset(st[SLEEPER_BEGIN]);
+    if (rc != SQLITE_DONE) {
         snprintf(err, errlen, "database %s: cannot begin reading job %s: %s", s->path, uid,
                  sqlite3_errmsg(s->sleepers));
         return -1;
     }
-    int found = stream_rows(s->sleepers, &job, uid, loader, s->path, err, errlen);
-    if (found > 0 && stream_rows(s->sleepers, &attempts, uid, loader, s->path, err, errlen) < 0)
+    sqlite3_bind_text(st[SLEEPER_JOB], 1, uid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st[SLEEPER_ATTEMPTS], 1, uid, -1, SQLITE_STATIC);
+    int found = stream_stmt(st[SLEEPER_JOB], &job, loader, s->path, err, errlen);
+    if (found > 0 && stream_stmt(st[SLEEPER_ATTEMPTS], &attempts, loader, s->path, err, errlen) < 0)
         found = -1;
-    sqlite3_exec(s->sleepers, "COMMIT", NULL, NULL, NULL); /* read-only: ending it cannot lose data */
+    sqlite3_step(st[SLEEPER_END]); /* read-only: ending it cannot lose data */
+    sqlite3_reset(st[SLEEPER_END]);
     return found < 0 ? -1 : found > 0;
 }

@@ -18,6 +18,8 @@
 #define STORE_CLOSE_DRAIN_MS 5000
 /* How long a connection waits on another's lock (a checkpoint, the writer) before it fails. */
 #define STORE_BUSY_TIMEOUT_MS 5000
+/* store_load_job's statements, prepared once on its connection. */
+enum sleeper_stmt { SLEEPER_BEGIN, SLEEPER_END, SLEEPER_JOB, SLEEPER_ATTEMPTS, STORE_SLEEPER_STMTS };
 /* Bounds one transaction, so a burst still commits (and acknowledges) in steps of bounded latency. */
 #define STORE_BATCH_MAX 20000
 
@@ -56,9 +58,10 @@ struct store {
     struct store_stmts stmts;
     int migrations_applied;            /* by store_open(); tests read it */
     struct store_retention *retention; /* NULL: history kept for ever; the writer's, like db */
-    /* store_load_job's read-only connection, opened at its first call; used by one thread at a time
-     * (the loader's, then the core's), never by the writer. */
+    /* store_load_job's read-only connection and its statements (enum sleeper_stmt), opened at its
+     * first call; used by one thread at a time (the loader's, then the core's), never by the writer. */
     sqlite3 *sleepers;
+    sqlite3_stmt *sleeper_stmts[STORE_SLEEPER_STMTS];
 
     /* Everything below up to `thread` is guarded by mu. The writer holds mu only to move list
      * pointers and copy small fields, never across SQLite calls or log writes, so store_append(),
@@ -101,6 +104,9 @@ struct store {
     char check_err[512];
     bool end_orphans_pending; /* history retention's start-up write, put off until store_confirm() */
 };
+
+/* recovery.c: closes store_load_job's connection (with its statements), if open. */
+void store_close_sleepers(struct store *s);
 
 /* apply.c */
 int store_stmts_prepare(sqlite3 *db, struct store_stmts *st, char *err, size_t errlen);

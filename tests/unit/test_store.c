@@ -635,6 +635,50 @@ static void test_writer_commits_and_load_rebuilds(void)
     tmp_db_remove(&t);
 }
 
+/* store_load_job reads one job's row and its attempts, as store_load delivers them, from what the
+ * writer committed last (while it runs, on its own connection); a job it does not have is 0. */
+static void test_load_job_reads_one_job_and_its_attempts(void)
+{
+    OPEN_STORE_WITH_WRITER(t, s, err);
+    struct journal_entry *e[] = {
+        job_create(1, "train", "uid-train", T0_MS),
+        job_create(2, "eval", "uid-eval", T0_MS + 10),
+        attempt_start(3, "train", "uid-train", "worker", 1, 1),
+        attempt_start(4, "train", "uid-train", "worker", 0, 1),
+        attempt_end(5, "train", "uid-train", "worker", 0, 1, 0, "Completed"),
+        attempt_start(6, "eval", "uid-eval", "main", 0, 1),
+        job_status(7, "train", "uid-train", "Running", "Completed"),
+    };
+    append(s, e, 7);
+    REQUIRE(store_wait(s, 7, 5000) == 0);
+    struct loaded l = {0};
+    struct store_loader loader = {.ctx = &l, .job = load_job, .attempt = load_attempt};
+    CHECK_INT(store_load_job(s, "uid-train", &loader, err, sizeof err), 1);
+    REQUIRE(l.njobs == 1 && l.nattempts == 2);
+    CHECK_STR(l.jobs[0].name, "train");
+    CHECK_STR(l.jobs[0].status, "{\"state\":{\"phase\":\"Completed\"}}");
+    CHECK_INT(l.jobs[0].rv, 7);
+    CHECK_STR(l.attempts[0].pod, "train-worker-0"); /* by pod, then attempt; never the other job's */
+    CHECK(l.attempts[0].ended);
+    CHECK_STR(l.attempts[0].reason, "Completed");
+    CHECK_STR(l.attempts[1].pod, "train-worker-1");
+    CHECK(!l.attempts[1].ended);
+    /* what the writer commits later is read the next time */
+    struct journal_entry *later[] = {attempt_end(8, "train", "uid-train", "worker", 1, 1, 3, "Error")};
+    append(s, later, 1);
+    REQUIRE(store_wait(s, 8, 5000) == 0);
+    l = (struct loaded){0};
+    CHECK_INT(store_load_job(s, "uid-train", &loader, err, sizeof err), 1);
+    REQUIRE(l.nattempts == 2);
+    CHECK(l.attempts[1].ended);
+    CHECK_INT(l.attempts[1].exit_code, 3);
+    l = (struct loaded){0};
+    CHECK_INT(store_load_job(s, "uid-nosuch", &loader, err, sizeof err), 0);
+    CHECK_INT(l.njobs + l.nattempts, 0);
+    store_close(s);
+    tmp_db_remove(&t);
+}
+
 struct loaded_objects {
     int n;
     char rows[8][4][96]; /* kind, namespace, name, json */
@@ -1151,7 +1195,8 @@ TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_re
           TEST_CASE(test_open_checking_loads_then_writes), TEST_CASE(test_open_fails_when_directory_is_missing),
           TEST_CASE(test_writer_commits_and_load_rebuilds), TEST_CASE(test_object_rows_put_delete_and_load),
           TEST_CASE(test_close_without_writer_commits_queue), TEST_CASE(test_group_commit_100k_events),
-          TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_disk_full_keeps_batch_and_recovers),
-          TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_withdrawn_job_is_never_written),
-          TEST_CASE(test_history_of_a_job), TEST_CASE(test_history_newest_job_wins_when_name_reused),
+          TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_load_job_reads_one_job_and_its_attempts),
+          TEST_CASE(test_disk_full_keeps_batch_and_recovers), TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full),
+          TEST_CASE(test_withdrawn_job_is_never_written), TEST_CASE(test_history_of_a_job),
+          TEST_CASE(test_history_newest_job_wins_when_name_reused),
           TEST_CASE(test_tasks_nodes_commands_and_cgroup_written), TEST_CASE(test_commit_delay_gathers_a_batch))
