@@ -233,13 +233,51 @@ void store_close_sleepers(struct store *s)
     s->sleepers = NULL;
 }
 
+static const struct row_stream one_job = {"the job", sql_job_one, fill_job, deliver_job};
+static const struct row_stream its_attempts = {"its attempts", sql_attempts_one, fill_attempt, deliver_attempt};
+
+/* The job's row, then (when there is one) its attempts, through two statements whose ?1 is bound to
+ * the uid. Returns 1, 0 when the job has no row, or -1. */
+static int read_one_job(sqlite3_stmt *job, sqlite3_stmt *attempts, const char *uid, const struct store_loader *loader,
+                        const char *path, char *err, size_t errlen)
+{
+    sqlite3_bind_text(job, 1, uid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(attempts, 1, uid, -1, SQLITE_STATIC);
+    int found = stream_stmt(job, &one_job, loader, path, err, errlen);
+    if (found > 0 && stream_stmt(attempts, &its_attempts, loader, path, err, errlen) < 0)
+        found = -1;
+    return found < 0 ? -1 : found > 0;
+}
+
+/* Before the writer starts (the load, and recovery right after it, on the opener's thread): on the
+ * store's own connection, inside the load's read transaction when it is open. That connection may be
+ * the checks' read-only one, opened so as to create nothing beside a file still being checked. */
+static int load_job_before_writer(struct store *s, const char *uid, const struct store_loader *loader, char *err,
+                                  size_t errlen)
+{
+    sqlite3_stmt *job = NULL, *attempts = NULL;
+    if (sqlite3_prepare_v2(s->db, sql_job_one, -1, &job, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db, sql_attempts_one, -1, &attempts, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "database %s: cannot read job %s: %s", s->path, uid, sqlite3_errmsg(s->db));
+        sqlite3_finalize(job);
+        return -1;
+    }
+    bool own = sqlite3_get_autocommit(s->db) && sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+    int found = read_one_job(job, attempts, uid, loader, s->path, err, errlen);
+    if (own)
+        sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL); /* it only read */
+    sqlite3_finalize(job);
+    sqlite3_finalize(attempts);
+    return found;
+}
+
 int store_load_job(struct store *s, const char *uid, const struct store_loader *loader, char *err, size_t errlen)
 {
+    if (!s->writer_started)
+        return load_job_before_writer(s, uid, loader, err, errlen);
     if (open_sleepers(s, err, errlen) != 0)
         return -1;
     sqlite3_stmt **st = s->sleeper_stmts;
-    const struct row_stream job = {"the job", sql_job_one, fill_job, deliver_job};
-    const struct row_stream attempts = {"its attempts", sql_attempts_one, fill_attempt, deliver_attempt};
     int rc = sqlite3_step(st[SLEEPER_BEGIN]);
     sqlite3_reset(st[SLEEPER_BEGIN]);
     if (rc != SQLITE_DONE) {
@@ -247,12 +285,8 @@ int store_load_job(struct store *s, const char *uid, const struct store_loader *
                  sqlite3_errmsg(s->sleepers));
         return -1;
     }
-    sqlite3_bind_text(st[SLEEPER_JOB], 1, uid, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st[SLEEPER_ATTEMPTS], 1, uid, -1, SQLITE_STATIC);
-    int found = stream_stmt(st[SLEEPER_JOB], &job, loader, s->path, err, errlen);
-    if (found > 0 && stream_stmt(st[SLEEPER_ATTEMPTS], &attempts, loader, s->path, err, errlen) < 0)
-        found = -1;
+    int found = read_one_job(st[SLEEPER_JOB], st[SLEEPER_ATTEMPTS], uid, loader, s->path, err, errlen);
     sqlite3_step(st[SLEEPER_END]); /* read-only: ending it cannot lose data */
     sqlite3_reset(st[SLEEPER_END]);
-    return found < 0 ? -1 : found > 0;
+    return found;
 }

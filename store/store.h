@@ -89,9 +89,10 @@ struct store_loader {
 int store_load(struct store *s, const struct store_loader *loader, uint64_t *max_seq, char *err, size_t errlen);
 /* One job's row, then its attempts (by pod and attempt number), through loader->job and
  * loader->attempt as store_load delivers them, from the last committed state on a read-only
- * connection of the store's own: how a job kept dormant at start-up is read when something first
- * asks for it. One thread at a time (the one that owns the loaded state), never concurrently with
- * store_close. Returns 1 when the job's row was there, 0 when not, -1 on an error (err says why). */
+ * connection of the store's own (before store_start_writer, on the opener's connection, inside
+ * store_load's snapshot when it runs): how a job kept dormant at start-up is read when something
+ * first asks for it. One thread at a time (the one that owns the loaded state), never concurrently
+ * with store_close. Returns 1 when the job's row was there, 0 when not, -1 on an error (err says why). */
 int store_load_job(struct store *s, const char *uid, const struct store_loader *loader, char *err, size_t errlen);
 
 /* Group commit with a bounded delay: once entries are queued, the writer waits up to delay_ms for

@@ -59,7 +59,7 @@ struct store {
     int migrations_applied;            /* by store_open(); tests read it */
     struct store_retention *retention; /* NULL: history kept for ever; the writer's, like db */
     /* store_load_job's read-only connection and its statements (enum sleeper_stmt), opened at its
-     * first call; used by one thread at a time (the loader's, then the core's), never by the writer. */
+     * first call once the writer runs; used by the thread that owns the loaded state, never the writer. */
     sqlite3 *sleepers;
     sqlite3_stmt *sleeper_stmts[STORE_SLEEPER_STMTS];
 

@@ -636,7 +636,8 @@ static void test_writer_commits_and_load_rebuilds(void)
 }
 
 /* store_load_job reads one job's row and its attempts, as store_load delivers them, from what the
- * writer committed last (while it runs, on its own connection); a job it does not have is 0. */
+ * writer committed last (while it runs, on a connection of its own; before, on the store's); a job it
+ * does not have is 0. */
 static void test_load_job_reads_one_job_and_its_attempts(void)
 {
     OPEN_STORE_WITH_WRITER(t, s, err);
@@ -675,6 +676,13 @@ static void test_load_job_reads_one_job_and_its_attempts(void)
     l = (struct loaded){0};
     CHECK_INT(store_load_job(s, "uid-nosuch", &loader, err, sizeof err), 0);
     CHECK_INT(l.njobs + l.nattempts, 0);
+    store_close(s);
+    /* before the writer starts (the start-up's load), on the store's own connection */
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    l = (struct loaded){0};
+    CHECK_INT(store_load_job(s, "uid-eval", &loader, err, sizeof err), 1);
+    REQUIRE(l.njobs == 1 && l.nattempts == 1);
+    CHECK_STR(l.attempts[0].pod, "eval-main-0");
     store_close(s);
     tmp_db_remove(&t);
 }
