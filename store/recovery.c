@@ -8,29 +8,32 @@
 /* How much of the file the load may map (SQLite's own ceiling applies too). */
 #define LOAD_MMAP_BYTES "4294967296"
 
+/* The columns fill_job and fill_attempt read, in their order: the load and store_load_job select them. */
+#define JOB_COLUMNS                                                                                    \
+    "uid, namespace, name, created_ms, resource_version, spec_json, status_json, phase, queue, ttl_s," \
+    " source_json"
+#define ATTEMPT_COLUMNS                                                                                 \
+    "job_uid, pod, task, idx, attempt, job_version, node, pid, pid_start, start_ms, end_ms, exit_code," \
+    " reason, message, log_path, outcome, kept_version, cgroup, gpus"
+
 static const char *const sql_queues = "SELECT name, json FROM queues ORDER BY name";
 /* The primary key's order: no sort. */
 static const char *const sql_objects = "SELECT kind, namespace, name, json FROM objects ORDER BY kind, namespace, name";
 /* Live jobs in creation order: the UNIQUE partial index jobs_live_created delivers this order. */
-static const char *const sql_jobs =
-    "SELECT uid, namespace, name, created_ms, resource_version, spec_json, status_json, phase, queue, ttl_s,"
-    " source_json FROM jobs WHERE deleted_ms IS NULL ORDER BY created_ms, uid";
+static const char *const sql_jobs = "SELECT " JOB_COLUMNS
+                                    " FROM jobs WHERE deleted_ms IS NULL ORDER BY created_ms, uid";
 /* One pass over the attempts primary key (job_uid, pod, attempt): a job's rows come together, jobs in
  * uid order. A join with the live jobs in creation order cost a b-tree search per job (4x the time
  * at 100,000 jobs); the deleted jobs whose history is kept are few, and found once (jobs_deleted). */
-static const char *const sql_attempts =
-    "SELECT job_uid, pod, task, idx, attempt, job_version, node, pid, pid_start, start_ms, end_ms, exit_code,"
-    " reason, message, log_path, outcome, kept_version, cgroup, gpus FROM attempts"
-    " WHERE job_uid NOT IN (SELECT uid FROM jobs WHERE deleted_ms IS NOT NULL) ORDER BY job_uid, pod, attempt";
+static const char
+    *const sql_attempts = "SELECT " ATTEMPT_COLUMNS
+                          " FROM attempts WHERE job_uid NOT IN (SELECT uid FROM jobs WHERE deleted_ms IS NOT NULL)"
+                          " ORDER BY job_uid, pod, attempt";
 
 /* One job and its attempts, by uid, for store_load_job. */
-static const char *const sql_job_one =
-    "SELECT uid, namespace, name, created_ms, resource_version, spec_json, status_json, phase, queue, ttl_s,"
-    " source_json FROM jobs WHERE uid = ?1";
-static const char *const sql_attempts_one =
-    "SELECT job_uid, pod, task, idx, attempt, job_version, node, pid, pid_start, start_ms, end_ms, exit_code,"
-    " reason, message, log_path, outcome, kept_version, cgroup, gpus FROM attempts WHERE job_uid = ?1"
-    " ORDER BY pod, attempt";
+static const char *const sql_job_one = "SELECT " JOB_COLUMNS " FROM jobs WHERE uid = ?1";
+static const char *const sql_attempts_one = "SELECT " ATTEMPT_COLUMNS
+                                            " FROM attempts WHERE job_uid = ?1 ORDER BY pod, attempt";
 
 static void fill_queue(sqlite3_stmt *stmt, void *out)
 {

@@ -42,7 +42,8 @@ static json_t *parse_source(const char *uid, const char *source_json)
     return source;
 }
 
-/* The job a row describes, parsed: spec through the same reader as a submit, then its status. */
+/* The job a row describes, parsed: spec through the same reader as a submit, then its status; its
+ * pods absent until its attempt rows are restored. */
 static struct job *parse_job(const char *uid, const char *ns, const char *name, int64_t created_ms, uint64_t rv,
                              const char *spec_json, const char *status_json, const char *source_json)
 {
@@ -69,6 +70,10 @@ static struct job *parse_job(const char *uid, const char *ns, const char *name, 
                   status_json ? status_json : "(null)");
         job->status.phase = JOB_PENDING;
     }
+    /* No pod until an attempt of this version says there is one; the sync after recovery creates
+     * again what a live job misses. */
+    for (int32_t i = 0; i < job->total_replicas; i++)
+        job_set_replica_phase(job, i, POD_ABSENT);
     return job;
 }
 
@@ -145,10 +150,6 @@ int controller_restore_job(struct controller *ctl, const struct store_job_row *r
     if (add_restored(ctl, job) != 0)
         return -1;
     job->pg.phase = job->status.phase == JOB_PENDING ? PG_PENDING : PG_INQUEUE;
-    /* No pod until an attempt of this version says there is one; the sync after recovery creates
-     * again what a live job misses. */
-    for (int32_t i = 0; i < job->total_replicas; i++)
-        job_set_replica_phase(job, i, POD_ABSENT);
     return 0;
 }
 
@@ -170,8 +171,6 @@ static int wake_row(void *ctx, const struct store_job_row *row)
                         row->status_json, row->source_json);
     if (!w->full)
         return -1; /* logged */
-    for (int32_t i = 0; i < w->full->total_replicas; i++)
-        job_set_replica_phase(w->full, i, POD_ABSENT);
     w->ctl->restore_chain.job = NULL;
     return 0;
 }
