@@ -88,11 +88,20 @@ static long submit(const struct test_server *s, const char *name, const char *co
     return code;
 }
 
+/* On a timeout, the companion's status is printed: a Failed one says why (its reason and message). */
 static int wait_phase(const struct test_server *s, const char *name, const char *phase, int ms)
 {
     char path[256];
     snprintf(path, sizeof path, COMPANIONS "/%s", name);
-    return server_wait_field(s, path, "status.phase", phase, ms);
+    int rc = server_wait_field(s, path, "status.phase", phase, ms);
+    if (rc != 0) {
+        json_t *now = server_request(s, "GET", path, NULL, NULL, NULL);
+        char *text = now ? json_dumps(json_object_get(now, "status"), JSON_COMPACT) : NULL;
+        fprintf(stderr, "# %s's status: %s\n", name, text ? text : "(unreadable)");
+        free(text);
+        json_decref(now);
+    }
+    return rc;
 }
 
 static json_t *companion(const struct test_server *s, const char *name, long *code)
