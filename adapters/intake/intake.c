@@ -50,7 +50,9 @@ static int parse_json(const char *data, size_t len, struct intake *out, struct a
 {
     size_t bom = utf8_bom_len(data, len); /* RFC 8259 lets parsers ignore one; Jansson does not */
     json_error_t jerr;
-    json_t *root = json_loadb(data + bom, len - bom, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    json_t *root = json_read_in_parts(data, len, bom);
+    if (!root)
+        root = json_loadb(data + bom, len - bom, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!root && json_error_code(&jerr) == json_error_out_of_memory)
         return api_fail(err, 500, "InternalError", "json: out of memory");
     if (!root)

@@ -35,6 +35,10 @@ int pos_record_origin(struct intake_positions *m, json_t *copy, json_t *original
 /* Gives to[key] the positions of from[key] (a member moved by a merge key); nothing recorded is fine. */
 int pos_copy_member(struct intake_positions *m, json_t *to, const json_t *from, const char *key);
 
+/* Moves every record of `from` (a piece of the same body read apart, yaml_parts.c) into `into`,
+ * leaving `from` empty. Returns 0 or -1 (out of memory; both then unchanged). */
+int pos_adopt(struct intake_positions *into, struct intake_positions *from);
+
 void pos_free_all(struct intake_positions *m);
 
 /* --- scalars (scalar.c) -------------------------------------------------------------------- */
@@ -113,6 +117,37 @@ void doc_arena_close(struct doc_arena *a);
 bool doc_arena_holds(const void *p);
 /* Arenas opened and not yet given back (tests). */
 int doc_arena_count(void);
+
+/* --- cutting a big YAML body into parts (yaml_cut.c) ---------------------------------------
+ * A body's longest block sequence (a Job's tasks) cut at entries, so that its pieces can be read side
+ * by side: piece i is [at[i], at[i + 1]), each starting with an entry "- " at `column`; the text
+ * before at[0] and from at[npieces] on is the body around them. A plan only: the reader checks that
+ * the parts add up to the body (yaml_parts.c). */
+#define YAML_CUT_MAX_PIECES 15
+struct yaml_cut {
+    int npieces; /* 0: not cut */
+    int column;
+    size_t at[YAML_CUT_MAX_PIECES + 1];
+};
+/* Plans `parts` parts (the body around and parts - 1 pieces) of about equal size, or fewer; returns
+ * npieces (0 when the body has no such sequence, or line breaks other than LF and CRLF). */
+int yaml_cut_plan(const char *data, size_t len, int parts, struct yaml_cut *cut);
+/* Line feeds in the n bytes at p, and UTF-8 characters (bytes that do not continue one). */
+size_t yaml_cut_count_lines(const char *p, size_t n);
+size_t yaml_cut_count_chars(const char *p, size_t n);
+
+/* Tests (yaml_parts.c): bodies from min_body bytes on are read in `parts` parts (0: as the CPUs allow,
+ * never on one), and how many bodies were read in parts so far. */
+void yaml_parts_set(size_t min_body, int parts);
+unsigned long yaml_parts_joined(void);
+
+/* --- reading a big JSON body in parts (json_parts.c) ---------------------------------------
+ * The document of data[start, len) (start skips a byte order mark) read in parts on the helper pool,
+ * or NULL: then read it whole, as Jansson's errors name the right line. */
+json_t *json_read_in_parts(const char *data, size_t len, size_t start);
+/* Tests: as yaml_parts_set and yaml_parts_joined, for JSON bodies. */
+void json_parts_set(size_t min_body, int parts);
+unsigned long json_parts_joined(void);
 
 /* --- YAML streams (yaml.c) ----------------------------------------------------------------- */
 /* Appends the stream's non-empty documents to out (which the caller frees, also on error). */

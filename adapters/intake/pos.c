@@ -278,6 +278,30 @@ int pos_copy_member(struct intake_positions *m, json_t *to, const json_t *from, 
     return rec ? pos_record_member(m, to, key, rec->pos, rec->key_pos) : 0;
 }
 
+int pos_adopt(struct intake_positions *into, struct intake_positions *from)
+{
+    struct pos_table *f = from->table, *t = f ? table_of(into) : NULL;
+    if (!f)
+        return 0;
+    if (!t || (f->nheld && GROW(t->held, t->held_cap, t->nheld + f->nheld, 256) != 0))
+        return -1;
+    if (f->nheld)
+        memcpy(t->held + t->nheld, f->held, f->nheld * sizeof *f->held);
+    t->nheld += f->nheld;
+    if (f->first) { /* its blocks follow ours; the index takes them in at the next lookup */
+        if (t->last)
+            t->last->next = f->first;
+        else
+            t->first = f->first;
+        t->last = f->last;
+    }
+    free(f->held);
+    hmap_free(&f->index);
+    free(f);
+    from->table = NULL;
+    return 0;
+}
+
 void pos_free_all(struct intake_positions *m)
 {
     struct pos_table *t = m->table;

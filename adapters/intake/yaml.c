@@ -9,50 +9,16 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "adapters/intake/yaml_builder.h"
 #include "common/grow.h"
 
-#define MAX_DEPTH INTAKE_MAX_DEPTH
-#define MAX_VALUES 1000000
-#define MAX_ALIAS_BYTES ((size_t)16 << 20)
-
-struct frame {
-    json_t *node; /* borrowed: owned by its parent, by the frame below (as a merge value), or the document */
-    bool mapping;
-    char *anchor; /* owned: registered once the node is complete */
-    size_t values_at_start, bytes_at_start;
-    /* mappings: the key waiting for its value */
-    bool have_key, key_is_merge;
-    char *key; /* key_inline, or owned when it is longer: most keys cost no malloc */
-    size_t key_len;
-    char key_inline[48];
-    struct intake_pos key_pos;
-    /* the value of "<<", merged when the mapping ends so that explicit keys win wherever they are */
-    bool has_merge;
-    struct intake_pos merge_key_pos, merge_pos;
-    json_t *merge; /* owned */
-};
-
-enum encoding { ENC_UTF8, ENC_UTF16LE, ENC_UTF16BE };
-
-struct builder {
-    yaml_parser_t parser;
-    const char *data;
-    size_t len;
-    enum encoding encoding;
-    size_t bom_len;
-    size_t cursor_chars, cursor_bytes; /* libyaml counts characters; offsets are bytes */
-    struct api_status *err;
-    struct intake *out;
-    size_t docs_cap;
-    struct intake_doc doc; /* the document being read */
-    struct intake_pos root_pos;
-    struct frame stack[MAX_DEPTH];
-    int depth;
-    struct hmap anchors; /* name -> struct anchor, for the current document only */
-    size_t values, bytes, alias_bytes;
-};
-
-static struct intake_pos pos_of(yaml_mark_t m) { return (struct intake_pos){(int)m.line + 1, (int)m.column + 1}; }
+/* Where a mark is in the body: a piece's lines come after the body's before it, and the lines after a
+ * cut-out run come after the run's. */
+static struct intake_pos pos_of(const struct builder *b, yaml_mark_t m)
+{
+    int line = (int)m.line + 1 + (m.index >= b->lines_added_from ? b->lines_added : 0);
+    return (struct intake_pos){line, (int)m.column + 1};
+}
 
 static int fail_at(struct builder *b, struct intake_pos pos, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -140,6 +106,13 @@ static size_t byte_offset(struct builder *b, size_t chars)
     return b->cursor_bytes < b->len ? b->cursor_bytes : b->len;
 }
 
+/* The same in the whole body, when this text had a run cut out of it (yaml_parts.c). */
+static size_t body_offset(struct builder *b, size_t chars)
+{
+    size_t at = byte_offset(b, chars);
+    return at >= b->offset_added_from ? at + b->offset_added : at;
+}
+
 /* Reader errors (bad encoding) come as a byte offset; count lines up to it. */
 static struct intake_pos pos_of_byte(const struct builder *b, size_t offset)
 {
@@ -162,7 +135,7 @@ static int remember_anchor(struct builder *b, const char *name, json_t *value, s
     return anchor_set(&b->anchors, name, value, values, bytes) == 0 ? 0 : fail_oom(b);
 }
 
-static int count_values(struct builder *b, size_t n, struct intake_pos pos)
+int builder_count_values(struct builder *b, size_t n, struct intake_pos pos)
 {
     if (n > MAX_VALUES - b->values)
         return fail_at(b, pos, "the YAML expands to more than %d values (too many aliases?)", MAX_VALUES);
@@ -262,13 +235,15 @@ static int attach(struct builder *b, json_t *value, struct intake_pos pos)
         b->root_pos = pos;
         return 0;
     }
+    int rc = 0;
+    if (b->piece && parts_attach_top(b, value, pos, &rc))
+        return rc;
     if (!f->mapping) {
         size_t index = json_array_size(f->node);
         if (json_array_append_new(f->node, value) != 0 || pos_record_index(&b->doc.positions, f->node, index, pos) != 0)
             return fail_oom(b);
         return 0;
     }
-    int rc = 0;
     if (f->key_is_merge) {
         f->merge = value;
         f->merge_pos = pos;
@@ -300,7 +275,7 @@ static int make_value(struct builder *b, const struct yscalar *sc, struct intake
 
 static int on_scalar(struct builder *b, const yaml_event_t *ev)
 {
-    struct intake_pos pos = pos_of(ev->start_mark);
+    struct intake_pos pos = pos_of(b, ev->start_mark);
     const char *text = (const char *)ev->data.scalar.value, *anchor = (const char *)ev->data.scalar.anchor;
     size_t len = ev->data.scalar.length;
     struct yscalar sc;
@@ -321,7 +296,7 @@ static int on_scalar(struct builder *b, const yaml_event_t *ev)
         return take_scalar_key(b, f, &sc, pos);
     }
     if (rc == 0)
-        rc = count_values(b, 1, pos);
+        rc = builder_count_values(b, 1, pos);
     if (rc != 0) {
         json_decref(value);
         return -1;
@@ -331,7 +306,7 @@ static int on_scalar(struct builder *b, const yaml_event_t *ev)
 
 static int on_alias(struct builder *b, const yaml_event_t *ev)
 {
-    struct intake_pos pos = pos_of(ev->start_mark);
+    struct intake_pos pos = pos_of(b, ev->start_mark);
     const char *name = (const char *)ev->data.alias.anchor;
     const struct anchor *a = anchor_get(&b->anchors, name);
     if (!a)
@@ -339,7 +314,7 @@ static int on_alias(struct builder *b, const yaml_event_t *ev)
     struct frame *f = open_frame(b);
     if (expecting_key(f))
         return take_alias_key(b, f, a->value, pos);
-    if (count_values(b, a->values, pos) != 0)
+    if (builder_count_values(b, a->values, pos) != 0)
         return -1;
     if (a->bytes > MAX_ALIAS_BYTES - b->alias_bytes)
         return fail_at(b, pos, "aliases expand to more than %zu bytes of text", MAX_ALIAS_BYTES);
@@ -354,7 +329,7 @@ static int on_alias(struct builder *b, const yaml_event_t *ev)
 
 static int on_start(struct builder *b, const yaml_event_t *ev, bool mapping)
 {
-    struct intake_pos pos = pos_of(ev->start_mark);
+    struct intake_pos pos = pos_of(b, ev->start_mark);
     const char *anchor = (const char *)(mapping ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor);
     const char *tag = (const char *)(mapping ? ev->data.mapping_start.tag : ev->data.sequence_start.tag);
     char why[256];
@@ -365,10 +340,11 @@ static int on_start(struct builder *b, const yaml_event_t *ev, bool mapping)
     if (b->depth == MAX_DEPTH)
         return fail_at(b, pos, "nesting deeper than %d levels", MAX_DEPTH);
     size_t values_at_start = b->values, bytes_at_start = b->bytes;
-    if (count_values(b, 1, pos) != 0)
+    if (builder_count_values(b, 1, pos) != 0)
         return -1;
     json_t *node = mapping ? json_object() : json_array();
-    if (!node || pos_record_node(&b->doc.positions, node, pos) != 0) {
+    bool piece_top = b->piece && b->depth == 0; /* a piece's top sequence is not the document's */
+    if (!node || (!piece_top && pos_record_node(&b->doc.positions, node, pos) != 0)) {
         json_decref(node);
         return fail_oom(b);
     }
@@ -379,8 +355,12 @@ static int on_start(struct builder *b, const yaml_event_t *ev, bool mapping)
     }
     if (anchor && !anchor_copy)
         return fail_oom(b);
+    bool flow = mapping ? ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+                        : ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
     b->stack[b->depth++] = (struct frame){.node = node,
                                           .mapping = mapping,
+                                          .flow = flow,
+                                          .column = (int)ev->start_mark.column,
                                           .anchor = anchor_copy,
                                           .values_at_start = values_at_start,
                                           .bytes_at_start = bytes_at_start};
@@ -435,9 +415,9 @@ static void discard_doc(struct builder *b)
 static int on_document_start(struct builder *b, const yaml_event_t *ev)
 {
     discard_doc(b);
-    b->doc.first_line = (int)ev->start_mark.line + 1;
+    b->doc.first_line = pos_of(b, ev->start_mark).line;
     /* From the start of the line, so a slice of an indented document still parses. */
-    b->doc.start_offset = byte_offset(b, ev->start_mark.index - ev->start_mark.column);
+    b->doc.start_offset = body_offset(b, ev->start_mark.index - ev->start_mark.column);
     return 0;
 }
 
@@ -464,7 +444,7 @@ static int on_document_end(struct builder *b, const yaml_event_t *ev)
         return api_fail(b->err, 400, "BadRequest",
                         "yaml: the document must be a mapping, not a scalar (line %d, column %d)", b->root_pos.line,
                         b->root_pos.column);
-    b->doc.end_offset = byte_offset(b, ev->end_mark.index);
+    b->doc.end_offset = body_offset(b, ev->end_mark.index);
     return push_doc(b);
 }
 
@@ -481,7 +461,7 @@ static int fail_parser(struct builder *b)
             return fail_at(b, pos, "%s (#%X)", problem, (unsigned)p->problem_value);
         return fail_at(b, pos, "%s", problem);
     }
-    struct intake_pos pos = pos_of(p->problem_mark), ctx = pos_of(p->context_mark);
+    struct intake_pos pos = pos_of(b, p->problem_mark), ctx = pos_of(b, p->context_mark);
     if (!p->context)
         return fail_at(b, pos, "%s", problem);
     if (ctx.line == pos.line && ctx.column == pos.column)
@@ -491,6 +471,8 @@ static int fail_parser(struct builder *b)
 
 static int on_event(struct builder *b, const yaml_event_t *ev)
 {
+    if ((b->piece || b->splice) && parts_event(b, ev) != 0)
+        return -1;
     switch (ev->type) {
     case YAML_DOCUMENT_START_EVENT: return on_document_start(b, ev);
     case YAML_DOCUMENT_END_EVENT: return on_document_end(b, ev);
@@ -516,16 +498,6 @@ static int read_stream(struct builder *b)
         if (rc != 0 || done)
             return rc;
     }
-}
-
-static void builder_release(struct builder *b)
-{
-    while (b->depth > 0)
-        frame_release(&b->stack[--b->depth]);
-    discard_doc(b);
-    anchors_clear(&b->anchors);
-    hmap_free(&b->anchors);
-    yaml_parser_delete(&b->parser);
 }
 
 /* A byte order mark after the first bytes: libyaml skips one at the start of a line but counts it as a
@@ -567,28 +539,47 @@ static int refuse_inner_bom(const struct builder *b, struct api_status *err)
                     line, at - line_start + 1);
 }
 
-int intake_parse_yaml(const char *data, size_t len, struct intake *out, struct api_status *err)
+void builder_close(struct builder *b)
 {
-    struct builder *b = calloc(1, sizeof *b); /* a few KiB of frames: kept off the stack */
-    if (!b)
-        return api_fail(err, 500, "InternalError", "yaml: out of memory");
+    while (b->depth > 0)
+        frame_release(&b->stack[--b->depth]);
+    discard_doc(b);
+    anchors_clear(&b->anchors);
+    hmap_free(&b->anchors);
+    yaml_parser_delete(&b->parser);
+}
+
+int builder_open(struct builder *b, const char *data, size_t len, struct intake *out, struct api_status *err)
+{
     b->data = data;
     b->len = len;
     b->err = err;
     b->out = out;
     b->docs_cap = (size_t)out->ndocs;
+    b->lines_added_from = b->offset_added_from = SIZE_MAX;
     detect_encoding(b);
-    if (refuse_inner_bom(b, err) != 0) {
-        free(b);
+    if (refuse_inner_bom(b, err) != 0)
         return -1;
-    }
-    if (!yaml_parser_initialize(&b->parser)) {
-        free(b);
+    if (!yaml_parser_initialize(&b->parser))
         return api_fail(err, 500, "InternalError", "yaml: out of memory");
-    }
     yaml_parser_set_input_string(&b->parser, (const unsigned char *)data, len);
-    int rc = read_stream(b);
-    builder_release(b);
+    return 0;
+}
+
+int builder_read(struct builder *b) { return read_stream(b); }
+
+int intake_parse_yaml(const char *data, size_t len, struct intake *out, struct api_status *err)
+{
+    int rc;
+    if (yaml_read_in_parts(data, len, out, &rc))
+        return rc;
+    struct builder *b = calloc(1, sizeof *b); /* a few KiB of frames: kept off the stack */
+    if (!b)
+        return api_fail(err, 500, "InternalError", "yaml: out of memory");
+    rc = builder_open(b, data, len, out, err);
+    if (rc == 0)
+        rc = read_stream(b);
+    builder_close(b);
     free(b);
     return rc;
 }

@@ -10,7 +10,8 @@
  * the freeing thread, which hands a big job and document to free_later's thread, and *_freed_ms until
  * that thread is done with them (waited for before the next run, so it never overlaps one).
  * For comparison: libyaml's own event parsing of the 5,000-task body (the floor under any YAML
- * intake built on it) and the same job posted as JSON (Jansson). */
+ * intake built on it) and the same job posted as JSON (Jansson). Bodies of 512 KiB or more are read in
+ * parts side by side (adapters/intake/yaml_parts.c, json_parts.c): adapt_parts says in how many. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "adapters/dialects/dialect.h"
 #include "adapters/intake/intake.h"
 #include "common/free_later.h"
+#include "common/parallel.h"
 #include "common/sbuf.h"
 #include "tests/lib/bench.h"
 
@@ -230,6 +232,8 @@ int main(void)
 {
     int status = 0;
     size_t len;
+    int helpers = parallel_helpers();
+    bench_report("adapt_parts", helpers + 1, "parts"); /* the pool has at most 15 helpers */
     if (bench_wanted("adapt_5000_replicas_ms")) {
         char *yaml = scheme1(5000, &len);
         report_size("adapt_5000_replicas_yaml_mib", len);
