@@ -136,6 +136,8 @@ int yaml_cut_plan(const char *data, size_t len, int parts, struct yaml_cut *cut)
 size_t yaml_cut_count_lines(const char *p, size_t n);
 size_t yaml_cut_count_chars(const char *p, size_t n);
 
+/* Bodies from this size on are read in parts when the machine has more than one CPU. */
+#define INTAKE_PARTS_MIN_BODY ((size_t)512 << 10)
 /* Tests (yaml_parts.c): bodies from min_body bytes on are read in `parts` parts (0: as the CPUs allow,
  * never on one), and how many bodies were read in parts so far. */
 void yaml_parts_set(size_t min_body, int parts);

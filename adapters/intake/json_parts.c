@@ -9,9 +9,6 @@
 #include "adapters/intake/internal.h"
 #include "common/parallel.h"
 
-#ifndef INTAKE_PARTS_MIN_BODY
-#define INTAKE_PARTS_MIN_BODY ((size_t)512 << 10)
-#endif
 #define MAX_PARTS (YAML_CUT_MAX_PIECES + 1)
 #define SCAN_DEPTH 64 /* deeper bodies are read whole */
 #define FLAGS (JSON_REJECT_DUPLICATES | JSON_DECODE_ANY)

@@ -11,11 +11,6 @@
 #include "common/grow.h"
 #include "common/parallel.h"
 
-/* Bodies from this size on are read in parts when the machine has more than one CPU (the fuzzers and
- * tests build with less, to cover it). */
-#ifndef INTAKE_PARTS_MIN_BODY
-#define INTAKE_PARTS_MIN_BODY ((size_t)512 << 10)
-#endif
 static _Atomic size_t parts_min_body = INTAKE_PARTS_MIN_BODY;
 static _Atomic int parts_wanted;            /* 0: as many as the pool has helpers, and this thread */
 static _Atomic unsigned long bodies_joined; /* read in parts, their pieces joined */

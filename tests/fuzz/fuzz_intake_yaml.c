@@ -1,52 +1,13 @@
 /* libFuzzer target: any body posted as YAML (intake_parse with INTAKE_YAML), then each document
  * adapted as the gateway would, with the checks of tests/fuzz/support/adapt_checks.c; and the body
- * read in parts (adapters/intake/yaml_parts.c) gives what reading it whole gives. */
-#include <stdint.h>
-#include <string.h>
-
-#include "adapters/intake/internal.h"
-#include "common/free_later.h"
+ * read in parts gives what reading it whole gives (tests/fuzz/support/parts_checks.c). */
 #include "tests/fuzz/support/adapt_checks.h"
 #include "tests/fuzz/support/fuzz.h"
-
-/* Read in 2 to 4 parts (the first byte says), the body gives the documents, offsets and errors of a
- * whole reading, and every arena goes back. */
-static void check_parts(const uint8_t *data, size_t size)
-{
-    struct intake whole = {0}, split = {0};
-    struct api_status st_whole = {0}, st_split = {0};
-    yaml_parts_set(SIZE_MAX, 0);
-    int rc_whole = intake_parse((const char *)data, size, INTAKE_YAML, &whole, &st_whole);
-    yaml_parts_set(0, 2 + (size ? data[0] % 3 : 0));
-    int rc_split = intake_parse((const char *)data, size, INTAKE_YAML, &split, &st_split);
-    yaml_parts_set(SIZE_MAX, 0);
-    FUZZ_CHECK(rc_whole == rc_split, "read whole: %s; in parts: %s", rc_whole ? st_whole.message : "ok",
-               rc_split ? st_split.message : "ok");
-    if (rc_whole != 0) {
-        FUZZ_CHECK(strcmp(st_whole.message, st_split.message) == 0, "whole: %s; in parts: %s", st_whole.message,
-                   st_split.message);
-        free_later_flush();
-        FUZZ_CHECK(doc_arena_count() == 0, "arenas left: %d", doc_arena_count());
-        return;
-    }
-    FUZZ_CHECK(whole.ndocs == split.ndocs, "%d documents whole, %d in parts", whole.ndocs, split.ndocs);
-    for (int i = 0; i < whole.ndocs; i++) {
-        const struct intake_doc *w = &whole.docs[i], *s = &split.docs[i];
-        FUZZ_CHECK(json_equal(w->root, s->root), "document %d differs in parts", i);
-        FUZZ_CHECK(w->first_line == s->first_line && w->start_offset == s->start_offset &&
-                       w->end_offset == s->end_offset,
-                   "document %d: line %d, %zu-%zu whole; line %d, %zu-%zu in parts", i, w->first_line, w->start_offset,
-                   w->end_offset, s->first_line, s->start_offset, s->end_offset);
-    }
-    intake_free(&whole);
-    intake_free(&split);
-    free_later_flush();
-    FUZZ_CHECK(doc_arena_count() == 0, "arenas left: %d", doc_arena_count());
-}
+#include "tests/fuzz/support/parts_checks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    check_parts(data, size);
+    fuzz_check_parts(data, size, INTAKE_YAML);
     fuzz_adapt_body(data, size, INTAKE_YAML);
     return 0;
 }

@@ -57,19 +57,21 @@ static void check_positions(const struct intake_doc *w, const json_t *wv, const 
     }
 }
 
-/* Reads body whole and in `parts` parts and checks that both readings agree; returns whether the
- * second one was in fact read in parts. */
-static bool same_in_parts(const char *name, const char *body, size_t len, int parts)
+/* Reads body (YAML or JSON) whole and in `parts` parts and checks that both readings agree; returns
+ * whether the second one was in fact read in parts. */
+static bool same_in_parts_as(enum intake_format fmt, const char *name, const char *body, size_t len, int parts)
 {
+    void (*set)(size_t, int) = fmt == INTAKE_YAML ? yaml_parts_set : json_parts_set;
+    unsigned long (*joined_bodies)(void) = fmt == INTAKE_YAML ? yaml_parts_joined : json_parts_joined;
     struct intake whole, split;
     struct api_status st_whole = {0}, st_split = {0};
-    yaml_parts_set(NEVER, 0);
-    int rc_whole = intake_parse(body, len, INTAKE_YAML, &whole, &st_whole);
-    unsigned long before = yaml_parts_joined();
-    yaml_parts_set(0, parts);
-    int rc_split = intake_parse(body, len, INTAKE_YAML, &split, &st_split);
-    bool joined = yaml_parts_joined() > before;
-    yaml_parts_set(NEVER, 0);
+    set(NEVER, 0);
+    int rc_whole = intake_parse(body, len, fmt, &whole, &st_whole);
+    unsigned long before = joined_bodies();
+    set(0, parts);
+    int rc_split = intake_parse(body, len, fmt, &split, &st_split);
+    bool joined = joined_bodies() > before;
+    set(NEVER, 0);
     if (rc_whole != rc_split) {
         test_fail(__FILE__, __LINE__, "%s (%d parts): whole %s, in parts %s", name, parts,
                   rc_whole ? st_whole.message : "read", rc_split ? st_split.message : "read");
@@ -103,6 +105,17 @@ static bool same_in_parts(const char *name, const char *body, size_t len, int pa
     if (rc_split == 0)
         intake_free(&split);
     return joined;
+}
+
+static bool same_in_parts(const char *name, const char *body, size_t len, int parts)
+{
+    return same_in_parts_as(INTAKE_YAML, name, body, len, parts);
+}
+
+/* The same for JSON, whose documents have no positions. */
+static bool json_same_in_parts(const char *name, const char *body, size_t len, int parts)
+{
+    return same_in_parts_as(INTAKE_JSON, name, body, len, parts);
 }
 
 /* A Volcano Job of n tasks as seed 000's file writes them (four-space indentation, tasks indentless
@@ -236,35 +249,6 @@ static void test_anchors_depth_and_errors(void)
     memcpy(dup, "name:  x  \n", 11); /* a key twice, in the last piece */
     same_in_parts("duplicate key", body, len, 3);
     free(body);
-}
-
-/* Reads a JSON body whole and in `parts` parts and checks that both agree; returns whether the second
- * was read in parts. */
-static bool json_same_in_parts(const char *name, const char *body, size_t len, int parts)
-{
-    struct intake whole, split;
-    struct api_status st_whole = {0}, st_split = {0};
-    json_parts_set(NEVER, 0);
-    int rc_whole = intake_parse(body, len, INTAKE_JSON, &whole, &st_whole);
-    unsigned long before = json_parts_joined();
-    json_parts_set(0, parts);
-    int rc_split = intake_parse(body, len, INTAKE_JSON, &split, &st_split);
-    bool joined = json_parts_joined() > before;
-    json_parts_set(NEVER, 0);
-    if (rc_whole != rc_split || (rc_whole != 0 && strcmp(st_whole.message, st_split.message) != 0)) {
-        test_fail(__FILE__, __LINE__, "%s (%d parts): whole %s, in parts %s", name, parts,
-                  rc_whole ? st_whole.message : "read", rc_split ? st_split.message : "read");
-    } else if (rc_whole == 0 && !json_equal(whole.docs[0].root, split.docs[0].root)) {
-        char *a = json_dumps(whole.docs[0].root, JSON_COMPACT), *b = json_dumps(split.docs[0].root, JSON_COMPACT);
-        test_fail(__FILE__, __LINE__, "%s (%d parts): whole %.300s, in parts %.300s", name, parts, a, b);
-        free(a);
-        free(b);
-    }
-    if (rc_whole == 0)
-        intake_free(&whole);
-    if (rc_split == 0)
-        intake_free(&split);
-    return joined;
 }
 
 /* The YAML job as JSON, compact or indented. */
