@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 struct parallel_batch {
@@ -38,6 +39,15 @@ int parallel_helpers(void)
     int n = helpers;
     pthread_mutex_unlock(&lock);
     return n;
+}
+
+int parallel_parts(size_t size, size_t min_part)
+{
+    size_t most = min_part ? size / min_part : SIZE_MAX;
+    size_t parts = (size_t)parallel_helpers() + 1;
+    if (parts > most)
+        parts = most;
+    return parts < 1 ? 1 : (int)parts;
 }
 
 /* Takes the next piece of the first batch that has one; called with the lock held. */

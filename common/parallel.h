@@ -3,12 +3,17 @@
 #ifndef CALDERA_PARALLEL_H
 #define CALDERA_PARALLEL_H
 
+#include <stddef.h>
+
 #define PARALLEL_MAX_HELPERS 15
 
 struct parallel_batch;
 
 /* How many helpers the pool has or would start: 0 on one CPU (then splitting work only costs). */
 int parallel_helpers(void);
+/* How many parts to cut `size` units of work into: the caller's and one per helper, but none smaller
+ * than min_part (at least 1). */
+int parallel_parts(size_t size, size_t min_part);
 /* Queues run(ctx, i) for every i in [0, n) for the helpers, starting them on first use. NULL when
  * memory runs out; the caller then runs the pieces itself. */
 struct parallel_batch *parallel_start(int n, void (*run)(void *ctx, int i), void *ctx);

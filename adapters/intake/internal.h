@@ -136,8 +136,11 @@ int yaml_cut_plan(const char *data, size_t len, int parts, struct yaml_cut *cut)
 size_t yaml_cut_count_lines(const char *p, size_t n);
 size_t yaml_cut_count_chars(const char *p, size_t n);
 
-/* Bodies from this size on are read in parts when the machine has more than one CPU. */
+/* Bodies from this size on are read in parts when the machine has more than one CPU, none smaller than
+ * INTAKE_PART_MIN_BYTES: each part's values take an arena's 1 MiB chunk (arena.c), which a job keeps
+ * as long as its manifest, and 128 KiB of YAML or JSON about fill one. */
 #define INTAKE_PARTS_MIN_BODY ((size_t)512 << 10)
+#define INTAKE_PART_MIN_BYTES ((size_t)128 << 10)
 /* Tests (yaml_parts.c): bodies from min_body bytes on are read in `parts` parts (0: as the CPUs allow,
  * never on one), and how many bodies were read in parts so far. */
 void yaml_parts_set(size_t min_body, int parts);

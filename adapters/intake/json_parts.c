@@ -230,7 +230,7 @@ json_t *json_read_in_parts(const char *data, size_t len, size_t start)
 {
     if (len < parts_min_body)
         return NULL;
-    int parts = parts_wanted ? parts_wanted : parallel_helpers() + 1;
+    int parts = parts_wanted ? parts_wanted : parallel_parts(len, INTAKE_PART_MIN_BYTES);
     if (parts > MAX_PARTS)
         parts = MAX_PARTS;
     struct json_cut cut;

@@ -228,7 +228,7 @@ bool yaml_read_in_parts(const char *data, size_t len, struct intake *out, int *r
     bool utf16 = len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF));
     if (len < parts_min_body || out->ndocs != 0 || utf16)
         return false;
-    int parts = parts_wanted ? parts_wanted : parallel_helpers() + 1;
+    int parts = parts_wanted ? parts_wanted : parallel_parts(len, INTAKE_PART_MIN_BYTES);
     struct yaml_cut cut;
     if (parts < 2 || yaml_cut_plan(data, len, parts, &cut) == 0)
         return false;

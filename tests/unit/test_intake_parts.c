@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "adapters/intake/internal.h"
+#include "common/parallel.h"
 #include "common/sbuf.h"
 #include "tests/lib/test.h"
 
@@ -341,6 +342,28 @@ static void test_json_strings_paths_and_errors(void)
     sbuf_free(&b);
 }
 
+/* As the server reads them: a body of 512 KiB or more is read in parts when there is another CPU,
+ * in no more parts than 128 KiB pieces make. */
+static void test_parts_follow_the_cpus_and_the_size(void)
+{
+    CHECK_INT(parallel_parts(100, INTAKE_PART_MIN_BYTES), 1);
+    CHECK(parallel_parts(3 * INTAKE_PART_MIN_BYTES, INTAKE_PART_MIN_BYTES) <= 3);
+    CHECK_INT(parallel_parts(SIZE_MAX, 1), parallel_helpers() + 1);
+    size_t len;
+    char *body = job(2600, "", &len); /* ~650 KiB */
+    REQUIRE(body != NULL);
+    REQUIRE(len >= INTAKE_PARTS_MIN_BODY);
+    struct intake in;
+    struct api_status st = {0};
+    yaml_parts_set(INTAKE_PARTS_MIN_BODY, 0);
+    unsigned long before = yaml_parts_joined();
+    REQUIRE(intake_parse(body, len, INTAKE_YAML, &in, &st) == 0);
+    CHECK((yaml_parts_joined() > before) == (parallel_helpers() > 0));
+    CHECK_INT((int)json_array_size(json_object_get(json_object_get(in.docs[0].root, "spec"), "tasks")), 2600);
+    intake_free(&in);
+    free(body);
+}
+
 static const char *const corpus_roots[] = {"examples", "tests/unit/corpus", "tests/unit/data", "tests/integration/data",
                                            "tests/fuzz/corpus/intake_yaml"};
 static int corpus_files;
@@ -375,4 +398,5 @@ static void test_every_yaml_file_of_the_project(void)
 TEST_MAIN(TEST_CASE(test_a_job_is_read_in_parts), TEST_CASE(test_text_after_the_tasks),
           TEST_CASE(test_line_ends_and_characters), TEST_CASE(test_false_entries_are_not_cut),
           TEST_CASE(test_anchors_depth_and_errors), TEST_CASE(test_every_yaml_file_of_the_project),
-          TEST_CASE(test_a_json_job_is_read_in_parts), TEST_CASE(test_json_strings_paths_and_errors))
+          TEST_CASE(test_a_json_job_is_read_in_parts), TEST_CASE(test_json_strings_paths_and_errors),
+          TEST_CASE(test_parts_follow_the_cpus_and_the_size))
