@@ -23,12 +23,17 @@ static struct parallel_batch *queue_head, *queue_tail;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 static int helpers = -1; /* -1: not counted yet */
 
-static int count_helpers(void)
+int parallel_cpus(void)
 {
     cpu_set_t set;
     int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    int n = cpus - 1;
-    return n < 0 ? 0 : n > PARALLEL_MAX_HELPERS ? PARALLEL_MAX_HELPERS : n;
+    return cpus < 1 ? 1 : cpus;
+}
+
+static int count_helpers(void)
+{
+    int n = parallel_cpus() - 1;
+    return n > PARALLEL_MAX_HELPERS ? PARALLEL_MAX_HELPERS : n;
 }
 
 int parallel_helpers(void)

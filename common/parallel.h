@@ -9,6 +9,8 @@
 
 struct parallel_batch;
 
+/* The CPUs this process may run on (its affinity), at least 1. */
+int parallel_cpus(void);
 /* How many helpers the pool has or would start: 0 on one CPU (then splitting work only costs). */
 int parallel_helpers(void);
 /* How many parts to cut `size` units of work into: the caller's and one per helper, but none smaller

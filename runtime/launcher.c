@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/parallel.h"
 
 #define HAND_OVER_AT 16 /* orders kept before they go to the spawners without waiting for a flush */
 #define MAX_SPAWNERS 64
@@ -69,8 +69,7 @@ int launcher_default_spawners(void)
         int n = atoi(env);
         return n < 0 ? 0 : n > MAX_SPAWNERS ? MAX_SPAWNERS : n;
     }
-    cpu_set_t set;
-    int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    int cpus = parallel_cpus();
     /* at least two: a spawner waits in the kernel (its vfork child until the exec; on cgroup v1 the
      * join may wait out an RCU grace period), and a second one starts tasks meanwhile */
     int n = cpus / 2;

@@ -141,18 +141,19 @@ size_t yaml_cut_count_chars(const char *p, size_t n);
  * as long as its manifest, and 128 KiB of YAML or JSON about fill one. */
 #define INTAKE_PARTS_MIN_BODY ((size_t)512 << 10)
 #define INTAKE_PART_MIN_BYTES ((size_t)128 << 10)
-/* Tests (yaml_parts.c): bodies from min_body bytes on are read in `parts` parts (0: as the CPUs allow,
- * never on one), and how many bodies were read in parts so far. */
-void yaml_parts_set(size_t min_body, int parts);
-unsigned long yaml_parts_joined(void);
+/* parts.c: how many parts a body of len bytes is read in (1: whole), for YAML and JSON alike; the
+ * reader counts each body it read in parts. */
+int intake_parts_for(size_t len);
+void intake_parts_count_joined(void);
+/* Tests: bodies from min_body bytes on are read in `parts` parts (0: as the CPUs allow, never on
+ * one), and how many bodies were read in parts so far. */
+void intake_parts_set(size_t min_body, int parts);
+unsigned long intake_parts_joined(void);
 
 /* --- reading a big JSON body in parts (json_parts.c) ---------------------------------------
  * The document of data[start, len) (start skips a byte order mark) read in parts on the helper pool,
  * or NULL: then read it whole, as Jansson's errors name the right line. */
 json_t *json_read_in_parts(const char *data, size_t len, size_t start);
-/* Tests: as yaml_parts_set and yaml_parts_joined, for JSON bodies. */
-void json_parts_set(size_t min_body, int parts);
-unsigned long json_parts_joined(void);
 
 /* --- YAML streams (yaml.c) ----------------------------------------------------------------- */
 /* Appends the stream's non-empty documents to out (which the caller frees, also on error). */

@@ -2,7 +2,6 @@
  * array (a Job's tasks) and commas of it near equal shares of the body; the elements between them are
  * parsed by Jansson on the helper pool (common/parallel.h) while this thread parses the body around
  * them, and join the array. Any part Jansson refuses sends the body to a whole reading. */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,18 +11,6 @@
 #define MAX_PARTS (YAML_CUT_MAX_PIECES + 1)
 #define SCAN_DEPTH 64 /* deeper bodies are read whole */
 #define FLAGS (JSON_REJECT_DUPLICATES | JSON_DECODE_ANY)
-
-static _Atomic size_t parts_min_body = INTAKE_PARTS_MIN_BODY;
-static _Atomic int parts_wanted;
-static _Atomic unsigned long bodies_joined;
-
-void json_parts_set(size_t min_body, int parts)
-{
-    parts_min_body = min_body;
-    parts_wanted = parts;
-}
-
-unsigned long json_parts_joined(void) { return bodies_joined; }
 
 /* One step from the root to the array: a member's name (without escapes) or an element's index. */
 struct step {
@@ -228,9 +215,7 @@ static bool parts_hold_elements(const char *data, const struct json_cut *cut)
 
 json_t *json_read_in_parts(const char *data, size_t len, size_t start)
 {
-    if (len < parts_min_body)
-        return NULL;
-    int parts = parts_wanted ? parts_wanted : parallel_parts(len, INTAKE_PART_MIN_BYTES);
+    int parts = intake_parts_for(len);
     if (parts > MAX_PARTS)
         parts = MAX_PARTS;
     struct json_cut cut;
@@ -259,6 +244,6 @@ json_t *json_read_in_parts(const char *data, size_t len, size_t start)
         json_decref(root);
         return NULL;
     }
-    bodies_joined++;
+    intake_parts_count_joined();
     return root;
 }

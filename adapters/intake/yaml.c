@@ -41,20 +41,26 @@ static bool expecting_key(const struct frame *f) { return f && f->mapping && !f-
 
 /* --- byte offsets ---------------------------------------------------------------------------------- */
 
+enum encoding body_encoding(const char *data, size_t len, size_t *bom_len)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    *bom_len = 0;
+    if (len >= 2 && p[0] == 0xFF && p[1] == 0xFE) {
+        *bom_len = 2;
+        return ENC_UTF16LE;
+    }
+    if (len >= 2 && p[0] == 0xFE && p[1] == 0xFF) {
+        *bom_len = 2;
+        return ENC_UTF16BE;
+    }
+    if (len >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF)
+        *bom_len = 3;
+    return ENC_UTF8;
+}
+
 static void detect_encoding(struct builder *b)
 {
-    const unsigned char *p = (const unsigned char *)b->data;
-    b->encoding = ENC_UTF8;
-    b->bom_len = 0;
-    if (b->len >= 2 && p[0] == 0xFF && p[1] == 0xFE) {
-        b->encoding = ENC_UTF16LE;
-        b->bom_len = 2;
-    } else if (b->len >= 2 && p[0] == 0xFE && p[1] == 0xFF) {
-        b->encoding = ENC_UTF16BE;
-        b->bom_len = 2;
-    } else if (b->len >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) {
-        b->bom_len = 3;
-    }
+    b->encoding = body_encoding(b->data, b->len, &b->bom_len);
     b->cursor_chars = 0;
     b->cursor_bytes = b->bom_len;
 }

@@ -66,6 +66,8 @@ int builder_open(struct builder *b, const char *data, size_t len, struct intake 
 int builder_read(struct builder *b);
 void builder_close(struct builder *b);
 int builder_count_values(struct builder *b, size_t n, struct intake_pos pos);
+/* The body's encoding, from its byte order mark (UTF-8 without one), and the mark's length. */
+enum encoding body_encoding(const char *data, size_t len, size_t *bom_len);
 
 /* yaml_parts.c: what reading in parts does at each event, before the builder (0, or -1: the parts do
  * not add up to the body; err is then meaningless), and with a value for a piece's top sequence (true

@@ -2,7 +2,6 @@
  * their own by the helper pool (common/parallel.h) while this thread reads the body around them, and
  * their entries join the sequence where the cut was. Each piece, and the cut in the text around, is
  * checked to read as it does in the whole body; when a check fails the body is read whole. */
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,18 +9,6 @@
 #include "adapters/intake/yaml_builder.h"
 #include "common/grow.h"
 #include "common/parallel.h"
-
-static _Atomic size_t parts_min_body = INTAKE_PARTS_MIN_BODY;
-static _Atomic int parts_wanted;            /* 0: as many as the pool has helpers, and this thread */
-static _Atomic unsigned long bodies_joined; /* read in parts, their pieces joined */
-
-void yaml_parts_set(size_t min_body, int parts)
-{
-    parts_min_body = min_body;
-    parts_wanted = parts;
-}
-
-unsigned long yaml_parts_joined(void) { return bodies_joined; }
 
 struct yaml_piece {
     const char *body;
@@ -224,18 +211,15 @@ static int read_around(const char *data, size_t len, struct yaml_splice *s, stru
 
 bool yaml_read_in_parts(const char *data, size_t len, struct intake *out, int *rc)
 {
-    const unsigned char *u = (const unsigned char *)data;
-    bool utf16 = len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF));
-    if (len < parts_min_body || out->ndocs != 0 || utf16)
-        return false;
-    int parts = parts_wanted ? parts_wanted : parallel_parts(len, INTAKE_PART_MIN_BYTES);
+    size_t bom; /* libyaml does not count a byte order mark as a character */
+    int parts = intake_parts_for(len);
     struct yaml_cut cut;
-    if (parts < 2 || yaml_cut_plan(data, len, parts, &cut) == 0)
+    if (parts < 2 || out->ndocs != 0 || body_encoding(data, len, &bom) != ENC_UTF8 ||
+        yaml_cut_plan(data, len, parts, &cut) == 0)
         return false;
     struct yaml_piece pieces[YAML_CUT_MAX_PIECES];
     for (int i = 0; i < cut.npieces; i++)
         pieces[i] = (struct yaml_piece){.body = data, .start = cut.at[i], .end = cut.at[i + 1], .column = cut.column};
-    size_t bom = len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0; /* libyaml does not count it */
     struct yaml_splice splice = {.cut = &cut,
                                  .pieces = pieces,
                                  .cut_char = yaml_cut_count_chars(data + bom, cut.at[0] - bom),
@@ -253,7 +237,7 @@ bool yaml_read_in_parts(const char *data, size_t len, struct intake *out, int *r
         drop_documents(out);
         return false;
     }
-    bodies_joined++;
+    intake_parts_count_joined();
     *rc = 0;
     return true;
 }

@@ -62,17 +62,15 @@ static void check_positions(const struct intake_doc *w, const json_t *wv, const 
  * whether the second one was in fact read in parts. */
 static bool same_in_parts_as(enum intake_format fmt, const char *name, const char *body, size_t len, int parts)
 {
-    void (*set)(size_t, int) = fmt == INTAKE_YAML ? yaml_parts_set : json_parts_set;
-    unsigned long (*joined_bodies)(void) = fmt == INTAKE_YAML ? yaml_parts_joined : json_parts_joined;
     struct intake whole, split;
     struct api_status st_whole = {0}, st_split = {0};
-    set(NEVER, 0);
+    intake_parts_set(NEVER, 0);
     int rc_whole = intake_parse(body, len, fmt, &whole, &st_whole);
-    unsigned long before = joined_bodies();
-    set(0, parts);
+    unsigned long before = intake_parts_joined();
+    intake_parts_set(0, parts);
     int rc_split = intake_parse(body, len, fmt, &split, &st_split);
-    bool joined = joined_bodies() > before;
-    set(NEVER, 0);
+    bool joined = intake_parts_joined() > before;
+    intake_parts_set(NEVER, 0);
     if (rc_whole != rc_split) {
         test_fail(__FILE__, __LINE__, "%s (%d parts): whole %s, in parts %s", name, parts,
                   rc_whole ? st_whole.message : "read", rc_split ? st_split.message : "read");
@@ -355,10 +353,10 @@ static void test_parts_follow_the_cpus_and_the_size(void)
     REQUIRE(len >= INTAKE_PARTS_MIN_BODY);
     struct intake in;
     struct api_status st = {0};
-    yaml_parts_set(INTAKE_PARTS_MIN_BODY, 0);
-    unsigned long before = yaml_parts_joined();
+    intake_parts_set(INTAKE_PARTS_MIN_BODY, 0);
+    unsigned long before = intake_parts_joined();
     REQUIRE(intake_parse(body, len, INTAKE_YAML, &in, &st) == 0);
-    CHECK((yaml_parts_joined() > before) == (parallel_helpers() > 0));
+    CHECK((intake_parts_joined() > before) == (parallel_helpers() > 0));
     CHECK_INT((int)json_array_size(json_object_get(json_object_get(in.docs[0].root, "spec"), "tasks")), 2600);
     intake_free(&in);
     free(body);

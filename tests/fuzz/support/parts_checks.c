@@ -10,14 +10,13 @@
 
 void fuzz_check_parts(const uint8_t *data, size_t size, enum intake_format fmt)
 {
-    void (*set)(size_t, int) = fmt == INTAKE_JSON ? json_parts_set : yaml_parts_set;
     struct intake whole = {0}, split = {0};
     struct api_status st_whole = {0}, st_split = {0};
-    set(SIZE_MAX, 0);
+    intake_parts_set(SIZE_MAX, 0);
     int rc_whole = intake_parse((const char *)data, size, fmt, &whole, &st_whole);
-    set(0, 2 + (size ? data[0] % 3 : 0));
+    intake_parts_set(0, 2 + (size ? data[0] % 3 : 0));
     int rc_split = intake_parse((const char *)data, size, fmt, &split, &st_split);
-    set(SIZE_MAX, 0);
+    intake_parts_set(SIZE_MAX, 0);
     FUZZ_CHECK(rc_whole == rc_split, "read whole: %s; in parts: %s", rc_whole ? st_whole.message : "ok",
                rc_split ? st_split.message : "ok");
     if (rc_whole != 0) {
