@@ -240,6 +240,7 @@ static int open_checked(struct store *s, char *err, size_t errlen)
         /* events already in the database are committed: nobody waits for them */
         store_read_max_seq(s->db, s->path, &s->committed_seq, err, errlen) != 0)
         return -1;
+    store_defer_checkpoints(s);
     char why[512];
     if (store_stmts_prepare(s->db, &s->stmts, why, sizeof why) != 0) {
         snprintf(err, errlen, "database %s: %s", s->path, why);

@@ -22,6 +22,11 @@
 enum sleeper_stmt { SLEEPER_BEGIN, SLEEPER_END, SLEEPER_JOB, SLEEPER_ATTEMPTS, STORE_SLEEPER_STMTS };
 /* Bounds one transaction, so a burst still commits (and acknowledges) in steps of bounded latency. */
 #define STORE_BATCH_MAX 20000
+/* The log's size, in pages, past which the writer copies it back into the file (SQLite's own default
+ * threshold), once a commit is published and no entry waits; and past which it does so even while
+ * entries wait (128 MiB of 4 KiB pages), so a long burst cannot grow the log without bound. */
+#define STORE_CHECKPOINT_FRAMES 1000
+#define STORE_CHECKPOINT_FRAMES_BUSY 32768
 
 /* A column's text, "" for NULL, so readers never see a NULL string. */
 static inline const char *store_column_text(sqlite3_stmt *stmt, int col)
@@ -79,6 +84,7 @@ struct store {
     char health[512];
     int test_max_pages;             /* store_test_set_max_pages() value not yet applied, 0 when none */
     int commit_delay_ms;            /* store_set_commit_delay(): how long a small batch waits for more */
+    int wal_frames;                 /* pages in the log after db's last commit (its WAL hook): the writer's */
     store_commit_listener listener; /* set before the writer starts; called on its thread */
     void *listener_ctx;
 
@@ -104,6 +110,10 @@ struct store {
     char check_err[512];
     bool end_orphans_pending; /* history retention's start-up write, put off until store_confirm() */
 };
+
+/* writer.c: on the read-write connection, SQLite's checkpoint inside a commit is replaced by the
+ * writer's own, after the commit is published (store_checkpoint_if_due). */
+void store_defer_checkpoints(struct store *s);
 
 /* recovery.c: closes store_load_job's connection (with its statements), if open. */
 void store_close_sleepers(struct store *s);

@@ -390,16 +390,54 @@ static void commit_with_retry(struct store *s, struct journal_list *batch)
     }
 }
 
+/* SQLite checkpoints in the commit whose pages take the log past its threshold, before that commit
+ * returns: the entries it acknowledges then wait for the copy of the whole log into the file, and so
+ * does every entry queued behind them (at a restart with 100,000 jobs, the recovery's first commit
+ * wrote 20,000 pages to the log and copying them back took 0.4 s). The hook replaces SQLite's
+ * automatic checkpoint and only notes the log's size. */
+static int note_wal_size(void *ctx, sqlite3 *db, const char *name, int frames)
+{
+    (void)db;
+    (void)name;
+    ((struct store *)ctx)->wal_frames = frames;
+    return SQLITE_OK;
+}
+
+void store_defer_checkpoints(struct store *s) { sqlite3_wal_hook(s->db, note_wal_size, s); }
+
+static bool entries_waiting(struct store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    bool waiting = s->queue.count > 0;
+    pthread_mutex_unlock(&s->mu);
+    return waiting;
+}
+
+/* A passive checkpoint, as SQLite's automatic one is, when the log has grown past the threshold; run
+ * by the writer between commits, once the last one's waiters are answered and, unless the log is
+ * very long, when no entry waits for the next commit. */
+static void checkpoint_if_due(struct store *s)
+{
+    if (s->wal_frames < STORE_CHECKPOINT_FRAMES || (s->wal_frames < STORE_CHECKPOINT_FRAMES_BUSY && entries_waiting(s)))
+        return;
+    int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+        log_warn("store: checkpoint of %s: %s", s->path, sqlite3_errmsg(s->db));
+    s->wal_frames = 0; /* the next commit reports the log's size again */
+}
+
 /* The writer loop: until stopped and drained. A due retention step runs between commits, when
  * nothing waits to be committed; under a steady stream of entries, after a commit. */
 static void run_writer(struct store *s)
 {
     struct journal_list batch;
+    checkpoint_if_due(s); /* what the migrations or the start-up writes left in the log */
     for (enum writer_work w; (w = wait_for_batch(s, &batch)) != WORK_STOP;) {
         if (w == WORK_BATCH)
             commit_with_retry(s, &batch);
         if (store_retention_due_in_ms(s) == 0)
             store_prune_if_due(s);
+        checkpoint_if_due(s);
     }
 }
 
