@@ -4,6 +4,7 @@
 #include "store/store_internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* How much of the file the load may map (SQLite's own ceiling applies too). */
 #define LOAD_MMAP_BYTES "4294967296"
@@ -16,19 +17,40 @@
     "job_uid, pod, task, idx, attempt, job_version, node, pid, pid_start, start_ms, end_ms, exit_code," \
     " reason, message, log_path, outcome, kept_version, cgroup, gpus"
 
+/* Which live jobs sleep: finished for good (Aborted can still resume) with no TTL to arm. The core
+ * keeps only their name, uid, queue and phase until something asks for one (controller_wake_job);
+ * the others are awake. Word for word the conditions of schema 10's partial indexes, which the
+ * queries name (INDEXED BY: a statement that cannot use its index fails to prepare, never scans). */
+#define JOBS_ASLEEP \
+    "deleted_ms IS NULL AND ttl_s IS NULL AND queue <> '' AND phase IN ('Completed', 'Failed', 'Terminated')"
+#define JOBS_AWAKE                                 \
+    "deleted_ms IS NULL AND (ttl_s IS NOT NULL OR" \
+    " queue = '' OR phase NOT IN ('Completed', 'Failed', 'Terminated'))"
+
 static const char *const sql_queues = "SELECT name, json FROM queues ORDER BY name";
 /* The primary key's order: no sort. */
 static const char *const sql_objects = "SELECT kind, namespace, name, json FROM objects ORDER BY kind, namespace, name";
-/* Live jobs in creation order: the UNIQUE partial index jobs_live_created delivers this order. */
-static const char *const sql_jobs = "SELECT " JOB_COLUMNS
-                                    " FROM jobs WHERE deleted_ms IS NULL ORDER BY created_ms, uid";
-/* One pass over the attempts primary key (job_uid, pod, attempt): a job's rows come together, jobs in
- * uid order. A join with the live jobs in creation order cost a b-tree search per job (4x the time
- * at 100,000 jobs); the deleted jobs whose history is kept are few, and found once (jobs_deleted). */
-static const char
-    *const sql_attempts = "SELECT " ATTEMPT_COLUMNS
-                          " FROM attempts WHERE job_uid NOT IN (SELECT uid FROM jobs WHERE deleted_ms IS NOT NULL)"
-                          " ORDER BY job_uid, pod, attempt";
+/* Live jobs in creation order, from two statements merged (stream_jobs): the sleeping ones from
+ * jobs_asleep alone, which holds all that is kept of them, and the awake ones' rows through
+ * jobs_awake. SLEEPER_COLUMNS are JOB_COLUMNS' first five, then phase and queue. */
+#define SLEEPER_COLUMNS "uid, namespace, name, created_ms, resource_version, phase, queue"
+static const char *const sql_jobs_asleep = "SELECT " SLEEPER_COLUMNS
+                                           " FROM jobs INDEXED BY jobs_asleep WHERE " JOBS_ASLEEP
+                                           " ORDER BY created_ms, uid";
+static const char *const sql_jobs_awake = "SELECT " JOB_COLUMNS " FROM jobs INDEXED BY jobs_awake WHERE " JOBS_AWAKE
+                                          " ORDER BY created_ms, uid";
+#define AWAKE_UIDS "SELECT uid FROM jobs INDEXED BY jobs_awake WHERE " JOBS_AWAKE
+/* The awake jobs' attempts, a job's rows together (jobs in uid order): one range of the attempts'
+ * primary key per job, in the key's order, so nothing is sorted. */
+static const char *const sql_attempts_awake = "SELECT " ATTEMPT_COLUMNS " FROM attempts WHERE job_uid IN (" AWAKE_UIDS
+                                              ") ORDER BY job_uid, pod, attempt";
+/* Then, the same way, the attempts still open of the sleeping jobs: a task that still ran at the stop
+ * (the loader wakes its job). The few open attempts are read, not the many sleeping jobs. */
+#define DELETED_UIDS "SELECT uid FROM jobs INDEXED BY jobs_deleted WHERE deleted_ms IS NOT NULL"
+static const char *const sql_attempts_open = "SELECT " ATTEMPT_COLUMNS
+                                             " FROM attempts INDEXED BY attempts_open WHERE end_ms IS NULL AND"
+                                             " job_uid NOT IN (" AWAKE_UIDS ") AND job_uid NOT IN (" DELETED_UIDS
+                                             ") ORDER BY job_uid, pod, attempt";
 
 /* One job and its attempts, by uid, for store_load_job. */
 static const char *const sql_job_one = "SELECT " JOB_COLUMNS " FROM jobs WHERE uid = ?1";
@@ -65,6 +87,22 @@ static void fill_job(sqlite3_stmt *stmt, void *out)
         .queue = store_column_text(stmt, 8),
         .has_ttl = sqlite3_column_type(stmt, 9) != SQLITE_NULL,
         .source_json = store_column_text(stmt, 10),
+    };
+}
+
+/* A sleeping job's row as sql_jobs_asleep reads it: no spec, status or source. */
+static void fill_sleeper(sqlite3_stmt *stmt, void *out)
+{
+    struct store_job_row *row = out;
+    *row = (struct store_job_row){
+        .uid = store_column_text(stmt, 0),
+        .ns = store_column_text(stmt, 1),
+        .name = store_column_text(stmt, 2),
+        .created_ms = sqlite3_column_int64(stmt, 3),
+        .resource_version = (uint64_t)sqlite3_column_int64(stmt, 4),
+        .phase = store_column_text(stmt, 5),
+        .queue = store_column_text(stmt, 6),
+        .asleep = true,
     };
 }
 
@@ -152,16 +190,83 @@ static int stream_rows(sqlite3 *db, const struct row_stream *rs, const struct st
     return result;
 }
 
+/* Whether the sleeping job at asleep's row was created before the awake one at awake's: by
+ * (created_ms, uid), the order both statements deliver (uids compare as SQLite's BINARY does). */
+static bool sleeper_first(sqlite3_stmt *asleep, sqlite3_stmt *awake)
+{
+    int64_t a = sqlite3_column_int64(asleep, 3), b = sqlite3_column_int64(awake, 3);
+    if (a != b)
+        return a < b;
+    return strcmp(store_column_text(asleep, 0), store_column_text(awake, 0)) < 0;
+}
+
+/* The live jobs in creation order: sql_jobs_asleep's and sql_jobs_awake's rows merged. */
+static int merge_jobs(sqlite3_stmt *asleep, sqlite3_stmt *awake, const struct store_loader *loader, const char *path,
+                      char *err, size_t errlen)
+{
+    int ra = sqlite3_step(asleep), rw = sqlite3_step(awake);
+    while (ra == SQLITE_ROW || rw == SQLITE_ROW) {
+        bool sleeper = rw != SQLITE_ROW || (ra == SQLITE_ROW && sleeper_first(asleep, awake));
+        struct store_job_row row;
+        if (sleeper)
+            fill_sleeper(asleep, &row);
+        else
+            fill_job(awake, &row);
+        if (loader->job(loader->ctx, &row) != 0) {
+            snprintf(err, errlen, "database %s: loading jobs stopped: the loader refused a row", path);
+            return -1;
+        }
+        if (sleeper)
+            ra = sqlite3_step(asleep);
+        else
+            rw = sqlite3_step(awake);
+    }
+    if (ra != SQLITE_DONE || rw != SQLITE_DONE) {
+        snprintf(err, errlen, "database %s: cannot read jobs: %s", path, sqlite3_errmsg(sqlite3_db_handle(asleep)));
+        return -1;
+    }
+    return 0;
+}
+
+static int stream_jobs(sqlite3 *db, const struct store_loader *loader, const char *path, char *err, size_t errlen)
+{
+    sqlite3_stmt *asleep = NULL, *awake = NULL;
+    int result = -1;
+    if (sqlite3_prepare_v2(db, sql_jobs_asleep, -1, &asleep, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, sql_jobs_awake, -1, &awake, NULL) != SQLITE_OK)
+        snprintf(err, errlen, "database %s: cannot read jobs: %s", path, sqlite3_errmsg(db));
+    else
+        result = merge_jobs(asleep, awake, loader, path, err, errlen);
+    sqlite3_finalize(asleep);
+    sqlite3_finalize(awake);
+    return result;
+}
+
 static int load_all(struct store *s, const struct store_loader *loader, char *err, size_t errlen)
 {
-    const struct row_stream streams[] = {
+    const struct row_stream before_jobs[] = {
         {"queues", sql_queues, fill_queue, loader->queue ? deliver_queue : NULL},
         {"objects", sql_objects, fill_object, loader->object ? deliver_object : NULL},
-        {"jobs", sql_jobs, fill_job, loader->job ? deliver_job : NULL},
-        {"attempts", sql_attempts, fill_attempt, loader->attempt ? deliver_attempt : NULL},
     };
-    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
-        if (streams[i].deliver && stream_rows(s->db, &streams[i], loader, s->path, err, errlen) < 0)
+    const struct row_stream after_jobs[] = {
+        {"attempts", sql_attempts_awake, fill_attempt, loader->attempt ? deliver_attempt : NULL},
+        {"open attempts", sql_attempts_open, fill_attempt, loader->attempt ? deliver_attempt : NULL},
+    };
+    for (size_t i = 0; i < sizeof before_jobs / sizeof before_jobs[0]; i++) {
+        if (before_jobs[i].deliver && stream_rows(s->db, &before_jobs[i], loader, s->path, err, errlen) < 0)
+            return -1;
+    }
+    if (loader->job) {
+        int streamed = stream_jobs(s->db, loader, s->path, err, errlen);
+        if (loader->jobs_done && loader->jobs_done(loader->ctx, streamed == 0) != 0 && streamed == 0) {
+            snprintf(err, errlen, "database %s: loading jobs stopped: the loader refused a row", s->path);
+            streamed = -1;
+        }
+        if (streamed != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < sizeof after_jobs / sizeof after_jobs[0]; i++) {
+        if (after_jobs[i].deliver && stream_rows(s->db, &after_jobs[i], loader, s->path, err, errlen) < 0)
             return -1;
     }
     return 0;
@@ -187,8 +292,8 @@ int store_load(struct store *s, const struct store_loader *loader, uint64_t *max
         snprintf(err, errlen, "store_load must run before the writer starts (database %s)", s->path);
         return -1;
     }
-    /* Mapped, the pages the load reads once are not copied through the page cache (the join with
-     * attempts reads most of the file); the writer goes back to plain reads afterwards. */
+    /* Mapped, the pages the load reads once are not copied through the page cache; the writer goes
+     * back to plain reads afterwards. */
     sqlite3_exec(s->db, "PRAGMA mmap_size = " LOAD_MMAP_BYTES, NULL, NULL, NULL);
     if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "database %s: cannot begin reading: %s", s->path, sqlite3_errmsg(s->db));

@@ -50,6 +50,9 @@ struct store_job_row {
     const char *queue;       /* spec.queue, "" when unknown */
     bool has_ttl;            /* spec.ttlSecondsAfterFinished is set */
     const char *source_json; /* the object as posted in another dialect, "" for a Volcano Job */
+    /* store_load only: the job sleeps (finished for good, no TTL to arm), and only uid, ns, name,
+     * created_ms, resource_version, phase and queue were read; spec, status and source are NULL. */
+    bool asleep;
 };
 
 struct store_attempt_row {
@@ -75,15 +78,20 @@ struct store_loader {
     int (*queue)(void *ctx, const struct store_queue_row *row);
     int (*object)(void *ctx, const struct store_object_row *row); /* PriorityClasses, ResourceQuotas */
     int (*job)(void *ctx, const struct store_job_row *row);       /* live jobs, in creation order */
-    /* After all jobs, their attempts: a job's rows together (jobs in uid order, not creation
-     * order), by pod and attempt number. */
+    /* After all jobs, the attempts of the awake ones (row->asleep false): a job's rows together
+     * (jobs in uid order, not creation order), by pod and attempt number; then, the same way, the
+     * attempts not ended of the sleeping ones (a task that still ran at the stop). */
     int (*attempt)(void *ctx, const struct store_attempt_row *row);
     /* Optional, before any row: the last committed event's sequence number, so events the loader
      * records while loading (attempts it finds lost) follow it. */
     void (*begin)(void *ctx, uint64_t max_seq);
+    /* Optional: after the jobs' stream, before any attempt; complete is false when the stream stopped
+     * early (the load then fails whatever it returns). Returns 0, or -1 to fail the load. */
+    int (*jobs_done)(void *ctx, bool complete);
 };
 
-/* Reads queues, live (not deleted) jobs and their attempts, in that order, from one snapshot,
+/* Reads queues, live (not deleted) jobs (a sleeping one's head only: row->asleep) and the attempts
+ * of the awake ones and the open ones of the sleeping ones, in that order, from one snapshot,
  * streaming rows (no query per job); a NULL callback skips its table. Sets *max_seq to the highest
  * event sequence number ever committed (0 for a new database). Call before store_start_writer(). */
 int store_load(struct store *s, const struct store_loader *loader, uint64_t *max_seq, char *err, size_t errlen);

@@ -101,9 +101,10 @@ struct controller {
         int32_t next_attempt;
         uint16_t restarts;
     } restore_chain;
-    struct job *restore_last;  /* the job of the last attempt row loaded: its rows come together */
-    struct job *restore_woken; /* a dormant job the load woke at one of its rows: the rows after it are read */
-    struct store *store;       /* where a dormant job's spec, status and attempts are read when it wakes */
+    struct restore_jobs *restoring; /* during the load: job rows read, not yet joined (restore_jobs.c) */
+    struct job *restore_last;       /* the job of the last attempt row loaded: its rows come together */
+    struct job *restore_woken;      /* a dormant job the load woke at one of its rows: the rows after it are read */
+    struct store *store;            /* where a dormant job's spec, status and attempts are read when it wakes */
     /* Watch objects (watch.c): whether this iteration renders them (someone watches), and the jobs
      * its journal touched, gathered at the end of the iteration. */
     bool watch_render;
@@ -192,7 +193,12 @@ int controller_stop_all(struct controller *ctl);
 /* Recovery from the store, before the core thread starts (see store_load). */
 int controller_restore_queue(struct controller *ctl, const struct store_queue_row *row);
 int controller_restore_object(struct controller *ctl, const struct store_object_row *row);
+/* A job row is copied and parsed later, on the pool's helpers beside the load, in batches; the
+ * jobs join the cluster in the rows' order, at the latest in controller_restore_jobs_done(), which
+ * the loader calls after the last job row (complete), or when the jobs' stream stopped early (not
+ * complete: what was read is freed). Returns 0, or -1 when a row could not be restored (logged). */
 int controller_restore_job(struct controller *ctl, const struct store_job_row *row);
+int controller_restore_jobs_done(struct controller *ctl, bool complete);
 int controller_restore_attempt(struct controller *ctl, const struct store_attempt_row *row);
 /* Finished jobs (Completed, Failed, Terminated, no TTL) are restored dormant: indexed by name and
  * uid, counted in their queue, parsed with their attempts the first time something looks them up

@@ -162,4 +162,12 @@ void replica_restart_after_backoff(struct controller *ctl, struct job *job, int 
  * policies (exits.c). Nothing happens when that pod is gone or finished meanwhile. */
 void replica_deadline_exceeded(struct controller *ctl, struct job *job, int flat, uint32_t born);
 
+/* --- restore_jobs.c: stored jobs read back -------------------------------------------------------- */
+
+/* The job a stored row describes: its spec through the same reader as a submit, then its status; no
+ * pod until its attempt rows are restored. NULL (logged) when the row does not parse. Touches nothing
+ * shared: start-up runs it on the pool's helpers. */
+struct job *restore_parse_job(const char *uid, const char *ns, const char *name, int64_t created_ms, uint64_t rv,
+                              const char *spec_json, const char *status_json, const char *source_json);
+
 #endif

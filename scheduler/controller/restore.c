@@ -1,14 +1,12 @@
-/* Rebuilding the live state from the store at start-up: queues, jobs (re-admitted through the same
- * parser as a submit), and their replicas from their attempts. An attempt recorded as running (the
+/* Rebuilding the live state from the store at start-up: queues, the replicas of jobs (restore_jobs.c
+ * reads the jobs) from their attempts, and dormant jobs woken. An attempt recorded as running (the
  * last run crashed, or stopped keeping its tasks) is adopted again when its process still runs,
  * else ended with the status its supervisor wrote, else as Unknown for the policies to decide. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "adapters/intake/intake.h"
 #include "adapters/objects/queue.h"
-#include "adapters/dialects/volcano/job.h"
 #include "common/grow.h"
 #include "common/log.h"
 #include "scheduler/controller/internal.h"
@@ -26,133 +24,6 @@ int controller_restore_queue(struct controller *ctl, const struct store_queue_ro
     return 0;
 }
 
-/* The object a job was posted as in another dialect; NULL for a Volcano Job, and (logged) when the
- * stored text cannot be read: the job itself is the Volcano Job and runs the same. */
-static json_t *parse_source(const char *uid, const char *source_json)
-{
-    if (!source_json || !*source_json)
-        return NULL;
-    json_error_t err;
-    json_t *source = json_loads(source_json, 0, &err);
-    if (!json_is_object(source)) {
-        log_error("job %s: stored source object unreadable (%s); it reads as a Volcano Job", uid, err.text);
-        json_decref(source);
-        return NULL;
-    }
-    return source;
-}
-
-/* The job a row describes, parsed: spec through the same reader as a submit, then its status; its
- * pods absent until its attempt rows are restored. */
-static struct job *parse_job(const char *uid, const char *ns, const char *name, int64_t created_ms, uint64_t rv,
-                             const char *spec_json, const char *status_json, const char *source_json)
-{
-    struct api_status st = {0};
-    struct intake in;
-    struct job *job = NULL;
-    if (intake_parse(spec_json, strlen(spec_json), INTAKE_JSON, &in, &st) != 0 || in.ndocs != 1) {
-        log_error("job %s/%s (%s): stored spec unreadable: %s", ns, name, uid, st.message);
-        return NULL;
-    }
-    int rc = volcano_job_from_admitted_doc(&in.docs[0], ns, &job, &st);
-    intake_free(&in);
-    if (rc != 0) {
-        log_error("job %s/%s (%s): stored spec no longer valid: %s", ns, name, uid, st.message);
-        return NULL;
-    }
-    snprintf(job->uid, sizeof job->uid, "%s", uid);
-    job->created_ms = created_ms;
-    job->resource_version = rv;
-    job->source = parse_source(uid, source_json);
-    if (volcano_job_restore_status(job, status_json) != 0) {
-        /* the spec is what was acknowledged; the phase follows again from the attempts */
-        log_error("job %s/%s (%s): stored status unreadable (%.80s); the job is restored as Pending", ns, name, uid,
-                  status_json ? status_json : "(null)");
-        job->status.phase = JOB_PENDING;
-    }
-    /* No pod until an attempt of this version says there is one; the sync after recovery creates
-     * again what a live job misses. */
-    for (int32_t i = 0; i < job->total_replicas; i++)
-        job_set_replica_phase(job, i, POD_ABSENT);
-    return job;
-}
-
-/* "<ns>/<name>", malloc'd (asprintf's formatting is a tenth of a dormant job's restore). */
-static char *job_key(const char *ns, const char *name)
-{
-    size_t n = strlen(ns), m = strlen(name);
-    char *key = malloc(n + m + 2);
-    if (key) {
-        memcpy(key, ns, n);
-        key[n] = '/';
-        memcpy(key + n + 1, name, m + 1);
-    }
-    return key;
-}
-
-static int add_restored(struct controller *ctl, struct job *job)
-{
-    if (cluster_add_job(ctl->cluster, job) == 0)
-        return 0;
-    log_error("job %s/%s (%s): cannot be restored: %s", job->ns, job->name, job->uid,
-              strmap_get(&ctl->cluster->jobs_by_key, job->key)   ? "another live job has its name"
-              : strmap_get(&ctl->cluster->jobs_by_uid, job->uid) ? "another job has its uid"
-                                                                 : "out of memory");
-    job_free(job);
-    return -1;
-}
-
-/* Finished for good (Aborted can still resume) and nothing to arm: such a job is kept dormant. */
-static bool may_sleep(const struct store_job_row *row)
-{
-    return !row->has_ttl && row->queue && *row->queue && row->phase &&
-           (!strcmp(row->phase, "Completed") || !strcmp(row->phase, "Failed") || !strcmp(row->phase, "Terminated"));
-}
-
-static int restore_dormant(struct controller *ctl, const struct store_job_row *row)
-{
-    struct job *job = calloc(1, sizeof *job); /* no tasks until it wakes */
-    if (!job)
-        return -1;
-    job->dormant = true;
-    job->ns = strdup(row->ns);
-    job->name = strdup(row->name);
-    job->queue = strdup(row->queue);
-    job->key = job_key(row->ns, row->name);
-    if (!job->ns || !job->name || !job->queue || !job->key) {
-        job_free(job);
-        return -1;
-    }
-    snprintf(job->uid, sizeof job->uid, "%s", row->uid);
-    job->created_ms = row->created_ms;
-    job->resource_version = row->resource_version;
-    job->status.phase = (enum job_phase)job_phase_parse(row->phase);
-    job->pg.phase = PG_COMPLETED;
-    job->ttl_seconds = -1;
-    if (add_restored(ctl, job) != 0)
-        return -1;
-    cluster_retire_job(ctl->cluster, job); /* holds nothing: no cycle walks it */
-    return 0;
-}
-
-int controller_restore_job(struct controller *ctl, const struct store_job_row *row)
-{
-    if (may_sleep(row))
-        return restore_dormant(ctl, row);
-    struct job *job = parse_job(row->uid, row->ns, row->name, row->created_ms, row->resource_version, row->spec_json,
-                                row->status_json, row->source_json);
-    if (!job)
-        return -1;
-    if (!(job->key = job_key(job->ns, job->name))) {
-        job_free(job);
-        return -1;
-    }
-    if (add_restored(ctl, job) != 0)
-        return -1;
-    job->pg.phase = job->status.phase == JOB_PENDING ? PG_PENDING : PG_INQUEUE;
-    return 0;
-}
-
 static int restore_attempt_row(struct controller *ctl, struct job *job, const struct store_attempt_row *row);
 
 /* A dormant job being read back (controller_wake_job): its row is parsed into a job of its own, its
@@ -167,8 +38,8 @@ static int wake_row(void *ctx, const struct store_job_row *row)
 {
     struct waking *w = ctx;
     const struct job *stub = w->stub; /* what the API has shown of it stays */
-    w->full = parse_job(stub->uid, stub->ns, stub->name, stub->created_ms, stub->resource_version, row->spec_json,
-                        row->status_json, row->source_json);
+    w->full = restore_parse_job(stub->uid, stub->ns, stub->name, stub->created_ms, stub->resource_version,
+                                row->spec_json, row->status_json, row->source_json);
     if (!w->full)
         return -1; /* logged */
     w->ctl->restore_chain.job = NULL;

@@ -685,6 +685,7 @@ static int restore_object(void *ctx, const struct store_object_row *row)
     return controller_restore_object(ctx, row);
 }
 static int restore_job(void *ctx, const struct store_job_row *row) { return controller_restore_job(ctx, row); }
+static int restore_jobs_done(void *ctx, bool complete) { return controller_restore_jobs_done(ctx, complete); }
 static int restore_attempt(void *ctx, const struct store_attempt_row *row)
 {
     return controller_restore_attempt(ctx, row);
@@ -701,8 +702,8 @@ static int load_store(struct core *c, char *err, size_t errlen)
 {
     c->ctl.store = c->store; /* dormant jobs are read from it when they wake */
     controller_enable_waking(&c->ctl);
-    const struct store_loader loader = {&c->ctl,     restore_queue,   restore_object,
-                                        restore_job, restore_attempt, restore_begin};
+    const struct store_loader loader = {&c->ctl,         restore_queue, restore_object,   restore_job,
+                                        restore_attempt, restore_begin, restore_jobs_done};
     uint64_t max_seq = 0;
     if (store_load(c->store, &loader, &max_seq, err, errlen) != 0)
         return -1;

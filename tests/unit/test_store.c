@@ -408,9 +408,10 @@ static void test_open_fails_when_directory_is_missing(void)
 /* ---- writer and recovery ------------------------------------------------------------------------ */
 
 struct loaded_job {
-    char uid[64], name[64], spec[128], status[128];
+    char uid[64], name[64], spec[128], status[128], phase[32], queue[32];
     int64_t created_ms;
     uint64_t rv;
+    bool asleep;
 };
 
 struct loaded {
@@ -436,10 +437,13 @@ static int load_job(void *ctx, const struct store_job_row *row)
     struct loaded_job *j = &l->jobs[l->njobs++];
     snprintf(j->uid, sizeof j->uid, "%s", row->uid);
     snprintf(j->name, sizeof j->name, "%s", row->name);
-    snprintf(j->spec, sizeof j->spec, "%s", row->spec_json);
-    snprintf(j->status, sizeof j->status, "%s", row->status_json);
+    snprintf(j->spec, sizeof j->spec, "%s", row->spec_json ? row->spec_json : "(none)");
+    snprintf(j->status, sizeof j->status, "%s", row->status_json ? row->status_json : "(none)");
+    snprintf(j->phase, sizeof j->phase, "%s", row->phase);
+    snprintf(j->queue, sizeof j->queue, "%s", row->queue);
     j->created_ms = row->created_ms;
     j->rv = row->resource_version;
+    j->asleep = row->asleep;
     return 0;
 }
 
@@ -632,6 +636,88 @@ static void test_writer_commits_and_load_rebuilds(void)
     CHECK_INT(json_array_size(json_object_get(h, "attempts")), 1);
     json_decref(h);
     store_reader_close(r);
+    tmp_db_remove(&t);
+}
+
+/* A job created in queue `queue`, its spec with ttlSecondsAfterFinished when ttl >= 0. */
+static struct journal_entry *job_create_in(uint64_t seq, const char *name, const char *uid, int64_t created_ms,
+                                           const char *queue, int ttl)
+{
+    struct journal_entry *e = job_create(seq, name, uid, created_ms);
+    char spec[256];
+    if (ttl >= 0)
+        snprintf(spec, sizeof spec, "{\"spec\":{\"queue\":\"%s\",\"ttlSecondsAfterFinished\":%d}}", queue, ttl);
+    else
+        snprintf(spec, sizeof spec, "{\"spec\":{\"queue\":\"%s\"}}", queue);
+    free(e->spec_json);
+    e->spec_json = strdup(spec);
+    return e;
+}
+
+/* The load reads a sleeping job (finished for good in a queue, no TTL) from its index alone: its head
+ * columns, no spec or status, none of its ended attempts; the jobs come merged in creation order; a
+ * sleeping job's attempt still open comes after the awake jobs' attempts; a finished job with a TTL,
+ * or without a queue, is awake; a deleted job and its open attempt stay out. */
+static void test_load_reads_sleeping_jobs_from_their_index(void)
+{
+    OPEN_STORE_WITH_WRITER(t, s, err);
+    struct journal_entry *e[] = {
+        job_create_in(1, "a-done", "uid-a", T0_MS + 10, "default", -1),
+        job_create_in(2, "b-run", "uid-b", T0_MS + 20, "default", -1),
+        job_create_in(3, "c-lost", "uid-c", T0_MS + 30, "default", -1),
+        job_create_in(4, "d-ttl", "uid-d", T0_MS + 40, "default", 60),
+        job_create_in(5, "e-gone", "uid-e", T0_MS + 5, "default", -1),
+        job_create(6, "f-noqueue", "uid-f", T0_MS + 50),
+        attempt_start(7, "a-done", "uid-a", "worker", 0, 1),
+        attempt_end(8, "a-done", "uid-a", "worker", 0, 1, 0, "Completed"),
+        attempt_start(9, "b-run", "uid-b", "worker", 0, 1),
+        attempt_start(10, "c-lost", "uid-c", "worker", 1, 1),
+        attempt_start(11, "e-gone", "uid-e", "worker", 0, 1),
+        attempt_start(12, "d-ttl", "uid-d", "worker", 0, 1),
+        attempt_end(13, "d-ttl", "uid-d", "worker", 0, 1, 0, "Completed"),
+        job_status(14, "a-done", "uid-a", "Running", "Completed"),
+        job_status(15, "c-lost", "uid-c", "Running", "Completed"),
+        job_status(16, "d-ttl", "uid-d", "Running", "Completed"),
+        job_status(17, "e-gone", "uid-e", "Running", "Failed"),
+        job_delete(18, "e-gone", "uid-e", "Failed"),
+        job_status(19, "f-noqueue", "uid-f", "Running", "Terminated"),
+        job_status(20, "b-run", "uid-b", "Pending", "Running"),
+    };
+    append(s, e, 20);
+    REQUIRE(store_wait(s, 20, 5000) == 0);
+    store_close(s);
+
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    struct loaded l = {0};
+    struct store_loader loader = {.ctx = &l, .job = load_job, .attempt = load_attempt};
+    uint64_t max_seq = 0;
+    CHECK_INT(store_load(s, &loader, &max_seq, err, sizeof err), 0);
+    store_close(s);
+    REQUIRE(l.njobs == 5);
+    static const char *const order[] = {"a-done", "b-run", "c-lost", "d-ttl", "f-noqueue"};
+    static const bool asleep[] = {true, false, true, false, false};
+    for (int i = 0; i < 5; i++) {
+        CHECK_STR(l.jobs[i].name, order[i]);
+        CHECK_INT(l.jobs[i].asleep, asleep[i]);
+        if (asleep[i])
+            CHECK_STR(l.jobs[i].spec, "(none)");
+        else
+            CHECK_CONTAINS(l.jobs[i].spec, "{");
+    }
+    CHECK_STR(l.jobs[0].phase, "Completed");
+    CHECK_STR(l.jobs[0].queue, "default");
+    CHECK_INT(l.jobs[0].rv, 14);
+    CHECK_STR(l.jobs[0].uid, "uid-a");
+    CHECK_INT(l.jobs[0].created_ms, T0_MS + 10);
+    CHECK_STR(l.jobs[1].status, "{\"state\":{\"phase\":\"Running\"}}");
+    /* b's and d's attempts (awake, by uid), then c's open one; a's ended one and e's are never read */
+    REQUIRE(l.nattempts == 3);
+    CHECK_STR(l.attempts[0].job_uid, "uid-b");
+    CHECK_STR(l.attempts[1].job_uid, "uid-d");
+    CHECK(l.attempts[1].ended);
+    CHECK_STR(l.attempts[2].job_uid, "uid-c");
+    CHECK_STR(l.attempts[2].pod, "c-lost-worker-1");
+    CHECK(!l.attempts[2].ended);
     tmp_db_remove(&t);
 }
 
@@ -1201,10 +1287,10 @@ TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_re
           TEST_CASE(test_open_refuses_corrupt_file_without_writing),
           TEST_CASE(test_open_checking_refuses_corrupt_file_at_confirm),
           TEST_CASE(test_open_checking_loads_then_writes), TEST_CASE(test_open_fails_when_directory_is_missing),
-          TEST_CASE(test_writer_commits_and_load_rebuilds), TEST_CASE(test_object_rows_put_delete_and_load),
-          TEST_CASE(test_close_without_writer_commits_queue), TEST_CASE(test_group_commit_100k_events),
-          TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_load_job_reads_one_job_and_its_attempts),
-          TEST_CASE(test_disk_full_keeps_batch_and_recovers), TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full),
-          TEST_CASE(test_withdrawn_job_is_never_written), TEST_CASE(test_history_of_a_job),
-          TEST_CASE(test_history_newest_job_wins_when_name_reused),
+          TEST_CASE(test_writer_commits_and_load_rebuilds), TEST_CASE(test_load_reads_sleeping_jobs_from_their_index),
+          TEST_CASE(test_object_rows_put_delete_and_load), TEST_CASE(test_close_without_writer_commits_queue),
+          TEST_CASE(test_group_commit_100k_events), TEST_CASE(test_concurrent_waiters_wake_at_their_seq),
+          TEST_CASE(test_load_job_reads_one_job_and_its_attempts), TEST_CASE(test_disk_full_keeps_batch_and_recovers),
+          TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_withdrawn_job_is_never_written),
+          TEST_CASE(test_history_of_a_job), TEST_CASE(test_history_newest_job_wins_when_name_reused),
           TEST_CASE(test_tasks_nodes_commands_and_cgroup_written), TEST_CASE(test_commit_delay_gathers_a_batch))

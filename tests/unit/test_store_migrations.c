@@ -131,6 +131,11 @@ static void test_version_1_gains_objects_and_keeps_rows(void)
     /* version 6: the object a job was posted as in another dialect; existing jobs have none */
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM pragma_table_info('jobs') WHERE name = 'source_json'"), 1);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM jobs WHERE source_json IS NOT NULL"), 0);
+    /* version 10: the start-up's partial indexes (sleeping jobs, awake jobs, open attempts) */
+    CHECK_INT(tmp_db_query_int(t.path,
+                               "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN"
+                               " ('jobs_asleep', 'jobs_awake', 'attempts_open')"),
+              3);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM queues WHERE name = 'default'"), 1);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM events"), 1);
     CHECK_INT(tmp_db_query_int(t.path, "SELECT COUNT(*) FROM objects"), 0);
@@ -187,8 +192,10 @@ static bool insert_rows_of_version(const char *path, int version)
         " exit_code, reason, message, log_path)"
         " VALUES ('u-1', 'train-worker-0', 1, 'worker', 0, 0, 'node-a', 42, 7, 1100, 1200, 3, 'Error', 'exit 3',"
         " 'jobs/u-1/logs/train-worker-0.1.log');"
-        "INSERT INTO events VALUES (1, 1000, 'Job', 'default', 'train', 'u-1', '', 'Pending', 'Created', '');"
-        "INSERT INTO events VALUES (2, 1100, 'Pod', 'default', 'train-worker-0', 'u-1', 'Pending', 'Running', '', '');";
+        "INSERT INTO events(seq, time_ms, kind, namespace, name, job_uid, from_phase, to_phase, reason, message)"
+        " VALUES (1, 1000, 'Job', 'default', 'train', 'u-1', '', 'Pending', 'Created', '');"
+        "INSERT INTO events(seq, time_ms, kind, namespace, name, job_uid, from_phase, to_phase, reason, message)"
+        " VALUES (2, 1100, 'Pod', 'default', 'train-worker-0', 'u-1', 'Pending', 'Running', '', '');";
     static const char v2_rows[] = "INSERT INTO objects VALUES ('PriorityClass', '', 'high', '{\"value\":100}');";
     static const char v3_rows[] =
         "UPDATE attempts SET outcome = 'Restarting', kept_version = 0, peak_memory = 1048576, cpu_usec = 250000;";
