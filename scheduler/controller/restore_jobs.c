@@ -74,6 +74,18 @@ static char *job_key(const char *ns, const char *name)
     return key;
 }
 
+/* A Pending job the last run found unschedulable keeps its PodGroup condition, from when the job's
+ * status took that reason: the first cycle after a restart then records only what changed, instead of
+ * every waiting gang's Unschedulable event again (and a Job status each, where the message moved). */
+static void restore_unschedulable(struct job *job)
+{
+    const struct job_status *s = &job->status;
+    if (s->phase != JOB_PENDING || !s->reason || strcmp(s->reason, "Unschedulable") != 0 || !s->message)
+        return;
+    job->pg.unschedulable = strdup(s->message);
+    job->pg.unschedulable_ms = s->transition_ms;
+}
+
 struct job *restore_parse_job(const char *uid, const char *ns, const char *name, int64_t created_ms, uint64_t rv,
                               const char *spec_json, const char *status_json, const char *source_json)
 {
@@ -100,6 +112,7 @@ struct job *restore_parse_job(const char *uid, const char *ns, const char *name,
                   status_json ? status_json : "(null)");
         job->status.phase = JOB_PENDING;
     }
+    restore_unschedulable(job);
     /* No pod until an attempt of this version says there is one; the sync after recovery creates
      * again what a live job misses. */
     for (int32_t i = 0; i < job->total_replicas; i++)

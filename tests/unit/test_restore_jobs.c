@@ -1,8 +1,10 @@
 /* Start-up's job rows (scheduler/controller/restore_jobs.c): awake rows parsed on the pool's helpers
- * in batches, sleeping rows kept as stubs, every job joined to the cluster in the rows' order. */
+ * in batches, sleeping rows kept as stubs, every job joined in the rows' order, conditions kept. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "adapters/dialects/volcano/job.h"
 #include "tests/lib/ctl_fixture.h"
 #include "tests/lib/test.h"
 
@@ -121,5 +123,72 @@ static void an_incomplete_stream_joins_nothing(void)
     ctlfx_free(&fx);
 }
 
+/* One scheduling cycle, as ctlfx_cycle runs it, its journal kept for the test to read. */
+static void cycle_keeping_journal(struct ctl_fixture *fx)
+{
+    struct cycle_stats stats = {0};
+    schedule_cycle(&fx->ctl, &fx->conf, fx->zones, &stats);
+}
+
+/* Entries of the controller's journal about `name` with this reason. */
+static int entries_about(const struct controller *ctl, const char *name, const char *reason)
+{
+    int n = 0;
+    for (const struct journal_entry *e = ctl->journal.head; e; e = e->next)
+        n += strcmp(e->ev.name, name) == 0 && strcmp(e->ev.reason, reason) == 0;
+    return n;
+}
+
+/* A gang the last run found unschedulable is still unschedulable after a restart, for the same
+ * reason: its PodGroup condition comes back with the job's status, so the first cycle records no
+ * Unschedulable event or Job status again; its condition keeps the time the reason was first given. */
+static void unschedulable_survives_a_restart(void)
+{
+    static const char yaml[] =
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: big\nspec:\n"
+        "  minAvailable: 2\n  tasks:\n  - name: w\n    replicas: 2\n    template:\n"
+        "      spec:\n        containers:\n        - name: c\n          command: [\"true\"]\n"
+        "          resources: {requests: {cpu: '64'}}\n";
+    struct ctl_fixture before;
+    ctlfx_init(&before, 1);
+    struct job *job = ctlfx_submit(&before, yaml);
+    REQUIRE(job);
+    cycle_keeping_journal(&before);
+    CHECK_INT(entries_about(&before.ctl, "big", "Unschedulable"), 2); /* the PodGroup's event, the Job's status */
+    REQUIRE(job->status.reason && strcmp(job->status.reason, "Unschedulable") == 0);
+    char *spec = json_dumps(job->manifest, JSON_COMPACT);
+    json_t *status = volcano_job_render_status(job);
+    char *status_text = json_dumps(status, JSON_COMPACT);
+    json_decref(status);
+    struct store_job_row row = {.uid = job->uid,
+                                .ns = job->ns,
+                                .name = job->name,
+                                .created_ms = job->created_ms,
+                                .resource_version = job->resource_version,
+                                .spec_json = spec,
+                                .status_json = status_text,
+                                .phase = "Pending",
+                                .queue = "default",
+                                .source_json = ""};
+
+    struct ctl_fixture after;
+    ctlfx_init(&after, 1);
+    after.ctl.now_ms = before.ctl.now_ms + 60000;
+    REQUIRE(controller_restore_job(&after.ctl, &row) == 0);
+    REQUIRE(controller_restore_jobs_done(&after.ctl, true) == 0);
+    REQUIRE(controller_finish_recovery(&after.ctl) == 0);
+    const struct job *back = cluster_find_job(&after.cluster, "default", "big");
+    REQUIRE(back);
+    CHECK_STR(back->pg.unschedulable ? back->pg.unschedulable : "(none)", job->pg.unschedulable);
+    CHECK_INT(back->pg.unschedulable_ms / 1000, job->pg.unschedulable_ms / 1000); /* stored in seconds */
+    ctlfx_drain(&after);
+    cycle_keeping_journal(&after);
+    CHECK_INT(entries_about(&after.ctl, "big", "Unschedulable"), 0);
+    free(spec);
+    free(status_text);
+    ctlfx_free(&after);
+    ctlfx_free(&before);
+}
+
 TEST_MAIN(TEST_CASE(rows_join_in_order_across_batches), TEST_CASE(a_bad_row_fails_the_load),
-          TEST_CASE(an_incomplete_stream_joins_nothing))
+          TEST_CASE(an_incomplete_stream_joins_nothing), TEST_CASE(unschedulable_survives_a_restart))
