@@ -21,11 +21,12 @@
  * keeps only their name, uid, queue and phase until something asks for one (controller_wake_job);
  * the others are awake. Word for word the conditions of schema 10's partial indexes, which the
  * queries name (INDEXED BY: a statement that cannot use its index fails to prepare, never scans). */
-#define JOBS_ASLEEP \
-    "deleted_ms IS NULL AND ttl_s IS NULL AND queue <> '' AND phase IN ('Completed', 'Failed', 'Terminated')"
-#define JOBS_AWAKE                                 \
-    "deleted_ms IS NULL AND (ttl_s IS NOT NULL OR" \
-    " queue = '' OR phase NOT IN ('Completed', 'Failed', 'Terminated'))"
+#define JOBS_ASLEEP                                                     \
+    "deleted_ms IS NULL AND ttl_s IS NULL AND queue <> '' AND (phase =" \
+    " 'Completed' OR phase = 'Failed' OR phase = 'Terminated')"
+#define JOBS_AWAKE                                                         \
+    "deleted_ms IS NULL AND (ttl_s IS NOT NULL OR queue = '' OR (phase <>" \
+    " 'Completed' AND phase <> 'Failed' AND phase <> 'Terminated'))"
 
 static const char *const sql_queues = "SELECT name, json FROM queues ORDER BY name";
 /* The primary key's order: no sort. */

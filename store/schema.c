@@ -175,12 +175,15 @@ static const char migration_9[] = "ALTER TABLE events ADD COLUMN uid TEXT NOT NU
  * jobs_awake lists the others, whose rows and attempts are read; attempts_open finds the attempts a
  * sleeping job still had running. At 100,000 jobs, 90% asleep, the rows read were 205 of the 425 MB
  * file. The conditions are store/recovery.c's JOBS_ASLEEP and JOBS_AWAKE, word for word, so the
- * planner can use these indexes (phase and queue are NOT NULL: the two are each other's negation). */
+ * planner can use these indexes (phase and queue are NOT NULL: the two are each other's negation).
+ * Comparisons, not `phase IN (...)`: every write of a jobs row evaluates the conditions, and an IN
+ * list costs an ephemeral table per statement run (5.9 against 3.1 us per resourceVersion update). */
 static const char migration_10[] =
     "CREATE INDEX jobs_asleep ON jobs(created_ms, uid, namespace, name, queue, phase, resource_version)"
-    " WHERE deleted_ms IS NULL AND ttl_s IS NULL AND queue <> '' AND phase IN ('Completed', 'Failed', 'Terminated');"
-    "CREATE INDEX jobs_awake ON jobs(created_ms, uid) WHERE deleted_ms IS NULL AND"
-    " (ttl_s IS NOT NULL OR queue = '' OR phase NOT IN ('Completed', 'Failed', 'Terminated'));"
+    " WHERE deleted_ms IS NULL AND ttl_s IS NULL AND queue <> ''"
+    " AND (phase = 'Completed' OR phase = 'Failed' OR phase = 'Terminated');"
+    "CREATE INDEX jobs_awake ON jobs(created_ms, uid) WHERE deleted_ms IS NULL AND (ttl_s IS NOT NULL OR queue = ''"
+    " OR (phase <> 'Completed' AND phase <> 'Failed' AND phase <> 'Terminated'));"
     "CREATE INDEX attempts_open ON attempts(job_uid, pod, attempt) WHERE end_ms IS NULL;";
 
 static const char *const migrations[] = {
