@@ -73,38 +73,38 @@ static void fill_object(sqlite3_stmt *stmt, void *out)
                                      .json = store_column_text(stmt, 3)};
 }
 
-static void fill_job(sqlite3_stmt *stmt, void *out)
+/* The first five columns, which JOB_COLUMNS and SLEEPER_COLUMNS share; the rest zeroed. */
+static void fill_job_head(sqlite3_stmt *stmt, struct store_job_row *row)
 {
-    struct store_job_row *row = out;
     *row = (struct store_job_row){
         .uid = store_column_text(stmt, 0),
         .ns = store_column_text(stmt, 1),
         .name = store_column_text(stmt, 2),
         .created_ms = sqlite3_column_int64(stmt, 3),
         .resource_version = (uint64_t)sqlite3_column_int64(stmt, 4),
-        .spec_json = store_column_text(stmt, 5),
-        .status_json = store_column_text(stmt, 6),
-        .phase = store_column_text(stmt, 7),
-        .queue = store_column_text(stmt, 8),
-        .has_ttl = sqlite3_column_type(stmt, 9) != SQLITE_NULL,
-        .source_json = store_column_text(stmt, 10),
     };
+}
+
+static void fill_job(sqlite3_stmt *stmt, void *out)
+{
+    struct store_job_row *row = out;
+    fill_job_head(stmt, row);
+    row->spec_json = store_column_text(stmt, 5);
+    row->status_json = store_column_text(stmt, 6);
+    row->phase = store_column_text(stmt, 7);
+    row->queue = store_column_text(stmt, 8);
+    row->has_ttl = sqlite3_column_type(stmt, 9) != SQLITE_NULL;
+    row->source_json = store_column_text(stmt, 10);
 }
 
 /* A sleeping job's row as sql_jobs_asleep reads it: no spec, status or source. */
 static void fill_sleeper(sqlite3_stmt *stmt, void *out)
 {
     struct store_job_row *row = out;
-    *row = (struct store_job_row){
-        .uid = store_column_text(stmt, 0),
-        .ns = store_column_text(stmt, 1),
-        .name = store_column_text(stmt, 2),
-        .created_ms = sqlite3_column_int64(stmt, 3),
-        .resource_version = (uint64_t)sqlite3_column_int64(stmt, 4),
-        .phase = store_column_text(stmt, 5),
-        .queue = store_column_text(stmt, 6),
-        .asleep = true,
-    };
+    fill_job_head(stmt, row);
+    row->phase = store_column_text(stmt, 5);
+    row->queue = store_column_text(stmt, 6);
+    row->asleep = true;
 }
 
 static void fill_attempt(sqlite3_stmt *stmt, void *out)

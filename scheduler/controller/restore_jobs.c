@@ -6,6 +6,7 @@
 
 #include "adapters/intake/intake.h"
 #include "adapters/dialects/volcano/job.h"
+#include "common/grow.h"
 #include "common/log.h"
 #include "common/parallel.h"
 #include "scheduler/controller/internal.h"
@@ -238,14 +239,8 @@ static int finish_batch(struct controller *ctl, struct restore_batch *b, bool jo
 /* Copies what the row's job needs into a new entry of the filling batch. */
 static int add_entry(struct restore_batch *b, const struct store_job_row *row)
 {
-    if (b->n == b->cap) {
-        int cap = b->cap ? b->cap * 2 : 1024;
-        struct restore_entry *grown = realloc(b->entries, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        b->entries = grown;
-        b->cap = cap;
-    }
+    if (GROW(b->entries, b->cap, (size_t)b->n + 1, 1024) != 0)
+        return -1;
     const char *parts[6] = {row->uid, row->ns, row->name};
     int nparts = 3;
     if (row->asleep) {
