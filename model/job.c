@@ -42,6 +42,20 @@ int term_reason_parse(const char *s) { return find_name(term_reasons, TERM_REASO
 
 bool job_phase_final(enum job_phase p) { return p == JOB_COMPLETED || p == JOB_FAILED || p == JOB_TERMINATED; }
 
+/* Two copies, not a formatted print: a start makes one per stored job (asprintf's formatting was a
+ * tenth of a dormant job's restore). */
+char *job_key_new(const char *ns, const char *name)
+{
+    size_t n = strlen(ns), m = strlen(name);
+    char *key = malloc(n + m + 2);
+    if (key) {
+        memcpy(key, ns, n);
+        key[n] = '/';
+        memcpy(key + n + 1, name, m + 1);
+    }
+    return key;
+}
+
 struct job *job_new(int ntasks)
 {
     struct job *job = calloc(1, sizeof *job);

@@ -336,6 +336,8 @@ struct job {
 int job_relayout(struct job *job, const int32_t *counts, int32_t *old_to_new);
 /* Allocates an empty job with ntasks zeroed task specs. Replicas come with job_alloc_replicas(). */
 struct job *job_new(int ntasks);
+/* The live-name index key of a job, "<ns>/<name>", malloc'd; NULL when memory runs out. */
+char *job_key_new(const char *ns, const char *name);
 /* Sizes `replicas` and `task_first` from the tasks' replica counts; all replicas Pending. */
 int job_alloc_replicas(struct job *job);
 /* Frees the job; a big one (a thousand tasks, or 20,000 replicas, or more) on common/free_later.h's

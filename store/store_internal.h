@@ -111,8 +111,8 @@ struct store {
     bool end_orphans_pending; /* history retention's start-up write, put off until store_confirm() */
 };
 
-/* writer.c: on the read-write connection, SQLite's checkpoint inside a commit is replaced by the
- * writer's own, after the commit is published (store_checkpoint_if_due). */
+/* writer.c: on the read-write connection (after the migrations, which SQLite checkpoints itself),
+ * SQLite's checkpoint inside a commit is replaced by the writer's own, after the commit is published. */
 void store_defer_checkpoints(struct store *s);
 
 /* recovery.c: closes store_load_job's connection (with its statements), if open. */

@@ -431,7 +431,6 @@ static void checkpoint_if_due(struct store *s)
 static void run_writer(struct store *s)
 {
     struct journal_list batch;
-    checkpoint_if_due(s); /* what the migrations or the start-up writes left in the log */
     for (enum writer_work w; (w = wait_for_batch(s, &batch)) != WORK_STOP;) {
         if (w == WORK_BATCH)
             commit_with_retry(s, &batch);

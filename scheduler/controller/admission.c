@@ -103,10 +103,8 @@ int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq
     else
         uuid_v4(job->uid);
     job->created_ms = ctl->now_ms;
-    if (asprintf(&job->key, "%s/%s", job->ns, job->name) < 0) {
-        job->key = NULL;
+    if (!(job->key = job_key_new(job->ns, job->name)))
         return api_fail(st, 500, "InternalError", "out of memory");
-    }
     if (volcano_job_stamp_metadata(job) != 0 || cluster_add_job(ctl->cluster, job) != 0)
         return api_fail(st, 500, "InternalError", "out of memory");
     job->status.phase = JOB_PENDING;

@@ -35,8 +35,7 @@ struct restore_batch {
     struct restore_entry *entries;
     int n, cap;
     size_t weight;
-    int npieces;
-    int *piece_end; /* entries [piece_end[i-1], piece_end[i]) are piece i's */
+    int piece_end[PARALLEL_MAX_HELPERS + 1]; /* entries [piece_end[i-1], piece_end[i]) are piece i's */
     struct parallel_batch *running;
 };
 
@@ -60,19 +59,6 @@ static json_t *parse_source(const char *uid, const char *source_json)
         return NULL;
     }
     return source;
-}
-
-/* "<ns>/<name>", malloc'd (asprintf's formatting is a tenth of a dormant job's restore). */
-static char *job_key(const char *ns, const char *name)
-{
-    size_t n = strlen(ns), m = strlen(name);
-    char *key = malloc(n + m + 2);
-    if (key) {
-        memcpy(key, ns, n);
-        key[n] = '/';
-        memcpy(key + n + 1, name, m + 1);
-    }
-    return key;
 }
 
 /* A Pending job the last run found unschedulable keeps its PodGroup condition, from when the job's
@@ -152,7 +138,7 @@ static void build_entries(struct restore_entry *entries, int from, int to)
         e->job = e->asleep
                      ? make_stub(e)
                      : restore_parse_job(e->uid, e->ns, e->name, e->created_ms, e->rv, e->spec, e->status, e->source);
-        if (e->job && !(e->job->key = job_key(e->ns, e->name))) {
+        if (e->job && !(e->job->key = job_key_new(e->ns, e->name))) {
             job_free(e->job);
             e->job = NULL;
         }
@@ -168,27 +154,20 @@ static void build_piece(void *ctx, int i)
 }
 
 /* Cuts the batch into pieces of about equal weight, one per CPU (none under PIECE_MIN_WEIGHT), and
- * hands them to the pool; without memory for the cut, the whole batch is one piece. */
+ * hands them to the pool (which runs them here when it cannot start them). */
 static void start_batch(struct restore_batch *b)
 {
-    int want = parallel_parts(b->weight, PIECE_MIN_WEIGHT);
-    free(b->piece_end);
-    b->piece_end = malloc((size_t)want * sizeof *b->piece_end);
-    b->npieces = b->piece_end ? want : 0;
-    if (b->npieces == 0) {
-        build_entries(b->entries, 0, b->n);
-        return;
-    }
+    int npieces = parallel_parts(b->weight, PIECE_MIN_WEIGHT); /* at most the pool's helpers and this thread */
     size_t so_far = 0;
     int piece = 0;
-    for (int i = 0; i < b->n && piece < b->npieces - 1; i++) {
+    for (int i = 0; i < b->n && piece < npieces - 1; i++) {
         so_far += b->entries[i].asleep ? 1 : AWAKE_WEIGHT;
-        if (so_far * (size_t)b->npieces >= b->weight * (size_t)(piece + 1))
+        if (so_far * (size_t)npieces >= b->weight * (size_t)(piece + 1))
             b->piece_end[piece++] = i + 1;
     }
-    while (piece < b->npieces)
+    while (piece < npieces)
         b->piece_end[piece++] = b->n;
-    b->running = parallel_start(b->npieces, build_piece, b);
+    b->running = parallel_start(npieces, build_piece, b);
     if (!b->running)
         build_entries(b->entries, 0, b->n);
 }
@@ -216,9 +195,10 @@ static int finish_batch(struct controller *ctl, struct restore_batch *b, bool jo
     for (int i = 0; i < b->n; i++) {
         struct restore_entry *e = &b->entries[i];
         free(e->text);
-        if (!join || result != 0 || !e->job) {
+        if (!join || result != 0 || !e->job) { /* after a failed row, the rest is freed too */
+            if (join)
+                result = -1;
             job_free(e->job);
-            result = join ? -1 : 0;
             continue;
         }
         struct job *job = e->job;
@@ -315,15 +295,13 @@ int controller_restore_jobs_done(struct controller *ctl, bool complete)
     int result = 0;
     if (r->parsing && finish_batch(ctl, r->parsing, complete) != 0)
         result = -1;
-    if (r->filling->n > 0) {
-        start_batch(r->filling); /* its pieces on the helpers and on this thread */
-        if (finish_batch(ctl, r->filling, complete && result == 0) != 0)
-            result = -1;
-    }
-    for (int i = 0; i < 2; i++) {
+    bool join = complete && result == 0;
+    if (join && r->filling->n > 0)
+        start_batch(r->filling);                  /* its pieces on the helpers and on this thread */
+    if (finish_batch(ctl, r->filling, join) != 0) /* not joined: its copied rows freed, nothing parsed */
+        result = -1;
+    for (int i = 0; i < 2; i++)
         free(r->batches[i].entries);
-        free(r->batches[i].piece_end);
-    }
     free(r);
     ctl->restoring = NULL;
     return result;
