@@ -275,14 +275,16 @@ static void *check_main(void *arg)
     return NULL;
 }
 
-/* The read-only connection store_load reads through while the checks run: only for a database at
- * this build's schema with no log or rollback journal beside it (opened immutable, so nothing is
- * created in the directory). Returns 0, or -1 when the start must take store_open's way. */
+/* The read-only connection store_load reads through while the checks run, opened as the checks'
+ * own is: immutable after a clean stop, the normal way after a crash, when the -wal holds committed
+ * pages (a read-only connection never checkpoints them into the file; SQLite may create the -shm,
+ * the log's index). Only for a database at this build's schema with no rollback journal beside it
+ * (a hot journal is rolled back by whoever opens it to write). Returns 0, or -1 when the start must
+ * take store_open's way. */
 static int open_for_load(struct store *s)
 {
     struct stat st;
-    if (stat(s->path, &st) != 0 || file_exists(s->path, "-wal") || file_exists(s->path, "-journal") ||
-        open_for_checks(s->path, &s->db) != SQLITE_OK)
+    if (stat(s->path, &st) != 0 || file_exists(s->path, "-journal") || open_for_checks(s->path, &s->db) != SQLITE_OK)
         return -1;
     sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
     int version = 0;

@@ -556,6 +556,72 @@ static void test_open_checking_loads_then_writes(void)
     tmp_db_remove(&t);
 }
 
+/* Copies path and its -wal and -shm (where there) to the same names under to: the files a crash
+ * leaves, taken while nothing writes. */
+static void copy_crashed(const char *path, const char *to)
+{
+    static const char *const suffixes[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        char from[600], dest[600], *data;
+        size_t len;
+        snprintf(from, sizeof from, "%s%s", path, suffixes[i]);
+        snprintf(dest, sizeof dest, "%s%s", to, suffixes[i]);
+        if (!exists(from))
+            continue;
+        REQUIRE(file_bytes(from, &data, &len));
+        CHECK_INT(write_file_atomic(dest, data, len, 0600), 0);
+        free(data);
+    }
+}
+
+/* After a crash the -wal holds committed pages: the load still runs beside the checks, reading the
+ * log's pages, and nothing is folded into the file before store_confirm. */
+static void test_open_checking_loads_beside_a_crashed_log(void)
+{
+    struct tmp_db t, crashed;
+    REQUIRE(tmp_db_make(&t) && tmp_db_make(&crashed));
+    struct store *s;
+    char err[512];
+    REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
+    REQUIRE(store_start_writer(s) == 0);
+    struct journal_entry *e[] = {queue_put(1, "default"), job_create(2, "train", "uid-train", T0_MS),
+                                 job_create(3, "eval", "uid-eval", T0_MS + 1)};
+    append(s, e, 3);
+    REQUIRE(store_wait(s, 3, 5000) == 0);
+    copy_crashed(t.path, crashed.path); /* the server dies here: its log is not checkpointed */
+    store_close(s);
+    char wal[192];
+    snprintf(wal, sizeof wal, "%s-wal", crashed.path);
+    REQUIRE(exists(wal));
+    char *before, *after;
+    size_t before_len, after_len;
+    REQUIRE(file_bytes(crashed.path, &before, &before_len));
+
+    REQUIRE(store_open_checking(crashed.path, &s, err, sizeof err) == 0);
+    CHECK_INT(store_committed_seq(s), 3);
+    CHECK_INT(store_start_writer(s), -1); /* the load's read-only connection: the checks still run */
+    struct loaded l = {0};
+    struct store_loader loader = {.ctx = &l, .queue = load_queue, .job = load_job, .attempt = load_attempt};
+    uint64_t max_seq = 0;
+    CHECK_INT(store_load(s, &loader, &max_seq, err, sizeof err), 0);
+    CHECK_INT(max_seq, 3);
+    CHECK(l.nqueues == 1 && l.njobs == 2);
+    REQUIRE(file_bytes(crashed.path, &after, &after_len));
+    CHECK(before_len == after_len && memcmp(before, after, before_len) == 0); /* nothing checkpointed yet */
+    CHECK_INT(store_confirm(s, err, sizeof err), 0);
+    CHECK_INT(store_start_writer(s), 0);
+    struct journal_entry *more[] = {plain_event(4, "fourth")};
+    append(s, more, 1);
+    CHECK_INT(store_wait(s, 4, 5000), 0);
+    store_close(s);
+    CHECK_INT(tmp_db_query_int(crashed.path, "SELECT count(*) FROM jobs"), 2);
+    CHECK_INT(tmp_db_query_int(crashed.path, "SELECT max(seq) FROM events"), 4);
+    free(before);
+    free(after);
+    tmp_db_remove(&crashed);
+    tmp_db_remove(&t);
+}
+
 static void test_writer_commits_and_load_rebuilds(void)
 {
     OPEN_STORE_WITH_WRITER(t, s, err);
@@ -1286,11 +1352,12 @@ TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_re
           TEST_CASE(test_open_refuses_a_file_that_is_no_database),
           TEST_CASE(test_open_refuses_corrupt_file_without_writing),
           TEST_CASE(test_open_checking_refuses_corrupt_file_at_confirm),
-          TEST_CASE(test_open_checking_loads_then_writes), TEST_CASE(test_open_fails_when_directory_is_missing),
-          TEST_CASE(test_writer_commits_and_load_rebuilds), TEST_CASE(test_load_reads_sleeping_jobs_from_their_index),
-          TEST_CASE(test_object_rows_put_delete_and_load), TEST_CASE(test_close_without_writer_commits_queue),
-          TEST_CASE(test_group_commit_100k_events), TEST_CASE(test_concurrent_waiters_wake_at_their_seq),
-          TEST_CASE(test_load_job_reads_one_job_and_its_attempts), TEST_CASE(test_disk_full_keeps_batch_and_recovers),
-          TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_withdrawn_job_is_never_written),
-          TEST_CASE(test_history_of_a_job), TEST_CASE(test_history_newest_job_wins_when_name_reused),
+          TEST_CASE(test_open_checking_loads_then_writes), TEST_CASE(test_open_checking_loads_beside_a_crashed_log),
+          TEST_CASE(test_open_fails_when_directory_is_missing), TEST_CASE(test_writer_commits_and_load_rebuilds),
+          TEST_CASE(test_load_reads_sleeping_jobs_from_their_index), TEST_CASE(test_object_rows_put_delete_and_load),
+          TEST_CASE(test_close_without_writer_commits_queue), TEST_CASE(test_group_commit_100k_events),
+          TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_load_job_reads_one_job_and_its_attempts),
+          TEST_CASE(test_disk_full_keeps_batch_and_recovers), TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full),
+          TEST_CASE(test_withdrawn_job_is_never_written), TEST_CASE(test_history_of_a_job),
+          TEST_CASE(test_history_newest_job_wins_when_name_reused),
           TEST_CASE(test_tasks_nodes_commands_and_cgroup_written), TEST_CASE(test_commit_delay_gathers_a_batch))
