@@ -27,6 +27,10 @@ enum sleeper_stmt { SLEEPER_BEGIN, SLEEPER_END, SLEEPER_JOB, SLEEPER_ATTEMPTS, S
  * entries wait (128 MiB of 4 KiB pages), so a long burst cannot grow the log without bound. */
 #define STORE_CHECKPOINT_FRAMES 1000
 #define STORE_CHECKPOINT_FRAMES_BUSY 32768
+/* A log at least this long (32 MiB), once copied back whole, is emptied too (when no reader holds it):
+ * its pages stay valid until the next write, and a crash meanwhile makes the next start read the
+ * whole log to index it, then every page it holds through it. Shorter ones are reused in place. */
+#define STORE_TRUNCATE_FRAMES 8192
 
 /* A column's text, "" for NULL, so readers never see a NULL string. */
 static inline const char *store_column_text(sqlite3_stmt *stmt, int col)

@@ -415,12 +415,19 @@ static bool entries_waiting(struct store *s)
 
 /* A passive checkpoint, as SQLite's automatic one is, when the log has grown past the threshold; run
  * by the writer between commits, once the last one's waiters are answered and, unless the log is
- * very long, when no entry waits for the next commit. */
+ * very long, when no entry waits for the next commit. A long log copied back whole is then emptied,
+ * unless a reader still holds it (no waiting for one: the next long log tries again). */
 static void checkpoint_if_due(struct store *s)
 {
     if (s->wal_frames < STORE_CHECKPOINT_FRAMES || (s->wal_frames < STORE_CHECKPOINT_FRAMES_BUSY && entries_waiting(s)))
         return;
-    int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    int logged = 0, copied = 0;
+    int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &logged, &copied);
+    if (rc == SQLITE_OK && logged >= STORE_TRUNCATE_FRAMES && copied == logged) {
+        sqlite3_busy_timeout(s->db, 0);
+        rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+        sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+    }
     if (rc != SQLITE_OK && rc != SQLITE_BUSY)
         log_warn("store: checkpoint of %s: %s", s->path, sqlite3_errmsg(s->db));
     s->wal_frames = 0; /* the next commit reports the log's size again */

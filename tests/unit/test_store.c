@@ -920,6 +920,29 @@ static void test_close_without_writer_commits_queue(void)
 
 /* ---- group commit and waiters --------------------------------------------------------------------- */
 
+/* A burst that leaves a long log (past STORE_TRUNCATE_FRAMES pages): once the writer is idle and the
+ * log is copied back, the -wal is emptied, so a crash then leaves nothing for the next start to read
+ * through; what was written is all in the file. */
+static void test_long_log_is_emptied_once_copied_back(void)
+{
+    OPEN_STORE_WITH_WRITER(t, s, err);
+    char padding[2048], wal[192];
+    memset(padding, 'x', sizeof padding - 1);
+    padding[sizeof padding - 1] = '\0';
+    enum { EVENTS = 20000 }; /* ~2 KiB each: ~10,000 pages of events, past the threshold */
+    append_events(s, 1, EVENTS, padding);
+    REQUIRE(store_wait(s, EVENTS, 60000) == 0);
+    snprintf(wal, sizeof wal, "%s-wal", t.path);
+    struct stat st = {0};
+    for (int tries = 0; tries < 100 && (stat(wal, &st) != 0 || st.st_size != 0); tries++)
+        usleep(50 * 1000); /* the writer checkpoints after publishing the commit */
+    CHECK_INT(stat(wal, &st), 0);
+    CHECK_INT(st.st_size, 0);
+    CHECK_INT(tmp_db_query_int(t.path, "SELECT count(*) FROM events"), EVENTS);
+    store_close(s);
+    tmp_db_remove(&t);
+}
+
 static void test_group_commit_100k_events(void)
 {
     enum { TOTAL = 100000, CHUNK = 100 };
@@ -1356,8 +1379,8 @@ TEST_MAIN(TEST_CASE(test_open_empty_file_creates_schema), TEST_CASE(test_open_re
           TEST_CASE(test_open_fails_when_directory_is_missing), TEST_CASE(test_writer_commits_and_load_rebuilds),
           TEST_CASE(test_load_reads_sleeping_jobs_from_their_index), TEST_CASE(test_object_rows_put_delete_and_load),
           TEST_CASE(test_close_without_writer_commits_queue), TEST_CASE(test_group_commit_100k_events),
-          TEST_CASE(test_concurrent_waiters_wake_at_their_seq), TEST_CASE(test_load_job_reads_one_job_and_its_attempts),
-          TEST_CASE(test_disk_full_keeps_batch_and_recovers), TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full),
-          TEST_CASE(test_withdrawn_job_is_never_written), TEST_CASE(test_history_of_a_job),
-          TEST_CASE(test_history_newest_job_wins_when_name_reused),
+          TEST_CASE(test_long_log_is_emptied_once_copied_back), TEST_CASE(test_concurrent_waiters_wake_at_their_seq),
+          TEST_CASE(test_load_job_reads_one_job_and_its_attempts), TEST_CASE(test_disk_full_keeps_batch_and_recovers),
+          TEST_CASE(test_close_gives_up_on_a_disk_that_stays_full), TEST_CASE(test_withdrawn_job_is_never_written),
+          TEST_CASE(test_history_of_a_job), TEST_CASE(test_history_newest_job_wins_when_name_reused),
           TEST_CASE(test_tasks_nodes_commands_and_cgroup_written), TEST_CASE(test_commit_delay_gathers_a_batch))
