@@ -243,11 +243,13 @@ test-build: $(UNIT_BINS) $(INTEGRATION_BINS) $(ASAN_BINARIES) all $(FUZZ_SUITE)
 ## make test: every unit and integration test, built with ASan+UBSan, each fuzzer for FUZZ_SECONDS
 ## (default 20), the browser, README and container tests (tests/e2e) and the house's plan (tests/structure),
 ## TEST_JOBS at a time (default: cores + 1); prints "N passed, N failed"
-# tests/e2e goes first: its container stack's first build (minutes, mostly downloads) then runs beside
-# the rest. Alone, after the others (TEST_SERIAL): ml_jobs, whose PyTorch and Open MPI ranks load every core.
+# Longest first, so the last slots hold short tests rather than one long one: tests/e2e (its container
+# stack's first build takes minutes, mostly downloads), then the fuzzers (each FUZZ_SECONDS of a core),
+# the integration tests, the unit tests and the house's plan. Alone, after the others (TEST_SERIAL):
+# ml_jobs, whose PyTorch and Open MPI ranks load every core.
 TEST_SERIAL := test_ml_jobs
 test: test-build e2e-deps
-	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20) TEST_SERIAL="$(TEST_SERIAL)" ./tests/run-tests tests/e2e build/asan/tests/unit build/asan/tests/integration build/fuzz/suite tests/structure
+	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20) TEST_SERIAL="$(TEST_SERIAL)" ./tests/run-tests tests/e2e build/fuzz/suite build/asan/tests/integration build/asan/tests/unit tests/structure
 
 ## make e2e: the browser tests only (tests/e2e: Node, playwright-core, headless Chromium)
 e2e: $(ASAN_BINARIES) e2e-deps
@@ -299,7 +301,7 @@ tsan: tsan-build
 	@for t in $(TSAN_TESTS); do ln -s "$(CURDIR)/$$t" "build/tsan/suite/$$(basename "$$(dirname "$$t")")/"; done
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 log_path=$(TSAN_REPORTS)/tsan suppressions=$(CURDIR)/tests/tsan.supp" \
 	  SANITIZER_REPORT_DIR=$(TSAN_REPORTS) CALDERA_BIN_DIR=$(CURDIR)/build/tsan/bin CALDERA_JOBCTL=$(CURDIR)/build/tsan/bin/jobctl \
-	  ./tests/run-tests build/tsan/suite/unit build/tsan/suite/integration
+	  ./tests/run-tests build/tsan/suite/integration build/tsan/suite/unit
 
 ## make bench [ONLY=prefix]: every benchmark, one "bench: <name> <value> <unit>" line per figure
 ## make soak [SOAK_SECONDS=600]: the server under a steady mixed load, its memory sampled (release
