@@ -56,12 +56,14 @@ static int enqueueable(void *state, const struct job_info *job, char *why, int w
             return 1;
         if (oc->preempt_runs && job->queue >= 0 && job->job->priority > oc->lowest_running[job->queue])
             return 1;
-        char need[32], free_text[32];
+        /* What it needs, not what is free: the reason is part of the job's status, and a free amount
+         * would change, and be recorded again for every waiting gang, whenever any job starts or ends
+         * (Volcano says only "resource in cluster is overused"). */
+        char need[32];
         resource_format(r, min->v[r], need, sizeof need);
-        resource_format(r, idle > 0 ? (int64_t)idle : 0, free_text, sizeof free_text);
         snprintf(why, (size_t)why_len,
-                 "the cluster cannot hold the job's minimum (overcommit factor %.2g): %s %s needed, %s free",
-                 oc->factor, resource_name(r), need, free_text);
+                 "the cluster cannot hold the job's minimum (overcommit factor %.2g): %s %s needed", oc->factor,
+                 resource_name(r), need);
         return -1;
     }
     return 1;

@@ -602,6 +602,45 @@ static void job_updated_raises_its_policy(void)
     ctlfx_free(&fx);
 }
 
+/* A gang the cluster cannot hold waits with one reason, recorded once: other jobs coming and going
+ * change what is free, not why it waits, so its status and PodGroup are not written again (the
+ * reason used to quote the free amount: each start or end rewrote every waiting gang, two entries
+ * apiece). */
+static void a_waiting_gang_is_not_recorded_again_as_room_changes(void)
+{
+    struct ctl_fixture fx;
+    ctlfx_init(&fx, 1); /* 8 cpu: 9.6 under the overcommit factor */
+    const char *container =
+        "    template:\n      spec:\n        containers:\n        - name: c\n"
+        "          command: [\"true\"]\n          resources: {requests: {cpu: %d}}\n";
+    char small[1024], big[1024], tail[256];
+    snprintf(small, sizeof small, "%s", job_yaml("small", "", "  - name: w\n    replicas: 1\n"));
+    snprintf(tail, sizeof tail, container, 2);
+    strcat(small, tail);
+    snprintf(big, sizeof big, "%s", job_yaml("big", "", "  - name: w\n    replicas: 2\n"));
+    snprintf(tail, sizeof tail, container, 6);
+    strcat(big, tail);
+    struct job *runner = ctlfx_submit(&fx, small), *waiter = ctlfx_submit(&fx, big);
+    REQUIRE(runner && waiter);
+    ctlfx_cycle(&fx);
+    ctlfx_cycle(&fx); /* the waiter's reason as it stands while the runner runs */
+    CHECK_INT(runner->status.running, 1);
+    CHECK_STR(waiter->status.reason ? waiter->status.reason : "", "Unschedulable");
+    CHECK_CONTAINS(waiter->status.message ? waiter->status.message : "", "cpu 12 needed");
+    uint64_t version = waiter->resource_version;
+    ctlfx_exit(&fx, runner, 0, 0, false); /* 2 cpu more are free */
+    CHECK_STR(phase(runner), "Completed");
+    ctlfx_drain(&fx);
+    ctlfx_cycle(&fx);
+    int about_waiter = 0;
+    for (const struct journal_entry *e = fx.ctl.journal.head; e; e = e->next)
+        about_waiter += e->ev.name && strcmp(e->ev.name, "big") == 0;
+    CHECK_INT(about_waiter, 0);
+    CHECK(waiter->resource_version == version);
+    CHECK_STR(waiter->status.reason ? waiter->status.reason : "", "Unschedulable");
+    ctlfx_free(&fx);
+}
+
 /* Volcano's Unknown: a running gang lost a pod and the replacement finds no room (another job took
  * it), so the gang cannot work; the Unknown event goes through the job's policies. */
 static void unknown_when_a_running_gang_cannot_be_completed(void)
@@ -647,4 +686,5 @@ TEST_MAIN(TEST_CASE(runs_to_completed), TEST_CASE(pod_failed_restarts_job_until_
           TEST_CASE(deleted_pod_comes_back_and_raises_pod_evicted), TEST_CASE(ttl_deletes_finished_job),
           TEST_CASE(start_error_is_pod_failed), TEST_CASE(background_starts),
           TEST_CASE(an_attempt_starts_when_its_process_runs), TEST_CASE(update_scales_the_job),
-          TEST_CASE(job_updated_raises_its_policy), TEST_CASE(unknown_when_a_running_gang_cannot_be_completed))
+          TEST_CASE(job_updated_raises_its_policy), TEST_CASE(unknown_when_a_running_gang_cannot_be_completed),
+          TEST_CASE(a_waiting_gang_is_not_recorded_again_as_room_changes))
