@@ -189,11 +189,11 @@ static bool allocatable(void *state, const struct queue_info *qi, const struct j
                 short_dim = r;
         if (short_dim < 0)
             continue;
-        char have[32], want[32];
-        resource_format(short_dim, ssn->queues[q].deserved.v[short_dim], have, sizeof have);
-        resource_format(short_dim, used.v[short_dim], want, sizeof want);
-        snprintf(why, (size_t)why_len, "queue %s is at its deserved share: %s %s deserved, %s with this task",
-                 ssn->queues[q].queue->name, resource_name(short_dim), have, want);
+        /* the share and the queue's usage move with every other job: neither is quoted */
+        char ask[32];
+        resource_format(short_dim, task->request->v[short_dim], ask, sizeof ask);
+        snprintf(why, (size_t)why_len, "queue %s is at its deserved share of %s; this task asks %s",
+                 ssn->queues[q].queue->name, resource_name(short_dim), ask);
         return false;
     }
     return true;
@@ -258,11 +258,13 @@ static int enqueueable(void *state, const struct job_info *job, char *why, int w
     for (int r = 0; r < RES_MAX; r++) {
         if (r == RES_PODS || job->job->pg.min_resources.v[r] == 0 || want.v[r] <= pp->capability[job->queue].v[r])
             continue;
+        /* the capability and the job's minimum, not the queue's usage, which moves with its other jobs */
         char cap[32], need[32];
         resource_format(r, pp->capability[job->queue].v[r], cap, sizeof cap);
-        resource_format(r, want.v[r], need, sizeof need);
-        snprintf(why, (size_t)why_len, "queue %s capability exceeded: %s %s capability, %s with this job",
-                 qi->queue->name, resource_name(r), cap, need);
+        resource_format(r, job->job->pg.min_resources.v[r], need, sizeof need);
+        snprintf(why, (size_t)why_len,
+                 "queue %s capability exceeded: %s %s capability leaves no room for this job's %s", qi->queue->name,
+                 resource_name(r), cap, need);
         return -1;
     }
     return 0;

@@ -36,20 +36,22 @@ static int over_limit(const struct ns_quota *q, const struct resvec *base, const
     return -1;
 }
 
-static void explain(const struct ns_quota *q, int r, const struct resvec *base, const struct resvec *more,
-                    const char *what, char *why, int len)
+/* The limit and what this job or task asks, never the namespace's usage: the reason is part of a
+ * waiting job's status, recorded again whenever its text changes, and usage moves with every other
+ * job of the namespace. */
+static void explain(const struct ns_quota *q, int r, const struct resvec *more, const char *what, char *why, int len)
 {
-    char hard[32], total[32];
+    char hard[32], ask[32];
     resource_format(r, q->hard.v[r], hard, sizeof hard);
-    resource_format(r, base->v[r] + more->v[r], total, sizeof total);
+    resource_format(r, more->v[r], ask, sizeof ask);
     const char *key = hard_key(r);
     char ext[96];
     if (!key) {
         snprintf(ext, sizeof ext, "requests.%s", resource_name(r));
         key = ext;
     }
-    snprintf(why, (size_t)len, "namespace %s quota: %s would be %s with this %s, hard limit %s", q->ns, key, total,
-             what, hard);
+    snprintf(why, (size_t)len, "namespace %s quota: hard limit %s of %s leaves no room for this %s's %s", q->ns, hard,
+             key, what, ask);
 }
 
 static int quota_enqueueable(void *state, const struct job_info *job, char *why, int why_len)
@@ -63,7 +65,7 @@ static int quota_enqueueable(void *state, const struct job_info *job, char *why,
     resvec_add(&committed, &q->reserved);
     int r = over_limit(q, &committed, min);
     if (r >= 0) {
-        explain(q, r, &committed, min, "job", why, why_len);
+        explain(q, r, min, "job", why, why_len);
         return -1;
     }
     resvec_add(&q->reserved, min); /* as Volcano's enqueue reserves a job's minimum */
@@ -81,7 +83,7 @@ static bool quota_allocatable(void *state, const struct queue_info *queue, const
     int r = over_limit(q, &q->used, task->request);
     if (r < 0)
         return true;
-    explain(q, r, &q->used, task->request, "task", why, why_len);
+    explain(q, r, task->request, "task", why, why_len);
     return false;
 }
 

@@ -320,7 +320,8 @@ static void namespace_quota_keeps_jobs_queued(void)
     const struct job_info *ji = fixture_info(&ssn, second);
     REQUIRE(ji && ji->unschedulable);
     CHECK_CONTAINS(ji->unschedulable,
-                   "namespace default quota: requests.cpu would be 2500m with this job, hard limit 2");
+                   "namespace default quota: hard limit 2 of requests.cpu leaves no room for this "
+                   "job's 1");
     session_free(&ssn);
     fixture_free(&fx);
 }
