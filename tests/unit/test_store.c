@@ -464,6 +464,15 @@ static int load_attempt(void *ctx, const struct store_attempt_row *row)
     return 0;
 }
 
+/* store_load into l (queues, jobs, attempts) from a fresh start: store_load's result, *max_seq set. */
+static int load_rows(struct store *s, struct loaded *l, uint64_t *max_seq, char *err, size_t errlen)
+{
+    *l = (struct loaded){0};
+    *max_seq = 0;
+    struct store_loader loader = {.ctx = l, .queue = load_queue, .job = load_job, .attempt = load_attempt};
+    return store_load(s, &loader, max_seq, err, errlen);
+}
+
 /* Garbage over page 2 of t's database (the jobs table's root page; pages are 4096 bytes), after one
  * committed job. */
 static void make_corrupt_database(const struct tmp_db *t)
@@ -503,10 +512,9 @@ static void test_open_checking_refuses_corrupt_file_at_confirm(void)
     struct store *s = NULL;
     CHECK_INT(store_open_checking(t.path, &s, err, sizeof err), 0); /* the load's way: a clean file */
     REQUIRE(s != NULL);
-    struct loaded l = {0};
-    struct store_loader loader = {.ctx = &l, .queue = load_queue, .job = load_job, .attempt = load_attempt};
-    uint64_t max_seq = 0;
-    store_load(s, &loader, &max_seq, err, sizeof err); /* may fail or not: the checks decide */
+    struct loaded l;
+    uint64_t max_seq;
+    load_rows(s, &l, &max_seq, err, sizeof err); /* may fail or not: the checks decide */
     err[0] = '\0';
     CHECK_INT(store_confirm(s, err, sizeof err), -1);
     char want[256];
@@ -537,10 +545,9 @@ static void test_open_checking_loads_then_writes(void)
     REQUIRE(store_open_checking(t.path, &s, err, sizeof err) == 0);
     CHECK_INT(store_committed_seq(s), 2);
     CHECK(!beside_exists(t.path, "-wal")); /* nothing opened for writing yet */
-    struct loaded l = {0};
-    struct store_loader loader = {.ctx = &l, .queue = load_queue, .job = load_job, .attempt = load_attempt};
-    uint64_t max_seq = 0;
-    CHECK_INT(store_load(s, &loader, &max_seq, err, sizeof err), 0);
+    struct loaded l;
+    uint64_t max_seq;
+    CHECK_INT(load_rows(s, &l, &max_seq, err, sizeof err), 0);
     CHECK_INT(max_seq, 2);
     CHECK(l.nqueues == 1 && l.njobs == 1);
     CHECK_INT(store_start_writer(s), -1); /* not on the read-only connection */
@@ -607,10 +614,9 @@ static void test_open_checking_loads_beside_a_crashed_log(void)
     REQUIRE(store_open_checking(crashed.path, &s, err, sizeof err) == 0);
     CHECK_INT(store_committed_seq(s), 3);
     CHECK_INT(store_start_writer(s), -1); /* the load's read-only connection: the checks still run */
-    struct loaded l = {0};
-    struct store_loader loader = {.ctx = &l, .queue = load_queue, .job = load_job, .attempt = load_attempt};
-    uint64_t max_seq = 0;
-    CHECK_INT(store_load(s, &loader, &max_seq, err, sizeof err), 0);
+    struct loaded l;
+    uint64_t max_seq;
+    CHECK_INT(load_rows(s, &l, &max_seq, err, sizeof err), 0);
     CHECK_INT(max_seq, 3);
     CHECK(l.nqueues == 1 && l.njobs == 2);
     REQUIRE(file_bytes(crashed.path, &after, &after_len));
@@ -655,10 +661,9 @@ static void test_writer_commits_and_load_rebuilds(void)
 
     REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
     CHECK_INT(store_committed_seq(s), 12);
-    struct loaded l = {0};
-    struct store_loader loader = {.ctx = &l, .queue = load_queue, .job = load_job, .attempt = load_attempt};
-    uint64_t max_seq = 0;
-    CHECK_INT(store_load(s, &loader, &max_seq, err, sizeof err), 0);
+    struct loaded l;
+    uint64_t max_seq;
+    CHECK_INT(load_rows(s, &l, &max_seq, err, sizeof err), 0);
     CHECK_INT(max_seq, 12);
     REQUIRE(l.nqueues == 1 && l.njobs == 2 && l.nattempts == 3);
     CHECK_STR(l.queues[0], "default");
