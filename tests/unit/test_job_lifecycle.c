@@ -22,6 +22,16 @@ static char *job_yaml(const char *name, const char *extra, const char *tasks)
     "    template:\n      spec:\n"                           \
     "        containers:\n        - name: c\n          command: [\"true\"]\n"
 
+/* A job of one task w of `replicas` pods asking `cpu` each, with spec lines `extra`, into buf. */
+static const char *cpu_job_yaml(char *buf, size_t len, const char *name, const char *extra, int replicas, int cpu)
+{
+    snprintf(buf, len,
+             "%s  - name: w\n    replicas: %d\n    template:\n      spec:\n        containers:\n        - name: c\n"
+             "          command: [\"true\"]\n          resources: {requests: {cpu: %d}}\n",
+             job_yaml(name, extra, ""), replicas, cpu);
+    return buf;
+}
+
 static const char *phase(const struct job *job) { return job_phase_name(job->status.phase); }
 
 static void runs_to_completed(void)
@@ -610,17 +620,9 @@ static void a_waiting_gang_is_not_recorded_again_as_room_changes(void)
 {
     struct ctl_fixture fx;
     ctlfx_init(&fx, 1); /* 8 cpu: 9.6 under the overcommit factor */
-    const char *container =
-        "    template:\n      spec:\n        containers:\n        - name: c\n"
-        "          command: [\"true\"]\n          resources: {requests: {cpu: %d}}\n";
-    char small[1024], big[1024], tail[256];
-    snprintf(small, sizeof small, "%s", job_yaml("small", "", "  - name: w\n    replicas: 1\n"));
-    snprintf(tail, sizeof tail, container, 2);
-    strcat(small, tail);
-    snprintf(big, sizeof big, "%s", job_yaml("big", "", "  - name: w\n    replicas: 2\n"));
-    snprintf(tail, sizeof tail, container, 6);
-    strcat(big, tail);
-    struct job *runner = ctlfx_submit(&fx, small), *waiter = ctlfx_submit(&fx, big);
+    char small[1024], big[1024];
+    struct job *runner = ctlfx_submit(&fx, cpu_job_yaml(small, sizeof small, "small", "", 1, 2));
+    struct job *waiter = ctlfx_submit(&fx, cpu_job_yaml(big, sizeof big, "big", "", 2, 6));
     REQUIRE(runner && waiter);
     ctlfx_cycle(&fx);
     ctlfx_cycle(&fx); /* the waiter's reason as it stands while the runner runs */
@@ -647,24 +649,16 @@ static void unknown_when_a_running_gang_cannot_be_completed(void)
 {
     struct ctl_fixture fx;
     ctlfx_init(&fx, 1);
-    const char *big =
-        "    template:\n      spec:\n        containers:\n        - name: c\n"
-        "          command: [\"true\"]\n          resources: {requests: {cpu: 4}}\n";
     char gang[1024], other[1024];
-    snprintf(
-        gang, sizeof gang, "%s",
-        job_yaml("gang", "  policies:\n  - event: Unknown\n    action: AbortJob\n", "  - name: w\n    replicas: 2\n"));
-    strcat(gang, big);
-    struct job *job = ctlfx_submit(&fx, gang);
+    struct job *job = ctlfx_submit(
+        &fx, cpu_job_yaml(gang, sizeof gang, "gang", "  policies:\n  - event: Unknown\n    action: AbortJob\n", 2, 4));
     REQUIRE(job);
     ctlfx_cycle(&fx);
     CHECK_INT(job->status.running, 2);
     CHECK_INT(job->pg.phase, PG_RUNNING);
     controller_delete_pod(&fx.ctl, job, 1);
     ctlfx_settle(&fx); /* w-1 is Pending again, its 4 cpu free */
-    snprintf(other, sizeof other, "%s", job_yaml("other", "", "  - name: w\n    replicas: 1\n"));
-    strcat(other, big);
-    struct job *taker = ctlfx_submit(&fx, other);
+    struct job *taker = ctlfx_submit(&fx, cpu_job_yaml(other, sizeof other, "other", "", 1, 4));
     REQUIRE(taker);
     /* one cycle places whichever comes first; repeat until the taker holds the room */
     for (int i = 0; i < 3 && taker->status.running == 0 && job->status.running < 2; i++)
