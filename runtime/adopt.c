@@ -21,10 +21,10 @@
 
 /* What an ended attempt's cgroup still tells (its OOM kills and usage), then whatever is left in it
  * is killed and the cgroup removed. */
-static void collect_cgroup(const char *name, struct replica_exit *ex)
+static void collect_cgroup(const char *name, const struct process_census *census, struct replica_exit *ex)
 {
     const struct cgroup_layout *L = cgroup_layout();
-    if (!name[0] || L->mode == CGROUP_NONE || L->count == 0)
+    if (!name[0] || L->mode == CGROUP_NONE || L->count == 0 || !process_census_may_have_cgroup(census, name))
         return;
     /* usually gone already (the attempt ended long ago): one stat instead of a dozen failed opens */
     char dir[CGROUP_PATH_MAX];
@@ -47,7 +47,8 @@ enum process_found process_adopt(const struct process_adoption *a, struct proces
     *out = (struct process){.pid = -1, .pidfd = -1, .start_ticks = -1, .exit_record = NULL};
     memset(ex, 0, sizeof *ex);
     const char *cgroup = a->cgroup_name ? a->cgroup_name : "";
-    if (a->pid > 0 && a->start_ticks > 0 && process_start_ticks(a->pid) == a->start_ticks) {
+    if (a->pid > 0 && a->start_ticks > 0 && process_census_may_run(a->census, a->pid) &&
+        process_start_ticks(a->pid) == a->start_ticks) {
         int fd = (int)syscall(SYS_pidfd_open, a->pid, 0);
         /* checked again once the pidfd holds the process: the pid cannot be reused under it now */
         if (fd >= 0 && process_start_ticks(a->pid) == a->start_ticks &&
@@ -72,7 +73,7 @@ enum process_found process_adopt(const struct process_adoption *a, struct proces
         ex->unknown = true;
         ex->exit_code = -1;
     }
-    collect_cgroup(cgroup, ex);
+    collect_cgroup(cgroup, a->census, ex);
     return ex->unknown ? PROCESS_LOST : PROCESS_EXITED;
 }
 
@@ -83,7 +84,7 @@ int process_reap_adopted(struct process *p, struct replica_exit *ex)
     memset(ex, 0, sizeof *ex);
     ex->end_ms = clock_wall_ms();
     process_read_exit_record(p->exit_record, ex);
-    collect_cgroup(p->cgroup_name, ex);
+    collect_cgroup(p->cgroup_name, NULL, ex);
     p->cgroup_name[0] = '\0';
     process_forget(p);
     return 0;

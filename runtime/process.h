@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "runtime/attempt.h"
+#include "runtime/census.h"
 #include "runtime/exit_record.h"
 
 struct process {
@@ -89,6 +90,9 @@ struct process_adoption {
     const char *exits_path;  /* its job's exits file */
     const char *pod;
     uint32_t attempt;
+    /* NULL, or what ran when recovery began (runtime/census.h): an attempt whose pid and cgroup it
+     * knows to be gone is not looked up one by one */
+    const struct process_census *census;
 };
 
 enum process_found {

@@ -144,7 +144,7 @@ static int op_adopt(void *ctx, struct job *job, int flat, int32_t pid, int64_t p
     job_pod_name(job, task, flat - job->task_first[task], pod, sizeof pod);
     controller_cgroup_name(job->uid, pod, r->attempts, cgroup, sizeof cgroup);
     controller_exits_path(&c->ctl, job->uid, exits, sizeof exits);
-    struct process_adoption a = {pid, pid_start, cgroup, exits, pod, r->attempts};
+    struct process_adoption a = {pid, pid_start, cgroup, exits, pod, r->attempts, c->census};
     int i = slot_alloc(c);
     struct process proc;
     if (process_adopt(&a, &proc, ex) != PROCESS_ADOPTED) {
@@ -839,8 +839,12 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
               core_backends_open(c, cfg->backends, err, errlen) == 0 && load_checked(c, err, errlen) == 0;
     if (ok) {
         read_ms = clock_mono_ms();
-        ok = controller_finish_recovery(&c->ctl) == 0 && controller_record_nodes(&c->ctl) == 0 &&
-             store_start_writer(c->store) == 0;
+        /* one scan of what runs, instead of a lookup of each lost attempt's pid and cgroup */
+        c->census = c->ctl.nrecovered > 0 ? process_census_take() : NULL;
+        ok = controller_finish_recovery(&c->ctl) == 0;
+        process_census_free(c->census);
+        c->census = NULL;
+        ok = ok && controller_record_nodes(&c->ctl) == 0 && store_start_writer(c->store) == 0;
     }
     if (!ok) {
         if (!err[0])

@@ -51,6 +51,7 @@ struct core {
     bool keep_tasks;                   /* a stop leaves running tasks for the next server to adopt */
     struct watch_demand *watch_demand; /* from the config: render watch objects while wanted */
     int adopted;                       /* tasks of the last run watched again at start-up */
+    struct process_census *census;     /* while recovery adopts them: what ran then (runtime/census.h) */
     struct proc_slot *slots;
     int nslots, free_slot, live_slots, pending_kills;
     struct launcher *launcher;    /* starts and reaps off this thread (runtime/launcher.h); NULL: here */

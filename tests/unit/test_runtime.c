@@ -498,13 +498,47 @@ static void test_adopt_checks_the_start_time(void)
     CHECK(!task_cgroup_left(t.cgroup));
 }
 
+/* A restart's census (runtime/census.h): a running task's pid and its job's cgroup are there; a reaped
+ * process's pid and a cgroup never made are known gone; a name below another, which the scan does not
+ * see, answers "maybe". An attempt whose pid the census knows gone is lost without a lookup. */
+static void test_census_tells_what_is_gone(void)
+{
+    SKIP_IF(no_cgroups(), "%s", process_runtime_warning());
+    char *argv[] = {"sleep", "30", NULL};
+    struct task t;
+    task_init(&t, "census", argv);
+    REQUIRE_STARTED(&t);
+    pid_t gone = fork();
+    if (gone == 0)
+        _exit(0);
+    REQUIRE(gone > 0);
+    waitpid(gone, NULL, 0);
+    struct process_census *c = process_census_take();
+    REQUIRE(c);
+    CHECK(process_census_may_run(c, t.proc.pid));
+    CHECK(process_census_may_run(c, getpid()));
+    CHECK(!process_census_may_run(c, gone));
+    CHECK(process_census_may_have_cgroup(c, task_job()));
+    CHECK(!process_census_may_have_cgroup(c, "no-such-pod.1.00000000-0000-4000-8000-000000000000"));
+    CHECK(process_census_may_have_cgroup(c, t.cgroup)); /* "<job>/census.1": below the scanned level */
+    CHECK(process_census_may_run(NULL, gone));          /* no census: every question is "maybe" */
+    struct process_adoption a = {gone, t.proc.start_ticks, "", t.exits, t.pod, 1, c};
+    struct process adopted;
+    struct replica_exit ex;
+    CHECK(process_adopt(&a, &adopted, &ex) == PROCESS_LOST);
+    CHECK(ex.unknown);
+    process_census_free(c);
+    process_signal(&t.proc, SIGKILL);
+    CHECK(task_wait(&t, 5000));
+}
+
 TEST_MAIN(TEST_CASE(test_started_describes_its_cgroup), TEST_CASE(test_task_starts_clean),
           TEST_CASE(test_memory_overrun_is_oom_killed), TEST_CASE(test_cpu_limit_holds_a_busy_loop),
           TEST_CASE(test_kill_reaches_a_process_that_left_the_group),
           TEST_CASE(test_sigterm_reaches_every_process_once), TEST_CASE(test_reap_ends_what_the_task_left_running),
           TEST_CASE(test_lost_task_is_killed_with_its_cgroup), TEST_CASE(test_adopt_checks_the_start_time),
-          TEST_CASE(test_cgroups_the_task_made_go_with_it), TEST_CASE(test_runs_as_nobody_in_its_own_work_dir),
-          TEST_CASE(test_not_root_refuses_another_uid), TEST_CASE(test_hosts_file_is_bound_for_the_task_only),
-          TEST_CASE(test_ssh_dir_is_bound_for_the_task_only), TEST_CASE(test_task_umask_and_no_new_privs),
-          TEST_CASE(test_cgroup_is_readable_not_writable_by_the_task), TEST_CASE(test_exec_failures_are_sentences),
-          TEST_CASE(test_spawn_rate))
+          TEST_CASE(test_census_tells_what_is_gone), TEST_CASE(test_cgroups_the_task_made_go_with_it),
+          TEST_CASE(test_runs_as_nobody_in_its_own_work_dir), TEST_CASE(test_not_root_refuses_another_uid),
+          TEST_CASE(test_hosts_file_is_bound_for_the_task_only), TEST_CASE(test_ssh_dir_is_bound_for_the_task_only),
+          TEST_CASE(test_task_umask_and_no_new_privs), TEST_CASE(test_cgroup_is_readable_not_writable_by_the_task),
+          TEST_CASE(test_exec_failures_are_sentences), TEST_CASE(test_spawn_rate))
