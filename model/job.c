@@ -138,7 +138,7 @@ static void task_spec_free(struct task_spec *t)
         pod_volume_items_free(t->mounts[m].items, t->mounts[m].nitems);
     }
     free(t->mounts);
-    json_decref(t->template);
+    json_decref(t->template_tree);
     constraints_free(&t->constraints);
     for (int v = 0; v < t->nvolumes; v++) {
         free(t->volumes[v].mount_path);
@@ -160,7 +160,9 @@ static void job_free_now(void *arg)
     struct job *job = arg;
     /* The job often holds its manifest's last reference: a big tree to walk, on free_later's thread
      * when it came from a big body. The rest is freed here in a batch. */
-    json_t *manifest = job->manifest, *source = job->source;
+    json_t *manifest = job->manifest_tree, *source = job->source;
+    free(job->manifest_text);
+    json_decref(job->kept_annotations);
     free_batch_begin();
     for (int t = 0; t < job->ntasks; t++)
         task_spec_free(&job->tasks[t]);

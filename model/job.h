@@ -171,7 +171,9 @@ struct task_spec {
     bool depends_any;      /* iteration: any (else all) */
     int32_t grace_seconds; /* terminationGracePeriodSeconds (default 30) */
     int32_t shrink_to;     /* a scale-down waiting for its extra pods to stop: the new replicas, else -1 */
-    json_t *template;      /* the task's pod template as accepted (immutable, shared with renderings) */
+    json_t *template_tree; /* the task's pod template as accepted (immutable, shared with renderings): a
+                              subtree of the manifest, NULL while the job keeps that as text; read it
+                              through job_task_template() */
     struct placement_constraints constraints; /* nodeSelector, node affinity, tolerations */
     int64_t pids_max;                         /* the pod template's caldera.io/pids-max annotation, 0 when unset */
     int64_t active_deadline_seconds;          /* PodSpec activeDeadlineSeconds: a pod running longer fails, 0: none */
@@ -297,8 +299,14 @@ struct job {
     struct task_counts *task_counts; /* per task */
     struct resvec allocated;         /* requests of its replicas holding resources on nodes */
     int32_t total_replicas;
-    json_t *manifest; /* apiVersion, kind, metadata, spec as accepted (no status); immutable */
-    json_t *source;   /* the object as posted in another dialect (a PyTorchJob, a training
+    /* apiVersion, kind, metadata, spec as accepted (no status); immutable. A job restored from the
+     * store keeps it as the stored text instead (manifest_text, with its metadata.annotations parsed:
+     * kept_annotations) until something reads it: job_manifest() parses it then, and the tasks'
+     * templates with it. Read them through job_manifest(), job_task_template(), job_annotations(). */
+    json_t *manifest_tree;
+    char *manifest_text;
+    json_t *kept_annotations;
+    json_t *source; /* the object as posted in another dialect (a PyTorchJob, a training
                                  request...) that became this job; NULL for a Volcano Job. Immutable */
     struct job_status status;
     struct podgroup pg;
@@ -336,6 +344,25 @@ struct job {
 int job_relayout(struct job *job, const int32_t *counts, int32_t *old_to_new);
 /* Allocates an empty job with ntasks zeroed task specs. Replicas come with job_alloc_replicas(). */
 struct job *job_new(int ntasks);
+
+/* The job's manifest (struct job's manifest_tree); one kept as text is parsed on this first read, on
+ * the thread that owns the job, as every read of it is. NULL only when memory ran out then. Logically
+ * const: the parsed tree is a cache of the text. */
+json_t *job_manifest(const struct job *job);
+/* Task t's pod template: a subtree of job_manifest(). */
+json_t *job_task_template(const struct job *job, int t);
+/* The manifest's metadata.annotations (NULL when it has none), never parsing a manifest kept as text:
+ * what the scheduler's plugins read of every waiting job in every cycle. */
+const json_t *job_annotations(const struct job *job);
+/* Keeps the manifest as text from here on (the restore of a job nothing has read yet): the tree and
+ * the templates are let go, the annotations kept. text is the manifest as stored; taken. Returns 0,
+ * or -1 (nothing changed, text freed) when memory runs out. */
+int job_keep_manifest_as_text(struct job *job, char *text);
+/* How job_manifest() reads a manifest kept as text: fills job's manifest_tree and its tasks'
+ * template_tree from job->manifest_text exactly as the job's first parse did. Set once at start-up
+ * by the dialect that stores jobs (the model does not parse Jobs). Returns 0, or -1. */
+typedef int (*job_manifest_reader)(struct job *job);
+void job_set_manifest_reader(job_manifest_reader read);
 /* The live-name index key of a job, "<ns>/<name>", malloc'd; NULL when memory runs out. */
 char *job_key_new(const char *ns, const char *name);
 /* Sizes `replicas` and `task_first` from the tasks' replica counts; all replicas Pending. */

@@ -19,7 +19,7 @@ static void set_str(json_t *obj, const char *key, const char *value)
 
 static json_t *pod_labels(const struct job *job, int task, int index)
 {
-    const json_t *tmeta = json_object_get(job->tasks[task].template, "metadata");
+    const json_t *tmeta = json_object_get(job_task_template(job, task), "metadata");
     json_t *labels = json_deep_copy(json_object_get(tmeta, "labels"));
     if (!json_is_object(labels)) {
         json_decref(labels);
@@ -102,7 +102,7 @@ static void add_volumes(json_t *spec, const struct job *job, const struct task_s
 
 static json_t *pod_annotations(const struct job *job, int task, const struct replica *r, const struct node *node)
 {
-    const json_t *tmeta = json_object_get(job->tasks[task].template, "metadata");
+    const json_t *tmeta = json_object_get(job_task_template(job, task), "metadata");
     json_t *ann = json_deep_copy(json_object_get(tmeta, "annotations"));
     if (!json_is_object(ann)) {
         json_decref(ann);
@@ -249,7 +249,7 @@ json_t *pod_render(const struct job *job, int task, int index, const struct node
     char name[320];
     job_pod_name(job, task, index, name, sizeof name);
     json_t *meta = pod_render_metadata(job, task, index, node);
-    json_t *spec = json_copy(json_object_get(job->tasks[task].template, "spec"));
+    json_t *spec = json_copy(json_object_get(job_task_template(job, task), "spec"));
     if (!json_is_object(spec)) {
         json_decref(spec);
         spec = json_object();

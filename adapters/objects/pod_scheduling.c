@@ -47,7 +47,7 @@ void job_preemptable_inherit(const json_t *job_annotations, struct job *job)
     if (!v || strcmp(v, "true") != 0)
         return;
     for (int t = 0; t < job->ntasks; t++) {
-        const json_t *ann = json_object_get(json_object_get(job->tasks[t].template, "metadata"), "annotations");
+        const json_t *ann = json_object_get(json_object_get(job_task_template(job, t), "metadata"), "annotations");
         if (!json_object_get(ann, PREEMPTABLE_ANNOTATION))
             job->tasks[t].preemptable = true;
     }

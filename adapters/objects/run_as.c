@@ -32,7 +32,7 @@ static void check_holder(struct fields *f, const json_t *holder, const char *pat
 
 static void check_task(struct fields *f, const struct task_spec *ts, size_t t, const struct run_as *who)
 {
-    const json_t *spec = json_object_get(ts->template, "spec");
+    const json_t *spec = json_object_get(ts->template_tree, "spec");
     char task[FIELD_PATH_MAX], path[FIELD_PATH_MAX];
     field_path_index(task, "spec.tasks", t);
     field_path(path, task, "template.spec");
@@ -68,7 +68,7 @@ int run_as_enforce(struct fields *f, struct job *job, const struct run_as *who, 
 {
     int before = f->st->ncauses;
     for (int t = 0; t < job->ntasks; t++)
-        if (job->tasks[t].template)
+        if (job->tasks[t].template_tree)
             check_task(f, &job->tasks[t], (size_t)t, who);
     if (f->st->ncauses > before) {
         api_fail_causes(f->st, 403, "Forbidden", kind_group, job->name, "is forbidden");
@@ -76,7 +76,7 @@ int run_as_enforce(struct fields *f, struct job *job, const struct run_as *who, 
     }
     for (int t = 0; t < job->ntasks; t++) {
         struct task_spec *ts = &job->tasks[t];
-        if (ts->template && write_ids(ts->template, who) != 0)
+        if (ts->template_tree && write_ids(ts->template_tree, who) != 0)
             return api_fail(f->st, 500, "InternalError", "out of memory writing the tasks' user");
         ts->run_as_uid = who->uid;
         ts->run_as_gid = who->gid;

@@ -13,7 +13,7 @@
  * caldera.io/user, whatever the body said. */
 static void stamp_user(const struct http_req *req, struct job *job)
 {
-    json_t *meta = json_object_get(job->manifest, "metadata");
+    json_t *meta = json_object_get(job_manifest(job), "metadata");
     if (!req->method || strcmp(req->method, "POST") != 0 || !json_is_object(meta))
         return;
     json_t *ann = json_object_get(meta, "annotations");

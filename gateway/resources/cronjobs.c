@@ -31,7 +31,7 @@ static int check_template(struct http_req *req, struct cron_job *cj, struct api_
     rc = gateway_run_as(req, &f, job, "cronjobs", "batch.volcano.sh");
     if (rc == 0) {
         json_t *tmpl = json_object_get(json_object_get(cj->manifest, "spec"), "jobTemplate");
-        json_object_set_new(tmpl, "spec", json_deep_copy(json_object_get(job->manifest, "spec")));
+        json_object_set_new(tmpl, "spec", json_deep_copy(json_object_get(job_manifest(job), "spec")));
     }
     job_free(job);
     json_decref(doc);

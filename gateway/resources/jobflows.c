@@ -28,7 +28,7 @@ static int check_job(struct http_req *req, json_t *doc, const char *ns, const ch
     struct fields f = {NULL, st, false};
     int rc = gateway_run_as(req, &f, job, strcmp(kind, "JobFlow") == 0 ? "jobflows" : "jobtemplates", FLOW_GROUP);
     if (rc == 0)
-        *spec = json_deep_copy(json_object_get(job->manifest, "spec"));
+        *spec = json_deep_copy(json_object_get(job_manifest(job), "spec"));
     job_free(job);
     return rc;
 }

@@ -124,7 +124,7 @@ int controller_create_job(struct controller *ctl, struct job *job, uint64_t *seq
         e->ns = strdup(job->ns);
         e->name = strdup(job->name);
         e->created_ms = job->created_ms;
-        e->spec_json = json_dumps(job->manifest, JSON_COMPACT);
+        e->spec_json = json_dumps(job_manifest(job), JSON_COMPACT);
         e->status_json = json_dumps(status, JSON_COMPACT);
         e->source_json = job->source ? json_dumps(job->source, JSON_COMPACT) : NULL;
         json_decref(status);

@@ -255,7 +255,7 @@ uint64_t controller_companions_seq(const struct controller *ctl) { return ctl->c
 
 static const char *annotation(const struct job *job, const char *key)
 {
-    json_t *ann = json_object_get(json_object_get(job->manifest, "metadata"), "annotations");
+    const json_t *ann = job_annotations(job);
     return json_string_value(json_object_get(ann, key));
 }
 

@@ -172,7 +172,7 @@ static int create_job(struct controller *ctl, struct cron_job *cj, int64_t sched
     uint64_t seq;
     int rc = doc ? volcano_job_from_doc(&d, cj->ns, &job, &st) : -1;
     if (rc == 0)
-        json_object_set_new(json_object_get(job->manifest, "metadata"), "ownerReferences",
+        json_object_set_new(json_object_get(job_manifest(job), "metadata"), "ownerReferences",
                             cronjob_owner_references(cj));
     if (rc == 0 && (rc = controller_create_job(ctl, job, &seq, &st)) != 0)
         job_free(job);

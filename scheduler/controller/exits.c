@@ -55,7 +55,7 @@ static bool scale_memory(struct controller *ctl, struct job *job, int flat, cons
                                                ts->name, from, to, pod);
         if (e) {
             e->job_uid = strdup(job->uid);
-            e->spec_json = json_dumps(job->manifest, JSON_COMPACT);
+            e->spec_json = json_dumps(job_manifest(job), JSON_COMPACT);
         }
     }
     return true;

@@ -103,7 +103,8 @@ static int create_step(struct controller *ctl, struct job_flow *f, struct flow_s
     struct intake_doc d = {.root = doc};
     int rc = doc ? volcano_job_from_doc(&d, f->ns, &job, &st) : -1;
     if (rc == 0)
-        json_object_set_new(json_object_get(job->manifest, "metadata"), "ownerReferences", jobflow_owner_references(f));
+        json_object_set_new(json_object_get(job_manifest(job), "metadata"), "ownerReferences",
+                            jobflow_owner_references(f));
     if (rc == 0 && (rc = controller_create_job(ctl, job, &seq, &st)) != 0)
         job_free(job);
     json_decref(doc);

@@ -51,7 +51,8 @@ struct job *flow_step_job(const struct controller *ctl, const struct job_flow *f
     struct job *job = cluster_find_job(ctl->cluster, f->ns, name);
     if (!job)
         return NULL;
-    json_t *owner = json_array_get(json_object_get(json_object_get(job->manifest, "metadata"), "ownerReferences"), 0);
+    json_t *owner = json_array_get(json_object_get(json_object_get(job_manifest(job), "metadata"), "ownerReferences"),
+                                   0);
     const char *uid = json_string_value(json_object_get(owner, "uid"));
     return uid && strcmp(uid, f->uid) == 0 ? job : NULL;
 }

@@ -166,8 +166,11 @@ void replica_deadline_exceeded(struct controller *ctl, struct job *job, int flat
 
 /* The job a stored row describes: its spec through the same reader as a submit, then its status; no
  * pod until its attempt rows are restored. NULL (logged) when the row does not parse. Touches nothing
- * shared: start-up runs it on the pool's helpers. */
+ * shared: start-up runs it on the pool's helpers (and then keeps the manifest as text). */
 struct job *restore_parse_job(const char *uid, const char *ns, const char *name, int64_t created_ms, uint64_t rv,
                               const char *spec_json, const char *status_json, const char *source_json);
+/* job_manifest's reader (job_set_manifest_reader), set by controller_enable_waking: the kept text
+ * parsed again as restore_parse_job parses it. Returns 0, or -1 (logged). */
+int controller_read_kept_manifest(struct job *job);
 
 #endif

@@ -100,6 +100,7 @@ void controller_enable_waking(struct controller *ctl)
 {
     ctl->cluster->wake = wake_hook;
     ctl->cluster->wake_ctx = ctl;
+    job_set_manifest_reader(controller_read_kept_manifest);
 }
 
 /* The devices an attempt recorded, as a mask over its node's devices (0: none, or not its node's). */

@@ -9,7 +9,7 @@
 
 static bool is_session(const struct job *job)
 {
-    json_t *ann = json_object_get(json_object_get(job->manifest, "metadata"), "annotations");
+    const json_t *ann = job_annotations(job);
     const char *v = json_string_value(json_object_get(ann, SESSION_ANNOTATION));
     return v && strcmp(v, "true") == 0;
 }

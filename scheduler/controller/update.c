@@ -54,7 +54,8 @@ static int scale(struct controller *ctl, struct job *job, const struct job *upd)
 
 static int check_resource_version(const struct job *job, const struct job *upd, struct api_status *st)
 {
-    const char *rv = json_string_value(json_object_get(json_object_get(upd->manifest, "metadata"), "resourceVersion"));
+    const char *rv = json_string_value(
+        json_object_get(json_object_get(job_manifest(upd), "metadata"), "resourceVersion"));
     if (!rv || !*rv || strtoull(rv, NULL, 10) == job->resource_version)
         return 0;
     api_set_details(st, "jobs", "batch.volcano.sh", job->name);
@@ -93,7 +94,7 @@ int controller_update_job(struct controller *ctl, struct job *job, struct job *u
     if (e) {
         json_t *status = volcano_job_render_status(job);
         e->job_uid = strdup(job->uid);
-        e->spec_json = json_dumps(job->manifest, JSON_COMPACT);
+        e->spec_json = json_dumps(job_manifest(job), JSON_COMPACT);
         e->status_json = json_dumps(status, JSON_COMPACT);
         json_decref(status);
     }
@@ -134,7 +135,7 @@ int controller_update_source(struct controller *ctl, struct job *job, json_t *so
                                            "the job was updated: %s", what && *what ? what : "no change");
     if (e) {
         e->job_uid = strdup(job->uid);
-        e->spec_json = json_dumps(job->manifest, JSON_COMPACT);
+        e->spec_json = json_dumps(job_manifest(job), JSON_COMPACT);
         e->source_json = json_dumps(job->source, JSON_COMPACT);
     }
     return 0;

@@ -15,7 +15,7 @@
 
 static const char *annotation(const struct job *job, const char *key)
 {
-    json_t *ann = json_object_get(json_object_get(job->manifest, "metadata"), "annotations");
+    const json_t *ann = job_annotations(job);
     return json_string_value(json_object_get(ann, key));
 }
 

@@ -55,7 +55,7 @@ static void put_metadata(struct sbuf *b, const struct job *job, const char *api_
 {
     put_object_start(b, api_version);
     sbuf_puts(b, "{");
-    const json_t *meta = json_object_get(job->manifest, "metadata");
+    const json_t *meta = json_object_get(job_manifest(job), "metadata");
     if (json_object_size(meta) > 0) {
         put_json(b, meta, JSON_COMPACT | JSON_EMBED);
         sbuf_puts(b, ",");
@@ -137,7 +137,7 @@ void core_pod_table_row(struct sbuf *b, const struct job *job, int task, int ind
                         const json_t *meta, const struct core_request *req, int64_t now_ms)
 {
     const struct replica *r = &job->replicas[job->task_first[task] + index];
-    const json_t *spec = json_object_get(job->tasks[task].template, "spec");
+    const json_t *spec = json_object_get(job_task_template(job, task), "spec");
     size_t containers = json_array_size(json_object_get(spec, "containers"));
     bool placed = r->node >= 0;
     char name[320], status[32];

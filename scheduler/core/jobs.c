@@ -78,7 +78,7 @@ static void job_list(struct core *c, struct core_request *req)
         if (core_page_before(req, job, false) || core_name_excludes(req, job, false) || !core_in_namespace(job, req) ||
             !cluster_wake(&c->cluster, job) || !in_view(req, job))
             continue;
-        const json_t *meta = json_object_get(req->dialect && !req->as_volcano ? job->source : job->manifest,
+        const json_t *meta = json_object_get(req->dialect && !req->as_volcano ? job->source : job_manifest(job),
                                              "metadata");
         if (req->nselectors && !core_labels_match(json_object_get(meta, "labels"), req))
             continue;

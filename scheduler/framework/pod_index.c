@@ -192,7 +192,7 @@ static int add_group(struct pod_index *px, const struct job *job, int task, cons
     memset(g, 0, sizeof *g);
     g->job = job;
     g->task = task;
-    const json_t *meta = json_object_get(job->tasks[task].template, "metadata");
+    const json_t *meta = json_object_get(job_task_template(job, task), "metadata");
     g->labels = json_object_get(meta, "labels");
     for (int32_t i = 0; i < job->tasks[task].replicas && job->task_first; i++) {
         const struct replica *r = &job->replicas[job->task_first[task] + i];

@@ -16,7 +16,7 @@ struct sla {
 /* The job's deadline in wall-clock ms, or -1 when it has none. */
 static int64_t deadline(const struct sla *s, const struct job *job)
 {
-    const json_t *ann = json_object_get(json_object_get(job->manifest, "metadata"), "annotations");
+    const json_t *ann = job_annotations(job);
     const char *text = json_string_value(json_object_get(ann, SLA_KEY));
     int64_t wait = s->default_ms;
     const char *why;

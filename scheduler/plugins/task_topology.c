@@ -334,7 +334,7 @@ static void topology_free(struct job_topology *jt)
 static struct job_topology *read_topology(const struct session *ssn, const struct job_info *ji)
 {
     const struct job *job = ji->job;
-    const json_t *ann = json_object_get(json_object_get(job->manifest, "metadata"), "annotations");
+    const json_t *ann = job_annotations(job);
     const char *aff = json_string_value(json_object_get(ann, AFFINITY_ANNOTATION));
     const char *anti = json_string_value(json_object_get(ann, ANTI_AFFINITY_ANNOTATION));
     const char *order = json_string_value(json_object_get(ann, TASK_ORDER_ANNOTATION));

@@ -3,7 +3,8 @@
  * the jobserver's own path (store_open_checking, whose quick_check runs beside core_start's load,
  * core_start, the first API answer durable), each start in a fresh process as a restart is: the bench
  * runs itself again for it, so no start finds the heap, the page tables or the per-thread caches an
- * earlier one left; quick_check_s_100k_jobs. */
+ * earlier one left; quick_check_s_100k_jobs. BENCH_INFO=1 lets a start log at info level (its "state
+ * loaded in" line: the load and the recovery apart). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,7 +197,7 @@ static struct job *create_job(struct builder *b, int i)
     e->ns = strdup("default");
     e->name = strdup(name);
     e->created_ms = job->created_ms;
-    e->spec_json = json_dumps(job->manifest, JSON_COMPACT);
+    e->spec_json = json_dumps(job_manifest(job), JSON_COMPACT);
     e->status_json = status_json(job);
     job->resource_version = e->ev.seq;
     return job;
@@ -448,7 +449,7 @@ static double time_start_fresh(const char *dir, const char *path, double *open_s
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--start") == 0) {
-        log_set_level(LOG_WARN);
+        log_set_level(getenv("BENCH_INFO") ? LOG_INFO : LOG_WARN);
         json_object_seed(0);
         return start_once(argv[2], argv[3]);
     }

@@ -48,7 +48,7 @@ const struct api_cause *dialect_case_cause(const struct api_status *st, const ch
 
 json_t *dialect_case_task(const struct job *job, int t)
 {
-    return json_array_get(json_object_get(json_object_get(job->manifest, "spec"), "tasks"), (size_t)t);
+    return json_array_get(json_object_get(json_object_get(job_manifest(job), "spec"), "tasks"), (size_t)t);
 }
 
 json_t *dialect_case_policy(json_t *task, const char *event)

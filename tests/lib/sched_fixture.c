@@ -68,7 +68,7 @@ struct job *fixture_job(struct sched_fixture *fx, const char *name, const char *
     job->scheduler_name = strdup("volcano");
     job->created_ms = fx->now_ms++;
     job->min_available = min_available;
-    job->manifest = json_pack("{s:{s:s}}", "metadata", "name", name);
+    job->manifest_tree = json_pack("{s:{s:s}}", "metadata", "name", name);
     job->tasks[0].name = strdup("worker");
     job->tasks[0].replicas = replicas;
     job->tasks[0].min_available = min_available;

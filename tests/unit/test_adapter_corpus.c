@@ -83,14 +83,14 @@ static int check_file(const char *path)
     json_t *expected_job = json_load_file(want_job, 0, NULL);
     bool write = getenv("CORPUS_WRITE") != NULL;
     if (rc == 0) {
-        char *got = json_dumps(job->manifest, JSON_INDENT(2) | JSON_SORT_KEYS);
+        char *got = json_dumps(job_manifest(job), JSON_INDENT(2) | JSON_SORT_KEYS);
         if (expected_error)
             test_fail(__FILE__, __LINE__, "%s: accepted, but it must be refused with: %s", path, expected_error);
         else if (!expected_job && write)
             write_text(want_job, got);
         else if (!expected_job)
             test_fail(__FILE__, __LINE__, "%s: accepted, and %s is missing; it became:\n%s", path, want_job, got);
-        else if (!json_equal(expected_job, job->manifest))
+        else if (!json_equal(expected_job, job_manifest(job)))
             test_fail(__FILE__, __LINE__, "%s: became\n%s\nnot what %s holds", path, got, want_job);
         free(got);
     } else {

@@ -39,7 +39,7 @@ static void adapted_free(struct adapted *a)
 
 static const json_t *pod_spec(const struct adapted *a)
 {
-    const json_t *task = json_array_get(json_object_get(json_object_get(a->job->manifest, "spec"), "tasks"), 0);
+    const json_t *task = json_array_get(json_object_get(json_object_get(job_manifest(a->job), "spec"), "tasks"), 0);
     return json_object_get(json_object_get(task, "template"), "spec");
 }
 
@@ -51,7 +51,7 @@ static const json_t *container(const struct adapted *a)
 static const char *annotation(const struct adapted *a, const char *key)
 {
     return json_string_value(
-        json_object_get(json_object_get(json_object_get(a->job->manifest, "metadata"), "annotations"), key));
+        json_object_get(json_object_get(json_object_get(job_manifest(a->job), "metadata"), "annotations"), key));
 }
 
 #define SESSION_HEAD "apiVersion: caldera.io/v1\nkind: DebugSession\nmetadata:\n  name: dbg\n"
@@ -88,8 +88,8 @@ static void one_task_holds_the_resources(void)
     CHECK_STR(annotation(&a, "caldera.io/companions"), "jupyter,terminal");
     CHECK_STR(annotation(&a, "caldera.io/debug-session"), "true");
     CHECK_STR(annotation(&a, "note"), "hello");
-    CHECK(
-        json_is_text(json_object_get(json_object_get(a.job->manifest, "metadata"), "labels"), "{\"owner\":\"alice\"}"));
+    CHECK(json_is_text(json_object_get(json_object_get(job_manifest(a.job), "metadata"), "labels"),
+                       "{\"owner\":\"alice\"}"));
     /* the request is kept as posted, for GET */
     CHECK_STR(json_string_value(json_object_get(a.job->source, "kind")), "DebugSession");
     CHECK(json_is_text(json_object_get(json_object_get(a.job->source, "spec"), "companions"),
@@ -264,7 +264,8 @@ static json_t *volcano_job_with(const struct adapted *a, const char *phase, cons
                                 const char *since)
 {
     json_t *vj = json_pack("{s:{s:s,s:s,s:s},s:O,s:{s:{s:s}}}", "metadata", "name", "dbg", "namespace", "team-a", "uid",
-                           "u-1", "spec", json_object_get(a->job->manifest, "spec"), "status", "state", "phase", phase);
+                           "u-1", "spec", json_object_get(job_manifest(a->job), "spec"), "status", "state", "phase",
+                           phase);
     json_t *state = json_object_get(json_object_get(vj, "status"), "state");
     if (reason)
         json_object_set_new(state, "reason", json_string(reason));

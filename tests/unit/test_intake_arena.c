@@ -133,7 +133,7 @@ static void test_job_free_gives_the_arena_back(void)
     REQUIRE(parse_tasks(2000, &in) == 0);
     struct job *job = calloc(1, sizeof *job);
     REQUIRE(job != NULL);
-    job->manifest = json_incref(in.docs[0].root);
+    job->manifest_tree = json_incref(in.docs[0].root);
     intake_free(&in);
     CHECK_INT(doc_arena_count(), before + 1);
     job_free(job);
@@ -162,8 +162,8 @@ static void test_big_job_is_freed_later(void)
     struct job *job = job_new(2000);
     REQUIRE(job != NULL);
     for (int t = 0; t < job->ntasks; t++)
-        job->tasks[t].template = json_incref(json_object_get(task_at(&in, (size_t)t), "template"));
-    job->manifest = json_incref(in.docs[0].root);
+        job->tasks[t].template_tree = json_incref(json_object_get(task_at(&in, (size_t)t), "template"));
+    job->manifest_tree = json_incref(in.docs[0].root);
     intake_free(&in);
     job_free(job);
     free_later_flush();

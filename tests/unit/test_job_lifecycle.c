@@ -394,7 +394,7 @@ static void oom_scales_memory_up_to_the_maximum(void)
     const char *lim = json_string_value(json_object_get(
         json_object_get(
             json_object_get(
-                json_array_get(json_object_get(json_object_get(job->tasks[0].template, "spec"), "containers"), 0),
+                json_array_get(json_object_get(json_object_get(job_task_template(job, 0), "spec"), "containers"), 0),
                 "resources"),
             "limits"),
         "memory"));

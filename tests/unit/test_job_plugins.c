@@ -186,7 +186,7 @@ static void framework_tasks_must_exist(void)
 
 static const json_t *plugins_of(const struct job *job)
 {
-    return json_object_get(json_object_get(job->manifest, "spec"), "plugins");
+    return json_object_get(json_object_get(job_manifest(job), "spec"), "plugins");
 }
 
 static void frameworks_get_their_default_plugins(void)

@@ -35,7 +35,7 @@ static void release(struct adapted *a)
     intake_free(&a->in);
 }
 
-static json_t *vspec(const struct adapted *a) { return json_object_get(a->job->manifest, "spec"); }
+static json_t *vspec(const struct adapted *a) { return json_object_get(job_manifest(a->job), "spec"); }
 static json_t *vtask(const struct adapted *a, size_t i)
 {
     return json_array_get(json_object_get(vspec(a), "tasks"), i);
@@ -97,7 +97,7 @@ static void pytorch_tasks_share_the_templates_master_first(void)
     CHECK_STR(json_string_value(json_object_get(json_object_get(specs, "Master"), "restartPolicy")), "OnFailure");
     /* metadata copied, not shared */
     json_t *slabels = json_object_get(json_object_get(a.job->source, "metadata"), "labels");
-    json_t *vlabels = json_object_get(json_object_get(a.job->manifest, "metadata"), "labels");
+    json_t *vlabels = json_object_get(json_object_get(job_manifest(a.job), "metadata"), "labels");
     CHECK(vlabels && vlabels != slabels && json_equal(vlabels, slabels));
     char args[256];
     plugin_args(&a, "pytorch", args, sizeof args);
@@ -113,7 +113,7 @@ static void clean_pod_policy_defaults_to_none(void)
     struct adapted a;
     adapt(&a, pytorch_job);
     REQUIRE(a.rc == 0);
-    json_t *annotations = json_object_get(json_object_get(a.job->manifest, "metadata"), "annotations");
+    json_t *annotations = json_object_get(json_object_get(job_manifest(a.job), "metadata"), "annotations");
     CHECK_STR(json_string_value(json_object_get(annotations, "caldera.io/clean-pod-policy")), "None");
     CHECK_INT(a.job->clean_pods, CLEAN_PODS_NONE);
     release(&a);
@@ -202,7 +202,7 @@ static void run_policy_becomes_volcano_fields(void)
     CHECK_INT(a.job->min_available, 2);
     CHECK_STR(a.job->queue, "q1");
     CHECK_STR(a.job->priority_class, "high");
-    json_t *annotations = json_object_get(json_object_get(a.job->manifest, "metadata"), "annotations");
+    json_t *annotations = json_object_get(json_object_get(job_manifest(a.job), "metadata"), "annotations");
     CHECK_STR(json_string_value(json_object_get(annotations, "caldera.io/pod-group-min-resources")),
               "{\"cpu\":\"3\",\"memory\":\"2Gi\"}");
     CHECK_STR(json_string_value(json_object_get(annotations, "a")), "b");

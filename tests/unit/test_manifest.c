@@ -70,8 +70,8 @@ static void only_what_a_client_may_send(void)
     CHECK_STR(json_string_value(json_object_get(annotations, MANIFEST_AUTO_MEMORY_SCALE_ANNOTATION)),
               "{\"maxMemory\":\"8Gi\",\"rate\":1.5}");
     /* the job's own manifest is untouched */
-    CHECK(json_object_get(json_object_get(job->manifest, "spec"), "autoMemoryScale") != NULL);
-    CHECK(json_object_get(json_object_get(json_object_get(job->manifest, "metadata"), "annotations"),
+    CHECK(json_object_get(json_object_get(job_manifest(job), "spec"), "autoMemoryScale") != NULL);
+    CHECK(json_object_get(json_object_get(json_object_get(job_manifest(job), "metadata"), "annotations"),
                           MANIFEST_AUTO_MEMORY_SCALE_ANNOTATION) == NULL);
     json_decref(m);
     job_free(job);

@@ -71,7 +71,7 @@ static void head_worker_and_submitter_tasks(void)
     CHECK_INT(job->max_retry, 3);              /* backoffLimit 2: two retries */
     CHECK_INT(job->ttl_seconds, -1);           /* KubeRay's TTL is the cluster's, not the RayJob's */
     CHECK_INT(job->tasks[2].max_retry, 3);     /* submitterConfig.backoffLimit 2 by default */
-    json_t *plugins = json_object_get(json_object_get(job->manifest, "spec"), "plugins");
+    json_t *plugins = json_object_get(json_object_get(job_manifest(job), "spec"), "plugins");
     CHECK(json_is_array(json_object_get(plugins, "svc")));
     json_t *ray = json_object_get(plugins, "ray");
     REQUIRE(json_array_size(ray) == 7);

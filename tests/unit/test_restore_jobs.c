@@ -1,10 +1,15 @@
 /* Start-up's job rows (scheduler/controller/restore_jobs.c): awake rows parsed on the pool's helpers
  * in batches, sleeping rows kept as stubs, every job joined in the rows' order, conditions kept. */
+#include <malloc.h>
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+size_t __sanitizer_get_current_allocated_bytes(void); /* libasan's; GCC ships no header for it */
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adapters/dialects/volcano/job.h"
+#include "scheduler/controller/internal.h"
 #include "tests/lib/ctl_fixture.h"
 #include "tests/lib/test.h"
 
@@ -139,6 +144,21 @@ static int entries_about(const struct controller *ctl, const char *name, const c
     return n;
 }
 
+/* The row the store holds for a Pending job of this run, its spec and status as given. */
+static struct store_job_row pending_row(const struct job *job, const char *spec, const char *status)
+{
+    return (struct store_job_row){.uid = job->uid,
+                                  .ns = job->ns,
+                                  .name = job->name,
+                                  .created_ms = job->created_ms,
+                                  .resource_version = job->resource_version,
+                                  .spec_json = spec,
+                                  .status_json = status,
+                                  .phase = "Pending",
+                                  .queue = "default",
+                                  .source_json = ""};
+}
+
 /* A gang the last run found unschedulable is still unschedulable after a restart, for the same
  * reason: its PodGroup condition comes back with the job's status, so the first cycle records no
  * Unschedulable event or Job status again; its condition keeps the time the reason was first given. */
@@ -156,20 +176,11 @@ static void unschedulable_survives_a_restart(void)
     cycle_keeping_journal(&before);
     CHECK_INT(entries_about(&before.ctl, "big", "Unschedulable"), 2); /* the PodGroup's event, the Job's status */
     REQUIRE(job->status.reason && strcmp(job->status.reason, "Unschedulable") == 0);
-    char *spec = json_dumps(job->manifest, JSON_COMPACT);
+    char *spec = json_dumps(job_manifest(job), JSON_COMPACT);
     json_t *status = volcano_job_render_status(job);
     char *status_text = json_dumps(status, JSON_COMPACT);
     json_decref(status);
-    struct store_job_row row = {.uid = job->uid,
-                                .ns = job->ns,
-                                .name = job->name,
-                                .created_ms = job->created_ms,
-                                .resource_version = job->resource_version,
-                                .spec_json = spec,
-                                .status_json = status_text,
-                                .phase = "Pending",
-                                .queue = "default",
-                                .source_json = ""};
+    struct store_job_row row = pending_row(job, spec, status_text);
 
     struct ctl_fixture after;
     ctlfx_init(&after, 1);
@@ -190,5 +201,95 @@ static void unschedulable_survives_a_restart(void)
     ctlfx_free(&before);
 }
 
+/* Bytes allocated and not freed: the sanitizer's count where it owns malloc, else glibc's. */
+static size_t heap_in_use(void)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return __sanitizer_get_current_allocated_bytes();
+#else
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+#endif
+}
+
+/* An awake job restored at start-up keeps its manifest as the stored text: its annotations (what the
+ * plugins read every cycle) are there without parsing it, the first read parses it into exactly the
+ * tree and templates an eager restore holds, and until then the job holds well under half the
+ * memory. A text that no longer reads gives no manifest and keeps the text. */
+static void a_restored_manifest_is_read_when_first_asked(void)
+{
+    static const char yaml[] =
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata:\n  name: kept\n  labels: {team: vision}\n"
+        "  annotations: {sla-waiting-time: 10m}\nspec:\n  minAvailable: 1\n  tasks:\n  - name: m\n    replicas: 1\n"
+        "    template:\n      metadata: {labels: {role: m}}\n      spec:\n        containers:\n        - name: c\n"
+        "          command: [\"true\"]\n          resources: {requests: {cpu: '64'}}\n"
+        "  - name: w\n    replicas: 2\n    template:\n      spec:\n        containers:\n        - name: c\n"
+        "          command: [sleep, '1']\n";
+    job_set_manifest_reader(controller_read_kept_manifest); /* as controller_enable_waking does */
+    struct ctl_fixture before;
+    ctlfx_init(&before, 1);
+    struct job *job = ctlfx_submit(&before, yaml);
+    REQUIRE(job);
+    char *spec = json_dumps(job_manifest(job), JSON_COMPACT);
+    struct store_job_row row = pending_row(job, spec, "{\"state\":{\"phase\":\"Pending\"}}");
+    struct ctl_fixture after;
+    ctlfx_init(&after, 1);
+    REQUIRE(controller_restore_job(&after.ctl, &row) == 0);
+    REQUIRE(controller_restore_jobs_done(&after.ctl, true) == 0);
+    struct job *back = cluster_find_job(&after.cluster, "default", "kept");
+    REQUIRE(back);
+    CHECK(back->manifest_tree == NULL);
+    CHECK(back->manifest_text != NULL);
+    CHECK(back->tasks[0].template_tree == NULL && back->tasks[1].template_tree == NULL);
+    CHECK_STR(json_string_value(json_object_get(job_annotations(back), "sla-waiting-time")), "10m");
+    CHECK(back->manifest_tree == NULL); /* the annotations were read without the manifest */
+
+    struct job *eager = restore_parse_job(job->uid, "default", "kept", job->created_ms, job->resource_version, spec,
+                                          row.status_json, "");
+    REQUIRE(eager);
+    CHECK(json_equal(job_task_template(back, 1), eager->tasks[1].template_tree));
+    CHECK(back->manifest_text == NULL); /* parsed once, kept as a tree from here on */
+    CHECK(json_equal(job_manifest(back), eager->manifest_tree));
+    CHECK(json_equal(job_task_template(back, 0), eager->tasks[0].template_tree));
+    const json_t *tasks = json_object_get(json_object_get(job_manifest(back), "spec"), "tasks");
+    CHECK(job_task_template(back, 0) == json_object_get(json_array_get(tasks, 0), "template")); /* its subtree */
+    CHECK_STR(json_string_value(json_object_get(job_annotations(back), "sla-waiting-time")), "10m");
+
+    size_t whole = heap_in_use();
+    char *text = strdup(spec);
+    REQUIRE(text);
+    REQUIRE(job_keep_manifest_as_text(eager, text) == 0);
+    size_t saved = whole - heap_in_use();
+    struct job *other = restore_parse_job(job->uid, "default", "kept", job->created_ms, job->resource_version, spec,
+                                          row.status_json, "");
+    REQUIRE(other);
+    job_free(other);
+    size_t held = heap_in_use(); /* the eager job's whole size, measured as a second one comes and goes */
+    struct job *third = restore_parse_job(job->uid, "default", "kept", job->created_ms, job->resource_version, spec,
+                                          row.status_json, "");
+    REQUIRE(third);
+    size_t eager_size = heap_in_use() - held;
+    printf("# a 3-pod job restored: %zu bytes held with its parsed manifest, %zu fewer kept as text\n", eager_size,
+           saved);
+    CHECK(saved * 2 > eager_size);
+    job_free(third);
+
+    char *broken = strdup("{\"kind\":");
+    REQUIRE(broken);
+    struct job *unreadable = restore_parse_job(job->uid, "default", "kept", job->created_ms, job->resource_version,
+                                               spec, row.status_json, "");
+    REQUIRE(unreadable);
+    REQUIRE(job_keep_manifest_as_text(unreadable, broken) == 0);
+    CHECK(job_manifest(unreadable) == NULL);
+    CHECK(job_task_template(unreadable, 0) == NULL);
+    CHECK(unreadable->manifest_text != NULL);
+    job_free(unreadable);
+    job_free(eager);
+    free(spec);
+    ctlfx_free(&after);
+    ctlfx_free(&before);
+}
+
 TEST_MAIN(TEST_CASE(rows_join_in_order_across_batches), TEST_CASE(a_bad_row_fails_the_load),
-          TEST_CASE(an_incomplete_stream_joins_nothing), TEST_CASE(unschedulable_survives_a_restart))
+          TEST_CASE(an_incomplete_stream_joins_nothing), TEST_CASE(unschedulable_survives_a_restart),
+          TEST_CASE(a_restored_manifest_is_read_when_first_asked))

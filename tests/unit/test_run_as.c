@@ -62,7 +62,7 @@ static void done(struct parsed *p)
 
 static json_t *pod_security(const struct job *job, int t)
 {
-    json_t *task = json_array_get(json_object_get(json_object_get(job->manifest, "spec"), "tasks"), (size_t)t);
+    json_t *task = json_array_get(json_object_get(json_object_get(job_manifest(job), "spec"), "tasks"), (size_t)t);
     return json_object_get(json_object_get(json_object_get(task, "template"), "spec"), "securityContext");
 }
 
@@ -103,7 +103,7 @@ static void the_users_ids_are_written_into_every_task(void)
         CHECK_INT(p.job->tasks[t].run_as_gid, 1001);
     }
     /* the stored spec is the manifest: a restart reads the ids back */
-    char *stored = json_dumps(p.job->manifest, JSON_COMPACT);
+    char *stored = json_dumps(job_manifest(p.job), JSON_COMPACT);
     struct intake again;
     struct job *back = NULL;
     struct api_status st = {0};

@@ -25,7 +25,7 @@ static struct job *job_with(struct sched_fixture *fx, const char *name, const ch
                             int64_t cpu, const char *spec)
 {
     struct job *job = fixture_job(fx, name, "default", replicas, min, cpu);
-    job->tasks[0].template = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "app", app);
+    job->tasks[0].template_tree = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "app", app);
     if (spec) {
         struct intake in;
         struct api_status st = {0};

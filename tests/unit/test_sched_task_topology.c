@@ -49,8 +49,8 @@ static struct job *ps_worker_job(struct sched_fixture *fx, const char *name, int
     job->scheduler_name = strdup("volcano");
     job->created_ms = fx->now_ms++;
     job->min_available = ps + workers;
-    job->manifest = json_pack("{s:{s:s, s:o}}", "metadata", "name", name, "annotations",
-                              json_loads(annotations, 0, NULL));
+    job->manifest_tree = json_pack("{s:{s:s, s:o}}", "metadata", "name", name, "annotations",
+                                   json_loads(annotations, 0, NULL));
     const char *names[2] = {"ps", "worker"};
     int counts[2] = {ps, workers};
     for (int t = 0; t < 2; t++) {

@@ -364,7 +364,7 @@ static void sla_deadline_goes_first(void)
     fixture_node(&fx, "n1", CPU(1), 8 * GiB);
     struct job *old = fixture_job(&fx, "old", "default", 1, 1, CPU(1));
     struct job *hurried = fixture_job(&fx, "hurried", "default", 1, 1, CPU(1));
-    json_object_set_new(json_object_get(hurried->manifest, "metadata"), "annotations",
+    json_object_set_new(json_object_get(job_manifest(hurried), "metadata"), "annotations",
                         json_pack("{s:s}", "sla-waiting-time", "10m"));
     struct session ssn = fixture_cycle(&fx);
     CHECK_INT(fixture_bound(&ssn, hurried), 1);

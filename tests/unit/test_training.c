@@ -39,7 +39,7 @@ static void adapted_free(struct adapted *a)
     intake_free(&a->in);
 }
 
-static const json_t *spec_of(const struct adapted *a) { return json_object_get(a->job->manifest, "spec"); }
+static const json_t *spec_of(const struct adapted *a) { return json_object_get(job_manifest(a->job), "spec"); }
 
 static const json_t *task_named(const struct adapted *a, const char *name)
 {
@@ -114,8 +114,8 @@ static void pytorch_master_and_workers(void)
     CHECK_INT(a.job->tasks[1].request.v[RES_GPU], 1);
     CHECK_INT(a.job->tasks[1].limit.v[RES_MEMORY], 4LL << 30);
     CHECK_STR(
-        json_string_value(json_object_get(json_object_get(json_object_get(a.job->manifest, "metadata"), "annotations"),
-                                          "caldera.io/companions")),
+        json_string_value(json_object_get(
+            json_object_get(json_object_get(job_manifest(a.job), "metadata"), "annotations"), "caldera.io/companions")),
         "jupyter,tensorboard");
 
     struct plugin_attempt pa;
@@ -323,7 +323,7 @@ static void defaults_name_and_metadata(void)
     CHECK_STR(json_string_value(json_object_get(json_object_get(meta, "labels"), "team")), "a");
     CHECK(json_object_get(a.job->source, "labels") == NULL);
     CHECK_INT(json_integer_value(json_object_get(a.job->source, "workers")), 1);
-    const json_t *vmeta = json_object_get(a.job->manifest, "metadata");
+    const json_t *vmeta = json_object_get(job_manifest(a.job), "metadata");
     CHECK_STR(json_string_value(json_object_get(json_object_get(vmeta, "annotations"), "owner")), "li");
     CHECK(json_object_get(json_object_get(vmeta, "annotations"), "caldera.io/companions") == NULL);
     adapted_free(&a);
@@ -527,7 +527,7 @@ static void render_shows_the_request_with_status(void)
     REQUIRE(d != NULL);
     CHECK(d->answer_as_volcano);
     json_t *vj = json_pack("{s:{s:s,s:s},s:O,s:{s:{s:s},s:i,s:{}}}", "metadata", "name", "mnist", "uid", "u-1", "spec",
-                           json_object_get(a.job->manifest, "spec"), "status", "state", "phase", "Pending",
+                           json_object_get(job_manifest(a.job), "spec"), "status", "state", "phase", "Pending",
                            "retryCount", 0, "taskStatusCount");
     json_t *obj = dialect_render(d, a.job->source, vj);
     REQUIRE(obj != NULL);

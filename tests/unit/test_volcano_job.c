@@ -55,7 +55,7 @@ static void defaults_as_volcano_admission_sets_them(void)
     CHECK_INT(job->tasks[1].min_available, 0);
     CHECK_INT(job->min_available, 2); /* sum of task minAvailable */
     CHECK_INT(job->total_replicas, 3);
-    json_t *spec = json_object_get(job->manifest, "spec");
+    json_t *spec = json_object_get(job_manifest(job), "spec");
     CHECK_STR(json_string_value(json_object_get(spec, "queue")), "default");
     CHECK_INT(json_integer_value(json_object_get(spec, "minAvailable")), 2);
     CHECK_INT(json_integer_value(json_object_get(spec, "maxRetry")), 3);
@@ -86,7 +86,7 @@ static void runtime_fields_from_the_template(void)
     /* Never unless asked (Kubernetes' Always would rerun a finished task for ever), written back */
     CHECK_STR(t->restart_policy, "Never");
     CHECK_INT(t->restart, RESTART_NEVER);
-    CHECK_STR(json_string_value(json_object_get(json_object_get(t->template, "spec"), "restartPolicy")), "Never");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(t->template_tree, "spec"), "restartPolicy")), "Never");
     CHECK_INT(t->max_retry, 3);
     CHECK_INT(t->run_as_uid, -1);
     CHECK_INT(job->ttl_seconds, -1);
@@ -499,7 +499,7 @@ static void server_metadata_on_create(void)
         "spec:\n" ONE_TASK,
         &st);
     REQUIRE(job);
-    const json_t *meta = json_object_get(job->manifest, "metadata");
+    const json_t *meta = json_object_get(job_manifest(job), "metadata");
     CHECK(json_object_get(meta, "deletionTimestamp") == NULL);
     CHECK(json_object_get(meta, "selfLink") == NULL);
     /* managedFields stay, as Kubernetes keeps what a client sets: server-side apply records them there */

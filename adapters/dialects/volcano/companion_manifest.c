@@ -38,7 +38,7 @@ int companion_manifest_add(struct companion_manifest_set *set, const char *name,
 
 static const char *annotation(const struct job *job, const char *key)
 {
-    json_t *ann = json_object_get(json_object_get(job->manifest, "metadata"), "annotations");
+    const json_t *ann = job_annotations(job);
     return json_string_value(json_object_get(ann, key));
 }
 

@@ -23,7 +23,8 @@ static void set_unless_empty(json_t *obj, const char *key, json_t *value)
         json_decref(value);
 }
 
-static json_t *template_spec(const struct task_spec *ts) { return json_object_get(ts->template, "spec"); }
+/* The task's template; companion_manifest_pod has had the job's manifest parsed (job_manifest). */
+static json_t *template_spec(const struct task_spec *ts) { return json_object_get(ts->template_tree, "spec"); }
 
 static json_t *first_container(const struct task_spec *ts)
 {
@@ -222,8 +223,8 @@ static json_t *container(const struct job *job, const struct companion_manifest_
 
 json_t *companion_manifest_pod(const struct job *job, const struct companion_manifest_item *item, const char *owner_uid)
 {
-    if (item->task < 0 || item->task >= job->ntasks)
-        return NULL;
+    if (item->task < 0 || item->task >= job->ntasks || !job_task_template(job, item->task))
+        return NULL; /* job_task_template parses a manifest kept as text, the templates the helpers read */
     const struct task_spec *ts = &job->tasks[item->task];
     bool token_file = uses(item->type, "{token_file}");
     json_t *c = container(job, item, volume_mounts(ts, token_file));

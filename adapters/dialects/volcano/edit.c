@@ -32,7 +32,7 @@ static int set_memory(json_t *container, const char *kind, int64_t bytes)
 
 int volcano_job_set_task_memory(struct job *job, int task, int64_t request, int64_t limit)
 {
-    json_t *manifest = json_deep_copy(job->manifest);
+    json_t *manifest = json_deep_copy(job_manifest(job));
     json_t *tmpl = json_object_get(
         json_array_get(json_object_get(json_object_get(manifest, "spec"), "tasks"), (size_t)task), "template");
     json_t *container = json_array_get(json_object_get(json_object_get(tmpl, "spec"), "containers"), 0);
@@ -41,10 +41,10 @@ int volcano_job_set_task_memory(struct job *job, int task, int64_t request, int6
         return -1;
     }
     struct task_spec *ts = &job->tasks[task];
-    json_decref(job->manifest);
-    job->manifest = manifest;
-    json_decref(ts->template);
-    ts->template = json_incref(tmpl);
+    json_decref(job->manifest_tree);
+    job->manifest_tree = manifest;
+    json_decref(ts->template_tree);
+    ts->template_tree = json_incref(tmpl);
     ts->request.v[RES_MEMORY] = request;
     ts->limit.v[RES_MEMORY] = limit;
     volcano_job_min_resources(job); /* the gang's minimum follows */
@@ -69,8 +69,8 @@ static json_t *fixed_part(const json_t *spec)
 
 int volcano_job_check_update(const struct job *job, const struct job *upd, struct api_status *st)
 {
-    json_t *was = fixed_part(json_object_get(job->manifest, "spec"));
-    json_t *now = fixed_part(json_object_get(upd->manifest, "spec"));
+    json_t *was = fixed_part(json_object_get(job_manifest(job), "spec"));
+    json_t *now = fixed_part(json_object_get(job_manifest(upd), "spec"));
     bool same = job->ntasks == upd->ntasks && json_equal(was, now);
     json_decref(was);
     json_decref(now);
@@ -86,27 +86,27 @@ int volcano_job_check_update(const struct job *job, const struct job *upd, struc
 
 void volcano_job_adopt_manifest(struct job *job, const struct job *upd)
 {
-    json_t *manifest = json_deep_copy(upd->manifest);
+    json_t *manifest = json_deep_copy(job_manifest(upd));
     json_t *meta = json_object_get(manifest, "metadata");
-    const json_t *old_meta = json_object_get(job->manifest, "metadata");
+    const json_t *old_meta = json_object_get(job_manifest(job), "metadata");
     json_object_del(meta, "resourceVersion");
     json_object_set(meta, "uid", json_object_get(old_meta, "uid"));
     json_object_set(meta, "namespace", json_object_get(old_meta, "namespace"));
     json_object_set(meta, "creationTimestamp", json_object_get(old_meta, "creationTimestamp"));
     json_object_set_new(meta, "generation",
                         json_integer(json_integer_value(json_object_get(old_meta, "generation")) + 1));
-    json_decref(job->manifest);
-    job->manifest = manifest;
+    json_decref(job->manifest_tree);
+    job->manifest_tree = manifest;
 }
 
 int volcano_job_set_deadline(struct job *job, int64_t seconds)
 {
-    json_t *manifest = json_deep_copy(job->manifest);
+    json_t *manifest = json_deep_copy(job_manifest(job));
     json_t *tasks = json_object_get(json_object_get(manifest, "spec"), "tasks");
     json_t **templates = calloc((size_t)job->ntasks + 1, sizeof *templates);
     bool ok = manifest && templates && (int)json_array_size(tasks) == job->ntasks;
     for (int t = 0; ok && t < job->ntasks; t++) {
-        templates[t] = json_deep_copy(job->tasks[t].template);
+        templates[t] = json_deep_copy(job_task_template(job, t));
         json_t *pod = json_object_get(templates[t], "spec");
         ok = pod && json_object_set_new(pod, "activeDeadlineSeconds", json_integer(seconds)) == 0 &&
              json_object_set(json_array_get(tasks, (size_t)t), "template", templates[t]) == 0;
@@ -119,14 +119,14 @@ int volcano_job_set_deadline(struct job *job, int64_t seconds)
         return -1;
     }
     for (int t = 0; t < job->ntasks; t++) {
-        json_decref(job->tasks[t].template);
-        job->tasks[t].template = templates[t];
+        json_decref(job->tasks[t].template_tree);
+        job->tasks[t].template_tree = templates[t];
         job->tasks[t].active_deadline_seconds = seconds;
     }
     free(templates);
     json_t *meta = json_object_get(manifest, "metadata");
     json_object_set_new(meta, "generation", json_integer(json_integer_value(json_object_get(meta, "generation")) + 1));
-    json_decref(job->manifest);
-    job->manifest = manifest;
+    json_decref(job->manifest_tree);
+    job->manifest_tree = manifest;
     return 0;
 }

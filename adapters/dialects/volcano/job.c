@@ -176,7 +176,7 @@ static void parse_topology_policy(struct fields *f, json_t *task, const char *pa
 /* The template's own schedulerName may only repeat the Job's: one scheduler places the gang. */
 static void check_template_scheduler(struct fields *f, const struct job *job, const struct task_spec *ts, size_t i)
 {
-    json_t *spec = json_object_get(ts->template, "spec");
+    json_t *spec = json_object_get(ts->template_tree, "spec");
     const char *name = json_string_value(json_object_get(spec, "schedulerName"));
     if (!name || !*name || strcmp(name, job->scheduler_name) == 0)
         return;
@@ -232,7 +232,7 @@ static void parse_task(struct fields *f, json_t *tasks, size_t i, struct task_sp
     if (field_object_in(f, task, "template", path, true, &template) && template) {
         field_path(p, path, "template");
         pod_template_parse(f, template, p, ts);
-        ts->template = json_incref(template);
+        ts->template_tree = json_incref(template);
     }
     policies_parse(f, task, path, &ts->policies, &ts->npolicies);
     int64_t max_retry = DEFAULT_TASK_MAX_RETRY;
@@ -259,7 +259,7 @@ static void parse_tasks(struct fields *f, json_t *spec, struct job *job)
     for (size_t i = 0; i < (size_t)job->ntasks; i++) {
         prefetch_task(tasks, i + 1);
         parse_task(f, tasks, i, &job->tasks[i]);
-        if (job->tasks[i].template)
+        if (job->tasks[i].template_tree)
             check_template_scheduler(f, job, &job->tasks[i], i);
     }
     bool duplicates = false;
@@ -440,7 +440,7 @@ static int build(struct fields *f, json_t *root, const char *url_ns, struct job 
         json_object_set_new(root, "apiVersion", json_string(VOLCANO_JOB_API_VERSION));
     if (!json_object_get(root, "kind"))
         json_object_set_new(root, "kind", json_string(JOB_KIND));
-    job->manifest = json_incref(root);
+    job->manifest_tree = json_incref(root);
     volcano_job_min_resources(job);
     *out = job;
     return 0;

@@ -46,8 +46,8 @@ static int move_extensions(json_t *meta, json_t *spec)
 
 json_t *manifest_job(const struct job *job)
 {
-    json_t *meta = client_meta(json_object_get(job->manifest, "metadata"), job->ns);
-    json_t *spec = json_deep_copy(json_object_get(job->manifest, "spec"));
+    json_t *meta = client_meta(json_object_get(job_manifest(job), "metadata"), job->ns);
+    json_t *spec = json_deep_copy(json_object_get(job_manifest(job), "spec"));
     if (!meta || !spec || move_extensions(meta, spec) != 0) {
         json_decref(meta);
         json_decref(spec);

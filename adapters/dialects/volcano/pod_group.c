@@ -114,7 +114,7 @@ bool volcano_job_min_resources_check(struct fields *f, json_t *root, const struc
 void volcano_job_min_resources(struct job *job)
 {
     computed_min(job, &job->pg.min_resources); /* the Job's validation has checked the sums */
-    const char *text = job->manifest ? annotation_text(job->manifest) : NULL;
+    const char *text = json_string_value(json_object_get(job_annotations(job), VOLCANO_MIN_RESOURCES_ANNOTATION));
     struct resvec want = {{0}};
     bool given[RES_MAX] = {false};
     char why[256];

@@ -68,7 +68,7 @@ json_t *volcano_job_render_status(const struct job *job)
 
 int volcano_job_stamp_metadata(struct job *job)
 {
-    json_t *meta = json_object_get(job->manifest, "metadata");
+    json_t *meta = json_object_get(job_manifest(job), "metadata");
     if (!meta)
         return -1;
     json_object_set_new(meta, "uid", json_string(job->uid));
@@ -82,10 +82,10 @@ json_t *volcano_job_render(const struct job *job)
 {
     /* A shallow copy of the immutable manifest: spec is shared, metadata copied to add the
      * resourceVersion. Nothing reachable from the manifest is ever modified after admission. */
-    json_t *obj = json_copy(job->manifest);
+    json_t *obj = json_copy(job_manifest(job));
     if (!obj)
         return NULL;
-    json_t *meta = json_copy(json_object_get(job->manifest, "metadata"));
+    json_t *meta = json_copy(json_object_get(job_manifest(job), "metadata"));
     char rv[24];
     snprintf(rv, sizeof rv, "%llu", (unsigned long long)job->resource_version);
     json_object_set_new(meta, "resourceVersion", json_string(rv));

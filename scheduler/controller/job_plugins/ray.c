@@ -35,11 +35,11 @@ static int32_t ray_ports_needed(const struct job *job, const struct plugin_confi
 
 /* Kubernetes runs command ++ args: Volcano replaces the command with sh -c "<ray start ...>", so the
  * container's own args follow it (sh sees them as $0, $1, ...). */
-static int ray_argv(const struct task_spec *ts, const char *script, char ***argv)
+static int ray_argv(const json_t *template, const char *script, char ***argv)
 {
     if (strv_push(argv, "sh") != 0 || strv_push(argv, "-c") != 0 || strv_push(argv, script) != 0)
         return -1;
-    const json_t *container = json_array_get(json_object_get(json_object_get(ts->template, "spec"), "containers"), 0);
+    const json_t *container = json_array_get(json_object_get(json_object_get(template, "spec"), "containers"), 0);
     const json_t *args = json_object_get(container, "args");
     for (size_t i = 0; i < json_array_size(args); i++)
         if (json_is_string(json_array_get(args, i)) && strv_push(argv, json_string_value(json_array_get(args, i))) != 0)
@@ -73,7 +73,7 @@ static int ray_attempt(const struct job *job, const struct plugin_config *cfg, i
         return 0;
     strv_free(out->argv);
     out->argv = NULL;
-    return ray_argv(ts, script, &out->argv);
+    return ray_argv(job_task_template(job, task), script, &out->argv);
 }
 
 const struct plugin_def plugin_ray = {

@@ -131,17 +131,17 @@ static const char *doc_namespace(const json_t *root)
  * defaults Volcano's admission writes are written once. */
 static void check_resubmit(const struct job *job)
 {
-    struct intake_doc again = {.root = json_deep_copy(job->manifest), .first_line = 1};
+    struct intake_doc again = {.root = json_deep_copy(job_manifest(job)), .first_line = 1};
     struct api_status st = {0};
     struct job *job2 = NULL;
     int rc = dialect_job_from_doc(NULL, &again, job->ns, &job2, &st);
     if (rc != 0) {
-        char *text = json_dumps(job->manifest, JSON_COMPACT | JSON_SORT_KEYS);
+        char *text = json_dumps(job_manifest(job), JSON_COMPACT | JSON_SORT_KEYS);
         fuzz_fail("the accepted manifest %s is refused when posted again: %s", text, st.message);
     }
-    if (!json_equal(job2->manifest, job->manifest)) {
-        char *a = json_dumps(job->manifest, JSON_COMPACT | JSON_SORT_KEYS);
-        char *b = json_dumps(job2->manifest, JSON_COMPACT | JSON_SORT_KEYS);
+    if (!json_equal(job_manifest(job2), job_manifest(job))) {
+        char *a = json_dumps(job_manifest(job), JSON_COMPACT | JSON_SORT_KEYS);
+        char *b = json_dumps(job_manifest(job2), JSON_COMPACT | JSON_SORT_KEYS);
         fuzz_fail("the accepted manifest %s becomes %s when posted again", a, b);
     }
     job_free(job2);
@@ -151,7 +151,7 @@ static void check_resubmit(const struct job *job)
 static void check_accepted(const struct dialect *d, struct job *job, const struct api_status *st)
 {
     FUZZ_CHECK(job != NULL && st->code == 0, "accepted, but no job or a Status %d: %s", st->code, st->message);
-    FUZZ_CHECK(json_is_object(job->manifest), "an accepted job has no manifest");
+    FUZZ_CHECK(json_is_object(job_manifest(job)), "an accepted job has no manifest");
     FUZZ_CHECK(job->name && *job->name && job->ns && *job->ns, "an accepted job has no name or namespace");
     FUZZ_CHECK((d != NULL) == (job->source != NULL), "a %s became a job %s a source", d ? d->kind : "Volcano Job",
                d ? "without" : "with");

@@ -101,7 +101,7 @@ void plugin_config_init(struct plugin_config *cfg)
 int job_plugins_config(const struct job *job, struct plugin_config *cfg, char *why, size_t why_len)
 {
     plugin_config_init(cfg);
-    json_t *plugins = json_object_get(json_object_get(job->manifest, "spec"), "plugins");
+    json_t *plugins = json_object_get(json_object_get(job_manifest(job), "spec"), "plugins");
     const char *name;
     json_t *args;
     json_object_foreach(plugins, name, args)
