@@ -301,8 +301,9 @@ struct job {
     int32_t total_replicas;
     /* apiVersion, kind, metadata, spec as accepted (no status); immutable. A job restored from the
      * store keeps it as the stored text instead (manifest_text, with its metadata.annotations parsed:
-     * kept_annotations) until something reads it: job_manifest() parses it then, and the tasks'
-     * templates with it. Read them through job_manifest(), job_task_template(), job_annotations(). */
+     * kept_annotations, which lives as long as the job) until something reads it: job_manifest()
+     * parses it then, and the tasks' templates with it. Read them through job_manifest(),
+     * job_task_template(), job_annotations(). */
     json_t *manifest_tree;
     char *manifest_text;
     json_t *kept_annotations;

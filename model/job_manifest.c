@@ -15,8 +15,8 @@ json_t *job_manifest(const struct job *job)
     if (!j->manifest_tree && j->manifest_text && manifest_reader && manifest_reader(j) == 0) {
         free(j->manifest_text);
         j->manifest_text = NULL;
-        json_decref(j->kept_annotations);
-        j->kept_annotations = NULL;
+        /* kept_annotations stays until the job goes: a string read from it before this parse (a
+         * plugin's, a companion list being walked) must stay valid after it */
     }
     return j->manifest_tree;
 }
