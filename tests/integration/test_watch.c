@@ -146,6 +146,9 @@ static void a_resource_version_resumes_exactly(void)
     usleep(200 * 1000);
     CHECK_INT(job_submit(&s, "exact", "", TASK("t", 3, "", "'sleep 0.2'", "")), 201);
     REQUIRE(job_wait(&s, "exact", "status.state.phase", "Completed", WAIT_MS) == 0);
+    /* every pod's last event, whichever pod ended last: the resumed watch must get them all */
+    REQUIRE(watch_wait_for(all, 0, NULL, "exact-t-0", "status.phase", "Succeeded", WAIT_MS) >= 0);
+    REQUIRE(watch_wait_for(all, 0, NULL, "exact-t-1", "status.phase", "Succeeded", WAIT_MS) >= 0);
     REQUIRE(watch_wait_for(all, 0, NULL, "exact-t-2", "status.phase", "Succeeded", WAIT_MS) >= 0);
     json_t *seen = watch_events(all);
     REQUIRE(json_array_size(seen) >= 4);
