@@ -356,8 +356,8 @@ json_t *job_task_template(const struct job *job, int t);
  * what the scheduler's plugins read of every waiting job in every cycle. */
 const json_t *job_annotations(const struct job *job);
 /* Keeps the manifest as text from here on (the restore of a job nothing has read yet): the tree and
- * the templates are let go, the annotations kept. text is the manifest as stored; taken. Returns 0,
- * or -1 (nothing changed, text freed) when memory runs out. */
+ * the templates are let go, the annotations kept. text is the manifest as stored (NULL when its copy
+ * failed); taken. Returns 0, or -1 (nothing changed, text freed) when memory runs out. */
 int job_keep_manifest_as_text(struct job *job, char *text);
 /* How job_manifest() reads a manifest kept as text: fills job's manifest_tree and its tasks'
  * template_tree from job->manifest_text exactly as the job's first parse did. Set once at start-up

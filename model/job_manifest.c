@@ -30,11 +30,14 @@ json_t *job_task_template(const struct job *job, int t)
     return job->tasks[t].template_tree;
 }
 
+static json_t *tree_annotations(const json_t *manifest)
+{
+    return json_object_get(json_object_get(manifest, "metadata"), "annotations");
+}
+
 const json_t *job_annotations(const struct job *job)
 {
-    if (job->manifest_tree)
-        return json_object_get(json_object_get(job->manifest_tree, "metadata"), "annotations");
-    return job->kept_annotations;
+    return job->manifest_tree ? tree_annotations(job->manifest_tree) : job->kept_annotations;
 }
 
 int job_keep_manifest_as_text(struct job *job, char *text)
@@ -43,8 +46,7 @@ int job_keep_manifest_as_text(struct job *job, char *text)
         free(text);
         return -1;
     }
-    job->kept_annotations = json_incref(
-        json_object_get(json_object_get(job->manifest_tree, "metadata"), "annotations"));
+    job->kept_annotations = json_incref(tree_annotations(job->manifest_tree));
     json_decref(job->manifest_tree);
     job->manifest_tree = NULL;
     for (int t = 0; t < job->ntasks; t++) {

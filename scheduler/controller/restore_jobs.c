@@ -82,14 +82,8 @@ static void restore_unschedulable(struct job *job)
 
 static void keep_manifest_as_text(struct job *job, const char *spec_json)
 {
-    size_t len = strlen(spec_json);
-    if (len > KEEP_AS_TEXT_MAX)
-        return;
-    char *text = malloc(len + 1);
-    if (text) {
-        memcpy(text, spec_json, len + 1);
-        job_keep_manifest_as_text(job, text); /* on failure the job keeps its tree */
-    }
+    if (strlen(spec_json) <= KEEP_AS_TEXT_MAX)
+        job_keep_manifest_as_text(job, strdup(spec_json)); /* on failure the job keeps its tree */
 }
 
 /* job_manifest's reader: the stored text parsed again the way restore_parse_job parsed it, so the
