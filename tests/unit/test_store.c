@@ -186,6 +186,19 @@ static void append(struct store *s, struct journal_entry **entries, int n)
     store_append(s, &l);
 }
 
+/* What a start does once its checks pass: confirms them, starts the writer and commits one more
+ * event (seq), which must be written; then the store is closed. */
+static void confirm_then_write(struct store *s, uint64_t seq, const char *message)
+{
+    char err[512];
+    CHECK_INT(store_confirm(s, err, sizeof err), 0);
+    CHECK_INT(store_start_writer(s), 0);
+    struct journal_entry *more[] = {plain_event(seq, message)};
+    append(s, more, 1);
+    CHECK_INT(store_wait(s, seq, 5000), 0);
+    store_close(s);
+}
+
 static void append_events(struct store *s, uint64_t first, uint64_t last, const char *padding)
 {
     struct journal_list l = {0};
@@ -551,12 +564,7 @@ static void test_open_checking_loads_then_writes(void)
     CHECK_INT(max_seq, 2);
     CHECK(l.nqueues == 1 && l.njobs == 1);
     CHECK_INT(store_start_writer(s), -1); /* not on the read-only connection */
-    CHECK_INT(store_confirm(s, err, sizeof err), 0);
-    CHECK_INT(store_start_writer(s), 0);
-    struct journal_entry *more[] = {plain_event(3, "third")};
-    append(s, more, 1);
-    CHECK_INT(store_wait(s, 3, 5000), 0);
-    store_close(s);
+    confirm_then_write(s, 3, "third");
     REQUIRE(store_open(t.path, &s, err, sizeof err) == 0);
     CHECK_INT(store_committed_seq(s), 3);
     store_close(s);
@@ -621,12 +629,7 @@ static void test_open_checking_loads_beside_a_crashed_log(void)
     CHECK(l.nqueues == 1 && l.njobs == 2);
     REQUIRE(file_bytes(crashed.path, &after, &after_len));
     CHECK(before_len == after_len && memcmp(before, after, before_len) == 0); /* nothing checkpointed yet */
-    CHECK_INT(store_confirm(s, err, sizeof err), 0);
-    CHECK_INT(store_start_writer(s), 0);
-    struct journal_entry *more[] = {plain_event(4, "fourth")};
-    append(s, more, 1);
-    CHECK_INT(store_wait(s, 4, 5000), 0);
-    store_close(s);
+    confirm_then_write(s, 4, "fourth");
     CHECK_INT(tmp_db_query_int(crashed.path, "SELECT count(*) FROM jobs"), 2);
     CHECK_INT(tmp_db_query_int(crashed.path, "SELECT max(seq) FROM events"), 4);
     free(before);
