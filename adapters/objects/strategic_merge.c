@@ -72,6 +72,16 @@ static long find_keyed(const json_t *list, const char *key, const json_t *value)
     return -1;
 }
 
+static json_t *merge_value(const char *field, const json_t *target, const json_t *patch, struct api_status *st);
+
+/* A patch element's merge key as an element added from it holds it (its directives taken out, as
+ * merge_map(NULL, element) stores that member), so a patch applied again finds what it added.
+ * NULL (st set) when the key's own value is refused. */
+static json_t *stored_key(const char *key, const json_t *element, struct api_status *st)
+{
+    return merge_value(key, NULL, json_object_get(element, key), st);
+}
+
 /* A list with a merge key: patch elements merged into the target's by key, `$patch: delete`
  * removing one, `{"$patch": "replace"}` replacing the whole list with the patch's other elements. */
 static json_t *merge_keyed_list(const char *field, const json_t *target, const json_t *patch, const char *key,
@@ -103,15 +113,27 @@ static json_t *merge_keyed_list(const char *field, const json_t *target, const j
         const char *d = directive(e);
         if (!d || strcmp(d, "delete") != 0)
             continue;
-        for (long at; (at = find_keyed(out, key, json_object_get(e, key))) >= 0;)
+        json_t *kv = stored_key(key, e, st);
+        if (!kv) {
+            json_decref(out);
+            return NULL;
+        }
+        for (long at; (at = find_keyed(out, key, kv)) >= 0;)
             json_array_remove(out, (size_t)at);
+        json_decref(kv);
     }
     json_array_foreach(patch, i, e)
     {
         const char *d = directive(e);
         if (d && strcmp(d, "delete") == 0)
             continue;
-        long at = find_keyed(out, key, json_object_get(e, key));
+        json_t *kv = stored_key(key, e, st);
+        long at = kv ? find_keyed(out, key, kv) : -1;
+        json_decref(kv);
+        if (!kv) {
+            json_decref(out);
+            return NULL;
+        }
         if (at < 0) { /* merged into nothing, so that its own lists are checked as a second patch will */
             json_t *added = merge_map(NULL, e, st);
             if (!added) {
