@@ -284,7 +284,7 @@ layers: test-build
 ## files, WebSocket rules, document arenas and free_later) built with ThreadSanitizer, against TSan-built
 ## servers; any report fails the test that caused it; prints "N passed, N failed"
 TSAN_UNIT := hub store store_history_list store_migrations store_retention spare_files ws_rules notifier intake_arena intake_parts \
-             restore_jobs
+             restore_jobs core_start
 # Integration tests left out under TSan (make test runs them), each with its reason:
 #   ml_jobs: its work is PyTorch and Open MPI in the tasks; the server's threads do nothing there that
 #            the other tests do not (12 s under TSan, and the suite's time is kept under 15 minutes).

@@ -272,16 +272,21 @@ static void fit_open_file_limit(struct options *o)
 
 /* The authenticator: the stored tokens, the first admin token when there is none, and one line
  * saying who may ask. Returns 0, or -1 after logging why. */
-static int make_auth(const struct options *o, struct core *core, struct store *store, const char *db_path,
-                     struct auth **out)
+static int load_token(void *ctx, const char *name, const char *json) { return auth_load_token(ctx, name, json); }
+
+static int make_auth(const struct options *o, struct core *core, struct store *store, struct auth **out, char *err,
+                     size_t errlen)
 {
-    char err[512];
     const struct auth_config cfg = {.required = o->auth, .webhook_url = o->auth_webhook, .core = core, .store = store};
-    if (auth_new(&cfg, out, err, sizeof err) != 0 || auth_load(*out, db_path, err, sizeof err) != 0 ||
-        auth_bootstrap(*out, o->data_dir, err, sizeof err) != 0) {
-        log_error("%s", err);
+    /* the core's load read the Tokens: the file is not opened again before its checks pass */
+    if (auth_new(&cfg, out, err, errlen) != 0)
+        return -1;
+    if (core_take_stored_tokens(core, load_token, *out) != 0) {
+        snprintf(err, errlen, "cannot load the tokens: out of memory");
         return -1;
     }
+    if (auth_bootstrap(*out, o->data_dir, err, errlen) != 0)
+        return -1;
     if (o->auth)
         log_info("auth: on (--auth): every request but /healthz and the UI's files needs a bearer token%s%s",
                  o->auth_webhook ? "; tokens the server does not know are asked of " : "",
@@ -538,14 +543,22 @@ static int run(const struct options *given)
     proxy_core_resolver(&companions_proxy, core);
     gw.proxy = &companions_proxy;
     int status = 0;
-    if (make_limits(o, &gw.rate_limiter) != 0 || make_auth(o, core, cfg.store, db_path, &gw.auth) != 0) {
+    if (make_limits(o, &gw.rate_limiter) != 0) {
+        status = 1;
+    } else if (make_auth(o, core, cfg.store, &gw.auth, err, sizeof err) != 0) {
+        char refusal[512]; /* a refused start fails the first admin token's record too: the refusal is said */
+        log_error("%s", core_wait_ready(core, refusal, sizeof refusal) != 0 ? refusal : err);
         status = 1;
     } else if (http_start(&gw, o->listen, o->max_connections, err, sizeof err) != 0) {
         log_error("%s", err);
         status = 1;
     } else {
+        /* answering already: GETs of jobs the rest of the start leaves as they were (core_start) */
         log_info("listening on %s (data in %s)", gw.url, o->data_dir);
-        if (start_ws(o, &gw, &ws) != 0) {
+        if (core_wait_ready(core, err, sizeof err) != 0) { /* nothing written before this */
+            log_error("%s", err);
+            status = 1;
+        } else if (start_ws(o, &gw, &ws) != 0) {
             status = 1;
         } else {
             /* Last: once this file is there, everything listens. */

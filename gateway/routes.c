@@ -148,7 +148,7 @@ const struct route gateway_routes[] = {
     {"POST", VCJOB "/namespaces/{ns}/jobs", handle_job_create, {"createBatchVolcanoShV1alpha1NamespacedJob",
      "submit a job", Q_WRITE, "Job", 201, "Job", NULL, E_CREATE}},
     {"GET", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_get, {"readBatchVolcanoShV1alpha1NamespacedJob",
-     "read a job", OQ_PRETTY, NULL, 200, "Job", NULL, E_READ}},
+     "read a job", OQ_PRETTY, NULL, 200, "Job", NULL, E_READ}, true},
     {"PUT", VCJOB "/namespaces/{ns}/jobs/{name}", handle_job_update,
      {"replaceBatchVolcanoShV1alpha1NamespacedJob",
      "replace a job: what Volcano lets change (a scale: minAvailable, priorityClassName, the tasks' replicas and "

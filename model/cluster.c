@@ -54,7 +54,7 @@ int job_order_compare(const struct job *job, int64_t created_ms, const char *uid
     return strcmp(job->uid, uid);
 }
 
-int cluster_add_job(struct cluster *c, struct job *job)
+static int index_job(struct cluster *c, struct job *job)
 {
     cluster_assert_owner(c);
     if (strmap_put(&c->jobs_by_key, job->key, job) != 0)
@@ -63,9 +63,12 @@ int cluster_add_job(struct cluster *c, struct job *job)
         strmap_remove(&c->jobs_by_key, job->key);
         return -1;
     }
-    struct job *before = c->last; /* nearly always the last: creation times grow */
-    while (before && job_order_compare(before, job->created_ms, job->uid) > 0)
-        before = before->prev;
+    return 0;
+}
+
+/* Links an indexed job into the creation order after `before` (NULL: first) and into the active list. */
+static void link_job(struct cluster *c, struct job *job, struct job *before)
+{
     job->prev = before;
     job->next = before ? before->next : c->first;
     if (job->next)
@@ -80,6 +83,28 @@ int cluster_add_job(struct cluster *c, struct job *job)
     job->active = true;
     list_append(&c->active_first, &c->active_last, job);
     c->nactive++;
+}
+
+int cluster_add_job(struct cluster *c, struct job *job)
+{
+    if (index_job(c, job) != 0)
+        return -1;
+    struct job *before = c->last; /* nearly always the last: creation times grow */
+    while (before && job_order_compare(before, job->created_ms, job->uid) > 0)
+        before = before->prev;
+    link_job(c, job, before);
+    return 0;
+}
+
+int cluster_add_job_after(struct cluster *c, struct job *job, struct job **cursor)
+{
+    if (index_job(c, job) != 0)
+        return -1;
+    struct job *before = *cursor, *next = before ? before->next : c->first;
+    for (; next && job_order_compare(next, job->created_ms, job->uid) < 0; next = next->next)
+        before = next;
+    link_job(c, job, before);
+    *cursor = job;
     return 0;
 }
 

@@ -73,6 +73,10 @@ struct job *cluster_find_job(const struct cluster *c, const char *ns, const char
 struct job *cluster_find_job_uid(const struct cluster *c, const char *uid);
 /* Indexes a job (key must be set); returns 0 or -1 on allocation failure. */
 int cluster_add_job(struct cluster *c, struct job *job);
+/* cluster_add_job for jobs coming in creation order into a list that already holds others (start-up's
+ * sleeping jobs after the awake ones): the place is looked for forward from *cursor (NULL: the
+ * first), which is left at the job added, so a sorted run costs one pass over the list. */
+int cluster_add_job_after(struct cluster *c, struct job *job, struct job **cursor);
 /* The order of `first`..`last` (kept by cluster_add_job, so list pages resume where they ended
  * whatever was created or deleted meanwhile): creationTimestamp, then uid. <0, 0 or >0 as job comes
  * before, is, or comes after (created_ms, uid). */

@@ -163,6 +163,7 @@ static void job_free_now(void *arg)
     json_t *manifest = job->manifest_tree, *source = job->source;
     free(job->manifest_text);
     json_decref(job->kept_annotations);
+    free(job->stored_status);
     free_batch_begin();
     for (int t = 0; t < job->ntasks; t++)
         task_spec_free(&job->tasks[t]);

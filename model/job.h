@@ -307,6 +307,9 @@ struct job {
     json_t *manifest_tree;
     char *manifest_text;
     json_t *kept_annotations;
+    /* Start-up only, until the last run's tasks are recovered: the status as stored, which a GET of a
+     * job that recovery leaves as it was is answered with before then (scheduler/core/startup.c). */
+    char *stored_status;
     json_t *source; /* the object as posted in another dialect (a PyTorchJob, a training
                                  request...) that became this job; NULL for a Volcano Job. Immutable */
     struct job_status status;

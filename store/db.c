@@ -204,10 +204,9 @@ static int open_read_write(struct store *s, char *err, size_t errlen)
 /* Frees a store whose writer is not running. */
 static void store_destroy(struct store *s)
 {
-    if (s->checking) {
+    if (s->check_started)
         pthread_join(s->check_thread, NULL);
-        s->checking = false;
-    }
+    s->checking = s->check_started = false;
     store_stmts_finalize(&s->stmts);
     store_retention_free(s->retention); /* its statements before the connection */
     store_close_sleepers(s);
@@ -268,12 +267,19 @@ int store_open(const char *path, struct store **out, char *err, size_t errlen)
     return 0;
 }
 
+static void run_checks(struct store *s)
+{
+    s->check_result = store_check_file(s->path, s->check_err, sizeof s->check_err);
+    atomic_store(&s->check_over, true);
+}
+
 static void *check_main(void *arg)
 {
-    struct store *s = arg;
-    s->check_result = store_check_file(s->path, s->check_err, sizeof s->check_err);
+    run_checks(arg);
     return NULL;
 }
+
+bool store_checks_over(struct store *s) { return !s->checking || !s->check_started || atomic_load(&s->check_over); }
 
 /* The read-only connection store_load reads through while the checks run, opened as the checks'
  * own is: immutable after a clean stop, the normal way after a crash, when the -wal holds committed
@@ -301,7 +307,7 @@ int store_open_checking(const char *path, struct store **out, char *err, size_t 
     struct store *s = store_new(path, err, errlen);
     if (!s)
         return -1;
-    if (open_for_load(s) != 0 || pthread_create(&s->check_thread, NULL, check_main, s) != 0) {
+    if (open_for_load(s) != 0) {
         store_destroy(s); /* whatever stopped it, store_open's way says it plainly, or works */
         return store_open(path, out, err, errlen);
     }
@@ -310,12 +316,21 @@ int store_open_checking(const char *path, struct store **out, char *err, size_t 
     return 0;
 }
 
+void store_start_checks(struct store *s)
+{
+    if (s->checking && !s->check_started && pthread_create(&s->check_thread, NULL, check_main, s) == 0)
+        s->check_started = true; /* else store_confirm runs them */
+}
+
 int store_confirm(struct store *s, char *err, size_t errlen)
 {
     if (!s->checking)
         return 0;
-    pthread_join(s->check_thread, NULL);
-    s->checking = false;
+    if (s->check_started)
+        pthread_join(s->check_thread, NULL);
+    else
+        run_checks(s);
+    s->checking = s->check_started = false;
     sqlite3_close(s->db);
     s->db = NULL;
     if (s->check_result != 0) {

@@ -201,11 +201,12 @@ static bool sleeper_first(sqlite3_stmt *asleep, sqlite3_stmt *awake)
     return strcmp(store_column_text(asleep, 0), store_column_text(awake, 0)) < 0;
 }
 
-/* The live jobs in creation order: sql_jobs_asleep's and sql_jobs_awake's rows merged. */
+/* The live jobs in creation order: sql_jobs_asleep's and sql_jobs_awake's rows merged (a NULL
+ * statement: none of its kind). */
 static int merge_jobs(sqlite3_stmt *asleep, sqlite3_stmt *awake, const struct store_loader *loader, const char *path,
                       char *err, size_t errlen)
 {
-    int ra = sqlite3_step(asleep), rw = sqlite3_step(awake);
+    int ra = asleep ? sqlite3_step(asleep) : SQLITE_DONE, rw = awake ? sqlite3_step(awake) : SQLITE_DONE;
     while (ra == SQLITE_ROW || rw == SQLITE_ROW) {
         bool sleeper = rw != SQLITE_ROW || (ra == SQLITE_ROW && sleeper_first(asleep, awake));
         struct store_job_row row;
@@ -223,18 +224,20 @@ static int merge_jobs(sqlite3_stmt *asleep, sqlite3_stmt *awake, const struct st
             rw = sqlite3_step(awake);
     }
     if (ra != SQLITE_DONE || rw != SQLITE_DONE) {
-        snprintf(err, errlen, "database %s: cannot read jobs: %s", path, sqlite3_errmsg(sqlite3_db_handle(asleep)));
+        snprintf(err, errlen, "database %s: cannot read jobs: %s", path,
+                 sqlite3_errmsg(sqlite3_db_handle(ra != SQLITE_DONE ? asleep : awake)));
         return -1;
     }
     return 0;
 }
 
-static int stream_jobs(sqlite3 *db, const struct store_loader *loader, const char *path, char *err, size_t errlen)
+static int stream_jobs(sqlite3 *db, enum store_load_part part, const struct store_loader *loader, const char *path,
+                       char *err, size_t errlen)
 {
     sqlite3_stmt *asleep = NULL, *awake = NULL;
     int result = -1;
-    if (sqlite3_prepare_v2(db, sql_jobs_asleep, -1, &asleep, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, sql_jobs_awake, -1, &awake, NULL) != SQLITE_OK)
+    if ((part != STORE_LOAD_AWAKE && sqlite3_prepare_v2(db, sql_jobs_asleep, -1, &asleep, NULL) != SQLITE_OK) ||
+        (part != STORE_LOAD_ASLEEP && sqlite3_prepare_v2(db, sql_jobs_awake, -1, &awake, NULL) != SQLITE_OK))
         snprintf(err, errlen, "database %s: cannot read jobs: %s", path, sqlite3_errmsg(db));
     else
         result = merge_jobs(asleep, awake, loader, path, err, errlen);
@@ -243,22 +246,24 @@ static int stream_jobs(sqlite3 *db, const struct store_loader *loader, const cha
     return result;
 }
 
-static int load_all(struct store *s, const struct store_loader *loader, char *err, size_t errlen)
+static int load_all(struct store *s, const struct store_loader *loader, enum store_load_part part, char *err,
+                    size_t errlen)
 {
+    bool awake = part != STORE_LOAD_ASLEEP, asleep = part != STORE_LOAD_AWAKE;
     const struct row_stream before_jobs[] = {
-        {"queues", sql_queues, fill_queue, loader->queue ? deliver_queue : NULL},
-        {"objects", sql_objects, fill_object, loader->object ? deliver_object : NULL},
+        {"queues", sql_queues, fill_queue, awake && loader->queue ? deliver_queue : NULL},
+        {"objects", sql_objects, fill_object, awake && loader->object ? deliver_object : NULL},
     };
     const struct row_stream after_jobs[] = {
-        {"attempts", sql_attempts_awake, fill_attempt, loader->attempt ? deliver_attempt : NULL},
-        {"open attempts", sql_attempts_open, fill_attempt, loader->attempt ? deliver_attempt : NULL},
+        {"attempts", sql_attempts_awake, fill_attempt, awake && loader->attempt ? deliver_attempt : NULL},
+        {"open attempts", sql_attempts_open, fill_attempt, asleep && loader->attempt ? deliver_attempt : NULL},
     };
     for (size_t i = 0; i < sizeof before_jobs / sizeof before_jobs[0]; i++) {
         if (before_jobs[i].deliver && stream_rows(s->db, &before_jobs[i], loader, s->path, err, errlen) < 0)
             return -1;
     }
     if (loader->job) {
-        int streamed = stream_jobs(s->db, loader, s->path, err, errlen);
+        int streamed = stream_jobs(s->db, part, loader, s->path, err, errlen);
         if (loader->jobs_done && loader->jobs_done(loader->ctx, streamed == 0) != 0 && streamed == 0) {
             snprintf(err, errlen, "database %s: loading jobs stopped: the loader refused a row", s->path);
             streamed = -1;
@@ -286,8 +291,14 @@ int store_read_max_seq(sqlite3 *db, const char *path, uint64_t *max_seq, char *e
     return -1;
 }
 
-/* A NULL callback skips its table. One read transaction makes the reads one snapshot. */
 int store_load(struct store *s, const struct store_loader *loader, uint64_t *max_seq, char *err, size_t errlen)
+{
+    return store_load_part(s, loader, STORE_LOAD_ALL, max_seq, err, errlen);
+}
+
+/* A NULL callback skips its table. One read transaction makes the reads one snapshot. */
+int store_load_part(struct store *s, const struct store_loader *loader, enum store_load_part part, uint64_t *max_seq,
+                    char *err, size_t errlen)
 {
     if (s->writer_started) {
         snprintf(err, errlen, "store_load must run before the writer starts (database %s)", s->path);
@@ -304,7 +315,7 @@ int store_load(struct store *s, const struct store_loader *loader, uint64_t *max
     if (result == 0 && loader->begin)
         loader->begin(loader->ctx, *max_seq);
     if (result == 0)
-        result = load_all(s, loader, err, errlen);
+        result = load_all(s, loader, part, err, errlen);
     sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL); /* read-only transaction: ending it cannot lose data */
     sqlite3_exec(s->db, "PRAGMA mmap_size = 0", NULL, NULL, NULL);
     return result;

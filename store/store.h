@@ -19,13 +19,18 @@ struct store;
  * owns the store; store_append, store_wait, store_committed_seq, store_events_committed and store_health
  * may be called from any thread between store_open and store_close. */
 int store_open(const char *path, struct store **out, char *err, size_t errlen);
-/* store_open for a start that loads at once: the checks (quick_check reads the whole file) run on a
- * thread while store_load reads through a read-only connection; store_confirm() waits for them and
- * then opens the read-write connection. Until it returns 0 nothing is written and the directory is
- * left as it was (store_start_writer refuses to start before it); it says the checks' refusal in err. A database that is missing, has a log or
- * journal beside it or wants a migration takes store_open's way (store_confirm is then a no-op). */
+/* store_open for a start that loads at once: store_load reads through a read-only connection, and
+ * the checks (quick_check reads the whole file) run on a thread from store_start_checks() on;
+ * store_confirm() waits for them (or runs them, when they were not started) and then opens
+ * the read-write connection. Until it returns 0 nothing is written and the directory is left as it
+ * was (store_start_writer refuses to start before it); it says the checks' refusal in err. A database
+ * that is missing, has a log or journal beside it or wants a migration takes store_open's way
+ * (store_confirm is then a no-op). store_checks_over: whether store_confirm() would not wait for
+ * running checks (none run, or they have ended); any thread. */
 int store_open_checking(const char *path, struct store **out, char *err, size_t errlen);
+void store_start_checks(struct store *s);
 int store_confirm(struct store *s, char *err, size_t errlen);
+bool store_checks_over(struct store *s);
 /* store_open's checks alone, writing nothing: a newer schema, a corrupt file (PRAGMA quick_check) or
  * no database at all is refused with a one-line sentence in err. A missing file passes. */
 int store_check_file(const char *path, char *err, size_t errlen);
@@ -95,6 +100,14 @@ struct store_loader {
  * streaming rows (no query per job); a NULL callback skips its table. Sets *max_seq to the highest
  * event sequence number ever committed (0 for a new database). Call before store_start_writer(). */
 int store_load(struct store *s, const struct store_loader *loader, uint64_t *max_seq, char *err, size_t errlen);
+/* store_load in two parts, for a start that answers before it has read the sleeping jobs: AWAKE reads
+ * the queues, objects, awake jobs and their attempts; ASLEEP then the sleeping jobs (merged into the
+ * same creation order by the loader) and their attempts not ended. Nothing may write the database
+ * between the two (the writer starts after both), so they read the same state. *max_seq as store_load
+ * (both parts set it). */
+enum store_load_part { STORE_LOAD_ALL, STORE_LOAD_AWAKE, STORE_LOAD_ASLEEP };
+int store_load_part(struct store *s, const struct store_loader *loader, enum store_load_part part, uint64_t *max_seq,
+                    char *err, size_t errlen);
 /* One job's row, then its attempts (by pod and attempt number), through loader->job and
  * loader->attempt as store_load delivers them, from the last committed state on a read-only
  * connection of the store's own (before store_start_writer, on the opener's connection, inside

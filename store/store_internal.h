@@ -106,12 +106,14 @@ struct store {
     pthread_t thread;
     bool writer_started;
 
-    /* store_open_checking(): while `checking`, db is a read-only connection for store_load and the
-     * quick_check runs on check_thread; store_confirm() joins it and opens the read-write one. */
-    bool checking;
+    /* store_open_checking(): while `checking`, db is a read-only connection for store_load; the
+     * quick_check runs on check_thread from store_start_checks() on (`check_started`), else in
+     * store_confirm(), which then opens the read-write connection. */
+    bool checking, check_started;
     pthread_t check_thread;
     int check_result;
     char check_err[512];
+    atomic_bool check_over;   /* set by check_thread as it ends: store_confirm() would not wait */
     bool end_orphans_pending; /* history retention's start-up write, put off until store_confirm() */
 };
 

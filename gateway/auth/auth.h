@@ -41,6 +41,9 @@ bool auth_required(const struct auth *a);
 /* Loads the stored tokens (objects of kind Token) through a read-only connection to db_path. Call
  * once, before the server listens. Returns 0, or -1 with a sentence in err. */
 int auth_load(struct auth *a, const char *db_path, char *err, size_t errlen);
+/* auth_load's work for one stored Token already read (the daemon's come with the core's start-up
+ * load: core_take_stored_tokens). Returns 0 (an invalid Token is skipped, logged), or -1 out of memory. */
+int auth_load_token(struct auth *a, const char *name, const char *json);
 /* When no admin token is stored, creates one (user "admin", every namespace) and writes it to
  * <data_dir>/admin.token (mode 0600, atomically). Returns 0, or -1 with a sentence in err. */
 int auth_bootstrap(struct auth *a, const char *data_dir, char *err, size_t errlen);

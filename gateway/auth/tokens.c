@@ -105,16 +105,21 @@ void auth_tokens_free(struct auth *a)
 
 /* --- loading ----------------------------------------------------------------------------------- */
 
-static int load_row(void *ctx, const struct store_object_row *row, struct api_status *st)
+int auth_load_token(struct auth *a, const char *name, const char *json)
 {
-    (void)st;
-    struct auth *a = ctx;
     struct token t;
-    if (token_from_store_json(row->json, &t) != 0) {
-        log_warn("auth: the stored Token %s is not valid; it is skipped", row->name);
+    if (token_from_store_json(json, &t) != 0) {
+        log_warn("auth: the stored Token %s is not valid; it is skipped", name);
         return 0;
     }
-    return table_put(a, &t) == 0 ? 0 : api_fail(st, 500, "InternalError", "out of memory loading tokens");
+    return table_put(a, &t);
+}
+
+static int load_row(void *ctx, const struct store_object_row *row, struct api_status *st)
+{
+    return auth_load_token(ctx, row->name, row->json) == 0
+               ? 0
+               : api_fail(st, 500, "InternalError", "out of memory loading tokens");
 }
 
 int auth_load(struct auth *a, const char *db_path, char *err, size_t errlen)

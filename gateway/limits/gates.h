@@ -1,5 +1,6 @@
-/* The gates a matched request passes before its handler: no change while the store is failing
- * (store_gate.c), no namespace in the path that Kubernetes could not have (path_namespace.c). */
+/* The gates a matched request passes before its handler: the start over (start_gate.c), no change while
+ * the store is failing (store_gate.c), no namespace in the path that Kubernetes could not have
+ * (path_namespace.c). */
 #ifndef CALDERA_LIMITS_GATES_H
 #define CALDERA_LIMITS_GATES_H
 
@@ -15,6 +16,10 @@ const char *gateway_data_dir(const struct http_req *req);
 /* While the store is failing, answers a request that would change state (anything but a read) with
  * 507 InsufficientStorage (full disk) or 503 ServiceUnavailable, and returns true; else false. */
 bool gateway_refuse_write_while_failing(struct http_req *req);
+
+/* start_gate.c: waits until the server's start is over (the router skips it for the routes the core
+ * answers meanwhile); when the start was refused, answers 503 with why and returns true; else false. */
+bool gateway_wait_for_start(struct http_req *req);
 
 /* path_namespace.c */
 /* Answers 400 BadRequest (a cause on metadata.namespace) and returns true when the namespace

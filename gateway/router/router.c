@@ -90,7 +90,7 @@ void route_dispatch(struct http_req *req)
             http_respond_status(req, &st);
             return;
         }
-        if (gateway_refuse_write_while_failing(req) ||
+        if ((!req->route->before_start && gateway_wait_for_start(req)) || gateway_refuse_write_while_failing(req) ||
             gateway_refuse_bad_namespace(req, req->route->pattern)) /* before the handler */
             return;
         req->route->handler(req);

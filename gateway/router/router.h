@@ -11,6 +11,9 @@ struct route {
     const char *pattern;
     http_handler handler;
     struct route_doc doc; /* what GET /openapi/v3 and discovery (gateway/openapi/discovery_resources.c) read */
+    /* Handled while the server's start is not over (the core answers what it can then: a Job's GET);
+     * any other route waits for the start first (gateway/limits/start_gate.c). */
+    bool before_start;
 };
 
 /* true for the generic routes of the other dialects (/apis/{group}/{version}/.../{plural}...), which

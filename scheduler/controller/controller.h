@@ -102,9 +102,13 @@ struct controller {
         uint16_t restarts;
     } restore_chain;
     struct restore_jobs *restoring; /* during the load: job rows read, not yet joined (restore_jobs.c) */
-    struct job *restore_last;       /* the job of the last attempt row loaded: its rows come together */
-    struct job *restore_woken;      /* a dormant job the load woke at one of its rows: the rows after it are read */
-    struct store *store;            /* where a dormant job's spec, status and attempts are read when it wakes */
+    /* Optional: called between the load's batches of jobs, each batch's jobs in the cluster (the core
+     * answers what it can meanwhile); it must not change the cluster. */
+    void (*restore_yield)(void *ctx);
+    void *restore_yield_ctx;
+    struct job *restore_last;  /* the job of the last attempt row loaded: its rows come together */
+    struct job *restore_woken; /* a dormant job the load woke at one of its rows: the rows after it are read */
+    struct store *store;       /* where a dormant job's spec, status and attempts are read when it wakes */
     /* Watch objects (watch.c): whether this iteration renders them (someone watches), and the jobs
      * its journal touched, gathered at the end of the iteration. */
     bool watch_render;

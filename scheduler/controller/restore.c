@@ -363,7 +363,9 @@ int controller_finish_recovery(struct controller *ctl)
     }
     for (struct job *job = ctl->cluster->first; job; job = job->next) {
         if (job->dormant)
-            continue; /* finished, nothing to derive until it is read */
+            continue;             /* finished, nothing to derive until it is read */
+        free(job->stored_status); /* what a GET was answered with until now */
+        job->stored_status = NULL;
         job_count_replicas(job);
         if (job_phase_final(job->status.phase)) {
             job->pg.phase = PG_COMPLETED;

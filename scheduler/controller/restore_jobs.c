@@ -43,6 +43,7 @@ struct restore_batch {
 struct restore_jobs {
     struct restore_batch batches[2];
     struct restore_batch *filling, *parsing;
+    struct job *cursor; /* the job added last: the next comes after it (cluster_add_job_after) */
 };
 
 /* The object a job was posted as in another dialect; NULL for a Volcano Job, and (logged) when the
@@ -180,8 +181,10 @@ static void build_entries(struct restore_entry *entries, int from, int to)
         e->job = e->asleep
                      ? make_stub(e)
                      : restore_parse_job(e->uid, e->ns, e->name, e->created_ms, e->rv, e->spec, e->status, e->source);
-        if (e->job && !e->asleep)
+        if (e->job && !e->asleep) {
             keep_manifest_as_text(e->job, e->spec);
+            e->job->stored_status = strdup(e->status); /* NULL: its GET waits for the recovery */
+        }
         if (e->job && !(e->job->key = job_key_new(e->ns, e->name))) {
             job_free(e->job);
             e->job = NULL;
@@ -218,7 +221,7 @@ static void start_batch(struct restore_batch *b)
 
 static int add_restored(struct controller *ctl, struct job *job)
 {
-    if (cluster_add_job(ctl->cluster, job) == 0)
+    if (cluster_add_job_after(ctl->cluster, job, &ctl->restoring->cursor) == 0)
         return 0;
     log_error("job %s/%s (%s): cannot be restored: %s", job->ns, job->name, job->uid,
               strmap_get(&ctl->cluster->jobs_by_key, job->key)   ? "another live job has its name"
@@ -326,6 +329,8 @@ int controller_restore_job(struct controller *ctl, const struct store_job_row *r
     if (r->parsing && finish_batch(ctl, r->parsing, true) != 0)
         return -1;
     start_batch(r->filling);
+    if (ctl->restore_yield) /* while the pool parses the next batch */
+        ctl->restore_yield(ctl->restore_yield_ctx);
     r->parsing = r->filling;
     r->filling = r->filling == &r->batches[0] ? &r->batches[1] : &r->batches[0];
     return 0;

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,7 +23,6 @@
 #include "runtime/loopback_probe.h"
 #include "runtime/spare_files.h"
 #include "scheduler/controller/companions.h"
-#include "scheduler/controller/configs.h"
 #include "scheduler/controller/cron.h"
 #include "scheduler/controller/flow.h"
 
@@ -35,11 +33,9 @@
 #define TAG_FIRST_SLOT 4
 /* With fewer attempts than this running, the core collects their exits itself (no hand-over). */
 #define HELP_REAP_BELOW 4
-#define SPARE_LOGS 1024 /* attempts' logs made ahead (runtime/spare_files.h) */
-#define SPARE_JOB_DIRS 256
-#define CGROUP_STOCK 1024  /* attempts' cgroups made ahead (runtime/cgroup/stock.c), as many as the logs */
 #define STOP_EXTRA_MS 2000 /* beyond the longest grace, before the loop gives up waiting */
 #define KILL_WAIT_MS 5000  /* how long a SIGKILLed task may take to die at the very end */
+#define WARM_POLL_MS 5     /* while the start waits for the store's checks to end */
 
 /* --- process slots ------------------------------------------------------ */
 
@@ -167,34 +163,6 @@ static int op_adopt(void *ctx, struct job *job, int flat, int32_t pid, int64_t p
     job->replicas[flat].proc = i;
     c->adopted++;
     return 1;
-}
-
-/* The orphan sweep's rule: a cgroup named "<pod>.<attempt>.<job uid>" belongs to this data directory
- * when jobs/<uid> exists in it; of those, only the ones a slot watches stay. */
-static bool keep_cgroup(void *ctx, const char *name)
-{
-    struct core *c = ctx;
-    const char *dot = strrchr(name, '.');
-    if (!dot || strlen(dot + 1) != UUID_STR_LEN - 1)
-        return true; /* not an attempt's name */
-    char dir[4300];
-    struct stat st;
-    snprintf(dir, sizeof dir, "%s/jobs/%s", c->data_dir, dot + 1);
-    if (stat(dir, &st) != 0)
-        return true; /* another server's */
-    struct job *job = cluster_find_job_uid(&c->cluster, dot + 1);
-    const char *attempt_dot = dot;
-    while (attempt_dot > name && attempt_dot[-1] != '.')
-        attempt_dot--;
-    if (!job || attempt_dot <= name + 1)
-        return false;
-    char pod[320];
-    snprintf(pod, sizeof pod, "%.*s", (int)(attempt_dot - 1 - name), name);
-    int task, index;
-    if (job_parse_pod_name(job, pod, &task, &index) != 0)
-        return false;
-    int i = job->replicas[job->task_first[task] + index].proc;
-    return i >= 0 && i < c->nslots && c->slots[i].job == job && strcmp(c->slots[i].proc.cgroup_name, name) == 0;
 }
 
 static void reap_slot(struct core *c, int i)
@@ -381,6 +349,48 @@ static void begin_stop(struct core *c)
                  c->ctl.shutdown_grace_ms);
 }
 
+static void answer_refused(struct core *c, struct core_request *req)
+{
+    if (req->posted) {
+        free_posted(req);
+        return;
+    }
+    api_fail(&req->status, 503, "ServiceUnavailable", "the job server did not start: %s", c->refusal);
+    sem_post(&req->done);
+}
+
+/* Until the start is over, a request waits in order, unless core_answer_early takes it. */
+static void park(struct core *c, struct core_request *req)
+{
+    req->next = NULL;
+    if (c->parked_tail)
+        c->parked_tail->next = req;
+    else
+        c->parked_head = req;
+    c->parked_tail = req;
+}
+
+/* One request taken from the mailbox (or from the parked ones, once the start is over). */
+static void take_request(struct core *c, struct core_request *req)
+{
+    if (c->stopping)
+        return answer_stopping(req);
+    if (c->start_state < 0)
+        return answer_refused(c, req);
+    if (c->warming) {
+        if (core_answer_early(c, req))
+            sem_post(&req->done);
+        else
+            park(c, req);
+        return;
+    }
+    core_handle_request(c, req);
+    if (req->posted)
+        free_posted(req);
+    else
+        sem_post(&req->done);
+}
+
 static void drain_mailbox(struct core *c)
 {
     uint64_t n;
@@ -394,18 +404,10 @@ static void drain_mailbox(struct core *c)
     pthread_mutex_unlock(&c->lock);
     while (req) {
         struct core_request *next = req->next;
-        if (c->stopping) {
-            answer_stopping(req);
-        } else if (req->posted) {
-            core_handle_request(c, req);
-            free_posted(req);
-        } else {
-            core_handle_request(c, req);
-            sem_post(&req->done);
-        }
+        take_request(c, req);
         req = next;
     }
-    if (stop && !c->stopping)
+    if (stop && !c->stopping && !c->warming && c->start_state > 0) /* a start not over ends on its own */
         begin_stop(c);
 }
 
@@ -602,6 +604,72 @@ static void kill_leftovers(struct core *c)
     }
 }
 
+static bool stop_was_requested(struct core *c)
+{
+    pthread_mutex_lock(&c->lock);
+    bool stop = c->stop_requested;
+    pthread_mutex_unlock(&c->lock);
+    return stop;
+}
+
+/* The start's end on the core thread: requests are taken (most wait, parked) until the store's checks
+ * are over, then the rest of the start runs and the parked requests are answered in order. Returns
+ * 0 once the start is over, or -1 when it was refused (every request is refused from then on) or the
+ * core was stopped first. */
+static void answer_meanwhile(void *ctx)
+{
+    struct core *c = ctx;
+    struct epoll_event evs[8];
+    int n = epoll_wait(c->epfd, evs, 8, 0);
+    for (int i = 0; i < n; i++)
+        if (evs[i].data.u64 == TAG_MAILBOX)
+            drain_mailbox(c);
+}
+
+static int warm_up(struct core *c)
+{
+    struct epoll_event evs[64];
+    char why[512] = "the server was stopped before its start was over";
+    c->ctl.restore_yield = answer_meanwhile; /* GETs answered between the batches of sleeping jobs */
+    c->ctl.restore_yield_ctx = c;
+    int loaded = core_load_asleep(c, why, sizeof why);
+    c->ctl.restore_yield = NULL;
+    bool stopped = false;
+    while (loaded == 0 && !store_checks_over(c->store) && !(stopped = stop_was_requested(c))) {
+        int n = epoll_wait(c->epfd, evs, 64, WARM_POLL_MS); /* the checks' end is polled for */
+        for (int i = 0; i < n; i++)
+            if (evs[i].data.u64 == TAG_MAILBOX)
+                drain_mailbox(c);
+    }
+    int rc = -1;
+    char refusal[512];
+    if (loaded != 0 && store_confirm(c->store, refusal, sizeof refusal) != 0)
+        snprintf(why, sizeof why, "%s", refusal); /* a corrupt file may fail the load too: the checks say why */
+    else if (loaded == 0 && !stopped)
+        rc = core_finish_start(c, why, sizeof why);
+    c->warming = false;
+    c->ctl.now_ms = clock_wall_ms();
+    core_start_settled(c, rc == 0 ? NULL : why);
+    struct core_request *req = c->parked_head;
+    c->parked_head = c->parked_tail = NULL;
+    while (req) {
+        struct core_request *next = req->next;
+        take_request(c, req);
+        req = next;
+    }
+    return rc;
+}
+
+/* After a refused start: every request refused, until the stop. */
+static void refuse_until_stopped(struct core *c)
+{
+    struct epoll_event evs[8];
+    while (!stop_was_requested(c))
+        if (epoll_wait(c->epfd, evs, 8, -1) > 0)
+            drain_mailbox(c);
+    drain_mailbox(c);
+}
+
 static void *core_main(void *arg)
 {
     struct core *c = arg;
@@ -609,6 +677,12 @@ static void *core_main(void *arg)
     pthread_setname_np(pthread_self(), "caldera-core"); /* for top -H and perf */
     cluster_claim(&c->cluster); /* from here only this thread touches it (cluster_assert_owner) */
     c->ctl.now_ms = clock_wall_ms();
+    if (warm_up(c) != 0) {
+        refuse_until_stopped(c);
+        return NULL;
+    }
+    if (stop_was_requested(c))
+        begin_stop(c);
     c->kick = true;
     for (;;) {
         int64_t mono = clock_mono_ms();
@@ -669,48 +743,6 @@ static void *core_main(void *arg)
 }
 
 /* --- start and stop ----------------------------------------------------- */
-
-static int restore_queue(void *ctx, const struct store_queue_row *row) { return controller_restore_queue(ctx, row); }
-static int restore_object(void *ctx, const struct store_object_row *row)
-{
-    if (strcmp(row->kind, CRONJOB_KIND) == 0)
-        return controller_restore_cronjob(ctx, row->json, row->ns, row->name);
-    if (strcmp(row->kind, "ConfigMap") == 0 || strcmp(row->kind, "Secret") == 0)
-        return controller_restore_config(ctx, strcmp(row->kind, "Secret") == 0 ? CONFIG_SECRET : CONFIG_MAP, row->json,
-                                         row->ns, row->name);
-    if (strcmp(row->kind, JOBFLOW_KIND) == 0)
-        return controller_restore_jobflow(ctx, row->json, row->ns, row->name);
-    if (strcmp(row->kind, JOBTEMPLATE_KIND) == 0)
-        return controller_restore_jobtemplate(ctx, row->json, row->ns, row->name);
-    return controller_restore_object(ctx, row);
-}
-static int restore_job(void *ctx, const struct store_job_row *row) { return controller_restore_job(ctx, row); }
-static int restore_jobs_done(void *ctx, bool complete) { return controller_restore_jobs_done(ctx, complete); }
-static int restore_attempt(void *ctx, const struct store_attempt_row *row)
-{
-    return controller_restore_attempt(ctx, row);
-}
-
-static void restore_begin(void *ctx, uint64_t max_seq)
-{
-    struct controller *ctl = ctx;
-    if (max_seq > ctl->cluster->seq)
-        ctl->cluster->seq = max_seq;
-}
-
-static int load_store(struct core *c, char *err, size_t errlen)
-{
-    c->ctl.store = c->store; /* dormant jobs are read from it when they wake */
-    controller_enable_waking(&c->ctl);
-    const struct store_loader loader = {&c->ctl,         restore_queue, restore_object,   restore_job,
-                                        restore_attempt, restore_begin, restore_jobs_done};
-    uint64_t max_seq = 0;
-    if (store_load(c->store, &loader, &max_seq, err, errlen) != 0)
-        return -1;
-    if (max_seq > c->cluster.seq)
-        c->cluster.seq = max_seq;
-    return 0;
-}
 
 static int open_fds(struct core *c, char *err, size_t errlen)
 {
@@ -774,20 +806,9 @@ void core_free(struct core *c)
     free(c->gpu_last);
     free(c->data_dir);
     pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->started);
+    core_take_stored_tokens(c, NULL, NULL); /* frees any not taken */
     free(c);
-}
-
-/* load_store while the store's checks run (store_open_checking); nothing is adopted, killed or
- * written before they pass, and their refusal is the one reported (a corrupt file may fail the load too). */
-static int load_checked(struct core *c, char *err, size_t errlen)
-{
-    int loaded = load_store(c, err, errlen);
-    char why[512] = "";
-    if (store_confirm(c->store, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s", why);
-        return -1;
-    }
-    return loaded;
 }
 
 int core_start(struct core_config *cfg, struct core **out, char *err, size_t errlen)
@@ -798,6 +819,7 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
         return -1;
     }
     pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->started, NULL);
     c->epfd = c->mailbox_fd = c->timer_fd = -1;
     c->free_slot = -1;
     c->cluster.nodes = cfg->nodes;
@@ -834,45 +856,20 @@ int core_start(struct core_config *cfg, struct core **out, char *err, size_t err
     }
     c->zones = zone_table_build(&c->cluster, &c->conf);
     c->ctl.zones = c->zones;
-    int64_t started_ms = clock_mono_ms(), read_ms = 0;
-    bool ok = c->data_dir && c->zones && open_fds(c, err, errlen) == 0 &&
-              core_backends_open(c, cfg->backends, err, errlen) == 0 && load_checked(c, err, errlen) == 0;
-    if (ok) {
-        read_ms = clock_mono_ms();
-        /* one scan of what runs, instead of a lookup of each lost attempt's pid and cgroup */
-        c->census = c->ctl.nrecovered > 0 ? process_census_take() : NULL;
-        ok = controller_finish_recovery(&c->ctl) == 0;
-        process_census_free(c->census);
-        c->census = NULL;
-        ok = ok && controller_record_nodes(&c->ctl) == 0 && store_start_writer(c->store) == 0;
-    }
-    if (!ok) {
+    c->started_ms = clock_mono_ms();
+    if (!c->data_dir || !c->zones || open_fds(c, err, errlen) != 0 ||
+        core_backends_open(c, cfg->backends, err, errlen) != 0 || core_load_awake(c, err, errlen) != 0) {
         if (!err[0])
             snprintf(err, errlen, "cannot start the core");
         core_free(c);
         return -1;
     }
-    char spare_dir[4200]; /* after the checks: a refused database leaves the directory as it was */
-    snprintf(spare_dir, sizeof spare_dir, "%s/spare", cfg->data_dir);
-    if (spare_files_start(spare_dir, SPARE_LOGS, SPARE_JOB_DIRS, controller_job_subdirs, controller_job_files) != 0)
-        log_warn("cannot keep spare files in %s: every attempt creates its own", spare_dir);
-    if (cgroup_stock_start(CGROUP_STOCK) != 0)
-        log_warn("cannot start the cgroup stock's thread: every attempt makes its own cgroup");
-    int orphans = process_sweep_orphans(keep_cgroup, c);
-    int64_t done_ms = clock_mono_ms();
-    /* what a restart costs, for whoever waits on one: reading the jobs, then finding the last run's tasks */
-    log_info(
-        "state loaded in %.2f s (jobs read in %.2f s, the last run's tasks found and recorded in %.2f s): %d job%s, "
-        "%d queue%s, %d node%s, last event %llu; %d running task%s adopted, %d orphan%s killed",
-        (double)(done_ms - started_ms) / 1000, (double)(read_ms - started_ms) / 1000,
-        (double)(done_ms - read_ms) / 1000, c->cluster.njobs, c->cluster.njobs == 1 ? "" : "s", c->cluster.nqueues,
-        c->cluster.nqueues == 1 ? "" : "s", c->cluster.nnodes, c->cluster.nnodes == 1 ? "" : "s",
-        (unsigned long long)c->cluster.seq, c->adopted, c->adopted == 1 ? "" : "s", orphans, orphans == 1 ? "" : "s");
+    c->awake_ms = clock_mono_ms();
+    c->warming = true; /* the rest of the start is the core thread's (core_finish_start) */
     if (loopback_probe_start(wake_core, c) != 0)
         log_warn("cannot start the probe thread: companions never become Ready, flows' network probes never pass");
     if (pthread_create(&c->thread, NULL, core_main, c) != 0) {
         snprintf(err, errlen, "cannot start the core thread");
-        store_append(c->store, &c->ctl.journal);
         core_free(c);
         return -1;
     }

@@ -44,9 +44,19 @@ struct core_config {
     const struct backend_conf *backends; /* --backend, --backends: the caller's, for the core's life; NULL: local */
 };
 
-/* Loads the store into the cluster, starts the writer and the core thread. Returns 0 or -1 with a
- * sentence in err. */
+/* Reads the awake jobs into the cluster (beside the checks of a store_open_checking store) and starts
+ * the core thread, which does the rest of the start once the checks pass: the sleeping jobs read, the
+ * last run's tasks recovered, the writer started. Until then requests wait, but a GET of a job that
+ * rest leaves as it was is answered (with its stored status). Returns 0 or -1 with a sentence in err. */
 int core_start(struct core_config *cfg, struct core **out, char *err, size_t errlen);
+/* Waits until the start is over: 0, or -1 with the reason in err (the store's checks refused the
+ * database, recovery failed, or the core was stopped first), after which every request is refused
+ * and nothing has been written. Any thread, after core_start returned 0. */
+int core_wait_ready(struct core *core, char *err, size_t errlen);
+/* The gateway's stored Tokens, as core_start read them (its snapshot: opening the file again before the
+ * checks pass would leave a -wal beside a refused file), each through fn, then freed. Once, on the
+ * thread that called core_start. Returns 0, or -1 when fn failed. */
+int core_take_stored_tokens(struct core *core, int (*fn)(void *ctx, const char *name, const char *json), void *ctx);
 /* Posts a request and waits for the core's answer. Returns 0 when the answer is a success
  * (http_code set), -1 when req->status says what failed (503 once the core is stopping).
  * The caller still waits for durable_seq with store_wait() before answering its client. */

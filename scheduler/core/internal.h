@@ -4,6 +4,7 @@
 #define CALDERA_CORE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "common/metrics.h"
 #include "common/sbuf.h"
@@ -60,7 +61,34 @@ struct core {
     int ngpu_last;
     int64_t waste_checked_ms;               /* the WatchDog's waste check last ran (waste.c) */
     struct metrics_histogram cycle_seconds; /* schedule_cycle() durations (observed and read here only) */
+
+    /* The start (startup.c): until it is over (`warming`, core thread), requests wait in `parked`
+     * but the GETs core_answer_early takes. start_state (under lock, `started` signalled): 0 while
+     * warming, 1 once over, -1 refused (the checks failed, or the stop came first: `refusal` says). */
+    bool warming;
+    struct core_request *parked_head, *parked_tail;
+    _Atomic int start_state; /* read without the lock for the common case: over */
+    char refusal[512];
+    pthread_cond_t started;
+    int64_t started_ms, awake_ms, asleep_ms; /* monotonic: core_start began; the awake, the sleeping jobs read */
+    struct stored_token {
+        char *name, *json;
+    } * tokens; /* the gateway's, as the awake load read them, until core_take_stored_tokens */
+    int ntokens, tokens_cap;
 };
+
+/* startup.c. core_load_awake: before the core thread, the awake jobs (STORE_LOAD_AWAKE), then the
+ * store's checks started; on a failure the checks' refusal, when they refuse, is the one in err. On
+ * the core thread: core_load_asleep reads the sleeping jobs (beside the checks); core_answer_early
+ * answers req (true) when it is a GET of a job the rest of the start leaves as it was;
+ * core_finish_start, once the checks are over, does the rest (the checks confirmed, the last run's
+ * tasks recovered, the writer started, the orphans swept); core_start_settled tells core_wait_ready
+ * how it ended (refusal NULL: ready). */
+int core_load_awake(struct core *c, char *err, size_t errlen);
+int core_load_asleep(struct core *c, char *err, size_t errlen);
+bool core_answer_early(struct core *c, struct core_request *req);
+int core_finish_start(struct core *c, char *err, size_t errlen);
+void core_start_settled(struct core *c, const char *refusal);
 
 /* Backends (backends.c): opened for every kind the routes name, before the store loads (recovery
  * adopts through them); their reports taken by the loop; closed once the core thread has stopped. */
