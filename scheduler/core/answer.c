@@ -84,6 +84,22 @@ bool core_name_excludes(const struct core_request *req, const struct job *job, b
     return strncmp(req->name_eq, job->name, n) != 0 || req->name_eq[n] != '-';
 }
 
+bool core_pod_labels_exclude(const struct core_request *req, const struct job *job)
+{
+    for (int i = 0; i < req->nselectors; i++) {
+        const char *key = req->selector_key[i], *have = NULL;
+        if (strcmp(key, "volcano.sh/job-name") == 0)
+            have = job->name;
+        else if (strcmp(key, "volcano.sh/job-namespace") == 0)
+            have = job->ns;
+        else if (strcmp(key, "volcano.sh/queue-name") == 0)
+            have = job->queue;
+        if (have && strcmp(have, req->selector_value[i]) != 0)
+            return true;
+    }
+    return false;
+}
+
 int32_t core_page_first_index(const struct core_request *req, const struct job *job, int task)
 {
     if (!req->has_after || job_order_compare(job, req->after.created_ms, req->after.uid) != 0 || task > req->after.task)

@@ -157,6 +157,10 @@ bool core_page_before(const struct core_request *req, const struct job *job, boo
 /* name_eq (core.h) leaves this job out of a list of jobs or PodGroups, or all of its pods out of a
  * list of pods (none is named "<job>-..."). */
 bool core_name_excludes(const struct core_request *req, const struct job *job, bool pods);
+/* The labelSelector leaves every pod of the job out by a label the job itself sets on each pod
+ * (volcano.sh/job-name, job-namespace, queue-name), which a sleeping job's stub holds: no need to
+ * wake it to know (a restart's `jobctl get JOB` asked for its pods and woke all 90,000 sleeping jobs). */
+bool core_pod_labels_exclude(const struct core_request *req, const struct job *job);
 /* In a list of pods: the first index of the job's task to show (past the cursor's pod). */
 int32_t core_page_first_index(const struct core_request *req, const struct job *job, int task);
 /* Whether one more item belongs in a page holding count; false (and `more` set) when it is full. */

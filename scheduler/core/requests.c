@@ -113,7 +113,7 @@ static void pod_list(struct core *c, struct core_request *req)
     int64_t now_ms = clock_wall_ms();
     for (struct job *job = c->cluster.first; job && !full; job = job->next) {
         if (core_page_before(req, job, true) || core_name_excludes(req, job, true) || !core_in_namespace(job, req) ||
-            !cluster_wake(&c->cluster, job))
+            core_pod_labels_exclude(req, job) || !cluster_wake(&c->cluster, job))
             continue;
         for (int t = 0; t < job->ntasks && !full; t++) {
             for (int i = core_page_first_index(req, job, t); i < job->tasks[t].replicas; i++) {

@@ -1,6 +1,7 @@
 /* The start in two steps: which GETs the core answers before the start is over (from the stored
  * status, only for jobs the recovery leaves as they were), the sleeping jobs joining the awake ones in
- * creation order (cluster_add_job_after), and a real restart of the core on its store (under TSan too). */
+ * creation order (cluster_add_job_after), a job's pods listed without waking the sleeping jobs, and
+ * a real restart of the core on its store (under TSan too). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,52 @@ static void sleeping_jobs_join_the_awake_ones_in_creation_order(void)
     CHECK_STR(back, "ihfedcba");
     CHECK_INT(fx.c.njobs, 8);
     CHECK(cluster_find_job_uid(&fx.c, "u-f") && strcmp(cluster_find_job_uid(&fx.c, "u-f")->name, "f") == 0);
+    fixture_free(&fx);
+}
+
+static int wakes;
+static int count_wake(void *ctx, struct job *job)
+{
+    (void)ctx;
+    (void)job;
+    wakes++;
+    return -1;
+}
+
+/* A restart's `jobctl get JOB` asks for the job's pods by label: the sleeping jobs stay asleep. */
+static void a_pod_list_by_job_label_wakes_no_other_job(void)
+{
+    struct sched_fixture fx;
+    fixture_init(&fx, "allocate");
+    fixture_node(&fx, "n1", 8000, 16 * GiB);
+    fx.c.wake = count_wake;
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "old-%d", i);
+        fixture_job(&fx, name, "default", 1, 1, 100)->dormant = true;
+    }
+    struct job *live = fixture_job(&fx, "live", "default", 2, 1, 100);
+    fixture_run(&fx, live, 0, 0, 1000);
+    struct core *c = calloc(1, sizeof *c);
+    c->cluster = fx.c;
+    struct core_request req = {.op = CORE_POD_LIST, .ns = "default", .nselectors = 1};
+    req.selector_key[0] = "volcano.sh/job-name";
+    req.selector_value[0] = "live";
+    core_handle_request(c, &req);
+    CHECK_INT(req.http_code, 200);
+    CHECK_INT(wakes, 0);
+    json_t *items = json_object_get(req.body, "items");
+    CHECK_INT((int)json_array_size(items), 2); /* its running pod and its pending one */
+    CHECK_STR(json_string_value(json_object_get(json_object_get(json_array_get(items, 0), "metadata"), "name")),
+              "live-worker-0");
+    json_decref(req.body);
+    struct core_request queue = {.op = CORE_POD_LIST, .ns = "default", .nselectors = 1}; /* every job's queue */
+    queue.selector_key[0] = "volcano.sh/queue-name";
+    queue.selector_value[0] = "default";
+    core_handle_request(c, &queue);
+    CHECK_INT(wakes, 3); /* the stubs hold the queue, not the pods: each asked to wake (and refused here) */
+    json_decref(queue.body);
+    free(c);
     fixture_free(&fx);
 }
 
@@ -263,4 +310,4 @@ static void a_restart_answers_then_finishes_its_start(void)
 
 TEST_MAIN(TEST_CASE(a_get_before_the_start_is_over_shows_the_stored_status),
           TEST_CASE(sleeping_jobs_join_the_awake_ones_in_creation_order),
-          TEST_CASE(a_restart_answers_then_finishes_its_start))
+          TEST_CASE(a_pod_list_by_job_label_wakes_no_other_job), TEST_CASE(a_restart_answers_then_finishes_its_start))
