@@ -612,35 +612,37 @@ static bool stop_was_requested(struct core *c)
     return stop;
 }
 
+/* Before the loop runs (the start not over, or refused): waits up to timeout_ms for the mailbox and
+ * takes what is in it; the period's timer is read (its level would wake every wait). */
+static void take_mailbox(struct core *c, int timeout_ms)
+{
+    struct epoll_event evs[8];
+    int n = epoll_wait(c->epfd, evs, 8, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        uint64_t ticks;
+        if (evs[i].data.u64 == TAG_MAILBOX)
+            drain_mailbox(c);
+        else if (evs[i].data.u64 == TAG_TIMER && read(c->timer_fd, &ticks, sizeof ticks) < 0 && errno != EAGAIN)
+            log_warn("timer read: %s", strerror(errno));
+    }
+}
+
+static void answer_meanwhile(void *ctx) { take_mailbox(ctx, 0); }
+
 /* The start's end on the core thread: requests are taken (most wait, parked) until the store's checks
  * are over, then the rest of the start runs and the parked requests are answered in order. Returns
  * 0 once the start is over, or -1 when it was refused (every request is refused from then on) or the
  * core was stopped first. */
-static void answer_meanwhile(void *ctx)
-{
-    struct core *c = ctx;
-    struct epoll_event evs[8];
-    int n = epoll_wait(c->epfd, evs, 8, 0);
-    for (int i = 0; i < n; i++)
-        if (evs[i].data.u64 == TAG_MAILBOX)
-            drain_mailbox(c);
-}
-
 static int warm_up(struct core *c)
 {
-    struct epoll_event evs[64];
     char why[512] = "the server was stopped before its start was over";
     c->ctl.restore_yield = answer_meanwhile; /* GETs answered between the batches of sleeping jobs */
     c->ctl.restore_yield_ctx = c;
     int loaded = core_load_asleep(c, why, sizeof why);
     c->ctl.restore_yield = NULL;
     bool stopped = false;
-    while (loaded == 0 && !store_checks_over(c->store) && !(stopped = stop_was_requested(c))) {
-        int n = epoll_wait(c->epfd, evs, 64, WARM_POLL_MS); /* the checks' end is polled for */
-        for (int i = 0; i < n; i++)
-            if (evs[i].data.u64 == TAG_MAILBOX)
-                drain_mailbox(c);
-    }
+    while (loaded == 0 && !store_checks_over(c->store) && !(stopped = stop_was_requested(c)))
+        take_mailbox(c, WARM_POLL_MS); /* the checks' end is polled for */
     int rc = -1;
     char refusal[512];
     if (loaded != 0 && store_confirm(c->store, refusal, sizeof refusal) != 0)
@@ -663,10 +665,8 @@ static int warm_up(struct core *c)
 /* After a refused start: every request refused, until the stop. */
 static void refuse_until_stopped(struct core *c)
 {
-    struct epoll_event evs[8];
     while (!stop_was_requested(c))
-        if (epoll_wait(c->epfd, evs, 8, -1) > 0)
-            drain_mailbox(c);
+        take_mailbox(c, -1);
     drain_mailbox(c);
 }
 
