@@ -133,3 +133,16 @@ const struct job_info *fixture_info(const struct session *ssn, const struct job 
             return &ssn->jobs[j];
     return NULL;
 }
+
+static int count_and_refuse_wake(void *ctx, struct job *job)
+{
+    (void)job;
+    (*(int *)ctx)++;
+    return -1;
+}
+
+void fixture_count_wakes(struct sched_fixture *fx, int *count)
+{
+    fx->c.wake = count_and_refuse_wake;
+    fx->c.wake_ctx = count;
+}

@@ -30,5 +30,7 @@ struct session fixture_cycle(struct sched_fixture *fx);
 int fixture_bound(const struct session *ssn, const struct job *job);
 int fixture_evicted(const struct session *ssn, const struct job *job);
 const struct job_info *fixture_info(const struct session *ssn, const struct job *job);
+/* Makes the cluster count every wake of a dormant job in *count and refuse it (the job stays a stub). */
+void fixture_count_wakes(struct sched_fixture *fx, int *count);
 
 #endif

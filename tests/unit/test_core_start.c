@@ -123,22 +123,14 @@ static void sleeping_jobs_join_the_awake_ones_in_creation_order(void)
     fixture_free(&fx);
 }
 
-static int wakes;
-static int count_wake(void *ctx, struct job *job)
-{
-    (void)ctx;
-    (void)job;
-    wakes++;
-    return -1;
-}
-
 /* A restart's `jobctl get JOB` asks for the job's pods by label: the sleeping jobs stay asleep. */
 static void a_pod_list_by_job_label_wakes_no_other_job(void)
 {
     struct sched_fixture fx;
     fixture_init(&fx, "allocate");
     fixture_node(&fx, "n1", 8000, 16 * GiB);
-    fx.c.wake = count_wake;
+    int wakes = 0;
+    fixture_count_wakes(&fx, &wakes);
     for (int i = 0; i < 3; i++) {
         char name[16];
         snprintf(name, sizeof name, "old-%d", i);

@@ -36,15 +36,6 @@ static void label_values_are_escaped(void)
     sbuf_free(&out);
 }
 
-static int wakes;
-static int count_wake(void *ctx, struct job *job)
-{
-    (void)ctx;
-    (void)job;
-    wakes++;
-    return -1;
-}
-
 /* Renders the core's part over the fixture's cluster (borrowed, not freed here). */
 static char *render(struct sched_fixture *fx)
 {
@@ -85,7 +76,8 @@ static void core_renders_live_state_without_waking_dormant_jobs(void)
     fixture_init(&fx, "allocate");
     fixture_node(&fx, "n1", 8000, 16 * GiB);
     fixture_queue(&fx, "research", 2);
-    fx.c.wake = count_wake;
+    int wakes = 0;
+    fixture_count_wakes(&fx, &wakes);
 
     struct job *running = fixture_job(&fx, "a", "research", 3, 1, 500);
     fixture_run(&fx, running, 0, 0, 1000);
