@@ -38,7 +38,10 @@ function liveBoard(root, title, load) {
     // anyone else follows the events of the namespace picked, which move the queues as they go.
     let stream = null, everywhere = true, opened = false;
     const show = (s) => {
-        if (s === 'live') opened = true;
+        if (s === 'live') { // what moved before it listened (or while it was down) sent no event: read again
+            opened = true;
+            again();
+        }
         live.textContent = s === 'live' ? (everywhere ? '● live' : `● live (${session.namespace})`) : '';
         live.className = `live ${s}`;
         if (s === 'reconnecting' && everywhere && !opened && !stopped) {

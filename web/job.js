@@ -1,6 +1,7 @@
 // One job's page (#/jobs/{ns}/{name}): its spec, pending reason, tasks and pods, a timeline of every
 // attempt, the phase history, events, companions, a log viewer and the actions. It follows the
-// job's own WebSocket stream and reads the job, pods and history again after each burst of events.
+// job's own WebSocket stream and reads the job, pods and history again after each burst of events
+// and each time the stream (re)connects.
 
 import {ApiError, get, paths, request, session} from './api.js';
 import {follow} from './stream.js';
@@ -217,6 +218,9 @@ export function jobView(root, namespace, name) {
             live.textContent = s === 'live' ? '● live' : s === 'reconnecting' ? '○ reconnecting' : '';
             live.className = `live ${s}`;
             live.title = detail || '';
+            // Read again once it listens: a change between the reads above and the subscription (or
+            // while it was down, before any event gave it a seq to resume from) sends no event.
+            if (s === 'live') reload();
         });
     });
     const ticker = setInterval(() => { // durations and running bars move on between events

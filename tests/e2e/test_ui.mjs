@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The browser UI (web/) in headless Chromium against an --auth server: signing in with a token, a
 // job submitted from the editor followed live to Completed, a pod's log, a pending job's reason,
-// the server's field error at its line, suspend and resume from the job page, the timeline's
+// the server's field error at its line, suspend and resume from the job page, a change made before
+// the job page's stream listens shown once it does, the timeline's
 // hover, the queue and node boards, at laptop (1280 px) and phone (390 px) widths, and a list of
 // hundreds of jobs read as a Kubernetes Table, drawn lazily and filtered on its data.
 import {readdirSync} from 'node:fs';
@@ -215,6 +216,45 @@ await runTests([
             await waitFor(async () => (await page.locator('pre.log').textContent()).trim() === 'second try',
                 {timeoutMs: SLOW, what: "the second attempt's log"});
             await bothWidths('job-two-attempts');
+        },
+    },
+    {
+        // The job page reads the job and then subscribes to its stream: a change in between (CI's
+        // loaded machine widened that gap to seconds), or while the stream is down before it saw an
+        // event to resume from, sends it no event. A second page with the same sign-in opens the job
+        // with its stream held off, the job is terminated through the API, then the stream is let
+        // through: the page must read the job again once it listens.
+        name: 'a_change_before_the_stream_listens_reaches_the_job_page',
+        fn: async () => {
+            await submitByApi('gap', 'sleep 300');
+            const jobPath = `/apis/batch.volcano.sh/v1alpha1/namespaces/${NS}/jobs/gap`;
+            const phaseByApi = async () => (await api(server, 'GET', jobPath, undefined, {token})).json?.status?.state?.phase;
+            await waitFor(async () => (await phaseByApi()) === 'Running', {timeoutMs: SLOW, what: 'gap Running'});
+            const signedIn = await browser.newContext({viewport: {width: 1280, height: 900}});
+            const stored = await page.evaluate(() => ({...localStorage}));
+            await signedIn.addInitScript((kept) => { for (const [k, v] of Object.entries(kept)) localStorage.setItem(k, v); }, stored);
+            const second = await signedIn.newPage();
+            let held = true;
+            await second.routeWebSocket(/\/stream/, (ws) => {
+                if (held) ws.close({code: 1011, reason: 'held by the test'});
+                else ws.connectToServer();
+            });
+            try {
+                await second.goto(`${server.url}/ui/#/jobs/${NS}/gap`);
+                const shown = second.locator('.jobhead .phase');
+                await waitFor(async () => (await shown.textContent()) === 'Running', {timeoutMs: SLOW, what: 'gap Running on the page'});
+                const r = await api(server, 'POST', `/apis/caldera.io/v1/namespaces/${NS}/jobs/gap/terminate`, undefined, {token});
+                if (r.status >= 300)
+                    throw new Error(`terminating gap: HTTP ${r.status} ${r.text}`);
+                await waitFor(async () => (await phaseByApi()) === 'Terminated', {timeoutMs: SLOW, what: 'gap Terminated'});
+                if ((await shown.textContent()) !== 'Running')
+                    throw new Error(`the page moved on without its stream: ${await shown.textContent()}`);
+                held = false;
+                await waitFor(async () => (await shown.textContent()) === 'Terminated',
+                    {timeoutMs: SLOW, what: 'gap Terminated on the page once its stream listens'});
+            } finally {
+                await signedIn.close();
+            }
         },
     },
     {
