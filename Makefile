@@ -31,13 +31,17 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -I. $(PKG_CFLAGS) -MMD -MP
 # Release builds drop the assert()s on the core's invariants; the sanitizer builds (tests) keep them.
 REL_CFLAGS := $(BASE_CFLAGS) -O2 -g -DNDEBUG
-ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+# The sanitizer builds keep line tables only (-g1): a report's every frame still names its file and
+# line, and each compilation takes a fifth less (the suite compiles ~1,400 files this way). For a
+# debugger's variables: make SAN_DEBUG=-g ...
+SAN_DEBUG ?= -g1
+ASAN_CFLAGS := $(BASE_CFLAGS) -O1 $(SAN_DEBUG) -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 # The runtimes linked in: GCC's shared libubsan carries a 6 MB writable segment of its own, which
 # LeakSanitizer scans (page by page, faulting each in) at every exit: 36 ms of each ASan process's
 # ~100 ms here, and the suite runs thousands (jobctl, servers, tests).
 ASAN_LDFLAGS := -fsanitize=address,undefined -static-libasan -static-libubsan
 # ThreadSanitizer cannot share objects with ASan: its own tree, build/tsan/.
-TSAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+TSAN_CFLAGS := $(BASE_CFLAGS) -O1 $(SAN_DEBUG) -fno-omit-frame-pointer -fsanitize=thread
 TSAN_LDFLAGS := -fsanitize=thread
 
 # --- sources ---------------------------------------------------------------
@@ -197,7 +201,7 @@ build/rel/tests/bench/%: build/rel/tests/bench/%.o $(REL_TESTLIB) $(REL_LIB)
 # tests/run-tests counts it like any test binary.
 FUZZ_CC := /usr/bin/clang
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_CFLAGS := $(filter-out -Wno-format-truncation,$(BASE_CFLAGS)) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link -DINTAKE_ARENA_MIN_BODY=0
+FUZZ_CFLAGS := $(filter-out -Wno-format-truncation,$(BASE_CFLAGS)) -O1 $(SAN_DEBUG) -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link -DINTAKE_ARENA_MIN_BODY=0
 FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SUPPORT_SRCS := $(wildcard tests/fuzz/support/*.c)
