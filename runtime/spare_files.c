@@ -1,6 +1,5 @@
 /* The spare stock: ready files and directories in two queues under a mutex, refilled by one
- * low-priority thread whenever a take leaves a queue below what it wants: FIRST_STOCK at start and one
- * more for every take asked of it, up to its capacity. Spares are named by kind
+ * low-priority thread whenever a take leaves a queue below its target. Spares are named by kind
  * and a counter ("f-17", "d-3") in shard directories by counter ("7/f-230"): a rename locks its
  * source directory, and a take (oldest first) then rarely meets the refiller, whose creation in
  * the newest shard may hold that lock for a millisecond. At start the shards are read back. */
@@ -29,24 +28,19 @@
 #define REFILL_NICE 10
 /* The refill waits while spares were taken in the last PAUSE_MS (a burst of starts): on ext4 without a
  * journal each creation can cost a millisecond of CPU and hold its shard's lock, which the burst's
- * takes and tasks need more. Below a quarter of what it wants it refills anyway: takes that never pause
+ * takes and tasks need more. Below a quarter of its target it refills anyway: takes that never pause
  * (a flow's chain of steps) would otherwise empty it, and every start would then create its own. */
 #define PAUSE_MS 50
 #define PAUSE_STEP_US 10000
-/* What a queue wants before anything was taken: a new server's first jobs. It then grows with the
- * takes to its capacity, as the cgroup stock grows with the attempts (runtime/cgroup/stock.c): a
- * server that runs a few tasks makes a few dozen inodes, not its capacity's thousands (the test
- * suite starts hundreds of servers; each made 1,280 spares, 6% of its CPU, and removed them again). */
-#define FIRST_STOCK 32
 /* Spares are the server's alone: a file becomes a log, a directory a job's (tasks pass through it). */
 #define SPARE_FILE_MODE 0600
 #define SPARE_DIR_MODE 0711
 #define SPARE_SUBDIR_MODE 0700
 
-/* A FIFO of spare numbers: count ready, the refill makes more while count < want (<= cap). */
+/* A FIFO of spare numbers. */
 struct stack {
     unsigned long *n;
-    int head, count, cap, want;
+    int head, count, target;
 };
 
 static struct {
@@ -64,16 +58,16 @@ static struct {
 
 static bool push(struct stack *s, unsigned long n)
 {
-    if (s->count >= s->cap)
+    if (s->count >= s->target)
         return false;
-    s->n[(s->head + s->count++) % s->cap] = n;
+    s->n[(s->head + s->count++) % s->target] = n;
     return true;
 }
 
 static unsigned long pop(struct stack *s)
 {
     unsigned long n = s->n[s->head];
-    s->head = (s->head + 1) % s->cap;
+    s->head = (s->head + 1) % s->target;
     s->count--;
     return n;
 }
@@ -132,14 +126,14 @@ static void *refill_main(void *arg)
     setpriority(PRIO_PROCESS, (id_t)gettid(), REFILL_NICE);
     pthread_mutex_lock(&pool.mu);
     while (!pool.stopping) {
-        bool want_dir = pool.dirs.count < pool.dirs.want;
-        bool want_file = pool.files.count < pool.files.want;
+        bool want_dir = pool.dirs.count < pool.dirs.target;
+        bool want_file = pool.files.count < pool.files.target;
         if (!want_dir && !want_file) {
             pthread_cond_wait(&pool.low, &pool.mu);
             continue;
         }
         const struct stack *wanted = want_dir ? &pool.dirs : &pool.files;
-        bool running_low = wanted->count < wanted->want / 4; /* a long run of takes (a chain of steps) */
+        bool running_low = wanted->count < wanted->target / 4; /* a long run of takes (a chain of steps) */
         if (!running_low && clock_mono_ms() - pool.last_take_ms < PAUSE_MS) {
             pthread_mutex_unlock(&pool.mu);
             usleep(PAUSE_STEP_US);
@@ -198,8 +192,6 @@ static void adopt_existing(void)
     }
 }
 
-static int first_want(int cap) { return cap < FIRST_STOCK ? cap : FIRST_STOCK; }
-
 int spare_files_start(const char *dir, int nfiles, int ndirs, const char *const *subdirs, const char *const *dir_files)
 {
     pthread_mutex_lock(&pool.mu);
@@ -220,8 +212,8 @@ int spare_files_start(const char *dir, int nfiles, int ndirs, const char *const 
         pool.subdirs[i] = subdirs[i];
     for (int i = 0; dir_files && dir_files[i] && i < MAX_SUBDIRS; i++)
         pool.dir_files[i] = dir_files[i];
-    pool.files = (struct stack){calloc((size_t)nfiles + 1, sizeof(unsigned long)), 0, 0, nfiles, first_want(nfiles)};
-    pool.dirs = (struct stack){calloc((size_t)ndirs + 1, sizeof(unsigned long)), 0, 0, ndirs, first_want(ndirs)};
+    pool.files = (struct stack){calloc((size_t)nfiles + 1, sizeof(unsigned long)), 0, 0, nfiles};
+    pool.dirs = (struct stack){calloc((size_t)ndirs + 1, sizeof(unsigned long)), 0, 0, ndirs};
     pool.next = 1;
     pool.stopping = false;
     adopt_existing();
@@ -250,19 +242,13 @@ void spare_files_stop(void)
 static int take(struct stack *s, bool dir, int dir_fd, const char *path)
 {
     pthread_mutex_lock(&pool.mu);
-    if (!pool.running) {
-        pthread_mutex_unlock(&pool.mu);
-        return -1;
-    }
-    if (s->want < s->cap) /* one more asked for, found or not: the stock grows with the demand */
-        s->want++;
-    pthread_cond_signal(&pool.low);
-    if (s->count == 0) { /* not a take: the refill need not pause for it */
+    if (!pool.running || s->count == 0) {
         pthread_mutex_unlock(&pool.mu);
         return -1;
     }
     unsigned long n = pop(s);
     pool.last_take_ms = clock_mono_ms();
+    pthread_cond_signal(&pool.low);
     pthread_mutex_unlock(&pool.mu);
     char from[4200];
     spare_path(dir, n, from, sizeof from);

@@ -1,7 +1,6 @@
 /* Files and directories made ahead of need: a background thread keeps a stock of empty log files
  * and empty job directories in the data directory (refilled once takes pause for 50 ms, so a burst
- * of starts has the CPU and the directories to itself, or when it falls below a quarter; a few dozen
- * at first, growing with the takes to the capacity given), and starting an attempt renames one into place
+ * of starts has the CPU and the directories to itself, or when it falls below a quarter), and starting an attempt renames one into place
  * instead of creating it. A rename costs the file system a directory entry; a creation costs it
  * an inode, which on a busy ext4 can take a millisecond of the core thread's time. */
 #ifndef CALDERA_SPARE_FILES_H
@@ -10,7 +9,7 @@
 #include <stdbool.h>
 
 /* Starts the stock in dir (created 0700 if missing; spares left there by an earlier run are used):
- * up to nfiles empty files (0600) and ndirs directories (0711), each holding the subdirectories (0700)
+ * nfiles empty files (0600) and ndirs directories (0711), each holding the subdirectories (0700)
  * listed in subdirs and the empty files (0600) listed in dir_files (NULL-terminated, may be NULL;
  * each with room reserved past its end, as exits_file_reserve() makes it), all the server's: a
  * rename moves them into place as they are. A spare directory an earlier run made with other

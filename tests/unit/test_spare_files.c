@@ -1,6 +1,5 @@
 /* The spare stock: files and directories made ahead, renamed into place, never over an existing
- * path, refilled after takes, grown with the takes, and read back by a later start. */
-#include <dirent.h>
+ * path, refilled after takes, and read back by a later start. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,67 +106,4 @@ static void files_and_dirs_are_renamed_into_place(void)
     remove_tree(root);
 }
 
-/* Spares of a kind ('f' or 'd') on disk in the stock's shards. */
-static int spares_on_disk(const char *spare, char kind)
-{
-    int n = 0;
-    for (int shard = 0; shard < 16; shard++) {
-        char sdir[160];
-        snprintf(sdir, sizeof sdir, "%s/%d", spare, shard);
-        DIR *d = opendir(sdir);
-        for (struct dirent *e; d && (e = readdir(d));)
-            n += e->d_name[0] == kind && e->d_name[1] == '-';
-        if (d)
-            closedir(d);
-    }
-    return n;
-}
-
-/* Waits (bounded) until the stock on disk holds want spares of a kind, then a little longer: returns
- * what it holds then (the refill must stop at want, not only reach it). */
-static int settled_stock(const char *spare, char kind, int want)
-{
-    for (int i = 0; i < 400 && spares_on_disk(spare, kind) < want; i++)
-        usleep(10000);
-    usleep(200000);
-    return spares_on_disk(spare, kind);
-}
-
-/* What the server does for a log: a spare renamed into place, else one made there and then. */
-static int take_or_make(const char *path)
-{
-    if (spare_take_file(path) == 0)
-        return 0;
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    return fd >= 0 && close(fd) == 0 ? 0 : -1;
-}
-
-static void the_stock_grows_with_the_takes(void)
-{
-    setup();
-    char spare[128], path[256];
-    snprintf(spare, sizeof spare, "%s/spare", root);
-    static const char *const subdirs[] = {"work", NULL};
-    REQUIRE(spare_files_start(spare, 100, 40, subdirs, NULL) == 0);
-    /* a new server makes a few dozen of each, not its capacity */
-    CHECK_INT(settled_stock(spare, 'f', 32), 32);
-    CHECK_INT(settled_stock(spare, 'd', 32), 32);
-    /* each take asks for one more, whether it finds one or its caller makes its own: 50 takes, 82
-     * wanted, 82 ready once the takes pause */
-    for (int i = 0; i < 50; i++) {
-        snprintf(path, sizeof path, "%s/a-%d.log", root, i);
-        CHECK_INT(take_or_make(path), 0);
-    }
-    CHECK_INT(settled_stock(spare, 'f', 82), 82);
-    /* a take that finds the stock empty asks too; the stock stops at its capacity */
-    for (int i = 0; i < 100; i++) {
-        snprintf(path, sizeof path, "%s/b-%d.log", root, i);
-        CHECK_INT(take_or_make(path), 0);
-    }
-    CHECK_INT(settled_stock(spare, 'f', 100), 100);
-    CHECK_INT(spares_on_disk(spare, 'd'), 32); /* the directories were not asked for */
-    spare_files_stop();
-    remove_tree(root);
-}
-
-TEST_MAIN(TEST_CASE(files_and_dirs_are_renamed_into_place), TEST_CASE(the_stock_grows_with_the_takes))
+TEST_MAIN(TEST_CASE(files_and_dirs_are_renamed_into_place))
